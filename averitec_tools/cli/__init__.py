@@ -1,0 +1,1 @@
+"""The ``averitec`` command line. Each subcommand lives in its own module here."""

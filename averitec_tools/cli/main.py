@@ -1,0 +1,68 @@
+"""Entry point of the ``averitec`` command.
+
+Each subcommand is a module in this package exposing ``add_parser(subparsers)``, which
+registers an ``argparse`` sub-parser and sets ``func`` (a callable taking the parsed
+namespace and returning an exit code). Subcommand modules must import nothing heavy at
+module level, so that ``averitec score`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from averitec_tools._version import __version__
+from averitec_tools.errors import UserError
+
+#: Subcommand modules, in the order they are listed in ``averitec --help``.
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "score",
+    "compare",
+    "calibration",
+    "stats",
+    "export_hf",
+    "audit",
+    "baseline",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="averitec",
+        description="Load, score, audit and reproduce fact-checking benchmarks.",
+    )
+    parser.add_argument("--version", action="version", version=f"averitec-tools {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"averitec_tools.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"averitec_tools.cli.{name}":
+                continue  # subcommand not built yet
+            raise
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code (0 ok, 1 a ``--fail-on`` rule hit, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except UserError as exc:
+        print(f"averitec {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"averitec {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return int(code or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

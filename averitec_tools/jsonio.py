@@ -1,0 +1,156 @@
+"""Reading JSON / JSONL input files with errors that name the file, line and column.
+
+Every reader here turns malformed input into a one-line :class:`UserError`:
+non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file.
+JSONL is streamed line by line; a JSON array is parsed once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from averitec_tools.errors import UserError
+
+_PEEK_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Located:
+    """A parsed JSON value and where it came from (for error messages)."""
+
+    value: Any
+    path: str
+    line: int | None  # 1-based line for JSONL; None for items of a JSON array
+    index: int  # 0-based position of the item in the file
+
+    @property
+    def where(self) -> str:
+        if self.line is not None:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}[{self.index}]"
+
+
+def _check_file(path: str | os.PathLike[str]) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: no such file")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, expected a .json or .jsonl file")
+    return p
+
+
+def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError, base_line: int = 1) -> UserError:
+    before = data[: exc.start]
+    line = base_line + before.count(b"\n")
+    col = exc.start - (before.rfind(b"\n") + 1) + 1
+    return UserError(f"{path}:{line}:{col}: file is not valid UTF-8 (byte 0x{data[exc.start]:02x})")
+
+
+def sniff_format(path: str | os.PathLike[str]) -> str:
+    """Return ``"json"`` (a top-level array/object) or ``"jsonl"`` (one object per line).
+
+    A file whose first line is a complete JSON object is JSONL; a file starting with
+    ``[`` is a JSON array.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
+        >>> _ = p.write_text('{"id": 0}\\n{"id": 1}\\n')
+        >>> sniff_format(p)
+        'jsonl'
+    """
+    p = _check_file(path)
+    with p.open("rb") as fh:
+        head = fh.read(_PEEK_BYTES)
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not stripped:
+        raise UserError(f"{p}: file is empty")
+    if stripped.startswith(b"["):
+        return "json"
+    if stripped.startswith(b"{"):
+        first_line = stripped.split(b"\n", 1)[0]
+        try:
+            json.loads(first_line)
+            return "jsonl"
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return "json"
+    raise UserError(
+        f"{p}:1:1: expected a JSON array or JSON lines, found {stripped[:20]!r}"
+    )
+
+
+def load_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a whole JSON file, reporting line and column of any syntax error."""
+    p = _check_file(path)
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _decode_error(p, data, exc) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        what = "truncated JSON" if exc.pos >= len(text.rstrip()) else "invalid JSON"
+        raise UserError(f"{p}:{exc.lineno}:{exc.colno}: {what}: {exc.msg}") from None
+
+
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
+    """Stream the objects of a JSONL file; blank lines are skipped."""
+    p = _check_file(path)
+    index = 0
+    with p.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise _decode_error(p, raw, exc, base_line=lineno) from None
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                what = "truncated JSON" if exc.pos >= len(line.rstrip()) else "invalid JSON"
+                raise UserError(f"{p}:{lineno}:{exc.colno}: {what}: {exc.msg}") from None
+            yield Located(value, str(p), lineno, index)
+            index += 1
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[Located]:
+    """Yield the items of a JSON array file or a JSONL file, whichever ``path`` is."""
+    fmt = sniff_format(path)
+    if fmt == "jsonl":
+        yield from iter_jsonl(path)
+        return
+    value = load_json(path)
+    if not isinstance(value, list):
+        raise UserError(f"{path}: expected a JSON array of items, found a JSON {type(value).__name__}")
+    for i, item in enumerate(value):
+        yield Located(item, str(path), None, i)
+
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
+    """Write to a temporary file beside ``path`` and rename on success.
+
+    An interrupted or failing write never leaves a partial file at ``path``.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
+            yield fh
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+__all__ = ["Located", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "sniff_format"]

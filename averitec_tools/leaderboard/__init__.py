@@ -1,0 +1,1 @@
+"""Submission validation and scoring profiles (one module per official scorer)."""

@@ -1,0 +1,16 @@
+"""Typed, immutable records shared by loaders, scorers, audits and baselines.
+
+One definition per concept: the scorer and the dataset loaders both build these.
+Dicts and files are accepted at the boundary and normalised once by the ``from_dict``
+constructors, which raise :class:`~averitec_tools.errors.UserError` naming the place.
+"""
+
+from averitec_tools.records.averitec import (
+    AVERITEC_LABELS,
+    Answer,
+    AVeriTeCClaim,
+    Question,
+    parse_claim_date,
+)
+
+__all__ = ["AVERITEC_LABELS", "AVeriTeCClaim", "Answer", "Question", "parse_claim_date"]

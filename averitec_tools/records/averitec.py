@@ -1,0 +1,213 @@
+"""AVeriTeC gold annotation records (the schema of the official ``train/dev.json``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+#: The four AVeriTeC verdicts, spelled exactly as in the official files.
+AVERITEC_LABELS: tuple[str, ...] = (
+    "Supported",
+    "Refuted",
+    "Not Enough Evidence",
+    "Conflicting Evidence/Cherrypicking",
+)
+
+ANSWER_TYPES: tuple[str, ...] = ("Extractive", "Abstractive", "Boolean", "Unanswerable")
+
+
+def parse_claim_date(raw: str | None) -> dt.date | None:
+    """Parse AVeriTeC's ``DD-MM-YYYY`` claim date; ``None`` when absent or unparseable.
+
+    Example:
+        >>> parse_claim_date("31-10-2020")
+        datetime.date(2020, 10, 31)
+        >>> parse_claim_date("sometime") is None
+        True
+    """
+    if not raw:
+        return None
+    for fmt in ("%d-%m-%Y", "%Y-%m-%d", "%d/%m/%Y"):
+        try:
+            return dt.datetime.strptime(raw.strip(), fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def _opt_str(obj: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise UserError(f"{where}: field {key!r} must be a string or null, found {type(value).__name__}")
+
+
+def _req_str(obj: Mapping[str, Any], key: str, where: str) -> str:
+    if key not in obj:
+        raise UserError(f"{where}: missing key {key!r}")
+    value = obj[key]
+    if not isinstance(value, str):
+        raise UserError(f"{where}: field {key!r} must be a string, found {type(value).__name__}")
+    return value
+
+
+def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = obj.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{where}: field {key!r} must be a list of strings")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer to an evidence question.
+
+    ``boolean_explanation`` is set for ``answer_type == "Boolean"``;
+    ``source_url``/``cached_source_url`` are absent for unanswerable questions.
+    """
+
+    answer: str
+    answer_type: str | None = None
+    source_url: str | None = None
+    cached_source_url: str | None = None
+    source_medium: str | None = None
+    boolean_explanation: str | None = None
+
+    @classmethod
+    def from_dict(cls, obj: Any, *, where: str) -> Answer:
+        if not isinstance(obj, Mapping):
+            raise UserError(f"{where}: answer must be an object, found {type(obj).__name__}")
+        return cls(
+            answer=_req_str(obj, "answer", where),
+            answer_type=_opt_str(obj, "answer_type", where),
+            source_url=_opt_str(obj, "source_url", where),
+            cached_source_url=_opt_str(obj, "cached_source_url", where),
+            source_medium=_opt_str(obj, "source_medium", where),
+            boolean_explanation=_opt_str(obj, "boolean_explanation", where),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"answer": self.answer}
+        for key in ("answer_type", "source_url", "cached_source_url", "source_medium", "boolean_explanation"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Question:
+    """An evidence question with its answers (possibly several)."""
+
+    question: str
+    answers: tuple[Answer, ...] = ()
+
+    @classmethod
+    def from_dict(cls, obj: Any, *, where: str) -> Question:
+        if not isinstance(obj, Mapping):
+            raise UserError(f"{where}: question must be an object, found {type(obj).__name__}")
+        answers = obj.get("answers") or []
+        if not isinstance(answers, list):
+            raise UserError(f"{where}: field 'answers' must be a list")
+        return cls(
+            question=_req_str(obj, "question", where),
+            answers=tuple(Answer.from_dict(a, where=f"{where}.answers[{i}]") for i, a in enumerate(answers)),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "answers": [a.to_dict() for a in self.answers]}
+
+
+@dataclass(frozen=True)
+class AVeriTeCClaim:
+    """One AVeriTeC claim with its full gold annotation (every field of ``dev.json``).
+
+    ``label``, ``justification`` and ``questions`` are ``None``/empty for unlabelled test
+    claims. ``claim_date`` keeps the raw string; :attr:`date` is the parsed value.
+
+    Example:
+        >>> c = AVeriTeCClaim.from_dict({"claim": "x", "label": "Refuted",
+        ...                              "claim_date": "31-10-2020"}, where="dev.json[0]")
+        >>> c.date.year
+        2020
+    """
+
+    claim: str
+    label: str | None = None
+    justification: str | None = None
+    claim_date: str | None = None
+    speaker: str | None = None
+    original_claim_url: str | None = None
+    cached_original_claim_url: str | None = None
+    fact_checking_article: str | None = None
+    reporting_source: str | None = None
+    location_ISO_code: str | None = None
+    claim_types: tuple[str, ...] = ()
+    fact_checking_strategies: tuple[str, ...] = ()
+    required_reannotation: bool | None = None
+    questions: tuple[Question, ...] = ()
+    claim_id: int | None = field(default=None, compare=False)
+
+    @property
+    def date(self) -> dt.date | None:
+        return parse_claim_date(self.claim_date)
+
+    @classmethod
+    def from_dict(cls, obj: Any, *, where: str, claim_id: int | None = None) -> AVeriTeCClaim:
+        if not isinstance(obj, Mapping):
+            raise UserError(f"{where}: claim must be an object, found {type(obj).__name__}")
+        label = _opt_str(obj, "label", where)
+        if label is not None and label not in AVERITEC_LABELS:
+            raise UserError(
+                f"{where}: unknown label {label!r}",
+                hint=f"valid labels: {', '.join(AVERITEC_LABELS)}",
+            )
+        questions = obj.get("questions") or []
+        if not isinstance(questions, list):
+            raise UserError(f"{where}: field 'questions' must be a list")
+        rr = obj.get("required_reannotation")
+        return cls(
+            claim=_req_str(obj, "claim", where),
+            label=label,
+            justification=_opt_str(obj, "justification", where),
+            claim_date=_opt_str(obj, "claim_date", where),
+            speaker=_opt_str(obj, "speaker", where),
+            original_claim_url=_opt_str(obj, "original_claim_url", where),
+            cached_original_claim_url=_opt_str(obj, "cached_original_claim_url", where),
+            fact_checking_article=_opt_str(obj, "fact_checking_article", where),
+            reporting_source=_opt_str(obj, "reporting_source", where),
+            location_ISO_code=_opt_str(obj, "location_ISO_code", where),
+            claim_types=_str_list(obj, "claim_types", where),
+            fact_checking_strategies=_str_list(obj, "fact_checking_strategies", where),
+            required_reannotation=bool(rr) if rr is not None else None,
+            questions=tuple(
+                Question.from_dict(q, where=f"{where}.questions[{i}]") for i, q in enumerate(questions)
+            ),
+            claim_id=claim_id,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The official JSON shape (field order as in ``dev.json``)."""
+        return {
+            "claim": self.claim,
+            "required_reannotation": self.required_reannotation,
+            "label": self.label,
+            "justification": self.justification,
+            "claim_date": self.claim_date,
+            "speaker": self.speaker,
+            "original_claim_url": self.original_claim_url,
+            "fact_checking_article": self.fact_checking_article,
+            "reporting_source": self.reporting_source,
+            "location_ISO_code": self.location_ISO_code,
+            "claim_types": list(self.claim_types),
+            "fact_checking_strategies": list(self.fact_checking_strategies),
+            "questions": [q.to_dict() for q in self.questions],
+            "cached_original_claim_url": self.cached_original_claim_url,
+        }
+
+
+__all__ = ["ANSWER_TYPES", "AVERITEC_LABELS", "AVeriTeCClaim", "Answer", "Question", "parse_claim_date"]

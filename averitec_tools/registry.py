@@ -1,0 +1,80 @@
+"""A small generic registry: unique names, metadata, and close-name suggestions.
+
+Used for metrics, scoring profiles, datasets and pipeline stages, so that lookups
+never need if/elif dispatch chains.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+from averitec_tools.errors import UserError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A name → object mapping that rejects duplicates and suggests close names.
+
+    Args:
+        kind: What is registered ("metric", "profile", "dataset"), used in messages.
+
+    Example:
+        >>> reg: Registry[int] = Registry("number")
+        >>> reg.add("one", 1)
+        >>> reg.get("one")
+        1
+        >>> reg.get("onee")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: unknown number 'onee' (did you mean: one?)
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def add(self, name: str, item: T) -> None:
+        """Register ``item`` under ``name``; a second registration of a name is a bug."""
+        if name in self._items:
+            raise ValueError(f"duplicate {self.kind} name {name!r}")
+        self._items[name] = item
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator form of :meth:`add`."""
+
+        def deco(item: T) -> T:
+            self.add(name, item)
+            return item
+
+        return deco
+
+    def get(self, name: str) -> T:
+        """Look ``name`` up, raising a :class:`UserError` with suggestions if unknown."""
+        try:
+            return self._items[name]
+        except KeyError:
+            raise UserError(self.unknown_message(name)) from None
+
+    def unknown_message(self, name: str) -> str:
+        close = difflib.get_close_matches(name, list(self._items), n=3, cutoff=0.5)
+        if close:
+            return f"unknown {self.kind} {name!r} (did you mean: {', '.join(close)}?)"
+        return f"unknown {self.kind} {name!r} (known: {', '.join(sorted(self._items))})"
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._items))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+__all__ = ["Registry"]
