@@ -1,1 +1,38 @@
-"""loaders."""
+"""Dataset loaders: AVeriTeC, FEVER and VitaminC in one line.
+
+Ids are hierarchical (``averitec/dev``, ``fever/paper_dev``, ``vitaminc/train``) plus the
+R2VC-standardised views ``fever/r2vc`` and ``vitaminc/r2vc`` (which take ``split=``).
+``datasets``/``polars`` are imported only by the functions that return them.
+
+Example:
+    >>> from averitec_tools.loaders import DATASETS
+    >>> "averitec/dev" in DATASETS and "fever/r2vc" in DATASETS
+    True
+"""
+
+from averitec_tools.loaders import averitec as _averitec  # noqa: F401  (registers)
+from averitec_tools.loaders import fever as _fever  # noqa: F401
+from averitec_tools.loaders import vitaminc as _vitaminc  # noqa: F401
+from averitec_tools.loaders.api import (
+    dataset_stats,
+    features_for,
+    iter_dataset,
+    load,
+    records_from_dataset,
+    to_polars,
+)
+from averitec_tools.loaders.base import DATASETS, FAMILIES, DatasetEntry, DatasetFamily, resolve
+
+__all__ = [
+    "DATASETS",
+    "FAMILIES",
+    "DatasetEntry",
+    "DatasetFamily",
+    "dataset_stats",
+    "features_for",
+    "iter_dataset",
+    "load",
+    "records_from_dataset",
+    "resolve",
+    "to_polars",
+]

@@ -12,5 +12,19 @@ from averitec_tools.records.averitec import (
     Question,
     parse_claim_date,
 )
+from averitec_tools.records.fever import FeverClaim, FeverEvidence, FeverPrediction
+from averitec_tools.records.standardized import StandardizedExample
+from averitec_tools.records.vitaminc import VitaminCClaim
 
-__all__ = ["AVERITEC_LABELS", "AVeriTeCClaim", "Answer", "Question", "parse_claim_date"]
+__all__ = [
+    "AVERITEC_LABELS",
+    "AVeriTeCClaim",
+    "Answer",
+    "FeverClaim",
+    "FeverEvidence",
+    "FeverPrediction",
+    "Question",
+    "StandardizedExample",
+    "VitaminCClaim",
+    "parse_claim_date",
+]

@@ -1,0 +1,55 @@
+"""``averitec export-hf NAME --split S --out DIR``: a folder ``datasets.load_dataset(DIR)`` reads.
+
+Writes parquet shards under DIR/data/ and a dataset card DIR/README.md (YAML configs,
+features, license, citation). Exporting more splits of the same dataset into DIR adds
+them to the card. Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "export-hf",
+        help="export a dataset split as parquet + dataset card for datasets.load_dataset",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("name", metavar="NAME", help="dataset id (averitec, fever/paper_dev, vitaminc/r2vc, ...)")
+    parser.add_argument("--split", help="split (needed unless NAME includes it)")
+    parser.add_argument("--data-dir", help="folder (or file) with the upstream files")
+    parser.add_argument("--hub-id", help="read from this hub repository / hub-layout folder instead")
+    parser.add_argument("--wiki-dir", help="FEVER only: wiki-pages folder to fill in evidence sentences")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from averitec_tools.loaders.export import export_hf
+
+    result = export_hf(
+        args.name, split=args.split, out_dir=args.out, data_dir=args.data_dir, hub_id=args.hub_id, wiki_dir=args.wiki_dir
+    )
+    if args.json:
+        json.dump(
+            {
+                "dataset": result.dataset,
+                "split": result.split,
+                "n_rows": result.n_rows,
+                "out_dir": result.out_dir,
+                "shards": list(result.shards),
+                "card": result.card,
+            },
+            sys.stdout,
+        )
+        sys.stdout.write("\n")
+    else:
+        print(f"wrote {result.n_rows} rows of {result.dataset} ({result.split}) to {result.out_dir}: "
+              f"{len(result.shards)} shard(s) + README.md; load with datasets.load_dataset({result.out_dir!r})")
+    return 0

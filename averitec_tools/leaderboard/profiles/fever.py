@@ -1,0 +1,174 @@
+"""The ``fever`` scoring profile: the FEVER score of ``sheffieldnlp/fever-scorer``.
+
+Files:
+    * references — FEVER gold JSONL (``paper_dev.jsonl``, ``shared_task_dev.jsonl``):
+      ``{id, verifiable, label, claim, evidence: [[[annotation_id, evidence_id, page,
+      line], ...], ...]}``;
+    * predictions — the shared-task JSONL: ``{id, predicted_label, predicted_evidence:
+      [[page, line], ...]}`` (``label``/``evidence`` accepted when the ``predicted_*`` keys
+      are absent), optionally with ``confidence`` and ``probabilities``.
+
+Reference behaviour reproduced (see :mod:`averitec_tools.metrics.fever_score`):
+    * lines are aligned by position, as in the reference's blind mode; unlike the
+      reference we also check that the ``id`` of each line matches when both files have
+      one (a shuffled file would otherwise be scored silently wrong);
+    * labels are compared case-insensitively; other spellings are an error here
+      (the reference silently counts them as wrong);
+    * only the first ``max_evidence`` (default 5) predicted sentences count;
+    * the reference crashes with ``ZeroDivisionError`` when precision and recall are both
+      0 or the file is empty; here F1 is 0.0 and an empty file is a clear error.
+    * a predictions line that carries its own gold ``label`` *and* ``evidence`` would
+      replace the reference file's gold in the reference scorer; here gold always comes
+      from the references file.
+
+Per-claim values are ``strict_score`` and ``label_accuracy`` (their means are the
+headline figures); ``precision``/``recall`` are macro averages over verifiable claims
+only and so are not per-claim means.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from averitec_tools._version import __version__
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import iter_records
+from averitec_tools.labels import FEVER_LABELS
+from averitec_tools.leaderboard.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
+from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.records.fever import FeverClaim, FeverPrediction
+
+
+def _signature(max_evidence: int | None) -> str:
+    cap = "none" if max_evidence is None else str(max_evidence)
+    return (
+        f"profile:fever|metric:fever_score|cap:{cap}|labels:case-insensitive"
+        f"|precision_recall:macro-over-verifiable|f1_zero_division:0|align:position+id"
+        f"|version:{__version__}"
+    )
+
+
+def _read_gold(path: PathLike) -> list[FeverClaim]:
+    golds = []
+    for loc in iter_records(path):
+        obj = loc.value
+        if isinstance(obj, dict) and "predicted_label" in obj and "label" not in obj:
+            raise UserError(
+                f"{loc.where}: this looks like a FEVER predictions file, expected the gold file "
+                "({id, label, claim, evidence}) as REFERENCES"
+            )
+        gold = FeverClaim.from_dict(obj, where=loc.where)
+        if gold.label is None:
+            raise UserError(f"{loc.where}: claim {gold.id!r} has no gold label")
+        golds.append(gold)
+    return golds
+
+
+def _read_predictions(path: PathLike) -> list[tuple[str, FeverPrediction]]:
+    out = []
+    for loc in iter_records(path):
+        obj = loc.value
+        if (
+            isinstance(obj, dict)
+            and "predicted_label" not in obj
+            and "claim" in obj
+            and "verifiable" in obj
+        ):
+            raise UserError(
+                f"{loc.where}: this looks like a FEVER gold file, expected predictions "
+                "({id, predicted_label, predicted_evidence}) as PREDICTIONS"
+            )
+        out.append((loc.where, FeverPrediction.from_dict(obj, where=loc.where)))
+    return out
+
+
+class Profile(ScoringProfile):
+    """FEVER score (strict score, label accuracy, evidence precision/recall/F1).
+
+    Options:
+        max_evidence: predicted sentences that count (default 5; ``None`` = all).
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "gold.jsonl").write_text(json.dumps({"id": 1, "verifiable": "VERIFIABLE",
+        ...     "label": "REFUTES", "claim": "c", "evidence": [[[0, 0, "P", 3]]]}) + "\\n")
+        >>> _ = (d / "pred.jsonl").write_text(json.dumps({"id": 1,
+        ...     "predicted_label": "REFUTES", "predicted_evidence": [["P", 3]]}) + "\\n")
+        >>> Profile().score(predictions=d / "pred.jsonl", references=d / "gold.jsonl").summary["strict_score"]
+        1.0
+    """
+
+    name: ClassVar[str] = "fever"
+    description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
+    citation: ClassVar[str] = CITATION
+
+    def score(
+        self,
+        *,
+        predictions: PathLike,
+        references: PathLike,
+        jobs: int | None = None,
+        progress: bool = False,
+        **options: Any,
+    ) -> ProfileResult:
+        unknown = set(options) - {"max_evidence"}
+        if unknown:
+            raise UserError(
+                f"profile 'fever' does not take option(s): {', '.join(sorted(unknown))}",
+                hint="it takes max_evidence",
+            )
+        max_evidence = options.get("max_evidence", 5)
+        metric = FeverScore(max_evidence=max_evidence)
+        golds = _read_gold(references)
+        preds = _read_predictions(predictions)
+        if len(preds) != len(golds):
+            raise UserError(
+                f"{predictions}: {len(preds)} predictions but {references} has {len(golds)} claims",
+                hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
+            )
+        for gold, (where, pred) in zip(golds, preds, strict=True):
+            if pred.id is not None and pred.id != gold.id:
+                raise UserError(
+                    f"{where}: prediction id {pred.id!r} does not match claim id {gold.id!r} "
+                    f"on the same line of {references}",
+                    hint="keep the predictions in the order of the gold file",
+                )
+        result = metric.compute(golds=golds, predictions=[p for _, p in preds])
+        per_claim = tuple(
+            ClaimScore(
+                claim_id=gold.id,
+                gold_label=gold.label,
+                pred_label=pred.predicted_label,
+                values={
+                    "strict_score": 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
+                    "label_accuracy": 1.0 if outcome.label_correct else 0.0,
+                },
+                confidence=pred.confidence,
+                probabilities=pred.probabilities,
+            )
+            for gold, (_, pred), outcome in zip(golds, preds, result.per_claim, strict=True)
+        )
+        signature = _signature(max_evidence)
+        summary: dict[str, Any] = {
+            "profile": self.name,
+            "signature": signature,
+            "n_claims": result.n_claims,
+            **result.as_dict(),
+        }
+        return ProfileResult(
+            profile=self.name,
+            signature=signature,
+            n_claims=result.n_claims,
+            summary=summary,
+            per_claim=per_claim,
+            labels=FEVER_LABELS,
+        )
+
+
+__all__ = ["Profile"]

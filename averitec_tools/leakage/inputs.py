@@ -1,0 +1,206 @@
+"""Audit inputs: gold files and submissions normalised into :class:`AuditClaim` records.
+
+Accepted files (JSON array or JSONL):
+
+* AVeriTeC gold / 2023 predictions: ``questions → answers`` with ``source_url`` (and
+  ``cached_source_url``), plus ``claim_date`` and ``fact_checking_article`` in gold;
+* 2024 submissions: ``{claim_id, claim, pred_label, evidence: [{question, answer, url,
+  scraped_text?, metadata?}]}``; claim dates and fact-checking articles come from a
+  gold ``references`` file aligned on ``claim_id``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import iter_records
+from averitec_tools.leakage.dates import PUBLISHED_KEYS
+from averitec_tools.leakage.urls import ParsedUrl, parse_url
+from averitec_tools.records.averitec import AVeriTeCClaim, parse_claim_date
+
+
+@dataclass(frozen=True)
+class AuditEvidence:
+    """One evidence item with a URL.
+
+    Attributes:
+        url: The URL as given.
+        parsed: The unwrapped URL, or ``None`` if ``url`` is not a URL.
+        snapshot: Archive capture date from ``url`` or its cached copy (upper bound).
+        metadata: Page metadata (``article:published_time`` etc.), if the file has any.
+        html: Stored page HTML/text (``scraped_text``), if any.
+    """
+
+    url: str
+    parsed: ParsedUrl | None
+    snapshot: dt.date | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    html: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditClaim:
+    """A claim with everything the rules need."""
+
+    claim_index: int
+    claim: str
+    claim_date_raw: str | None
+    claim_date: dt.date | None
+    fact_checking_article: ParsedUrl | None
+    evidence: tuple[AuditEvidence, ...]
+    n_without_url: int = 0
+
+
+@dataclass(frozen=True)
+class AuditInput:
+    """A normalised audit input and what kind of file it was."""
+
+    path: str
+    kind: str  # "gold" or "submission"
+    claims: tuple[AuditClaim, ...]
+    #: Gold claims loaded (FILE if gold, plus references): for fact-checker domains and
+    #: split-level checks, keyed by split name (file stem).
+    splits: Mapping[str, tuple[AVeriTeCClaim, ...]]
+
+
+def _evidence(url: Any, *, cached: Any = None, metadata: Any = None, html: Any = None, where: str) -> AuditEvidence:
+    if not isinstance(url, str):
+        raise UserError(f"{where}: 'url' must be a string, found {type(url).__name__}")
+    parsed = parse_url(url)
+    snapshot = parsed.snapshot if parsed else None
+    if snapshot is None and isinstance(cached, str):
+        cached_parsed = parse_url(cached)
+        snapshot = cached_parsed.snapshot if cached_parsed else None
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise UserError(f"{where}: 'metadata' must be an object, found {type(metadata).__name__}")
+    if html is not None and not isinstance(html, str):
+        raise UserError(f"{where}: 'scraped_text' must be a string, found {type(html).__name__}")
+    return AuditEvidence(url=url, parsed=parsed, snapshot=snapshot, metadata=dict(metadata or {}), html=html)
+
+
+def claim_from_gold(record: AVeriTeCClaim, *, index: int, where: str) -> AuditClaim:
+    evidence = []
+    without = 0
+    for qi, q in enumerate(record.questions):
+        for ai, a in enumerate(q.answers):
+            url = a.source_url or a.cached_source_url
+            if not url:
+                without += 1
+                continue
+            evidence.append(
+                _evidence(url, cached=a.cached_source_url, where=f"{where}.questions[{qi}].answers[{ai}]")
+            )
+    fca = parse_url(record.fact_checking_article) if record.fact_checking_article else None
+    return AuditClaim(
+        claim_index=index,
+        claim=record.claim,
+        claim_date_raw=record.claim_date,
+        claim_date=parse_claim_date(record.claim_date),
+        fact_checking_article=fca,
+        evidence=tuple(evidence),
+        n_without_url=without,
+    )
+
+
+def _claim_from_submission(
+    obj: Mapping[str, Any], *, position: int, where: str, references: Sequence[AVeriTeCClaim] | None
+) -> AuditClaim:
+    raw_evidence = obj.get("evidence")
+    if not isinstance(raw_evidence, list):
+        raise UserError(f"{where}: 'evidence' must be a list of {{question, answer, url}} objects")
+    claim_id = obj.get("claim_id", position)
+    if isinstance(claim_id, bool) or not isinstance(claim_id, int):
+        raise UserError(f"{where}: 'claim_id' must be an integer, found {claim_id!r}")
+    gold: AVeriTeCClaim | None = None
+    if references is not None:
+        if not 0 <= claim_id < len(references):
+            raise UserError(f"{where}: claim_id {claim_id} is not in the references ({len(references)} claims)")
+        gold = references[claim_id]
+    evidence = []
+    without = 0
+    for i, item in enumerate(raw_evidence):
+        w = f"{where}.evidence[{i}]"
+        if isinstance(item, str):
+            raise UserError(
+                f"{w}: evidence is a plain string (EvalAI format?); the audit needs a 'url' per evidence item"
+            )
+        if not isinstance(item, Mapping):
+            raise UserError(f"{w}: evidence item must be an object, found {type(item).__name__}")
+        url = item.get("url") or item.get("source_url")
+        if not url:
+            without += 1
+            continue
+        metadata = dict(item.get("metadata") or {}) if isinstance(item.get("metadata"), Mapping) else item.get("metadata")
+        if isinstance(metadata, dict):
+            metadata.update({k: v for k, v in item.items() if str(k).lower() in PUBLISHED_KEYS})
+        evidence.append(
+            _evidence(url, cached=item.get("cached_source_url"), metadata=metadata, html=item.get("scraped_text") or item.get("html"), where=w)
+        )
+    claim_text = obj.get("claim") if isinstance(obj.get("claim"), str) else (gold.claim if gold else "")
+    return AuditClaim(
+        claim_index=claim_id,
+        claim=claim_text or "",
+        claim_date_raw=gold.claim_date if gold else None,
+        claim_date=gold.date if gold else None,
+        fact_checking_article=parse_url(gold.fact_checking_article) if gold and gold.fact_checking_article else None,
+        evidence=tuple(evidence),
+        n_without_url=without,
+    )
+
+
+def read_gold(path: str | os.PathLike[str]) -> tuple[AVeriTeCClaim, ...]:
+    """AVeriTeC gold claims from ``path``."""
+    return tuple(
+        AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index) for loc in iter_records(path)
+    )
+
+
+def _split_name(path: str | os.PathLike[str]) -> str:
+    return os.path.splitext(os.path.basename(os.fspath(path)))[0]
+
+
+def read_audit_input(
+    path: str | os.PathLike[str], *, references: Sequence[str | os.PathLike[str]] = ()
+) -> AuditInput:
+    """Read a gold file or a submission (plus optional gold ``references``).
+
+    Raises:
+        UserError: for malformed files or a format the audit cannot use.
+    """
+    ref_splits = {_split_name(p): read_gold(p) for p in references}
+    first_ref = next(iter(ref_splits.values()), None)
+    items = list(iter_records(path))
+    kind = "gold"
+    if items:
+        first = items[0].value
+        if not isinstance(first, Mapping):
+            raise UserError(f"{items[0].where}: expected a JSON object, found {type(first).__name__}")
+        if "questions" in first:
+            kind = "gold"
+        elif "evidence" in first:
+            kind = "submission"
+        else:
+            raise UserError(
+                f"{items[0].where}: neither an AVeriTeC gold claim ('questions') nor a 2024 submission ('evidence')",
+                hint="audit takes dev.json-style gold files or 2024-format predictions",
+            )
+    claims: list[AuditClaim] = []
+    splits: dict[str, tuple[AVeriTeCClaim, ...]] = dict(ref_splits)
+    if kind == "gold":
+        gold = tuple(AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index) for loc in items)
+        claims = [claim_from_gold(g, index=i, where=items[i].where) for i, g in enumerate(gold)]
+        splits.setdefault(_split_name(path), gold)
+    else:
+        for loc in items:
+            if not isinstance(loc.value, Mapping) or "evidence" not in loc.value:
+                raise UserError(f"{loc.where}: expected a submission object with 'evidence'")
+            claims.append(_claim_from_submission(loc.value, position=loc.index, where=loc.where, references=first_ref))
+    return AuditInput(path=str(path), kind=kind, claims=tuple(claims), splits=splits)
+
+
+__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input", "read_gold"]

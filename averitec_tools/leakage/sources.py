@@ -1,0 +1,83 @@
+"""Evidence-source rules: fact-checkers, the claim's own fact-check, misinformation sites.
+
+AVeriTeC's annotation forbade fact-checking articles as evidence; systems that search
+the open web often retrieve them (the verdict is then copied, not inferred).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
+from averitec_tools.leakage.rules import AuditContext, Finding, Rule, register_rule
+from averitec_tools.leakage.urls import DomainList, same_page
+
+FACT_CHECKERS_FILE = "fact_checkers.txt"
+MISINFO_FILE = "misinfo_list.txt"
+
+
+def shipped_fact_checkers() -> DomainList:
+    """The maintained fact-checker list in ``averitec_tools/data/fact_checkers.txt``."""
+    return DomainList.packaged(FACT_CHECKERS_FILE, name="shipped fact-checker list")
+
+
+def shipped_misinfo() -> DomainList:
+    """The upstream AVeriTeC misinformation-domain list (``averitec_tools/data/misinfo_list.txt``)."""
+    return DomainList.packaged(MISINFO_FILE, name="AVeriTeC misinformation list")
+
+
+class FactCheckerSource(Rule):
+    name: ClassVar[str] = "fact_checker_source"
+    description: ClassVar[str] = (
+        "evidence from a fact-checking organisation (shipped list, or the domain of a fact_checking_article in the loaded splits)"
+    )
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        if evidence.parsed is None:
+            return None
+        entry = ctx.fact_checkers.match(evidence.parsed)
+        if entry is not None:
+            return Finding(None, f"fact-checker {entry} (shipped list)")
+        entry = ctx.split_fact_checkers.match(evidence.parsed)
+        if entry is not None:
+            return Finding(None, f"{entry}: domain of a fact_checking_article in the loaded splits")
+        return None
+
+
+class OwnFactCheckArticle(Rule):
+    name: ClassVar[str] = "own_fact_check_article"
+    description: ClassVar[str] = "the claim's own fact-checking article used as evidence"
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        if evidence.parsed is None or claim.fact_checking_article is None:
+            return None
+        if same_page(evidence.parsed, claim.fact_checking_article):
+            return Finding(None, f"is the claim's fact_checking_article {claim.fact_checking_article.url}")
+        return None
+
+
+class MisinfoSource(Rule):
+    name: ClassVar[str] = "misinfo_source"
+    description: ClassVar[str] = "evidence from a known misinformation domain (AVeriTeC's upstream list)"
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        if evidence.parsed is None:
+            return None
+        entry = ctx.misinfo.match(evidence.parsed)
+        return Finding(None, f"misinformation domain {entry}") if entry is not None else None
+
+
+FACT_CHECKER_SOURCE = register_rule(FactCheckerSource())
+OWN_FACT_CHECK_ARTICLE = register_rule(OwnFactCheckArticle())
+MISINFO_SOURCE = register_rule(MisinfoSource())
+
+__all__ = [
+    "FACT_CHECKER_SOURCE",
+    "MISINFO_SOURCE",
+    "OWN_FACT_CHECK_ARTICLE",
+    "FactCheckerSource",
+    "MisinfoSource",
+    "OwnFactCheckArticle",
+    "shipped_fact_checkers",
+    "shipped_misinfo",
+]

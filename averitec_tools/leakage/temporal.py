@@ -1,0 +1,67 @@
+"""Temporal-leakage rules: evidence published (or archived) after the claim date.
+
+``published_after_claim`` uses real publication dates only: the URL path, tweet ids and
+page metadata (:mod:`averitec_tools.leakage.dates`). ``archived_after_claim`` reports
+Wayback captures made after the claim date; a capture date only bounds the publication
+date from above (annotators archived pages after the claim), so it is *not* evidence of
+leakage by itself and is kept as a separate rule.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from averitec_tools.leakage.dates import EvidenceDate, date_from_metadata, date_from_url
+from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
+from averitec_tools.leakage.rules import AuditContext, Finding, Rule, register_rule
+
+
+def publication_date(evidence: AuditEvidence) -> tuple[EvidenceDate | None, tuple[str, ...]]:
+    """The evidence's publication date (metadata first, then URL) and unparseable metadata dates."""
+    meta = date_from_metadata(metadata=evidence.metadata, html=evidence.html)
+    if meta.date is not None:
+        return meta.date, meta.unparseable
+    if evidence.parsed is None:
+        return None, meta.unparseable
+    return date_from_url(evidence.parsed), meta.unparseable
+
+
+class PublishedAfterClaim(Rule):
+    name: ClassVar[str] = "published_after_claim"
+    description: ClassVar[str] = "evidence published after the claim date (URL path, tweet id or page metadata)"
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        if claim.claim_date is None:
+            return None
+        date, _ = publication_date(evidence)
+        if date is None or not date.after(claim.claim_date):
+            return None
+        days = (date.date - claim.claim_date).days
+        where = {"url-path": "URL path", "tweet-id": "tweet id"}.get(date.source, date.source)
+        return Finding(
+            date.iso(),
+            f"published {date.iso()} ({where} {date.text!r}), {days} day(s) after the claim date "
+            f"{claim.claim_date.isoformat()}",
+        )
+
+
+class ArchivedAfterClaim(Rule):
+    name: ClassVar[str] = "archived_after_claim"
+    description: ClassVar[str] = (
+        "archive.org snapshot taken after the claim date (upper bound on publication only; not leakage by itself)"
+    )
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        if claim.claim_date is None or evidence.snapshot is None or evidence.snapshot <= claim.claim_date:
+            return None
+        return Finding(
+            evidence.snapshot.isoformat(),
+            f"archived {evidence.snapshot.isoformat()}, after the claim date {claim.claim_date.isoformat()} "
+            "(upper bound: the page may have been published before the claim)",
+        )
+
+
+PUBLISHED_AFTER_CLAIM = register_rule(PublishedAfterClaim())
+ARCHIVED_AFTER_CLAIM = register_rule(ArchivedAfterClaim())
+
+__all__ = ["ARCHIVED_AFTER_CLAIM", "PUBLISHED_AFTER_CLAIM", "ArchivedAfterClaim", "PublishedAfterClaim", "publication_date"]

@@ -1,0 +1,270 @@
+"""Dataset families, registry entries and source resolution shared by every loader.
+
+A *family* (AVeriTeC, FEVER, VitaminC) knows its upstream files, how to parse a line into
+a typed record, its ``datasets.Features`` and how to turn records into rows and back.
+A registry *entry* is one hierarchical id: ``averitec/dev`` (a family and a split) or a
+view such as ``fever/r2vc`` (the R2VC-standardised rows of any FEVER split).
+
+Nothing here imports ``datasets`` at module level.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import iter_records
+from averitec_tools.records.standardized import StandardizedExample
+from averitec_tools.registry import Registry
+
+if TYPE_CHECKING:
+    import datasets
+
+#: Environment variable naming a local data root (``<root>/<family>/<file>``).
+DATA_DIR_ENV = "AVERITEC_DATA_DIR"
+
+
+def list_of(feature: Any) -> Any:
+    """``datasets.List(feature)`` where available (datasets ≥ 4), else ``[feature]``."""
+    import datasets
+
+    list_type = getattr(datasets, "List", None)
+    return list_type(feature) if list_type is not None else [feature]
+
+
+class DatasetFamily(ABC):
+    """One dataset's formats: upstream files, typed records, features and rows."""
+
+    name: ClassVar[str]
+    pretty_name: ClassVar[str]
+    license: ClassVar[str]
+    citation: ClassVar[str]
+    homepage: ClassVar[str]
+    description: ClassVar[str]
+    #: Split → upstream file names to look for (first found wins).
+    split_files: ClassVar[Mapping[str, tuple[str, ...]]]
+    #: Default Hugging Face hub repository whose rows carry the upstream fields (or None).
+    hub_id: ClassVar[str | None] = None
+    #: Our split name → the hub repository's split name, where they differ.
+    hub_splits: ClassVar[Mapping[str, str]] = {}
+
+    @abstractmethod
+    def parse(self, obj: Any, *, where: str, index: int) -> Any:
+        """Parse one upstream JSON object into the family's typed record."""
+
+    @abstractmethod
+    def features(self) -> datasets.Features:
+        """The explicit ``datasets.Features`` of :meth:`to_row` rows."""
+
+    @abstractmethod
+    def to_row(self, record: Any) -> dict[str, Any]:
+        """A row matching :meth:`features`."""
+
+    @abstractmethod
+    def from_row(self, row: Mapping[str, Any]) -> Any:
+        """The typed record back from a row (``from_row(to_row(r)) == r``)."""
+
+    @abstractmethod
+    def stats(self, records: Iterable[Any]) -> dict[str, Any]:
+        """Dataset statistics (JSON-serialisable)."""
+
+    def standardize(self, record: Any, *, source: str) -> StandardizedExample | None:
+        """The R2VC-standardised example (``None`` = filtered out); families with an
+        ``r2vc`` view override this."""
+        raise UserError(f"{self.name} has no R2VC-standardised view")
+
+    def read_file(self, path: Path) -> Iterator[Any]:
+        """Typed records of one upstream file (JSON array or JSONL)."""
+        for loc in iter_records(path):
+            yield self.parse(loc.value, where=loc.where, index=loc.index)
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """A registered dataset id.
+
+    Attributes:
+        id: Hierarchical id (``"averitec/dev"``, ``"fever/r2vc"``).
+        family: The family's registry name.
+        split: The fixed split, or ``None`` for a view that takes ``split=``.
+        view: ``"full"`` (typed upstream records) or ``"r2vc"`` (standardised rows).
+    """
+
+    id: str
+    family: str
+    split: str | None
+    view: str = "full"
+
+
+FAMILIES: Registry[DatasetFamily] = Registry("dataset family")
+DATASETS: Registry[DatasetEntry] = Registry("dataset")
+
+
+def register_family(family: DatasetFamily, *, views: tuple[str, ...] = ()) -> DatasetFamily:
+    """Register a family, one ``family/split`` entry per split and one entry per view."""
+    FAMILIES.add(family.name, family)
+    for split in family.split_files:
+        DATASETS.add(f"{family.name}/{split}", DatasetEntry(f"{family.name}/{split}", family.name, split))
+    for view in views:
+        DATASETS.add(f"{family.name}/{view}", DatasetEntry(f"{family.name}/{view}", family.name, None, view))
+    return family
+
+
+def resolve(name: str, split: str | None) -> tuple[DatasetEntry, str]:
+    """Map ``(name, split)`` to a registry entry and the concrete split.
+
+    Accepts ``("averitec/dev", None)``, ``("averitec", "dev")``, ``("averitec/dev", "dev")``
+    and views ``("fever/r2vc", "paper_dev")``.
+
+    Example:
+        >>> import averitec_tools.loaders  # registers the datasets
+        >>> entry, split = resolve("averitec", "dev")
+        >>> (entry.id, split)
+        ('averitec/dev', 'dev')
+    """
+    if name in DATASETS:
+        entry = DATASETS.get(name)
+        if entry.split is not None:
+            if split not in (None, entry.split):
+                raise UserError(f"dataset {name!r} is the {entry.split!r} split; got split={split!r}")
+            return entry, entry.split
+        family = FAMILIES.get(entry.family)
+        if split is None:
+            raise UserError(
+                f"dataset {name!r} needs a split",
+                hint=f"--split one of: {', '.join(family.split_files)}",
+            )
+        if split not in family.split_files:
+            raise UserError(
+                f"{entry.family} has no split {split!r}",
+                hint=f"splits: {', '.join(family.split_files)}",
+            )
+        return entry, split
+    if name in FAMILIES:
+        family = FAMILIES.get(name)
+        if split is None:
+            raise UserError(
+                f"dataset {name!r} needs a split", hint=f"--split one of: {', '.join(family.split_files)}"
+            )
+        if f"{name}/{split}" not in DATASETS:
+            raise UserError(f"{name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
+        return DATASETS.get(f"{name}/{split}"), split
+    full = f"{name}/{split}" if split and "/" not in name else name
+    raise UserError(DATASETS.unknown_message(full))
+
+
+def find_local_file(family: DatasetFamily, split: str, data_dir: str | os.PathLike[str]) -> Path:
+    """The upstream file for ``split`` under ``data_dir`` (or ``data_dir`` itself if a file).
+
+    Looks in ``data_dir`` and ``data_dir/<family>``.
+
+    Raises:
+        UserError: naming the directory and the file names looked for.
+    """
+    root = Path(data_dir)
+    if root.is_file():
+        return root
+    if not root.exists():
+        raise UserError(f"{root}: no such file or directory (data_dir for {family.name}/{split})")
+    names = family.split_files[split]
+    for folder in (root, root / family.name):
+        for fname in names:
+            if (folder / fname).is_file():
+                return folder / fname
+    raise UserError(
+        f"{root}: no {' or '.join(names)} for {family.name}/{split} (looked in {root} and {root / family.name})",
+        hint="pass --data-dir pointing at the folder of the upstream files",
+    )
+
+
+def offline() -> bool:
+    return any(
+        os.environ.get(var, "").lower() in {"1", "true", "yes", "on"}
+        for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+    )
+
+
+def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> Iterator[Any]:
+    """Typed records from a hub repository (or a local folder in hub layout).
+
+    The repository's rows must carry the upstream field names (as the upstream files do);
+    ``hub_id`` may be a local directory, which ``datasets.load_dataset`` reads the same way.
+
+    Raises:
+        UserError: no hub id known, offline, or the repository/split is unavailable.
+    """
+    repo = hub_id or family.hub_id
+    if repo is None:
+        raise UserError(
+            f"{family.name}/{split}: no local files and no default hub repository",
+            hint="pass --data-dir with the upstream files, or hub_id=",
+        )
+    is_local = Path(repo).is_dir()
+    if not is_local and offline():
+        raise UserError(
+            f"{family.name}/{split}: no local files found and the hub is disabled (HF_HUB_OFFLINE)",
+            hint=f"pass --data-dir with the upstream files, or unset HF_HUB_OFFLINE to fetch {repo}",
+        )
+    import datasets
+
+    hub_split = family.hub_splits.get(split, split)
+    try:
+        ds = datasets.load_dataset(repo, split=hub_split)
+    except ValueError as exc:  # unknown split
+        raise UserError(f"{repo}: cannot load split {hub_split!r}: {exc}") from None
+    except (FileNotFoundError, ConnectionError, OSError) as exc:
+        raise UserError(f"{repo}: cannot load dataset: {exc}") from None
+    for i, row in enumerate(ds):
+        yield family.parse(row, where=f"{repo}[{hub_split}][{i}]", index=i)
+
+
+def iter_family_records(
+    family: DatasetFamily,
+    split: str,
+    *,
+    data_dir: str | os.PathLike[str] | None,
+    hub_id: str | None,
+) -> Iterator[Any]:
+    """Typed records of one split: from ``data_dir``, else ``$AVERITEC_DATA_DIR``, else the hub."""
+    if split not in family.split_files:
+        raise UserError(f"{family.name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
+    if hub_id is None:
+        if data_dir is not None:
+            yield from family.read_file(find_local_file(family, split, data_dir))
+            return
+        env = os.environ.get(DATA_DIR_ENV)
+        if env:
+            try:
+                path = find_local_file(family, split, env)
+            except UserError:
+                path = None
+            if path is not None:
+                yield from family.read_file(path)
+                return
+    yield from iter_hub_records(family, split, hub_id)
+
+
+def share(counts: Mapping[str, int], total: int) -> dict[str, float]:
+    """``count / total`` per key (0.0 when total is 0), keys sorted by count then name."""
+    return {k: (v / total if total else 0.0) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+__all__ = [
+    "DATASETS",
+    "DATA_DIR_ENV",
+    "FAMILIES",
+    "DatasetEntry",
+    "DatasetFamily",
+    "find_local_file",
+    "iter_family_records",
+    "iter_hub_records",
+    "list_of",
+    "register_family",
+    "resolve",
+    "share",
+]

@@ -1,0 +1,195 @@
+"""Export a split to a folder that ``datasets.load_dataset(folder)`` reads back identically.
+
+Layout (the Hugging Face hub's, no loading script — datasets ≥ 4 dropped those)::
+
+    OUT/
+      README.md                       # dataset card: YAML configs, features, license, citation
+      data/<split>-00000-of-0000N.parquet
+
+Exporting several splits of the same dataset into one folder accumulates them; the card
+lists every split present. Each file is written to a temporary name and renamed, so an
+interrupted export never leaves a partial shard or card.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from averitec_tools._version import __version__
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import atomic_writer
+from averitec_tools.loaders import r2vc
+from averitec_tools.loaders.api import load
+from averitec_tools.loaders.base import FAMILIES, resolve
+
+#: Rows per parquet shard.
+SHARD_ROWS = 100_000
+_SHARD_RE = re.compile(r"^(?P<split>[A-Za-z0-9_.]+)-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What :func:`export_hf` wrote."""
+
+    out_dir: str
+    dataset: str
+    split: str
+    n_rows: int
+    shards: tuple[str, ...]
+    card: str
+
+
+def _dataset_key(name: str, split: str | None) -> tuple[str, str]:
+    """(config/pretty id, family) for the card; views get their own pretty name."""
+    entry, _ = resolve(name, split)
+    family = FAMILIES.get(entry.family)
+    if entry.view == r2vc.VIEW:
+        return f"{family.pretty_name} (R2VC standardised)", family.name
+    return family.pretty_name, family.name
+
+
+def _card(*, pretty_name: str, family_name: str, view: bool, features_yaml: list[Any], splits: dict[str, int]) -> str:
+    family = FAMILIES.get(family_name)
+    meta: dict[str, Any] = {
+        "pretty_name": pretty_name,
+        "license": family.license,
+        "language": ["en"],
+        "task_categories": ["text-classification"],
+        "tags": ["fact-checking", "averitec-tools"],
+        "configs": [
+            {
+                "config_name": "default",
+                "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in sorted(splits)],
+            }
+        ],
+        "dataset_info": {
+            "features": features_yaml,
+        },
+    }
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    body = [
+        f"# {pretty_name}",
+        "",
+        family.description,
+        "",
+        f"Homepage: {family.homepage}",
+        "",
+        f"License: {family.license}. Exported by averitec-tools {__version__} "
+        f"(`averitec export-hf`); load with `datasets.load_dataset(\"<this folder>\")`.",
+        "",
+    ]
+    if view:
+        body += [
+            "Rows are standardised as in the R2VC paper: `{claim, evidence_text, label}` with "
+            "labels in SUPPORTS / REFUTES / NEI, empty claims removed, NOT ENOUGH INFO kept.",
+            "",
+        ]
+    body += ["## Splits", ""] + [f"- `{s}`: {n} rows" for s, n in sorted(splits.items())]
+    body += ["", "## Citation", "", "```bibtex", family.citation, "```", ""]
+    return f"---\n{front}---\n\n" + "\n".join(body)
+
+
+def _existing_splits(data_dir: Path) -> dict[str, int]:
+    """Rows per split already exported in ``data_dir`` (read from parquet metadata)."""
+    import pyarrow.parquet as pq
+
+    out: dict[str, int] = {}
+    for path in sorted(data_dir.glob("*.parquet")):
+        m = _SHARD_RE.match(path.name)
+        if m:
+            out[m["split"]] = out.get(m["split"], 0) + pq.ParquetFile(path).metadata.num_rows
+    return out
+
+
+def export_hf(
+    name: str,
+    *,
+    split: str | None = None,
+    out_dir: str | os.PathLike[str],
+    data_dir: str | os.PathLike[str] | None = None,
+    hub_id: str | None = None,
+    wiki_dir: str | os.PathLike[str] | None = None,
+) -> ExportResult:
+    """Write ``name``/``split`` as parquet shards plus a dataset card into ``out_dir``.
+
+    Raises:
+        UserError: bad id/split/source, or ``out_dir`` holds a different dataset or a file.
+
+    Example:
+        >>> import json, pathlib, tempfile, datasets
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "dev.jsonl").write_text(json.dumps({"claim": "c", "evidence": "e", "label": "SUPPORTS"}))
+        >>> r = export_hf("vitaminc", split="dev", data_dir=d, out_dir=d / "hf")
+        >>> datasets.load_dataset(str(d / "hf"), split="dev")[0]["label"]
+        'SUPPORTS'
+    """
+    entry, concrete = resolve(name, split)
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: exists and is not a directory")
+    pretty, family_name = _dataset_key(name, split)
+    card_path = out / "README.md"
+    if card_path.exists():
+        text = card_path.read_text(encoding="utf-8")
+        m = re.search(r"^pretty_name:\s*(.+)$", text, flags=re.MULTILINE)
+        existing = yaml.safe_load(m.group(1)) if m else None
+        if existing != pretty:
+            raise UserError(
+                f"{out}: already holds an export of {existing!r}, not {pretty!r}",
+                hint="export each dataset into its own folder",
+            )
+    ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir)
+    data = out / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    n_shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
+    written: list[Path] = []
+    tmp_paths: list[Path] = []
+    try:
+        for i in range(n_shards):
+            shard = ds.shard(num_shards=n_shards, index=i, contiguous=True)
+            fd, tmp = tempfile.mkstemp(dir=data, prefix=f".{concrete}-{i}.", suffix=".tmp")
+            os.close(fd)
+            tmp_paths.append(Path(tmp))
+            shard.to_parquet(tmp)
+        # replace this split's old shards only once every new shard is complete
+        for old in data.glob(f"{concrete}-*.parquet"):
+            match = _SHARD_RE.match(old.name)
+            if match is not None and match["split"] == concrete:
+                old.unlink()
+        for i, tmp_path in enumerate(tmp_paths):
+            final = data / f"{concrete}-{i:05d}-of-{n_shards:05d}.parquet"
+            os.chmod(tmp_path, 0o644)
+            os.replace(tmp_path, final)
+            written.append(final)
+    finally:
+        for tmp_path in tmp_paths:
+            tmp_path.unlink(missing_ok=True)
+    splits = _existing_splits(data)
+    card = _card(
+        pretty_name=pretty,
+        family_name=family_name,
+        view=entry.view == r2vc.VIEW,
+        features_yaml=ds.features._to_yaml_list(),
+        splits=splits,
+    )
+    with atomic_writer(card_path) as fh:
+        fh.write(card)
+    return ExportResult(
+        out_dir=str(out),
+        dataset=entry.id,
+        split=concrete,
+        n_rows=len(ds),
+        shards=tuple(str(p) for p in written),
+        card=str(card_path),
+    )
+
+
+__all__ = ["SHARD_ROWS", "ExportResult", "export_hf"]
