@@ -1,0 +1,262 @@
+"""SFT and DPO settings for the R2VC generator, with the paper's Table G.1 values as defaults.
+
+Settings load from YAML (``from_yaml``) or a mapping (``from_dict``); unknown keys are
+rejected with a close-name suggestion. ``"auto"`` values resolve at training time:
+on CUDA, bf16 weights, gradient checkpointing, ``paged_adamw_8bit`` (when bitsandbytes
+is installed) and ``flash_attention_2`` (when flash-attn is installed); on CPU, fp32,
+no checkpointing, ``adamw_torch`` and SDPA attention — the CPU-safe fallbacks.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import asdict, dataclass, fields
+from importlib.util import find_spec
+from typing import Any, TypeVar
+
+from averitec_tools.errors import UserError
+
+#: The paper's generator backbone (§3.3: "Llama-3.1-8B-Nemotron-Nano").
+PAPER_MODEL = "nvidia/Llama-3.1-Nemotron-Nano-8B-v1"
+
+S = TypeVar("S", bound="TrainSettings")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Settings shared by SFT and DPO.
+
+    Attributes:
+        model: Hub id or local directory of the model to train.
+        learning_rate: Peak learning rate.
+        lr_scheduler_type: Transformers scheduler name.
+        warmup_ratio: Fraction of steps spent warming up.
+        weight_decay: AdamW weight decay.
+        per_device_train_batch_size: Examples per device per step.
+        gradient_accumulation_steps: Steps accumulated per optimizer update.
+        max_length: Maximum tokens of prompt + response.
+        num_train_epochs: Epochs (Table G.1: 1).
+        max_steps: Stop after this many optimizer steps (-1: run the epochs).
+        optim: Optimizer name, or ``"auto"`` (paged_adamw_8bit on CUDA, adamw_torch on CPU).
+        bf16: bf16 training, or ``"auto"`` (on CUDA).
+        gradient_checkpointing: On/off, or ``"auto"`` (on CUDA).
+        attn_implementation: ``"auto"`` (flash_attention_2 on CUDA if installed, else
+            sdpa), or any transformers attention implementation name.
+        logging_steps: Log every n steps.
+        save_steps: Checkpoint every n steps (0: only the final model).
+        seed: Training seed.
+        limit: Use only the first n data rows (None: all).
+        local_files_only: Never download the model (None: follow ``HF_HUB_OFFLINE``).
+        report_to: Experiment trackers (``"none"`` by default).
+    """
+
+    model: str = PAPER_MODEL
+    learning_rate: float = 2e-4
+    lr_scheduler_type: str = "cosine"
+    warmup_ratio: float = 0.03
+    weight_decay: float = 0.1
+    per_device_train_batch_size: int = 2
+    gradient_accumulation_steps: int = 8
+    max_length: int = 8192
+    num_train_epochs: float = 1.0
+    max_steps: int = -1
+    optim: str = "auto"
+    bf16: bool | str = "auto"
+    gradient_checkpointing: bool | str = "auto"
+    attn_implementation: str = "auto"
+    logging_steps: int = 10
+    save_steps: int = 0
+    seed: int = 0
+    limit: int | None = None
+    local_files_only: bool | None = None
+    report_to: str = "none"
+
+    def __post_init__(self) -> None:
+        positive = (
+            "learning_rate",
+            "per_device_train_batch_size",
+            "gradient_accumulation_steps",
+            "max_length",
+            "num_train_epochs",
+            "logging_steps",
+        )
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise UserError(f"{type(self).__name__}: {name} must be > 0, got {getattr(self, name)}")
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise UserError(f"{type(self).__name__}: warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        for name in ("bf16", "gradient_checkpointing"):
+            value = getattr(self, name)
+            if not isinstance(value, bool) and value != "auto":
+                raise UserError(f"{type(self).__name__}: {name} must be true, false or 'auto', got {value!r}")
+        if self.limit is not None and self.limit < 1:
+            raise UserError(f"{type(self).__name__}: limit must be >= 1, got {self.limit}")
+
+    @classmethod
+    def from_dict(cls: type[S], mapping: dict[str, Any], *, where: str = "") -> S:
+        """Build settings from a mapping, rejecting unknown keys (with a suggestion).
+
+        Example:
+            >>> SFTSettings.from_dict({"learning_rate": 1e-4}).learning_rate
+            0.0001
+        """
+        prefix = f"{where}: " if where else ""
+        if not isinstance(mapping, dict):
+            raise UserError(f"{prefix}expected a mapping of settings, found {type(mapping).__name__}")
+        known = {f.name for f in fields(cls)}
+        for key in mapping:
+            if key not in known:
+                close = difflib.get_close_matches(str(key), sorted(known), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(known))}"
+                raise UserError(f"{prefix}unknown {cls.__name__} key {key!r}", hint=hint)
+        try:
+            return cls(**mapping)
+        except TypeError as exc:
+            raise UserError(f"{prefix}{exc}") from None
+
+    @classmethod
+    def from_yaml(cls: type[S], path: str | os.PathLike[str]) -> S:
+        """Load settings from a YAML file (a flat mapping, or one under an ``sft``/``dpo`` key).
+
+        Example:
+            >>> SFTSettings.from_yaml("sft.yaml")  # doctest: +SKIP
+        """
+        import yaml
+
+        where = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.safe_load(handle)
+        except FileNotFoundError:
+            raise UserError(f"{where}: settings file not found") from None
+        except yaml.YAMLError as exc:
+            raise UserError(f"{where}: invalid YAML: {str(exc).splitlines()[0]}") from None
+        data = data or {}
+        section = cls.SECTION
+        if isinstance(data, dict) and isinstance(data.get(section), dict):
+            data = data[section]
+        return cls.from_dict(data, where=where)
+
+    SECTION = "train"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a plain dict (for saving next to the trained model)."""
+        return asdict(self)
+
+    def resolved(self, *, cuda: bool) -> dict[str, Any]:
+        """Resolve the ``"auto"`` values for a CUDA or CPU run.
+
+        Example:
+            >>> SFTSettings().resolved(cuda=False)["optim"]
+            'adamw_torch'
+        """
+        optim = self.optim
+        if optim == "auto":
+            optim = "paged_adamw_8bit" if cuda and find_spec("bitsandbytes") else "adamw_torch"
+        attn = self.attn_implementation
+        if attn == "auto":
+            attn = "flash_attention_2" if cuda and find_spec("flash_attn") else "sdpa"
+        return {
+            "optim": optim,
+            "bf16": cuda if self.bf16 == "auto" else bool(self.bf16),
+            "gradient_checkpointing": (
+                cuda if self.gradient_checkpointing == "auto" else bool(self.gradient_checkpointing)
+            ),
+            "attn_implementation": attn,
+        }
+
+    def trainer_kwargs(self, *, output_dir: str, cuda: bool) -> dict[str, Any]:
+        """Keyword arguments shared by ``SFTConfig`` and ``DPOConfig``."""
+        from transformers import TrainingArguments
+
+        resolved = self.resolved(cuda=cuda)
+        # transformers 5 renamed gradient_checkpointing (deprecated, removed in v6).
+        checkpointing_key = (
+            "activation_checkpointing"
+            if "activation_checkpointing" in {f.name for f in fields(TrainingArguments)}
+            else "gradient_checkpointing"
+        )
+        return {
+            "output_dir": output_dir,
+            "learning_rate": self.learning_rate,
+            "lr_scheduler_type": self.lr_scheduler_type,
+            # transformers 5 takes a ratio in [0, 1) through warmup_steps.
+            "warmup_steps": self.warmup_ratio,
+            "weight_decay": self.weight_decay,
+            "per_device_train_batch_size": self.per_device_train_batch_size,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps,
+            "max_length": self.max_length,
+            "num_train_epochs": self.num_train_epochs,
+            "max_steps": self.max_steps,
+            "optim": resolved["optim"],
+            "bf16": resolved["bf16"],
+            checkpointing_key: resolved["gradient_checkpointing"],
+            "logging_steps": self.logging_steps,
+            "save_strategy": "steps" if self.save_steps > 0 else "no",
+            "save_steps": self.save_steps if self.save_steps > 0 else 500,
+            "seed": self.seed,
+            "data_seed": self.seed,
+            "report_to": self.report_to,
+            "use_cpu": not cuda,
+        }
+
+
+@dataclass(frozen=True)
+class SFTSettings(TrainSettings):
+    """Supervised fine-tuning settings (Table G.1 "Generator / SFT" rows).
+
+    Example:
+        >>> s = SFTSettings()
+        >>> (s.learning_rate, s.lr_scheduler_type, s.warmup_ratio, s.weight_decay)
+        (0.0002, 'cosine', 0.03, 0.1)
+        >>> s.per_device_train_batch_size * s.gradient_accumulation_steps, s.max_length
+        (16, 8192)
+    """
+
+    SECTION = "sft"
+
+
+@dataclass(frozen=True)
+class DPOSettings(TrainSettings):
+    """DPO settings (Table G.1 "DPO" rows).
+
+    ``model`` is the SFT checkpoint to align. The learning rate decays linearly
+    (Figure F.3: "linearly anneals toward zero"); Table G.1 lists no DPO warm-up.
+
+    Attributes:
+        beta: DPO β (0.2).
+        max_target_length: Longest response in tokens (512); longer pairs are dropped.
+        wrong_label_fraction: Share of rejected responses that carry a wrong label
+            (the rest carry mismatched citations); not given in the paper.
+        pair_seed: Seed of the preference-pair corruption draws.
+
+    Example:
+        >>> d = DPOSettings()
+        >>> (d.beta, d.learning_rate, d.weight_decay, d.max_target_length)
+        (0.2, 4e-06, 0.1, 512)
+    """
+
+    learning_rate: float = 4e-6
+    lr_scheduler_type: str = "linear"
+    warmup_ratio: float = 0.0
+    beta: float = 0.2
+    max_target_length: int = 512
+    wrong_label_fraction: float = 0.5
+    pair_seed: int = 0
+
+    SECTION = "dpo"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.beta <= 0:
+            raise UserError(f"DPOSettings: beta must be > 0, got {self.beta}")
+        if self.max_target_length < 1:
+            raise UserError(f"DPOSettings: max_target_length must be >= 1, got {self.max_target_length}")
+        if not 0.0 <= self.wrong_label_fraction <= 1.0:
+            raise UserError(
+                f"DPOSettings: wrong_label_fraction must be in [0, 1], got {self.wrong_label_fraction}"
+            )
+
+
+__all__ = ["PAPER_MODEL", "DPOSettings", "SFTSettings", "TrainSettings"]

@@ -1,0 +1,352 @@
+"""Training data for the R2VC generator (paper §3.3): SFT examples and DPO preference pairs.
+
+Input rows are standardised VitaminC-style records ``{claim, evidence_text, label}``
+(optional ``title``/``page`` and ``id``), one per JSONL line or JSON-array item. Labels
+may be written in any of the FEVER/VitaminC, ternary or R2VC spellings (``SUPPORTS``,
+``REFUTES``, ``NOT ENOUGH INFO``/``NEI``, ``True``/``False``/``Uncertain``).
+
+Each row's ``evidence_text`` is the single evidence passage ``[1]`` of the Appendix B
+prompt (the paper: "using the evidence_text field as the single evidence snippet").
+
+* SFT example: prompt = system + user messages, completion = the templated response
+  with the gold label and a minimal rationale that quotes and cites the evidence.
+* DPO pair (x, y+, y−): y+ is that same chosen response; y− is, by a seeded draw,
+  either a *wrong label* (one of the two other labels, with a rationale written for
+  it, citing [1]) or a *mismatched citation* (the correct label, but quoting another
+  row's evidence and citing a passage number that is not in the prompt).
+
+Both are returned in TRL's conversational prompt–completion / preference formats.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from averitec_tools.baselines.r2vc.prompt import build_messages, format_response
+from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Passage
+from averitec_tools.errors import UserError
+
+#: Words quoted from the evidence in a templated rationale.
+QUOTE_WORDS = 40
+
+REJECTION_KINDS: tuple[str, ...] = ("wrong_label", "mismatched_citation")
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class TrainingRow:
+    """One standardised claim–evidence–label example.
+
+    Attributes:
+        claim: The claim text.
+        evidence_text: The single evidence snippet.
+        label: The R2VC label (True/False/Uncertain).
+        title: The evidence page title ("" if unknown).
+        row_id: Identifier for error messages and provenance.
+    """
+
+    claim: str
+    evidence_text: str
+    label: str
+    title: str = ""
+    row_id: str = ""
+
+    @property
+    def passage(self) -> Passage:
+        """The evidence as passage [1] of the prompt."""
+        return Passage(doc_id=self.row_id, title=self.title, url="", text=self.evidence_text)
+
+
+@dataclass(frozen=True)
+class PreferencePair:
+    """One DPO triple (x, y+, y−) and how y− was corrupted.
+
+    Attributes:
+        row: The source row (x is built from it).
+        chosen: y+, the correct, grounded response.
+        rejected: y−, the corrupted response.
+        rejection_kind: One of :data:`REJECTION_KINDS`.
+    """
+
+    row: TrainingRow
+    chosen: str
+    rejected: str
+    rejection_kind: str
+
+
+def _text_field(value: Any, *, where: str, name: str, required: bool) -> str:
+    if value is None:
+        if required:
+            raise UserError(f"{where}: missing field {name!r}")
+        return ""
+    if not isinstance(value, str):
+        raise UserError(f"{where}: field {name!r} must be a string, found {type(value).__name__}")
+    text = _WS.sub(" ", value).strip()
+    if required and not text:
+        raise UserError(f"{where}: field {name!r} is empty")
+    return text
+
+
+def row_from_dict(record: Any, *, where: str) -> TrainingRow:
+    """Normalise one input record into a :class:`TrainingRow`.
+
+    Args:
+        record: A mapping with ``claim``, ``evidence_text`` (or ``evidence``) and ``label``.
+        where: Location for error messages (``file:line``).
+
+    Raises:
+        UserError: naming ``where`` and the field, for a missing/empty/mistyped field or
+            an unknown label.
+
+    Example:
+        >>> row_from_dict({"claim": "c", "evidence_text": "e", "label": "REFUTES"}, where="x:1").label
+        'False'
+    """
+    from averitec_tools.labels import map_label
+
+    if not isinstance(record, dict):
+        raise UserError(f"{where}: expected a JSON object, found {type(record).__name__}")
+    evidence_key = "evidence_text" if "evidence_text" in record else "evidence"
+    label_value = record.get("label")
+    if not isinstance(label_value, str):
+        raise UserError(f"{where}: field 'label' must be a string, found {type(label_value).__name__}")
+    row_id = record.get("id", record.get("unique_id", ""))
+    return TrainingRow(
+        claim=_text_field(record.get("claim"), where=where, name="claim", required=True),
+        evidence_text=_text_field(
+            record.get(evidence_key), where=where, name="evidence_text", required=True
+        ),
+        label=map_label(label_value, source="ternary", target="r2vc", where=where),
+        title=_text_field(record.get("title", record.get("page")), where=where, name="title", required=False),
+        row_id=str(row_id) if row_id is not None else "",
+    )
+
+
+def read_training_rows(path: str | os.PathLike[str], *, limit: int | None = None) -> list[TrainingRow]:
+    """Read standardised rows from a JSONL file or a JSON array.
+
+    Args:
+        path: The data file.
+        limit: Keep only the first ``limit`` rows.
+
+    Returns:
+        The rows, in file order; row ids default to ``file:line``.
+
+    Raises:
+        UserError: for an unreadable file, malformed JSON, a bad row (file:line named), or
+            an empty file.
+
+    Example:
+        >>> read_training_rows("vitaminc_train.jsonl", limit=2)  # doctest: +SKIP
+    """
+    from averitec_tools.jsonio import iter_records
+
+    rows: list[TrainingRow] = []
+    for located in iter_records(path):
+        if limit is not None and len(rows) >= limit:
+            break
+        row = row_from_dict(located.value, where=located.where)
+        if not row.row_id:
+            row = TrainingRow(
+                claim=row.claim,
+                evidence_text=row.evidence_text,
+                label=row.label,
+                title=row.title,
+                row_id=located.where,
+            )
+        rows.append(row)
+    if not rows:
+        raise UserError(f"{os.fspath(path)}: no training rows found")
+    return rows
+
+
+def _quote(text: str, *, words: int = QUOTE_WORDS) -> str:
+    tokens = text.split()
+    quoted = " ".join(tokens[:words])
+    quoted = quoted.rstrip(".,;: ")
+    return quoted + (" …" if len(tokens) > words else "")
+
+
+def templated_rationale(*, label: str, evidence_text: str) -> str:
+    """A minimal evidence-grounded one-sentence rationale for ``label`` (no citation marker).
+
+    Example:
+        >>> templated_rationale(label="False", evidence_text="It opened in 1932.")
+        'Because the evidence states "It opened in 1932", which contradicts the claim'
+    """
+    quote = _quote(evidence_text)
+    if label == "True":
+        return f'Because the evidence states "{quote}", which supports the claim'
+    if label == "False":
+        return f'Because the evidence states "{quote}", which contradicts the claim'
+    if label == "Uncertain":
+        return f'Because the evidence states "{quote}", which is not enough to decide the claim'
+    raise ValueError(f"label must be one of {R2VC_LABELS}, got {label!r}")
+
+
+def chosen_response(row: TrainingRow) -> str:
+    """y+: the gold label with a rationale that quotes the evidence and cites [1].
+
+    Example:
+        >>> chosen_response(TrainingRow(claim="c", evidence_text="e", label="True"))
+        'True. Because the evidence states "e", which supports the claim [1].'
+    """
+    return format_response(
+        label=row.label,
+        rationale=templated_rationale(label=row.label, evidence_text=row.evidence_text),
+        citations=[0],
+    )
+
+
+def rejected_response(
+    row: TrainingRow, *, kind: str, rng: random.Random, other_evidence: Sequence[str]
+) -> str:
+    """y−: a wrong label, or the right label with a clearly mismatched citation.
+
+    Args:
+        row: The source row.
+        kind: ``"wrong_label"`` or ``"mismatched_citation"``.
+        rng: Seeded random source (picks the wrong label / the other evidence).
+        other_evidence: Evidence texts of other rows, quoted by a mismatched citation.
+
+    Example:
+        >>> r = TrainingRow(claim="c", evidence_text="e", label="True")
+        >>> rejected_response(r, kind="mismatched_citation", rng=random.Random(0),
+        ...                   other_evidence=["x"])
+        'True. Because the evidence states "x", which supports the claim [2].'
+    """
+    if kind == "wrong_label":
+        wrong = rng.choice([label for label in R2VC_LABELS if label != row.label])
+        return format_response(
+            label=wrong,
+            rationale=templated_rationale(label=wrong, evidence_text=row.evidence_text),
+            citations=[0],
+        )
+    if kind == "mismatched_citation":
+        candidates = [text for text in other_evidence if text != row.evidence_text]
+        foreign = rng.choice(candidates) if candidates else "an unrelated source"
+        # Passage [2] does not exist in a single-evidence prompt: a hallucinated citation.
+        return format_response(
+            label=row.label,
+            rationale=templated_rationale(label=row.label, evidence_text=foreign),
+            citations=[1],
+        )
+    raise ValueError(f"kind must be one of {REJECTION_KINDS}, got {kind!r}")
+
+
+def build_preference_pairs(
+    rows: Sequence[TrainingRow], *, seed: int = 0, wrong_label_fraction: float = 0.5
+) -> list[PreferencePair]:
+    """Build one DPO preference pair per row (seeded, reproducible).
+
+    Args:
+        rows: Training rows.
+        seed: Seed of the corruption draws.
+        wrong_label_fraction: Probability that y− is a wrong label (else a mismatched
+            citation).
+
+    Returns:
+        One pair per row, in row order.
+
+    Example:
+        >>> rows = [TrainingRow(claim="c", evidence_text=f"e{i}", label="True") for i in range(4)]
+        >>> pairs = build_preference_pairs(rows, seed=0)
+        >>> all(p.chosen != p.rejected for p in pairs)
+        True
+    """
+    if not 0.0 <= wrong_label_fraction <= 1.0:
+        raise UserError(f"wrong_label_fraction must be in [0, 1], got {wrong_label_fraction}")
+    rng = random.Random(seed)
+    evidence_pool = [row.evidence_text for row in rows]
+    pairs = []
+    for row in rows:
+        kind = "wrong_label" if rng.random() < wrong_label_fraction else "mismatched_citation"
+        pairs.append(
+            PreferencePair(
+                row=row,
+                chosen=chosen_response(row),
+                rejected=rejected_response(row, kind=kind, rng=rng, other_evidence=evidence_pool),
+                rejection_kind=kind,
+            )
+        )
+    return pairs
+
+
+def sft_record(row: TrainingRow) -> dict[str, list[dict[str, str]]]:
+    """One conversational prompt–completion record (TRL's SFT format).
+
+    Example:
+        >>> rec = sft_record(TrainingRow(claim="c", evidence_text="e", label="Uncertain"))
+        >>> [m["role"] for m in rec["prompt"]], rec["completion"][0]["role"]
+        (['system', 'user'], 'assistant')
+    """
+    return {
+        "prompt": build_messages(claim=row.claim, passages=[row.passage]),
+        "completion": [{"role": "assistant", "content": chosen_response(row)}],
+    }
+
+
+def dpo_record(pair: PreferencePair) -> dict[str, list[dict[str, str]]]:
+    """One conversational preference record (TRL's DPO format).
+
+    Example:
+        >>> row = TrainingRow(claim="c", evidence_text="e", label="True")
+        >>> rec = dpo_record(build_preference_pairs([row], seed=0)[0])
+        >>> sorted(rec)
+        ['chosen', 'prompt', 'rejected']
+    """
+    return {
+        "prompt": build_messages(claim=pair.row.claim, passages=[pair.row.passage]),
+        "chosen": [{"role": "assistant", "content": pair.chosen}],
+        "rejected": [{"role": "assistant", "content": pair.rejected}],
+    }
+
+
+def build_sft_dataset(rows: Iterable[TrainingRow]) -> Any:
+    """A ``datasets.Dataset`` of :func:`sft_record` rows (``prompt``, ``completion``).
+
+    Example:
+        >>> ds = build_sft_dataset([TrainingRow(claim="c", evidence_text="e", label="True")])
+        >>> ds.column_names
+        ['prompt', 'completion']
+    """
+    from datasets import Dataset
+
+    return Dataset.from_list([sft_record(row) for row in rows])
+
+
+def build_dpo_dataset(pairs: Iterable[PreferencePair]) -> Any:
+    """A ``datasets.Dataset`` of :func:`dpo_record` rows (``prompt``, ``chosen``, ``rejected``).
+
+    Example:
+        >>> row = TrainingRow(claim="c", evidence_text="e", label="True")
+        >>> build_dpo_dataset(build_preference_pairs([row])).num_rows
+        1
+    """
+    from datasets import Dataset
+
+    return Dataset.from_list([dpo_record(pair) for pair in pairs])
+
+
+__all__ = [
+    "QUOTE_WORDS",
+    "REJECTION_KINDS",
+    "PreferencePair",
+    "TrainingRow",
+    "build_dpo_dataset",
+    "build_preference_pairs",
+    "build_sft_dataset",
+    "chosen_response",
+    "dpo_record",
+    "read_training_rows",
+    "rejected_response",
+    "row_from_dict",
+    "sft_record",
+    "templated_rationale",
+]

@@ -1,0 +1,142 @@
+"""Stage 9a: supervised fine-tuning of the R2VC generator with TRL's ``SFTTrainer``.
+
+The data are conversational prompt–completion records (:func:`data.sft_record`), so
+TRL's completion-only loss applies: the collator sets the label of every prompt
+(system + user) token to -100 and the loss covers the assistant response only — the
+paper's "masking collator that zeroes loss on user tokens".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from averitec_tools.baselines.r2vc.training._common import (
+    TrainingReport,
+    cuda_available,
+    final_loss,
+    load_model_for_training,
+    prepare_tokenizer,
+    save_run,
+    staged_output_dir,
+)
+from averitec_tools.baselines.r2vc.training.config import SFTSettings
+from averitec_tools.baselines.r2vc.training.data import TrainingRow, build_sft_dataset
+
+
+def build_sft_trainer(
+    *,
+    settings: SFTSettings,
+    rows: Sequence[TrainingRow],
+    output_dir: str | os.PathLike[str],
+    model: Any = None,
+    tokenizer: Any = None,
+) -> Any:
+    """Build (but do not run) a TRL ``SFTTrainer`` for the R2VC generator.
+
+    Args:
+        settings: SFT settings (Table G.1 defaults).
+        rows: Training rows.
+        output_dir: Trainer working directory.
+        model: An already loaded causal LM (default: load ``settings.model``).
+        tokenizer: Its tokenizer (required when ``model`` is given).
+
+    Returns:
+        The trainer; ``trainer.train()`` runs it.
+
+    Example:
+        >>> trainer = build_sft_trainer(settings=SFTSettings(max_steps=2), rows=rows,
+        ...                             output_dir="out", model=lm, tokenizer=tok)  # doctest: +SKIP
+    """
+    from trl import SFTConfig, SFTTrainer
+
+    cuda = cuda_available()
+    if model is None:
+        model, tokenizer = load_model_for_training(settings, cuda=cuda)
+    elif tokenizer is None:
+        raise ValueError("tokenizer is required when model is given")
+    tokenizer = prepare_tokenizer(tokenizer)
+    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda)
+    config = SFTConfig(**kwargs, completion_only_loss=True, packing=False)
+    return SFTTrainer(
+        model=model,
+        args=config,
+        train_dataset=build_sft_dataset(rows),
+        processing_class=tokenizer,
+    )
+
+
+def train_sft(
+    *,
+    settings: SFTSettings,
+    rows: Sequence[TrainingRow],
+    output_dir: str | os.PathLike[str] | None,
+    model: Any = None,
+    tokenizer: Any = None,
+    overwrite: bool = False,
+) -> tuple[TrainingReport, Any]:
+    """Fine-tune the generator on the rows and save it to ``output_dir``.
+
+    The run happens in a scratch directory that replaces ``output_dir`` only when
+    training succeeded, so an interrupted run leaves no half-written model.
+
+    Args:
+        settings: SFT settings.
+        rows: Training rows (``settings.limit`` keeps the first n).
+        output_dir: Where to save the model, tokenizer and ``r2vc_training.json``
+            (None: do not save; the trained model is still returned).
+        model: Already loaded model (default: load ``settings.model``).
+        tokenizer: Its tokenizer.
+        overwrite: Replace an existing ``output_dir``.
+
+    Returns:
+        ``(report, trained_model)``.
+
+    Example:
+        >>> report, lm = train_sft(settings=SFTSettings(model="path/to/base"),
+        ...                        rows=read_training_rows("train.jsonl"),
+        ...                        output_dir="sft-out")  # doctest: +SKIP
+    """
+    import tempfile
+
+    if settings.limit is not None:
+        rows = rows[: settings.limit]
+    if output_dir is None:
+        with tempfile.TemporaryDirectory(prefix="r2vc-sft-") as scratch:
+            trainer = build_sft_trainer(
+                settings=settings, rows=rows, output_dir=scratch, model=model, tokenizer=tokenizer
+            )
+            result = trainer.train()
+            return _report(trainer, result, n=len(rows), output_dir=None), trainer.model
+    with staged_output_dir(output_dir, overwrite=overwrite) as scratch:
+        trainer = build_sft_trainer(
+            settings=settings, rows=rows, output_dir=scratch, model=model, tokenizer=tokenizer
+        )
+        result = trainer.train()
+        report = _report(trainer, result, n=len(rows), output_dir=os.fspath(output_dir))
+        save_run(
+            trainer,
+            tokenizer=trainer.processing_class,
+            directory=scratch,
+            settings=settings,
+            report=report.to_json(),
+        )
+    return report, trainer.model
+
+
+def _report(trainer: Any, result: Any, *, n: int, output_dir: str | None) -> TrainingReport:
+    history = list(trainer.state.log_history)
+    return TrainingReport(
+        stage="sft",
+        output_dir=output_dir,
+        n_examples=n,
+        n_dropped=0,
+        global_steps=int(result.global_step),
+        final_loss=final_loss(history),
+        log_history=tuple(history),
+        device="cuda" if cuda_available() else "cpu",
+    )
+
+
+__all__ = ["build_sft_trainer", "train_sft"]
