@@ -1,0 +1,177 @@
+"""``averitec2024``: the AVeriTeC 2024 shared-task scorer (``averitec_evaluate.py``).
+
+Reproduced quirks of the official scorer (each checked against a straightforward
+re-implementation in ``benchmarks/reference_scorer.py``):
+
+* **First 10 items.** Only ``evidence[:10]`` is scored; the matched METEOR sum is
+  multiplied by ``1 / len(gold strings)`` (unmatched gold items count as 0; extra
+  predictions beyond the gold count are simply unmatched).
+* **Pair direction.** ``single_meteor_score(tokenize(gold), tokenize(predicted))``: gold
+  is METEOR's reference, the prediction its hypothesis (METEOR is not symmetric).
+* **Gold strings.** One ``"question answer"`` string per gold answer; a Boolean answer
+  gets ``". " + boolean_explanation`` appended; a question without answers becomes
+  ``"question No answer could be found."``. Predicted strings are ``question + " " +
+  answer``, followed by any ``string_evidence`` strings, then capped at 10.
+* **Question-only score** compares the first 10 predicted questions with *all* gold
+  questions, normalised by the gold question count; without an ``evidence`` key it falls
+  back to ``string_evidence[:10]``.
+* **AVeriTeC score** at λ ∈ {0.1, 0.2, 0.25, 0.3, 0.4, 0.5}: a claim scores its label
+  correctness only if its Q+A score is strictly greater than λ (``>``).
+* **Per-claim-type score @ 0.25** averages the *thresholded evidence score* (Q+A score if
+  ``> 0.25`` else 0) per claim type -- not label correctness, despite being printed as
+  "Veracity scores".
+* **Labels** are compared exactly (no case or whitespace normalisation); macro-F1 uses
+  scikit-learn semantics over the four verdicts.
+* **Answer-only score** (``answers_only``) is not in the official script; it is defined by
+  analogy with the question-only score (first 10 predicted answers vs every gold answer
+  string as in the Q+A strings, normalised by the gold count).
+
+Deliberate differences (bad input is an error here, never a silent score):
+
+* the official script silently substitutes ``predictions[0]`` for a missing ``claim_id``;
+  here missing, duplicate or out-of-range ids are an error;
+* an empty ``evidence`` list (scored 0 there) and gold claims without questions (a
+  division by zero there) are errors;
+* a prediction whose ``claim`` text differs from the reference claim is an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from averitec_tools.leaderboard.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
+from averitec_tools.leaderboard.scoring import (
+    MAX_EVIDENCE,
+    answer_strings,
+    check_options,
+    make_engine,
+    qa_strings,
+    signature,
+)
+from averitec_tools.leaderboard.submission import (
+    check_claim_text,
+    load_gold_claims,
+    load_predictions_2024,
+)
+from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.records.averitec import AVERITEC_LABELS
+
+TYPE_THRESHOLD = 0.25
+
+
+class Profile(ScoringProfile):
+    """The 2024 shared-task scorer (see the module docstring for its quirks)."""
+
+    name: ClassVar[str] = "averitec2024"
+    description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
+    citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+
+    def score(
+        self,
+        *,
+        predictions: PathLike,
+        references: PathLike,
+        jobs: int | None = None,
+        progress: bool = False,
+        **options: Any,
+    ) -> ProfileResult:
+        check_options(self.name, options, self.OPTIONS)
+        metric = options.get("metric", "all")
+        gold = load_gold_claims(references, profile=self.name)
+        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references))
+        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
+            check_claim_text(p.claim, g.claim, f"{predictions} (claim_id {i})")
+        engine = make_engine(options)
+
+        q_tasks, qa_tasks, a_tasks = [], [], []
+        for p, g in zip(preds, gold, strict=True):
+            if p.evidence is not None:
+                src_q = [e.question for e in p.evidence[:MAX_EVIDENCE]]
+                src_a = [e.answer for e in p.evidence[:MAX_EVIDENCE]]
+            else:
+                src_q = src_a = list(p.string_evidence or ())[:MAX_EVIDENCE]
+            src_qa = ([e.question + " " + e.answer for e in p.evidence or ()] + list(p.string_evidence or ()))[:MAX_EVIDENCE]
+            q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
+            qa_tasks.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
+            a_tasks.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
+        n = len(gold)
+        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks], engine=engine, jobs=jobs, progress=progress)
+        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n :]
+
+        sig = signature(
+            profile=self.name,
+            engine=engine,
+            thresholds=AVERITEC_THRESHOLDS,
+            comparison=">",
+            normalisation="gold",
+            evidence_cap=MAX_EVIDENCE,
+        )
+        summary: dict[str, Any] = {
+            "profile": self.name,
+            "signature": sig,
+            "n_claims": n,
+            "questions_only": float(np.mean(q_scores)),
+            "answers_only": float(np.mean(a_scores)),
+            "questions_answers": float(np.mean(qa_scores)),
+        }
+        gold_labels = [g.label for g in gold]
+        pred_labels = [p.pred_label for p in preds]
+        correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
+        # The official scorer stores label correctness (a bool) or 0.0 per λ and averages with axis=0.
+        per_level = np.array(
+            [[c if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, c in zip(qa_scores, correct, strict=True)]
+        )
+        if metric == "all":
+            summary["veracity"] = {
+                "accuracy": float(np.mean(correct)),
+                "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
+                "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
+            }
+            means = np.mean(per_level, axis=0)
+            summary["averitec_score"] = {threshold_key(t): float(v) for t, v in zip(AVERITEC_THRESHOLDS, means, strict=True)}
+            summary["by_claim_type"] = {
+                threshold_key(TYPE_THRESHOLD): by_claim_type(
+                    evidence_scores=qa_scores, claim_types=[g.claim_types for g in gold], threshold=TYPE_THRESHOLD
+                )
+            }
+
+        per_claim = []
+        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
+            vals: dict[str, float] = {
+                "questions_only": q_scores[i],
+                "questions_answers": qa_scores[i],
+                "answers_only": a_scores[i],
+            }
+            if metric == "all":
+                vals["label_accuracy"] = float(correct[i])
+                for k, t in enumerate(AVERITEC_THRESHOLDS):
+                    vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
+            per_claim.append(
+                ClaimScore(
+                    claim_id=i,
+                    gold_label=g.label,
+                    pred_label=p.pred_label,
+                    values=vals,
+                    confidence=p.confidence,
+                    probabilities=p.probabilities,
+                    claim_types=g.claim_types,
+                )
+            )
+        return ProfileResult(
+            profile=self.name,
+            signature=sig,
+            n_claims=n,
+            summary=summary,
+            per_claim=tuple(per_claim),
+            labels=AVERITEC_LABELS,
+        )

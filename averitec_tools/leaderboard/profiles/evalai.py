@@ -1,0 +1,123 @@
+"""``evalai``: the AVeriTeC EvalAI leaderboard scorer (``evaluation_script/main.py``).
+
+Reproduced quirks of the leaderboard script:
+
+* **Format.** JSON lines ``{id, label, evidence: [str]}`` for both the submission and the
+  gold file; lines are aligned *by position* (the ``id`` field is not used to align --
+  here a different id at the same line is an error instead of a silent misalignment).
+* **No cap.** Every predicted evidence string is scored (no first-10 rule).
+* **Normalised by the predicted count.** The matched METEOR sum is multiplied by
+  ``1 / len(predicted evidence)`` -- a precision-like score, unlike the 2023/2024 scorers.
+* **Thresholds ``>=``.** At λ ∈ {0.2, 0.25, 0.3}: ``label_accuracy`` counts claims with
+  the right label *and* evidence score ``>= λ``; ``evidence_meteor`` sums the evidence
+  scores that clear λ; both divide by the number of claims.
+* Gold evidence strings are ``"question answer"`` with Boolean answers' explanations
+  appended (already so in the gold files); labels are compared exactly.
+
+Deliberate differences: an empty predicted evidence list (a ``ZeroDivisionError`` in
+the script) and an empty gold evidence list are errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
+from averitec_tools.leaderboard.scoring import check_options, make_engine, signature
+from averitec_tools.leaderboard.submission import load_evalai
+from averitec_tools.metrics.averitec_score import passes, threshold_key
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.records.averitec import AVERITEC_LABELS
+
+EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
+
+
+class Profile(ScoringProfile):
+    """The EvalAI leaderboard scorer (see the module docstring for its quirks)."""
+
+    name: ClassVar[str] = "evalai"
+    description: ClassVar[str] = "AVeriTeC EvalAI leaderboard (JSON lines, all evidence, normalised by predictions, >=)"
+    citation: ClassVar[str] = "AVeriTeC EvalAI challenge evaluation script"
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+
+    def score(
+        self,
+        *,
+        predictions: PathLike,
+        references: PathLike,
+        jobs: int | None = None,
+        progress: bool = False,
+        **options: Any,
+    ) -> ProfileResult:
+        check_options(self.name, options, self.OPTIONS)
+        metric = options.get("metric", "all")
+        gold = load_evalai(references, role="references")
+        preds = load_evalai(predictions, role="predictions")
+        if len(gold) != len(preds):
+            raise UserError(
+                f"{predictions}: {len(preds)} predictions but {references} has {len(gold)} claims "
+                "(the EvalAI scorer aligns lines by position)"
+            )
+        for line, (p, g) in enumerate(zip(preds, gold, strict=True), start=1):
+            if p.id != g.id:
+                raise UserError(
+                    f"{predictions}: item {line} has id {p.id!r} but the reference item {line} has id {g.id!r}",
+                    hint="the EvalAI scorer aligns by line; write predictions in the reference order",
+                )
+        engine = make_engine(options)
+        tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True)]
+        scores = score_tasks(tasks, engine=engine, jobs=jobs, progress=progress)
+        n = len(gold)
+        sig = signature(
+            profile=self.name,
+            engine=engine,
+            thresholds=EVALAI_THRESHOLDS,
+            comparison=">=",
+            normalisation="pred",
+            evidence_cap=None,
+        )
+        summary: dict[str, Any] = {"profile": self.name, "signature": sig, "n_claims": n}
+        correct = [p.label == g.label for p, g in zip(preds, gold, strict=True)]
+        per_claim_values: list[dict[str, float]] = [{"evidence_score": s} for s in scores]
+        if metric == "all":
+            label_acc: dict[str, float] = {}
+            evidence: dict[str, float] = {}
+            for t in EVALAI_THRESHOLDS:
+                key = threshold_key(t)
+                hits, total = 0, 0.0
+                for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
+                    ok = passes(s, t, strict=False)
+                    if ok:
+                        if c:
+                            hits += 1
+                        total += s
+                    per_claim_values[i][f"label_accuracy@{key}"] = float(ok and c)
+                    per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
+                label_acc[key] = hits / n
+                evidence[key] = total / n
+            summary["label_accuracy"] = label_acc
+            summary["evidence_meteor"] = evidence
+            for i, c in enumerate(correct):
+                per_claim_values[i]["correct"] = float(c)
+        else:
+            summary["evidence_score"] = sum(scores) / n
+        per_claim = tuple(
+            ClaimScore(
+                claim_id=g.id,
+                gold_label=g.label,
+                pred_label=p.label,
+                values=vals,
+                confidence=p.confidence,
+                probabilities=p.probabilities,
+            )
+            for p, g, vals in zip(preds, gold, per_claim_values, strict=True)
+        )
+        return ProfileResult(
+            profile=self.name, signature=sig, n_claims=n, summary=summary, per_claim=per_claim, labels=AVERITEC_LABELS
+        )

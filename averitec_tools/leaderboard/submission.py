@@ -1,0 +1,404 @@
+"""Submission files of the AVeriTeC leaderboards, parsed and validated into typed records.
+
+Three prediction formats exist:
+
+* ``averitec2024`` -- the 2024 shared task: a JSON array of
+  ``{claim_id, claim, pred_label, evidence: [{question, answer, url}]}``;
+* ``averitec2023`` -- the original ``eval.py``: the gold schema, a JSON array of
+  ``{claim, label, questions: [{question, answers: [{answer, ...}]}], justification?}``
+  (or ``string_evidence: [str]`` instead of questions);
+* ``evalai`` -- the EvalAI leaderboard: JSON lines ``{id, label, evidence: [str]}``.
+
+Any item may also carry ``confidence`` (a number) and ``probabilities`` (``{label: number}``)
+for calibration analyses. :func:`sniff_item_format` recognises each format (and FEVER's) so
+that a file given to the wrong profile gets "this looks like X; profile P expects Y".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import Located, iter_records
+from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
+
+FORMAT_DESCRIPTIONS: dict[str, str] = {
+    "averitec2024": "the 2024 shared-task format [{claim_id, claim, pred_label, evidence: [{question, answer, url}]}]",
+    "averitec2023": "the 2023 eval.py format [{claim, label, questions: [{question, answers: [{answer}]}]}]",
+    "evalai": "the EvalAI line format {id, label, evidence: [str]}",
+    "fever": "a FEVER file ({id, predicted_label, predicted_evidence} or {id, label, evidence})",
+}
+
+#: Which profile reads which format (for "use --profile X" hints).
+FORMAT_PROFILE: dict[str, str] = {
+    "averitec2024": "averitec2024",
+    "averitec2023": "averitec2023",
+    "evalai": "evalai",
+    "fever": "fever",
+}
+
+
+def sniff_item_format(item: Any) -> str | None:
+    """Guess which submission/gold format one JSON item is in (``None`` if unknown).
+
+    Example:
+        >>> sniff_item_format({"claim_id": 0, "pred_label": "Supported", "evidence": []})
+        'averitec2024'
+        >>> sniff_item_format({"id": 0, "label": "Refuted", "evidence": ["q a"]})
+        'evalai'
+    """
+    if not isinstance(item, Mapping):
+        return None
+    if "pred_label" in item or "claim_id" in item:
+        return "averitec2024"
+    if "predicted_label" in item or "predicted_evidence" in item or "verifiable" in item:
+        return "fever"
+    if "id" in item and "evidence" in item:
+        ev = item["evidence"]
+        if isinstance(ev, list) and all(isinstance(e, str) for e in ev):
+            return "evalai"
+        return "fever"
+    if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
+        return "averitec2023"
+    return None
+
+
+def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:
+    """The "this looks like X, profile P expects Y" error."""
+    hint = None
+    if found in FORMAT_PROFILE and FORMAT_PROFILE[found] != profile:
+        hint = f"use --profile {FORMAT_PROFILE[found]}"
+    return UserError(
+        f"{loc.where}: this looks like {FORMAT_DESCRIPTIONS.get(found, found)}; "
+        f"profile {profile} expects {FORMAT_DESCRIPTIONS[expected]}",
+        hint=hint,
+    )
+
+
+def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, role: str) -> Iterator[Located]:
+    """Stream the items of ``path``, rejecting items of another (or mixed) format.
+
+    ``role`` is ``"predictions"`` or ``"references"`` (used in messages). Items are
+    yielded as they are read, so a JSONL file is never held in memory twice.
+    """
+    first_format: str | None = None
+    count = 0
+    for loc in iter_records(path):
+        count += 1
+        if not isinstance(loc.value, Mapping):
+            raise UserError(f"{loc.where}: each {role} item must be a JSON object, found {type(loc.value).__name__}")
+        found = sniff_item_format(loc.value)
+        if found is not None and found != expected:
+            if first_format == expected:
+                raise UserError(
+                    f"{loc.where}: mixed formats: this item looks like {FORMAT_DESCRIPTIONS[found]}, "
+                    f"earlier items are {FORMAT_DESCRIPTIONS[expected]}"
+                )
+            raise wrong_format_error(loc, found, expected, profile)
+        if first_format is None and found is not None:
+            first_format = found
+        yield loc
+    if count == 0:
+        raise UserError(f"{path}: no {role} found (empty array or file)")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def require(obj: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in obj:
+        raise UserError(f"{where}: missing key {key!r}")
+    return obj[key]
+
+
+def require_str(obj: Mapping[str, Any], key: str, where: str) -> str:
+    value = require(obj, key, where)
+    if not isinstance(value, str):
+        raise UserError(f"{where}: field {key!r} must be a string, found {type(value).__name__}")
+    return value
+
+
+def check_label(label: str, where: str, labels: Sequence[str] = AVERITEC_LABELS, key: str = "label") -> str:
+    """Return ``label`` if valid; the official scorers compare labels exactly, so do we."""
+    if label in labels:
+        return label
+    close = [v for v in labels if v.casefold() == label.strip().casefold()]
+    hint = f"did you mean {close[0]!r}? labels are compared exactly" if close else None
+    raise UserError(
+        f"{where}: unknown {key} {label!r}; valid labels: {', '.join(labels)}",
+        hint=hint,
+    )
+
+
+def _string_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{where}: field {key!r} must be a list of strings")
+    return tuple(value)
+
+
+def parse_confidence(obj: Mapping[str, Any], where: str, labels: Sequence[str]) -> tuple[float | None, dict[str, float] | None]:
+    """Validate the optional ``confidence`` and ``probabilities`` fields."""
+    confidence = obj.get("confidence")
+    if confidence is not None:
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence):
+            raise UserError(f"{where}: field 'confidence' must be a finite number, found {confidence!r}")
+        confidence = float(confidence)
+    probs_raw = obj.get("probabilities")
+    probabilities: dict[str, float] | None = None
+    if probs_raw is not None:
+        if not isinstance(probs_raw, Mapping):
+            raise UserError(f"{where}: field 'probabilities' must be an object {{label: number}}")
+        probabilities = {}
+        for label, value in probs_raw.items():
+            check_label(label, where, labels, key="label in 'probabilities'")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise UserError(f"{where}: probabilities[{label!r}] must be a finite number, found {value!r}")
+            probabilities[label] = float(value)
+    return confidence, probabilities
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """One predicted question-answer pair (2024 format)."""
+
+    question: str
+    answer: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Prediction2024:
+    """One claim of a 2024 shared-task submission.
+
+    ``evidence`` is ``None`` when the item has no ``evidence`` key (the official scorer
+    then falls back to ``string_evidence`` for the question-only score).
+    """
+
+    claim_id: int
+    pred_label: str
+    claim: str | None = None
+    evidence: tuple[EvidenceItem, ...] | None = None
+    string_evidence: tuple[str, ...] | None = None
+    confidence: float | None = None
+    probabilities: Mapping[str, float] | None = None
+
+    @classmethod
+    def from_located(cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS) -> Prediction2024:
+        obj, where = loc.value, loc.where
+        claim_id = require(obj, "claim_id", where)
+        if isinstance(claim_id, bool) or not isinstance(claim_id, int):
+            raise UserError(f"{where}: field 'claim_id' must be an integer, found {claim_id!r}")
+        where = f"{where} (claim_id {claim_id})"
+        pred_label = check_label(require_str(obj, "pred_label", where), where, labels, key="pred_label")
+        claim = obj.get("claim")
+        if claim is not None and not isinstance(claim, str):
+            raise UserError(f"{where}: field 'claim' must be a string")
+        evidence: tuple[EvidenceItem, ...] | None = None
+        if "evidence" in obj:
+            raw = obj["evidence"]
+            if not isinstance(raw, list):
+                raise UserError(f"{where}: field 'evidence' must be a list of {{question, answer, url}} objects")
+            if not raw:
+                raise UserError(
+                    f"{where}: empty evidence list",
+                    hint="give at least one {question, answer} item; the official scorer would silently score 0",
+                )
+            items = []
+            for i, ev in enumerate(raw):
+                ew = f"{where}.evidence[{i}]"
+                if not isinstance(ev, Mapping):
+                    raise UserError(f"{ew}: evidence item must be an object, found {type(ev).__name__}")
+                url = ev.get("url")
+                items.append(
+                    EvidenceItem(
+                        require_str(ev, "question", ew),
+                        require_str(ev, "answer", ew),
+                        url if isinstance(url, str) else None,
+                    )
+                )
+            evidence = tuple(items)
+        string_evidence = _string_list(obj, "string_evidence", where)
+        if evidence is None and not string_evidence:
+            raise UserError(f"{where}: missing key 'evidence' (and no 'string_evidence')")
+        confidence, probabilities = parse_confidence(obj, where, labels)
+        return cls(claim_id, pred_label, claim, evidence, string_evidence, confidence, probabilities)
+
+
+@dataclass(frozen=True)
+class Prediction2023:
+    """One claim of a 2023 ``eval.py`` submission (the gold schema).
+
+    ``questions`` is ``None`` when the item has no ``questions`` key.
+    """
+
+    label: str
+    claim: str | None = None
+    questions: tuple[Question, ...] | None = None
+    string_evidence: tuple[str, ...] | None = None
+    justification: str | None = None
+    confidence: float | None = None
+    probabilities: Mapping[str, float] | None = None
+
+    @classmethod
+    def from_located(cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS) -> Prediction2023:
+        obj, where = loc.value, loc.where
+        label = check_label(require_str(obj, "label", where), where, labels)
+        claim = obj.get("claim")
+        if claim is not None and not isinstance(claim, str):
+            raise UserError(f"{where}: field 'claim' must be a string")
+        questions: tuple[Question, ...] | None = None
+        if "questions" in obj:
+            raw = obj["questions"]
+            if not isinstance(raw, list):
+                raise UserError(f"{where}: field 'questions' must be a list")
+            if not raw:
+                raise UserError(f"{where}: empty evidence list ('questions' is [])")
+            parsed = []
+            for i, q in enumerate(raw):
+                qw = f"{where}.questions[{i}]"
+                if isinstance(q, Mapping) and isinstance(q.get("answers"), Mapping):
+                    q = {**q, "answers": [q["answers"]]}  # eval.py wraps a lone answer object in a list
+                question = Question.from_dict(q, where=qw)
+                for k, ans in enumerate(question.answers):
+                    if ans.answer_type == "Boolean" and ans.boolean_explanation is None:
+                        raise UserError(f"{qw}.answers[{k}]: Boolean answer without 'boolean_explanation'")
+                parsed.append(question)
+            questions = tuple(parsed)
+        string_evidence = _string_list(obj, "string_evidence", where)
+        if questions is None and string_evidence is None:
+            raise UserError(f"{where}: missing key 'questions' (and no 'string_evidence')")
+        if questions is None and not string_evidence:
+            raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
+        justification = obj.get("justification")
+        if justification is not None and not isinstance(justification, str):
+            raise UserError(f"{where}: field 'justification' must be a string")
+        confidence, probabilities = parse_confidence(obj, where, labels)
+        return cls(label, claim, questions, string_evidence, justification, confidence, probabilities)
+
+
+@dataclass(frozen=True)
+class EvalAIItem:
+    """One line of an EvalAI submission or gold file."""
+
+    id: int | str
+    label: str
+    evidence: tuple[str, ...]
+    confidence: float | None = None
+    probabilities: Mapping[str, float] | None = None
+
+    @classmethod
+    def from_located(cls, loc: Located, *, role: str, labels: Sequence[str] = AVERITEC_LABELS) -> EvalAIItem:
+        obj, where = loc.value, loc.where
+        item_id = require(obj, "id", where)
+        if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
+            raise UserError(f"{where}: field 'id' must be an integer or string, found {item_id!r}")
+        where = f"{where} (id {item_id})"
+        label = check_label(require_str(obj, "label", where), where, labels)
+        evidence = _string_list(obj, "evidence", where)
+        if evidence is None:
+            raise UserError(f"{where}: missing key 'evidence'")
+        if not evidence:
+            why = "divides by the number of predicted strings" if role == "predictions" else "has nothing to match"
+            raise UserError(f"{where}: empty evidence list (the EvalAI scorer {why})")
+        confidence, probabilities = parse_confidence(obj, where, labels)
+        return cls(item_id, label, evidence, confidence, probabilities)
+
+
+# --------------------------------------------------------------------------- loaders
+
+
+def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVeriTeCClaim]:
+    """Read AVeriTeC gold (``dev.json`` schema) for scoring: labels and questions required."""
+    claims = []
+    for loc in iter_format(path, expected="averitec2023", profile=profile, role="references"):
+        claim = AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index)
+        if claim.label is None:
+            raise UserError(f"{loc.where}: reference claim has no 'label' (unlabelled test data cannot be scored)")
+        if not claim.questions:
+            raise UserError(f"{loc.where}: reference claim has no questions (empty evidence list)")
+        for i, q in enumerate(claim.questions):
+            for k, ans in enumerate(q.answers):
+                if ans.answer_type == "Boolean" and ans.boolean_explanation is None:
+                    raise UserError(f"{loc.where}.questions[{i}].answers[{k}]: Boolean answer without 'boolean_explanation'")
+        claims.append(claim)
+    return claims
+
+
+def load_predictions_2024(path: str | os.PathLike[str], *, n_references: int, references: str) -> list[Prediction2024]:
+    """Read a 2024 submission and order it by ``claim_id`` (0..n-1, each exactly once)."""
+    by_id: dict[int, Prediction2024] = {}
+    for loc in iter_format(path, expected="averitec2024", profile="averitec2024", role="predictions"):
+        pred = Prediction2024.from_located(loc)
+        if pred.claim_id in by_id:
+            raise UserError(f"{loc.where}: duplicate claim_id {pred.claim_id}")
+        if not 0 <= pred.claim_id < n_references:
+            raise UserError(
+                f"{loc.where}: claim_id {pred.claim_id} has no reference ({references} has {n_references} claims, ids 0..{n_references - 1})"
+            )
+        by_id[pred.claim_id] = pred
+    missing = [i for i in range(n_references) if i not in by_id]
+    if missing:
+        shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
+        raise UserError(
+            f"{path}: {len(by_id)} predictions for {n_references} reference claims; missing claim_id {shown}",
+            hint="the official scorer silently substitutes the first prediction for missing claims",
+        )
+    return [by_id[i] for i in range(n_references)]
+
+
+def load_predictions_2023(path: str | os.PathLike[str], *, n_references: int, references: str) -> list[Prediction2023]:
+    """Read a 2023 submission (aligned with the references by position)."""
+    preds = [
+        Prediction2023.from_located(loc)
+        for loc in iter_format(path, expected="averitec2023", profile="averitec2023", role="predictions")
+    ]
+    if len(preds) != n_references:
+        raise UserError(
+            f"{path}: {len(preds)} predictions but {references} has {n_references} claims (eval.py aligns them by position)"
+        )
+    return preds
+
+
+def load_evalai(path: str | os.PathLike[str], *, role: str) -> list[EvalAIItem]:
+    """Read an EvalAI gold or submission file."""
+    return [
+        EvalAIItem.from_located(loc, role=role)
+        for loc in iter_format(path, expected="evalai", profile="evalai", role=role)
+    ]
+
+
+def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> None:
+    """Reject a prediction whose claim text is not the reference claim (misaligned files)."""
+    if pred_claim is not None and pred_claim.strip() != gold_claim.strip():
+        raise UserError(
+            f"{where}: claim text {pred_claim[:60]!r} differs from the reference claim {gold_claim[:60]!r}",
+            hint="are the predictions and references the same split, in the same order?",
+        )
+
+
+__all__ = [
+    "FORMAT_DESCRIPTIONS",
+    "EvalAIItem",
+    "EvidenceItem",
+    "Prediction2023",
+    "Prediction2024",
+    "check_claim_text",
+    "check_label",
+    "iter_format",
+    "load_evalai",
+    "load_gold_claims",
+    "load_predictions_2023",
+    "load_predictions_2024",
+    "parse_confidence",
+    "sniff_item_format",
+]

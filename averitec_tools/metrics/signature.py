@@ -1,0 +1,80 @@
+"""sacreBLEU-style signatures: one string that says exactly how a score was computed.
+
+Example:
+    >>> Signature(profile="averitec2024", metric="hu-meteor", tokenizer="nltk-3.9.1-word_tokenize",
+    ...           wordnet="3.0+sha256.0123456789ab", thresholds=(0.25,), comparison=">",
+    ...           normalisation="gold", evidence_cap=10, version="0.1.0").render()
+    'profile:averitec2024|metric:hu-meteor|tok:nltk-3.9.1-word_tokenize|stem:porter-nltk|wordnet:3.0+sha256.0123456789ab|thr:0.25(>)|norm:gold|cap:10|version:0.1.0'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Everything that can change a printed score.
+
+    Attributes:
+        profile: Scoring profile name.
+        metric: Evidence metric (``hu-meteor``).
+        tokenizer: Tokenizer behaviour (``nltk-3.9.1-word_tokenize``).
+        wordnet: WordNet version and checksum of the files used.
+        thresholds: λ values reported.
+        comparison: ``">"`` or ``">="``.
+        normalisation: ``"gold"`` or ``"pred"`` (what the matched sum is divided by).
+        evidence_cap: How many predicted evidence items are scored (``None``: all).
+        version: averitec-tools version.
+        stemmer: Stemmer used in METEOR's stem stage.
+    """
+
+    profile: str
+    metric: str
+    tokenizer: str
+    wordnet: str
+    thresholds: tuple[float, ...]
+    comparison: str
+    normalisation: str
+    evidence_cap: int | None
+    version: str
+    stemmer: str = "porter-nltk"
+
+    def render(self) -> str:
+        """The signature string (``key:value`` fields joined by ``|``)."""
+        thr = ",".join(repr(float(t)) for t in self.thresholds)
+        return "|".join(
+            [
+                f"profile:{self.profile}",
+                f"metric:{self.metric}",
+                f"tok:{self.tokenizer}",
+                f"stem:{self.stemmer}",
+                f"wordnet:{self.wordnet}",
+                f"thr:{thr}({self.comparison})",
+                f"norm:{self.normalisation}",
+                f"cap:{'none' if self.evidence_cap is None else self.evidence_cap}",
+                f"version:{self.version}",
+            ]
+        )
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def parse_signature(text: str) -> dict[str, str]:
+    """Split a rendered signature back into its fields.
+
+    Example:
+        >>> parse_signature("profile:evalai|cap:none")
+        {'profile': 'evalai', 'cap': 'none'}
+    """
+    out: dict[str, str] = {}
+    for part in text.split("|"):
+        key, sep, value = part.partition(":")
+        if not sep:
+            raise ValueError(f"not a signature field: {part!r}")
+        out[key] = value
+    return out
+
+
+__all__ = ["Signature", "parse_signature"]

@@ -1,0 +1,210 @@
+"""A straightforward reference implementation of the official AVeriTeC scorers.
+
+It follows the official scripts' structure on purpose -- ``nltk.word_tokenize`` and
+``nltk.translate.meteor_score.single_meteor_score`` for every (prediction, gold) pair,
+``scipy.optimize.linear_sum_assignment`` per claim, and the 2024 script's recomputation of
+the Q+A matrix for the AVeriTeC score and for the per-type score -- so that it is both a
+correctness oracle for ``averitec score`` and a fair speed baseline.
+
+Tokenizer behaviour: the official numbers were produced with NLTK 3.8.1/3.9.1. With
+``--nltk-path DIR`` (a folder holding such an NLTK, e.g. from ``pip install --target DIR
+nltk==3.9.1``) or an installed 3.8.1/3.9.1, plain ``nltk.word_tokenize`` is used.
+Otherwise ``word_tokenize`` is replaced by ``averitec_tools.metrics.tokenize`` (NLTK 3.9.1
+behaviour, checked token-for-token against 3.9.1 in ``tests/test_tokenize.py``); the
+METEOR and WordNet code is always NLTK's own.
+
+Usage::
+
+    python benchmarks/reference_scorer.py --profile averitec2024 PREDICTIONS REFERENCES
+    # prints one JSON object with the same keys as ``averitec score --json`` (no signature)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+REFERENCE_NLTK = ("3.8.1", "3.9.1")
+LEVELS_2024 = [0.1, 0.2, 0.25, 0.3, 0.4, 0.5]
+VERDICTS = ["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"]
+
+
+def setup_nltk(nltk_path: str | None) -> tuple[Any, str]:
+    if nltk_path:
+        sys.path.insert(0, nltk_path)
+    import nltk
+
+    if nltk.__version__ in REFERENCE_NLTK:
+        return nltk.word_tokenize, f"nltk-{nltk.__version__}"
+    from averitec_tools.metrics.tokenize import WordTokenizer
+
+    return WordTokenizer(allow_download=False).tokenize, f"averitec_tools 3.9.1 tokenizer under nltk-{nltk.__version__}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("predictions")
+    parser.add_argument("references")
+    parser.add_argument("--profile", default="averitec2024", choices=["averitec2024", "averitec2023", "evalai"])
+    parser.add_argument("--nltk-path", default=None, help="folder with a reference NLTK (3.8.1/3.9.1)")
+    args = parser.parse_args(argv)
+
+    word_tokenize, tok_mode = setup_nltk(args.nltk_path)
+    import numpy as np
+    import scipy.optimize
+    import sklearn.metrics
+    from nltk.translate.meteor_score import single_meteor_score
+
+    def pairwise_meteor(candidate: str, reference: str) -> float:
+        return single_meteor_score(word_tokenize(reference), word_tokenize(candidate))
+
+    def matrix(src: list[str], tgt: list[str]) -> np.ndarray:
+        scores = np.empty((len(src), len(tgt)))
+        for i, s in enumerate(src):
+            for j, t in enumerate(tgt):
+                scores[i][j] = pairwise_meteor(s, t)
+        return scores
+
+    def hungarian(src: list[str], tgt: list[str], norm: int) -> float:
+        scores = matrix(src, tgt)
+        rows, cols = scipy.optimize.linear_sum_assignment(scores, maximize=True)
+        utility = scores[rows, cols].sum()
+        utility *= 1 / float(norm)
+        return float(utility)
+
+    def gold_strings(example: dict[str, Any]) -> list[str]:
+        out = []
+        for q in example.get("questions", []):
+            answers = q["answers"] if isinstance(q["answers"], list) else [q["answers"]]
+            for a in answers:
+                out.append(q["question"] + " " + a["answer"])
+                if a.get("answer_type") == "Boolean":
+                    out[-1] += ". " + a["boolean_explanation"]
+            if len(answers) == 0:
+                out.append(q["question"] + " No answer could be found.")
+        out.extend(example.get("string_evidence", []))
+        return out
+
+    def gold_answers(example: dict[str, Any]) -> list[str]:
+        out = []
+        for q in example["questions"]:
+            for a in q["answers"]:
+                out.append(a["answer"] + (". " + a["boolean_explanation"] if a.get("answer_type") == "Boolean" else ""))
+            if not q["answers"]:
+                out.append("No answer could be found.")
+        return out
+
+    def veracity(src_labels: list[str], tgt_labels: list[str]) -> dict[str, Any]:
+        f1 = sklearn.metrics.f1_score(tgt_labels, src_labels, labels=VERDICTS, average=None)
+        return {
+            "accuracy": float(np.mean([s == t for s, t in zip(src_labels, tgt_labels, strict=False)])),
+            "macro_f1": float(sklearn.metrics.f1_score(tgt_labels, src_labels, labels=VERDICTS, average="macro")),
+            "f1": {v: float(x) for v, x in zip(VERDICTS, f1, strict=False)},
+        }
+
+    def by_type(srcs: list[Any], tgts: list[Any], qa_fn: Any, threshold: float) -> dict[str, float]:
+        types: dict[str, list[float]] = {}
+        for src, tgt in zip(srcs, tgts, strict=False):
+            score = qa_fn(src, tgt)
+            if score <= threshold:
+                score = 0
+            for t in tgt["claim_types"]:
+                types.setdefault(t, []).append(score)
+        return {t: float(np.mean(v)) for t, v in types.items()}
+
+    out: dict[str, Any] = {"profile": args.profile, "tokenizer": tok_mode}
+    if args.profile == "averitec2024":
+        with open(args.references, encoding="utf-8") as fh:
+            tgts = json.load(fh)
+        with open(args.predictions, encoding="utf-8") as fh:
+            preds = {p["claim_id"]: p for p in json.load(fh)}
+        srcs = [preds[i] for i in range(len(tgts))]
+
+        def src_qa(src: dict[str, Any]) -> list[str]:
+            strings = [e["question"] + " " + e["answer"] for e in src.get("evidence", [])]
+            return (strings + src.get("string_evidence", []))[:10]
+
+        def qa(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            g = gold_strings(tgt)
+            return hungarian(src_qa(src), g, len(g))
+
+        def q_only(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            s = [e["question"] for e in src["evidence"][:10]] if "evidence" in src else src.get("string_evidence", [])[:10]
+            g = [q["question"] for q in tgt["questions"]]
+            return hungarian(s, g, len(g))
+
+        def a_only(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            s = [e["answer"] for e in src["evidence"][:10]] if "evidence" in src else src.get("string_evidence", [])[:10]
+            g = gold_answers(tgt)
+            return hungarian(s, g, len(g))
+
+        out["n_claims"] = len(tgts)
+        out["questions_only"] = float(np.mean([q_only(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["answers_only"] = float(np.mean([a_only(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["questions_answers"] = float(np.mean([qa(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["veracity"] = veracity([s["pred_label"] for s in srcs], [t["label"] for t in tgts])
+        rows = []
+        for s, t in zip(srcs, tgts, strict=False):
+            score = qa(s, t)
+            rows.append([(s["pred_label"] == t["label"]) if score > lvl else 0.0 for lvl in LEVELS_2024])
+        out["averitec_score"] = {repr(lvl): float(v) for lvl, v in zip(LEVELS_2024, np.mean(np.array(rows), axis=0), strict=False)}
+        out["by_claim_type"] = {"0.25": by_type(srcs, tgts, qa, 0.25)}
+    elif args.profile == "averitec2023":
+        with open(args.references, encoding="utf-8") as fh:
+            tgts = json.load(fh)
+        with open(args.predictions, encoding="utf-8") as fh:
+            srcs = json.load(fh)
+
+        def qa23(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            g = gold_strings(tgt)
+            return hungarian(gold_strings(src)[:10], g, len(g))
+
+        def q23(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            s = gold_strings(src)[:10] if "questions" not in src else [q["question"] for q in src["questions"][:10]]
+            g = [q["question"] for q in tgt["questions"]]
+            return hungarian(s, g, len(g))
+
+        def justification(src: dict[str, Any]) -> str:
+            return src["justification"] if src.get("justification") is not None else " ".join(gold_strings(src)[:10])
+
+        out["n_claims"] = len(tgts)
+        out["questions_only"] = float(np.mean([q23(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["questions_answers"] = float(np.mean([qa23(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["veracity"] = veracity([s["label"] for s in srcs], [t["label"] for t in tgts])
+        out["justification"] = float(np.mean([pairwise_meteor(justification(s), t["justification"]) for s, t in zip(srcs, tgts, strict=False)]))
+        rows, jrows = [], []
+        for s, t in zip(srcs, tgts, strict=False):
+            score = qa23(s, t)
+            j = pairwise_meteor(justification(s), t["justification"])
+            rows.append([(s["label"] == t["label"]) if score > lvl else 0.0 for lvl in LEVELS_2024])
+            jrows.append([j if score > lvl else 0.0 for lvl in LEVELS_2024])
+        out["averitec_score"] = {repr(lvl): float(v) for lvl, v in zip(LEVELS_2024, np.mean(np.array(rows), axis=0), strict=False)}
+        out["justification_score"] = {repr(lvl): float(v) for lvl, v in zip(LEVELS_2024, np.mean(np.array(jrows), axis=0), strict=False)}
+        out["by_claim_type"] = {repr(t): by_type(srcs, tgts, qa23, t) for t in (0.2, 0.3)}
+    else:
+        with open(args.references, encoding="utf-8") as fh:
+            gold = [json.loads(line) for line in fh if line.strip()]
+        with open(args.predictions, encoding="utf-8") as fh:
+            pred = [json.loads(line) for line in fh if line.strip()]
+        assert len(gold) == len(pred)
+        levels = [0.2, 0.25, 0.3]
+        label_hits = [0, 0, 0]
+        evid = [0.0, 0.0, 0.0]
+        for g, p in zip(gold, pred, strict=False):
+            utility = hungarian(p["evidence"], g["evidence"], len(p["evidence"]))
+            for k, lvl in enumerate(levels):
+                if utility >= lvl:
+                    if g["label"] == p["label"]:
+                        label_hits[k] += 1
+                    evid[k] += utility
+        out["n_claims"] = len(gold)
+        out["label_accuracy"] = {repr(lvl): label_hits[k] / len(pred) for k, lvl in enumerate(levels)}
+        out["evidence_meteor"] = {repr(lvl): evid[k] / len(pred) for k, lvl in enumerate(levels)}
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

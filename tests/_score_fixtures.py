@@ -1,0 +1,101 @@
+"""Tiny inline AVeriTeC gold/prediction files for scorer tests (hand-checkable)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+GOLD: list[dict[str, Any]] = [
+    {
+        "claim": "The moon is made of cheese.",
+        "label": "Refuted",
+        "justification": "The moon is made of rock.",
+        "claim_types": ["Event/Property Claim"],
+        "questions": [
+            {"question": "What is the moon made of?", "answers": [{"answer": "Rock and dust.", "answer_type": "Extractive"}]},
+            {"question": "Is the moon cheese?", "answers": [{"answer": "No", "answer_type": "Boolean", "boolean_explanation": "It is rock."}]},
+        ],
+    },
+    {
+        "claim": "Cats can fly.",
+        "label": "Refuted",
+        "justification": "Cats have no wings.",
+        "claim_types": ["Event/Property Claim", "Causal Claim"],
+        "questions": [{"question": "Do cats have wings?", "answers": []}],
+    },
+    {
+        "claim": "Water boils at 100 C at sea level.",
+        "label": "Supported",
+        "justification": "Physics textbooks agree.",
+        "claim_types": ["Numerical Claim"],
+        "questions": [
+            {"question": "At what temperature does water boil?", "answers": [{"answer": "100 degrees Celsius at sea level.", "answer_type": "Abstractive"}]},
+        ],
+    },
+]
+
+PRED_2024: list[dict[str, Any]] = [
+    {"claim_id": 0, "claim": GOLD[0]["claim"], "pred_label": "Refuted", "confidence": 0.8,
+     "probabilities": {"Refuted": 0.8, "Supported": 0.2},
+     "evidence": [{"question": "What is the moon made of?", "answer": "Rock.", "url": "u"},
+                  {"question": "Is the moon cheese?", "answer": "No", "url": "u"}]},
+    {"claim_id": 1, "claim": GOLD[1]["claim"], "pred_label": "Supported",
+     "evidence": [{"question": "Do cats have wings?", "answer": "No answer could be found.", "url": "u"}]},
+    {"claim_id": 2, "claim": GOLD[2]["claim"], "pred_label": "Supported",
+     "evidence": [{"question": f"Question {i} about water?", "answer": "It boils at 100 degrees.", "url": "u"} for i in range(12)]},
+]
+
+
+def pred_2023() -> list[dict[str, Any]]:
+    out = []
+    for p in PRED_2024:
+        item: dict[str, Any] = {
+            "claim": p["claim"],
+            "label": p["pred_label"],
+            "questions": [{"question": e["question"], "answers": [{"answer": e["answer"], "source_url": e["url"]}]} for e in p["evidence"]],
+        }
+        if p["claim_id"] == 0:
+            item["justification"] = "The moon is rock."
+        out.append(item)
+    return out
+
+
+def gold_evalai() -> list[dict[str, Any]]:
+    out = []
+    for i, g in enumerate(GOLD):
+        ev = []
+        for q in g["questions"]:
+            for a in q["answers"]:
+                s = q["question"] + " " + a["answer"]
+                if a.get("answer_type") == "Boolean":
+                    s += ". " + a["boolean_explanation"]
+                ev.append(s)
+            if not q["answers"]:
+                ev.append(q["question"] + " No answer could be found.")
+        out.append({"id": i, "label": g["label"], "evidence": ev})
+    return out
+
+
+def pred_evalai() -> list[dict[str, Any]]:
+    return [{"id": p["claim_id"], "label": p["pred_label"], "evidence": [e["question"] + " " + e["answer"] for e in p["evidence"]]} for p in PRED_2024]
+
+
+def write_json(path: Path, obj: Any) -> Path:
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def write_jsonl(path: Path, items: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return path
+
+
+def make_files(tmp: Path) -> dict[str, Path]:
+    return {
+        "gold": write_json(tmp / "gold.json", GOLD),
+        "pred2024": write_json(tmp / "pred2024.json", PRED_2024),
+        "pred2023": write_json(tmp / "pred2023.json", pred_2023()),
+        "gold_evalai": write_jsonl(tmp / "gold.jsonl", gold_evalai()),
+        "pred_evalai": write_jsonl(tmp / "pred.jsonl", pred_evalai()),
+    }

@@ -1,0 +1,83 @@
+"""Hungarian METEOR: assignment, normalisation, and parallel == sequential."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+from averitec_tools.metrics import METRICS
+from averitec_tools.metrics.hungarian_meteor import (
+    HungarianTask,
+    assignment_utility,
+    pairwise_matrix,
+    resolve_jobs,
+    score_tasks,
+)
+from averitec_tools.metrics.meteor import MeteorEngine
+
+
+@pytest.fixture(scope="module")
+def engine() -> MeteorEngine:
+    return MeteorEngine(allow_download=False)
+
+
+def test_assignment_prefers_global_optimum() -> None:
+    # Greedy would take 0.9 then 0.1 (sum 1.0); the optimum is 0.8 + 0.7 = 1.5.
+    m = np.array([[0.9, 0.8], [0.7, 0.1]])
+    assert assignment_utility(m, normaliser=2) == pytest.approx(0.75)
+
+
+def test_unmatched_gold_counts_as_zero() -> None:
+    m = np.array([[1.0, 0.0, 0.0]])
+    assert assignment_utility(m, normaliser=3) == pytest.approx(1 / 3)
+
+
+def test_empty_candidates_score_zero() -> None:
+    assert assignment_utility(np.empty((0, 2)), normaliser=2) == 0.0
+
+
+def test_matrix_direction_matches_official(engine: MeteorEngine) -> None:
+    cands, refs = ["the cat sat", "a dog barked loudly"], ["the cat sat down", "dogs bark"]
+    m = pairwise_matrix(candidates=cands, references=refs, engine=engine)
+    assert m.shape == (2, 2)
+    assert m[0, 0] == engine.score(candidate="the cat sat", reference="the cat sat down")
+    rows, cols = linear_sum_assignment(m, maximize=True)
+    assert METRICS.get("hu-meteor")(candidates=cands, references=refs, engine=engine) == m[rows, cols].sum() * (1 / 2.0)
+
+
+def test_normalise_by_candidates(engine: MeteorEngine) -> None:
+    cands, refs = ["the cat sat", "zzz"], ["the cat sat"]
+    by_ref = METRICS.get("hu-meteor")(candidates=cands, references=refs, engine=engine)
+    by_cand = METRICS.get("hu-meteor")(candidates=cands, references=refs, normalise="candidate", engine=engine)
+    assert by_cand == pytest.approx(by_ref / 2)
+
+
+def test_undefined_without_references(engine: MeteorEngine) -> None:
+    with pytest.raises(ValueError, match="undefined"):
+        score_tasks([HungarianTask(("a",), ())], engine=engine, jobs=1)
+
+
+def test_parallel_equals_sequential(engine: MeteorEngine) -> None:
+    words = ["the", "cat", "sat", "on", "a", "mat", "while", "dogs", "were", "barking", "at", "cars", "and", "people", "ran", "home"]
+    tasks = [
+        HungarianTask(
+            tuple(" ".join(words[(i + k) % 15 : (i + k) % 15 + 4]) for k in range(3)),
+            tuple(" ".join(words[(2 * i + k) % 13 : (2 * i + k) % 13 + 5]) for k in range(2)),
+        )
+        for i in range(40)
+    ]
+    sequential = score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=1)
+    parallel = score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=2)
+    assert sequential == parallel
+    assert any(v > 0 for v in sequential)
+
+
+def test_resolve_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve_jobs(3, 10) == 3
+    assert resolve_jobs(None, 5) == 1
+    assert resolve_jobs(0, 5) == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert resolve_jobs(None, 500, load=0.0) == 4  # capped
+    assert resolve_jobs(None, 500, load=5.8) == 2  # two idle cores
+    assert resolve_jobs(None, 500, load=9.0) == 1  # busy machine

@@ -1,0 +1,86 @@
+"""The NLTK 3.9.1 word tokenizer, independent of the installed NLTK."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nltk
+import pytest
+from _score_corpus import corpus_strings, digest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from averitec_tools.metrics.tokenize import WordTokenizer, treebank_tokenize
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "nltk391_reference.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> WordTokenizer:
+    return WordTokenizer(allow_download=False)
+
+
+def test_leading_single_quote_stays_attached() -> None:
+    # NLTK 3.9.1 keeps 'Destroying whole; 3.10 splits it into ' + Destroying.
+    assert treebank_tokenize("accused Billie Eilish of 'Destroying our country'") == [
+        "accused", "Billie", "Eilish", "of", "'Destroying", "our", "country", "'",
+    ]
+
+
+def test_single_letter_after_quote_is_split() -> None:
+    # 3.9.1 splits a quote from a one-letter word ('a), but not from contractions ('s).
+    assert treebank_tokenize("'a house's roof") == ["'", "a", "house", "'s", "roof"]
+
+
+def test_unicode_dash_is_not_split() -> None:
+    # 3.10 added U+2012..U+2015 as punctuation; 3.9.1 leaves them inside tokens.
+    assert treebank_tokenize("2019\u20132020 season") == ["2019\u20132020", "season"]
+
+
+def test_word_tokenize_splits_sentences_first(tokenizer: WordTokenizer) -> None:
+    # The period of a non-final sentence is only split off because Punkt ends a sentence there.
+    assert tokenizer.tokenize("He said so. She did not.") == ["He", "said", "so", ".", "She", "did", "not", "."]
+    assert treebank_tokenize("He said so. She did not.") == ["He", "said", "so.", "She", "did", "not", "."]
+
+
+def test_curly_quote_sentence_boundary_is_391(tokenizer: WordTokenizer) -> None:
+    # 3.10's Punkt realigns a closing curly quote onto the previous sentence; 3.9.1 does not.
+    text = "He called it \u201cfake.\u201d Then he left."
+    assert tokenizer.sentences(text) == ["He called it \u201cfake.\u201d Then he left."]
+
+
+def test_empty_and_whitespace(tokenizer: WordTokenizer) -> None:
+    assert tokenizer.tokenize("") == []
+    assert tokenizer.tokenize("   \n ") == []
+
+
+@pytest.mark.parametrize("case", REFERENCE["tokenizer_differs_from_3_10"][:100], ids=lambda c: c["text"][:30])
+def test_recorded_391_cases(tokenizer: WordTokenizer, case: dict) -> None:
+    assert tokenizer.tokenize(case["text"]) == case["tokens"]
+
+
+def test_installed_nltk_differs_on_recorded_cases() -> None:
+    """The recorded cases are exactly those where NLTK 3.10 deviates (guards the fixture)."""
+    if nltk.__version__ in ("3.8.1", "3.9.1"):
+        pytest.skip(f"installed NLTK {nltk.__version__} is the reference itself")
+    case = REFERENCE["tokenizer_differs_from_3_10"][0]
+    assert nltk.word_tokenize(case["text"]) != case["tokens"]
+
+
+@pytest.mark.shared_data
+def test_corpus_wide_equality_with_nltk_391(shared_data: Path, tokenizer: WordTokenizer) -> None:
+    """Every string of the shared AVeriTeC files tokenises exactly as NLTK 3.9.1 did."""
+    strings = corpus_strings(shared_data)
+    assert len(strings) == REFERENCE["n_strings"]
+    assert digest([tokenizer.tokenize(s) for s in strings]) == REFERENCE["tokens_sha256"]
+
+
+_ALPHABET = st.sampled_from(list("ab .?!,;:'\"()-\n\t”“") + ["Mr.", "U.S.", "e.g.", "3.5", "No", "The"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=25).map("".join))
+def test_sentence_shortcut_equals_punkt(tokenizer: WordTokenizer, text: str) -> None:
+    """The no-boundary shortcut in sentences() returns what Punkt itself returns."""
+    assert tokenizer.sentences(text) == tokenizer._sentence_splitter.tokenize(text)
