@@ -91,6 +91,6 @@ def test_bad_input(kwargs: dict, message: str) -> None:
 
 
 def test_registry_objects() -> None:
-    assert METRICS.get("abstain_coverage")(gold=GOLD, predictions=PRED) == pytest.approx(4 / 6)
-    assert METRICS.get("abstain_accuracy")(gold=GOLD, predictions=PRED) == pytest.approx(0.5)
-    assert METRICS.get("abstain_accuracy")(gold=["A"], predictions=["NEI"]) is None
+    assert METRICS.get("abstain-coverage")(gold=GOLD, predictions=PRED) == pytest.approx(4 / 6)
+    assert METRICS.get("abstain-accuracy")(gold=GOLD, predictions=PRED) == pytest.approx(0.5)
+    assert METRICS.get("abstain-accuracy")(gold=["A"], predictions=["NEI"]) is None

@@ -99,6 +99,6 @@ def test_registry_objects() -> None:
     assert brier.info.higher_is_better is False
     assert "Brier" in brier.info.citation
     assert brier(confidences=[0.9, 0.6, 0.2], correct=[1, 0, 0]) == pytest.approx(0.41 / 3)
-    multi = METRICS.get("brier_multiclass")
+    multi = METRICS.get("brier-multiclass")
     assert multi.info.bounds == (0.0, 2.0)
     assert multi(probabilities=[[0.0, 1.0]], labels_true=[0]) == 2.0

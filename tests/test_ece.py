@@ -151,6 +151,6 @@ def test_registry_and_json_form() -> None:
     assert ece.info.params == {"n_bins": 15, "strategy": "uniform"}
     assert ece.info.higher_is_better is False
     assert METRICS.get("mce")(confidences=[0.1, 0.9], correct=[0, 1]) == pytest.approx(0.1)
-    assert METRICS.get("ece_classwise")(probabilities=[[1.0, 0.0]], labels_true=[0]) == 0.0
+    assert METRICS.get("ece-classwise")(probabilities=[[1.0, 0.0]], labels_true=[0]) == 0.0
     d = reliability_diagram(confidences=[0.2, 0.9], correct=[0, 1], n_bins=3).to_dict()
     assert d["n"] == 2 and len(d["bins"]) == 3 and d["bins"][1]["accuracy"] is None

@@ -105,7 +105,7 @@ def test_fusion_bad_parameters(kwargs: dict[str, float], msg: str) -> None:
 
 
 def test_fusion_matches_ranx() -> None:
-    ranx = pytest.importorskip("ranx")
+    import ranx
     sparse = {
         "q1": SPARSE,
         "q2": [ScoredPassage(_p(d), s) for d, s in [("x", 31.5), ("y", 20.25), ("z", 3.0), ("w", 1.0)]],

@@ -113,7 +113,7 @@ def test_bm25s_save_load_and_bad_index(tmp_path: Path) -> None:
 
 @pytest.mark.java
 def test_analyzer_agrees_with_lucene() -> None:
-    pyserini_backend = pytest.importorskip("averitec_tools.baselines.r2vc.retrieval.pyserini_backend")
+    from averitec_tools.baselines.r2vc.retrieval import pyserini_backend
     analyzer = LuceneLikeAnalyzer()
     for _, title, text in DOCS:
         assert analyzer(f"{title}\n{text}") == pyserini_backend.lucene_analyze(f"{title}\n{text}")

@@ -161,10 +161,10 @@ def test_empty_and_bad_input() -> None:
 
 def test_registry_objects_and_json() -> None:
     assert METRICS.get("aurc")(confidences=[0.9, 0.1], correct=[1, 0]) == 0.25
-    assert METRICS.get("e_aurc")(confidences=[0.9, 0.1], correct=[1, 0]) == 0.0
-    assert METRICS.get("coverage_at_risk").info.params == {"max_risk": 0.1}
-    assert METRICS.get("risk_at_coverage").info.params == {"coverage": 0.8}
-    assert METRICS.get("selective_accuracy")(confidences=[0.1], correct=[1]) is None
-    assert "Geifman" in METRICS.get("e_aurc").info.citation
+    assert METRICS.get("e-aurc")(confidences=[0.9, 0.1], correct=[1, 0]) == 0.0
+    assert METRICS.get("coverage-at-risk").info.params == {"max_risk": 0.1}
+    assert METRICS.get("risk-at-coverage").info.params == {"coverage": 0.8}
+    assert METRICS.get("selective-accuracy")(confidences=[0.1], correct=[1]) is None
+    assert "Geifman" in METRICS.get("e-aurc").info.citation
     d = risk_coverage_curve(confidences=[0.9, 0.1], correct=[1, 0]).to_dict()
     assert d["coverages"] == [0.5, 1.0] and d["risks"] == [0.0, 0.5]

@@ -208,7 +208,7 @@ class AbstentionCoverage:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="abstain_coverage",
+            name="abstain-coverage",
             higher_is_better=True,
             description="fraction of claims whose prediction is not an abstain label",
             params={"abstain_labels": list(self.abstain_labels)},
@@ -237,7 +237,7 @@ class AbstentionAccuracy:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="abstain_accuracy",
+            name="abstain-accuracy",
             higher_is_better=True,
             description="accuracy on claims whose prediction is not an abstain label",
             params={"abstain_labels": list(self.abstain_labels)},

@@ -133,7 +133,7 @@ class MulticlassBrierScore:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="brier_multiclass",
+            name="brier-multiclass",
             higher_is_better=False,
             description="mean over predictions of Σ_k (p_k − 1[y = k])²",
             params={"scale_by_half": self.scale_by_half},

@@ -472,7 +472,7 @@ class ClasswiseCalibrationError:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="ece_classwise",
+            name="ece-classwise",
             higher_is_better=False,
             description="mean over classes k of the ECE of p_k against 1[y = k]",
             params={"n_bins": self.n_bins, "strategy": self.strategy},

@@ -103,7 +103,7 @@ class FeverScore:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="fever_score",
+            name="fever-score",
             higher_is_better=True,
             description="FEVER strict score: correct label and a complete gold evidence set "
             "among the first max_evidence predicted sentences",

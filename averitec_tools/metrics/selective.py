@@ -373,7 +373,7 @@ class ExcessAURC:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="e_aurc",
+            name="e-aurc",
             higher_is_better=False,
             description="AURC minus the AURC of a perfect ranking",
             citation=GEIFMAN_CITATION,
@@ -397,7 +397,7 @@ class CoverageAtRisk:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="coverage_at_risk",
+            name="coverage-at-risk",
             higher_is_better=True,
             description="largest coverage whose selective risk is ≤ max_risk",
             params={"max_risk": self.max_risk},
@@ -422,7 +422,7 @@ class RiskAtCoverage:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="risk_at_coverage",
+            name="risk-at-coverage",
             higher_is_better=False,
             description="selective risk at the highest threshold reaching the coverage",
             params={"coverage": self.coverage},
@@ -449,7 +449,7 @@ class SelectiveAccuracy:
     @property
     def info(self) -> MetricInfo:
         return MetricInfo(
-            name="selective_accuracy",
+            name="selective-accuracy",
             higher_is_better=True,
             description="accuracy on the predictions with confidence ≥ threshold",
             params={"threshold": self.threshold},
