@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: venv venv-core venv-all demo test lint typecheck bench clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc r2vc-dev clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -41,8 +41,22 @@ lint: $(VENV)/.core-stamp
 	$(VENV)/bin/ruff check averitec_tools tests benchmarks
 	$(VENV)/bin/mypy
 
-bench: $(VENV)/.core-stamp
-	$(PY) benchmarks/bench_scorer.py
+# The reference side of the scorer benchmark runs under a real NLTK 3.9.1, kept apart from .venv.
+NLTK_REF := $(VENV)/nltk391
+$(NLTK_REF):
+	$(PIP) install -q --target $(NLTK_REF) --no-deps nltk==3.9.1
+
+bench: $(VENV)/.core-stamp $(NLTK_REF)
+	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF)
+
+bench-r2vc: $(VENV)/.all-stamp
+	$(PY) benchmarks/bench_r2vc.py --n 20
+
+R2VC_OUT ?= results/r2vc_dev_offline_minilm.json
+r2vc-dev: $(VENV)/.all-stamp
+	$(VENV)/bin/averitec baseline r2vc --config offline-minilm --out $(R2VC_OUT) --resume
+	$(VENV)/bin/averitec score $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
+	$(VENV)/bin/averitec calibration $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,360 @@
+"""R2VC pipeline configuration: Table G.1 defaults, YAML loading, ablation switches.
+
+A configuration is a frozen :class:`R2VCConfig` with one section per stage. The
+defaults are the paper's Table G.1 values (FEVER run). YAML files name only what they
+change; an unknown key is an error naming the key and suggesting close names. A YAML
+file may start from a built-in configuration with ``base: offline-minilm``.
+
+Ablation switches (paper §5, Table 2) live in the ``ablation`` section and are applied
+by :meth:`R2VCConfig.effective`:
+
+==========================  ===============================================================
+``no_dpo``                  use ``generator.sft_model`` (the checkpoint before DPO)
+``no_verifier_selection``   take the first candidate; the verifier neither ranks nor gates
+``single_candidate``        k = 1
+``no_calibration``          π = s_ver clipped to [0, 1] (Algorithm C.1 ``MonotoneMap``)
+``nli_only``                no language model: the NLI-only generator fallback
+``sparse_only``             BM25 only (no dense retriever)
+``dense_only``              dense only (no BM25)
+==========================  ===============================================================
+
+Example:
+    >>> cfg = config_from_mapping({"ablation": {"single_candidate": True}}, source="x.yaml")
+    >>> cfg.effective().generator.k
+    1
+    >>> config_from_mapping({"verifer": {}}, source="x.yaml")
+    Traceback (most recent call last):
+    ...
+    averitec_tools.errors.UserError: x.yaml: unknown key 'verifer' (did you mean: verifier?)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Hybrid retrieval (§3.2, Algorithm C.2; Table G.1)."""
+
+    #: Paragraph-store directory (the CLI's ``--corpus`` overrides it).
+    corpus: str | None = None
+    #: Where indexes are built once and loaded afterwards (default: ``<corpus>/indexes``).
+    index_dir: str | None = None
+    sparse: str | None = "bm25s"
+    dense_model: str | None = "BAAI/bge-large-en-v1.5"
+    dense_index: str = "hnsw"
+    alpha: float = 0.5
+    epsilon: float = 1e-6
+    top_sparse: int = 200
+    top_dense: int = 200
+    top_m: int = 24
+    encode_batch_size: int = 1024
+    device: str | None = None
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """Candidate generation (§3.3; Table G.1 inference rows)."""
+
+    #: The SFT+DPO generator (hub id or directory); ``None`` → NLI-only fallback.
+    model: str | None = None
+    #: The SFT-only checkpoint, used by the ``no_dpo`` ablation.
+    sft_model: str | None = None
+    k: int = 16
+    subset_size: int = 16
+    max_new_tokens: int = 160
+    device: str = "auto"
+    dtype: str = "auto"
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    """NLI verifier (§3.4)."""
+
+    model: str = "cross-encoder/nli-deberta-v3-large"
+    top_k_coverage: int = 6
+    t_ent: float = 0.60
+    t_contr: float = 0.60
+    delta: float = 0.10
+    batch_size: int = 32
+    max_length: int = 256
+    device: str | None = None
+
+
+@dataclass(frozen=True)
+class CalibrationConfig:
+    """SLC calibrator and the decision thresholds (§3.5)."""
+
+    #: A calibrator JSON saved by :meth:`Calibrator.save`; ``None`` → monotone map of s_ver.
+    path: str | None = None
+    tau_cal: float = 0.60
+    tau_ver: float = 0.55
+    fit_size: int = 10000
+    fit_candidates: int = 12
+    max_iter: int = 2000
+    abstain: bool = True
+
+
+@dataclass(frozen=True)
+class AblationConfig:
+    """Switches for every row of the paper's ablation table (§5)."""
+
+    no_dpo: bool = False
+    no_verifier_selection: bool = False
+    single_candidate: bool = False
+    no_calibration: bool = False
+    nli_only: bool = False
+    sparse_only: bool = False
+    dense_only: bool = False
+
+
+@dataclass(frozen=True)
+class OfflineConfig:
+    """The built-in offline CPU configuration (see :mod:`averitec_tools.baselines.r2vc.offline`)."""
+
+    enabled: bool = False
+    #: Cross-validation folds (by claim) for the fine-tuned MiniLM verifier and the SLC fit.
+    folds: int = 5
+    #: (claim, passage) training pairs per fold model (sampled from the other folds).
+    train_pairs: int = 400
+    epochs: int = 2
+    learning_rate: float = 2e-4
+    train_batch_size: int = 16
+    #: Claims of the dev set used to fit the cross-fitted calibrators.
+    calibration_claims: int = 60
+    #: FEVER dev claims added to the corpus as distractor passages.
+    distractors: int = 1000
+    #: Where fine-tuned verifiers and the corpus/indexes are cached (default: user cache).
+    cache_dir: str | None = None
+    seed: int = 13
+
+
+@dataclass(frozen=True)
+class R2VCConfig:
+    """The whole pipeline configuration (defaults: Table G.1)."""
+
+    name: str = "custom"
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    generator: GeneratorConfig = field(default_factory=GeneratorConfig)
+    verifier: VerifierConfig = field(default_factory=VerifierConfig)
+    calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
+    ablation: AblationConfig = field(default_factory=AblationConfig)
+    offline: OfflineConfig = field(default_factory=OfflineConfig)
+
+    def effective(self) -> R2VCConfig:
+        """Apply the ablation switches, returning the configuration actually run.
+
+        Raises:
+            UserError: for contradictory switches (``sparse_only`` with ``dense_only``) or
+                ``no_dpo`` with a generator but no ``generator.sft_model``.
+        """
+        ab = self.ablation
+        retrieval, generator, calibration = self.retrieval, self.generator, self.calibration
+        if ab.sparse_only and ab.dense_only:
+            raise UserError(f"config {self.name!r}: ablation.sparse_only and ablation.dense_only exclude each other")
+        if ab.sparse_only:
+            if retrieval.sparse is None:
+                raise UserError(f"config {self.name!r}: ablation.sparse_only needs retrieval.sparse")
+            retrieval = replace(retrieval, dense_model=None)
+        if ab.dense_only:
+            if retrieval.dense_model is None:
+                raise UserError(f"config {self.name!r}: ablation.dense_only needs retrieval.dense_model")
+            retrieval = replace(retrieval, sparse=None)
+        if ab.nli_only:
+            generator = replace(generator, model=None)
+        elif ab.no_dpo and generator.model is not None:
+            if generator.sft_model is None:
+                raise UserError(
+                    f"config {self.name!r}: ablation.no_dpo needs generator.sft_model "
+                    "(the checkpoint before DPO)"
+                )
+            generator = replace(generator, model=generator.sft_model)
+        if ab.single_candidate:
+            generator = replace(generator, k=1)
+        if ab.no_calibration:
+            calibration = replace(calibration, path=None)
+        return replace(self, retrieval=retrieval, generator=generator, calibration=calibration)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def fingerprint(self) -> str:
+        """Short hash of the configuration (recorded in resumable runs)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+_SECTIONS: dict[str, type] = {
+    "retrieval": RetrievalConfig,
+    "generator": GeneratorConfig,
+    "verifier": VerifierConfig,
+    "calibration": CalibrationConfig,
+    "ablation": AblationConfig,
+    "offline": OfflineConfig,
+}
+
+
+def _unknown(key: str, known: list[str], where: str) -> UserError:
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
+    hint = f"did you mean: {', '.join(close)}?" if close else f"known keys: {', '.join(sorted(known))}"
+    return UserError(f"{where}: unknown key {key!r} ({hint})")
+
+
+def _check_value(value: Any, annotation: str, where: str) -> Any:
+    kinds = [a.strip() for a in str(annotation).split("|")]
+    if value is None:
+        if "None" in kinds:
+            return None
+        raise UserError(f"{where}: must not be null")
+    if "bool" in kinds:
+        if isinstance(value, bool):
+            return value
+    elif "int" in kinds:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif "float" in kinds:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif "str" in kinds and isinstance(value, str):
+        return value
+    expected = " or ".join(k for k in kinds if k != "None") + (" or null" if "None" in kinds else "")
+    raise UserError(f"{where}: expected {expected}, found {type(value).__name__} {value!r}")
+
+
+def _section(cls: type, base: Any, values: Any, where: str) -> Any:
+    if not isinstance(values, Mapping):
+        raise UserError(f"{where}: expected a mapping of settings, found {type(values).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    updates = {}
+    for key, value in values.items():
+        if key not in fields:
+            raise _unknown(str(key), list(fields), f"{where}")
+        updates[key] = _check_value(value, str(fields[key].type), f"{where}.{key}")
+    return replace(base, **updates)
+
+
+def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = None) -> R2VCConfig:
+    """Build a configuration from a parsed YAML/JSON mapping (unknown keys are errors).
+
+    Args:
+        data: The mapping (``None`` or empty means all defaults).
+        source: File name for error messages.
+        base: Configuration the mapping overrides (default: Table G.1 defaults, or the
+            built-in named by a ``base:`` key).
+    """
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise UserError(f"{source}: expected a mapping at the top level, found {type(data).__name__}")
+    data = dict(data)
+    if "base" in data:
+        base_name = data.pop("base")
+        if not isinstance(base_name, str):
+            raise UserError(f"{source}: base: expected the name of a built-in configuration")
+        base = builtin_config(base_name)
+    cfg = base or R2VCConfig()
+    known = ["name", "base", *_SECTIONS]
+    updates: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "name":
+            updates["name"] = _check_value(value, "str", f"{source}: name")
+        elif key in _SECTIONS:
+            updates[key] = _section(_SECTIONS[key], getattr(cfg, key), value, f"{source}: {key}")
+        else:
+            close = difflib.get_close_matches(str(key), known, n=3, cutoff=0.6)
+            hint = f"did you mean: {', '.join(close)}?" if close else f"known keys: {', '.join(known)}"
+            raise UserError(f"{source}: unknown key {key!r} ({hint})")
+    return replace(cfg, **updates)
+
+
+def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
+    """Read a YAML configuration file.
+
+    Raises:
+        UserError: missing file, invalid YAML (with line and column), unknown keys,
+            wrongly typed values.
+    """
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{p}: no such configuration file", hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UserError(f"{p}{loc}: invalid YAML: {problem}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{p}: file is not valid UTF-8") from None
+    cfg = config_from_mapping(data, source=str(p))
+    return cfg if cfg.name != "custom" else replace(cfg, name=p.stem)
+
+
+def _offline_minilm() -> R2VCConfig:
+    return R2VCConfig(
+        name="offline-minilm",
+        retrieval=RetrievalConfig(
+            sparse="bm25s", dense_model="minilm", dense_index="hnsw", encode_batch_size=64, device="cpu"
+        ),
+        generator=GeneratorConfig(model=None, k=16, subset_size=16),
+        verifier=VerifierConfig(model="offline-minilm-cv", batch_size=64, max_length=128, device="cpu"),
+        calibration=CalibrationConfig(fit_candidates=12),
+        offline=OfflineConfig(enabled=True),
+    )
+
+
+#: Built-in configurations selectable by name (``--config offline-minilm``).
+BUILTIN_CONFIGS: dict[str, Any] = {"offline-minilm": _offline_minilm}
+
+
+def builtin_config(name: str) -> R2VCConfig:
+    """Return a built-in configuration by name (with close-name suggestions)."""
+    if name not in BUILTIN_CONFIGS:
+        close = difflib.get_close_matches(name, list(BUILTIN_CONFIGS), n=3, cutoff=0.5)
+        hint = f"did you mean: {', '.join(close)}?" if close else f"known: {', '.join(BUILTIN_CONFIGS)}"
+        raise UserError(f"unknown built-in configuration {name!r} ({hint})")
+    return BUILTIN_CONFIGS[name]()
+
+
+def resolve_config(spec: str) -> R2VCConfig:
+    """A built-in name or a YAML path → configuration.
+
+    Example:
+        >>> resolve_config("offline-minilm").offline.enabled
+        True
+    """
+    if spec in BUILTIN_CONFIGS:
+        return builtin_config(spec)
+    if not Path(spec).exists() and not spec.endswith((".yaml", ".yml", ".json")):
+        builtin_config(spec)  # raises with suggestions
+    return load_config(spec)
+
+
+__all__ = [
+    "BUILTIN_CONFIGS",
+    "AblationConfig",
+    "CalibrationConfig",
+    "GeneratorConfig",
+    "OfflineConfig",
+    "R2VCConfig",
+    "RetrievalConfig",
+    "VerifierConfig",
+    "builtin_config",
+    "config_from_mapping",
+    "load_config",
+    "resolve_config",
+]

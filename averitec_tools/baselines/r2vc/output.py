@@ -1,0 +1,273 @@
+"""Claim input and prediction output formats of the R2VC pipeline.
+
+Input: an AVeriTeC file (``dev.json``-style array of claims; ``claim_id`` is the
+claim's position unless the item has one) or a FEVER/VitaminC-style file (JSON array or
+JSONL of ``{id, claim, label?}``).
+
+Output:
+
+* ``averitec2024`` — the AVeriTeC 2024 submission format, one JSON array::
+
+      {claim_id, claim, pred_label, evidence: [{question, answer, url}],
+       confidence, rationale, citations}
+
+  ``pred_label`` is the R2VC verdict mapped to the 4-way space (True → Supported,
+  False → Refuted, Uncertain → Not Enough Evidence). R2VC retrieves passages while
+  AVeriTeC scores question–answer pairs, so each passage cited by the chosen candidate
+  becomes one evidence item: the passage text is the ``answer``, its URL the ``url``,
+  and the ``question`` is written by the configured question writer or, without one,
+  the fallback :func:`fallback_question` (``"Is it true that <claim>?"``). A prediction
+  without cited passages (empty retrieval) lists the top retrieved passages instead.
+  This adaptation is ours: the paper evaluates on FEVER and VitaminC only.
+* ``ternary`` — FEVER/VitaminC, JSON lines::
+
+      {id, predicted_label, predicted_evidence: [[page, line]], confidence, rationale, citations}
+
+  with ``predicted_label`` in SUPPORTS/REFUTES/NOT ENOUGH INFO. Our corpus units are
+  paragraphs, so ``[page, line]`` comes from a doc id of the form ``Page#line`` /
+  ``Page:line`` / ``Page_line`` and is ``[title or doc id, 0]`` otherwise.
+
+``confidence`` is π of the chosen candidate i* (§3.5: the calibrated probability that
+its label is correct), also when the decision abstained; ``r2vc`` holds the decision's
+diagnostics (the R2VC label, the chosen candidate's label before the gates, whether it
+abstained and why, s_ver).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from averitec_tools.baselines.r2vc.types import Passage
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import iter_records
+from averitec_tools.labels import map_label
+
+OUTPUT_FORMATS: tuple[str, ...] = ("averitec2024", "ternary")
+#: Evidence items listed when the prediction cites nothing.
+FALLBACK_EVIDENCE = 3
+
+
+@dataclass(frozen=True)
+class ClaimInput:
+    """One claim to check.
+
+    Attributes:
+        claim_id: AVeriTeC: the position in the file (or the item's ``claim_id``);
+            FEVER/VitaminC: the item's ``id``.
+        claim: Claim text.
+        gold_label: Gold label in the R2VC space (True/False/Uncertain), if known.
+        gold_label_raw: Gold label as written in the file.
+        kind: ``"averitec"`` or ``"ternary"`` — selects the default output format.
+    """
+
+    claim_id: Any
+    claim: str
+    gold_label: str | None = None
+    gold_label_raw: str | None = None
+    kind: str = "averitec"
+
+
+def read_claims(path: str) -> list[ClaimInput]:
+    """Read claims from an AVeriTeC or FEVER/VitaminC file (errors name file and item).
+
+    Example:
+        >>> import json, tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.json"
+        >>> _ = p.write_text(json.dumps([{"claim": "A.", "label": "Refuted"}]))
+        >>> read_claims(str(p))[0]
+        ClaimInput(claim_id=0, claim='A.', gold_label='False', gold_label_raw='Refuted', kind='averitec')
+    """
+    out: list[ClaimInput] = []
+    seen: set[Any] = set()
+    for loc in iter_records(path):
+        item = loc.value
+        if not isinstance(item, Mapping):
+            raise UserError(f"{loc.where}: expected a claim object, found {type(item).__name__}")
+        claim = item.get("claim")
+        if not isinstance(claim, str) or not claim.strip():
+            raise UserError(f"{loc.where}: missing or empty 'claim' text")
+        kind = "ternary" if "id" in item and "questions" not in item else "averitec"
+        claim_id = item["id"] if kind == "ternary" else item.get("claim_id", loc.index)
+        if not isinstance(claim_id, (int, str)) or isinstance(claim_id, bool):
+            raise UserError(f"{loc.where}: claim id must be an integer or string, found {claim_id!r}")
+        if claim_id in seen:
+            raise UserError(f"{loc.where}: duplicate claim id {claim_id!r}")
+        seen.add(claim_id)
+        raw = item.get("label")
+        gold = None
+        if raw is not None:
+            space = "averitec" if kind == "averitec" else "fever"
+            gold = map_label(str(raw), source=space, target="r2vc", where=f"{loc.where} (claim {claim_id!r})")
+        out.append(ClaimInput(claim_id=claim_id, claim=claim, gold_label=gold,
+                              gold_label_raw=None if raw is None else str(raw), kind=kind))
+    if not out:
+        raise UserError(f"{path}: no claims in file")
+    return out
+
+
+class QuestionWriter(Protocol):
+    """Writes the evidence question a passage answers for a claim."""
+
+    def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
+        ...
+
+
+def fallback_question(claim: str) -> str:
+    """The question used when no generator is configured: ``Is it true that <claim>?``.
+
+    Example:
+        >>> fallback_question("The sky is green.")
+        'Is it true that the sky is green?'
+    """
+    text = claim.strip().rstrip(".!?").strip()
+    if text and text[0].isupper() and not text[:2].isupper():
+        text = text[0].lower() + text[1:]
+    return f"Is it true that {text}?"
+
+
+class FallbackQuestionWriter:
+    """Every evidence item gets :func:`fallback_question` of the claim."""
+
+    def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
+        return [fallback_question(claim) for _ in passages]
+
+
+class LMQuestionWriter:
+    """Asks the generator's causal LM, greedily, for the question each passage answers.
+
+    Args:
+        model: A transformers causal LM (e.g. ``HFGenerator.model``).
+        tokenizer: Its tokenizer (with a chat template).
+        max_new_tokens: Budget per question.
+
+    Outputs that do not look like a question fall back to :func:`fallback_question`.
+    """
+
+    def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.max_new_tokens = max_new_tokens
+
+    def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
+        import torch
+
+        out = []
+        for p in passages:
+            messages = [
+                {"role": "system", "content": "You write the question a fact-checker asked to find a piece of evidence."},
+                {"role": "user", "content": f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."},
+            ]
+            prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            enc = self.tokenizer(prompt, return_tensors="pt").to(self.model.device)
+            with torch.inference_mode():
+                ids = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                          pad_token_id=self.tokenizer.pad_token_id)
+            text = self.tokenizer.decode(ids[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+            question = text.strip().splitlines()[0].strip() if text.strip() else ""
+            out.append(question if question.endswith("?") and len(question) > 5 else fallback_question(claim))
+        return out
+
+
+@dataclass(frozen=True)
+class ClaimPrediction:
+    """The pipeline's result for one claim, before formatting."""
+
+    claim: ClaimInput
+    label: str
+    confidence: float
+    rationale: str
+    cited: tuple[Passage, ...]
+    questions: tuple[str, ...]
+    abstained: bool
+    reason: str
+    s_ver: float | None
+    n_candidates: int
+    n_malformed: int
+    timings: dict[str, float] = field(default_factory=dict)
+    #: Label of the chosen candidate i* before the abstention gates (None without candidates).
+    candidate_label: str | None = None
+
+
+_DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
+
+
+def _page_line(p: Passage) -> list[Any]:
+    m = _DOC_LINE.match(p.doc_id)
+    if m and m.group(1):
+        return [m.group(1), int(m.group(2))]
+    return [p.title or p.doc_id, 0]
+
+
+def _citations(passages: Sequence[Passage]) -> list[dict[str, str]]:
+    return [{"doc_id": p.doc_id, "title": p.title, "url": p.url} for p in passages]
+
+
+def _diagnostics(pred: ClaimPrediction) -> dict[str, Any]:
+    return {
+        "label": pred.label,
+        "candidate_label": pred.candidate_label,
+        "abstained": pred.abstained,
+        "reason": pred.reason,
+        "s_ver": pred.s_ver,
+        "n_candidates": pred.n_candidates,
+        "n_malformed": pred.n_malformed,
+    }
+
+
+def to_averitec2024(pred: ClaimPrediction) -> dict[str, Any]:
+    """Format one prediction in the AVeriTeC 2024 submission format."""
+    return {
+        "claim_id": pred.claim.claim_id,
+        "claim": pred.claim.claim,
+        "pred_label": map_label(pred.label, source="r2vc", target="averitec"),
+        "evidence": [
+            {"question": q, "answer": p.text, "url": p.url}
+            for q, p in zip(pred.questions, pred.cited, strict=True)
+        ],
+        "confidence": pred.confidence,
+        "rationale": pred.rationale,
+        "citations": _citations(pred.cited),
+        "r2vc": _diagnostics(pred),
+    }
+
+
+def to_ternary(pred: ClaimPrediction) -> dict[str, Any]:
+    """Format one prediction for FEVER/VitaminC."""
+    return {
+        "id": pred.claim.claim_id,
+        "claim": pred.claim.claim,
+        "predicted_label": map_label(pred.label, source="r2vc", target="fever"),
+        "predicted_evidence": [_page_line(p) for p in pred.cited],
+        "confidence": pred.confidence,
+        "rationale": pred.rationale,
+        "citations": _citations(pred.cited),
+        "r2vc": _diagnostics(pred),
+    }
+
+
+FORMATTERS = {"averitec2024": to_averitec2024, "ternary": to_ternary}
+
+
+def default_format(claims: Sequence[ClaimInput]) -> str:
+    """``averitec2024`` for AVeriTeC claims, ``ternary`` for FEVER/VitaminC claims."""
+    return "ternary" if claims and claims[0].kind == "ternary" else "averitec2024"
+
+
+__all__ = [
+    "FALLBACK_EVIDENCE",
+    "FORMATTERS",
+    "OUTPUT_FORMATS",
+    "ClaimInput",
+    "ClaimPrediction",
+    "FallbackQuestionWriter",
+    "LMQuestionWriter",
+    "QuestionWriter",
+    "default_format",
+    "fallback_question",
+    "read_claims",
+    "to_averitec2024",
+    "to_ternary",
+]

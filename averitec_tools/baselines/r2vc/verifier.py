@@ -1,0 +1,506 @@
+"""R2VC external verifier (§3.4): an NLI cross-encoder plus citation checks.
+
+For a candidate ``z`` the verifier scores every passage ``p ∈ z.passages`` against the
+claim with an NLI model and derives (paper §3.4):
+
+* ``s_ent = max_p p_ent(p)`` and ``s_contr = max_p p_contr(p)``;
+* ``s_cov``: mean of the ``top_k_coverage`` (6) largest entailment probabilities
+  (all of them when the candidate saw fewer passages);
+* ``s_cit``: maximum over ``z.passages`` of a heuristic claim–passage similarity
+  (:func:`citation_similarity`: token overlap, blended with numeric matching when the
+  claim contains numbers);
+* ``y_NLI`` from ``(s_ent, s_contr)`` with ``T_ent = T_contr = 0.60`` and margin
+  ``δ = 0.10`` (:func:`nli_label`);
+* ``s_cons ∈ {0, 0.5, 1}``: 1 when the generator's label equals ``y_NLI``, 0 when one
+  says True and the other False, 0.5 otherwise (exactly one of them is Uncertain);
+* ``s_align``: fraction of the candidate's cited passages that are among the
+  ``top_k_coverage`` passages with the highest entailment (0 when nothing is cited);
+* ``s_ver = 0.6 s_ent + 0.2 s_cov − 0.3 max(0, s_contr − s_ent) + 0.1 s_cons
+  + 0.1 s_align − 0.1 (1 − s_cit)``.
+
+The NLI model sits behind :class:`NLIBackend`; :class:`HFNLIBackend` wraps any
+transformers sequence-classification checkpoint and reads its label order from
+``model.config.id2label`` (never assumed). :class:`Verifier` batches the (claim,
+passage) pairs of all candidates of a claim and caches their probabilities, so a
+passage that appears in several evidence subsets is scored once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
+from averitec_tools.errors import ResourceError
+
+#: Column order of every probability array in this module.
+NLI_COLUMNS: tuple[str, str, str] = ("contradiction", "neutral", "entailment")
+CONTR, NEUT, ENT = 0, 1, 2
+
+_LABEL_ALIASES: dict[str, int] = {
+    "contradiction": CONTR,
+    "contradict": CONTR,
+    "contradicts": CONTR,
+    "refutes": CONTR,
+    "refuted": CONTR,
+    "neutral": NEUT,
+    "not enough info": NEUT,
+    "nei": NEUT,
+    "entailment": ENT,
+    "entails": ENT,
+    "entail": ENT,
+    "supports": ENT,
+    "supported": ENT,
+}
+
+
+@runtime_checkable
+class NLIBackend(Protocol):
+    """Maps (premise-side claim, passage) pairs to NLI probabilities.
+
+    ``predict`` returns an array of shape ``(len(pairs), 3)`` whose columns are
+    :data:`NLI_COLUMNS` (contradiction, neutral, entailment), each row summing to 1.
+    """
+
+    name: str
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        ...
+
+
+def label_order_from_id2label(id2label: dict[Any, str], *, model_id: str) -> list[int]:
+    """Return, for each of :data:`NLI_COLUMNS`, the model output index holding it.
+
+    Args:
+        id2label: ``model.config.id2label``.
+        model_id: For the error message.
+
+    Raises:
+        ResourceError: if the labels are generic (``LABEL_0``) or not an NLI triple.
+
+    Example:
+        >>> label_order_from_id2label({0: "entailment", 1: "neutral", 2: "contradiction"},
+        ...                           model_id="m")
+        [2, 1, 0]
+    """
+    found: dict[int, int] = {}
+    for raw_index, raw_name in id2label.items():
+        key = re.sub(r"[\s_\-]+", " ", str(raw_name)).strip().casefold()
+        if key in _LABEL_ALIASES:
+            found[_LABEL_ALIASES[key]] = int(raw_index)
+    if len(id2label) != 3 or len(found) != 3:
+        raise ResourceError(
+            f"NLI model {model_id!r}: cannot read the label order from config.id2label "
+            f"{dict(id2label)!r}",
+            hint="the model must name its three labels contradiction/neutral/entailment",
+        )
+    return [found[CONTR], found[NEUT], found[ENT]]
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"} or os.environ.get(
+        "TRANSFORMERS_OFFLINE", ""
+    ).lower() in {"1", "true", "yes"}
+
+
+def load_sequence_classifier(model_id: str, *, what: str, device: str | None = None) -> tuple[Any, Any]:
+    """Load a tokenizer and sequence-classification model, failing with a clear message.
+
+    Offline (``HF_HUB_OFFLINE=1``) only local files are tried, so a missing model fails
+    at once instead of waiting on network retries.
+    """
+    try:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ResourceError(
+            f"{what}: transformers is not installed", hint="pip install 'averitec-tools[models]'"
+        ) from exc
+    local_only = _offline() or os.path.isdir(model_id)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model_id, local_files_only=local_only)
+        model = AutoModelForSequenceClassification.from_pretrained(model_id, local_files_only=local_only)
+    except (OSError, ValueError) as exc:
+        hint = (
+            "HF_HUB_OFFLINE is set: download the model on a connected machine or pass a local "
+            "directory"
+            if local_only
+            else "check the model id and your network connection"
+        )
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ResourceError(f"{what}: cannot load model {model_id!r}: {first}", hint=hint) from None
+    model.eval()
+    if device:
+        model.to(device)
+    return tokenizer, model
+
+
+class HFNLIBackend:
+    """NLI probabilities from a transformers sequence-classification cross-encoder.
+
+    Args:
+        model_id: Hub id or local directory (default the paper's
+            ``cross-encoder/nli-deberta-v3-large``).
+        device: torch device (``"cpu"``, ``"cuda"``); ``None`` picks CUDA when available.
+        batch_size: Pairs per forward pass.
+        max_length: Tokenizer truncation length.
+
+    Example:
+        >>> backend = HFNLIBackend(model_id="cross-encoder/nli-deberta-v3-large")  # doctest: +SKIP
+        >>> backend.predict([("A cat sat.", "A cat is sitting.")]).shape  # doctest: +SKIP
+        (1, 3)
+    """
+
+    def __init__(
+        self,
+        *,
+        model_id: str = "cross-encoder/nli-deberta-v3-large",
+        device: str | None = None,
+        batch_size: int = 32,
+        max_length: int = 256,
+    ) -> None:
+        import torch
+
+        self.name = f"hf:{model_id}"
+        self.model_id = model_id
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.tokenizer, self.model = load_sequence_classifier(
+            model_id, what="verifier", device=self.device
+        )
+        self.order = label_order_from_id2label(dict(self.model.config.id2label), model_id=model_id)
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        import torch
+
+        out = np.zeros((len(pairs), 3), dtype=np.float64)
+        for start in range(0, len(pairs), self.batch_size):
+            chunk = pairs[start : start + self.batch_size]
+            enc = self.tokenizer(
+                [c for c, _ in chunk],
+                [p for _, p in chunk],
+                truncation=True,
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            ).to(self.device)
+            with torch.inference_mode():
+                logits = self.model(**enc).logits.float()
+            probs = torch.softmax(logits, dim=-1).cpu().numpy()
+            out[start : start + len(chunk)] = probs[:, self.order]
+        return out
+
+
+class CachedNLI:
+    """Memoises an :class:`NLIBackend` on (claim, passage text) and batches misses.
+
+    Example:
+        >>> class Half:
+        ...     name = "half"
+        ...     calls = 0
+        ...     def predict(self, pairs):
+        ...         Half.calls += 1
+        ...         return np.full((len(pairs), 3), 1 / 3)
+        >>> nli = CachedNLI(Half())
+        >>> _ = nli.probs("c", ["a", "b"]); _ = nli.probs("c", ["b", "a"])
+        >>> Half.calls
+        1
+    """
+
+    def __init__(self, backend: NLIBackend, *, max_entries: int = 200_000) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.max_entries = max_entries
+        self._cache: dict[tuple[str, str], np.ndarray] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def probs(self, claim: str, texts: Sequence[str]) -> np.ndarray:
+        """Probabilities for ``claim`` against each text, shape ``(len(texts), 3)``."""
+        missing = list(dict.fromkeys(t for t in texts if (claim, t) not in self._cache))
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            if len(self._cache) + len(missing) > self.max_entries:
+                self._cache.clear()
+            predicted = np.asarray(self.backend.predict([(claim, t) for t in missing]), dtype=np.float64)
+            if predicted.shape != (len(missing), 3):
+                raise ValueError(
+                    f"NLI backend {self.backend.name!r} returned shape {predicted.shape}, "
+                    f"expected {(len(missing), 3)}"
+                )
+            for text, row in zip(missing, predicted, strict=True):
+                self._cache[(claim, text)] = row
+        if not texts:
+            return np.zeros((0, 3), dtype=np.float64)
+        return np.stack([self._cache[(claim, t)] for t in texts])
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """:class:`NLIBackend` interface, so a cache can stand in for its backend."""
+        if not pairs:
+            return np.zeros((0, 3), dtype=np.float64)
+        return np.concatenate([self.probs(c, [t]) for c, t in pairs])
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_STOPWORDS = frozenset(
+    ["a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "as", "from", "has", "have", "had", "not", "no", "than", "then", "so", "if", "into", "over", "under", "he", "she", "they", "we", "you", "i", "his", "her", "their", "our", "your"]
+)
+
+
+def _content_tokens(text: str) -> set[str]:
+    return {t for t in _TOKEN.findall(text.casefold()) if t not in _STOPWORDS}
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def citation_similarity(*, claim: str, passage: str) -> float:
+    """Heuristic claim–passage similarity in [0, 1]: string overlap + numeric matching.
+
+    ``overlap`` is the fraction of the claim's content tokens (lower-cased, stopwords
+    removed) found in the passage. If the claim contains numbers, the score is
+    ``0.5 · overlap + 0.5 · (fraction of the claim's numbers found in the passage)``,
+    otherwise it is ``overlap``. A claim with no content tokens scores 0.
+
+    Example:
+        >>> citation_similarity(claim="Obama won 2008", passage="In 2008 Obama won.")
+        1.0
+        >>> citation_similarity(claim="Obama won 2012", passage="In 2008 Obama won.")
+        0.3333333333333333
+    """
+    claim_tokens = _content_tokens(claim)
+    if not claim_tokens:
+        return 0.0
+    passage_tokens = _content_tokens(passage)
+    overlap = len(claim_tokens & passage_tokens) / len(claim_tokens)
+    claim_numbers = _numbers(claim)
+    if not claim_numbers:
+        return overlap
+    numeric = len(claim_numbers & _numbers(passage)) / len(claim_numbers)
+    return 0.5 * overlap + 0.5 * numeric
+
+
+def nli_label(*, s_ent: float, s_contr: float, t_ent: float = 0.60, t_contr: float = 0.60,
+              delta: float = 0.10) -> str:
+    """The verifier's own verdict y_NLI from the max entailment/contradiction signals.
+
+    True if ``s_ent ≥ T_ent`` and ``s_ent ≥ s_contr + δ``; False if ``s_contr ≥ T_contr``
+    and ``s_contr ≥ s_ent + δ``; Uncertain otherwise.
+
+    Example:
+        >>> nli_label(s_ent=0.9, s_contr=0.1), nli_label(s_ent=0.65, s_contr=0.6)
+        ('True', 'Uncertain')
+    """
+    if s_ent >= t_ent and s_ent >= s_contr + delta:
+        return "True"
+    if s_contr >= t_contr and s_contr >= s_ent + delta:
+        return "False"
+    return "Uncertain"
+
+
+def label_consistency(*, generated: str, nli: str) -> float:
+    """s_cons: 1 if equal, 0 if True vs False, 0.5 if exactly one is Uncertain.
+
+    Example:
+        >>> label_consistency(generated="True", nli="False"), label_consistency(generated="True", nli="Uncertain")
+        (0.0, 0.5)
+    """
+    if generated == nli:
+        return 1.0
+    if "Uncertain" in (generated, nli):
+        return 0.5
+    return 0.0
+
+
+@dataclass(frozen=True)
+class VerifierWeights:
+    """Coefficients of s_ver (paper §3.4)."""
+
+    ent: float = 0.6
+    cov: float = 0.2
+    excess_contr: float = 0.3
+    cons: float = 0.1
+    align: float = 0.1
+    cit_penalty: float = 0.1
+
+
+@dataclass(frozen=True)
+class VerifiedCandidate:
+    """A candidate, its verifier components and its per-passage NLI probabilities.
+
+    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`NLI_COLUMNS`
+    order. ``distribution`` is the verifier's NLI label distribution for the candidate
+    (p_ent, p_neu, p_con of the paper): the probabilities of the passage with the
+    highest entailment.
+    """
+
+    candidate: Candidate
+    scores: VerifierScores
+    passage_probs: np.ndarray
+
+    @property
+    def distribution(self) -> tuple[float, float, float]:
+        if len(self.passage_probs) == 0:
+            return (0.0, 1.0, 0.0)
+        row = self.passage_probs[int(np.argmax(self.passage_probs[:, ENT]))]
+        return (float(row[ENT]), float(row[NEUT]), float(row[CONTR]))
+
+
+def score_components(
+    *,
+    claim: str,
+    candidate: Candidate,
+    passage_probs: np.ndarray,
+    top_k_coverage: int = 6,
+    t_ent: float = 0.60,
+    t_contr: float = 0.60,
+    delta: float = 0.10,
+    weights: VerifierWeights = VerifierWeights(),
+) -> VerifierScores:
+    """Compute every §3.4 component of one candidate from its passages' NLI probabilities.
+
+    A candidate without passages gets ``s_ent = s_contr = s_cov = s_cit = 0``.
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
+        >>> p = Passage("d", "T", "u", "Paris is in France")
+        >>> c = Candidate("True", "r", (0,), (p,), None, 0)
+        >>> s = score_components(claim="Paris is in France", candidate=c,
+        ...                      passage_probs=np.array([[0.0, 0.2, 0.8]]))
+        >>> round(s.s_ver, 6)  # 0.6*.8 + 0.2*.8 + 0.1*1 + 0.1*1 - 0.1*0
+        0.84
+    """
+    n = len(candidate.passages)
+    probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
+    if n == 0:
+        s_ent = s_contr = s_cov = s_cit = 0.0
+        top: set[int] = set()
+    else:
+        ent = probs[:, ENT]
+        s_ent = float(ent.max())
+        s_contr = float(probs[:, CONTR].max())
+        # Stable sort so ties keep passage order (deterministic alignment sets).
+        order = np.argsort(-ent, kind="stable")[:top_k_coverage]
+        s_cov = float(ent[order].mean())
+        top = {int(i) for i in order}
+        s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
+    y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=t_ent, t_contr=t_contr, delta=delta)
+    s_cons = label_consistency(generated=candidate.label, nli=y)
+    cited = {i for i in candidate.citations if 0 <= i < n}
+    s_align = len(cited & top) / len(cited) if cited else 0.0
+    s_ver = (
+        weights.ent * s_ent
+        + weights.cov * s_cov
+        - weights.excess_contr * max(0.0, s_contr - s_ent)
+        + weights.cons * s_cons
+        + weights.align * s_align
+        - weights.cit_penalty * (1.0 - s_cit)
+    )
+    return VerifierScores(
+        s_ent=s_ent,
+        s_contr=s_contr,
+        s_cov=s_cov,
+        s_cit=s_cit,
+        y_nli=y,
+        s_cons=s_cons,
+        s_align=s_align,
+        s_ver=float(s_ver),
+    )
+
+
+class Verifier:
+    """Scores generator candidates with an NLI backend (§3.4), caching pair probabilities.
+
+    Args:
+        backend: Any :class:`NLIBackend` (wrapped in a :class:`CachedNLI` unless it is one).
+        top_k_coverage: Passages averaged in s_cov and used as the alignment set (6).
+        t_ent, t_contr, delta: y_NLI thresholds (0.60, 0.60, 0.10).
+        weights: s_ver coefficients.
+
+    Example:
+        >>> class Fake:
+        ...     name = "fake"
+        ...     def predict(self, pairs):
+        ...         return np.array([[0.1, 0.1, 0.8]] * len(pairs))
+        >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
+        >>> p = Passage("d", "T", "u", "x")
+        >>> v = Verifier(backend=Fake())
+        >>> [r.scores.y_nli for r in v.verify(claim="x", candidates=[Candidate("True", "", (0,), (p,), None, 0)])]
+        ['True']
+    """
+
+    def __init__(
+        self,
+        *,
+        backend: NLIBackend,
+        top_k_coverage: int = 6,
+        t_ent: float = 0.60,
+        t_contr: float = 0.60,
+        delta: float = 0.10,
+        weights: VerifierWeights = VerifierWeights(),
+    ) -> None:
+        self.nli = backend if isinstance(backend, CachedNLI) else CachedNLI(backend)
+        self.top_k_coverage = top_k_coverage
+        self.t_ent = t_ent
+        self.t_contr = t_contr
+        self.delta = delta
+        self.weights = weights
+
+    def passage_probs(self, *, claim: str, passages: Sequence[Passage]) -> np.ndarray:
+        """NLI probabilities of ``claim`` against each passage (cached)."""
+        return self.nli.probs(claim, [p.text for p in passages])
+
+    def verify(self, *, claim: str, candidates: Sequence[Candidate]) -> list[VerifiedCandidate]:
+        """Score each candidate; all distinct passages are sent to the backend in one batch."""
+        pool = list(dict.fromkeys(p.text for c in candidates for p in c.passages))
+        self.nli.probs(claim, pool)  # one batched call fills the cache
+        out = []
+        for cand in candidates:
+            probs = self.passage_probs(claim=claim, passages=cand.passages)
+            scores = score_components(
+                claim=claim,
+                candidate=cand,
+                passage_probs=probs,
+                top_k_coverage=self.top_k_coverage,
+                t_ent=self.t_ent,
+                t_contr=self.t_contr,
+                delta=self.delta,
+                weights=self.weights,
+            )
+            out.append(VerifiedCandidate(candidate=cand, scores=scores, passage_probs=probs))
+        return out
+
+
+def safe_log(p: float) -> float:
+    """log(p) clipped away from -inf, for log-probability features."""
+    return math.log(max(p, 1e-12))
+
+
+__all__ = [
+    "CONTR",
+    "ENT",
+    "NEUT",
+    "NLI_COLUMNS",
+    "CachedNLI",
+    "HFNLIBackend",
+    "NLIBackend",
+    "VerifiedCandidate",
+    "Verifier",
+    "VerifierWeights",
+    "citation_similarity",
+    "label_consistency",
+    "label_order_from_id2label",
+    "load_sequence_classifier",
+    "nli_label",
+    "safe_log",
+    "score_components",
+]

@@ -1,0 +1,146 @@
+"""``averitec baseline``: run reference baselines.
+
+``averitec baseline r2vc --config CONFIG.yaml|offline-minilm --claims FILE --corpus DIR
+--out PREDICTIONS`` runs the R2VC pipeline (retrieve → generate → verify → calibrate →
+decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
+the AVeriTeC 2024 submission format for AVeriTeC claims, JSON lines in the FEVER format
+for FEVER/VitaminC claims. ``--config offline-minilm`` is the built-in offline CPU
+configuration (corpus built from the dev gold answers — an oracle corpus — no
+``--corpus``; ``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
+Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
+
+``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
+fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating inference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "baseline",
+        help="run a reference baseline (R2VC)",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
+    sub.required = True
+
+    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline")
+    _common(r2vc)
+    r2vc.add_argument("--out", required=True, metavar="PREDICTIONS", help="prediction file to write")
+    r2vc.add_argument("--format", choices=("auto", "averitec2024", "ternary"), default="auto",
+                      help="output format (default: averitec2024 for AVeriTeC claims, ternary for FEVER/VitaminC)")
+    r2vc.add_argument("--resume", action="store_true",
+                      help="continue an interrupted run from OUT.partial.jsonl")
+    r2vc.set_defaults(func=run_r2vc)
+
+    cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
+    _common(cal)
+    cal.add_argument("--out", required=True, metavar="CALIBRATOR.json", help="calibrator file to write")
+    cal.set_defaults(func=run_calibrate)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, metavar="CONFIG",
+                   help="YAML configuration file or a built-in name (offline-minilm)")
+    p.add_argument("--claims", metavar="FILE",
+                   help="claims (AVeriTeC dev.json-style or FEVER/VitaminC JSONL); "
+                   "offline-minilm defaults to $AVERITEC_DATA_DIR/averitec/dev.json")
+    p.add_argument("--corpus", metavar="DIR", help="paragraph store directory (not needed for offline-minilm)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    from averitec_tools.baselines.r2vc.config import resolve_config
+    from averitec_tools.baselines.r2vc.output import read_claims
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit must be at least 1, got {args.limit}")
+    config = resolve_config(args.config)
+    claims_path = args.claims
+    if claims_path is None:
+        if not config.offline.enabled:
+            raise UserError(f"config {config.name!r}: --claims is required")
+        from averitec_tools.baselines.r2vc.offline import default_claims_path
+
+        claims_path = str(default_claims_path())
+    if config.offline.enabled and args.corpus:
+        raise UserError(f"config {config.name!r} builds its own corpus: drop --corpus")
+    claims = read_claims(claims_path)
+    if args.limit is not None:
+        claims = claims[: args.limit]
+    return config, claims
+
+
+def _quiet_models(progress: bool) -> None:
+    """Without progress bars, also silence transformers' weight-loading bars."""
+    if progress:
+        return
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - depends on the install
+        return
+    hf_logging.disable_progress_bar()
+
+
+def run_r2vc(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.r2vc.output import default_format
+    from averitec_tools.baselines.r2vc.pipeline import build_pipeline
+
+    config, claims = _load(args)
+    fmt = default_format(claims) if args.format == "auto" else args.format
+    progress = not args.no_progress and not args.json
+    _quiet_models(progress)
+    pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
+                          progress=progress)
+    summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress)
+    if pipe.config.offline.enabled:
+        from averitec_tools.baselines.r2vc.offline import describe
+
+        summary.extra["offline"] = describe(pipe.config)
+    result = summary.to_dict()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
+        print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
+              f"malformed candidates: {result['n_malformed']}")
+        per = result["seconds_per_claim"]
+        print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
+              + f"; {result['claims_per_second']:.3f} claims/s")
+        if "offline" in result:
+            print(f"note: {result['offline']['note']}", file=sys.stderr)
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.r2vc.pipeline import build_pipeline, fit_calibrator
+
+    config, claims = _load(args)
+    if config.offline.enabled:
+        raise UserError("offline-minilm fits its own cross-validated calibrators; use a YAML config here")
+    progress = not args.no_progress and not args.json
+    _quiet_models(progress)
+    pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
+                          progress=progress)
+    cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
+    cal.save(args.out)
+    result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
+              "intercept": cal.intercept}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"wrote calibrator to {args.out}: n={cal.fit_info.get('n')} "
+              f"brier={cal.fit_info.get('brier'):.4f} ece={cal.fit_info.get('ece'):.4f} (on its fit slice)")
+    return 0

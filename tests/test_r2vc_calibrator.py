@@ -1,0 +1,122 @@
+"""SLC calibrator (§3.5): features, scikit-learn fit, save/load, Brier/ECE."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import brier_score_loss
+
+from averitec_tools.baselines.r2vc.calibrator import (
+    FEATURE_NAMES,
+    Calibrator,
+    calibration_metrics,
+    candidate_features,
+    fit_from_examples,
+    monotone_confidence,
+    simulate_examples,
+)
+from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
+from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate
+from averitec_tools.errors import UserError
+
+P = Passage("d", "t", "u", "x")
+
+
+def vc(label: str, s_ver: float, *, logprob: float | None = -0.5, n_pass: int = 2,
+       rationale: str = "one two three", s_cons: float = 1.0, s_align: float = 0.5) -> VerifiedCandidate:
+    scores = VerifierScores(0.5, 0.1, 0.4, 0.8, label, s_cons, s_align, s_ver)
+    return VerifiedCandidate(Candidate(label, rationale, (0,), (P,) * n_pass, logprob, 0), scores,
+                             np.zeros((n_pass, 3)))
+
+
+def test_feature_vector_by_hand() -> None:
+    cands = [vc("True", 0.7), vc("True", 0.6, logprob=None, n_pass=5, rationale=""),
+             vc("False", 0.2, s_cons=0.0, s_align=0.0), vc("Uncertain", 0.1)]
+    X = candidate_features(cands)
+    assert X.shape == (4, len(FEATURE_NAMES)) == (4, 7)
+    assert X[0].tolist() == [-0.5, 0.7, 0.5, 2.0, 3.0, 1.0, 0.5]
+    assert X[1].tolist() == [0.0, 0.6, 0.5, 5.0, 0.0, 1.0, 0.5]  # missing logprob → 0
+    assert X[2].tolist() == [-0.5, 0.2, 0.25, 2.0, 3.0, 0.0, 0.0]
+    assert candidate_features([]).shape == (0, 7)
+
+
+def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(-1, 0.3, n), rng.uniform(0, 1, n), rng.uniform(0, 1, n),
+                         rng.integers(1, 17, n), rng.integers(3, 40, n), rng.choice([0, 0.5, 1], n),
+                         rng.uniform(0, 1, n)])
+    y = (rng.uniform(0, 1, n) < X[:, 1]).astype(int)
+    return X, y
+
+
+def test_fit_matches_sklearn_and_predict_proba() -> None:
+    X, y = _data()
+    cal = Calibrator.fit(features=X, targets=y)
+    ref = LogisticRegression(max_iter=2000).fit(X, y)
+    np.testing.assert_allclose(cal.coef, ref.coef_[0], rtol=1e-8)
+    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X)[:, 1], rtol=1e-9)
+    assert cal.fit_info["n"] == 200 and not cal.fit_info["degenerate"]
+    assert cal.fit_info["brier"] == pytest.approx(brier_score_loss(y, ref.predict_proba(X)[:, 1]))
+    assert cal.coef[1] > 0  # s_ver drives correctness in this synthetic set
+
+
+def test_single_class_gives_constant_model() -> None:
+    X, _ = _data(20)
+    cal = Calibrator.fit(features=X, targets=np.zeros(20, dtype=int))
+    assert cal.fit_info["degenerate"]
+    np.testing.assert_allclose(cal.predict(X), 1e-3)
+    with pytest.raises(UserError, match="no examples"):
+        Calibrator.fit(features=np.zeros((0, 7)), targets=[])
+
+
+def test_save_load_roundtrip_and_feature_check(tmp_path) -> None:
+    X, y = _data()
+    cal = Calibrator.fit(features=X, targets=y)
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    back = Calibrator.load(path)
+    np.testing.assert_allclose(back.predict(X), cal.predict(X), rtol=0, atol=0)
+    obj = json.loads(path.read_text())
+    obj["feature_names"][1] = "s_verifier"
+    path.write_text(json.dumps(obj))
+    with pytest.raises(UserError, match="do not match"):
+        Calibrator.load(path)
+    path.write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(UserError, match="not an R2VC calibrator"):
+        Calibrator.load(path)
+    obj["feature_names"] = list(FEATURE_NAMES)
+    obj["coef"] = [1, 2]
+    path.write_text(json.dumps(obj))
+    with pytest.raises(UserError, match="malformed"):
+        Calibrator.load(path)
+
+
+def test_metrics_against_sklearn_and_by_hand() -> None:
+    y, p = [1, 0, 1, 1], [0.9, 0.1, 0.8, 0.6]
+    m = calibration_metrics(y_true=y, prob=p)
+    assert m["brier"] == pytest.approx(brier_score_loss(y, p))
+    # 15 equal-width bins, one prediction each: mean |y − p| = (0.1+0.1+0.2+0.4)/4
+    assert m["ece"] == pytest.approx(0.2)
+
+
+def test_monotone_map() -> None:
+    assert monotone_confidence(np.array([-0.4, 0.0, 0.55, 1.2])).tolist() == [0.0, 0.0, 0.55, 1.0]
+
+
+def test_simulate_examples_chooses_max_sver_and_skips_empty() -> None:
+    pools = {
+        "a": [vc("True", 0.3), vc("False", 0.9), vc("False", 0.5)],
+        "b": [],
+        "c": [vc("Uncertain", 0.4)],
+    }
+    ex = simulate_examples(claims=["a", "b", "c"], gold_labels=["False", "True", "True"],
+                           candidates_for=lambda c: pools[c])
+    assert [(e.claim, e.predicted, e.target) for e in ex] == [("a", "False", 1), ("c", "Uncertain", 0)]
+    assert ex[0].features.tolist() == [-0.5, 0.9, 2 / 3, 2.0, 3.0, 1.0, 0.5]
+    cal = fit_from_examples(ex)
+    assert cal.fit_info["n"] == 2
+    with pytest.raises(UserError):
+        fit_from_examples([])

@@ -1,0 +1,110 @@
+"""R2VC configuration: Table G.1 defaults, YAML loading, ablation switches."""
+
+from __future__ import annotations
+
+import pytest
+
+from averitec_tools.baselines.r2vc.config import (
+    R2VCConfig,
+    builtin_config,
+    config_from_mapping,
+    load_config,
+    resolve_config,
+)
+from averitec_tools.errors import UserError
+
+
+def test_table_g1_defaults() -> None:
+    c = R2VCConfig()
+    assert (c.retrieval.top_sparse, c.retrieval.top_dense, c.retrieval.top_m) == (200, 200, 24)
+    assert c.retrieval.dense_model == "BAAI/bge-large-en-v1.5"
+    assert c.retrieval.encode_batch_size == 1024
+    assert (c.generator.k, c.generator.subset_size, c.generator.max_new_tokens) == (16, 16, 160)
+    assert c.verifier.model == "cross-encoder/nli-deberta-v3-large"
+    assert (c.verifier.top_k_coverage, c.verifier.t_ent, c.verifier.t_contr, c.verifier.delta) == (6, 0.6, 0.6, 0.1)
+    assert (c.calibration.tau_cal, c.calibration.tau_ver) == (0.60, 0.55)
+    assert (c.calibration.fit_size, c.calibration.fit_candidates, c.calibration.max_iter) == (10000, 12, 2000)
+
+
+def test_yaml_overrides_and_name(tmp_path) -> None:
+    p = tmp_path / "paper.yaml"
+    p.write_text("retrieval:\n  corpus: /data/wiki\n  alpha: 0.3\ngenerator:\n  model: org/gen\n"
+                 "calibration:\n  path: cal.json\n")
+    c = load_config(p)
+    assert c.name == "paper" and c.retrieval.alpha == 0.3 and c.generator.model == "org/gen"
+    assert c.retrieval.top_m == 24  # untouched defaults stay
+
+
+def test_unknown_keys_named_with_suggestions(tmp_path) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text("retrieval:\n  top_mm: 3\n")
+    with pytest.raises(UserError, match=r"bad.yaml: retrieval: unknown key 'top_mm' \(did you mean: top_m\?\)"):
+        load_config(p)
+    p.write_text("ablations:\n  nli_only: true\n")
+    with pytest.raises(UserError, match=r"unknown key 'ablations' \(did you mean: ablation\b"):
+        load_config(p)
+    p.write_text("zzz: 1\n")
+    with pytest.raises(UserError, match="known keys"):
+        load_config(p)
+
+
+def test_type_errors_and_yaml_syntax(tmp_path) -> None:
+    p = tmp_path / "t.yaml"
+    p.write_text("generator:\n  k: sixteen\n")
+    with pytest.raises(UserError, match=r"generator.k: expected int, found str 'sixteen'"):
+        load_config(p)
+    p.write_text("ablation:\n  nli_only: 1\n")
+    with pytest.raises(UserError, match="expected bool"):
+        load_config(p)
+    p.write_text("verifier:\n  model: null\n")
+    with pytest.raises(UserError, match="must not be null"):
+        load_config(p)
+    p.write_text("retrieval: [1, 2\n")
+    with pytest.raises(UserError, match=r"t.yaml:\d+:\d+: invalid YAML"):
+        load_config(p)
+    p.write_text("- 1\n")
+    with pytest.raises(UserError, match="mapping"):
+        load_config(p)
+    with pytest.raises(UserError, match="no such configuration file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_ablation_switches() -> None:
+    base = {"generator": {"model": "gen-dpo", "sft_model": "gen-sft"}}
+
+    def eff(**ab):
+        return config_from_mapping(base | {"ablation": ab}, source="x").effective()
+
+    assert eff(no_dpo=True).generator.model == "gen-sft"
+    assert eff(single_candidate=True).generator.k == 1
+    assert eff(nli_only=True).generator.model is None
+    assert eff(sparse_only=True).retrieval.dense_model is None
+    assert eff(dense_only=True).retrieval.sparse is None
+    cal = config_from_mapping(base | {"calibration": {"path": "c.json"}, "ablation": {"no_calibration": True}},
+                              source="x").effective()
+    assert cal.calibration.path is None
+    assert eff(no_verifier_selection=True).ablation.no_verifier_selection
+    assert eff().generator.model == "gen-dpo"
+    with pytest.raises(UserError, match="exclude each other"):
+        eff(sparse_only=True, dense_only=True)
+    with pytest.raises(UserError, match="sft_model"):
+        config_from_mapping({"generator": {"model": "g"}, "ablation": {"no_dpo": True}}, source="x").effective()
+
+
+def test_builtin_offline_and_base_key(tmp_path) -> None:
+    off = resolve_config("offline-minilm")
+    assert off.offline.enabled and off.retrieval.dense_model == "minilm" and off.generator.model is None
+    p = tmp_path / "small.yaml"
+    p.write_text("base: offline-minilm\noffline:\n  folds: 2\n")
+    c = resolve_config(str(p))
+    assert c.offline.enabled and c.offline.folds == 2 and c.name == "offline-minilm"
+    with pytest.raises(UserError, match="did you mean: offline-minilm"):
+        resolve_config("offline-minlm")
+    with pytest.raises(UserError, match="did you mean: offline-minilm"):
+        builtin_config("ofline-minilm")
+
+
+def test_fingerprint_changes_with_settings() -> None:
+    a = R2VCConfig()
+    b = config_from_mapping({"calibration": {"tau_cal": 0.7}}, source="x")
+    assert a.fingerprint() == R2VCConfig().fingerprint() != b.fingerprint()

@@ -1,0 +1,287 @@
+"""R2VC pipeline end to end: fake backends on a tiny fixture, then offline-minilm on dev."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from averitec_tools.baselines.r2vc.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.config import R2VCConfig, config_from_mapping
+from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.output import fallback_question, read_claims
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, fit_calibrator, sidecar_path
+from averitec_tools.baselines.r2vc.verifier import Verifier
+from averitec_tools.errors import UserError
+from tests._r2vc_helpers import KeywordNLI, ListRetriever, tiny_claims, tiny_passages
+
+
+def make_pipe(cfg: R2VCConfig | None = None, calibrator=None) -> R2VCPipeline:
+    cfg = (cfg or R2VCConfig()).effective()
+    nli = KeywordNLI()
+    verifier = Verifier(backend=nli)
+    gen = NLIFallbackGenerator(nli=verifier.nli, subset_size=cfg.generator.subset_size)
+    return R2VCPipeline(retriever=ListRetriever(tiny_passages()), generator=gen, verifier=verifier,
+                        calibrator=calibrator, config=cfg)
+
+
+@pytest.fixture()
+def claims_file(tmp_path: Path) -> Path:
+    p = tmp_path / "claims.json"
+    p.write_text(json.dumps(tiny_claims()))
+    return p
+
+
+def test_end_to_end_fake_backends_by_hand(tmp_path: Path, claims_file: Path) -> None:
+    claims = read_claims(str(claims_file))
+    out = tmp_path / "pred.json"
+    summary = make_pipe().run(claims, out=out, output_format="averitec2024", progress=False)
+    preds = json.loads(out.read_text())
+    assert [p["claim_id"] for p in preds] == [0, 1, 2, 3]
+    # claim 0: E = {z1 (ent .9), z2 (neutral)} → True; s_ver = .6*.9 + .2*.5 + .1 + .1 − 0 = .84
+    p0 = preds[0]
+    assert p0["pred_label"] == "Supported" and p0["confidence"] == pytest.approx(0.84)
+    assert p0["r2vc"]["s_ver"] == pytest.approx(0.84)
+    assert {e["url"] for e in p0["evidence"]} == {"https://z.org/1", "https://z.org/2"}
+    assert all(e["question"] == fallback_question(tiny_claims()[0]["claim"]) for e in p0["evidence"])
+    assert {e["answer"] for e in p0["evidence"]} == {p.text for p in tiny_passages()[:2]}
+    assert [c["doc_id"] for c in p0["citations"]] == [e["doc_id"] for e in p0["citations"]]
+    # claim 1: NLI says False, but s_ver = .6*.1 + .2*.06 − .3*.8 + .1 + .1 = .032 < τ_ver → abstain
+    p1 = preds[1]
+    assert p1["pred_label"] == "Not Enough Evidence" and p1["r2vc"]["reason"].endswith("low_verifier")
+    assert p1["r2vc"]["s_ver"] == pytest.approx(0.032)
+    assert p1["r2vc"]["candidate_label"] == "False"  # what the gates overrode
+    # claim 2: neutral evidence only → Uncertain
+    assert preds[2]["pred_label"] == "Not Enough Evidence"
+    # claim 3: nothing retrieved → abstain, no evidence, confidence 0
+    assert preds[3]["pred_label"] == "Not Enough Evidence" and preds[3]["evidence"] == []
+    assert preds[3]["r2vc"]["reason"] == "no_candidates" and preds[3]["confidence"] == 0.0
+    assert preds[3]["r2vc"]["candidate_label"] is None
+    s = summary.to_dict()
+    assert s["n_claims"] == 4 and s["n_abstained"] == 3 and s["n_candidates"] == 3 * 16
+    assert s["labels"] == {"Not Enough Evidence": 3, "Supported": 1}
+    assert set(s["seconds_per_claim"]) == {"retrieve", "generate", "verify", "calibrate", "questions"}
+    assert not sidecar_path(out).exists()
+
+
+def test_lower_verifier_threshold_lets_false_through(tmp_path: Path, claims_file: Path) -> None:
+    cfg = config_from_mapping({"calibration": {"tau_ver": 0.0, "tau_cal": 0.0}}, source="t")
+    out = tmp_path / "p.json"
+    make_pipe(cfg).run(read_claims(str(claims_file)), out=out, output_format="averitec2024", progress=False)
+    assert [p["pred_label"] for p in json.loads(out.read_text())][:2] == ["Supported", "Refuted"]
+
+
+def test_calibrator_used_for_confidence(tmp_path: Path, claims_file: Path) -> None:
+    cal = Calibrator(coef=(0.0,) * 7, intercept=float(np.log(0.3 / 0.7)))  # π = 0.3 everywhere
+    out = tmp_path / "p.json"
+    make_pipe(calibrator=cal).run(read_claims(str(claims_file)), out=out, output_format="averitec2024",
+                                  progress=False)
+    p0 = json.loads(out.read_text())[0]
+    assert p0["confidence"] == pytest.approx(0.3) and p0["r2vc"]["reason"] == "low_confidence"
+
+
+def test_fit_calibrator_on_labelled_claims(claims_file: Path) -> None:
+    claims = read_claims(str(claims_file))
+    cal = fit_calibrator(make_pipe(), claims=claims)
+    # claim 3 has no retrieval → skipped; claims 0 (True=gold) correct, 1 (False) correct, 2 (Uncertain=NEE) correct
+    assert cal.fit_info["n"] == 3 and cal.fit_info["positive_rate"] == 1.0
+    unlabelled = [c.__class__(claim_id=c.claim_id, claim=c.claim) for c in claims]
+    with pytest.raises(UserError, match="no gold label"):
+        fit_calibrator(make_pipe(), claims=unlabelled)
+
+
+@pytest.mark.parametrize(
+    ("ablation", "check"),
+    [
+        ({"single_candidate": True}, lambda s, p: s["n_candidates"] == 3),
+        ({"no_verifier_selection": True, "single_candidate": True}, lambda s, p: p[0]["pred_label"] == "Supported"),
+        ({"no_calibration": True}, lambda s, p: p[0]["confidence"] == pytest.approx(0.84)),
+    ],
+)
+def test_ablations_run(tmp_path: Path, claims_file: Path, ablation, check) -> None:
+    cfg = config_from_mapping({"ablation": ablation}, source="t")
+    out = tmp_path / "p.json"
+    s = make_pipe(cfg).run(read_claims(str(claims_file)), out=out, output_format="averitec2024", progress=False)
+    assert check(s.to_dict(), json.loads(out.read_text()))
+
+
+def test_interrupted_run_resumes_and_matches_clean_run(tmp_path: Path, claims_file: Path) -> None:
+    claims = read_claims(str(claims_file))
+    clean = tmp_path / "clean.json"
+    make_pipe().run(claims, out=clean, output_format="averitec2024", progress=False)
+
+    out = tmp_path / "pred.json"
+
+    def stop_after_two(n: int) -> None:
+        if n == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        make_pipe().run(claims, out=out, output_format="averitec2024", progress=False, on_claim=stop_after_two)
+    assert not out.exists()  # never a half-written output
+    side = sidecar_path(out)
+    assert len(side.read_text().splitlines()) == 3  # header + two claims
+    with side.open("a") as fh:
+        fh.write('{"key": "2", "record": {"claim_id"')  # torn write of the third claim
+    s = make_pipe().run(claims, out=out, output_format="averitec2024", resume=True, progress=False)
+    assert s.n_resumed == 2
+    assert json.loads(out.read_text()) == json.loads(clean.read_text())
+    assert not side.exists()
+
+
+def test_resume_refuses_other_config(tmp_path: Path, claims_file: Path) -> None:
+    claims = read_claims(str(claims_file))
+    out = tmp_path / "pred.json"
+
+    def stop(n: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        make_pipe().run(claims, out=out, output_format="averitec2024", progress=False, on_claim=stop)
+    other = config_from_mapping({"calibration": {"tau_cal": 0.9}}, source="t")
+    with pytest.raises(UserError, match="different configuration"):
+        make_pipe(other).run(claims, out=out, output_format="averitec2024", resume=True, progress=False)
+    sidecar_path(out).write_text("garbage\nmore garbage\n")
+    with pytest.raises(UserError, match="corrupt partial-run file"):
+        make_pipe().run(claims, out=out, output_format="averitec2024", resume=True, progress=False)
+
+
+def test_ternary_format_for_fever_claims(tmp_path: Path) -> None:
+    p = tmp_path / "fever.jsonl"
+    p.write_text(json.dumps({"id": 7, "claim": "Zorbland won the zorb cup", "label": "SUPPORTS"}) + "\n"
+                 + json.dumps({"id": 8, "claim": "xyzzy"}) + "\n")
+    claims = read_claims(str(p))
+    assert claims[0].kind == "ternary" and claims[0].gold_label == "True"
+    out = tmp_path / "pred.jsonl"
+    make_pipe().run(claims, out=out, output_format="ternary", progress=False)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [7, 8]
+    assert rows[0]["predicted_label"] == "SUPPORTS" and rows[1]["predicted_label"] == "NOT ENOUGH INFO"
+    assert rows[0]["predicted_evidence"] == [["Zorbland", 0], ["Zorb", 0]]
+
+
+def test_read_claims_errors(tmp_path: Path) -> None:
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps([{"claim": "ok"}, {"label": "Refuted"}]))
+    with pytest.raises(UserError, match=r"c.json\[1\]: missing or empty 'claim'"):
+        read_claims(str(p))
+    p.write_text(json.dumps([{"claim": "ok", "label": "Maybe"}]))
+    with pytest.raises(UserError, match="unknown averitec label 'Maybe'"):
+        read_claims(str(p))
+    p.write_text(json.dumps([{"id": 1, "claim": "a"}, {"id": 1, "claim": "b"}]))
+    with pytest.raises(UserError, match="duplicate claim id 1"):
+        read_claims(str(p))
+    p.write_text("[]")
+    with pytest.raises(UserError, match="no claims"):
+        read_claims(str(p))
+
+
+# ---------------------------------------------------------------- offline-minilm on dev
+
+OFFLINE_TEST_SETTINGS = {
+    "base": "offline-minilm",
+    # A CI-sized subset (2 folds, 48 training pairs per fold, 12 calibration claims); the
+    # documented full dev run (make r2vc-dev) uses the built-in defaults.
+    "offline": {"folds": 2, "train_pairs": 48, "calibration_claims": 12, "distractors": 100},
+}
+
+
+@pytest.fixture(scope="session")
+def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    env = os.environ.get("AVERITEC_TEST_CACHE")
+    return Path(env) if env else tmp_path_factory.mktemp("r2vc-offline-cache")
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.offline import (
+        answer_passages,
+        assign_folds,
+        build_offline_pipeline,
+        load_dev,
+        training_pairs,
+    )
+    from averitec_tools.cli.main import main
+
+    monkeypatch.setenv("AVERITEC_DATA_DIR", str(shared_data))
+    settings = json.loads(json.dumps(OFFLINE_TEST_SETTINGS))
+    settings["offline"]["cache_dir"] = str(offline_cache)
+    cfg_file = tmp_path / "offline-small.yaml"
+    cfg_file.write_text(json.dumps(settings))  # JSON is valid YAML
+    out = tmp_path / "dev20.json"
+    code = main(["baseline", "r2vc", "--config", str(cfg_file), "--limit", "20", "--out", str(out), "--json"])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    summary = json.loads(stdout)
+    assert summary["n_claims"] == 20 and summary["n_candidates"] == 20 * 16
+    assert summary["offline"]["oracle_corpus"] is True and "oracle-corpus" in summary["offline"]["note"]
+    preds = json.loads(out.read_text())
+    assert [p["claim_id"] for p in preds] == list(range(20))
+    assert all(0.0 <= p["confidence"] <= 1.0 for p in preds)
+    assert all(p["pred_label"] in {"Supported", "Refuted", "Not Enough Evidence"} for p in preds)
+
+    # Rebuilding reuses the cached verifiers and calibrators (no retraining).
+    cfg = config_from_mapping(settings, source="test").effective()
+    claims = read_claims(str(shared_data / "averitec" / "dev.json"))[:20]
+    pipe = build_offline_pipeline(cfg, claims=claims, progress=False)
+    backend = pipe.verifier.nli.backend
+    assert pipe.build_seconds["verifiers"] < 60 and pipe.build_seconds["calibrators"] < 5
+    # The oracle corpus holds the gold answers: retrieval finds a claim's own answers.
+    found = sum(any(p.doc_id.startswith(f"averitec-dev-{c.claim_id}-") for p in pipe.retrieve(c.claim))
+                for c in claims)
+    assert found >= 18
+    # Cross-validation by claim: each claim is scored by its fold's model, which never
+    # saw the claim in training.
+    dev = load_dev(shared_data / "averitec" / "dev.json")
+    folds = assign_folds([c.claim for c in dev], folds=2, seed=cfg.offline.seed)
+    assert [backend.fold(dev[i].claim) for i in range(20)] == folds[:20].tolist()
+    for fold in (0, 1):
+        pairs = training_pairs(dev=dev, passages=answer_passages(dev), fold_of=folds, fold=fold, n_pairs=48,
+                               seed=cfg.offline.seed)
+        held_out = {dev[i].claim for i in range(len(dev)) if folds[i] == fold}
+        assert pairs and not any(c in held_out for c, _, _ in pairs)
+    meta = json.loads((backend.model_dirs[0] / "training.json").read_text())
+    assert meta["pairs"] > 0 and meta["epochs"] == cfg.offline.epochs == 2
+
+
+def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
+    import torch
+
+    from averitec_tools.baselines.r2vc.output import LMQuestionWriter
+
+    replies = iter(["Who won the zorb cup in 2020?\nextra", "not a question"])
+
+    class Enc(dict):
+        def to(self, device):
+            return self
+
+    class Tok:
+        pad_token_id = 0
+
+        def apply_chat_template(self, messages, tokenize, add_generation_prompt):
+            assert messages[-1]["role"] == "user" and "Evidence:" in messages[-1]["content"]
+            return "PROMPT " + messages[-1]["content"]
+
+        def __call__(self, text, return_tensors):
+            return Enc(input_ids=torch.ones((1, 3), dtype=torch.long))
+
+        def decode(self, ids, skip_special_tokens):
+            assert ids.tolist() == [7, 7]  # only the generated continuation is decoded
+            return next(replies)
+
+    class Model:
+        device = "cpu"
+
+        def generate(self, **kwargs):
+            assert kwargs["do_sample"] is False
+            return torch.tensor([[1, 1, 1, 7, 7]])
+
+    writer = LMQuestionWriter(model=Model(), tokenizer=Tok())
+    qs = writer.write(claim="Zorbland won the zorb cup.", passages=tiny_passages()[:2])
+    assert qs == ["Who won the zorb cup in 2020?", fallback_question("Zorbland won the zorb cup.")]

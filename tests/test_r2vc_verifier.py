@@ -1,0 +1,198 @@
+"""R2VC verifier (§3.4): every component checked by hand with a fake NLI backend."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
+from averitec_tools.baselines.r2vc.verifier import (
+    CachedNLI,
+    HFNLIBackend,
+    Verifier,
+    citation_similarity,
+    label_consistency,
+    label_order_from_id2label,
+    nli_label,
+    score_components,
+)
+from averitec_tools.errors import ResourceError
+from tests._r2vc_helpers import KeywordNLI, TableNLI, save_tiny_nli_model
+
+CLAIM = "Obama was born in 1961 in Hawaii"
+P0 = Passage("p0", "Obama", "u0", "Barack Obama was born in Honolulu, Hawaii in 1961.")
+P1 = Passage("p1", "Obama", "u1", "Obama served two terms.")
+P2 = Passage("p2", "Kenya", "u2", "Obama was born in Kenya in 1962.")
+TABLE = {
+    P0.text: (0.05, 0.15, 0.80),
+    P1.text: (0.10, 0.70, 0.20),
+    P2.text: (0.65, 0.25, 0.10),
+}
+
+
+def cand(label: str, citations: tuple[int, ...], passages=(P0, P1, P2)) -> Candidate:
+    return Candidate(label, "because", citations, tuple(passages), -0.3, 0)
+
+
+def test_components_by_hand_true_candidate() -> None:
+    v = Verifier(backend=TableNLI(TABLE))
+    [r] = v.verify(claim=CLAIM, candidates=[cand("True", (0,))])
+    s = r.scores
+    assert s.s_ent == pytest.approx(0.80)
+    assert s.s_contr == pytest.approx(0.65)
+    assert s.s_cov == pytest.approx((0.80 + 0.20 + 0.10) / 3)  # fewer than 6 passages: all
+    # claim content tokens {obama, born, 1961, hawaii} all in P0; its number 1961 too
+    assert s.s_cit == pytest.approx(1.0)
+    assert s.y_nli == "True"  # 0.80 ≥ 0.60 and 0.80 ≥ 0.65 + 0.10
+    assert s.s_cons == 1.0
+    assert s.s_align == 1.0
+    expected = 0.6 * 0.8 + 0.2 * (1.1 / 3) - 0.3 * 0 + 0.1 * 1 + 0.1 * 1 - 0.1 * 0
+    assert s.s_ver == pytest.approx(expected)
+    assert r.passage_probs.shape == (3, 3)
+    assert r.distribution == pytest.approx((0.80, 0.15, 0.05))
+
+
+def test_false_candidate_disagrees_with_nli() -> None:
+    [r] = Verifier(backend=TableNLI(TABLE)).verify(claim=CLAIM, candidates=[cand("False", (2,))])
+    assert r.scores.s_cons == 0.0
+    assert r.scores.s_ver == pytest.approx(0.6 * 0.8 + 0.2 * (1.1 / 3) + 0.1 * 1.0)
+
+
+def test_excess_contradiction_and_uncertain_consistency() -> None:
+    table = {P0.text: (0.9, 0.05, 0.05), P1.text: (0.2, 0.5, 0.3)}
+    [r] = Verifier(backend=TableNLI(table)).verify(
+        claim="zzz", candidates=[cand("Uncertain", (), passages=(P0, P1))]
+    )
+    s = r.scores
+    assert (s.s_ent, s.s_contr, s.y_nli) == (pytest.approx(0.3), pytest.approx(0.9), "False")
+    assert s.s_cons == 0.5 and s.s_align == 0.0 and s.s_cit == 0.0
+    assert s.s_ver == pytest.approx(0.6 * 0.3 + 0.2 * 0.175 - 0.3 * 0.6 + 0.1 * 0.5 + 0 - 0.1)
+
+
+def test_coverage_uses_top6_and_alignment_against_them() -> None:
+    ents = [0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.05]
+    passages = tuple(Passage(f"d{i}", "t", "u", f"text {i}") for i in range(8))
+    probs = np.array([[0.0, 1 - e, e] for e in ents])
+    c = Candidate("True", "r", (1, 7), passages, None, 0)
+    s = score_components(claim="c", candidate=c, passage_probs=probs)
+    assert s.s_cov == pytest.approx((0.9 + 0.6 + 0.5 + 0.4 + 0.3 + 0.2) / 6)
+    assert s.s_align == 0.0  # passages 1 and 7 are not among the 6 most entailing
+    c2 = Candidate("True", "r", (0, 1), passages, None, 0)
+    assert score_components(claim="c", candidate=c2, passage_probs=probs).s_align == 0.5
+
+
+def test_candidate_without_passages() -> None:
+    s = score_components(claim="c", candidate=Candidate("True", "", (), (), None, 0),
+                         passage_probs=np.zeros((0, 3)))
+    assert (s.s_ent, s.s_cov, s.y_nli, s.s_cons) == (0.0, 0.0, "Uncertain", 0.5)
+    assert s.s_ver == pytest.approx(0.1 * 0.5 - 0.1)
+
+
+@pytest.mark.parametrize(
+    ("ent", "contr", "label"),
+    [(0.6, 0.5, "True"), (0.6, 0.51, "Uncertain"), (0.59, 0.0, "Uncertain"),
+     (0.1, 0.6, "False"), (0.55, 0.6, "Uncertain"), (0.0, 0.0, "Uncertain")],
+)
+def test_nli_label_thresholds(ent: float, contr: float, label: str) -> None:
+    assert nli_label(s_ent=ent, s_contr=contr) == label
+
+
+def test_label_consistency_table() -> None:
+    assert label_consistency(generated="False", nli="False") == 1.0
+    assert label_consistency(generated="Uncertain", nli="True") == 0.5
+    assert label_consistency(generated="False", nli="True") == 0.0
+
+
+def test_citation_similarity_numbers_and_overlap() -> None:
+    assert citation_similarity(claim="GDP grew 3.5% in 2019", passage="In 2019 GDP grew 3.5 percent") == 1.0
+    # numbers differ: overlap 2/4 of {gdp, grew, 3.5, 2019}... numeric 1/2
+    assert citation_similarity(claim="GDP grew 3.5% in 2019", passage="GDP grew 2% in 2019") == pytest.approx(
+        0.5 * (3 / 4) + 0.5 * (1 / 2)
+    )
+    assert citation_similarity(claim="the of", passage="the of") == 0.0
+
+
+def test_cache_batches_pairs_once_across_candidates() -> None:
+    backend = TableNLI(TABLE)
+    v = Verifier(backend=backend)
+    cands = [cand("True", (0,)), cand("False", (2,), passages=(P2, P0)), cand("True", (0,), passages=(P1,))]
+    v.verify(claim=CLAIM, candidates=cands)
+    v.verify(claim=CLAIM, candidates=cands)
+    assert backend.calls == [3]  # three distinct passages, one batched call, then cache hits
+    assert v.nli.misses == 3
+
+
+def test_cached_nli_rejects_wrong_shape() -> None:
+    class Bad:
+        name = "bad"
+
+        def predict(self, pairs):
+            return np.zeros((len(pairs), 2))
+
+    with pytest.raises(ValueError, match="shape"):
+        CachedNLI(Bad()).probs("c", ["x"])
+
+
+def test_label_order_read_from_config() -> None:
+    assert label_order_from_id2label({0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"}, model_id="m") == [0, 2, 1]
+    with pytest.raises(ResourceError, match="label order"):
+        label_order_from_id2label({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, model_id="m")
+
+
+def test_hf_backend_reorders_columns_from_id2label(tmp_path) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path = save_tiny_nli_model(tmp_path / "nli")  # id2label: 0 entailment, 1 neutral, 2 contradiction
+    backend = HFNLIBackend(model_id=str(path), device="cpu", batch_size=2)
+    pairs = [("zorbland won", "it is confirmed"), ("quuxia", "is false"), ("a", "b")]
+    got = backend.predict(pairs)
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForSequenceClassification.from_pretrained(path).eval()
+    with torch.inference_mode():
+        enc = tok([c for c, _ in pairs], [p for _, p in pairs], padding=True, return_tensors="pt")
+        ref = torch.softmax(model(**enc).logits, -1).numpy()
+    np.testing.assert_allclose(got, ref[:, [2, 1, 0]], atol=1e-5)
+    np.testing.assert_allclose(got.sum(1), 1.0, atol=1e-6)
+
+
+def test_hf_backend_generic_labels_refused(tmp_path) -> None:
+    path = save_tiny_nli_model(tmp_path / "nli", id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(ResourceError, match="id2label"):
+        HFNLIBackend(model_id=str(path), device="cpu")
+
+
+def test_hf_backend_missing_model_offline_fails_fast(monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t0 = time.monotonic()
+    with pytest.raises(ResourceError, match="cannot load model 'no-such-org/no-such-nli'"):
+        HFNLIBackend(model_id="no-such-org/no-such-nli", device="cpu")
+    assert time.monotonic() - t0 < 60  # no network retries
+
+
+def test_nli_fallback_generator_protocol_and_labels() -> None:
+    gen = NLIFallbackGenerator(nli=KeywordNLI(), subset_size=2)
+    assert isinstance(gen, Generator)
+    ev = [Passage("a", "A", "u", "confirmed yes"), Passage("b", "B", "u", "nothing"),
+          Passage("c", "C", "u", "this is false")]
+    res = gen.generate("claim", ev, k=6, seed=1)
+    assert len(res.candidates) == 6 and res.n_malformed == 0
+    for c in res.candidates:
+        texts = {p.text for p in c.passages}
+        assert len(texts) == 2
+        has_ent, has_con = "confirmed yes" in texts, "this is false" in texts
+        # both present: 0.9 vs 0.9 → no margin → Uncertain
+        expected = "Uncertain" if has_ent == has_con else ("True" if has_ent else "False")
+        assert c.label == expected
+        assert c.mean_logprob == pytest.approx(np.log(0.9 if expected != "Uncertain" else 0.1))
+        cited = c.cited_passages[0].text
+        if expected == "True":
+            assert cited == "confirmed yes"
+        elif expected == "False":
+            assert cited == "this is false"
+    again = gen.generate("claim", ev, k=6, seed=1)
+    assert again == res  # seeded and reproducible
+    assert gen.generate("claim", [], k=4, seed=0).candidates == ()
