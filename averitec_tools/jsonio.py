@@ -86,6 +86,11 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     )
 
 
+def _is_truncation(exc: json.JSONDecodeError, text: str) -> bool:
+    # json reports an unterminated string only when it reaches the end of the input.
+    return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+
+
 def load_json(path: str | os.PathLike[str]) -> Any:
     """Parse a whole JSON file, reporting line and column of any syntax error."""
     p = _check_file(path)
@@ -97,7 +102,7 @@ def load_json(path: str | os.PathLike[str]) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        what = "truncated JSON" if exc.pos >= len(text.rstrip()) else "invalid JSON"
+        what = "truncated JSON" if _is_truncation(exc, text) else "invalid JSON"
         raise UserError(f"{p}:{exc.lineno}:{exc.colno}: {what}: {exc.msg}") from None
 
 
@@ -116,7 +121,7 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
-                what = "truncated JSON" if exc.pos >= len(line.rstrip()) else "invalid JSON"
+                what = "truncated JSON" if _is_truncation(exc, line) else "invalid JSON"
                 raise UserError(f"{p}:{lineno}:{exc.colno}: {what}: {exc.msg}") from None
             yield Located(value, str(p), lineno, index)
             index += 1
