@@ -1,1 +1,1 @@
-"""Reference baselines: ``r2vc`` (retrieve → reason → verify → calibrate) and ``averitec``."""
+"""Reference baselines. ``r2vc``: retrieve → reason → verify → calibrate (Dixit & Pandey)."""

@@ -1,1 +1,0 @@
-"""baselines/averitec."""
