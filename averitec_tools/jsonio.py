@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -158,4 +159,32 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
         raise
 
 
-__all__ = ["Located", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "sniff_format"]
+@contextmanager
+def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Build a directory beside ``path`` and swap it in only on success.
+
+    Yields the temporary directory to fill. An existing ``path`` is replaced when the
+    block finishes; an exception leaves ``path`` untouched and removes the temporary one.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "index"
+        >>> with atomic_directory(target) as tmp:
+        ...     _ = (tmp / "meta.json").write_text("{}")
+        >>> sorted(p.name for p in target.iterdir())
+        ['meta.json']
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        yield tmp
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+__all__ = ["Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "sniff_format"]

@@ -9,9 +9,10 @@ a --fail-on rule fired, or 2 for bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from averitec_tools.cli._json import print_json
 
 RULE_HELP = (
     "published_after_claim, archived_after_claim, fact_checker_source, "
@@ -91,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
         write_html(report, args.html)
     if args.json:
-        json.dump(report.to_json(), sys.stdout)
-        sys.stdout.write("\n")
+        print_json(report.to_json())
     else:
         _print_table(report, args.max_rows)
     fired = [name for name in fail_on if report.fired(name)]

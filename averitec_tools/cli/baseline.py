@@ -16,10 +16,10 @@ fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating infer
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
 
 
@@ -111,7 +111,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
         summary.extra["offline"] = describe(pipe.config)
     result = summary.to_dict()
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
     else:
         print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
         print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
@@ -139,7 +139,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
               "intercept": cal.intercept}
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
     else:
         print(f"wrote calibrator to {args.out}: n={cal.fit_info.get('n')} "
               f"brier={cal.fit_info.get('brier'):.4f} ece={cal.fit_info.get('ece'):.4f} (on its fit slice)")

@@ -13,11 +13,10 @@ applied: with many metrics, expect some false positives at α = 0.05.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from averitec_tools.cli._json import print_json
 from averitec_tools.cli._profile_scores import add_profile_argument, score_with_profile
 from averitec_tools.errors import UserError
 
@@ -237,8 +236,7 @@ def _print_text(report: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     report = compute_comparison(args)
     if args.json:
-        json.dump(report, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        print_json(report)
     else:
         _print_text(report)
     return 0

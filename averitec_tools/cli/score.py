@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
 
 METRIC_CHOICES = ("all", "hu-meteor")
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.per_claim:
         write_per_claim(result.per_claim, args.per_claim)
     if args.json:
-        print(json.dumps(dict(result.summary), ensure_ascii=False))
+        print_json(result.summary)
     else:
         print_table(result.summary)
     return 0

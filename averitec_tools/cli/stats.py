@@ -9,9 +9,9 @@ FEVER and VitaminC and for the R2VC views.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
+
+from averitec_tools.cli._json import print_json
 
 
 def add_parser(subparsers: Any) -> None:
@@ -73,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     stats = dataset_stats(args.name, split=args.split, data_dir=args.data_dir, hub_id=args.hub_id)
     if args.json:
-        json.dump(stats, sys.stdout)
-        sys.stdout.write("\n")
+        print_json(stats)
     else:
         _print(stats)
     return 0

@@ -36,8 +36,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -57,7 +55,7 @@ from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.output import ClaimInput
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.jsonio import iter_jsonl, load_json
+from averitec_tools.jsonio import atomic_directory, iter_jsonl, load_json
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 #: The verifier's label order (config.id2label of the fine-tuned models).
@@ -264,9 +262,7 @@ def train_verifier(
         opt.step()
         opt.zero_grad()
     model.eval()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}."))
-    try:
+    with atomic_directory(out_dir) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / "training.json").write_text(json.dumps({
@@ -274,12 +270,6 @@ def train_verifier(
             "pairs": len(pairs), "class_counts": Counter(y for _, _, y in pairs),
             "epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
         }, default=str))
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_dir
 
 

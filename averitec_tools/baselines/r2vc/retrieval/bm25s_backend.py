@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,19 +21,16 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+from averitec_tools.baselines.r2vc.retrieval._index_meta import read_index_meta, rebuild_hint
 from averitec_tools.baselines.r2vc.retrieval.analysis import LuceneLikeAnalyzer
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer
+from averitec_tools.jsonio import atomic_directory
 
 META_FILE = "averitec_bm25s.json"
 #: Anserini's BM25 defaults.
 DEFAULT_K1 = 0.9
 DEFAULT_B = 0.4
-
-
-def _rebuild_hint(index_dir: Path) -> str:
-    return f"rebuild it: build_retriever(..., rebuild=True) (CLI: averitec baseline r2vc --rebuild-index), or delete {index_dir}"
 
 
 def _top_rows(scores: np.ndarray, *, k: int) -> np.ndarray:
@@ -116,10 +111,7 @@ class Bm25sRetriever:
 
     def save(self, index_dir: str | os.PathLike[str]) -> None:
         """Save the index to ``index_dir`` (written beside it, then swapped in)."""
-        target = Path(index_dir)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
+        with atomic_directory(index_dir) as tmp:
             self.model.save(str(tmp), show_progress=False)
             meta = {
                 "backend": "bm25s",
@@ -131,14 +123,7 @@ class Bm25sRetriever:
                 "include_title": self.include_title,
                 **self.analyzer.settings(),
             }
-            with atomic_writer(tmp / META_FILE) as fh:
-                json.dump(meta, fh, indent=2)
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+            (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
     def load(cls, *, store: ParagraphStore, index_dir: str | os.PathLike[str], mmap: bool = True) -> Bm25sRetriever:
@@ -150,31 +135,18 @@ class Bm25sRetriever:
         import bm25s
 
         root = Path(index_dir)
-        meta_path = root / META_FILE
-        if not meta_path.exists():
-            raise UserError(f"{root}: no bm25s index here (missing {META_FILE})", hint=_rebuild_hint(root))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            fingerprint = meta["corpus_fingerprint"]
-            include_title = bool(meta["include_title"])
-            stem = meta["stem"] == "porter"
-            stopwords = frozenset(meta["stopwords"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{meta_path}: corrupt index metadata ({exc})", hint=_rebuild_hint(root)) from None
-        if fingerprint != store.fingerprint:
-            raise UserError(
-                f"{root}: bm25s index was built from another corpus "
-                f"(fingerprint {fingerprint}, corpus has {store.fingerprint})",
-                hint=_rebuild_hint(root),
-            )
+        include_title, stem, stopwords = read_index_meta(
+            root, kind="bm25s", store=store, meta_file=META_FILE, needs=(),
+            parse=lambda m: (bool(m["include_title"]), m["stem"] == "porter", frozenset(m["stopwords"])),
+        )
         try:
             model = bm25s.BM25.load(str(root), mmap=mmap, show_progress=False)
         except (OSError, ValueError, KeyError) as exc:
-            raise UserError(f"{root}: corrupt bm25s index ({exc})", hint=_rebuild_hint(root)) from None
+            raise UserError(f"{root}: corrupt bm25s index ({exc})", hint=rebuild_hint(root)) from None
         if int(model.scores["num_docs"]) != len(store):
             raise UserError(
                 f"{root}: bm25s index holds {model.scores['num_docs']} paragraphs, corpus has {len(store)}",
-                hint=_rebuild_hint(root),
+                hint=rebuild_hint(root),
             )
         analyzer = LuceneLikeAnalyzer(stopwords=stopwords, stem=stem)
         return cls(store=store, model=model, analyzer=analyzer, include_title=include_title)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,9 +22,10 @@ import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus import ParagraphStore
 from averitec_tools.baselines.r2vc.models import ResolvedModel, load_sentence_encoder, resolve_model
+from averitec_tools.baselines.r2vc.retrieval._index_meta import read_index_meta, rebuild_hint
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer
+from averitec_tools.jsonio import atomic_directory
 
 META_FILE = "averitec_dense.json"
 INDEX_FILE = "faiss.index"
@@ -37,10 +36,6 @@ HNSW_EF_CONSTRUCTION = 512
 HNSW_EF_SEARCH = 512
 #: Paragraphs encoded (and added to the index) per chunk, Table G.1.
 ENCODE_CHUNK = 8192
-
-
-def _rebuild_hint(index_dir: Path) -> str:
-    return f"rebuild it: build_retriever(..., rebuild=True) (CLI: averitec baseline r2vc --rebuild-index), or delete {index_dir}"
 
 
 def _encode(encoder: Any, texts: list[str], *, batch_size: int, prefix: str = "") -> np.ndarray:
@@ -175,10 +170,7 @@ class DenseRetriever:
         """Save the FAISS index and its metadata to ``index_dir`` (swapped in atomically)."""
         import faiss
 
-        target = Path(index_dir)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
+        with atomic_directory(index_dir) as tmp:
             faiss.write_index(self.index, str(tmp / INDEX_FILE))
             meta: dict[str, Any] = {
                 "backend": "faiss",
@@ -194,14 +186,7 @@ class DenseRetriever:
             }
             if self.index_type == "hnsw":
                 meta.update(hnsw_m=HNSW_M, ef_construction=int(self.index.hnsw.efConstruction))
-            with atomic_writer(tmp / META_FILE) as fh:
-                json.dump(meta, fh, indent=2)
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+            (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
     def load(
@@ -230,41 +215,28 @@ class DenseRetriever:
         import faiss
 
         root = Path(index_dir)
-        meta_path = root / META_FILE
-        if not meta_path.exists() or not (root / INDEX_FILE).exists():
-            raise UserError(f"{root}: no dense index here (needs {META_FILE} and {INDEX_FILE})",
-                            hint=_rebuild_hint(root))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            model_id = str(meta["model_id"])
-            index_type = str(meta["index_type"])
-            dim = int(meta["dim"])
-            fingerprint = meta["corpus_fingerprint"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{meta_path}: corrupt index metadata ({exc})", hint=_rebuild_hint(root)) from None
-        if fingerprint != store.fingerprint:
-            raise UserError(
-                f"{root}: dense index was built from another corpus "
-                f"(fingerprint {fingerprint}, corpus has {store.fingerprint})",
-                hint=_rebuild_hint(root),
-            )
+        model_id, index_type, dim, include_title, query_prefix = read_index_meta(
+            root, kind="dense", store=store, meta_file=META_FILE, needs=(INDEX_FILE,),
+            parse=lambda m: (str(m["model_id"]), str(m["index_type"]), int(m["dim"]),
+                             bool(m.get("include_title", True)), str(m.get("query_prefix", ""))),
+        )
         if model is not None:
             requested = resolve_model(model=model).model_id
             if requested != model_id:
                 raise UserError(
                     f"{root}: dense index was built with {model_id!r}, not {requested!r}",
-                    hint=_rebuild_hint(root),
+                    hint=rebuild_hint(root),
                 )
         try:
             index = faiss.read_index(str(root / INDEX_FILE))
         except RuntimeError as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
-            raise UserError(f"{root / INDEX_FILE}: corrupt FAISS index ({first})", hint=_rebuild_hint(root)) from None
+            raise UserError(f"{root / INDEX_FILE}: corrupt FAISS index ({first})", hint=rebuild_hint(root)) from None
         if index.ntotal != len(store) or index.d != dim:
             raise UserError(
                 f"{root}: dense index holds {index.ntotal} vectors of dim {index.d}, "
                 f"corpus has {len(store)} paragraphs (metadata dim {dim})",
-                hint=_rebuild_hint(root),
+                hint=rebuild_hint(root),
             )
         if index_type == "hnsw":
             hnsw_index: Any = faiss.downcast_index(index)
@@ -272,10 +244,9 @@ class DenseRetriever:
         encoder, resolved = load_sentence_encoder(model=model or model_id, device=device)
         if _embedding_dim(encoder) != dim:
             raise UserError(f"{root}: encoder {model_id!r} gives a different dimension than the index ({dim})",
-                            hint=_rebuild_hint(root))
+                            hint=rebuild_hint(root))
         return cls(store=store, encoder=encoder, resolved=resolved, index=index, index_type=index_type,
-                   include_title=bool(meta.get("include_title", True)),
-                   query_prefix=str(meta.get("query_prefix", "")), batch_size=batch_size)
+                   include_title=include_title, query_prefix=query_prefix, batch_size=batch_size)
 
     @classmethod
     def load_or_build(

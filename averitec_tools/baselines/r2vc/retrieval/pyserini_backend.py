@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+from averitec_tools.baselines.r2vc.retrieval._index_meta import read_index_meta, rebuild_hint
 from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import DEFAULT_B, DEFAULT_K1
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import ResourceError, UserError
@@ -107,10 +108,6 @@ def _import_lucene() -> tuple[Any, Any]:
     except ImportError as exc:
         raise ResourceError("pyserini is not installed", hint="pip install 'averitec-tools[retrieval]'") from exc
     return LuceneSearcher, autoclass
-
-
-def _rebuild_hint(index_dir: Path) -> str:
-    return f"rebuild it: build_retriever(..., rebuild=True) (CLI: averitec baseline r2vc --rebuild-index), or delete {index_dir}"
 
 
 class PyseriniRetriever:
@@ -216,30 +213,17 @@ class PyseriniRetriever:
             UserError: Missing or corrupt index, or one built from another corpus.
         """
         root = Path(index_dir)
-        meta_path = root / META_FILE
-        if not meta_path.exists() or not (root / LUCENE_SUBDIR).is_dir():
-            raise UserError(f"{root}: no pyserini index here (needs {META_FILE} and {LUCENE_SUBDIR}/)",
-                            hint=_rebuild_hint(root))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            fingerprint = meta["corpus_fingerprint"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{meta_path}: corrupt index metadata ({exc})", hint=_rebuild_hint(root)) from None
-        if fingerprint != store.fingerprint:
-            raise UserError(
-                f"{root}: pyserini index was built from another corpus "
-                f"(fingerprint {fingerprint}, corpus has {store.fingerprint})",
-                hint=_rebuild_hint(root),
-            )
+        read_index_meta(root, kind="pyserini", store=store, meta_file=META_FILE, needs=(LUCENE_SUBDIR,),
+                        parse=lambda m: None)
         lucene_searcher, _ = _import_lucene()
         try:
             searcher = lucene_searcher(str(root / LUCENE_SUBDIR))
         except Exception as exc:  # pyjnius raises JavaException for a corrupt index
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"{root}: corrupt Lucene index ({first})", hint=_rebuild_hint(root)) from None
+            raise UserError(f"{root}: corrupt Lucene index ({first})", hint=rebuild_hint(root)) from None
         if int(searcher.num_docs) != len(store):
             raise UserError(f"{root}: Lucene index holds {searcher.num_docs} paragraphs, corpus has {len(store)}",
-                            hint=_rebuild_hint(root))
+                            hint=rebuild_hint(root))
         return cls(store=store, searcher=searcher, index_dir=root, k1=k1, b=b, threads=threads)
 
     @classmethod
