@@ -1,0 +1,297 @@
+"""``averitec leaderboard ...``: host a leaderboard (store, score, rank, serve).
+
+Every command takes ``--db URL`` (default ``$AVERITEC_LEADERBOARD_DB`` or
+``sqlite:///leaderboard.db``; PostgreSQL: ``postgresql+psycopg://user@host/db``)::
+
+    averitec leaderboard init examples/leaderboard/averitec-dev.yaml
+    averitec leaderboard team add blue              # prints the team's token once
+    averitec leaderboard submit preds.json --team blue --system bm25 --phase dev --meta model=bloom-7b1
+    averitec leaderboard status
+    averitec leaderboard show --phase dev
+    averitec leaderboard export --phase dev --format md|html|json|csv|latex
+    averitec leaderboard rescore                    # after a scorer version change
+    averitec leaderboard reveal --phase test        # end a phase: private scores shown
+    averitec leaderboard serve --port 8000 --workers 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.cli._json import print_json
+from averitec_tools.errors import UserError
+
+EXPORT_FORMATS = ("md", "html", "json", "csv", "latex")
+
+
+def _db_default() -> str:
+    return os.environ.get("AVERITEC_LEADERBOARD_DB", "sqlite:///leaderboard.db")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="host a leaderboard: store, score, rank (CIs, tiers) and serve submissions",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=None, help="database URL (default: $AVERITEC_LEADERBOARD_DB or sqlite:///leaderboard.db)")
+    common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+
+    p = sub.add_parser("init", parents=[common], help="create the database and load a competition YAML")
+    p.add_argument("competition", metavar="COMPETITION.yaml")
+    p.set_defaults(func=_init)
+
+    p = sub.add_parser("team", parents=[common], help="manage teams")
+    p.add_argument("team_action", choices=["add"])
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=_team)
+
+    p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--team", required=True)
+    p.add_argument("--system", required=True)
+    p.add_argument("--phase", required=True)
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="disclosure metadata (repeatable)")
+    p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
+    p.set_defaults(func=_submit)
+
+    p = sub.add_parser("status", parents=[common], help="list submissions and their states")
+    p.add_argument("--phase")
+    p.add_argument("--team")
+    p.set_defaults(func=_status)
+
+    p = sub.add_parser("show", parents=[common], help="print the ranked leaderboard of a phase")
+    p.add_argument("--phase", required=True)
+    p.set_defaults(func=_show)
+
+    p = sub.add_parser("export", parents=[common], help="export the ranked leaderboard")
+    p.add_argument("--phase", required=True)
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="md")
+    p.add_argument("--out", help="write to this file instead of stdout")
+    p.set_defaults(func=_export)
+
+    p = sub.add_parser("rescore", parents=[common], help="score every submission again (old results are kept)")
+    p.add_argument("--phase")
+    p.add_argument("--no-score", action="store_true", help="only queue them for the server's workers")
+    p.set_defaults(func=_rescore)
+
+    p = sub.add_parser("reveal", parents=[common], help="end a phase: show private/hidden scores")
+    p.add_argument("--phase", required=True)
+    p.set_defaults(func=_reveal)
+
+    p = sub.add_parser("serve", parents=[common], help="run the web app (and scoring workers)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
+    p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
+    p.set_defaults(func=_serve)
+
+    p = sub.add_parser("work", parents=[common], help="run a scoring worker (no web server)")
+    p.add_argument("--once", action="store_true", help="stop when no submission is pending")
+    p.add_argument("--lease-seconds", type=float, default=120.0)
+    p.set_defaults(func=_work)
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from averitec_tools.leaderboard.store import Store
+
+    return Store(args.db or _db_default())
+
+
+def _init(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.competition import load_competition
+
+    path = Path(args.competition)
+    comp = load_competition(path)
+    store = _store(args)
+    token = store.init(path.read_text(encoding="utf-8"), where=str(path))
+    missing = [p.gold for p in comp.phases if not Path(p.gold).is_file()]
+    out = {"db": store.url, "competition": comp.name, "phases": [p.name for p in comp.phases], "admin_token": token, "missing_gold": missing}
+    if args.json:
+        print_json(out)
+    else:
+        print(f"competition {comp.name!r} stored in {store.url} (phases: {', '.join(out['phases'])})")
+        if token:
+            print(f"admin token (shown once): {token}")
+        for g in missing:
+            print(f"warning: gold file {g} not found")
+    return 0
+
+
+def _team(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.competition()
+    token = store.add_team(args.name)
+    if args.json:
+        print_json({"team": args.name, "token": token})
+    else:
+        print(f"team {args.name!r} added; token (shown once): {token}")
+    return 0
+
+
+def _parse_meta(items: list[str]) -> dict[str, str]:
+    meta = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--meta {item!r}: expected KEY=VALUE")
+        meta[key.strip()] = value.strip()
+    return meta
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.processing import Scorer, process_one
+
+    path = Path(args.file)
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the submission ({exc.strerror})") from None
+    store = _store(args)
+    new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name, meta=_parse_meta(args.meta))
+    if new.created and not args.no_score:
+        process_one(store, Scorer(n_resamples=store.competition().n_resamples), submission_id=new.id)
+    row = store.submission(new.id)
+    out = {"id": new.id, "created": new.created, "state": row["state"], "reason": row["reason"]}
+    if row["state"] == "finished":
+        res = store.results([new.id])[new.id][0]
+        out["signature"] = res["signature"]
+        out["metrics"] = {k: v for k, v in res["summary"].items() if k not in ("signature", "profile")}
+    if args.json:
+        print_json(out)
+    else:
+        print(f"submission {new.id}: {'stored' if new.created else 'already stored (same file)'}; state {row['state']}")
+        if row["reason"]:
+            print(f"reason: {row['reason']}")
+    return 0 if row["state"] != "failed" else 2
+
+
+def _status(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.competition()
+    rows = store.submissions(phase=args.phase, team=args.team)
+    items = [
+        {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in r.items() if k not in ("content_hash", "lease_until")}
+        for r in rows
+    ]
+    if args.json:
+        print_json({"submissions": items})
+        return 0
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="submissions")
+    for col in ("id", "team", "system", "phase", "state", "created_at", "reason"):
+        table.add_column(col)
+    for r in items:
+        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in ("id", "team", "system", "phase", "state", "created_at", "reason")))
+    Console().print(table)
+    return 0
+
+
+def _ranked(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
+    from averitec_tools.leaderboard.ranking import rank_store
+
+    store = _store(args)
+    comp = store.competition()
+    phase = comp.phase(args.phase)
+    return comp, phase, rank_store(store, phase.name)
+
+
+def _show(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.export import export, table_rows
+
+    comp, phase, entries = _ranked(args)
+    if args.json:
+        import json
+
+        print_json(json.loads(export(entries, competition=comp, phase=phase, fmt="json")))
+        return 0
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    header, rows = table_rows(entries, phase=phase, disclosure=comp.disclosure)
+    table = Table(title=f"{comp.title}: {phase.title} (tiers: Holm-corrected paired {comp.test}, α={comp.alpha})")
+    for h in header:
+        table.add_column(escape(h))
+    for row in rows:
+        table.add_row(*(escape(c) for c in row))
+    Console().print(table)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from averitec_tools.jsonio import atomic_writer
+    from averitec_tools.leaderboard.export import export
+
+    comp, phase, entries = _ranked(args)
+    text = export(entries, competition=comp, phase=phase, fmt=args.format)
+    if args.out:
+        with atomic_writer(args.out) as fh:
+            fh.write(text)
+        if args.json:
+            print_json({"out": args.out, "format": args.format, "rows": len(entries)})
+    elif args.json and args.format != "json":
+        print_json({"format": args.format, "text": text})
+    else:
+        print(text, end="")
+    return 0
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.processing import Scorer, process_one
+
+    store = _store(args)
+    comp = store.competition()
+    if args.phase:
+        comp.phase(args.phase)
+    queued = store.requeue(phase=args.phase)
+    done = 0
+    if not args.no_score:
+        scorer = Scorer(n_resamples=comp.n_resamples)
+        for row in store.submissions(phase=args.phase, state="pending"):
+            if process_one(store, scorer, submission_id=int(row["id"])) is not None:
+                done += 1
+    if args.json:
+        print_json({"queued": queued, "scored": done})
+    else:
+        print(f"{queued} submission(s) queued, {done} scored")
+    return 0
+
+
+def _reveal(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.reveal(args.phase)
+    if args.json:
+        print_json({"phase": args.phase, "revealed": True})
+    else:
+        print(f"phase {args.phase!r} revealed")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.web.server import serve
+
+    serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds, json_out=args.json)
+    return 0
+
+
+def _work(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.processing import run_worker
+
+    store = _store(args)
+    store.competition()
+    store.close()
+    done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, once=args.once)
+    if args.json:
+        print_json({"scored": done})
+    return 0

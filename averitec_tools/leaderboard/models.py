@@ -1,0 +1,75 @@
+"""The leaderboard's tables (SQLAlchemy 2 Core). Alembic migrations create them.
+
+Every schema change gets a new revision in ``migrations/versions/``; the tables here
+describe the head revision (``tests/test_leaderboard_store.py`` checks they agree).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+competition = sa.Table(
+    "competition",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("yaml", sa.Text, nullable=False),
+    sa.Column("admin_token_hash", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
+phases = sa.Table(
+    "phases",
+    metadata,
+    sa.Column("name", sa.String(40), primary_key=True),
+    sa.Column("revealed_at", sa.DateTime, nullable=True),
+)
+
+teams = sa.Table(
+    "teams",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(100), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
+submissions = sa.Table(
+    "submissions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
+    sa.Column("phase", sa.String(40), sa.ForeignKey("phases.name"), nullable=False),
+    sa.Column("system", sa.String(200), nullable=False),
+    sa.Column("content_hash", sa.String(64), nullable=False),
+    sa.Column("file_name", sa.String(200), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("content", sa.LargeBinary, nullable=False),
+    sa.Column("meta", sa.JSON, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("lease_until", sa.DateTime, nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("started_at", sa.DateTime, nullable=True),
+    sa.Column("finished_at", sa.DateTime, nullable=True),
+    sa.UniqueConstraint("team_id", "phase", "content_hash", name="uq_submission_content"),
+    sa.Index("ix_submissions_state", "state"),
+)
+
+results = sa.Table(
+    "results",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False),
+    sa.Column("profile", sa.String(40), nullable=False),
+    sa.Column("scorer_version", sa.String(40), nullable=False),
+    sa.Column("signature", sa.Text, nullable=False),
+    sa.Column("summary", sa.JSON, nullable=False),
+    sa.Column("cis", sa.JSON, nullable=False),
+    sa.Column("per_claim", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.UniqueConstraint("submission_id", "profile", "scorer_version", name="uq_result_version"),
+)

@@ -1,0 +1,275 @@
+"""Scoring stored submissions: a warm per-process scorer and the worker loop.
+
+:class:`Scorer` keeps one METEOR engine per process. Each phase's gold strings are
+tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256 and the
+tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
+submissions, so a warm worker pays only for the new prediction strings.
+
+The profiles build their engine with ``leaderboard.scoring.make_engine``; while a
+submission is scored the profile module's ``make_engine`` is pointed at the warm engine
+(:func:`pinned_engine`). Scores are identical either way (the engine's caches hold
+exactly what it would compute), which ``tests/test_leaderboard_processing.py`` checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from averitec_tools._version import __version__
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.competition import Phase
+from averitec_tools.leaderboard.store import Store, _LostLease
+
+#: Per-claim metric values are rounded to this many digits in the store (well below the
+#: reproducibility tolerance of 1e-9 for the summary, which is stored exactly).
+_PER_CLAIM_DIGITS = 12
+_GOLD_FILE_CACHE: dict[tuple[str, float, int], str] = {}
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file, cached by (path, mtime, size)."""
+    st = os.stat(path)
+    key = (str(path), st.st_mtime, st.st_size)
+    if key not in _GOLD_FILE_CACHE:
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        _GOLD_FILE_CACHE[key] = h.hexdigest()
+    return _GOLD_FILE_CACHE[key]
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("AVERITEC_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "averitec-tools"
+    )
+    return Path(base) / "leaderboard"
+
+
+@contextmanager
+def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
+    """Make ``profile`` use ``engine`` instead of a fresh one while the block runs."""
+    from averitec_tools.leaderboard.profiles import PROFILES
+
+    module = importlib.import_module(PROFILES.get(profile))
+    original = getattr(module, "make_engine", None)
+    if original is None:
+        yield
+        return
+    module.make_engine = lambda options: engine  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        module.make_engine = original  # type: ignore[attr-defined]
+
+
+def _gold_strings(gold: str, profile: str) -> list[str]:
+    """Strings of the gold side that the AVeriTeC profiles compare (empty for others)."""
+    if profile not in ("averitec2024", "averitec2023"):
+        return []
+    from averitec_tools.leaderboard.scoring import answer_strings, qa_strings
+    from averitec_tools.leaderboard.submission import load_gold_claims
+
+    out: list[str] = []
+    for claim in load_gold_claims(gold, profile=profile):
+        out += [q.question for q in claim.questions]
+        out += qa_strings(claim.questions) + answer_strings(claim.questions)
+    return list(dict.fromkeys(out))
+
+
+class Scorer:
+    """Scores submission bytes for a phase with a warm engine.
+
+    Args:
+        cache_dir: Disk cache for prepared gold strings (``None``: the user cache dir;
+            ``False``: no disk cache).
+        n_resamples: Bootstrap resamples for the stored 95 % CIs.
+    """
+
+    def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000) -> None:
+        from averitec_tools.metrics.meteor import MeteorEngine
+
+        self.engine = MeteorEngine(allow_download=True)
+        self.cache_dir: Path | None = None if cache_dir is False else (default_cache_dir() if cache_dir in (None, True) else Path(str(cache_dir)))
+        self.n_resamples = n_resamples
+        self._prepared_gold: set[str] = set()
+
+    def prepare_gold(self, phase: Phase) -> int:
+        """Tokenise and stem the phase's gold strings once; returns how many are ready."""
+        from averitec_tools.metrics.tokenize import TOKENIZER_NAME
+
+        if not Path(phase.gold).is_file():
+            raise UserError(f"phase {phase.name!r}: gold file {phase.gold} not found")
+        digest = file_sha256(phase.gold)
+        if digest in self._prepared_gold:
+            return 0
+        strings = list(dict.fromkeys(s for p in phase.profiles for s in _gold_strings(phase.gold, p)))
+        cache_file = None
+        cached: dict[str, list[list[str]]] = {}
+        if self.cache_dir is not None and strings:
+            key = hashlib.sha256(f"{digest}|{TOKENIZER_NAME}|{__version__}".encode()).hexdigest()[:32]
+            cache_file = self.cache_dir / f"gold-{key}.json"
+            try:
+                cached = json.loads(cache_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                cached = {}
+        for text in strings:
+            if text in cached:
+                words, stems = cached[text]
+            else:
+                words, stems = self.engine.analyse(text)
+                cached[text] = [list(words), list(stems)]
+            self.engine.add_analysed(text, words, stems)
+        if cache_file is not None:
+            from averitec_tools.jsonio import atomic_writer
+
+            try:
+                with atomic_writer(cache_file) as fh:
+                    json.dump(cached, fh)
+            except OSError:
+                pass  # a read-only cache only costs time
+        self.engine.wordnet.load()
+        self._prepared_gold.add(digest)
+        return len(strings)
+
+    def score(self, *, phase: Phase, content: bytes) -> list[dict[str, Any]]:
+        """Score ``content`` under every profile of ``phase``; one result dict each.
+
+        Raises:
+            UserError: the submission is malformed or does not match the gold file.
+        """
+        from averitec_tools.leaderboard.profiles import get_profile
+        from averitec_tools.metrics.bootstrap import mean_ci
+
+        self.prepare_gold(phase)
+        head = content.lstrip()[:1]
+        suffix = ".json" if head in (b"[", b"{") and not _looks_jsonl(content) else ".jsonl"
+        out = []
+        with tempfile.TemporaryDirectory(prefix="averitec-lb-") as tmp:
+            path = Path(tmp) / f"submission{suffix}"  # never the uploaded name
+            path.write_bytes(content)
+            for name in phase.profiles:
+                with pinned_engine(name, self.engine):
+                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=1, allow_download=True)
+                per_claim = [
+                    {
+                        "id": c.claim_id,
+                        "gold": c.gold_label,
+                        "pred": c.pred_label,
+                        "values": {k: round(float(v), _PER_CLAIM_DIGITS) for k, v in c.values.items()},
+                        "confidence": c.confidence,
+                        "types": list(c.claim_types),
+                    }
+                    for c in result.per_claim
+                ]
+                keys = list(result.per_claim[0].values) if result.per_claim else []
+                cis = {}
+                for k in keys:
+                    ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
+                    cis[k] = [ci.low, ci.high]
+                summary = json.loads(json.dumps(dict(result.summary), default=str).replace(str(path), "submission"))
+                out.append(
+                    {
+                        "profile": name,
+                        "scorer_version": __version__,
+                        "signature": result.signature,
+                        "summary": summary,
+                        "cis": cis,
+                        "per_claim": per_claim,
+                    }
+                )
+        return out
+
+
+def _looks_jsonl(content: bytes) -> bool:
+    first = content.lstrip().split(b"\n", 1)[0].strip()
+    return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
+
+
+def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, submission_id: int | None = None) -> int | None:
+    """Claim one pending submission, score it and store the outcome; returns its id."""
+    sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id)
+    if sid is None:
+        return None
+    row = store.submission(sid)
+    assert row is not None
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(lease_seconds / 3):
+            store.renew(sid, lease_seconds=lease_seconds)
+
+    beat = threading.Thread(target=heartbeat, daemon=True)
+    beat.start()
+    try:
+        phase = store.competition().phase(row["phase"])
+        results = scorer.score(phase=phase, content=store.content(sid))
+    except UserError as exc:
+        store.fail(sid, str(exc))
+    except Exception as exc:  # a scorer bug must not leave the submission stuck
+        store.fail(sid, f"internal error while scoring: {type(exc).__name__}: {exc}")
+    else:
+        try:
+            store.finish(sid, results)
+        except _LostLease:
+            print(f"averitec leaderboard: submission {sid} was taken back while being scored", file=sys.stderr)
+    finally:
+        stop.set()
+        beat.join()
+    return sid
+
+
+def run_worker(
+    url: str,
+    *,
+    lease_seconds: float = 120.0,
+    poll_seconds: float = 0.5,
+    stop: threading.Event | None = None,
+    once: bool = False,
+    prepare: bool = True,
+) -> int:
+    """Score pending submissions until ``stop`` is set (or, with ``once``, none is left)."""
+    store = Store(url)
+    scorer = Scorer(n_resamples=store.competition().n_resamples)
+    done = 0
+    try:
+        if prepare:
+            for phase in store.competition().phases:
+                try:
+                    scorer.prepare_gold(phase)
+                except UserError as exc:
+                    print(f"averitec leaderboard: warning: {exc}", file=sys.stderr)
+        while stop is None or not stop.is_set():
+            store.recover()
+            if process_one(store, scorer, lease_seconds=lease_seconds) is not None:
+                done += 1
+                continue
+            if once:
+                break
+            time.sleep(poll_seconds)
+    finally:
+        store.close()
+    return done
+
+
+def worker_main(url: str, lease_seconds: float, poll_seconds: float) -> None:
+    """Entry point of a worker process started by ``serve`` (stops on SIGTERM)."""
+    import signal
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop)
+
+
+__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "worker_main"]

@@ -1,0 +1,450 @@
+"""The leaderboard store: SQLite (WAL, one file) by default, PostgreSQL by URL.
+
+All shared state lives in the database, so several server processes agree: quotas are
+counted inside the transaction that inserts the submission (SQLite: ``BEGIN IMMEDIATE``;
+PostgreSQL: the team row locked ``FOR UPDATE``), idempotence is a unique constraint on
+(team, phase, content hash), and a submission's state moves only by guarded updates::
+
+    pending ──claim──▶ running ──finish──▶ finished
+                        │  └────fail────▶ failed
+                        └─lease expired (worker killed)─▶ pending
+
+Scores are written in the same transaction that marks a submission finished, so a crash
+leaves either no result or a complete one; :meth:`Store.recover` returns submissions
+whose worker stopped renewing its lease to ``pending``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard import models as m
+from averitec_tools.leaderboard.competition import Competition, load_competition_text
+
+DEFAULT_DB = "sqlite:///leaderboard.db"
+STATES = ("pending", "running", "finished", "failed")
+
+
+class QuotaExceeded(UserError):
+    """A team has used its submissions for the day or the phase."""
+
+
+def utcnow() -> dt.datetime:
+    """Naive UTC now (both back-ends store naive UTC timestamps)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 of a token; only hashes are stored.
+
+    Example:
+        >>> len(hash_token("abc"))
+        64
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=60000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    # IMMEDIATE takes the write lock at BEGIN: read-then-write transactions (quota
+    # checks, claiming a job) cannot interleave between processes.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_db_engine(url: str) -> sa.Engine:
+    """An engine for ``url``; SQLite gets WAL, a busy timeout and IMMEDIATE transactions."""
+    from sqlalchemy import event
+
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        raise UserError(f"--db: not a database URL: {url!r} (e.g. sqlite:///leaderboard.db)") from None
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            parent = Path(parsed.database).parent
+            if not parent.is_dir():
+                raise UserError(f"--db: folder {parent} does not exist")
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    try:
+        return sa.create_engine(url, pool_pre_ping=True)
+    except (ImportError, sa.exc.NoSuchModuleError) as exc:
+        raise UserError(f"--db: cannot use {parsed.drivername} ({exc})", hint="pip install 'averitec-tools[leaderboard]'") from None
+
+
+def _alembic_config(connection: sa.Connection) -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def upgrade_schema(engine: sa.Engine) -> None:
+    """Bring the database to the newest migration (a no-op when it is there)."""
+    from alembic import command
+
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "head")
+
+
+def schema_revision(engine: sa.Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+@dataclass(frozen=True)
+class NewSubmission:
+    """What :meth:`Store.submit` returns: the row id and whether it was new."""
+
+    id: int
+    created: bool
+    state: str
+
+
+class Store:
+    """Access to one leaderboard database.
+
+    Args:
+        url: SQLAlchemy URL (``sqlite:///file.db`` or ``postgresql+psycopg://...``).
+
+    Example:
+        >>> import tempfile, os
+        >>> d = tempfile.mkdtemp()
+        >>> yaml_text = "name: demo\\nphases: [{name: dev, gold: g.json, primary_metric: label_accuracy}]\\n"
+        >>> store = Store(f"sqlite:///{d}/lb.db")
+        >>> admin = store.init(yaml_text, where="demo.yaml")
+        >>> token = store.add_team("blue")
+        >>> store.submit(team="blue", system="s1", phase="dev", content=b"[]", file_name="p.json").created
+        True
+        >>> store.submit(team="blue", system="s1", phase="dev", content=b"[]", file_name="p.json").created
+        False
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = create_db_engine(url)
+        self.is_postgres = self.engine.dialect.name == "postgresql"
+        self._competition: Competition | None = None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def tx(self) -> Iterator[sa.Connection]:
+        """One transaction (IMMEDIATE on SQLite)."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except sa.exc.OperationalError as exc:
+            raise UserError(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+
+    # ------------------------------------------------------------------ competition
+
+    def init(self, yaml_text: str, *, where: str) -> str | None:
+        """Create or update the schema and store the competition; returns a new admin
+        token the first time (``None`` when the database already had a competition)."""
+        comp = load_competition_text(yaml_text, where=where)
+        upgrade_schema(self.engine)
+        token = None
+        with self.tx() as conn:
+            row = conn.execute(sa.select(m.competition.c.id)).first()
+            if row is None:
+                token = new_token()
+                conn.execute(
+                    m.competition.insert().values(
+                        id=1, name=comp.name, yaml=yaml_text, admin_token_hash=hash_token(token), created_at=utcnow()
+                    )
+                )
+            else:
+                conn.execute(m.competition.update().values(name=comp.name, yaml=yaml_text))
+            known = set(conn.execute(sa.select(m.phases.c.name)).scalars())
+            for phase in comp.phases:
+                if phase.name not in known:
+                    conn.execute(m.phases.insert().values(name=phase.name))
+        self._competition = comp
+        return token
+
+    def competition(self) -> Competition:
+        """The stored competition (UserError if ``init`` has not run)."""
+        if self._competition is None:
+            try:
+                with self.engine.connect() as conn:
+                    row = conn.execute(sa.select(m.competition.c.yaml)).first()
+            except (sa.exc.OperationalError, sa.exc.ProgrammingError):
+                row = None
+            if row is None:
+                raise UserError(f"{self.url}: no competition here", hint="run `averitec leaderboard init COMPETITION.yaml` first")
+            self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)")
+        return self._competition
+
+    def check_admin(self, token: str | None) -> bool:
+        if not token:
+            return False
+        with self.engine.connect() as conn:
+            stored = conn.execute(sa.select(m.competition.c.admin_token_hash)).scalar()
+        return stored is not None and secrets.compare_digest(stored, hash_token(token))
+
+    def revealed(self, phase: str) -> bool:
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(m.phases.c.revealed_at).where(m.phases.c.name == phase)).scalar() is not None
+
+    def reveal(self, phase: str) -> None:
+        """End ``phase``: private scores and hidden boards become visible."""
+        self.competition().phase(phase)
+        with self.tx() as conn:
+            conn.execute(m.phases.update().where(m.phases.c.name == phase).values(revealed_at=utcnow()))
+
+    # ------------------------------------------------------------------ teams
+
+    def add_team(self, name: str) -> str:
+        """Create a team and return its token (shown once; only its hash is stored)."""
+        name = name.strip()
+        if not name or len(name) > 100:
+            raise UserError("team names are 1-100 characters")
+        token = new_token()
+        try:
+            with self.tx() as conn:
+                conn.execute(m.teams.insert().values(name=name, token_hash=hash_token(token), created_at=utcnow()))
+        except sa.exc.IntegrityError:
+            raise UserError(f"team {name!r} already exists") from None
+        return token
+
+    def team_by_token(self, token: str) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token))).scalar()
+
+    def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
+        query = sa.select(m.teams.c.id).where(m.teams.c.name == team)
+        if lock and self.is_postgres:
+            query = query.with_for_update()
+        team_id = conn.execute(query).scalar()
+        if team_id is None:
+            raise UserError(f"unknown team {team!r}", hint="add it with `averitec leaderboard team add NAME`")
+        return int(team_id)
+
+    def quota(self, team: str, phase: str, conn: sa.Connection | None = None) -> dict[str, Any]:
+        """Submissions used and left today (UTC) and in total (failed ones do not count)."""
+        limits = self.competition().phase(phase).limits
+        day_start = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+
+        def count(c: sa.Connection) -> tuple[int, int]:
+            s = m.submissions.c
+            base = sa.select(sa.func.count()).where(
+                s.team_id == self._team_id(c, team), s.phase == phase, s.state != "failed"
+            )
+            return int(c.execute(base).scalar() or 0), int(c.execute(base.where(s.created_at >= day_start)).scalar() or 0)
+
+        if conn is None:
+            with self.engine.connect() as c:
+                total, today = count(c)
+        else:
+            total, today = count(conn)
+        return {
+            "used_total": total,
+            "used_today": today,
+            "limit_total": limits.total,
+            "limit_per_day": limits.per_day,
+            "left_total": None if limits.total is None else max(0, limits.total - total),
+            "left_today": None if limits.per_day is None else max(0, limits.per_day - today),
+        }
+
+    # ------------------------------------------------------------------ submissions
+
+    def submit(
+        self,
+        *,
+        team: str,
+        system: str,
+        phase: str,
+        content: bytes,
+        file_name: str,
+        meta: Mapping[str, str] | None = None,
+    ) -> NewSubmission:
+        """Store a submission as ``pending``; the same bytes again return the same row."""
+        self.competition().phase(phase)
+        system = system.strip()
+        if not system or len(system) > 200:
+            raise UserError("system names are 1-200 characters")
+        digest = hashlib.sha256(content).hexdigest()
+        display_name = Path(file_name.replace("\\", "/")).name[:200] or "submission"
+        s = m.submissions.c
+        with self.tx() as conn:
+            team_id = self._team_id(conn, team, lock=True)
+            existing = conn.execute(
+                sa.select(s.id, s.state).where(s.team_id == team_id, s.phase == phase, s.content_hash == digest)
+            ).first()
+            if existing is not None:
+                return NewSubmission(int(existing.id), False, existing.state)
+            q = self.quota(team, phase, conn)
+            if q["left_today"] == 0:
+                raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
+            if q["left_total"] == 0:
+                raise QuotaExceeded(f"team {team!r} has used all {q['limit_total']} submissions of phase {phase!r}")
+            inserted = conn.execute(
+                m.submissions.insert().values(
+                    team_id=team_id,
+                    phase=phase,
+                    system=system,
+                    content_hash=digest,
+                    file_name=display_name,
+                    size=len(content),
+                    content=content,
+                    meta=dict(meta or {}),
+                    state="pending",
+                    attempts=0,
+                    created_at=utcnow(),
+                )
+            )
+            new_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]
+        return NewSubmission(new_id, True, "pending")
+
+    def claim(self, *, lease_seconds: float, submission_id: int | None = None) -> int | None:
+        """Move the oldest pending submission (or ``submission_id``) to ``running``."""
+        s = m.submissions.c
+        with self.tx() as conn:
+            query = sa.select(s.id).where(s.state == "pending").order_by(s.id).limit(1)
+            if submission_id is not None:
+                query = query.where(s.id == submission_id)
+            if self.is_postgres:
+                query = query.with_for_update(skip_locked=True)
+            job = conn.execute(query).scalar()
+            if job is None:
+                return None
+            now = utcnow()
+            done = conn.execute(
+                m.submissions.update()
+                .where(s.id == job, s.state == "pending")
+                .values(state="running", started_at=now, attempts=s.attempts + 1, lease_until=now + dt.timedelta(seconds=lease_seconds))
+            ).rowcount
+        return int(job) if done == 1 else None
+
+    def renew(self, submission_id: int, *, lease_seconds: float) -> bool:
+        s = m.submissions.c
+        with self.tx() as conn:
+            return bool(
+                conn.execute(
+                    m.submissions.update()
+                    .where(s.id == submission_id, s.state == "running")
+                    .values(lease_until=utcnow() + dt.timedelta(seconds=lease_seconds))
+                ).rowcount
+            )
+
+    def recover(self) -> int:
+        """Return running submissions whose lease expired to ``pending``; returns how many."""
+        s = m.submissions.c
+        with self.tx() as conn:
+            return int(
+                conn.execute(
+                    m.submissions.update()
+                    .where(s.state == "running", s.lease_until < utcnow())
+                    .values(state="pending", lease_until=None)
+                ).rowcount
+            )
+
+    def finish(self, submission_id: int, results: list[dict[str, Any]]) -> bool:
+        """Store every profile's result and mark the submission finished, atomically."""
+        s = m.submissions.c
+        with self.tx() as conn:
+            now = utcnow()
+            updated = conn.execute(
+                m.submissions.update()
+                .where(s.id == submission_id, s.state == "running")
+                .values(state="finished", finished_at=now, lease_until=None, reason=None)
+            ).rowcount
+            if updated != 1:
+                raise _LostLease()
+            r = m.results.c
+            for res in results:
+                conn.execute(
+                    m.results.delete().where(
+                        r.submission_id == submission_id, r.profile == res["profile"], r.scorer_version == res["scorer_version"]
+                    )
+                )
+                conn.execute(m.results.insert().values(submission_id=submission_id, created_at=now, **res))
+        return True
+
+    def fail(self, submission_id: int, reason: str) -> None:
+        s = m.submissions.c
+        with self.tx() as conn:
+            conn.execute(
+                m.submissions.update()
+                .where(s.id == submission_id, s.state == "running")
+                .values(state="failed", reason=reason[:2000], finished_at=utcnow(), lease_until=None)
+            )
+
+    def requeue(self, *, phase: str | None = None) -> int:
+        """Put finished/failed submissions back to ``pending`` (rescoring keeps old results)."""
+        s = m.submissions.c
+        with self.tx() as conn:
+            query = m.submissions.update().where(s.state.in_(("finished", "failed")))
+            if phase is not None:
+                query = query.where(s.phase == phase)
+            return int(conn.execute(query.values(state="pending", reason=None)).rowcount)
+
+    def content(self, submission_id: int) -> bytes:
+        with self.engine.connect() as conn:
+            return bytes(conn.execute(sa.select(m.submissions.c.content).where(m.submissions.c.id == submission_id)).scalar_one())
+
+    def submission(self, submission_id: int) -> dict[str, Any] | None:
+        rows = self.submissions(submission_id=submission_id)
+        return rows[0] if rows else None
+
+    def submissions(
+        self, *, phase: str | None = None, team: str | None = None, state: str | None = None, submission_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Submission rows (without content) joined with their team, oldest first."""
+        s, t = m.submissions.c, m.teams.c
+        cols = [c for c in m.submissions.c if c.name != "content"]
+        query = sa.select(*cols, t.name.label("team")).join(m.teams, t.id == s.team_id).order_by(s.id)
+        for col, value in ((s.phase, phase), (t.name, team), (s.state, state), (s.id, submission_id)):
+            if value is not None:
+                query = query.where(col == value)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def results(self, submission_ids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
+        """Every stored result per submission, newest first."""
+        r = m.results.c
+        query = sa.select(m.results).order_by(r.id.desc())
+        if submission_ids is not None:
+            query = query.where(r.submission_id.in_(submission_ids))
+        out: dict[int, list[dict[str, Any]]] = {}
+        with self.engine.connect() as conn:
+            for row in conn.execute(query):
+                out.setdefault(int(row.submission_id), []).append(dict(row._mapping))
+        return out
+
+
+class _LostLease(Exception):
+    """The submission was taken back (lease expired) while this worker scored it."""
+
+
+__all__ = ["DEFAULT_DB", "STATES", "NewSubmission", "QuotaExceeded", "Store", "create_db_engine", "hash_token", "upgrade_schema"]

@@ -1,0 +1,22 @@
+"""The runnable examples in the leaderboard modules' docstrings."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "averitec_tools.leaderboard.competition",
+    "averitec_tools.leaderboard.store",
+    "averitec_tools.leaderboard.ranking",
+    "averitec_tools.leaderboard.export",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0

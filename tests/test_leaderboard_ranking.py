@@ -1,0 +1,135 @@
+"""Competition YAML, Holm correction, CIs and tiers, exports and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from averitec_tools.cli.main import main
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.competition import load_competition, parse_competition
+from averitec_tools.leaderboard.ranking import Entry, assign_tiers, claim_mask, holm
+from tests._leaderboard_helpers import DEMO_GOLD, competition_yaml, variant
+
+REPO_YAML = "examples/leaderboard/averitec-dev.yaml"
+
+
+def test_holm_hand_example() -> None:
+    # p = (0.01, 0.04, 0.03, 0.005), m = 4: sorted 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1 -> 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == [0.03, 0.06, 0.06, 0.02]
+    assert holm([]) == []
+    assert holm([0.6, 0.9]) == [1.0, 1.0]
+
+
+def test_example_yaml_expands_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AVERITEC_DATA_DIR", "/data")
+    comp = load_competition(REPO_YAML)
+    phase = comp.phase("dev")
+    assert phase.gold == "/data/averitec/dev.json"
+    assert (phase.profile, phase.primary_metric) == ("averitec2024", "averitec_score@0.25")
+    monkeypatch.delenv("AVERITEC_DATA_DIR")
+    with pytest.raises(UserError, match=r"AVERITEC_DATA_DIR\} is not set"):
+        load_competition(REPO_YAML)
+
+
+@pytest.mark.parametrize(
+    ("phase", "message"),
+    [
+        ({"profiles": ["averitec2042"]}, "averitec202"),
+        ({"visibility": "secret"}, "visibility"),
+        ({"limits": {"per_day": 0}}, "positive integer"),
+        ({"split": {"public_fraction": 1.5}}, r"\(0, 1\)"),
+    ],
+)
+def test_bad_competition_is_a_user_error(phase: dict, message: str) -> None:
+    base = {"name": "dev", "gold": "g.json", "primary_metric": "label_accuracy"}
+    with pytest.raises(UserError, match=message):
+        parse_competition({"name": "c", "phases": [{**base, **phase}]}, where="c.yaml")
+
+
+def test_split_is_seeded_and_private_until_revealed() -> None:
+    comp = parse_competition(
+        {"name": "c", "phases": [{"name": "test", "gold": "g", "primary_metric": "m", "visibility": "private",
+                                  "split": {"public_fraction": 0.3, "seed": 7}}]},
+        where="c.yaml",
+    )
+    phase = comp.phase("test")
+    public = claim_mask(phase, 100, revealed=False)
+    private = claim_mask(phase, 100, revealed=True)
+    assert public.sum() == 30 and private.sum() == 70 and not (public & private).any()
+    assert (claim_mask(phase, 100, revealed=False) == public).all()
+    hidden = parse_competition({"name": "c", "phases": [{"name": "t", "gold": "g", "primary_metric": "m", "visibility": "hidden"}]}, where="c")
+    assert claim_mask(hidden.phase("t"), 10, revealed=False) is None
+
+
+def _entry(i: int, values: np.ndarray) -> Entry:
+    return Entry(i, f"team{i}", "sys", {"m": float(values.mean())}, {}, {}, "sig", "v", f"2026-01-0{i}", values)
+
+
+def test_tiers_group_systems_not_significantly_different() -> None:
+    rng = np.random.default_rng(0)
+    base = (rng.random(400) < 0.6).astype(float)
+    near = base.copy()
+    near[:4] = 1 - near[:4]  # within noise of the best
+    far = (rng.random(400) < 0.3).astype(float)
+    entries = assign_tiers([_entry(3, far), _entry(2, near), _entry(1, base)], primary="m", alpha=0.05, test="bootstrap", n_resamples=500)
+    assert [e.team for e in entries][2] == "team3"
+    assert [e.tier for e in entries] == [1, 1, 2]
+    assert entries[1].p_vs_tier_best is not None and entries[1].p_vs_tier_best >= 0.05
+    # identical systems: a tie in score and in tier; the earlier submission ranks first
+    tied = assign_tiers([_entry(2, base), _entry(1, base.copy())], primary="m", alpha=0.05, test="randomization", n_resamples=200)
+    assert [e.team for e in tied] == ["team1", "team2"] and [e.tier for e in tied] == [1, 1]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(argv) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_end_to_end(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}", "--json"]
+    yaml_path = tmp_path / "c.yaml"
+    yaml_path.write_text(competition_yaml(DEMO_GOLD))
+    assert _run(["leaderboard", "init", str(yaml_path), *db], capsys)["admin_token"]
+    assert _run(["leaderboard", "team", "add", "blue", *db], capsys)["token"]
+    _run(["leaderboard", "team", "add", "<script>alert(1)</script>", *db], capsys)
+    files = []
+    for seed, wrong in ((0, 0), (1, 20)):
+        f = tmp_path / f"p{seed}.json"
+        f.write_bytes(variant(seed, n_wrong=wrong))
+        files.append(f)
+    first = _run(["leaderboard", "submit", str(files[0]), "--team", "blue", "--system", "base", "--phase", "dev", "--meta", "model=bloom", *db], capsys)
+    assert first["state"] == "finished" and first["metrics"]["averitec_score"]["0.25"] == pytest.approx(0.16)
+    again = _run(["leaderboard", "submit", str(files[0]), "--team", "blue", "--system", "base", "--phase", "dev", *db], capsys)
+    assert again == {**again, "id": first["id"], "created": False}
+    _run(["leaderboard", "submit", str(files[1]), "--team", "<script>alert(1)</script>", "--system", "worse", "--phase", "dev", *db], capsys)
+    status = _run(["leaderboard", "status", *db], capsys)
+    assert [s["state"] for s in status["submissions"]] == ["finished", "finished"]
+    board = _run(["leaderboard", "export", "--phase", "dev", "--format", "json", *db[:2]], capsys)
+    rows = board["rows"]
+    assert [r["rank"] for r in rows] == [1, 2] and rows[0]["team"] == "blue"
+    assert rows[0]["disclosure"]["model"] == "bloom"
+    lo, hi = rows[0]["ci"]["averitec_score@0.25"]
+    assert lo <= rows[0]["metrics"]["averitec_score@0.25"] <= hi
+    for fmt in ("md", "html", "csv", "latex"):
+        out = tmp_path / f"board.{fmt}"
+        _run(["leaderboard", "export", "--phase", "dev", "--format", fmt, "--out", str(out), *db], capsys)
+        text = out.read_text()
+        assert "blue" in text
+        if fmt == "html":
+            assert "<script>" not in text and "&lt;script&gt;" in text
+    # rescore keeps the result of the same version once (replaced), old versions stay
+    assert _run(["leaderboard", "rescore", *db], capsys) == {"queued": 2, "scored": 2}
+    assert _run(["leaderboard", "reveal", "--phase", "dev", *db], capsys)["revealed"]
+
+
+def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
+    assert main(["leaderboard", "status", *db]) == 2
+    assert "no competition" in capsys.readouterr().err
+    assert main(["leaderboard", "init", str(tmp_path / "missing.yaml"), *db]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["leaderboard", "status", "--db", f"sqlite:///{tmp_path}/nope/lb.db"]) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -1,0 +1,122 @@
+"""Store on SQLite and PostgreSQL: migrations, idempotence, quotas, the state machine."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import sqlalchemy as sa
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard import models
+from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.store import (
+    QuotaExceeded,
+    Store,
+    hash_token,
+    schema_revision,
+    utcnow,
+)
+from tests import _leaderboard_helpers as helpers
+from tests._leaderboard_helpers import competition_yaml, variant
+
+db_url = helpers.db_url  # the two-back-end fixture
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _store(url: str, **phase: object) -> Store:
+    store = Store(url)
+    store.init(competition_yaml(**phase), where="demo.yaml")
+    return store
+
+
+def test_migrations_create_the_model_schema(db_url: str) -> None:
+    store = _store(db_url)
+    assert schema_revision(store.engine) == "0001"
+    inspector = sa.inspect(store.engine)
+    for table in models.metadata.sorted_tables:
+        assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
+    # init again: same schema, competition updated, no second admin token
+    assert store.init(competition_yaml(), where="demo.yaml") is None
+
+
+def test_tokens_are_stored_hashed(db_url: str) -> None:
+    store = _store(db_url)
+    token = store.add_team("blue")
+    with store.engine.connect() as conn:
+        stored = conn.execute(sa.select(models.teams.c.token_hash)).scalar()
+    assert stored == hash_token(token) and token not in stored
+    assert store.team_by_token(token) == "blue"
+    assert store.team_by_token("wrong") is None
+    with pytest.raises(UserError, match="already exists"):
+        store.add_team("blue")
+
+
+def test_same_file_twice_is_one_submission(db_url: str) -> None:
+    store = _store(db_url)
+    store.add_team("blue")
+    a = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="../../etc/passwd")
+    b = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="x.json")
+    assert a.created and not b.created and a.id == b.id
+    assert store.submission(a.id)["file_name"] == "passwd"  # a display name, never a path
+    assert len(store.submissions()) == 1
+
+
+def test_quotas_per_day_and_total(db_url: str) -> None:
+    store = _store(db_url, limits={"per_day": 2, "total": 3})
+    store.add_team("blue")
+    for seed in (1, 2):
+        store.submit(team="blue", system="s", phase="dev", content=variant(seed), file_name="p.json")
+    with pytest.raises(QuotaExceeded, match="for today"):
+        store.submit(team="blue", system="s", phase="dev", content=variant(3), file_name="p.json")
+    # yesterday's submissions do not count against today's limit, but against the total
+    with store.tx() as conn:
+        conn.execute(models.submissions.update().values(created_at=utcnow() - dt.timedelta(days=1)))
+    store.submit(team="blue", system="s", phase="dev", content=variant(3), file_name="p.json")
+    with pytest.raises(QuotaExceeded, match="all 3"):
+        store.submit(team="blue", system="s", phase="dev", content=variant(4), file_name="p.json")
+    q = store.quota("blue", "dev")
+    assert (q["used_total"], q["left_total"], q["left_today"]) == (3, 0, 1)
+
+
+def test_state_machine_and_atomic_finish(db_url: str) -> None:
+    store = _store(db_url)
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
+    assert store.claim(lease_seconds=60) == sid
+    assert store.claim(lease_seconds=60) is None  # nothing else pending
+    assert store.recover() == 0  # lease still valid
+    with store.tx() as conn:  # the worker died: its lease ran out
+        conn.execute(models.submissions.update().values(lease_until=utcnow() - dt.timedelta(seconds=1)))
+    assert store.recover() == 1
+    assert store.submission(sid)["state"] == "pending"
+    assert store.results() == {}
+    assert process_one(store, Scorer(cache_dir=False, n_resamples=100)) == sid
+    row = store.submission(sid)
+    assert row["state"] == "finished" and row["attempts"] == 2
+    (result,) = store.results()[sid]
+    assert result["summary"]["averitec_score"]["0.25"] == pytest.approx(0.16)
+    assert len(result["per_claim"]) == 50
+
+
+def test_bad_submission_fails_with_reason(db_url: str) -> None:
+    store = _store(db_url)
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="s", phase="dev", content=b'[{"claim_id": 0}]', file_name="p.json").id
+    process_one(store, Scorer(cache_dir=False))
+    row = store.submission(sid)
+    assert row["state"] == "failed" and "pred_label" in row["reason"]
+    # failed submissions do not use the quota
+    assert store.quota("blue", "dev")["used_total"] == 0
+
+
+def test_unknown_names_are_user_errors(tmp_path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'x.db'}")
+    with pytest.raises(UserError, match="no competition"):
+        store.competition()
+    store.init(competition_yaml(), where="demo.yaml")
+    with pytest.raises(UserError, match="unknown phase"):
+        store.submit(team="blue", system="s", phase="test", content=b"[]", file_name="p")
+    with pytest.raises(UserError, match="unknown team"):
+        store.submit(team="blue", system="s", phase="dev", content=b"[]", file_name="p")
