@@ -12,6 +12,7 @@ MODULES = [
     "averitec_tools.leaderboard.store",
     "averitec_tools.leaderboard.ranking",
     "averitec_tools.leaderboard.export",
+    "averitec_tools.leaderboard.web.security",
 ]
 
 

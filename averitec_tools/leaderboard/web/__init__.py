@@ -1,0 +1,1 @@
+"""The leaderboard web app (FastAPI + Jinja2, server-rendered; ``averitec leaderboard serve``)."""

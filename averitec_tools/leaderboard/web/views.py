@@ -1,0 +1,66 @@
+"""What the pages show: visible metrics of one submission, breakdowns, plots."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from averitec_tools.leaderboard.competition import Phase
+from averitec_tools.leaderboard.ranking import claim_mask
+
+
+def visible_claims(phase: Phase, per_claim: Sequence[Mapping[str, Any]], *, revealed: bool) -> list[Mapping[str, Any]] | None:
+    mask = claim_mask(phase, len(per_claim), revealed=revealed)
+    if mask is None:
+        return None
+    return [c for c, keep in zip(per_claim, mask, strict=True) if keep]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def breakdown(claims: Sequence[Mapping[str, Any]], *, key: str, metrics: Sequence[str]) -> list[dict[str, Any]]:
+    """Mean of each metric per gold label (``key="gold"``) or per claim type (``"types"``)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for c in claims:
+        names = c.get(key) or []
+        for name in [names] if isinstance(names, str) else names:
+            groups.setdefault(str(name), []).append(c)
+    rows = []
+    for name in sorted(groups):
+        members = groups[name]
+        row: dict[str, Any] = {"group": name, "n": len(members)}
+        for m in metrics:
+            row[m] = _mean([c["values"][m] for c in members if m in c["values"]])
+        rows.append(row)
+    return rows
+
+
+def has_confidences(claims: Sequence[Mapping[str, Any]]) -> bool:
+    return bool(claims) and all(c.get("confidence") is not None for c in claims) and all("label_accuracy" in c["values"] for c in claims)
+
+
+def plot_png(kind: str, claims: Sequence[Mapping[str, Any]]) -> bytes:
+    """A reliability diagram (``kind="reliability"``) or risk-coverage plot as PNG bytes."""
+    import tempfile
+    from pathlib import Path
+
+    conf = [float(c["confidence"]) for c in claims]
+    correct = [float(c["values"]["label_accuracy"]) for c in claims]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plot.png"
+        if kind == "reliability":
+            from averitec_tools.metrics.ece import reliability_diagram
+            from averitec_tools.metrics.plots import plot_reliability_diagram
+
+            plot_reliability_diagram(diagram=reliability_diagram(confidences=conf, correct=correct), path=path)
+        else:
+            from averitec_tools.metrics.plots import plot_risk_coverage
+            from averitec_tools.metrics.selective import risk_coverage_curve
+
+            plot_risk_coverage(curve=risk_coverage_curve(confidences=conf, correct=correct), path=path)
+        return io.BytesIO(path.read_bytes()).getvalue()
