@@ -64,6 +64,7 @@ def create_app(url: str, *, max_upload_bytes: int | None = None) -> Any:
     limit = max_upload_bytes or comp.max_upload_bytes
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
     env.globals.update(metric_title=metric_title, competition=comp)
+    env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
     templates = Jinja2Templates(env=env)
     app = FastAPI(title=comp.title, docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

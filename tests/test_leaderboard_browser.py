@@ -1,0 +1,104 @@
+"""The web app in a real headless Chromium (Debian's chromium + chromium-driver, selenium).
+
+Upload through the form, watch the submission page refresh until it is finished, see the
+system ranked. Screenshots are kept in ``$AVERITEC_TEST_ARTIFACTS`` (default
+``test-artifacts/``) under ``leaderboard/``. Without Chromium the test skips, except in
+CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.store import Store
+from tests._leaderboard_helpers import REPO, competition_yaml, require_or_skip, variant
+from tests._leaderboard_server import running_server
+
+CHROME_FLAGS = (
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,900",
+)
+
+
+def artifacts_dir() -> Path:
+    base = Path(os.environ.get("AVERITEC_TEST_ARTIFACTS") or REPO / "test-artifacts")
+    path = base / "leaderboard"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def browser():
+    chromium = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    driver_path = shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        require_or_skip("chromium and chromedriver (apt-get install chromium chromium-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        require_or_skip("selenium")
+    os.environ["SE_OFFLINE"] = "1"  # never let Selenium Manager download a browser or driver
+    profile = tempfile.mkdtemp(prefix="averitec-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (*CHROME_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.timeout(300)
+def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(db)
+    store.init(competition_yaml(), where="c.yaml")
+    token = store.add_team("blue")
+    store.add_team("<b>red</b>")
+    store.submit(team="<b>red</b>", system="<script>alert(1)</script>", phase="dev", content=variant(1, n_wrong=15),
+                 file_name="r.json", meta={"model": "bm25 + nli", "open_weights": "yes"})
+    process_one(store, Scorer(n_resamples=200))
+    upload = tmp_path / "predictions.json"
+    upload.write_bytes(variant(0))
+    shots = artifacts_dir()
+    with running_server(db, workers=1) as base:
+        browser.get(base + "/submit")
+        browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "system").send_keys("baseline (BLOOM QA + BERT)")
+        Select(browser.find_element(By.ID, "phase")).select_by_value("dev")
+        browser.find_element(By.ID, "file").send_keys(str(upload))
+        browser.find_element(By.ID, "meta-model").send_keys("bloom-7b1")
+        browser.find_element(By.ID, "meta-open_weights").send_keys("yes")
+        browser.save_screenshot(str(shots / "submit-form.png"))
+        browser.find_element(By.ID, "send").click()
+        WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
+        first_state = browser.find_element(By.ID, "state").text
+        assert first_state in ("pending", "running", "finished")
+        WebDriverWait(browser, 180, poll_frequency=0.5).until(lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
+        assert browser.find_element(By.ID, "state").text == "finished"
+        browser.save_screenshot(str(shots / "submission.png"))
+        browser.get(base + "/phase/dev")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+        cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+        assert cells[0][:4] == ["1", "1", "blue", "baseline (BLOOM QA + BERT)"]
+        assert cells[1][2:4] == ["<b>red</b>", "<script>alert(1)</script>"]  # shown as text
+        browser.save_screenshot(str(shots / "leaderboard.png"))
+        browser.get(base + "/team/blue")
+        assert "left in total" in browser.page_source
+        browser.save_screenshot(str(shots / "team.png"))
+    for name in ("submit-form", "submission", "leaderboard", "team"):
+        assert (shots / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
