@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc r2vc-dev clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -25,6 +25,10 @@ $(VENV)/.core-stamp: pyproject.toml
 $(VENV)/.all-stamp: $(VENV)/.core-stamp pyproject.toml
 	$(PIP) install -q "$(TORCH_SPEC)"
 	$(PIP) install -q -e ".[all,dev]" "$(TORCH_SPEC)"
+	touch $@
+
+$(VENV)/.leaderboard-stamp: $(VENV)/.core-stamp pyproject.toml
+	$(PIP) install -q -e ".[leaderboard]"
 	touch $@
 
 venv-core: $(VENV)/.core-stamp
@@ -51,6 +55,21 @@ bench: $(VENV)/.core-stamp $(NLTK_REF)
 
 bench-r2vc: $(VENV)/.all-stamp
 	$(PY) benchmarks/bench_r2vc.py --n 20
+
+# A local leaderboard on the bundled dev sample, pre-filled with the baseline; prints its URL.
+LB_DEMO_DB ?= results/leaderboard-demo/leaderboard.db
+LB_PORT ?= 8000
+LB := $(VENV)/bin/averitec leaderboard
+leaderboard-demo: $(VENV)/.leaderboard-stamp
+	rm -f $(LB_DEMO_DB) $(LB_DEMO_DB)-wal $(LB_DEMO_DB)-shm && mkdir -p $(dir $(LB_DEMO_DB))
+	$(LB) init examples/leaderboard/demo.yaml --db sqlite:///$(LB_DEMO_DB)
+	$(LB) team add baseline --db sqlite:///$(LB_DEMO_DB)
+	$(LB) submit examples/demo_predictions.json --db sqlite:///$(LB_DEMO_DB) --team baseline \
+	  --system "AVeriTeC 2024 baseline (BLOOM-7b1 QA + BERT)" --phase demo --meta model=bloom-7b1 --meta open_weights=yes
+	$(LB) serve --db sqlite:///$(LB_DEMO_DB) --port $(LB_PORT)
+
+bench-leaderboard: $(VENV)/.leaderboard-stamp $(NLTK_REF)
+	$(PY) benchmarks/bench_leaderboard.py --nltk-path $(NLTK_REF)
 
 R2VC_OUT ?= results/r2vc_dev_offline_minilm.json
 r2vc-dev: $(VENV)/.all-stamp

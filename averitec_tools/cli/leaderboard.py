@@ -91,11 +91,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
     p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
+    p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker (no web server)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
     p.add_argument("--lease-seconds", type=float, default=120.0)
+    p.add_argument("--poll-seconds", type=float, default=0.5)
     p.set_defaults(func=_work)
 
 
@@ -281,7 +283,8 @@ def _reveal(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.web.server import serve
 
-    serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds, json_out=args.json)
+    serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
+          poll_seconds=args.poll_seconds, json_out=args.json)
     return 0
 
 
@@ -291,7 +294,7 @@ def _work(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     store.close()
-    done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, once=args.once)
+    done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, poll_seconds=args.poll_seconds, once=args.once)
     if args.json:
         print_json({"scored": done})
     return 0

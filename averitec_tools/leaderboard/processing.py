@@ -5,8 +5,9 @@ tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256
 tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
 submissions, so a warm worker pays only for the new prediction strings.
 
-The profiles build their engine with ``leaderboard.scoring.make_engine``; while a
-submission is scored the profile module's ``make_engine`` is pointed at the warm engine
+The profiles build their engine with ``leaderboard.scoring.make_engine`` and parse the
+gold file with ``submission.load_gold_claims``; while a submission is scored the profile
+module's names are pointed at the warm engine and a parsed-gold cache
 (:func:`pinned_engine`). Scores are identical either way (the engine's caches hold
 exactly what it would compute), which ``tests/test_leaderboard_processing.py`` checks.
 """
@@ -57,21 +58,38 @@ def default_cache_dir() -> Path:
     return Path(base) / "leaderboard"
 
 
+_GOLD_CLAIMS: dict[tuple[str, str, str], list[Any]] = {}
+
+
+def cached_gold_claims(path: Any, *, profile: str) -> list[Any]:
+    """``submission.load_gold_claims`` parsed once per (file content, profile) and process."""
+    from averitec_tools.leaderboard.submission import load_gold_claims
+
+    key = (str(path), file_sha256(path), profile)
+    if key not in _GOLD_CLAIMS:
+        _GOLD_CLAIMS[key] = load_gold_claims(path, profile=profile)
+    return list(_GOLD_CLAIMS[key])
+
+
 @contextmanager
 def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
-    """Make ``profile`` use ``engine`` instead of a fresh one while the block runs."""
+    """Make ``profile`` use ``engine`` (and the parsed-gold cache) while the block runs.
+
+    The profile modules look ``make_engine`` and ``load_gold_claims`` up as module
+    globals; both are swapped for the warm versions and restored afterwards.
+    """
     from averitec_tools.leaderboard.profiles import PROFILES
 
     module = importlib.import_module(PROFILES.get(profile))
-    original = getattr(module, "make_engine", None)
-    if original is None:
-        yield
-        return
-    module.make_engine = lambda options: engine  # type: ignore[attr-defined]
+    swaps = {"make_engine": lambda options: engine, "load_gold_claims": cached_gold_claims}
+    originals = {name: getattr(module, name) for name in swaps if hasattr(module, name)}
+    for name in originals:
+        setattr(module, name, swaps[name])
     try:
         yield
     finally:
-        module.make_engine = original  # type: ignore[attr-defined]
+        for name, value in originals.items():
+            setattr(module, name, value)
 
 
 def _gold_strings(gold: str, profile: str) -> list[str]:

@@ -32,7 +32,8 @@ def stop_workers(procs: list[Any]) -> None:
             proc.kill()
 
 
-def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0, json_out: bool = False) -> None:
+def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
+          poll_seconds: float = 0.5, json_out: bool = False) -> None:
     """Run the leaderboard at ``http://host:port/`` until interrupted."""
     import uvicorn
 
@@ -49,7 +50,7 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     else:
         print(f"averitec leaderboard: serving {address} (database {url}, {workers} scoring worker(s)); Ctrl-C stops", flush=True)
     sys.stdout.flush()
-    procs = start_workers(url, n=workers, lease_seconds=lease_seconds)
+    procs = start_workers(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:

@@ -1,0 +1,199 @@
+"""Benchmark: a warm leaderboard server vs the official 2024 scorer as a whole process.
+
+In one run, on the 500-claim dev set (``baseline_dev_predictions.json`` vs ``dev.json``):
+
+1. the reference scorer (``benchmarks/reference_scorer.py``, the official algorithm under
+   a real NLTK 3.9.1 with ``--nltk-path``) runs once as a process: start-up, NLTK and
+   WordNet loading, scoring;
+2. ``averitec leaderboard serve --workers 1`` starts on 127.0.0.1 with a fresh SQLite
+   database; one warm-up submission (the unmodified baseline; its figures are checked
+   against the reference to 1e-9) is scored, then ``--n`` new submissions are uploaded
+   one after another over HTTP and timed from upload to "finished". Each is the baseline
+   with a submission-specific token appended to *every* predicted question and answer, so
+   no prediction string was seen before: only the gold side and word-level caches are warm;
+3. throughput: ``--burst`` such submissions uploaded at once, with 1 and with 2 workers,
+   timed until all are finished (submissions per minute).
+
+Usage::
+
+    python benchmarks/bench_leaderboard.py --nltk-path .venv/nltk391   # make bench-leaderboard
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_scorer import compare, timed  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fresh_variant(baseline: list[dict[str, Any]], tag: str) -> bytes:
+    preds = json.loads(json.dumps(baseline))
+    for p in preds:
+        for e in p.get("evidence", []):
+            e["question"] = f"{e['question']} {tag}"
+            e["answer"] = f"{e['answer']} {tag}"
+    return json.dumps(preds).encode()
+
+
+def post(base: str, token: str, system: str, content: bytes) -> int:
+    boundary = uuid.uuid4().hex
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="system"\r\n\r\n{system}\r\n'.encode(),
+        f'--{boundary}\r\nContent-Disposition: form-data; name="phase"\r\n\r\ndev\r\n'.encode(),
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.json"\r\nContent-Type: application/json\r\n\r\n'.encode(),
+        content, f"\r\n--{boundary}--\r\n".encode(),
+    ]
+    req = urllib.request.Request(base + "/api/submissions", data=b"".join(parts), method="POST", headers={
+        "Authorization": f"Bearer {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return int(json.loads(r.read())["id"])
+
+
+def state(base: str, sid: int) -> str:
+    with urllib.request.urlopen(f"{base}/api/submissions/{sid}", timeout=30) as r:
+        return str(json.loads(r.read())["state"])
+
+
+def wait_finished(base: str, ids: list[int], timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    todo = set(ids)
+    while todo:
+        for sid in list(todo):
+            s = state(base, sid)
+            if s == "failed":
+                raise SystemExit(f"submission {sid} failed")
+            if s == "finished":
+                todo.discard(sid)
+        if time.monotonic() > deadline:
+            raise SystemExit("timed out waiting for the server")
+        time.sleep(0.01)
+
+
+class Server:
+    def __init__(self, db: str, workers: int, env: dict[str, str]) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", "serve", "--db", db, "--port", str(self.port),
+               "--workers", str(workers), "--poll-seconds", "0.02"]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(self.base + "/submit", timeout=2)
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise SystemExit(f"server failed: {self.proc.stderr.read().decode() if self.proc.stderr else ''}") from None
+                time.sleep(0.1)
+        raise SystemExit("server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", *args, "--json"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return dict(json.loads(out))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="warm leaderboard server vs the reference 2024 scorer process")
+    parser.add_argument("--data-dir", default=os.environ.get("AVERITEC_DATA_DIR", str(HERE.parent.parent / "shared" / "data")))
+    parser.add_argument("--nltk-path", default=None, help="folder with NLTK 3.9.1 for the reference")
+    parser.add_argument("--n", type=int, default=5, help="sequential timed submissions")
+    parser.add_argument("--burst", type=int, default=8, help="submissions uploaded at once for the throughput runs")
+    args = parser.parse_args(argv)
+
+    data = Path(args.data_dir)
+    preds_path, gold_path = data / "averitec/baseline_dev_predictions.json", data / "averitec/dev.json"
+    env = dict(os.environ)
+    env.setdefault("NLTK_DATA", str(data.parent / "nltk_data"))
+    env["AVERITEC_DATA_DIR"] = str(data)
+    env["AVERITEC_NO_DOWNLOAD"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), *filter(None, [env.get("PYTHONPATH")])])
+    baseline = json.loads(preds_path.read_text())
+
+    ref_cmd = [sys.executable, str(HERE / "reference_scorer.py"), "--profile", "averitec2024", str(preds_path), str(gold_path)]
+    if args.nltk_path:
+        ref_cmd += ["--nltk-path", args.nltk_path]
+    t_ref, reference = timed(ref_cmd, env)
+    print(f"reference 2024 scorer (whole process, {reference.get('tokenizer')}): {t_ref:.2f} s", flush=True)
+
+    results: dict[str, Any] = {"reference_s": t_ref}
+    with tempfile.TemporaryDirectory(prefix="bench-lb-") as tmp:
+        env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
+        import yaml
+
+        spec = yaml.safe_load((HERE.parent / "examples/leaderboard/averitec-dev.yaml").read_text())
+        spec["phases"][0].pop("limits", None)  # the example's quota would stop the benchmark
+        comp_path = Path(tmp) / "bench.yaml"
+        comp_path.write_text(yaml.safe_dump(spec))
+        for workers in (1, 2):
+            db = f"sqlite:///{tmp}/lb{workers}.db"
+            cli(env, "init", str(comp_path), "--db", db)
+            token = cli(env, "team", "add", "bench", "--db", db)["token"]
+            server = Server(db, workers, env)
+            try:
+                warm = [post(server.base, token, "baseline", preds_path.read_bytes())]
+                warm += [post(server.base, token, f"warm{i}", fresh_variant(baseline, f"w{workers}x{i}")) for i in range(workers - 1)]
+                wait_finished(server.base, warm)
+                if workers == 1:
+                    from averitec_tools.leaderboard.store import Store
+
+                    store = Store(db)
+                    ours = store.results([warm[0]])[warm[0]][0]["summary"]
+                    problems = compare(ours, reference)
+                    print(f"warm-up submission vs reference: {'identical figures' if not problems else 'DIFFERENT: ' + '; '.join(problems[:5])}")
+                    results["identical"] = not problems
+                    latencies = []
+                    for i in range(args.n):
+                        content = fresh_variant(baseline, f"s{i}")
+                        start = time.perf_counter()
+                        sid = post(server.base, token, f"seq{i}", content)
+                        wait_finished(server.base, [sid])
+                        latencies.append(time.perf_counter() - start)
+                    med = statistics.median(latencies)
+                    results["warm_latency_s"] = latencies
+                    print(f"warm server, upload -> finished, {args.n} new 500-claim submissions: median {med:.3f} s "
+                          f"(min {min(latencies):.3f}, max {max(latencies):.3f})")
+                    print(f"speed-up vs the reference process: {t_ref / med:.1f}x", flush=True)
+                    results["ratio"] = t_ref / med
+                contents = [fresh_variant(baseline, f"b{workers}x{i}") for i in range(args.burst)]
+                start = time.perf_counter()
+                ids = [post(server.base, token, f"burst{i}", c) for i, c in enumerate(contents)]
+                wait_finished(server.base, ids)
+                elapsed = time.perf_counter() - start
+                per_min = 60.0 * args.burst / elapsed
+                results[f"per_minute_{workers}_workers"] = per_min
+                print(f"{workers} worker(s): {args.burst} submissions in {elapsed:.2f} s = {per_min:.1f} submissions/minute", flush=True)
+            finally:
+                server.stop()
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"cores: {os.cpu_count()}; load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(json.dumps(results))
+    return 0 if results.get("identical") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
