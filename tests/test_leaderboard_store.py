@@ -120,3 +120,22 @@ def test_unknown_names_are_user_errors(tmp_path) -> None:
         store.submit(team="blue", system="s", phase="test", content=b"[]", file_name="p")
     with pytest.raises(UserError, match="unknown team"):
         store.submit(team="blue", system="s", phase="dev", content=b"[]", file_name="p")
+
+
+def test_rescore_keeps_results_of_older_scorer_versions(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.leaderboard import processing
+    from averitec_tools.leaderboard.ranking import rank_store
+
+    store = _store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
+    scorer = Scorer(cache_dir=tmp_path / "cache", n_resamples=100)
+    process_one(store, scorer)
+    monkeypatch.setattr(processing, "__version__", "99.0")
+    assert store.requeue() == 1
+    process_one(store, scorer)
+    versions = [r["scorer_version"] for r in store.results()[sid]]
+    assert versions[0] == "99.0" and len(versions) == 2  # newest first, the old one kept
+    (entry,) = rank_store(store, "dev")
+    assert entry.scorer_version == "99.0"
+    assert list((tmp_path / "cache").glob("gold-*.json"))  # the prepared gold side on disk

@@ -116,3 +116,21 @@ def test_admin_actions_need_the_admin_token(board) -> None:
     r = client.post("/admin/reveal/dev", headers={"Authorization": f"Bearer {admin}"})
     assert r.status_code == 200 and store.revealed("dev")
     assert client.post("/admin/rescore", headers={"Authorization": f"Bearer {admin}"}).json() == {"queued": 0}
+
+
+def test_calibration_plots_when_confidences_exist(board) -> None:
+    import json
+
+    store, client, token, _, _ = board
+    preds = json.loads(variant(5))
+    for i, p in enumerate(preds):
+        p["confidence"] = 0.3 + 0.6 * ((i * 7) % 10) / 10
+    r = client.post("/api/submissions", headers={"Authorization": f"Bearer {token}"}, data={"system": "calibrated", "phase": "dev"},
+                    files={"file": ("p.json", json.dumps(preds).encode())})
+    sid = r.json()["id"]
+    process_one(store, Scorer(cache_dir=False, n_resamples=100))
+    assert "reliability diagram" in client.get(f"/submission/{sid}").text
+    for kind in ("reliability", "risk-coverage"):
+        png = client.get(f"/submission/{sid}/{kind}.png")
+        assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
+    assert client.get(f"/submission/{sid}/other.png").status_code == 404

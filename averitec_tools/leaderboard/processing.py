@@ -256,8 +256,13 @@ def run_worker(
     stop: threading.Event | None = None,
     once: bool = False,
     prepare: bool = True,
+    parent_pid: int | None = None,
 ) -> int:
-    """Score pending submissions until ``stop`` is set (or, with ``once``, none is left)."""
+    """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
+
+    With ``parent_pid`` the worker also stops when that process is gone (a server killed
+    without cleaning up must not leave workers behind).
+    """
     store = Store(url)
     scorer = Scorer(n_resamples=store.competition().n_resamples)
     done = 0
@@ -269,6 +274,8 @@ def run_worker(
                 except UserError as exc:
                     print(f"averitec leaderboard: warning: {exc}", file=sys.stderr)
         while stop is None or not stop.is_set():
+            if parent_pid is not None and os.getppid() != parent_pid:
+                break
             store.recover()
             if process_one(store, scorer, lease_seconds=lease_seconds) is not None:
                 done += 1
@@ -281,13 +288,15 @@ def run_worker(
     return done
 
 
-def worker_main(url: str, lease_seconds: float, poll_seconds: float) -> None:
-    """Entry point of a worker process started by ``serve`` (stops on SIGTERM)."""
+def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int) -> None:
+    """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
+    server process is gone)."""
     import signal
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
+    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid)
 
 
 __all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "worker_main"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import sys
 from typing import Any
 
@@ -17,7 +19,7 @@ def start_workers(url: str, *, n: int, lease_seconds: float, poll_seconds: float
     context = multiprocessing.get_context("spawn")
     procs = []
     for _ in range(n):
-        proc = context.Process(target=worker_main, args=(url, lease_seconds, poll_seconds), daemon=True)
+        proc = context.Process(target=worker_main, args=(url, lease_seconds, poll_seconds, os.getpid()), daemon=True)
         proc.start()
         procs.append(proc)
     return procs
@@ -51,7 +53,10 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
         print(f"averitec leaderboard: serving {address} (database {url}, {workers} scoring worker(s)); Ctrl-C stops", flush=True)
     sys.stdout.flush()
     procs = start_workers(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds)
+    # uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler that
+    # would end the process before `finally` stops the workers (they also watch our pid).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
     finally:
         stop_workers(procs)
