@@ -101,7 +101,16 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=_work)
 
 
+def _need_extra(*modules: str) -> None:
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UserError(f"the leaderboard needs {', '.join(missing)}", hint="pip install 'averitec-tools[leaderboard]'")
+
+
 def _store(args: argparse.Namespace) -> Any:
+    _need_extra("sqlalchemy", "alembic")
     from averitec_tools.leaderboard.store import Store
 
     return Store(args.db or _db_default())
@@ -281,6 +290,7 @@ def _reveal(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    _need_extra("sqlalchemy", "alembic", "fastapi", "uvicorn", "jinja2", "multipart")
     from averitec_tools.leaderboard.web.server import serve
 
     serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
