@@ -90,11 +90,11 @@ def wait_finished(base: str, ids: list[int], timeout: float = 600) -> None:
 
 
 class Server:
-    def __init__(self, db: str, workers: int, env: dict[str, str]) -> None:
+    def __init__(self, db: str, workers: int, env: dict[str, str], jobs: str = "1") -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", "serve", "--db", db, "--port", str(self.port),
-               "--workers", str(workers), "--poll-seconds", "0.02"]
+               "--workers", str(workers), "--poll-seconds", "0.02", "--jobs", jobs]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         for _ in range(600):
             try:
@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nltk-path", default=None, help="folder with NLTK 3.9.1 for the reference")
     parser.add_argument("--n", type=int, default=5, help="sequential timed submissions")
     parser.add_argument("--burst", type=int, default=8, help="submissions uploaded at once for the throughput runs")
+    parser.add_argument("--jobs", default="1", help="--jobs of the server's workers (N or auto)")
     args = parser.parse_args(argv)
 
     data = Path(args.data_dir)
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             db = f"sqlite:///{tmp}/lb{workers}.db"
             cli(env, "init", str(comp_path), "--db", db)
             token = cli(env, "team", "add", "bench", "--db", db)["token"]
-            server = Server(db, workers, env)
+            server = Server(db, workers, env, args.jobs)
             try:
                 warm = [post(server.base, token, "baseline", preds_path.read_bytes())]
                 warm += [post(server.base, token, f"warm{i}", fresh_variant(baseline, f"w{workers}x{i}")) for i in range(workers - 1)]

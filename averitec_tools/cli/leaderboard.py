@@ -92,13 +92,23 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
     p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
     p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
+    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission: N or 'auto' (the idle cores); default 1")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker (no web server)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
     p.add_argument("--lease-seconds", type=float, default=120.0)
     p.add_argument("--poll-seconds", type=float, default=0.5)
+    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission: N or 'auto'")
     p.set_defaults(func=_work)
+
+
+def _jobs(value: str) -> int | None:
+    if value == "auto":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError("expected a positive integer or 'auto'")
+    return int(value)
 
 
 def _need_extra(*modules: str) -> None:
@@ -294,7 +304,7 @@ def _serve(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.web.server import serve
 
     serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
-          poll_seconds=args.poll_seconds, json_out=args.json)
+          poll_seconds=args.poll_seconds, jobs=args.jobs, json_out=args.json)
     return 0
 
 
@@ -304,7 +314,8 @@ def _work(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     store.close()
-    done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, poll_seconds=args.poll_seconds, once=args.once)
+    done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, poll_seconds=args.poll_seconds, once=args.once,
+                      jobs=args.jobs)
     if args.json:
         print_json({"scored": done})
     return 0

@@ -113,14 +113,17 @@ class Scorer:
         cache_dir: Disk cache for prepared gold strings (``None``: the user cache dir;
             ``False``: no disk cache).
         n_resamples: Bootstrap resamples for the stored 95 % CIs.
+        jobs: Processes per submission (``None``: the idle cores, as ``averitec score``;
+            the warm caches are shared with forked helpers).
     """
 
-    def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000) -> None:
+    def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000, jobs: int | None = 1) -> None:
         from averitec_tools.metrics.meteor import MeteorEngine
 
         self.engine = MeteorEngine(allow_download=True)
         self.cache_dir: Path | None = None if cache_dir is False else (default_cache_dir() if cache_dir in (None, True) else Path(str(cache_dir)))
         self.n_resamples = n_resamples
+        self.jobs = jobs
         self._prepared_gold: set[str] = set()
 
     def prepare_gold(self, phase: Phase) -> int:
@@ -179,7 +182,7 @@ class Scorer:
             path.write_bytes(content)
             for name in phase.profiles:
                 with pinned_engine(name, self.engine):
-                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=1, allow_download=True)
+                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=self.jobs, allow_download=True)
                 per_claim = [
                     {
                         "id": c.claim_id,
@@ -257,6 +260,7 @@ def run_worker(
     once: bool = False,
     prepare: bool = True,
     parent_pid: int | None = None,
+    jobs: int | None = 1,
 ) -> int:
     """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
 
@@ -264,7 +268,7 @@ def run_worker(
     without cleaning up must not leave workers behind).
     """
     store = Store(url)
-    scorer = Scorer(n_resamples=store.competition().n_resamples)
+    scorer = Scorer(n_resamples=store.competition().n_resamples, jobs=jobs)
     done = 0
     try:
         if prepare:
@@ -288,7 +292,7 @@ def run_worker(
     return done
 
 
-def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int) -> None:
+def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1) -> None:
     """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
     server process is gone)."""
     import signal
@@ -296,7 +300,7 @@ def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
-    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid)
+    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs)
 
 
 __all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "worker_main"]

@@ -12,14 +12,14 @@ from averitec_tools.cli._json import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
 
 
-def start_workers(url: str, *, n: int, lease_seconds: float, poll_seconds: float = 0.5) -> list[Any]:
+def start_workers(url: str, *, n: int, lease_seconds: float, poll_seconds: float = 0.5, jobs: int | None = 1) -> list[Any]:
     """Start ``n`` scoring worker processes (each keeps its own warm gold cache)."""
     from averitec_tools.leaderboard.processing import worker_main
 
     context = multiprocessing.get_context("spawn")
     procs = []
     for _ in range(n):
-        proc = context.Process(target=worker_main, args=(url, lease_seconds, poll_seconds, os.getpid()), daemon=True)
+        proc = context.Process(target=worker_main, args=(url, lease_seconds, poll_seconds, os.getpid(), jobs), daemon=True)
         proc.start()
         procs.append(proc)
     return procs
@@ -35,7 +35,7 @@ def stop_workers(procs: list[Any]) -> None:
 
 
 def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
-          poll_seconds: float = 0.5, json_out: bool = False) -> None:
+          poll_seconds: float = 0.5, jobs: int | None = 1, json_out: bool = False) -> None:
     """Run the leaderboard at ``http://host:port/`` until interrupted."""
     import uvicorn
 
@@ -52,7 +52,7 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     else:
         print(f"averitec leaderboard: serving {address} (database {url}, {workers} scoring worker(s)); Ctrl-C stops", flush=True)
     sys.stdout.flush()
-    procs = start_workers(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds)
+    procs = start_workers(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
     # uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler that
     # would end the process before `finally` stops the workers (they also watch our pid).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
