@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "averitec_tools.leaderboard.competition",
     "averitec_tools.leaderboard.store",
+    "averitec_tools.leaderboard.db",
     "averitec_tools.leaderboard.ranking",
     "averitec_tools.leaderboard.export",
     "averitec_tools.leaderboard.web.security",
