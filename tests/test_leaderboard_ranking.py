@@ -133,3 +133,23 @@ def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "cannot read" in capsys.readouterr().err
     assert main(["leaderboard", "status", "--db", f"sqlite:///{tmp_path}/nope/lb.db"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_private_split_is_revealed_at_the_end(tmp_path) -> None:
+    from averitec_tools.leaderboard.processing import Scorer, process_one
+    from averitec_tools.leaderboard.ranking import rank_store
+    from averitec_tools.leaderboard.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(competition_yaml(visibility="private", split={"public_fraction": 0.4, "seed": 3}), where="c.yaml")
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0, n_wrong=10), file_name="p.json").id
+    process_one(store, Scorer(cache_dir=False, n_resamples=100))
+    per_claim = store.results()[sid][0]["per_claim"]
+    public = claim_mask(store.competition().phase("dev"), 50, revealed=False)
+    correct = np.array([c["values"]["label_accuracy"] for c in per_claim])
+    (before,) = rank_store(store, "dev")
+    assert len(before.values) == 20 and before.metrics["label_accuracy"] == pytest.approx(correct[public].mean())
+    store.reveal("dev")
+    (after,) = rank_store(store, "dev")
+    assert len(after.values) == 30 and after.metrics["label_accuracy"] == pytest.approx(correct[~public].mean())

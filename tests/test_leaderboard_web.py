@@ -134,3 +134,20 @@ def test_calibration_plots_when_confidences_exist(board) -> None:
         png = client.get(f"/submission/{sid}/{kind}.png")
         assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
     assert client.get(f"/submission/{sid}/other.png").status_code == 404
+
+
+def test_hidden_phase_shows_no_scores_until_revealed(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'hidden.db'}"
+    store = Store(url)
+    store.init(competition_yaml(visibility="hidden"), where="c.yaml")
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="secret-sys", phase="dev", content=variant(0), file_name="p.json").id
+    process_one(store, Scorer(cache_dir=False, n_resamples=100))
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
+    assert "hidden until it ends" in client.get("/phase/dev").text
+    page = client.get(f"/submission/{sid}").text
+    assert "Scores are hidden" in page and "0.1600" not in page
+    assert client.get(f"/submission/{sid}/scores.json").status_code == 404
+    store.reveal("dev")
+    assert "secret-sys" in client.get("/phase/dev").text
+    assert "0.1600" in client.get(f"/submission/{sid}").text
