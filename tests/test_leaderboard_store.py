@@ -139,3 +139,12 @@ def test_rescore_keeps_results_of_older_scorer_versions(tmp_path, monkeypatch: p
     (entry,) = rank_store(store, "dev")
     assert entry.scorer_version == "99.0"
     assert list((tmp_path / "cache").glob("gold-*.json"))  # the prepared gold side on disk
+
+
+def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
+    store = _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
+    store.add_team("blue")
+    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
+    process_one(store, Scorer(cache_dir=False, n_resamples=100))
+    row = store.submission(sid)
+    assert row["state"] == "failed" and "averitec_score@0.25" in row["reason"] and "macro_f1" in row["reason"]

@@ -195,6 +195,11 @@ class Scorer:
                     for c in result.per_claim
                 ]
                 keys = list(result.per_claim[0].values) if result.per_claim else []
+                if name == phase.profile and phase.primary_metric not in keys:
+                    raise UserError(
+                        f"phase {phase.name!r}: primary_metric {phase.primary_metric!r} is not a per-claim metric of profile "
+                        f"{name!r} (the competition file needs one of: {', '.join(keys)})"
+                    )
                 cis = {}
                 for k in keys:
                     ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
