@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nltk-path", default=None, help="folder with NLTK 3.9.1 for the reference")
     parser.add_argument("--n", type=int, default=5, help="sequential timed submissions")
     parser.add_argument("--burst", type=int, default=8, help="submissions uploaded at once for the throughput runs")
-    parser.add_argument("--jobs", default="1", help="--jobs of the server's workers (N or auto)")
+    parser.add_argument("--jobs", default="auto", help="--jobs of the server's workers (N or auto: the idle cores)")
     args = parser.parse_args(argv)
 
     data = Path(args.data_dir)

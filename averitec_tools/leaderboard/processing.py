@@ -201,7 +201,7 @@ class Scorer:
                         f"{name!r} (the competition file needs one of: {', '.join(keys)})"
                     )
                 cis = {}
-                for k in keys:
+                for k in [k for k in keys if k in phase.columns]:  # the shown metrics only
                     ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
                     cis[k] = [ci.low, ci.high]
                 summary = json.loads(json.dumps(dict(result.summary), default=str).replace(str(path), "submission"))
