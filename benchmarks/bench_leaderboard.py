@@ -11,7 +11,9 @@ In one run, on the 500-claim dev set (``baseline_dev_predictions.json`` vs ``dev
    one after another over HTTP and timed from upload to "finished". Each is the baseline
    with a submission-specific token appended to *every* predicted question and answer, so
    no prediction string was seen before: only the gold side and word-level caches are warm;
-3. throughput: ``--burst`` such submissions uploaded at once, with 1 and with 2 workers,
+3. resubmissions: the baseline's evidence with 100 other labels (a common pattern: a new
+   verdict model on the same retrieval), where remembered pair scores apply;
+4. throughput: ``--burst`` new submissions uploaded at once, with 1 and with 2 workers,
    timed until all are finished (submissions per minute).
 
 Usage::
@@ -180,6 +182,20 @@ def main(argv: list[str] | None = None) -> int:
                           f"(min {min(latencies):.3f}, max {max(latencies):.3f})")
                     print(f"speed-up vs the reference process: {t_ref / med:.1f}x", flush=True)
                     results["ratio"] = t_ref / med
+                    relabel_latencies = []
+                    for i in range(args.n):  # same evidence as the baseline, 100 labels changed
+                        relabelled = json.loads(json.dumps(baseline))
+                        for k, p in enumerate(relabelled[i * 50 : i * 50 + 100]):
+                            p["pred_label"] = ("Refuted", "Supported", "Not Enough Evidence")[(k + i) % 3]
+                        start = time.perf_counter()
+                        sid = post(server.base, token, f"relabel{i}", json.dumps(relabelled).encode())
+                        wait_finished(server.base, [sid])
+                        relabel_latencies.append(time.perf_counter() - start)
+                    med_r = statistics.median(relabel_latencies)
+                    results["resubmission_latency_s"] = relabel_latencies
+                    results["resubmission_ratio"] = t_ref / med_r
+                    print(f"warm server, resubmission of the baseline's evidence with other labels: median {med_r:.3f} s "
+                          f"= {t_ref / med_r:.1f}x (pair scores remembered)", flush=True)
                 contents = [fresh_variant(baseline, f"b{workers}x{i}") for i in range(args.burst)]
                 start = time.perf_counter()
                 ids = [post(server.base, token, f"burst{i}", c) for i, c in enumerate(contents)]

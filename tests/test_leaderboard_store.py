@@ -148,3 +148,23 @@ def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
     process_one(store, Scorer(cache_dir=False, n_resamples=100))
     row = store.submission(sid)
     assert row["state"] == "failed" and "averitec_score@0.25" in row["reason"] and "macro_f1" in row["reason"]
+
+
+def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:
+    import json
+
+    from averitec_tools.leaderboard.competition import load_competition_text
+    from averitec_tools.leaderboard.profiles import get_profile
+
+    phase = load_competition_text(competition_yaml(), where="c.yaml").phase("dev")
+    scorer = Scorer(cache_dir=tmp_path, n_resamples=50)
+    scorer.score(phase=phase, content=variant(0))
+    for content in (variant(0, n_wrong=7), variant(3)):  # same evidence, other labels; new strings
+        warm = scorer.score(phase=phase, content=content)[0]
+        path = tmp_path / "p.json"
+        path.write_bytes(content)
+        cold = get_profile("averitec2024").score(predictions=path, references=phase.gold)
+        assert json.dumps(warm["summary"], sort_keys=True) == json.dumps(dict(cold.summary), sort_keys=True)
+        assert [c["values"] for c in warm["per_claim"]] == [
+            {k: round(v, 12) for k, v in c.values.items()} for c in cold.per_claim
+        ]

@@ -92,6 +92,34 @@ def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
             setattr(module, name, value)
 
 
+def warm_engine(*, max_pairs: int = 500_000) -> Any:
+    """A :class:`~averitec_tools.metrics.meteor.MeteorEngine` that also remembers pair scores.
+
+    Teams often resubmit the same evidence with other labels; those (prediction, gold)
+    pairs are then looked up instead of scored again. Keys are the prepared token
+    sequences themselves (value equality), so a remembered score is exactly the score
+    the engine would compute. The memo is cleared when it holds ``max_pairs`` entries.
+    """
+    from averitec_tools.metrics.meteor import MeteorEngine, PreparedText
+
+    class _PairMemoEngine(MeteorEngine):
+        def __init__(self) -> None:
+            super().__init__(allow_download=True)
+            self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
+
+        def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
+            key = (hyp, ref)
+            value = self._pair_scores.get(key)
+            if value is None:
+                value = super().score_prepared(hyp, ref)
+                if len(self._pair_scores) >= max_pairs:
+                    self._pair_scores.clear()
+                self._pair_scores[key] = value
+            return value
+
+    return _PairMemoEngine()
+
+
 def _gold_strings(gold: str, profile: str) -> list[str]:
     """Strings of the gold side that the AVeriTeC profiles compare (empty for others)."""
     if profile not in ("averitec2024", "averitec2023"):
@@ -118,9 +146,7 @@ class Scorer:
     """
 
     def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000, jobs: int | None = 1) -> None:
-        from averitec_tools.metrics.meteor import MeteorEngine
-
-        self.engine = MeteorEngine(allow_download=True)
+        self.engine = warm_engine()
         self.cache_dir: Path | None = None if cache_dir is False else (default_cache_dir() if cache_dir in (None, True) else Path(str(cache_dir)))
         self.n_resamples = n_resamples
         self.jobs = jobs
@@ -308,4 +334,4 @@ def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid:
     run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs)
 
 
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "worker_main"]
+__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "warm_engine", "worker_main"]
