@@ -151,3 +151,20 @@ def test_hidden_phase_shows_no_scores_until_revealed(tmp_path) -> None:
     store.reveal("dev")
     assert "secret-sys" in client.get("/phase/dev").text
     assert "0.1600" in client.get(f"/submission/{sid}").text
+
+
+def test_board_is_ranked_again_only_when_it_changed(board, monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.leaderboard.web import app as app_module
+
+    store, client, token, _, _ = board
+    calls = []
+    real = app_module.rank_store
+    monkeypatch.setattr(app_module, "rank_store", lambda s, name: calls.append(name) or real(s, name))
+    client.get("/phase/dev")
+    client.get("/phase/dev?sort=team")
+    assert calls == ["dev"]
+    client.post("/api/submissions", headers={"Authorization": f"Bearer {token}"}, data={"system": "s", "phase": "dev"},
+                files={"file": ("p.json", variant(0))})
+    process_one(store, Scorer(cache_dir=False, n_resamples=100))
+    assert "0.1600" in client.get("/phase/dev").text
+    assert calls == ["dev", "dev"]

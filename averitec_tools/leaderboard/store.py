@@ -357,6 +357,17 @@ class Store:
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
+    def board_version(self, phase: str) -> tuple[Any, ...]:
+        """Changes whenever the ranking of ``phase`` can change (new results, states, reveal)."""
+        s, r = m.submissions.c, m.results.c
+        with self.engine.connect() as conn:
+            finished = conn.execute(
+                sa.select(sa.func.count(), sa.func.max(s.finished_at)).where(s.phase == phase, s.state == "finished")
+            ).one()
+            newest = conn.execute(sa.select(sa.func.max(r.id))).scalar()
+            revealed = conn.execute(sa.select(m.phases.c.revealed_at).where(m.phases.c.name == phase)).scalar()
+        return (int(finished[0]), str(finished[1]), newest, str(revealed))
+
     def results(self, submission_ids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
         """Every stored result per submission, newest first."""
         r = m.results.c

@@ -76,6 +76,16 @@ def create_app(url: str, *, max_upload_bytes: int | None = None) -> Any:
     def message(request: Request, text: str, status: int) -> HTMLResponse:
         return page(request, "message.html", status=status, text=text, title="Error" if status >= 400 else "Note")
 
+    board_cache: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+
+    def ranked(name: str) -> list[Any]:
+        # Paired tests cost time per system: rank again only when the board can have changed.
+        version = store.board_version(name)
+        cached = board_cache.get(name)
+        if cached is None or cached[0] != version:
+            board_cache[name] = (version, rank_store(store, name))
+        return list(board_cache[name][1])
+
     def bearer(request: Request) -> str | None:
         auth = request.headers.get("authorization", "")
         return auth[7:].strip() if auth.lower().startswith("bearer ") else None
@@ -92,7 +102,7 @@ def create_app(url: str, *, max_upload_bytes: int | None = None) -> Any:
             return message(request, str(exc), 404)
         revealed = store.revealed(name)
         hidden = phase.visibility == "hidden" and not revealed
-        entries = [] if hidden else rank_store(store, name)
+        entries = [] if hidden else ranked(name)
         entries = sorted(entries, key=lambda e: sort_key(e, sort), reverse=order == "desc")
         pending = len(store.submissions(phase=name, state="pending")) + len(store.submissions(phase=name, state="running"))
         return page(request, "phase.html", phase=phase, entries=entries, sort=sort, order=order, hidden=hidden,
