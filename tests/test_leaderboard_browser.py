@@ -34,7 +34,7 @@ def artifacts_dir() -> Path:
 
 
 @pytest.fixture
-def browser():
+def browser(monkeypatch: pytest.MonkeyPatch):
     chromium = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
     driver_path = shutil.which("chromedriver")
     if not chromium or not driver_path:
@@ -44,7 +44,7 @@ def browser():
         from selenium.webdriver.chrome.service import Service
     except ImportError:
         require_or_skip("selenium")
-    os.environ["SE_OFFLINE"] = "1"  # never let Selenium Manager download a browser or driver
+    monkeypatch.setenv("SE_OFFLINE", "1")  # never let Selenium Manager download a browser or driver
     profile = tempfile.mkdtemp(prefix="averitec-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
