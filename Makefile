@@ -39,7 +39,7 @@ demo: $(VENV)/.core-stamp
 	$(VENV)/bin/averitec score examples/demo_predictions.json examples/demo_gold.json --profile averitec2024
 
 test: $(VENV)/.all-stamp
-	$(PY) -m pytest -q
+	bash .ci/with_services.sh $(PY) -m pytest -q
 
 lint: $(VENV)/.core-stamp
 	$(VENV)/bin/ruff check averitec_tools tests benchmarks
