@@ -308,8 +308,12 @@ class EvalAIItem:
         if evidence is None:
             raise UserError(f"{where}: missing key 'evidence'")
         if not evidence:
-            why = "divides by the number of predicted strings" if role == "predictions" else "has nothing to match"
-            raise UserError(f"{where}: empty evidence list (the EvalAI scorer {why})")
+            if role == "predictions":
+                raise UserError(
+                    f"{where}: empty evidence list (the EvalAI scorer skips such a claim and scores it 0)",
+                    hint="pass --lenient to score it 0 as the EvalAI scorer does",
+                )
+            raise UserError(f"{where}: empty evidence list (a reference claim needs evidence to match)")
         confidence, probabilities = parse_confidence(obj, where, labels)
         return cls(item_id, label, evidence, confidence, probabilities)
 

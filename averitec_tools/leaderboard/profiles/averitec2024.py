@@ -22,9 +22,15 @@ re-implementation in ``benchmarks/reference_scorer.py``):
   "Veracity scores".
 * **Labels** are compared exactly (no case or whitespace normalisation); macro-F1 uses
   scikit-learn semantics over the four verdicts.
-* **Answer-only score** (``answers_only``) is not in the official script; it is defined by
-  analogy with the question-only score (first 10 predicted answers vs every gold answer
-  string as in the Q+A strings, normalised by the gold count).
+* **Answer-only scores** are not in the official script. ``answers_only`` follows the
+  only public implementation (``evaluate_answers_only`` in a fork of the 2024 scorer):
+  the raw ``answer`` fields of the first 10 predicted items against the raw ``answer``
+  fields of every gold answer (no Boolean explanation, nothing for a question without
+  answers), normalised by the number of gold answers; a gold claim without any answer
+  scores 0 (a division by zero there). ``answers_only_averitec_tools`` is our own earlier
+  definition, by analogy with the Q+A strings: Boolean answers keep ``". " +
+  boolean_explanation`` and an unanswered question counts as ``"No answer could be
+  found."``, normalised by that string count.
 
 Deliberate differences (bad input is an error here, never a silent score):
 
@@ -53,6 +59,7 @@ from averitec_tools.leaderboard.scoring import (
     check_options,
     make_engine,
     qa_strings,
+    raw_answers,
     signature,
 )
 from averitec_tools.leaderboard.submission import (
@@ -93,7 +100,8 @@ class Profile(ScoringProfile):
             check_claim_text(p.claim, g.claim, f"{predictions} (claim_id {i})")
         engine = make_engine(options)
 
-        q_tasks, qa_tasks, a_tasks = [], [], []
+        q_tasks, qa_tasks, a_tasks, raw_tasks = [], [], [], []
+        has_answers = [bool(raw_answers(g.questions)) for g in gold]
         for p, g in zip(preds, gold, strict=True):
             if p.evidence is not None:
                 src_q = [e.question for e in p.evidence[:MAX_EVIDENCE]]
@@ -104,9 +112,13 @@ class Profile(ScoringProfile):
             q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
             qa_tasks.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
             a_tasks.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
+            if raw_answers(g.questions):
+                raw_tasks.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks], engine=engine, jobs=jobs, progress=progress)
-        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n :]
+        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress)
+        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]
+        raw_iter = iter(values[3 * n :])
+        raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
 
         sig = signature(
             profile=self.name,
@@ -121,7 +133,8 @@ class Profile(ScoringProfile):
             "signature": sig,
             "n_claims": n,
             "questions_only": float(np.mean(q_scores)),
-            "answers_only": float(np.mean(a_scores)),
+            "answers_only": float(np.mean(raw_scores)),
+            "answers_only_averitec_tools": float(np.mean(a_scores)),
             "questions_answers": float(np.mean(qa_scores)),
         }
         gold_labels = [g.label for g in gold]
@@ -150,7 +163,8 @@ class Profile(ScoringProfile):
             vals: dict[str, float] = {
                 "questions_only": q_scores[i],
                 "questions_answers": qa_scores[i],
-                "answers_only": a_scores[i],
+                "answers_only": raw_scores[i],
+                "answers_only_averitec_tools": a_scores[i],
             }
             if metric == "all":
                 vals["label_accuracy"] = float(correct[i])

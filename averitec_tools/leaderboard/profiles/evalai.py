@@ -14,8 +14,9 @@ Reproduced quirks of the leaderboard script:
 * Gold evidence strings are ``"question answer"`` with Boolean answers' explanations
   appended (already so in the gold files); labels are compared exactly.
 
-Deliberate differences: an empty predicted evidence list (a ``ZeroDivisionError`` in
-the script) and an empty gold evidence list are errors.
+Deliberate differences: an empty predicted evidence list is an error (the script skips
+such a claim, which then scores 0 at every λ; ``--lenient`` does the same), and so is an
+empty gold evidence list.
 """
 
 from __future__ import annotations
