@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         label_hits = [0, 0, 0]
         evid = [0.0, 0.0, 0.0]
         for g, p in zip(gold, pred, strict=False):
+            if len(p["evidence"]) == 0:
+                continue  # the EvalAI scorer skips a claim without predicted evidence (it scores 0)
             utility = hungarian(p["evidence"], g["evidence"], len(p["evidence"]))
             for k, lvl in enumerate(levels):
                 if utility >= lvl:

@@ -53,6 +53,12 @@ def add_parser(subparsers: Any) -> None:
         help="never download missing NLTK data (also AVERITEC_NO_DOWNLOAD=1); fail instead",
     )
     parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="accept what the profile's official scorer accepts (inexact labels, empty evidence, ...) and score "
+        "it as that scorer does; one warning per tolerated class on stderr; recorded in the signature",
+    )
+    parser.add_argument(
         "--max-evidence",
         type=int,
         default=None,
@@ -77,6 +83,10 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         if "max_evidence" not in accepted:
             raise UserError(f"--max-evidence applies to the fever profile, not {args.profile!r}")
         options["max_evidence"] = args.max_evidence
+    if getattr(args, "lenient", False):
+        if "lenient" not in accepted:
+            raise UserError(f"--lenient is not available for profile {args.profile!r}")
+        options["lenient"] = True
     if args.no_download and "allow_download" in accepted:
         options["allow_download"] = False
     return options
@@ -99,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.json and sys.stderr.isatty(),
         **options,
     )
+    for warning in result.warnings:
+        print(f"averitec score: warning: {warning}", file=sys.stderr)
     if args.per_claim:
         write_per_claim(result.per_claim, args.per_claim)
     if args.json:

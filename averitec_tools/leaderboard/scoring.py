@@ -109,6 +109,7 @@ def signature(
     comparison: str,
     normalisation: str,
     evidence_cap: int | None,
+    lenient: bool = False,
 ) -> str:
     wn = engine.wordnet
     return Signature(
@@ -121,6 +122,7 @@ def signature(
         normalisation=normalisation,
         evidence_cap=evidence_cap,
         version=__version__,
+        lenient=lenient,
     ).render()
 
 

@@ -36,8 +36,9 @@ Deliberate differences (bad input is an error here, never a silent score):
 
 * the official script silently substitutes ``predictions[0]`` for a missing ``claim_id``;
   here missing, duplicate or out-of-range ids are an error;
-* an empty ``evidence`` list (scored 0 there) and gold claims without questions (a
-  division by zero there) are errors;
+* an empty ``evidence`` list (scored 0 there), an unknown label (counted as wrong there)
+  and gold claims without questions (a division by zero there) are errors; with
+  ``--lenient`` the first two are scored as the official script does, and counted;
 * a prediction whose ``claim`` text differs from the reference claim is an error.
 """
 
@@ -47,6 +48,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.leaderboard.profiles.base import (
     ClaimScore,
     PathLike,
@@ -81,7 +83,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2024"
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient")
 
     def score(
         self,
@@ -95,7 +97,8 @@ class Profile(ScoringProfile):
         check_options(self.name, options, self.OPTIONS)
         metric = options.get("metric", "all")
         gold = load_gold_claims(references, profile=self.name)
-        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references))
+        lenience = Lenience(enabled=bool(options.get("lenient", False)))
+        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references), lenience=lenience)
         for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
             check_claim_text(p.claim, g.claim, f"{predictions} (claim_id {i})")
         engine = make_engine(options)
@@ -127,6 +130,7 @@ class Profile(ScoringProfile):
             comparison=">",
             normalisation="gold",
             evidence_cap=MAX_EVIDENCE,
+            lenient=lenience.enabled,
         )
         summary: dict[str, Any] = {
             "profile": self.name,
@@ -137,6 +141,8 @@ class Profile(ScoringProfile):
             "answers_only_averitec_tools": float(np.mean(a_scores)),
             "questions_answers": float(np.mean(qa_scores)),
         }
+        if lenience.enabled:
+            summary["tolerated"] = lenience.summary()
         gold_labels = [g.label for g in gold]
         pred_labels = [p.pred_label for p in preds]
         correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
@@ -188,4 +194,5 @@ class Profile(ScoringProfile):
             summary=summary,
             per_claim=tuple(per_claim),
             labels=AVERITEC_LABELS,
+            warnings=tuple(lenience.warnings()),
         )
