@@ -65,6 +65,9 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="fever profile: predicted evidence sentences considered (default 5)",
     )
+    from averitec_tools.cli._judge_options import add_judge_arguments
+
+    add_judge_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -89,6 +92,9 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         options["lenient"] = True
     if args.no_download and "allow_download" in accepted:
         options["allow_download"] = False
+    from averitec_tools.cli._judge_options import judge_options
+
+    options.update(judge_options(args, accepted))
     return options
 
 
