@@ -6,12 +6,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# `averitec score` caches prepared gold strings; keep the tests' cache out of the user's home.
+os.environ.setdefault("AVERITEC_CACHE_DIR", tempfile.mkdtemp(prefix="averitec-test-cache-"))
 
 
 def nltk391_path() -> Path:

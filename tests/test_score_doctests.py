@@ -17,6 +17,8 @@ MODULES = [
     "averitec_tools.metrics.ev2r",
     "averitec_tools.metrics.ev2r_judges",
     "averitec_tools.metrics.ev2r_runner",
+    "averitec_tools.metrics._lean",
+    "averitec_tools.metrics.prepared_cache",
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -95,14 +96,15 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
     from averitec_tools.cli._judge_options import judge_options
 
     options.update(judge_options(args, accepted))
+    if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
+        from averitec_tools.metrics.prepared_cache import default_cache_dir
+
+        options["cache_dir"] = str(default_cache_dir())  # prepared gold strings, keyed by the gold file's hash
     return options
 
 
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.profiles import get_profile
-    from averitec_tools.resources import import_nltk_lean
-
-    import_nltk_lean()  # start-up time: skip NLTK's unused scikit-learn/scipy.stats imports
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")

@@ -57,6 +57,7 @@ from averitec_tools.leaderboard.submission import (
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLDS = (0.2, 0.3)
@@ -73,7 +74,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2023"
     description: ClassVar[str] = "AVeriTeC 2023 eval.py (gold-schema predictions, justification scores, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -106,7 +107,10 @@ class Profile(ScoringProfile):
                 # A 1x1 assignment is the METEOR score itself (times 1/1.0).
                 j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress)
+        values = score_tasks(
+            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
         sig = signature(

@@ -72,6 +72,7 @@ from averitec_tools.leaderboard.submission import (
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLD = 0.25
@@ -83,7 +84,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2024"
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -118,7 +119,10 @@ class Profile(ScoringProfile):
             if raw_answers(g.questions):
                 raw_tasks.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress)
+        values = score_tasks(
+            [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        )
         q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]
         raw_iter = iter(values[3 * n :])
         raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]

@@ -35,6 +35,7 @@ from averitec_tools.leaderboard.scoring import check_options, make_engine, signa
 from averitec_tools.leaderboard.submission import load_evalai
 from averitec_tools.metrics.averitec_score import passes, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
@@ -46,7 +47,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "evalai"
     description: ClassVar[str] = "AVeriTeC EvalAI leaderboard (JSON lines, all evidence, normalised by predictions, >=)"
     citation: ClassVar[str] = "AVeriTeC EvalAI challenge evaluation script"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -76,7 +77,10 @@ class Profile(ScoringProfile):
         engine = make_engine(options)
         # --lenient: a prediction without evidence is skipped by the EvalAI scorer (score 0 at every λ).
         tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True) if p.evidence]
-        solved = iter(score_tasks(tasks, engine=engine, jobs=jobs, progress=progress))
+        solved = iter(score_tasks(
+            tasks, engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        ))
         scores = [next(solved) if p.evidence else 0.0 for p in preds]
         n = len(gold)
         sig = signature(

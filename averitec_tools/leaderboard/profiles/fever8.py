@@ -75,6 +75,7 @@ DEFAULTS: dict[str, Any] = {
     "ev2r_threshold": 0.5,
     "ev2r_comparison": ">=",
     "dry_run": False,
+    "cache_dir": None,
 }
 
 
@@ -201,7 +202,8 @@ class Profile(ScoringProfile):
         prompt = JudgePrompt.load(opts["judge_prompt"])
         model = str(opts["judge_model"])
         requests = _requests(claims, prompt, model)
-        cache = JudgementCache(Path(opts["judge_cache"]) / "ev2r-judgements.sqlite" if opts["judge_cache"] else default_cache_path())
+        cache_dir = opts["judge_cache"] or opts["cache_dir"]
+        cache = JudgementCache(Path(cache_dir) / "ev2r-judgements.sqlite" if cache_dir else default_cache_path())
         try:
             if opts["dry_run"]:
                 todo = {r.key: r for _, _, r in requests if cache.get(r.key) is None}
@@ -240,7 +242,7 @@ class Profile(ScoringProfile):
         judged: dict[tuple[int | str, str], Judgement] = {
             (c.id, kind): parse_judgement(replies.get(r.key, ""), kind) for c, kind, r in requests
         }
-        return self._result(claims, judged, opts, prompt, judge.backend, stats, jobs, progress)
+        return self._result(claims, judged, opts, prompt, judge.backend, stats, jobs, progress, references)
 
     def _result(
         self,
@@ -252,8 +254,10 @@ class Profile(ScoringProfile):
         stats: Any,
         jobs: int | None,
         progress: bool,
+        references: PathLike,
     ) -> ProfileResult:
         from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+        from averitec_tools.metrics.prepared_cache import prepared_cache_file
 
         n = len(claims)
         engine = make_engine({"allow_download": opts["allow_download"]})
@@ -262,7 +266,10 @@ class Profile(ScoringProfile):
             gold_q = tuple(dict.fromkeys(q for q, _ in c.gold_pairs))
             q_tasks.append(HungarianTask(tuple(q for q, _ in c.pred_pairs[:MAX_EVIDENCE]), gold_q))
             qa_tasks.append(HungarianTask(tuple(f"{q} {a}" for q, a in c.pred_pairs[:MAX_EVIDENCE]), tuple(f"{q} {a}" for q, a in c.gold_pairs)))
-        meteor = score_tasks([*q_tasks, *qa_tasks], engine=engine, jobs=jobs, progress=progress)
+        meteor = score_tasks(
+            [*q_tasks, *qa_tasks], engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=opts["cache_dir"]),
+        )
         m_q, m_qa = meteor[:n], meteor[n:]
 
         thr, cmp = float(opts["ev2r_threshold"]), str(opts["ev2r_comparison"])
