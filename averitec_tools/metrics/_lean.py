@@ -62,7 +62,7 @@ def linear_sum_assignment(cost: Any, *, maximize: bool = False) -> Any:
 
     Example:
         >>> import numpy as np
-        >>> [list(a) for a in linear_sum_assignment(np.array([[1.0, 2.0], [3.0, 1.0]]), maximize=True)]
+        >>> [a.tolist() for a in linear_sum_assignment(np.array([[1.0, 2.0], [3.0, 1.0]]), maximize=True)]
         [[0, 1], [1, 0]]
     """
     return import_lean("scipy.optimize._lsap").linear_sum_assignment(cost, maximize=maximize)
