@@ -65,15 +65,17 @@ def prepared_cache_file(*, references: str | os.PathLike[str], cache_dir: str | 
 
 
 def load_prepared(engine: Any, path: Path | None) -> int:
-    """Register cached analyses with ``engine``; returns how many strings were loaded."""
+    """Register cached analyses (and the word stems in them) with ``engine``; returns how many strings were loaded."""
     if path is None or not path.is_file():
         return 0
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return 0
+    stem_cache = engine._stems
     for text, words, stems in entries:
         engine.add_analysed(text, words, stems)
+        stem_cache.update(zip(words, stems, strict=True))  # predicted words seen in the gold need no stemming either
     return len(entries)
 
 
