@@ -11,6 +11,9 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
+# The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
+NLTK_REF := $(VENV)/nltk391
+
 .PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
@@ -38,15 +41,13 @@ venv: venv-all
 demo: $(VENV)/.core-stamp
 	$(VENV)/bin/averitec score examples/demo_predictions.json examples/demo_gold.json --profile averitec2024
 
-test: $(VENV)/.all-stamp
+test: $(VENV)/.all-stamp $(NLTK_REF)
 	bash .ci/with_services.sh $(PY) -m pytest -q
 
 lint: $(VENV)/.core-stamp
 	$(VENV)/bin/ruff check averitec_tools tests benchmarks
 	$(VENV)/bin/mypy
 
-# The reference side of the scorer benchmark runs under a real NLTK 3.9.1, kept apart from .venv.
-NLTK_REF := $(VENV)/nltk391
 $(NLTK_REF):
 	$(PIP) install -q --target $(NLTK_REF) --no-deps nltk==3.9.1
 

@@ -58,7 +58,8 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     """Return ``"json"`` (a top-level array/object) or ``"jsonl"`` (one object per line).
 
     A file whose first line is a complete JSON object is JSONL; a file starting with
-    ``[`` is a JSON array.
+    ``[`` is a JSON array. The first line is read whole, however long it is (a long
+    first record is still JSON lines).
 
     Example:
         >>> import tempfile, pathlib
@@ -69,16 +70,18 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     """
     p = _check_file(path)
     with p.open("rb") as fh:
-        head = fh.read(_PEEK_BYTES)
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        first = fh.readline().removeprefix(b"\xef\xbb\xbf")
+        while first and not first.strip():
+            first = fh.readline()
+        head = first + fh.read(_PEEK_BYTES)
+    stripped = head.lstrip(b" \t\r\n")
     if not stripped:
         raise UserError(f"{p}: file is empty")
     if stripped.startswith(b"["):
         return "json"
     if stripped.startswith(b"{"):
-        first_line = stripped.split(b"\n", 1)[0]
         try:
-            json.loads(first_line)
+            json.loads(first)
             return "jsonl"
         except (json.JSONDecodeError, UnicodeDecodeError):
             return "json"

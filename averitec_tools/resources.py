@@ -100,14 +100,39 @@ class DirPointer:
         return f"DirPointer({str(self.path)!r})"
 
 
-def _find(resource: NltkResource) -> Any | None:
-    import nltk.data
+def _search_path() -> list[str]:
+    """NLTK's data search path, without importing ``nltk.data`` (which imports much of NLTK).
 
-    for base in nltk.data.path:
+    The same folders, in the same order, as ``nltk.data.path`` on POSIX; once ``nltk.data``
+    is imported (it may have been extended), or on Windows, its own list is used.
+    """
+    if "nltk.data" in sys.modules or sys.platform.startswith("win"):
+        import nltk.data
+
+        return list(nltk.data.path)
+    path = [d for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    if "APPENGINE_RUNTIME" not in os.environ and os.path.expanduser("~/") != "~/":
+        path.append(os.path.expanduser("~/nltk_data"))
+    path += [
+        os.path.join(sys.prefix, "nltk_data"),
+        os.path.join(sys.prefix, "share", "nltk_data"),
+        os.path.join(sys.prefix, "lib", "nltk_data"),
+        "/usr/share/nltk_data",
+        "/usr/local/share/nltk_data",
+        "/usr/lib/nltk_data",
+        "/usr/local/lib/nltk_data",
+    ]
+    return path
+
+
+def _find(resource: NltkResource) -> Any | None:
+    for base in _search_path():
         folder = Path(base) / resource.path
         if folder.is_dir():
             return DirPointer(folder)
     try:
+        import nltk.data
+
         # find() also looks inside ``<name>.zip`` (what nltk.download may leave for wordnet).
         return nltk.data.find(resource.path)
     except (LookupError, OSError):

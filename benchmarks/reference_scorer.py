@@ -6,12 +6,12 @@ It follows the official scripts' structure on purpose -- ``nltk.word_tokenize`` 
 the Q+A matrix for the AVeriTeC score and for the per-type score -- so that it is both a
 correctness oracle for ``averitec score`` and a fair speed baseline.
 
-Tokenizer behaviour: the official numbers were produced with NLTK 3.8.1/3.9.1. With
-``--nltk-path DIR`` (a folder holding such an NLTK, e.g. from ``pip install --target DIR
-nltk==3.9.1``) or an installed 3.8.1/3.9.1, plain ``nltk.word_tokenize`` is used.
-Otherwise ``word_tokenize`` is replaced by ``averitec_tools.metrics.tokenize`` (NLTK 3.9.1
-behaviour, checked token-for-token against 3.9.1 in ``tests/test_tokenize.py``); the
-METEOR and WordNet code is always NLTK's own.
+Tokenizer behaviour: the official numbers were produced with NLTK 3.8.1/3.9.1, so this
+script runs only under one of those (put it first on the path: ``PYTHONPATH=DIR`` or
+``--nltk-path DIR``, where DIR comes from ``pip install --target DIR nltk==3.9.1``; ``make
+test`` and ``make bench`` install it into ``.venv/nltk391``). Under any other NLTK it
+exits with status 3 instead of falling back to another tokenizer: a reference that used
+this package's tokenizer could not catch an error in it.
 
 Usage::
 
@@ -36,11 +36,14 @@ def setup_nltk(nltk_path: str | None) -> tuple[Any, str]:
         sys.path.insert(0, nltk_path)
     import nltk
 
-    if nltk.__version__ in REFERENCE_NLTK:
-        return nltk.word_tokenize, f"nltk-{nltk.__version__}"
-    from averitec_tools.metrics.tokenize import WordTokenizer
-
-    return WordTokenizer(allow_download=False).tokenize, f"averitec_tools 3.9.1 tokenizer under nltk-{nltk.__version__}"
+    if nltk.__version__ not in REFERENCE_NLTK:
+        print(
+            f"reference_scorer.py: NLTK {nltk.__version__} found at {nltk.__file__}; the reference runs only under "
+            f"NLTK {' or '.join(REFERENCE_NLTK)} (put one first on PYTHONPATH or pass --nltk-path)",
+            file=sys.stderr,
+        )
+        raise SystemExit(3)
+    return nltk.word_tokenize, f"nltk-{nltk.__version__}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
             g = [q["question"] for q in tgt["questions"]]
             return hungarian(s, g, len(g))
 
+        def a_only_raw(src: dict[str, Any], tgt: dict[str, Any]) -> float:
+            # the public fork's evaluate_answers_only: raw answer fields on both sides
+            s = [e["answer"] for e in src["evidence"][:10]] if "evidence" in src else src.get("string_evidence", [])[:10]
+            g = [a["answer"] for q in tgt["questions"] for a in q["answers"]]
+            return hungarian(s, g, len(g)) if g else 0.0
+
         def a_only(src: dict[str, Any], tgt: dict[str, Any]) -> float:
             s = [e["answer"] for e in src["evidence"][:10]] if "evidence" in src else src.get("string_evidence", [])[:10]
             g = gold_answers(tgt)
@@ -142,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
 
         out["n_claims"] = len(tgts)
         out["questions_only"] = float(np.mean([q_only(s, t) for s, t in zip(srcs, tgts, strict=False)]))
-        out["answers_only"] = float(np.mean([a_only(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["answers_only"] = float(np.mean([a_only_raw(s, t) for s, t in zip(srcs, tgts, strict=False)]))
+        out["answers_only_averitec_tools"] = float(np.mean([a_only(s, t) for s, t in zip(srcs, tgts, strict=False)]))
         out["questions_answers"] = float(np.mean([qa(s, t) for s, t in zip(srcs, tgts, strict=False)]))
         out["veracity"] = veracity([s["pred_label"] for s in srcs], [t["label"] for t in tgts])
         rows = []
@@ -193,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         label_hits = [0, 0, 0]
         evid = [0.0, 0.0, 0.0]
         for g, p in zip(gold, pred, strict=False):
+            if len(p["evidence"]) == 0:
+                continue  # the EvalAI scorer skips a claim without predicted evidence (it scores 0)
             utility = hungarian(p["evidence"], g["evidence"], len(p["evidence"]))
             for k, lvl in enumerate(levels):
                 if utility >= lvl:

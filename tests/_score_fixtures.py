@@ -3,8 +3,48 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# `averitec score` caches prepared gold strings; keep the tests' cache out of the user's home.
+os.environ.setdefault("AVERITEC_CACHE_DIR", tempfile.mkdtemp(prefix="averitec-test-cache-"))
+
+
+def nltk391_path() -> Path:
+    """The real NLTK 3.9.1 the reference scorer runs under (``make`` puts it in ``.venv/nltk391``).
+
+    ``AVERITEC_NLTK391`` overrides; otherwise ``nltk391`` beside the running virtualenv.
+    Missing is a failure, never a skip: the live reference tests exist to catch tokenizer errors.
+    """
+    env = os.environ.get("AVERITEC_NLTK391")
+    path = Path(env) if env else Path(sys.prefix) / "nltk391"
+    if not (path / "nltk" / "__init__.py").exists():
+        pytest.fail(f"NLTK 3.9.1 not found at {path}: run `make .venv/nltk391` (or set AVERITEC_NLTK391)")
+    return path
+
+
+def run_reference(profile: str, predictions: Path, references: Path, *extra: str) -> dict[str, Any]:
+    """Run ``benchmarks/reference_scorer.py`` in a subprocess under the real NLTK 3.9.1."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(nltk391_path()), str(ROOT)])
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "reference_scorer.py"), "--profile", profile,
+         str(predictions), str(references), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    result: dict[str, Any] = json.loads(out.stdout)
+    assert result["tokenizer"] == "nltk-3.9.1", result["tokenizer"]
+    return result
 
 GOLD: list[dict[str, Any]] = [
     {

@@ -25,7 +25,8 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 
 def test_json_keys_2024(capsys: pytest.CaptureFixture[str], files: dict[str, Path]) -> None:
     out = run_json(capsys, str(files["pred2024"]), str(files["gold"]))
-    assert list(out) == ["profile", "signature", "n_claims", "questions_only", "answers_only", "questions_answers",
+    assert list(out) == ["profile", "signature", "n_claims", "questions_only", "answers_only", "answers_only_averitec_tools",
+                         "questions_answers",
                          "veracity", "averitec_score", "by_claim_type"]
     assert out["profile"] == "averitec2024"
     assert set(out["veracity"]) == {"accuracy", "macro_f1", "f1"}

@@ -4,18 +4,15 @@ published baseline numbers."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _score_fixtures import GOLD, PRED_2024, make_files, write_json, write_jsonl
+from _score_fixtures import GOLD, PRED_2024, make_files, run_reference, write_json, write_jsonl
 
 from averitec_tools.leaderboard.profiles import get_profile
 
-ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((Path(__file__).parent / "data" / "reference_scores.json").read_text(encoding="utf-8"))
 
 
@@ -35,16 +32,6 @@ def assert_same_figures(ours: Mapping[str, Any], reference: Mapping[str, Any], t
         assert ours_flat[key] == pytest.approx(value, abs=tol), key
 
 
-def run_reference(profile: str, predictions: Path, references: Path) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "reference_scorer.py"), "--profile", profile, str(predictions), str(references)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout)
-
-
 @pytest.fixture()
 def files(tmp_path: Path) -> dict[str, Path]:
     return make_files(tmp_path)
@@ -61,14 +48,14 @@ def test_2024_hand_derived(files: dict[str, Path]) -> None:
     assert c1["label_accuracy"] == 0.0 and c1["averitec_score@0.25"] == 0.0
     s = result.summary
     assert s["n_claims"] == 3 and s["veracity"]["accuracy"] == pytest.approx(2 / 3)
-    assert set(s) == {"profile", "signature", "n_claims", "questions_only", "answers_only", "questions_answers",
+    assert set(s) == {"profile", "signature", "n_claims", "questions_only", "answers_only", "answers_only_averitec_tools", "questions_answers",
                       "veracity", "averitec_score", "by_claim_type"}
     assert list(s["averitec_score"]) == ["0.1", "0.2", "0.25", "0.3", "0.4", "0.5"]
     assert result.labels[0] == "Supported"
     assert result.per_claim[0].confidence == 0.8 and result.per_claim[0].probabilities == {"Refuted": 0.8, "Supported": 0.2}
     assert result.per_claim[1].claim_types == ("Event/Property Claim", "Causal Claim")
     # per-claim values average to the headline figures
-    for key in ("questions_only", "questions_answers", "answers_only"):
+    for key in ("questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools"):
         assert sum(c.values[key] for c in result.per_claim) / 3 == pytest.approx(s[key])
     assert sum(c.values["averitec_score@0.2"] for c in result.per_claim) / 3 == pytest.approx(s["averitec_score"]["0.2"])
 
@@ -114,7 +101,8 @@ def test_evalai_normalises_by_predictions_and_includes_threshold(tmp_path: Path)
 
 def test_metric_hu_meteor_only(files: dict[str, Path]) -> None:
     r = get_profile("averitec2024").score(predictions=files["pred2024"], references=files["gold"], jobs=1, metric="hu-meteor")
-    assert set(r.summary) == {"profile", "signature", "n_claims", "questions_only", "answers_only", "questions_answers"}
+    assert set(r.summary) == {"profile", "signature", "n_claims", "questions_only", "answers_only",
+                              "answers_only_averitec_tools", "questions_answers"}
 
 
 def test_signature_fields(files: dict[str, Path]) -> None:

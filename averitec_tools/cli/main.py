@@ -19,6 +19,7 @@ from averitec_tools.errors import UserError
 #: Subcommand modules, in the order they are listed in ``averitec --help``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "score",
+    "convert",
     "compare",
     "calibration",
     "stats",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -53,12 +54,21 @@ def add_parser(subparsers: Any) -> None:
         help="never download missing NLTK data (also AVERITEC_NO_DOWNLOAD=1); fail instead",
     )
     parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="accept what the profile's official scorer accepts (inexact labels, empty evidence, ...) and score "
+        "it as that scorer does; one warning per tolerated class on stderr; recorded in the signature",
+    )
+    parser.add_argument(
         "--max-evidence",
         type=int,
         default=None,
         metavar="N",
         help="fever profile: predicted evidence sentences considered (default 5)",
     )
+    from averitec_tools.cli._judge_options import add_judge_arguments
+
+    add_judge_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -77,16 +87,24 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         if "max_evidence" not in accepted:
             raise UserError(f"--max-evidence applies to the fever profile, not {args.profile!r}")
         options["max_evidence"] = args.max_evidence
+    if getattr(args, "lenient", False):
+        if "lenient" not in accepted:
+            raise UserError(f"--lenient is not available for profile {args.profile!r}")
+        options["lenient"] = True
     if args.no_download and "allow_download" in accepted:
         options["allow_download"] = False
+    from averitec_tools.cli._judge_options import judge_options
+
+    options.update(judge_options(args, accepted))
+    if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
+        from averitec_tools.metrics.prepared_cache import default_cache_dir
+
+        options["cache_dir"] = str(default_cache_dir())  # prepared gold strings, keyed by the gold file's hash
     return options
 
 
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.profiles import get_profile
-    from averitec_tools.resources import import_nltk_lean
-
-    import_nltk_lean()  # start-up time: skip NLTK's unused scikit-learn/scipy.stats imports
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
@@ -99,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.json and sys.stderr.isatty(),
         **options,
     )
+    for warning in result.warnings:
+        print(f"averitec score: warning: {warning}", file=sys.stderr)
     if args.per_claim:
         write_per_claim(result.per_claim, args.per_claim)
     if args.json:

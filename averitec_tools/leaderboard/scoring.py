@@ -46,6 +46,9 @@ def qa_strings(questions: Sequence[Question]) -> list[str]:
 def answer_strings(questions: Sequence[Question]) -> list[str]:
     """Answer-only counterparts of :func:`qa_strings` (Boolean explanation kept).
 
+    This is averitec-tools' own answer-only definition (``answers_only_averitec_tools``);
+    the public one (``answers_only``) uses :func:`raw_answers`.
+
     Example:
         >>> from averitec_tools.records.averitec import Answer
         >>> answer_strings([Question("Who?", (Answer("Bob"),)), Question("Why?", ())])
@@ -61,6 +64,21 @@ def answer_strings(questions: Sequence[Question]) -> list[str]:
         if not q.answers:
             out.append(NO_ANSWER.strip())
     return out
+
+
+def raw_answers(questions: Sequence[Question]) -> list[str]:
+    """Gold answers as the public answer-only scorer reads them: the raw ``answer`` fields.
+
+    No Boolean explanation is appended and a question without answers contributes
+    nothing (unlike :func:`answer_strings`).
+
+    Example:
+        >>> from averitec_tools.records.averitec import Answer
+        >>> raw_answers([Question("Is it?", (Answer("No", "Boolean", boolean_explanation="It is not"),)),
+        ...              Question("Who?", ())])
+        ['No']
+    """
+    return [a.answer for q in questions for a in q.answers]
 
 
 def make_engine(options: dict[str, Any]) -> MeteorEngine:
@@ -91,6 +109,7 @@ def signature(
     comparison: str,
     normalisation: str,
     evidence_cap: int | None,
+    lenient: bool = False,
 ) -> str:
     wn = engine.wordnet
     return Signature(
@@ -103,7 +122,8 @@ def signature(
         normalisation=normalisation,
         evidence_cap=evidence_cap,
         version=__version__,
+        lenient=lenient,
     ).render()
 
 
-__all__ = ["MAX_EVIDENCE", "METRIC_CHOICES", "answer_strings", "check_options", "make_engine", "qa_strings", "signature"]
+__all__ = ["MAX_EVIDENCE", "METRIC_CHOICES", "answer_strings", "raw_answers", "check_options", "make_engine", "qa_strings", "signature"]

@@ -24,6 +24,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import Located, iter_records
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
 
 FORMAT_DESCRIPTIONS: dict[str, str] = {
@@ -122,9 +123,17 @@ def require_str(obj: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def check_label(label: str, where: str, labels: Sequence[str] = AVERITEC_LABELS, key: str = "label") -> str:
-    """Return ``label`` if valid; the official scorers compare labels exactly, so do we."""
+def check_label(
+    label: str, where: str, labels: Sequence[str] = AVERITEC_LABELS, key: str = "label", lenience: Lenience | None = None
+) -> str:
+    """Return ``label`` if valid; the official scorers compare labels exactly, so do we.
+
+    With a lenient ``lenience`` an unknown label is returned as is (it then never equals a
+    gold label: counted as wrong, as the official scorers count it).
+    """
     if label in labels:
+        return label
+    if lenience is not None and lenience.tolerate("unknown_label"):
         return label
     close = [v for v in labels if v.casefold() == label.strip().casefold()]
     hint = f"did you mean {close[0]!r}? labels are compared exactly" if close else None
@@ -193,13 +202,16 @@ class Prediction2024:
     probabilities: Mapping[str, float] | None = None
 
     @classmethod
-    def from_located(cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS) -> Prediction2024:
+    def from_located(
+        cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS, lenience: Lenience | None = None
+    ) -> Prediction2024:
         obj, where = loc.value, loc.where
+        lenience = lenience or Lenience()
         claim_id = require(obj, "claim_id", where)
         if isinstance(claim_id, bool) or not isinstance(claim_id, int):
             raise UserError(f"{where}: field 'claim_id' must be an integer, found {claim_id!r}")
         where = f"{where} (claim_id {claim_id})"
-        pred_label = check_label(require_str(obj, "pred_label", where), where, labels, key="pred_label")
+        pred_label = check_label(require_str(obj, "pred_label", where), where, labels, key="pred_label", lenience=lenience)
         claim = obj.get("claim")
         if claim is not None and not isinstance(claim, str):
             raise UserError(f"{where}: field 'claim' must be a string")
@@ -208,10 +220,11 @@ class Prediction2024:
             raw = obj["evidence"]
             if not isinstance(raw, list):
                 raise UserError(f"{where}: field 'evidence' must be a list of {{question, answer, url}} objects")
-            if not raw:
+            if not raw and not lenience.tolerate("empty_evidence"):
                 raise UserError(
                     f"{where}: empty evidence list",
-                    hint="give at least one {question, answer} item; the official scorer would silently score 0",
+                    hint="give at least one {question, answer} item; the official scorer would silently score 0 "
+                    "(--lenient does the same)",
                 )
             items = []
             for i, ev in enumerate(raw):
@@ -228,8 +241,10 @@ class Prediction2024:
                 )
             evidence = tuple(items)
         string_evidence = _string_list(obj, "string_evidence", where)
-        if evidence is None and not string_evidence:
+        if evidence is None and string_evidence is None:
             raise UserError(f"{where}: missing key 'evidence' (and no 'string_evidence')")
+        if evidence is None and not string_evidence and not lenience.tolerate("empty_evidence"):
+            raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
         confidence, probabilities = parse_confidence(obj, where, labels)
         return cls(claim_id, pred_label, claim, evidence, string_evidence, confidence, probabilities)
 
@@ -250,9 +265,12 @@ class Prediction2023:
     probabilities: Mapping[str, float] | None = None
 
     @classmethod
-    def from_located(cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS) -> Prediction2023:
+    def from_located(
+        cls, loc: Located, *, labels: Sequence[str] = AVERITEC_LABELS, lenience: Lenience | None = None
+    ) -> Prediction2023:
         obj, where = loc.value, loc.where
-        label = check_label(require_str(obj, "label", where), where, labels)
+        lenience = lenience or Lenience()
+        label = check_label(require_str(obj, "label", where), where, labels, lenience=lenience)
         claim = obj.get("claim")
         if claim is not None and not isinstance(claim, str):
             raise UserError(f"{where}: field 'claim' must be a string")
@@ -261,8 +279,11 @@ class Prediction2023:
             raw = obj["questions"]
             if not isinstance(raw, list):
                 raise UserError(f"{where}: field 'questions' must be a list")
-            if not raw:
-                raise UserError(f"{where}: empty evidence list ('questions' is [])")
+            if not raw and not lenience.tolerate("empty_questions"):
+                raise UserError(
+                    f"{where}: empty evidence list ('questions' is [])",
+                    hint="eval.py would score the question-only figure 0 and use only 'string_evidence' (--lenient does the same)",
+                )
             parsed = []
             for i, q in enumerate(raw):
                 qw = f"{where}.questions[{i}]"
@@ -277,9 +298,14 @@ class Prediction2023:
         string_evidence = _string_list(obj, "string_evidence", where)
         if questions is None and string_evidence is None:
             raise UserError(f"{where}: missing key 'questions' (and no 'string_evidence')")
-        if questions is None and not string_evidence:
+        if questions is None and not string_evidence and not lenience.tolerate("empty_evidence"):
             raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
         justification = obj.get("justification")
+        if "justification" in obj and justification is None and not lenience.tolerate("null_justification"):
+            raise UserError(
+                f"{where}: field 'justification' is null",
+                hint="leave the key out to fall back to the evidence strings (eval.py crashes on null; --lenient treats it as absent)",
+            )
         if justification is not None and not isinstance(justification, str):
             raise UserError(f"{where}: field 'justification' must be a string")
         confidence, probabilities = parse_confidence(obj, where, labels)
@@ -297,19 +323,28 @@ class EvalAIItem:
     probabilities: Mapping[str, float] | None = None
 
     @classmethod
-    def from_located(cls, loc: Located, *, role: str, labels: Sequence[str] = AVERITEC_LABELS) -> EvalAIItem:
+    def from_located(
+        cls, loc: Located, *, role: str, labels: Sequence[str] = AVERITEC_LABELS, lenience: Lenience | None = None
+    ) -> EvalAIItem:
         obj, where = loc.value, loc.where
+        lenience = lenience or Lenience()
         item_id = require(obj, "id", where)
         if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
             raise UserError(f"{where}: field 'id' must be an integer or string, found {item_id!r}")
         where = f"{where} (id {item_id})"
-        label = check_label(require_str(obj, "label", where), where, labels)
+        label = check_label(
+            require_str(obj, "label", where), where, labels, lenience=lenience if role == "predictions" else None
+        )
         evidence = _string_list(obj, "evidence", where)
         if evidence is None:
             raise UserError(f"{where}: missing key 'evidence'")
-        if not evidence:
-            why = "divides by the number of predicted strings" if role == "predictions" else "has nothing to match"
-            raise UserError(f"{where}: empty evidence list (the EvalAI scorer {why})")
+        if not evidence and not (role == "predictions" and lenience.tolerate("empty_evidence_skipped")):
+            if role == "predictions":
+                raise UserError(
+                    f"{where}: empty evidence list (the EvalAI scorer skips such a claim and scores it 0)",
+                    hint="pass --lenient to score it 0 as the EvalAI scorer does",
+                )
+            raise UserError(f"{where}: empty evidence list (a reference claim needs evidence to match)")
         confidence, probabilities = parse_confidence(obj, where, labels)
         return cls(item_id, label, evidence, confidence, probabilities)
 
@@ -334,11 +369,13 @@ def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVer
     return claims
 
 
-def load_predictions_2024(path: str | os.PathLike[str], *, n_references: int, references: str) -> list[Prediction2024]:
+def load_predictions_2024(
+    path: str | os.PathLike[str], *, n_references: int, references: str, lenience: Lenience | None = None
+) -> list[Prediction2024]:
     """Read a 2024 submission and order it by ``claim_id`` (0..n-1, each exactly once)."""
     by_id: dict[int, Prediction2024] = {}
     for loc in iter_format(path, expected="averitec2024", profile="averitec2024", role="predictions"):
-        pred = Prediction2024.from_located(loc)
+        pred = Prediction2024.from_located(loc, lenience=lenience)
         if pred.claim_id in by_id:
             raise UserError(f"{loc.where}: duplicate claim_id {pred.claim_id}")
         if not 0 <= pred.claim_id < n_references:
@@ -356,10 +393,12 @@ def load_predictions_2024(path: str | os.PathLike[str], *, n_references: int, re
     return [by_id[i] for i in range(n_references)]
 
 
-def load_predictions_2023(path: str | os.PathLike[str], *, n_references: int, references: str) -> list[Prediction2023]:
+def load_predictions_2023(
+    path: str | os.PathLike[str], *, n_references: int, references: str, lenience: Lenience | None = None
+) -> list[Prediction2023]:
     """Read a 2023 submission (aligned with the references by position)."""
     preds = [
-        Prediction2023.from_located(loc)
+        Prediction2023.from_located(loc, lenience=lenience)
         for loc in iter_format(path, expected="averitec2023", profile="averitec2023", role="predictions")
     ]
     if len(preds) != n_references:
@@ -369,10 +408,10 @@ def load_predictions_2023(path: str | os.PathLike[str], *, n_references: int, re
     return preds
 
 
-def load_evalai(path: str | os.PathLike[str], *, role: str) -> list[EvalAIItem]:
+def load_evalai(path: str | os.PathLike[str], *, role: str, lenience: Lenience | None = None) -> list[EvalAIItem]:
     """Read an EvalAI gold or submission file."""
     return [
-        EvalAIItem.from_located(loc, role=role)
+        EvalAIItem.from_located(loc, role=role, lenience=lenience)
         for loc in iter_format(path, expected="evalai", profile="evalai", role=role)
     ]
 

@@ -22,6 +22,7 @@ METRIC_MODULES: tuple[str, ...] = (
     "ece",
     "selective",
     "abstention",
+    "ev2r",
 )
 
 

@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -57,7 +58,9 @@ def pairwise_matrix(*, candidates: Sequence[str], references: Sequence[str], eng
 
 def assignment_utility(matrix: np.ndarray, *, normaliser: int) -> float:
     """Sum of the maximum-weight assignment times ``1 / normaliser`` (official arithmetic)."""
-    from scipy.optimize import linear_sum_assignment
+    from averitec_tools.metrics._lean import (
+        linear_sum_assignment,  # SciPy's solver, not all of scipy.optimize
+    )
 
     rows, cols = linear_sum_assignment(matrix, maximize=True)
     utility = matrix[rows, cols].sum()
@@ -127,6 +130,7 @@ def score_tasks(
     engine: MeteorEngine | None = None,
     jobs: int | None = None,
     progress: bool = False,
+    reference_cache: Path | None = None,
 ) -> list[float]:
     """Hungarian METEOR of every task, in order; identical whatever ``jobs`` is.
 
@@ -135,12 +139,27 @@ def score_tasks(
         engine: The METEOR engine (shared caches); default: the process-wide one.
         jobs: Worker processes (``None``: automatic, both cores for large inputs).
         progress: Show a progress bar on stderr.
+        reference_cache: A file of prepared reference strings (see
+            :mod:`averitec_tools.metrics.prepared_cache`): read before, written after.
 
     Example:
         >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])  # doctest: +SKIP
         [0.46875]
     """
     engine = engine or default_engine()
+    if reference_cache is not None:
+        from averitec_tools.metrics.prepared_cache import load_prepared
+
+        load_prepared(engine, reference_cache)
+    results = _score_all(tasks, engine, jobs, progress)
+    if reference_cache is not None:
+        from averitec_tools.metrics.prepared_cache import save_prepared
+
+        save_prepared(engine, reference_cache, (s for t in tasks for s in t.references))
+    return results
+
+
+def _score_all(tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int | None, progress: bool) -> list[float]:
     n_workers = resolve_jobs(jobs, len(tasks))
     context = _fork_context() if n_workers > 1 else None
     texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))

@@ -91,9 +91,9 @@ class MeteorEngine:
 
     @cached_property
     def _stemmer(self) -> Any:
-        from nltk.stem.porter import PorterStemmer
+        from averitec_tools.metrics._lean import import_lean
 
-        return PorterStemmer()
+        return import_lean("nltk.stem.porter").PorterStemmer()  # without NLTK's package __init__
 
     @cached_property
     def wordnet(self) -> Any:

@@ -27,6 +27,7 @@ class Signature:
         evidence_cap: How many predicted evidence items are scored (``None``: all).
         version: averitec-tools version.
         stemmer: Stemmer used in METEOR's stem stage.
+        lenient: Whether ``--lenient`` input was tolerated (rendered as ``mode:lenient``).
     """
 
     profile: str
@@ -39,6 +40,7 @@ class Signature:
     evidence_cap: int | None
     version: str
     stemmer: str = "porter-nltk"
+    lenient: bool = False
 
     def render(self) -> str:
         """The signature string (``key:value`` fields joined by ``|``)."""
@@ -53,6 +55,7 @@ class Signature:
                 f"thr:{thr}({self.comparison})",
                 f"norm:{self.normalisation}",
                 f"cap:{'none' if self.evidence_cap is None else self.evidence_cap}",
+                *(["mode:lenient"] if self.lenient else []),
                 f"version:{self.version}",
             ]
         )

@@ -119,9 +119,16 @@ def treebank_tokenize(sentence: str) -> list[str]:
     return text.split()
 
 
+def _punkt() -> Any:
+    """``nltk.tokenize.punkt`` (loaded without NLTK's package ``__init__``: start-up time)."""
+    from averitec_tools.metrics._lean import import_lean
+
+    return import_lean("nltk.tokenize.punkt")
+
+
 def _punkt_language_vars_391() -> Any:
     """NLTK 3.9.1's ``PunktLanguageVars`` (3.10 added curly quotes/guillemets)."""
-    from nltk.tokenize.punkt import PunktLanguageVars
+    PunktLanguageVars = _punkt().PunktLanguageVars  # noqa: N806 - NLTK's class name
 
     sent_end_chars = (".", "?", "!")
     non_word_chars = r"(?:[)\";}\]\*:@\'\({\[" + re.escape("".join(sorted(set(sent_end_chars) - {"."}))) + "])"
@@ -159,7 +166,7 @@ def _punkt_language_vars_391() -> Any:
         re.UNICODE | re.VERBOSE,
     )
 
-    class Punkt391LanguageVars(PunktLanguageVars):  # type: ignore[misc]
+    class Punkt391LanguageVars(PunktLanguageVars):  # type: ignore[misc,valid-type]
         __slots__ = ()
         re_boundary_realignment = re.compile(r'["\')\]}]+?(?:\s+|(?=--)|$)', re.MULTILINE)
         internal_punctuation = ",:;"
@@ -183,11 +190,11 @@ def _punkt_token_class_391() -> Any:
     NLTK 3.10 runs these through its ``redos`` wrapper (the ``regex`` engine plus a
     timeout), which made sentence splitting ~10x slower; the patterns are unchanged.
     """
-    from nltk.tokenize.punkt import PunktToken
+    PunktToken = _punkt().PunktToken  # noqa: N806 - NLTK's class name
 
     non_punct = re.compile(r"[^\W\d]", re.UNICODE)
 
-    class Punkt391Token(PunktToken):  # type: ignore[misc]
+    class Punkt391Token(PunktToken):  # type: ignore[misc,valid-type]
         __slots__ = ()
         _RE_ELLIPSIS = re.compile(r"\.\.+$")
         _RE_NUMERIC = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
@@ -211,9 +218,7 @@ def _read_lines(pointer: Any, name: str) -> list[str]:
 
 def load_punkt_params(pointer: Any) -> Any:
     """Build ``PunktParameters`` from a ``punkt_tab/english`` folder (as NLTK 3.9.1 does)."""
-    from nltk.tokenize.punkt import PunktParameters
-
-    params = PunktParameters()
+    params = _punkt().PunktParameters()
     params.collocations = {tuple(line.split("\t")) for line in _read_lines(pointer, "collocations.tab")}
     params.sent_starters = set(_read_lines(pointer, "sent_starters.txt"))
     params.abbrev_types = set(_read_lines(pointer, "abbrev_types.txt"))
@@ -244,12 +249,10 @@ class WordTokenizer:
 
     @cached_property
     def _sentence_splitter(self) -> Any:
-        from nltk.tokenize.punkt import PunktSentenceTokenizer
-
         from averitec_tools.resources import find_resource
 
         pointer = find_resource("punkt_tab", allow_download=self.allow_download)
-        splitter = PunktSentenceTokenizer(lang_vars=_punkt_language_vars_391(), token_cls=_punkt_token_class_391())
+        splitter = _punkt().PunktSentenceTokenizer(lang_vars=_punkt_language_vars_391(), token_cls=_punkt_token_class_391())
         splitter._params = load_punkt_params(pointer)
         return splitter
 

@@ -19,6 +19,7 @@ for _name, _module in (
     ("averitec2023", "averitec_tools.leaderboard.profiles.averitec2023"),
     ("evalai", "averitec_tools.leaderboard.profiles.evalai"),
     ("fever", "averitec_tools.leaderboard.profiles.fever"),
+    ("fever8", "averitec_tools.leaderboard.profiles.fever8"),
 ):
     PROFILES.add(_name, _module)
 

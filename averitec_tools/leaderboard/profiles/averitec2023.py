@@ -19,9 +19,12 @@ Reproduced quirks of the official scorer:
 * **AVeriTeC score** at λ ∈ {0.1, 0.2, 0.25, 0.3, 0.4, 0.5} with strict ``>``.
 * **Per-claim-type scores** at 0.2 and 0.3 average the thresholded *evidence* score.
 
-Deliberate differences: a ``"justification": null`` is treated as absent (``eval.py``
-would crash), reference claims without a justification, count mismatches and claim-text
-mismatches are errors, and an empty ``questions`` list is an error.
+Deliberate differences: a ``"justification": null`` (``eval.py`` crashes on it), an empty
+``questions`` list (``eval.py`` scores its question-only figure 0 and uses only
+``string_evidence`` for Q+A), unknown labels (counted as wrong there), reference claims
+without a justification, count mismatches and claim-text mismatches are errors. With
+``--lenient`` the first three are scored as ``eval.py`` does (a null justification as
+absent) and counted (see :mod:`averitec_tools.leaderboard.lenient`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.leaderboard.profiles.base import (
     ClaimScore,
     PathLike,
@@ -53,6 +57,7 @@ from averitec_tools.leaderboard.submission import (
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLDS = (0.2, 0.3)
@@ -69,7 +74,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2023"
     description: ClassVar[str] = "AVeriTeC 2023 eval.py (gold-schema predictions, justification scores, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -83,7 +88,8 @@ class Profile(ScoringProfile):
         check_options(self.name, options, self.OPTIONS)
         metric = options.get("metric", "all")
         gold = load_gold_claims(references, profile=self.name)
-        preds = load_predictions_2023(predictions, n_references=len(gold), references=str(references))
+        lenience = Lenience(enabled=bool(options.get("lenient", False)))
+        preds = load_predictions_2023(predictions, n_references=len(gold), references=str(references), lenience=lenience)
         for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
             check_claim_text(p.claim, g.claim, f"{predictions}[{i}]")
             if metric == "all" and g.justification is None:
@@ -101,7 +107,10 @@ class Profile(ScoringProfile):
                 # A 1x1 assignment is the METEOR score itself (times 1/1.0).
                 j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress)
+        values = score_tasks(
+            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
         sig = signature(
@@ -111,6 +120,7 @@ class Profile(ScoringProfile):
             comparison=">",
             normalisation="gold",
             evidence_cap=MAX_EVIDENCE,
+            lenient=lenience.enabled,
         )
         summary: dict[str, Any] = {
             "profile": self.name,
@@ -119,6 +129,8 @@ class Profile(ScoringProfile):
             "questions_only": float(np.mean(q_scores)),
             "questions_answers": float(np.mean(qa_scores)),
         }
+        if lenience.enabled:
+            summary["tolerated"] = lenience.summary()
         gold_labels = [g.label for g in gold]
         pred_labels = [p.label for p in preds]
         correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
@@ -176,4 +188,5 @@ class Profile(ScoringProfile):
             summary=summary,
             per_claim=tuple(per_claim),
             labels=AVERITEC_LABELS,
+            warnings=tuple(lenience.warnings()),
         )

@@ -22,16 +22,23 @@ re-implementation in ``benchmarks/reference_scorer.py``):
   "Veracity scores".
 * **Labels** are compared exactly (no case or whitespace normalisation); macro-F1 uses
   scikit-learn semantics over the four verdicts.
-* **Answer-only score** (``answers_only``) is not in the official script; it is defined by
-  analogy with the question-only score (first 10 predicted answers vs every gold answer
-  string as in the Q+A strings, normalised by the gold count).
+* **Answer-only scores** are not in the official script. ``answers_only`` follows the
+  only public implementation (``evaluate_answers_only`` in a fork of the 2024 scorer):
+  the raw ``answer`` fields of the first 10 predicted items against the raw ``answer``
+  fields of every gold answer (no Boolean explanation, nothing for a question without
+  answers), normalised by the number of gold answers; a gold claim without any answer
+  scores 0 (a division by zero there). ``answers_only_averitec_tools`` is our own earlier
+  definition, by analogy with the Q+A strings: Boolean answers keep ``". " +
+  boolean_explanation`` and an unanswered question counts as ``"No answer could be
+  found."``, normalised by that string count.
 
 Deliberate differences (bad input is an error here, never a silent score):
 
 * the official script silently substitutes ``predictions[0]`` for a missing ``claim_id``;
   here missing, duplicate or out-of-range ids are an error;
-* an empty ``evidence`` list (scored 0 there) and gold claims without questions (a
-  division by zero there) are errors;
+* an empty ``evidence`` list (scored 0 there), an unknown label (counted as wrong there)
+  and gold claims without questions (a division by zero there) are errors; with
+  ``--lenient`` the first two are scored as the official script does, and counted;
 * a prediction whose ``claim`` text differs from the reference claim is an error.
 """
 
@@ -41,6 +48,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.leaderboard.profiles.base import (
     ClaimScore,
     PathLike,
@@ -53,6 +61,7 @@ from averitec_tools.leaderboard.scoring import (
     check_options,
     make_engine,
     qa_strings,
+    raw_answers,
     signature,
 )
 from averitec_tools.leaderboard.submission import (
@@ -63,6 +72,7 @@ from averitec_tools.leaderboard.submission import (
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLD = 0.25
@@ -74,7 +84,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2024"
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -88,12 +98,14 @@ class Profile(ScoringProfile):
         check_options(self.name, options, self.OPTIONS)
         metric = options.get("metric", "all")
         gold = load_gold_claims(references, profile=self.name)
-        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references))
+        lenience = Lenience(enabled=bool(options.get("lenient", False)))
+        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references), lenience=lenience)
         for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
             check_claim_text(p.claim, g.claim, f"{predictions} (claim_id {i})")
         engine = make_engine(options)
 
-        q_tasks, qa_tasks, a_tasks = [], [], []
+        q_tasks, qa_tasks, a_tasks, raw_tasks = [], [], [], []
+        has_answers = [bool(raw_answers(g.questions)) for g in gold]
         for p, g in zip(preds, gold, strict=True):
             if p.evidence is not None:
                 src_q = [e.question for e in p.evidence[:MAX_EVIDENCE]]
@@ -104,9 +116,16 @@ class Profile(ScoringProfile):
             q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
             qa_tasks.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
             a_tasks.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
+            if raw_answers(g.questions):
+                raw_tasks.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks], engine=engine, jobs=jobs, progress=progress)
-        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n :]
+        values = score_tasks(
+            [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        )
+        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]
+        raw_iter = iter(values[3 * n :])
+        raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
 
         sig = signature(
             profile=self.name,
@@ -115,15 +134,19 @@ class Profile(ScoringProfile):
             comparison=">",
             normalisation="gold",
             evidence_cap=MAX_EVIDENCE,
+            lenient=lenience.enabled,
         )
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
             "n_claims": n,
             "questions_only": float(np.mean(q_scores)),
-            "answers_only": float(np.mean(a_scores)),
+            "answers_only": float(np.mean(raw_scores)),
+            "answers_only_averitec_tools": float(np.mean(a_scores)),
             "questions_answers": float(np.mean(qa_scores)),
         }
+        if lenience.enabled:
+            summary["tolerated"] = lenience.summary()
         gold_labels = [g.label for g in gold]
         pred_labels = [p.pred_label for p in preds]
         correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
@@ -150,7 +173,8 @@ class Profile(ScoringProfile):
             vals: dict[str, float] = {
                 "questions_only": q_scores[i],
                 "questions_answers": qa_scores[i],
-                "answers_only": a_scores[i],
+                "answers_only": raw_scores[i],
+                "answers_only_averitec_tools": a_scores[i],
             }
             if metric == "all":
                 vals["label_accuracy"] = float(correct[i])
@@ -174,4 +198,5 @@ class Profile(ScoringProfile):
             summary=summary,
             per_claim=tuple(per_claim),
             labels=AVERITEC_LABELS,
+            warnings=tuple(lenience.warnings()),
         )

@@ -58,6 +58,8 @@ class ProfileResult:
     per_claim: tuple[ClaimScore, ...] = field(default=(), repr=False)
     #: Label set used for macro-F1 (so resampled macro-F1 uses the same classes).
     labels: tuple[str, ...] = ()
+    #: Lines for stderr (e.g. one per input class tolerated by ``--lenient``, with its count).
+    warnings: tuple[str, ...] = ()
 
 
 class ScoringProfile(ABC):

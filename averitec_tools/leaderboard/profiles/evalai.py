@@ -14,8 +14,9 @@ Reproduced quirks of the leaderboard script:
 * Gold evidence strings are ``"question answer"`` with Boolean answers' explanations
   appended (already so in the gold files); labels are compared exactly.
 
-Deliberate differences: an empty predicted evidence list (a ``ZeroDivisionError`` in
-the script) and an empty gold evidence list are errors.
+Deliberate differences: an empty predicted evidence list is an error (the script skips
+such a claim, which then scores 0 at every λ; ``--lenient`` does the same), and so is an
+empty gold evidence list.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.leaderboard.profiles.base import (
     ClaimScore,
     PathLike,
@@ -33,6 +35,7 @@ from averitec_tools.leaderboard.scoring import check_options, make_engine, signa
 from averitec_tools.leaderboard.submission import load_evalai
 from averitec_tools.metrics.averitec_score import passes, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
@@ -44,7 +47,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "evalai"
     description: ClassVar[str] = "AVeriTeC EvalAI leaderboard (JSON lines, all evidence, normalised by predictions, >=)"
     citation: ClassVar[str] = "AVeriTeC EvalAI challenge evaluation script"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric")
+    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
 
     def score(
         self,
@@ -58,7 +61,8 @@ class Profile(ScoringProfile):
         check_options(self.name, options, self.OPTIONS)
         metric = options.get("metric", "all")
         gold = load_evalai(references, role="references")
-        preds = load_evalai(predictions, role="predictions")
+        lenience = Lenience(enabled=bool(options.get("lenient", False)))
+        preds = load_evalai(predictions, role="predictions", lenience=lenience)
         if len(gold) != len(preds):
             raise UserError(
                 f"{predictions}: {len(preds)} predictions but {references} has {len(gold)} claims "
@@ -71,8 +75,13 @@ class Profile(ScoringProfile):
                     hint="the EvalAI scorer aligns by line; write predictions in the reference order",
                 )
         engine = make_engine(options)
-        tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True)]
-        scores = score_tasks(tasks, engine=engine, jobs=jobs, progress=progress)
+        # --lenient: a prediction without evidence is skipped by the EvalAI scorer (score 0 at every λ).
+        tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True) if p.evidence]
+        solved = iter(score_tasks(
+            tasks, engine=engine, jobs=jobs, progress=progress,
+            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+        ))
+        scores = [next(solved) if p.evidence else 0.0 for p in preds]
         n = len(gold)
         sig = signature(
             profile=self.name,
@@ -81,8 +90,11 @@ class Profile(ScoringProfile):
             comparison=">=",
             normalisation="pred",
             evidence_cap=None,
+            lenient=lenience.enabled,
         )
         summary: dict[str, Any] = {"profile": self.name, "signature": sig, "n_claims": n}
+        if lenience.enabled:
+            summary["tolerated"] = lenience.summary()
         correct = [p.label == g.label for p, g in zip(preds, gold, strict=True)]
         per_claim_values: list[dict[str, float]] = [{"evidence_score": s} for s in scores]
         if metric == "all":
@@ -119,5 +131,11 @@ class Profile(ScoringProfile):
             for p, g, vals in zip(preds, gold, per_claim_values, strict=True)
         )
         return ProfileResult(
-            profile=self.name, signature=sig, n_claims=n, summary=summary, per_claim=per_claim, labels=AVERITEC_LABELS
+            profile=self.name,
+            signature=sig,
+            n_claims=n,
+            summary=summary,
+            per_claim=per_claim,
+            labels=AVERITEC_LABELS,
+            warnings=tuple(lenience.warnings()),
         )

@@ -1,0 +1,49 @@
+"""``averitec score`` options of the ``fever8`` profile's LLM judge (kept out of score.py).
+
+Imports nothing heavy: the CLI builds every sub-parser on start.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+#: option name -> (flag, argparse keyword arguments)
+JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "judge_backend": ("--judge-backend", {"choices": ("openai", "transformers"),
+                                          "help": "fever8: 'openai' (any OpenAI-compatible endpoint, default) or 'transformers' (local model)"}),
+    "judge_url": ("--judge-url", {"metavar": "URL", "help": "fever8: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"}),
+    "judge_model": ("--judge-model", {"metavar": "NAME", "help": "fever8: judge model (default meta-llama/Llama-3.3-70B-Instruct)"}),
+    "judge_api_key_env": ("--judge-api-key-env", {"metavar": "VAR", "help": "fever8: environment variable holding the API key (default AVERITEC_JUDGE_API_KEY)"}),
+    "judge_prompt": ("--judge-prompt", {"metavar": "FILE", "help": "fever8: another prompt file ([qa] and [questions] sections); its hash goes in the signature"}),
+    "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8: folder of the judgement cache (default ~/.cache/averitec-tools)"}),
+    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 4)"}),
+    "judge_retries": ("--judge-retries", {"type": int, "metavar": "N", "help": "fever8: retries of a failed request (default 5)"}),
+    "judge_backoff": ("--judge-backoff", {"type": float, "metavar": "S", "help": "fever8: first retry wait in seconds, doubled each time (default 1)"}),
+    "judge_timeout": ("--judge-timeout", {"type": float, "metavar": "S", "help": "fever8: seconds per request (default 120)"}),
+    "judge_max_tokens": ("--judge-max-tokens", {"type": int, "metavar": "N", "help": "fever8: reply length limit (default 1024)"}),
+    "ev2r_threshold": ("--ev2r-threshold", {"type": float, "metavar": "T", "help": "fever8: Q+A recall a claim needs (default 0.5)"}),
+    "ev2r_comparison": ("--ev2r-comparison", {"choices": (">=", ">"), "help": "fever8: recall vs threshold comparison (default >=)"}),
+    "dry_run": ("--dry-run", {"action": "store_true", "default": None,
+                              "help": "fever8: print the judge calls and estimated prompt tokens; send nothing"}),
+}
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("fever8 judge (Ev2R)")
+    for name, (flag, kwargs) in JUDGE_FLAGS.items():
+        group.add_argument(flag, dest=name, **{"default": None, **kwargs})
+
+
+def judge_options(args: argparse.Namespace, accepted: tuple[str, ...]) -> dict[str, Any]:
+    """The judge options given on the command line (error if the profile takes none)."""
+    given = {name: getattr(args, name) for name in JUDGE_FLAGS if getattr(args, name, None) is not None}
+    for name in given:
+        if name not in accepted:
+            raise UserError(f"{JUDGE_FLAGS[name][0]} applies to the fever8 profile, not {args.profile!r}")
+    return given
+
+
+__all__ = ["JUDGE_FLAGS", "add_judge_arguments", "judge_options"]

@@ -1,0 +1,62 @@
+"""``averitec convert FILE --to 2023|2024|evalai|fever8 --out F``: convert a submission.
+
+Examples::
+
+    averitec convert preds.json --to 2023 --out preds_2023.json
+    averitec convert preds.json --to fever8 --out submission.csv
+    averitec convert sub.jsonl --to 2024 --out preds.json --references dev.json   # EvalAI lines hold no claim text
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from averitec_tools.cli._json import print_json
+
+FORMAT_CHOICES = ("2023", "2024", "evalai", "fever8")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "convert",
+        help="convert a submission between the 2023, 2024, EvalAI and FEVER-8 formats",
+        description="Convert a submission between the 2023 (eval.py), 2024 (shared task), EvalAI line and "
+        "FEVER-8 CSV formats. Everything a scorer reads is carried over or the conversion stops with an error; "
+        "data the target cannot hold and no scorer reads (URLs, confidences) is dropped and counted.",
+    )
+    parser.add_argument("file", metavar="FILE", help="submission (.json, .jsonl, or FEVER-8 .csv)")
+    parser.add_argument("--to", required=True, choices=FORMAT_CHOICES, help="target format")
+    parser.add_argument("--out", required=True, metavar="F", help="output file (written atomically)")
+    parser.add_argument("--from", dest="source_format", choices=FORMAT_CHOICES, default=None,
+                        help="source format (default: recognised from the file)")
+    parser.add_argument("--references", metavar="GOLD", default=None,
+                        help="gold dev.json: claim texts for formats that lack them (EvalAI lines)")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.convert import convert
+
+    result = convert(
+        source=args.file,
+        target_format=args.to,
+        out=args.out,
+        references=args.references,
+        source_format=args.source_format,
+    )
+    dropped = dict(result.dropped)
+    if args.json:
+        print_json({"from": result.source_format, "to": result.target_format, "n_claims": result.n_claims,
+                    "out": args.out, "dropped": dropped})
+    else:
+        print(f"{args.file} ({result.source_format}) -> {args.out} ({result.target_format}): {result.n_claims} claims")
+    for name, count in dropped.items():
+        print(f"averitec convert: note: dropped {name} on {count} item(s) (the {args.to} format has no place for it)",
+              file=sys.stderr)
+    return 0
+
+
+__all__ = ["add_parser", "run"]

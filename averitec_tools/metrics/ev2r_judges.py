@@ -1,0 +1,216 @@
+"""Ev2R judge back-ends: any OpenAI-compatible chat endpoint, or a local HF transformers model.
+
+Both answer :meth:`Judge.complete` (one prompt in, the reply text out) with temperature 0.
+A transient failure (HTTP 429/5xx, a timeout, a refused connection) raises
+:class:`RetryableJudgeError`, which :mod:`averitec_tools.metrics.ev2r_runner` retries with
+backoff; any other failure is a :class:`~averitec_tools.errors.UserError`. API keys come
+from an environment variable, never from a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
+
+#: The organisers' judge (FEVER-8).
+DEFAULT_JUDGE_MODEL = "meta-llama/Llama-3.3-70B-Instruct"
+DEFAULT_API_KEY_ENV = "AVERITEC_JUDGE_API_KEY"
+
+
+class RetryableJudgeError(Exception):
+    """A transient judge failure; ``retry_after`` is the server's hint in seconds, if any."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Judge(Protocol):
+    """What the Ev2R runner needs from a judge."""
+
+    backend: str
+    model: str
+    #: How many requests may run at once (1 for an in-process model).
+    max_concurrency: int
+
+    def complete(self, prompt: str) -> str: ...
+
+
+def chat_completions_url(url: str) -> str:
+    """The chat-completions endpoint for a base URL (``.../v1`` or the full endpoint).
+
+    Example:
+        >>> chat_completions_url("http://127.0.0.1:8000/v1")
+        'http://127.0.0.1:8000/v1/chat/completions'
+        >>> chat_completions_url("http://host/v1/chat/completions")
+        'http://host/v1/chat/completions'
+    """
+    url = url.rstrip("/")
+    return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+
+@dataclass
+class OpenAICompatibleJudge:
+    """A judge behind an OpenAI-compatible ``/chat/completions`` endpoint (vLLM, llama.cpp, hosted).
+
+    Example:
+        >>> OpenAICompatibleJudge(url="http://127.0.0.1:8000/v1", model="m").endpoint
+        'http://127.0.0.1:8000/v1/chat/completions'
+    """
+
+    url: str
+    model: str = DEFAULT_JUDGE_MODEL
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    timeout: float = 120.0
+    max_tokens: int = 1024
+    max_concurrency: int = 8
+    backend: str = field(default="openai", init=False)
+
+    @property
+    def endpoint(self) -> str:
+        return chat_completions_url(self.url)
+
+    def complete(self, prompt: str) -> str:
+        body = json.dumps(
+            {
+                "model": self.model,
+                "messages": [{"role": "user", "content": prompt}],
+                "temperature": 0,
+                "max_tokens": self.max_tokens,
+            }
+        ).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                payload = json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            if exc.code == 429 or exc.code >= 500:
+                retry_after = exc.headers.get("Retry-After") if exc.headers else None
+                raise RetryableJudgeError(
+                    f"HTTP {exc.code}", retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None
+                ) from None
+            raise UserError(
+                f"judge {self.endpoint} refused the request: HTTP {exc.code} {exc.reason}",
+                hint=f"check --judge-model and the API key in ${self.api_key_env}" if exc.code in (401, 403, 404) else None,
+            ) from None
+        except TimeoutError as exc:
+            raise RetryableJudgeError(f"timed out after {self.timeout:g} s ({exc})") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise RetryableJudgeError(f"timed out after {self.timeout:g} s") from None
+            raise RetryableJudgeError(f"cannot reach {self.endpoint}: {exc.reason}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise RetryableJudgeError("the server's reply is not JSON") from None
+        try:
+            content = payload["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise RetryableJudgeError("the server's reply has no choices[0].message.content") from None
+        return content if isinstance(content, str) else ""
+
+
+@dataclass
+class TransformersJudge:
+    """A local Hugging Face causal LM as judge (greedy decoding = temperature 0).
+
+    ``model`` is a hub id or a local folder; the chat template is used when the tokenizer
+    has one. Loading is lazy (the first :meth:`complete`).
+    """
+
+    model: str = DEFAULT_JUDGE_MODEL
+    max_new_tokens: int = 512
+    device: str | None = None
+    max_concurrency: int = 1
+    backend: str = field(default="transformers", init=False)
+    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False)
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            try:
+                from transformers import AutoModelForCausalLM, AutoTokenizer
+            except ImportError:
+                raise UserError(
+                    "the transformers judge needs the 'models' extra", hint="pip install 'averitec-tools[models]'"
+                ) from None
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(self.model)
+                model = AutoModelForCausalLM.from_pretrained(self.model)
+            except OSError as exc:
+                raise UserError(f"cannot load judge model {self.model!r}: {exc}") from None
+            if self.device:
+                model = model.to(self.device)  # type: ignore[arg-type]
+            self._loaded = (tokenizer, model.eval())
+        return self._loaded
+
+    def complete(self, prompt: str) -> str:
+        import torch
+
+        tokenizer, model = self._load()
+        if getattr(tokenizer, "chat_template", None):
+            ids = tokenizer.apply_chat_template(
+                [{"role": "user", "content": prompt}], add_generation_prompt=True, return_tensors="pt"
+            )
+        else:
+            ids = tokenizer(prompt, return_tensors="pt").input_ids
+        ids = ids.to(model.device)
+        with torch.no_grad():
+            out = model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=self.max_new_tokens,
+                do_sample=False,
+                pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+            )
+        text: str = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
+        return text
+
+
+#: Back-end name -> judge class (``--judge-backend``).
+JUDGE_BACKENDS: Registry[type] = Registry("judge back-end")
+JUDGE_BACKENDS.add("openai", OpenAICompatibleJudge)
+JUDGE_BACKENDS.add("transformers", TransformersJudge)
+
+
+def make_judge(*, backend: str, model: str, url: str | None = None, **settings: Any) -> Judge:
+    """Build the judge for ``--judge-backend`` (``url`` is required by ``openai``).
+
+    Example:
+        >>> make_judge(backend="openai", model="m", url="http://127.0.0.1:1/v1").backend
+        'openai'
+    """
+    cls = JUDGE_BACKENDS.get(backend)
+    if cls is OpenAICompatibleJudge:
+        if not url:
+            raise UserError(
+                "the fever8 profile needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
+                hint="or --judge-backend transformers --judge-model NAME_OR_PATH; --dry-run needs neither",
+            )
+        http_keys = ("api_key_env", "timeout", "max_tokens")
+        judge: Judge = OpenAICompatibleJudge(url=url, model=model, **{k: v for k, v in settings.items() if k in http_keys})
+        return judge
+    local_keys = ("max_new_tokens", "device")
+    local: Judge = cls(model=model, **{k: v for k, v in settings.items() if k in local_keys})
+    return local
+
+
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "DEFAULT_JUDGE_MODEL",
+    "JUDGE_BACKENDS",
+    "Judge",
+    "OpenAICompatibleJudge",
+    "RetryableJudgeError",
+    "TransformersJudge",
+    "chat_completions_url",
+    "make_judge",
+]

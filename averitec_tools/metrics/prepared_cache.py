@@ -1,0 +1,100 @@
+"""A disk cache of prepared (tokenised, lower-cased, stemmed) gold strings, keyed by the gold file.
+
+Tokenising and stemming the gold evidence is a large part of a cold ``averitec score``;
+the gold file rarely changes. The cache file's name holds the SHA-256 of the gold file's
+bytes, the tokenizer behaviour, the NLTK version (Porter stems come from NLTK) and the
+package version, so a changed file or setup never reads stale data. Only the ``averitec``
+CLI uses it (``$AVERITEC_CACHE_DIR``, default ``~/.cache/averitec-tools``;
+``AVERITEC_NO_CACHE=1`` turns it off); an unreadable or unwritable cache is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from averitec_tools._version import __version__
+from averitec_tools.metrics.tokenize import TOKENIZER_NAME
+
+
+def default_cache_dir() -> Path:
+    """``$AVERITEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/averitec-tools`` (``~/.cache/averitec-tools``).
+
+    Example:
+        >>> default_cache_dir().name in {"averitec-tools", os.environ.get("AVERITEC_CACHE_DIR", "")[-20:]} or True
+        True
+    """
+    env = os.environ.get("AVERITEC_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "averitec-tools"
+
+
+def _nltk_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nltk")
+    except PackageNotFoundError:  # pragma: no cover - NLTK is a dependency
+        return "unknown"
+
+
+def prepared_cache_file(*, references: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None) -> Path | None:
+    """Where the prepared strings of gold file ``references`` are cached (``None``: no cache).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "gold.json").write_text("[]")
+        >>> prepared_cache_file(references=d / "gold.json", cache_dir=d / "c").name[:16]
+        '4f53cda18c2baa0c'
+        >>> prepared_cache_file(references=d / "gold.json", cache_dir=None) is None
+        True
+    """
+    if cache_dir is None:
+        return None
+    try:
+        digest = hashlib.sha256(Path(references).read_bytes()).hexdigest()
+    except OSError:
+        return None
+    setup = hashlib.sha256(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}".encode()).hexdigest()[:12]
+    return Path(cache_dir) / "prepared" / f"{digest}-{setup}.json"
+
+
+def load_prepared(engine: Any, path: Path | None) -> int:
+    """Register cached analyses (and the word stems in them) with ``engine``; returns how many strings were loaded."""
+    if path is None or not path.is_file():
+        return 0
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    stem_cache = engine._stems
+    for text, words, stems in entries:
+        engine.add_analysed(text, words, stems)
+        stem_cache.update(zip(words, stems, strict=True))  # predicted words seen in the gold need no stemming either
+    return len(entries)
+
+
+def save_prepared(engine: Any, path: Path | None, texts: Iterable[str]) -> None:
+    """Write the analyses of ``texts`` (already prepared by ``engine``) to ``path``, atomically."""
+    if path is None or path.exists():
+        return
+    from averitec_tools.jsonio import atomic_writer
+
+    entries = []
+    for text in dict.fromkeys(texts):
+        prepared = engine._prepared.get(text)
+        if prepared is not None:
+            entries.append([text, list(prepared.words), list(prepared.stems)])
+    try:
+        with atomic_writer(path) as fh:
+            json.dump(entries, fh, ensure_ascii=False)
+    except OSError:
+        return
+
+
+__all__ = ["default_cache_dir", "load_prepared", "prepared_cache_file", "save_prepared"]

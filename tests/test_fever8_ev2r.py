@@ -1,0 +1,210 @@
+"""fever8 profile: Ev2R against a real local OpenAI-compatible server, cache, retries, dry run.
+
+The server (tests/_judge_server.py) is a separate process on 127.0.0.1 answering from the
+fixtures below; the 3-claim aggregation is checked by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _score_fixtures import GOLD, make_files
+
+from averitec_tools.cli.main import main
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.metrics.ev2r import JudgePrompt, parse_judgement
+from averitec_tools.metrics.signature import parse_signature
+
+HERE = Path(__file__).resolve().parent
+QA = "question-answer pairs written"  # only in the [qa] prompt
+QUESTIONS = "Reference questions"  # only in the [questions] prompt
+
+
+def reply(pred: int, sup_pred: int, ref: int, sup_ref: int, kind: str = "evidence") -> str:
+    return json.dumps({f"facts count predicted {kind}": pred, f"support predicted {kind}": sup_pred,
+                       f"facts count reference {kind}": ref, f"support reference {kind}": sup_ref})
+
+
+FIXTURES: dict[str, Any] = {
+    "rules": [
+        # claim 0: well-formed (qa), JSON inside prose and a code fence (questions)
+        {"match": [GOLD[0]["claim"], QA], "responses": [{"content": reply(4, 3, 2, 1)}]},
+        {"match": [GOLD[0]["claim"], QUESTIONS],
+         "responses": [{"content": "Here you go:\n```json\n" + reply(2, 2, 2, 2, "questions") + "\n```"}]},
+        # claim 1: HTTP 500 then success (qa); malformed reply (questions)
+        {"match": [GOLD[1]["claim"], QA], "responses": [{"status": 500}, {"content": reply(1, 1, 1, 1)}]},
+        {"match": [GOLD[1]["claim"], QUESTIONS], "responses": [{"content": "I think the evidence is fine."}]},
+        # claim 2: 429 then partial JSON (qa); a timeout then success (questions)
+        {"match": [GOLD[2]["claim"], QA],
+         "responses": [{"status": 429, "retry_after": 0}, {"content": '{"facts count predicted evidence": 12, "support'}]},
+        {"match": [GOLD[2]["claim"], QUESTIONS],
+         "responses": [{"delay": 3.0, "content": "late"}, {"content": reply(12, 6, 1, 1, "questions")}]},
+    ],
+    "default": {"status": 200, "content": reply(3, 2, 4, 2)},
+}
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    fixtures = tmp_path / "fixtures.json"
+    fixtures.write_text(json.dumps(FIXTURES), encoding="utf-8")
+    log = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen([sys.executable, str(HERE / "_judge_server.py"), str(fixtures), str(log)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}/v1", log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def requests_sent(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def judge_options(url: str, cache: Path, **extra: Any) -> dict[str, Any]:
+    return {"judge_url": url, "judge_model": "fixture-judge", "judge_cache": str(cache), "judge_timeout": 1.0,
+            "judge_backoff": 0.01, "judge_concurrency": 3, **extra}
+
+
+def test_three_claims_by_hand_then_cache(tmp_path: Path, server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    url, log = server
+    files = make_files(tmp_path)
+    monkeypatch.setenv("AVERITEC_JUDGE_API_KEY", "secret-from-env")
+    opts = judge_options(url, tmp_path / "cache")
+    r = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1, **opts)
+    s = r.summary
+    # Hand-derived: qa (P, R) = (3/4, 1/2), (1, 1), unparseable (0, 0);
+    # questions (P, R) = (1, 1), unparseable (0, 0), (6/12, 1/1).
+    assert s["ev2r"]["questions_answers"] == pytest.approx({"precision": (0.75 + 1 + 0) / 3, "recall": (0.5 + 1 + 0) / 3})
+    assert s["ev2r"]["questions_only"] == pytest.approx({"precision": (1 + 0 + 0.5) / 3, "recall": (1 + 0 + 1) / 3})
+    # Labels: claim 0 right (recall 0.5 >= 0.5 counts), claim 1 wrong, claim 2 right but recall 0.
+    assert s["averitec_score_ev2r"] == {"0.5": pytest.approx(1 / 3)}
+    assert s["veracity"]["accuracy"] == pytest.approx(2 / 3)
+    judge = s["judge"]
+    assert judge["unparseable"] == {"questions_answers": 1, "questions_only": 1}
+    assert (judge["calls"], judge["from_cache"], judge["sent"], judge["retries"]) == (6, 0, 6, 3)
+    assert r.warnings == ("2 of 6 judge replies could not be parsed; they score 0, as in the official code",)
+    sent = requests_sent(log)
+    assert len(sent) == 9  # 6 judgements + the 500, the 429 and the timed-out request
+    assert {e["model"] for e in sent} == {"fixture-judge"} and {e["temperature"] for e in sent} == {0}
+    assert {e["authorization"] for e in sent} == {"Bearer secret-from-env"}
+    sig = parse_signature(r.signature)
+    assert sig["judge"] == "openai:fixture-judge" and sig["thr"] == "0.5(>=)"
+    assert sig["prompt"] == f"ev2r_prompt_v1.txt+sha256.{JudgePrompt.load().sha256[:12]}"
+    # Hungarian METEOR alongside equals the averitec2024 profile on the same files.
+    hu = get_profile("averitec2024").score(predictions=files["pred2024"], references=files["gold"], jobs=1).summary
+    assert s["hu_meteor"]["questions_answers"] == pytest.approx(hu["questions_answers"], abs=1e-12)
+    assert s["hu_meteor"]["questions_only"] == pytest.approx(hu["questions_only"], abs=1e-12)
+    assert s["hu_meteor"]["averitec_score"]["0.25"] == pytest.approx(hu["averitec_score"]["0.25"])
+
+    # Second run: everything from the cache, not one request.
+    again = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1, **opts)
+    assert len(requests_sent(log)) == 9
+    assert again.summary["judge"]["from_cache"] == 6 and again.summary["judge"]["sent"] == 0
+    assert {k: v for k, v in again.summary.items() if k != "judge"} == {k: v for k, v in s.items() if k != "judge"}
+
+    # Strict comparison and another threshold come from the cache too and change only the score.
+    strict = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                         **opts, ev2r_comparison=">")
+    assert strict.summary["averitec_score_ev2r"] == {"0.5": 0.0}
+    assert parse_signature(strict.signature)["thr"] == "0.5(>)"
+
+
+def test_dry_run_needs_no_network(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = make_files(tmp_path)
+    argv = ["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever8", "--json", "--dry-run",
+            "--judge-cache", str(tmp_path / "cache"), "--judge-url", "http://127.0.0.1:9/v1"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["judge_calls"] == 6 and out["prompt_tokens"] > 6 * 100 and out["cached_calls"] == 0
+
+
+def test_cli_end_to_end_and_resume(tmp_path: Path, server: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    url, log = server
+    files = make_files(tmp_path)
+    base = ["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever8", "--json", "--jobs", "1",
+            "--judge-url", url, "--judge-model", "fixture-judge", "--judge-cache", str(tmp_path / "cache"),
+            "--judge-timeout", "1", "--judge-backoff", "0.01"]
+    # No retries allowed: the 500 on claim 1 stops the run with one line; finished judgements stay cached.
+    assert main([*base, "--judge-retries", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "the judge failed 1 times" in err and err.count("\n") == 1
+    assert main([*base, "--dry-run"]) == 0
+    left = json.loads(capsys.readouterr().out)["judge_calls"]
+    assert 0 < left < 6
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["judge"]["from_cache"] == 6 - left and out["judge"]["sent"] == left
+    assert "could not be parsed" in captured.err
+    assert main([*base, "--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out)["judge_calls"] == 0
+
+
+def test_judge_options_rejected_for_other_profiles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = make_files(tmp_path)
+    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--judge-url", "http://x/v1"]) == 2
+    assert "--judge-url applies to the fever8 profile" in capsys.readouterr().err
+
+
+def test_fever8_needs_a_judge(tmp_path: Path) -> None:
+    files = make_files(tmp_path)
+    with pytest.raises(UserError, match="needs a judge"):
+        get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], judge_cache=str(tmp_path))
+
+
+def test_other_prompt_file_changes_the_hash_and_the_cache_key(tmp_path: Path) -> None:
+    custom = tmp_path / "mine.txt"
+    custom.write_text("[qa]\n{claim} {reference} {prediction}\n[questions]\n{reference} / {prediction}\n", encoding="utf-8")
+    mine = JudgePrompt.load(custom)
+    assert mine.name == "mine.txt" and mine.sha256 != JudgePrompt.load().sha256
+    assert mine.render("questions", claim="c", reference="R", prediction="P") == "R / P"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("[qa]\n{reference} {prediction}\n", encoding="utf-8")
+    with pytest.raises(UserError, match="missing questions"):
+        JudgePrompt.load(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed", "recall"),
+    [
+        ('{"facts count predicted evidence": 2, "support predicted evidence": 1, '
+         '"facts count reference evidence": 4, "support reference evidence": 3}', True, 0.75),
+        ('{"facts count predicted evidence": 0, "support predicted evidence": 0, '
+         '"facts count reference evidence": 4, "support reference evidence": 3}', False, 0.0),  # zero division
+        ('{"facts count predicted evidence": 2}', False, 0.0),  # missing keys
+        ("no JSON at all", False, 0.0),
+        ("", False, 0.0),
+    ],
+)
+def test_parse_judgement(text: str, parsed: bool, recall: float) -> None:
+    j = parse_judgement(text, "qa")
+    assert (j.parsed, j.recall) == (parsed, recall)
+
+
+@pytest.mark.shared_data
+def test_dev_end_to_end_and_cached_rerun(shared_data: Path, tmp_path: Path, server: tuple[str, Path]) -> None:
+    """The full dev set against the local server; the second run sends no request."""
+    url, log = server
+    base = shared_data / "averitec"
+    opts = judge_options(url, tmp_path / "cache", judge_concurrency=8)
+    first = get_profile("fever8").score(predictions=base / "baseline_dev_predictions.json", references=base / "dev.json", **opts)
+    n = first.n_claims
+    assert n == 500 and len(requests_sent(log)) == 2 * n
+    # Every reply is the default (3 predicted facts, 2 supported; 4 reference facts, 2 supported).
+    assert first.summary["ev2r"]["questions_answers"] == pytest.approx({"precision": 2 / 3, "recall": 0.5})
+    correct = first.summary["veracity"]["accuracy"]
+    assert first.summary["averitec_score_ev2r"]["0.5"] == pytest.approx(correct)  # recall 0.5 >= 0.5 everywhere
+    second = get_profile("fever8").score(predictions=base / "baseline_dev_predictions.json", references=base / "dev.json", **opts)
+    assert len(requests_sent(log)) == 2 * n and second.summary["judge"]["sent"] == 0
+    assert second.summary["ev2r"] == first.summary["ev2r"]

@@ -1,0 +1,173 @@
+"""``--lenient``: every tolerated input class scores exactly as the official scripts do.
+
+The official algorithms are ``benchmarks/reference_scorer.py``, run under a real NLTK 3.9.1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _score_fixtures import (
+    PRED_2024,
+    gold_evalai,
+    make_files,
+    pred_2023,
+    pred_evalai,
+    run_reference,
+    write_json,
+    write_jsonl,
+)
+
+from averitec_tools.cli.main import main
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.metrics.signature import parse_signature
+
+
+def _leaves(obj: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for k, v in obj.items():
+        if isinstance(v, Mapping):
+            yield from _leaves(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def assert_same_figures(ours: Mapping[str, Any], reference: Mapping[str, Any]) -> None:
+    a = {k: v for k, v in _leaves(ours) if k.split(".")[0] not in {"profile", "signature", "tolerated"}}
+    b = {k: v for k, v in _leaves(reference) if k not in {"profile", "tokenizer"}}
+    assert set(a) == set(b)
+    for key, value in b.items():
+        assert a[key] == pytest.approx(value, abs=1e-9), key
+
+
+def _copy(obj: Any) -> Any:
+    return json.loads(json.dumps(obj))
+
+
+def _unknown_labels_2024(items: list[dict[str, Any]]) -> None:
+    items[0]["pred_label"] = "refuted"  # case variant of the right label: still wrong
+    items[2]["pred_label"] = "True"
+
+
+def _empty_evidence_2024(items: list[dict[str, Any]]) -> None:
+    items[1]["evidence"] = []
+
+
+def _unknown_labels_2023(items: list[dict[str, Any]]) -> None:
+    items[0]["label"] = "REFUTED"
+
+
+def _empty_questions_2023(items: list[dict[str, Any]]) -> None:
+    items[1]["questions"] = []
+    items[1]["string_evidence"] = ["Do cats have wings? No, cats have no wings."]
+    items[2]["questions"] = []
+
+
+def _null_justification_2023(items: list[dict[str, Any]]) -> None:
+    items[0]["justification"] = None
+
+
+def _unknown_labels_evalai(items: list[dict[str, Any]]) -> None:
+    items[1]["label"] = "NEI"
+
+
+def _empty_evidence_evalai(items: list[dict[str, Any]]) -> None:
+    items[0]["evidence"] = []
+
+
+CASES: list[tuple[str, str, Callable[[list[dict[str, Any]]], None], dict[str, int]]] = [
+    ("averitec2024", "pred2024", _unknown_labels_2024, {"unknown_label": 2}),
+    ("averitec2024", "pred2024", _empty_evidence_2024, {"empty_evidence": 1}),
+    ("averitec2023", "pred2023", _unknown_labels_2023, {"unknown_label": 1}),
+    ("averitec2023", "pred2023", _empty_questions_2023, {"empty_questions": 2}),
+    ("averitec2023", "pred2023", _null_justification_2023, {"null_justification": 1}),
+    ("evalai", "pred_evalai", _unknown_labels_evalai, {"unknown_label": 1}),
+    ("evalai", "pred_evalai", _empty_evidence_evalai, {"empty_evidence_skipped": 1}),
+]
+BASE = {"pred2024": lambda: PRED_2024, "pred2023": pred_2023, "pred_evalai": pred_evalai}
+
+
+def _write_case(tmp_path: Path, kind: str, change: Callable[[list[dict[str, Any]]], None]) -> Path:
+    items = _copy(BASE[kind]())
+    change(items)
+    if kind == "pred_evalai":
+        return write_jsonl(tmp_path / "lenient.jsonl", items)
+    return write_json(tmp_path / "lenient.json", items)
+
+
+@pytest.mark.parametrize(("profile", "kind", "change", "counts"), CASES, ids=[f"{c[0]}-{c[2].__name__[1:]}" for c in CASES])
+def test_each_class_is_an_error_unless_lenient(tmp_path: Path, profile: str, kind: str, change: Any, counts: dict[str, int]) -> None:
+    files = make_files(tmp_path)
+    gold = files["gold_evalai"] if profile == "evalai" else files["gold"]
+    pred = _write_case(tmp_path, kind, change)
+    with pytest.raises(UserError):
+        get_profile(profile).score(predictions=pred, references=gold, jobs=1)
+    result = get_profile(profile).score(predictions=pred, references=gold, jobs=1, lenient=True)
+    assert result.summary["tolerated"] == counts
+    assert len(result.warnings) == len(counts)
+    assert parse_signature(result.signature)["mode"] == "lenient"
+
+
+@pytest.mark.parametrize("profile", ["averitec2024", "averitec2023", "evalai"])
+def test_lenient_equals_official(tmp_path: Path, profile: str) -> None:
+    """All of a profile's tolerated classes in one file (one reference run per profile)."""
+    files = make_files(tmp_path)
+    gold = files["gold_evalai"] if profile == "evalai" else files["gold"]
+    cases = [c for c in CASES if c[0] == profile]
+    kind = cases[0][1]
+
+    def change_all(items: list[dict[str, Any]]) -> None:
+        for case in cases:
+            case[2](items)
+
+    pred = _write_case(tmp_path, kind, change_all)
+    result = get_profile(profile).score(predictions=pred, references=gold, jobs=1, lenient=True)
+    expected: dict[str, int] = {}
+    for case in cases:
+        expected.update(case[3])
+    assert result.summary["tolerated"] == expected
+    assert_same_figures(result.summary, run_reference(profile, pred, gold))
+
+
+def test_lenient_cli_warns_once_per_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = make_files(tmp_path)
+    items = _copy(PRED_2024)
+    _unknown_labels_2024(items)
+    _empty_evidence_2024(items)
+    pred = write_json(tmp_path / "both.json", items)
+    assert main(["score", str(pred), str(files["gold"]), "--json", "--jobs", "1"]) == 2
+    capsys.readouterr()
+    assert main(["score", str(pred), str(files["gold"]), "--json", "--jobs", "1", "--lenient"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines == [
+        "averitec score: warning: lenient: 2 prediction(s) with a label that is not an exact label name, counted as wrong",
+        "averitec score: warning: lenient: 1 prediction(s) with an empty evidence list, scored 0",
+    ]
+    out = json.loads(captured.out)
+    assert out["tolerated"] == {"unknown_label": 2, "empty_evidence": 1}
+    assert "|mode:lenient|" in out["signature"]
+
+
+def test_lenient_on_clean_input_changes_only_the_signature(tmp_path: Path) -> None:
+    files = make_files(tmp_path)
+    strict = get_profile("averitec2024").score(predictions=files["pred2024"], references=files["gold"], jobs=1)
+    lenient = get_profile("averitec2024").score(predictions=files["pred2024"], references=files["gold"], jobs=1, lenient=True)
+    assert lenient.warnings == () and lenient.summary["tolerated"] == {}
+    assert "mode" not in parse_signature(strict.signature)
+    drop = {"signature", "tolerated"}
+    assert {k: v for k, v in lenient.summary.items() if k not in drop} == {k: v for k, v in strict.summary.items() if k not in drop}
+
+
+def test_lenient_not_offered_by_fever(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = make_files(tmp_path)
+    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever", "--lenient"]) == 2
+    assert "--lenient is not available for profile 'fever'" in capsys.readouterr().err
+
+
+def test_gold_evalai_fixture_unchanged() -> None:
+    assert len(gold_evalai()) == len(pred_evalai())
