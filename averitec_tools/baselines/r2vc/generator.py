@@ -4,7 +4,8 @@ For each claim, k = 16 candidates are decoded by a causal LM, candidate i seeing
 evidence subset S_i ⊆ E(c) of size min(16, |E(c)|) and using the decoding configuration
 θ_i (temperature, top-p) from a fixed bank of 16. Each output is parsed into a
 :class:`~averitec_tools.baselines.r2vc.types.Candidate`; outputs that do not parse are
-counted in :attr:`GenerationResult.n_malformed` and dropped.
+counted in :attr:`GenerationResult.n_malformed` and kept as Uncertain candidates with
+an empty rationale and no citations (as the paper treats unparseable outputs).
 
 All k candidates of a claim are decoded in one batched ``generate`` call: per-row
 temperature and top-p are applied by :class:`PerRowTemperatureTopP`, so different
@@ -598,8 +599,9 @@ class HFGenerator:
                 same device → same candidates.
 
         Returns:
-            The parsed candidates (in bank order, malformed ones dropped) and the count
-            of malformed outputs.
+            The parsed candidates (in bank order; an unparseable output becomes an
+            Uncertain candidate without rationale or citations) and the count of
+            unparseable outputs.
         """
         subsets = sample_evidence_subsets(
             n_passages=len(evidence), k=k, seed=seed, subset_size=self.subset_size
@@ -625,6 +627,11 @@ class HFGenerator:
                 )
             except MalformedOutputError:
                 n_malformed += 1
+                candidates.append(Candidate(
+                    label="Uncertain", rationale="", citations=(), passages=passages,
+                    mean_logprob=output.mean_logprob, config_index=index % len(self.decoding_bank),
+                    raw_text=output.text,
+                ))
         return GenerationResult(candidates=tuple(candidates), n_malformed=n_malformed)
 
     def _sample(

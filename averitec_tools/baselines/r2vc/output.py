@@ -16,8 +16,12 @@ Output:
   AVeriTeC scores question–answer pairs, so each passage cited by the chosen candidate
   becomes one evidence item: the passage text is the ``answer``, its URL the ``url``,
   and the ``question`` is written by the configured question writer or, without one,
-  the fallback :func:`fallback_question` (``"Is it true that <claim>?"``). A prediction
-  without cited passages (empty retrieval) lists the top retrieved passages instead.
+  the fallback :func:`fallback_question` (``"Is it true that <claim>?"``). When the
+  chosen candidate cites no passage (an NLI verdict with nothing cited, an LM output
+  without citation markers, or an abstention), the top 3 retrieved passages are listed
+  instead; this fallback is counted in the run summary (``fallbacks.uncited_top_evidence``)
+  and each such record has ``r2vc.evidence: "top_retrieved"``. With empty retrieval the
+  evidence list is empty.
   This adaptation is ours: the paper evaluates on FEVER and VitaminC only.
 * ``ternary`` — FEVER/VitaminC, JSON lines::
 
@@ -131,6 +135,8 @@ def fallback_question(claim: str) -> str:
 class FallbackQuestionWriter:
     """Every evidence item gets :func:`fallback_question` of the claim."""
 
+    name = "template:'Is it true that <claim>?'"
+
     def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
         return [fallback_question(claim) for _ in passages]
 
@@ -143,10 +149,13 @@ class LMQuestionWriter:
         tokenizer: Its tokenizer (with a chat template).
         max_new_tokens: Budget per question.
 
-    Outputs that do not look like a question fall back to :func:`fallback_question`.
+    Outputs that do not look like a question fall back to :func:`fallback_question`;
+    ``n_fallback`` counts them (the run summary reports them as ``template_question``).
     """
 
     def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32) -> None:
+        self.name = f"lm:{getattr(getattr(model, 'config', None), '_name_or_path', type(model).__name__)}"
+        self.n_fallback = 0
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = max_new_tokens
@@ -167,7 +176,11 @@ class LMQuestionWriter:
                                           pad_token_id=self.tokenizer.pad_token_id)
             text = self.tokenizer.decode(ids[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
             question = text.strip().splitlines()[0].strip() if text.strip() else ""
-            out.append(question if question.endswith("?") and len(question) > 5 else fallback_question(claim))
+            if question.endswith("?") and len(question) > 5:
+                out.append(question)
+            else:
+                self.n_fallback += 1
+                out.append(fallback_question(claim))
         return out
 
 
@@ -189,6 +202,8 @@ class ClaimPrediction:
     timings: dict[str, float] = field(default_factory=dict)
     #: Label of the chosen candidate i* before the abstention gates (None without candidates).
     candidate_label: str | None = None
+    #: Per-claim fallback counts (kinds: ``pipeline.FALLBACK_KINDS``).
+    fallbacks: dict[str, int] = field(default_factory=dict)
 
 
 _DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
@@ -214,6 +229,7 @@ def _diagnostics(pred: ClaimPrediction) -> dict[str, Any]:
         "s_ver": pred.s_ver,
         "n_candidates": pred.n_candidates,
         "n_malformed": pred.n_malformed,
+        "evidence": "top_retrieved" if pred.fallbacks.get("uncited_top_evidence") else "cited",
     }
 
 

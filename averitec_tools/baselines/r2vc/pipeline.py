@@ -11,9 +11,14 @@ runs claims with:
   ``<out>.partial.jsonl``; ``resume=True`` skips the claims already there (a torn last
   line is dropped), and the final file is written atomically, after which the sidecar
   is removed — an interrupted run never leaves a half-written output file;
-* empty retrieval → abstain (Uncertain, confidence 0) instead of an error.
+* empty retrieval → abstain (Uncertain, confidence 0) instead of an error;
+* nothing substituted silently: the summary names every component (``components``:
+  stage → model id, or the named ablation/fallback) and counts every per-claim
+  fallback (``fallbacks``: :data:`FALLBACK_KINDS`), and warns when the gates cannot be
+  satisfied jointly on the calibration slice (:func:`gate_warning`).
 
-:func:`build_pipeline` builds the stages from an :class:`~averitec_tools.baselines.r2vc.config.R2VCConfig`.
+:func:`averitec_tools.baselines.r2vc.build.build_pipeline` builds the stages from an
+:class:`~averitec_tools.baselines.r2vc.config.R2VCConfig`.
 """
 
 from __future__ import annotations
@@ -51,6 +56,14 @@ from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
+#: Per-claim fallbacks counted in ``RunSummary.fallbacks``.
+FALLBACK_KINDS: dict[str, str] = {
+    "no_candidates": "empty retrieval: abstained without candidates (confidence 0)",
+    "uncited_top_evidence": f"the chosen candidate cited nothing: the top {FALLBACK_EVIDENCE} "
+    "retrieved passages are listed as evidence",
+    "unparseable_output": "a generator output had no label: kept as an Uncertain candidate",
+    "template_question": "the question writer's output was not a question: 'Is it true that <claim>?'",
+}
 _SIDECAR_VERSION = 1
 
 
@@ -87,6 +100,10 @@ class RunSummary:
     wall_seconds: float
     config: str
     format: str
+    components: dict[str, Any] = field(default_factory=dict)
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    decision: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,6 +129,10 @@ class RunSummary:
             "seconds_per_candidate": per_candidate,
             "wall_seconds": self.wall_seconds,
             "claims_per_second": processed / self.wall_seconds if self.wall_seconds > 0 else 0.0,
+            "components": self.components,
+            "fallbacks": self.fallbacks,
+            "warnings": self.warnings,
+            "decision": self.decision,
             **self.extra,
         }
 
@@ -165,6 +186,8 @@ class R2VCPipeline:
         self.question_writer = question_writer or FallbackQuestionWriter()
         #: Seconds spent building each part (filled by builders that train or index).
         self.build_seconds: dict[str, float] = {}
+        #: Stage → model id and revision, or the named ablation/fallback (set by builders).
+        self.components: dict[str, Any] = describe_components(self)
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -224,10 +247,19 @@ class R2VCPipeline:
         cited: tuple[Passage, ...] = ()
         if decision.index is not None:
             cited = verified[decision.index].candidate.cited_passages
-        if not cited:
+        fallbacks: Counter[str] = Counter()
+        if not verified:
+            fallbacks["no_candidates"] += 1
+        if n_malformed:
+            fallbacks["unparseable_output"] += n_malformed
+        if not cited and evidence:
             cited = tuple(evidence[:FALLBACK_EVIDENCE])
+            fallbacks["uncited_top_evidence"] += 1
         t0 = time.perf_counter()
+        before = getattr(self.question_writer, "n_fallback", 0)
         questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited)) if cited else ()
+        if getattr(self.question_writer, "n_fallback", 0) > before:
+            fallbacks["template_question"] += self.question_writer.n_fallback - before  # type: ignore[attr-defined]
         timings["questions"] = time.perf_counter() - t0
         return ClaimPrediction(
             claim=claim,
@@ -243,6 +275,7 @@ class R2VCPipeline:
             n_malformed=n_malformed,
             timings=timings,
             candidate_label=None if decision.index is None else verified[decision.index].candidate.label,
+            fallbacks=dict(fallbacks),
         )
 
     # ------------------------------------------------------------------ runs
@@ -286,6 +319,8 @@ class R2VCPipeline:
         side.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if done else "w"
         todo = [c for c in claims if _key(c.claim_id) not in done]
+        warnings = [w for w in [gate_warning(self)] if w]
+        fallbacks: Counter[str] = Counter()
         with side.open(mode, encoding="utf-8") as fh:
             if mode == "w":
                 fh.write(json.dumps(header) + "\n")
@@ -303,6 +338,7 @@ class R2VCPipeline:
                 n_abstained += pred.abstained
                 n_malformed += pred.n_malformed
                 n_candidates += pred.n_candidates
+                fallbacks.update(pred.fallbacks)
                 if on_claim is not None:
                     on_claim(n)
         records = [done[_key(c.claim_id)] for c in claims]
@@ -328,7 +364,96 @@ class R2VCPipeline:
             wall_seconds=time.perf_counter() - start,
             config=self.config.name,
             format=output_format,
+            components=self.components,
+            fallbacks={k: int(fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
+            warnings=warnings,
+            decision=decision_metrics(claims=claims, records=records),
         )
+
+
+def describe_components(pipe: R2VCPipeline) -> dict[str, Any]:
+    """Stage → what runs it: a model id (and revision when known) or a named ablation.
+
+    Builders may refine the entries (corpus, revisions); this is the default read off
+    the stage objects.
+    """
+    cfg = pipe.config
+    components: dict[str, Any] = {
+        "retrieval": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
+        "generator": getattr(pipe.generator, "name", type(pipe.generator).__name__),
+        "verifier": {
+            "backend": pipe.verifier.nli.name,
+            "score": pipe.verifier.score,
+            "pair_order": getattr(pipe.verifier.nli.backend, "pair_order", cfg.verifier.pair_order),
+        },
+        "question_writer": getattr(pipe.question_writer, "name", type(pipe.question_writer).__name__),
+    }
+    cal = pipe.calibrator
+    if cal is None:
+        components["calibrator"] = "ablation:no_calibration (π = s_ver clipped to [0, 1])"
+    else:
+        components["calibrator"] = getattr(cal, "source", None) or type(cal).__name__
+    if cfg.ablation.nli_only:
+        components["generator"] = f"ablation:nli_only ({components['generator']})"
+    return components
+
+
+def gate_warning(pipe: R2VCPipeline) -> str | None:
+    """A warning when no calibration-slice candidate passes both gates, else None.
+
+    Reads the (π, s_ver) Pareto frontier that :meth:`Calibrator.fit` records over every
+    candidate of its fit slice; without a calibrator there is no slice to check.
+    """
+    cal = pipe.calibrator
+    frontier = None if cal is None else (getattr(cal, "fit_info", None) or {}).get("gate_frontier")
+    if not frontier:
+        return None
+    c = pipe.config.calibration
+    if not c.abstain:
+        return None
+    ok = any(pi >= c.tau_cal and sv >= c.tau_ver for pi, sv in frontier)
+    if ok:
+        return None
+    best_pi = max(p for p, _ in frontier)
+    best_sv = max(v for _, v in frontier)
+    msg = (f"config {pipe.config.name!r}: no candidate of the calibration slice passes both gates "
+           f"(π ≥ τ_cal = {c.tau_cal}, s_ver ≥ τ_ver = {c.tau_ver}; slice maxima π {best_pi:.3f}, "
+           f"s_ver {best_sv:.3f}): expect every claim to abstain")
+    return msg
+
+
+def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Calibration of the *emitted* decisions against gold labels (when the claims have them).
+
+    ``coverage`` = share of claims not abstained; ``selective_risk`` = error rate of the
+    emitted labels on the covered claims; ``aurc`` ranks every emitted label by π with
+    the abstained claims after all accepted ones (ranking score (1 + π)/2 when
+    accepted, π/2 when abstained), correctness = emitted label (Uncertain included)
+    equals the gold label.
+    """
+    from averitec_tools.metrics.selective import aurc
+
+    pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label is not None]
+    if not pairs:
+        return {}
+    conf, correct, covered = [], [], []
+    for claim, rec in pairs:
+        diag = rec.get("r2vc", {})
+        emitted = diag.get("label")
+        abstained = bool(diag.get("abstained"))
+        pi = min(max(float(rec.get("confidence", 0.0)), 0.0), 1.0)
+        conf.append(pi / 2 if abstained else (1.0 + pi) / 2)
+        correct.append(int(emitted == claim.gold_label))
+        covered.append(not abstained)
+    n_cov = sum(covered)
+    errors = sum(1 - ok for ok, cov in zip(correct, covered, strict=True) if cov)
+    return {
+        "n": len(pairs),
+        "accuracy": sum(correct) / len(pairs),
+        "coverage": n_cov / len(pairs),
+        "selective_risk": errors / n_cov if n_cov else None,
+        "aurc": aurc(confidences=conf, correct=correct),
+    }
 
 
 def _key(claim_id: Any) -> str:
@@ -379,88 +504,16 @@ def _read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
     return done
 
 
-# ---------------------------------------------------------------------- building
-
-
-def build_pipeline(
-    config: R2VCConfig,
-    *,
-    corpus: str | None = None,
-    claims: Sequence[ClaimInput] = (),
-    rebuild_index: bool = False,
-    progress: bool = True,
-) -> R2VCPipeline:
-    """Build the stages of ``config`` (after applying its ablation switches).
-
-    The offline configuration is built by :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`.
-
-    Raises:
-        UserError / ResourceError: no corpus, a missing or corrupt index, a model that
-            cannot be loaded (offline: at once, never waiting on the network).
-    """
-    cfg = config.effective()
-    if cfg.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
-
-        return build_offline_pipeline(cfg, claims=claims, progress=progress)
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
-
-    corpus_dir = corpus or cfg.retrieval.corpus
-    if corpus_dir is None:
-        raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
-    if not Path(corpus_dir).is_dir():
-        raise UserError(f"{corpus_dir}: corpus directory not found")
-    r = cfg.retrieval
-    retriever = build_retriever(
-        corpus=corpus_dir,
-        sparse=r.sparse,
-        dense_model=r.dense_model,
-        index_dir=r.index_dir or str(Path(corpus_dir) / "indexes"),
-        alpha=r.alpha,
-        epsilon=r.epsilon,
-        top_sparse=r.top_sparse,
-        top_dense=r.top_dense,
-        top_m=r.top_m,
-        dense_index=r.dense_index,
-        device=r.device,
-        encode_batch_size=r.encode_batch_size,
-        rebuild=rebuild_index,
-        show_progress=progress,
-    )
-    calibrator = load_or_none(cfg.calibration.path)
-    v = cfg.verifier
-    backend = HFNLIBackend(model_id=v.model, device=v.device, batch_size=v.batch_size, max_length=v.max_length)
-    verifier = Verifier(backend=backend, top_k_coverage=v.top_k_coverage, t_ent=v.t_ent,
-                        t_contr=v.t_contr, delta=v.delta)
-    question_writer: QuestionWriter | None = None
-    generator: Generator
-    g = cfg.generator
-    if g.model is None:
-        generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size,
-                                         t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
-    else:
-        from averitec_tools.baselines.r2vc.generator import HFGenerator
-        from averitec_tools.baselines.r2vc.output import LMQuestionWriter
-
-        hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
-                         subset_size=g.subset_size)
-        generator = hf
-        question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer)
-    return R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
-                        calibrator=calibrator, config=cfg, question_writer=question_writer)
-
-
 def fit_calibrator(
     pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
 ) -> Calibrator:
     """Fit the SLC calibrator (§3.5) by simulating inference on labelled ``claims``.
 
-    Each claim gets ``min(calibration.fit_candidates, generator.k)`` candidates (12 in
-    the paper); the candidate with the highest s_ver is chosen and the target is whether
-    its label equals the gold label; claims with empty retrieval are skipped.
+    The first ``calibration.fit_size`` claims are used. Each gets
+    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper); the
+    calibrator is fitted on ``calibration.fit_on`` candidates (see
+    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
+    reports Brier/ECE on held-out claims); claims with empty retrieval are skipped.
 
     Raises:
         UserError: if a claim has no gold label.
@@ -471,6 +524,7 @@ def fit_calibrator(
     if unlabelled:
         raise UserError(f"{where}: claim {unlabelled[0]!r} has no gold label; the calibrator needs labelled claims")
     cfg = pipe.config
+    claims = list(claims)[: cfg.calibration.fit_size]
     k = min(cfg.calibration.fit_candidates, cfg.generator.k)
     by_text = {c.claim: c for c in claims}
 
@@ -484,14 +538,19 @@ def fit_calibrator(
         candidates_for=candidates_for,
         progress=progress,
     )
-    return fit_from_examples(examples, max_iter=cfg.calibration.max_iter)
+    c = cfg.calibration
+    return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
+                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed)
 
 
 __all__ = [
     "STAGES",
     "R2VCPipeline",
     "RunSummary",
-    "build_pipeline",
+    "FALLBACK_KINDS",
+    "decision_metrics",
+    "describe_components",
+    "gate_warning",
     "claim_seed",
     "fit_calibrator",
     "sidecar_path",

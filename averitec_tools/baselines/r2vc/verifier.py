@@ -16,7 +16,30 @@ claim with an NLI model and derives (paper §3.4):
 * ``s_align``: fraction of the candidate's cited passages that are among the
   ``top_k_coverage`` passages with the highest entailment (0 when nothing is cited);
 * ``s_ver = 0.6 s_ent + 0.2 s_cov − 0.3 max(0, s_contr − s_ent) + 0.1 s_cons
-  + 0.1 s_align − 0.1 (1 − s_cit)``.
+  + 0.1 s_align − 0.1 (1 − s_cit)`` (``verifier.score: literal``).
+
+Taken literally, this formula ignores the candidate's label: a refutation backed by
+clean contradicting evidence gets ``s_ent ≈ 0`` and at most ``0.8·s_ent + 0.17`` when
+y_NLI = False, so it can never pass τ_ver = 0.55. ``verifier.score: label-aware`` (the
+default) reads the same formula with the evidence signals taken *for the candidate's
+label* (:func:`label_signals`):
+
+==============  ==========================  ===========================  ==========================
+label           support (replaces s_ent)    coverage column (s_cov)      opposing (replaces s_contr)
+==============  ==========================  ===========================  ==========================
+True            max entailment              entailment                   max contradiction
+False           max contradiction           contradiction                max entailment
+Uncertain       1 − max(ent, contr)         neutral                      max(ent, contr)
+==============  ==========================  ===========================  ==========================
+
+and s_align counts cited passages among the ``top_k_coverage`` passages ranked by the
+coverage column. For a True candidate both scores are identical. An Uncertain
+candidate is supported when no passage is decisive either way.
+
+NLI pair order: pairs are always handed to backends as (claim, passage); a backend
+decides which side is the premise. :class:`HFNLIBackend` uses ``pair_order``
+(``evidence-claim``, the default: premise = passage, hypothesis = claim, as pretrained
+NLI cross-encoders expect; or ``claim-evidence``).
 
 The NLI model sits behind :class:`NLIBackend`; :class:`HFNLIBackend` wraps any
 transformers sequence-classification checkpoint and reads its label order from
@@ -43,6 +66,11 @@ from averitec_tools.errors import ResourceError
 NLI_COLUMNS: tuple[str, str, str] = ("contradiction", "neutral", "entailment")
 CONTR, NEUT, ENT = 0, 1, 2
 
+#: ``verifier.score`` values.
+SCORE_MODES: tuple[str, ...] = ("label-aware", "literal")
+#: ``verifier.pair_order`` values: which side of an NLI pair is the premise.
+PAIR_ORDERS: tuple[str, ...] = ("evidence-claim", "claim-evidence")
+
 _LABEL_ALIASES: dict[str, int] = {
     "contradiction": CONTR,
     "contradict": CONTR,
@@ -62,7 +90,9 @@ _LABEL_ALIASES: dict[str, int] = {
 
 @runtime_checkable
 class NLIBackend(Protocol):
-    """Maps (premise-side claim, passage) pairs to NLI probabilities.
+    """Maps (claim, passage) pairs to NLI probabilities.
+
+    The backend decides which side is the premise (see :data:`PAIR_ORDERS`).
 
     ``predict`` returns an array of shape ``(len(pairs), 3)`` whose columns are
     :data:`NLI_COLUMNS` (contradiction, neutral, entailment), each row summing to 1.
@@ -149,6 +179,8 @@ class HFNLIBackend:
         device: torch device (``"cpu"``, ``"cuda"``); ``None`` picks CUDA when available.
         batch_size: Pairs per forward pass.
         max_length: Tokenizer truncation length.
+        pair_order: ``evidence-claim`` (premise = passage, the default and what NLI
+            cross-encoders are trained on) or ``claim-evidence``.
 
     Example:
         >>> backend = HFNLIBackend(model_id="cross-encoder/nli-deberta-v3-large")  # doctest: +SKIP
@@ -163,9 +195,13 @@ class HFNLIBackend:
         device: str | None = None,
         batch_size: int = 32,
         max_length: int = 256,
+        pair_order: str = "evidence-claim",
     ) -> None:
         import torch
 
+        if pair_order not in PAIR_ORDERS:
+            raise ValueError(f"pair_order must be one of {PAIR_ORDERS}, got {pair_order!r}")
+        self.pair_order = pair_order
         self.name = f"hf:{model_id}"
         self.model_id = model_id
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -182,9 +218,10 @@ class HFNLIBackend:
         out = np.zeros((len(pairs), 3), dtype=np.float64)
         for start in range(0, len(pairs), self.batch_size):
             chunk = pairs[start : start + self.batch_size]
+            premises, hypotheses = order_pairs(chunk, pair_order=self.pair_order)
             enc = self.tokenizer(
-                [c for c, _ in chunk],
-                [p for _, p in chunk],
+                premises,
+                hypotheses,
                 truncation=True,
                 max_length=self.max_length,
                 padding=True,
@@ -195,6 +232,24 @@ class HFNLIBackend:
             probs = torch.softmax(logits, dim=-1).cpu().numpy()
             out[start : start + len(chunk)] = probs[:, self.order]
         return out
+
+
+def order_pairs(
+    pairs: Sequence[tuple[str, str]], *, pair_order: str = "evidence-claim"
+) -> tuple[list[str], list[str]]:
+    """Split (claim, passage) pairs into (premises, hypotheses) for ``pair_order``.
+
+    Example:
+        >>> order_pairs([("claim", "passage")])
+        (['passage'], ['claim'])
+        >>> order_pairs([("claim", "passage")], pair_order="claim-evidence")
+        (['claim'], ['passage'])
+    """
+    if pair_order == "evidence-claim":
+        return [p for _, p in pairs], [c for c, _ in pairs]
+    if pair_order == "claim-evidence":
+        return [c for c, _ in pairs], [p for _, p in pairs]
+    raise ValueError(f"pair_order must be one of {PAIR_ORDERS}, got {pair_order!r}")
 
 
 class CachedNLI:
@@ -355,6 +410,33 @@ class VerifiedCandidate:
         return (float(row[ENT]), float(row[NEUT]), float(row[CONTR]))
 
 
+def label_signals(*, label: str, passage_probs: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Per-passage support column, support and opposing signal for a candidate's label.
+
+    Returns ``(column, support, opposing)``: ``column`` is the per-passage probability
+    used for coverage and alignment, ``support`` replaces s_ent and ``opposing``
+    replaces s_contr in the label-aware s_ver (see the module docs).
+
+    Example:
+        >>> probs = np.array([[0.9, 0.05, 0.05], [0.1, 0.8, 0.1]])
+        >>> col, sup, opp = label_signals(label="False", passage_probs=probs)
+        >>> col.tolist(), sup, opp
+        ([0.9, 0.1], 0.9, 0.1)
+        >>> [round(x, 2) for x in label_signals(label="Uncertain", passage_probs=probs)[1:]]
+        [0.1, 0.9]
+    """
+    probs = np.asarray(passage_probs, dtype=np.float64).reshape(-1, 3)
+    if len(probs) == 0:
+        return np.zeros(0), 0.0, 0.0
+    s_ent, s_contr = float(probs[:, ENT].max()), float(probs[:, CONTR].max())
+    if label == "True":
+        return probs[:, ENT], s_ent, s_contr
+    if label == "False":
+        return probs[:, CONTR], s_contr, s_ent
+    decisive = max(s_ent, s_contr)
+    return probs[:, NEUT], 1.0 - decisive, decisive
+
+
 def score_components(
     *,
     claim: str,
@@ -365,10 +447,15 @@ def score_components(
     t_contr: float = 0.60,
     delta: float = 0.10,
     weights: VerifierWeights = VerifierWeights(),
+    score: str = "label-aware",
 ) -> VerifierScores:
     """Compute every §3.4 component of one candidate from its passages' NLI probabilities.
 
     A candidate without passages gets ``s_ent = s_contr = s_cov = s_cit = 0``.
+    ``score="literal"`` is the paper's formula; ``"label-aware"`` takes support,
+    coverage and alignment for the candidate's label (see the module docs). The
+    reported ``s_ent``/``s_contr`` are always the raw maxima; ``s_cov`` and ``s_align``
+    follow ``score``.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
@@ -378,19 +465,32 @@ def score_components(
         ...                      passage_probs=np.array([[0.0, 0.2, 0.8]]))
         >>> round(s.s_ver, 6)  # 0.6*.8 + 0.2*.8 + 0.1*1 + 0.1*1 - 0.1*0
         0.84
+        >>> f = Candidate("False", "r", (0,), (p,), None, 0)
+        >>> probs = np.array([[0.8, 0.2, 0.0]])
+        >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs).s_ver, 6)
+        0.84
+        >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs,
+        ...                        score="literal").s_ver, 6)
+        -0.04
     """
+    if score not in SCORE_MODES:
+        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
     n = len(candidate.passages)
     probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
     if n == 0:
         s_ent = s_contr = s_cov = s_cit = 0.0
+        support = opposing = 0.0
         top: set[int] = set()
     else:
-        ent = probs[:, ENT]
-        s_ent = float(ent.max())
+        s_ent = float(probs[:, ENT].max())
         s_contr = float(probs[:, CONTR].max())
+        if score == "literal":
+            column, support, opposing = probs[:, ENT], s_ent, s_contr
+        else:
+            column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
         # Stable sort so ties keep passage order (deterministic alignment sets).
-        order = np.argsort(-ent, kind="stable")[:top_k_coverage]
-        s_cov = float(ent[order].mean())
+        order = np.argsort(-column, kind="stable")[:top_k_coverage]
+        s_cov = float(column[order].mean())
         top = {int(i) for i in order}
         s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
     y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=t_ent, t_contr=t_contr, delta=delta)
@@ -398,9 +498,9 @@ def score_components(
     cited = {i for i in candidate.citations if 0 <= i < n}
     s_align = len(cited & top) / len(cited) if cited else 0.0
     s_ver = (
-        weights.ent * s_ent
+        weights.ent * support
         + weights.cov * s_cov
-        - weights.excess_contr * max(0.0, s_contr - s_ent)
+        - weights.excess_contr * max(0.0, opposing - support)
         + weights.cons * s_cons
         + weights.align * s_align
         - weights.cit_penalty * (1.0 - s_cit)
@@ -425,6 +525,7 @@ class Verifier:
         top_k_coverage: Passages averaged in s_cov and used as the alignment set (6).
         t_ent, t_contr, delta: y_NLI thresholds (0.60, 0.60, 0.10).
         weights: s_ver coefficients.
+        score: ``label-aware`` (default) or ``literal`` (the paper's formula as written).
 
     Example:
         >>> class Fake:
@@ -447,7 +548,11 @@ class Verifier:
         t_contr: float = 0.60,
         delta: float = 0.10,
         weights: VerifierWeights = VerifierWeights(),
+        score: str = "label-aware",
     ) -> None:
+        if score not in SCORE_MODES:
+            raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
+        self.score = score
         self.nli = backend if isinstance(backend, CachedNLI) else CachedNLI(backend)
         self.top_k_coverage = top_k_coverage
         self.t_ent = t_ent
@@ -475,9 +580,26 @@ class Verifier:
                 t_contr=self.t_contr,
                 delta=self.delta,
                 weights=self.weights,
+                score=self.score,
             )
             out.append(VerifiedCandidate(candidate=cand, scores=scores, passage_probs=probs))
         return out
+
+
+def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
+    """A :class:`Verifier` with a ``VerifierConfig``'s thresholds and score mode.
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.config import VerifierConfig
+        >>> class Fake:
+        ...     name = "fake"
+        ...     def predict(self, pairs):
+        ...         return np.full((len(pairs), 3), 1 / 3)
+        >>> verifier_from_config(backend=Fake(), config=VerifierConfig(score="literal")).score
+        'literal'
+    """
+    return Verifier(backend=backend, top_k_coverage=config.top_k_coverage, t_ent=config.t_ent,
+                    t_contr=config.t_contr, delta=config.delta, score=config.score)
 
 
 def safe_log(p: float) -> float:
@@ -490,6 +612,8 @@ __all__ = [
     "ENT",
     "NEUT",
     "NLI_COLUMNS",
+    "PAIR_ORDERS",
+    "SCORE_MODES",
     "CachedNLI",
     "HFNLIBackend",
     "NLIBackend",
@@ -498,9 +622,12 @@ __all__ = [
     "VerifierWeights",
     "citation_similarity",
     "label_consistency",
+    "label_signals",
     "label_order_from_id2label",
     "load_sequence_classifier",
     "nli_label",
+    "order_pairs",
     "safe_log",
     "score_components",
+    "verifier_from_config",
 ]
