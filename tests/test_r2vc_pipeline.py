@@ -197,6 +197,19 @@ def test_ternary_format_for_fever_claims(tmp_path: Path) -> None:
     assert rows[0]["predicted_evidence"] == [["Zorbland", 0], ["Zorb", 0]]
 
 
+def test_fever_evidence_carries_the_page_title_not_the_doc_id() -> None:
+    from averitec_tools.baselines.r2vc.output import ClaimInput, ClaimPrediction, to_ternary
+    from averitec_tools.baselines.r2vc.types import Passage
+
+    cited = (Passage("wiki-000123#4", "Savages (2012 film)", "", "x"), Passage("row-9", "Oliver Stone", "", "y"),
+             Passage("Nikolaj_Coster-Waldau_7", "", "", "z"))
+    pred = ClaimPrediction(claim=ClaimInput(claim_id=1, claim="c", kind="ternary"), label="True", confidence=0.9,
+                           rationale="r", cited=cited, questions=("q",) * 3, abstained=False, reason="accepted",
+                           s_ver=0.9, n_candidates=1, n_malformed=0)
+    assert to_ternary(pred)["predicted_evidence"] == [
+        ["Savages_-LRB-2012_film-RRB-", 4], ["Oliver_Stone", 0], ["Nikolaj_Coster-Waldau", 7]]
+
+
 def test_read_claims_errors(tmp_path: Path) -> None:
     p = tmp_path / "c.json"
     p.write_text(json.dumps([{"claim": "ok"}, {"label": "Refuted"}]))
@@ -320,7 +333,7 @@ def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
             assert messages[-1]["role"] == "user" and "Evidence:" in messages[-1]["content"]
             return "PROMPT " + messages[-1]["content"]
 
-        def __call__(self, text, return_tensors):
+        def __call__(self, text, return_tensors, return_token_type_ids=True):
             return Enc(input_ids=torch.ones((1, 3), dtype=torch.long))
 
         def decode(self, ids, skip_special_tokens):
@@ -337,3 +350,4 @@ def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
     writer = LMQuestionWriter(model=Model(), tokenizer=Tok())
     qs = writer.write(claim="Zorbland won the zorb cup.", passages=tiny_passages()[:2])
     assert qs == ["Who won the zorb cup in 2020?", fallback_question("Zorbland won the zorb cup.")]
+    assert writer.n_fallback == 1  # counted: the run summary reports it as template_question

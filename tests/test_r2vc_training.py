@@ -73,9 +73,15 @@ def test_auto_settings_resolve_to_gpu_recipe_or_cpu_fallbacks(monkeypatch: pytes
         "attn_implementation": "flash_attention_2",
     }
     monkeypatch.setattr(config, "find_spec", lambda name: None)
-    gpu_without_extras = SFTSettings().resolved(cuda=True)
-    assert (gpu_without_extras["optim"], gpu_without_extras["attn_implementation"]) == ("adamw_torch", "sdpa")
-    explicit = SFTSettings(optim="adafactor", bf16=False, gradient_checkpointing=True).resolved(cuda=True)
+    # CUDA without the train extra: a loud error, never a silent downgrade
+    with pytest.raises(UserError, match=r"optim 'paged_adamw_8bit' needs bitsandbytes.*averitec-tools\[train\]"):
+        SFTSettings().resolved(cuda=True)
+    with pytest.raises(UserError, match="needs flash-attn"):
+        SFTSettings(optim="adamw_torch").resolved(cuda=True)
+    chosen = SFTSettings(optim="adamw_torch", attn_implementation="sdpa").resolved(cuda=True)
+    assert (chosen["optim"], chosen["attn_implementation"]) == ("adamw_torch", "sdpa")
+    explicit = SFTSettings(optim="adafactor", attn_implementation="sdpa", bf16=False,
+                           gradient_checkpointing=True).resolved(cuda=True)
     assert (explicit["optim"], explicit["bf16"], explicit["gradient_checkpointing"]) == ("adafactor", False, True)
 
 

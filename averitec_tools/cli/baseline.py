@@ -35,14 +35,18 @@ def add_parser(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 
-    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline")
-    _common(r2vc)
-    r2vc.add_argument("--out", required=True, metavar="PREDICTIONS", help="prediction file to write")
+    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline "
+                          "(`r2vc train sft|dpo` trains its generator)")
+    _common(r2vc, required=False)  # not required by `r2vc train`; run_r2vc checks them
+    r2vc.add_argument("--out", metavar="PREDICTIONS", help="prediction file to write (required)")
     r2vc.add_argument("--format", choices=("auto", "averitec2024", "ternary"), default="auto",
                       help="output format (default: averitec2024 for AVeriTeC claims, ternary for FEVER/VitaminC)")
     r2vc.add_argument("--resume", action="store_true",
                       help="continue an interrupted run from OUT.partial.jsonl")
-    r2vc.set_defaults(func=run_r2vc)
+    r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
+    from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
+
+    add_train_subcommand(r2vc)
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -50,8 +54,8 @@ def add_parser(subparsers: Any) -> None:
     cal.set_defaults(func=run_calibrate)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, metavar="CONFIG",
+def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    p.add_argument("--config", required=required, metavar="CONFIG",
                    help="YAML configuration file or a built-in name (offline-minilm)")
     p.add_argument("--claims", metavar="FILE",
                    help="claims (AVeriTeC dev.json-style or FEVER/VitaminC JSONL); "
@@ -100,6 +104,9 @@ def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.output import default_format
 
+    missing = [flag for flag, value in (("--config", args.config), ("--out", args.out)) if value is None]
+    if missing:
+        args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
     config, claims = _load(args)
     fmt = default_format(claims) if args.format == "auto" else args.format
     progress = not args.no_progress and not args.json

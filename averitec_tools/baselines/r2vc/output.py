@@ -27,9 +27,12 @@ Output:
 
       {id, predicted_label, predicted_evidence: [[page, line]], confidence, rationale, citations}
 
-  with ``predicted_label`` in SUPPORTS/REFUTES/NOT ENOUGH INFO. Our corpus units are
-  paragraphs, so ``[page, line]`` comes from a doc id of the form ``Page#line`` /
-  ``Page:line`` / ``Page_line`` and is ``[title or doc id, 0]`` otherwise.
+  with ``predicted_label`` in SUPPORTS/REFUTES/NOT ENOUGH INFO. ``page`` is the
+  passage's Wikipedia page title written as a FEVER page id (:func:`fever_page_id`:
+  spaces → ``_``, ``(``/``)``/``:`` → ``-LRB-``/``-RRB-``/``-COLON-``), never the corpus
+  doc id; the doc id's stem is used only for a passage without a title. Our corpus units
+  are paragraphs, so ``line`` comes from a doc id ending in ``#n`` / ``:n`` / ``_n`` and
+  is 0 otherwise.
 
 ``confidence`` is π of the chosen candidate i* (§3.5: the calibrated probability that
 its label is correct), also when the decision abstained; ``r2vc`` holds the decision's
@@ -170,7 +173,8 @@ class LMQuestionWriter:
                 {"role": "user", "content": f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."},
             ]
             prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            enc = self.tokenizer(prompt, return_tensors="pt").to(self.model.device)
+            # token_type_ids (BERT-style tokenizers) are not a causal LM input
+            enc = self.tokenizer(prompt, return_tensors="pt", return_token_type_ids=False).to(self.model.device)
             with torch.inference_mode():
                 ids = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
                                           pad_token_id=self.tokenizer.pad_token_id)
@@ -209,11 +213,33 @@ class ClaimPrediction:
 _DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
 
 
+def fever_page_id(title: str) -> str:
+    """A Wikipedia page title as FEVER writes page ids.
+
+    Example:
+        >>> fever_page_id("Savages (2012 film)")
+        'Savages_-LRB-2012_film-RRB-'
+        >>> fever_page_id("Star Wars: Episode I")
+        'Star_Wars-COLON-_Episode_I'
+    """
+    return (title.strip().replace(" ", "_").replace("(", "-LRB-").replace(")", "-RRB-")
+            .replace(":", "-COLON-"))
+
+
 def _page_line(p: Passage) -> list[Any]:
+    """``[page, line]`` of a passage: its title as a FEVER page id, the line from its doc id.
+
+    Example:
+        >>> _page_line(Passage("doc-17#3", "Barack Obama", "", "x"))
+        ['Barack_Obama', 3]
+        >>> _page_line(Passage("Barack_Obama:2", "", "", "x"))
+        ['Barack_Obama', 2]
+    """
     m = _DOC_LINE.match(p.doc_id)
-    if m and m.group(1):
-        return [m.group(1), int(m.group(2))]
-    return [p.title or p.doc_id, 0]
+    line = int(m.group(2)) if m and m.group(1) else 0
+    if p.title.strip():
+        return [fever_page_id(p.title), line]
+    return [m.group(1) if m and m.group(1) else p.doc_id, line]
 
 
 def _citations(passages: Sequence[Passage]) -> list[dict[str, str]]:
@@ -283,6 +309,7 @@ __all__ = [
     "QuestionWriter",
     "default_format",
     "fallback_question",
+    "fever_page_id",
     "read_claims",
     "to_averitec2024",
     "to_ternary",
