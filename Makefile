@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc r2vc-dev clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc r2vc-dev r2vc-table clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -57,6 +57,12 @@ r2vc-dev: $(VENV)/.all-stamp
 	$(VENV)/bin/averitec baseline r2vc --config offline-minilm --out $(R2VC_OUT) --resume
 	$(VENV)/bin/averitec score $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 	$(VENV)/bin/averitec calibration $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
+
+# The docs/r2vc.md table: literal / label-aware × own evidence / exclude_own_evidence,
+# gated and ungated, on the first R2VC_N dev claims.
+R2VC_N ?= 500
+r2vc-table: $(VENV)/.all-stamp
+	$(PY) benchmarks/r2vc_offline_table.py --n $(R2VC_N) --out results/r2vc-table
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -398,6 +398,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     cal_source = None
     if not cfg.ablation.no_calibration:
         c = cfg.calibration
+        # The gates (tau_cal, tau_ver, abstain) do not change the fit: not in the key.
         cal_key = _digest("slc-v2", train_key, corpus_key, off.exclude_own_evidence, asdict(cfg.retrieval),
                           asdict(cfg.generator), asdict(cfg.verifier), asdict(cfg.ablation),
                           [c.fit_size, c.fit_candidates, c.fit_on, c.heldout_fraction, c.max_iter])
