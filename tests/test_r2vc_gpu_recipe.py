@@ -96,8 +96,8 @@ def test_sft_dpo_calibrate_run_with_tiny_models(tmp_path: Path, capsys: pytest.C
     assert comp["generator"]["model"] == str(tmp_path / "dpo")
     assert comp["verifier"]["backend"] == f"hf:{nli}" and comp["verifier"]["pair_order"] == "evidence-claim"
     assert comp["calibrator"] == str(cal) and comp["question_writer"].startswith("lm:")
-    assert comp["retrieval"] == "hybrid"
-    assert summary["n_claims"] == 4 and summary["n_candidates"] == 3 * 3  # claim 3 retrieves nothing
+    assert comp["retrieval"] == {"retriever": "hybrid", "sparse": "bm25s", "dense": str(encoder)}
+    assert summary["n_claims"] == 4 and summary["n_candidates"] == 4 * 3  # dense retrieval always finds some passage
     # a random LM mostly writes no label: those outputs are Uncertain candidates, counted
     assert summary["fallbacks"]["unparseable_output"] == summary["n_malformed"]
     preds = json.loads(out.read_text())

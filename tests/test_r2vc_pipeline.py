@@ -75,6 +75,7 @@ def test_end_to_end_fake_backends_by_hand(tmp_path: Path, claims_file: Path) -> 
     assert comp["calibrator"].startswith("ablation:no_calibration")
     assert comp["generator"].startswith("nli-fallback:")
     assert comp["question_writer"].startswith("template:")
+    assert comp["retrieval"]["retriever"] == "list"
     assert s["fallbacks"] == {"no_candidates": 1, "uncited_top_evidence": 0, "unparseable_output": 0,
                               "template_question": 0}
     # emitted decisions against gold: 1 accepted (right), 3 abstained (1 right: claim 2 is NEE)

@@ -145,9 +145,9 @@ class OfflineConfig:
     #: index takes over half an hour on a shared 2-core machine.
     train_claims: int | None = 800
     #: Training claims held out from the verifier to fit the calibrator on.
-    calibration_claims: int = 200
+    calibration_claims: int = 150
     #: (claim, passage) pairs the verifier is fine-tuned on (class-balanced; CPU cap).
-    train_pairs: int = 1600
+    train_pairs: int = 800
     epochs: int = 1
     learning_rate: float = 1e-4
     train_batch_size: int = 16

@@ -379,7 +379,11 @@ def describe_components(pipe: R2VCPipeline) -> dict[str, Any]:
     """
     cfg = pipe.config
     components: dict[str, Any] = {
-        "retrieval": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
+        "retrieval": {
+            "retriever": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
+            "sparse": cfg.retrieval.sparse or "none" + (" (ablation:dense_only)" if cfg.ablation.dense_only else ""),
+            "dense": cfg.retrieval.dense_model or "none" + (" (ablation:sparse_only)" if cfg.ablation.sparse_only else ""),
+        },
         "generator": getattr(pipe.generator, "name", type(pipe.generator).__name__),
         "verifier": {
             "backend": pipe.verifier.nli.name,
