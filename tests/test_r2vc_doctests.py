@@ -15,6 +15,7 @@ MODULES = [
     "averitec_tools.baselines.r2vc.decoding",
     "averitec_tools.baselines.r2vc.generator",
     "averitec_tools.baselines.r2vc.lm_loading",
+    "averitec_tools.baselines.r2vc.nli",
     "averitec_tools.baselines.r2vc.parsing",
     "averitec_tools.baselines.r2vc.sampling",
     "averitec_tools.cli.baseline_r2vc_train",
@@ -24,6 +25,8 @@ MODULES = [
     "averitec_tools.baselines.r2vc.offline",
     "averitec_tools.baselines.r2vc.output",
     "averitec_tools.baselines.r2vc.pipeline",
+    "averitec_tools.baselines.r2vc.reporting",
+    "averitec_tools.baselines.r2vc.sidecar",
     "averitec_tools.baselines.r2vc.verifier",
 ]
 

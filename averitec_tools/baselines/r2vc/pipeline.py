@@ -29,8 +29,6 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -50,91 +48,39 @@ from averitec_tools.baselines.r2vc.output import (
     FallbackQuestionWriter,
     QuestionWriter,
 )
+from averitec_tools.baselines.r2vc.reporting import (
+    FALLBACK_KINDS,
+    RunSummary,
+    decision_metrics,
+    describe_components,
+    gate_warning,
+)
+from averitec_tools.baselines.r2vc.sidecar import (
+    SIDECAR_VERSION,
+    read_sidecar,
+    sidecar_key,
+    sidecar_path,
+)
 from averitec_tools.baselines.r2vc.types import Generator, Passage, Retriever
 from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate, Verifier
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
-#: Per-claim fallbacks counted in ``RunSummary.fallbacks``.
-FALLBACK_KINDS: dict[str, str] = {
-    "no_candidates": "empty retrieval: abstained without candidates (confidence 0)",
-    "uncited_top_evidence": f"the chosen candidate cited nothing: the top {FALLBACK_EVIDENCE} "
-    "retrieved passages are listed as evidence",
-    "unparseable_output": "a generator output had no label: kept as an Uncertain candidate",
-    "template_question": "the question writer's output was not a question: 'Is it true that <claim>?'",
-}
-_SIDECAR_VERSION = 1
 
 
 class ClaimCalibrator(Protocol):
-    """A calibrator chosen per claim (cross-fitted calibrators in the offline config)."""
+    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
 
     def for_claim(self, claim: str) -> Calibrator | None:
         ...
 
-
-def sidecar_path(out: str | os.PathLike[str]) -> Path:
-    """Where a run writes its finished claims before the final output exists."""
-    p = Path(out)
-    return p.with_name(p.name + ".partial.jsonl")
 
 
 def claim_seed(base: int, claim_id: Any) -> int:
     """Per-claim generation seed: stable across runs and resumes."""
     return (base * 1_000_003 + zlib.crc32(json.dumps(claim_id).encode())) % (2**31)
 
-
-@dataclass
-class RunSummary:
-    """What a run did: counts, label distribution and timings (seconds)."""
-
-    out: str
-    n_claims: int
-    n_resumed: int
-    labels: dict[str, int]
-    n_abstained: int
-    n_malformed: int
-    n_candidates: int
-    stage_seconds: dict[str, float]
-    wall_seconds: float
-    config: str
-    format: str
-    components: dict[str, Any] = field(default_factory=dict)
-    fallbacks: dict[str, int] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    decision: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        processed = max(self.n_claims - self.n_resumed, 0)
-        per_claim = {k: (v / processed if processed else 0.0) for k, v in self.stage_seconds.items()}
-        per_candidate = {
-            k: (self.stage_seconds[k] / self.n_candidates if self.n_candidates else 0.0)
-            for k in ("generate", "verify")
-        }
-        return {
-            "out": self.out,
-            "config": self.config,
-            "format": self.format,
-            "n_claims": self.n_claims,
-            "n_resumed": self.n_resumed,
-            "n_processed": processed,
-            "labels": self.labels,
-            "n_abstained": self.n_abstained,
-            "n_candidates": self.n_candidates,
-            "n_malformed": self.n_malformed,
-            "stage_seconds": self.stage_seconds,
-            "seconds_per_claim": per_claim,
-            "seconds_per_candidate": per_candidate,
-            "wall_seconds": self.wall_seconds,
-            "claims_per_second": processed / self.wall_seconds if self.wall_seconds > 0 else 0.0,
-            "components": self.components,
-            "fallbacks": self.fallbacks,
-            "warnings": self.warnings,
-            "decision": self.decision,
-            **self.extra,
-        }
 
 
 class R2VCPipeline:
@@ -307,18 +253,18 @@ class R2VCPipeline:
         formatter = FORMATTERS[output_format]
         side = sidecar_path(out)
         header = {
-            "_r2vc_sidecar": _SIDECAR_VERSION,
+            "_r2vc_sidecar": SIDECAR_VERSION,
             "config": self.config.fingerprint(),
             "format": output_format,
         }
-        done = _read_sidecar(side, header) if resume and side.exists() else {}
+        done = read_sidecar(side, header) if resume and side.exists() else {}
         start = time.perf_counter()
         stage_seconds = dict.fromkeys(STAGES, 0.0)
         labels: Counter[str] = Counter()
         n_abstained = n_malformed = n_candidates = 0
         side.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if done else "w"
-        todo = [c for c in claims if _key(c.claim_id) not in done]
+        todo = [c for c in claims if sidecar_key(c.claim_id) not in done]
         warnings = [w for w in [gate_warning(self)] if w]
         fallbacks: Counter[str] = Counter()
         with side.open(mode, encoding="utf-8") as fh:
@@ -329,10 +275,10 @@ class R2VCPipeline:
             for n, claim in enumerate(bar, start=1):
                 pred = self.predict(claim)
                 record = formatter(pred)
-                fh.write(json.dumps({"key": _key(claim.claim_id), "record": record}) + "\n")
+                fh.write(json.dumps({"key": sidecar_key(claim.claim_id), "record": record}) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
-                done[_key(claim.claim_id)] = record
+                done[sidecar_key(claim.claim_id)] = record
                 for stage, sec in pred.timings.items():
                     stage_seconds[stage] += sec
                 n_abstained += pred.abstained
@@ -341,7 +287,7 @@ class R2VCPipeline:
                 fallbacks.update(pred.fallbacks)
                 if on_claim is not None:
                     on_claim(n)
-        records = [done[_key(c.claim_id)] for c in claims]
+        records = [done[sidecar_key(c.claim_id)] for c in claims]
         for r in records:
             labels[r.get("pred_label", r.get("predicted_label"))] += 1
         with atomic_writer(out) as fh:
@@ -371,141 +317,6 @@ class R2VCPipeline:
         )
 
 
-def describe_components(pipe: R2VCPipeline) -> dict[str, Any]:
-    """Stage → what runs it: a model id (and revision when known) or a named ablation.
-
-    Builders may refine the entries (corpus, revisions); this is the default read off
-    the stage objects.
-    """
-    cfg = pipe.config
-    components: dict[str, Any] = {
-        "retrieval": {
-            "retriever": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
-            "sparse": cfg.retrieval.sparse or "none" + (" (ablation:dense_only)" if cfg.ablation.dense_only else ""),
-            "dense": cfg.retrieval.dense_model or "none" + (" (ablation:sparse_only)" if cfg.ablation.sparse_only else ""),
-        },
-        "generator": getattr(pipe.generator, "name", type(pipe.generator).__name__),
-        "verifier": {
-            "backend": pipe.verifier.nli.name,
-            "score": pipe.verifier.score,
-            "pair_order": getattr(pipe.verifier.nli.backend, "pair_order", cfg.verifier.pair_order),
-        },
-        "question_writer": getattr(pipe.question_writer, "name", type(pipe.question_writer).__name__),
-    }
-    cal = pipe.calibrator
-    if cal is None:
-        components["calibrator"] = "ablation:no_calibration (π = s_ver clipped to [0, 1])"
-    else:
-        components["calibrator"] = getattr(cal, "source", None) or type(cal).__name__
-    if cfg.ablation.nli_only:
-        components["generator"] = f"ablation:nli_only ({components['generator']})"
-    return components
-
-
-def gate_warning(pipe: R2VCPipeline) -> str | None:
-    """A warning when no calibration-slice candidate passes both gates, else None.
-
-    Reads the (π, s_ver) Pareto frontier that :meth:`Calibrator.fit` records over every
-    candidate of its fit slice; without a calibrator there is no slice to check.
-    """
-    cal = pipe.calibrator
-    frontier = None if cal is None else (getattr(cal, "fit_info", None) or {}).get("gate_frontier")
-    if not frontier:
-        return None
-    c = pipe.config.calibration
-    if not c.abstain:
-        return None
-    ok = any(pi >= c.tau_cal and sv >= c.tau_ver for pi, sv in frontier)
-    if ok:
-        return None
-    best_pi = max(p for p, _ in frontier)
-    best_sv = max(v for _, v in frontier)
-    msg = (f"config {pipe.config.name!r}: no candidate of the calibration slice passes both gates "
-           f"(π ≥ τ_cal = {c.tau_cal}, s_ver ≥ τ_ver = {c.tau_ver}; slice maxima π {best_pi:.3f}, "
-           f"s_ver {best_sv:.3f}): expect every claim to abstain")
-    return msg
-
-
-def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Calibration of the *emitted* decisions against gold labels (when the claims have them).
-
-    ``coverage`` = share of claims not abstained; ``selective_risk`` = error rate of the
-    emitted labels on the covered claims; ``aurc`` ranks every emitted label by π with
-    the abstained claims after all accepted ones (ranking score (1 + π)/2 when
-    accepted, π/2 when abstained), correctness = emitted label (Uncertain included)
-    equals the gold label.
-    """
-    from averitec_tools.metrics.selective import aurc
-
-    pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label is not None]
-    if not pairs:
-        return {}
-    conf, correct, covered = [], [], []
-    for claim, rec in pairs:
-        diag = rec.get("r2vc", {})
-        emitted = diag.get("label")
-        abstained = bool(diag.get("abstained"))
-        pi = min(max(float(rec.get("confidence", 0.0)), 0.0), 1.0)
-        conf.append(pi / 2 if abstained else (1.0 + pi) / 2)
-        correct.append(int(emitted == claim.gold_label))
-        covered.append(not abstained)
-    n_cov = sum(covered)
-    errors = sum(1 - ok for ok, cov in zip(correct, covered, strict=True) if cov)
-    return {
-        "n": len(pairs),
-        "accuracy": sum(correct) / len(pairs),
-        "coverage": n_cov / len(pairs),
-        "selective_risk": errors / n_cov if n_cov else None,
-        "aurc": aurc(confidences=conf, correct=correct),
-    }
-
-
-def _key(claim_id: Any) -> str:
-    return json.dumps(claim_id)
-
-
-def _read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
-    """Read a partial run; drops a torn last line (truncating the file to the last good one)."""
-    done: dict[str, Any] = {}
-    good_end = 0
-    with path.open("rb") as fh:
-        data = fh.read()
-    lines = data.split(b"\n")
-    pos = 0
-    for i, raw in enumerate(lines):
-        end = pos + len(raw) + 1
-        if not raw.strip():
-            pos = end
-            continue
-        try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if i >= len(lines) - 2:  # torn last line from an interrupted write
-                break
-            raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume") from None
-        if i == 0:
-            if not isinstance(obj, dict) or obj.get("_r2vc_sidecar") != _SIDECAR_VERSION:
-                raise UserError(f"{path}:1: not an R2VC partial-run file", hint="delete it or choose another --out")
-            if obj.get("config") != header["config"] or obj.get("format") != header["format"]:
-                raise UserError(
-                    f"{path}: the partial run used a different configuration or output format",
-                    hint="rerun without --resume to start over",
-                )
-        else:
-            if not isinstance(obj, dict) or "key" not in obj or "record" not in obj:
-                raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume")
-            done[obj["key"]] = obj["record"]
-        good_end = min(end, len(data))
-        pos = end
-    if good_end < len(data):
-        with path.open("r+b") as fh:
-            fh.truncate(good_end)
-            if good_end and not data[:good_end].endswith(b"\n"):
-                fh.seek(good_end)
-                fh.write(b"\n")
-    if good_end == 0:
-        raise UserError(f"{path}: partial-run file has no header", hint="delete it and rerun without --resume")
-    return done
 
 
 def fit_calibrator(
