@@ -367,7 +367,7 @@ def test_cli_sft_then_dpo_then_generate(saved_tiny: Path, data_file: Path, tmp_p
 
     gen = HFGenerator(str(dpo_out), device="cpu", max_new_tokens=4)
     result = gen.generate("claim", [Passage(doc_id="d", title="t", url="", text="x")], k=2, seed=0)
-    assert result.n_malformed + len(result.candidates) == 2
+    assert len(result.candidates) == 2 and result.n_malformed <= 2  # unparseable outputs: Uncertain candidates
 
 
 def test_cli_errors_exit_2_with_one_line(saved_tiny: Path, data_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
