@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -77,6 +77,12 @@ r2vc-dev: $(VENV)/.all-stamp
 	$(VENV)/bin/averitec baseline r2vc --config offline-minilm --out $(R2VC_OUT) --resume
 	$(VENV)/bin/averitec score $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 	$(VENV)/bin/averitec calibration $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
+
+# The docs/r2vc.md table: literal / label-aware × own evidence / exclude_own_evidence,
+# gated and ungated, on the first R2VC_N dev claims.
+R2VC_N ?= 500
+r2vc-table: $(VENV)/.all-stamp
+	$(PY) benchmarks/r2vc_offline_table.py --n $(R2VC_N) --out results/r2vc-table
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
