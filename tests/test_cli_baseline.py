@@ -68,6 +68,14 @@ def test_human_output_and_limit(setup, tmp_path, capsys) -> None:
     assert len(json.loads(out.read_text())) == 2
 
 
+def test_limit_writes_the_matching_gold_subset(setup, tmp_path, capsys) -> None:
+    out, gold = tmp_path / "pred.json", tmp_path / "gold.json"
+    code, _, err = run([*base_args(setup, out), "--limit", "2", "--gold-subset", str(gold), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(gold.read_text()) == json.loads(setup["claims"].read_text())[:2]
+    assert len(json.loads(out.read_text())) == 2
+
+
 def test_ternary_format_flag(setup, tmp_path, capsys) -> None:
     out = tmp_path / "pred.jsonl"
     code, _, _ = run([*base_args(setup, out), "--format", "ternary", "--json"], capsys)
@@ -168,7 +176,7 @@ def test_interrupted_run_resumes(setup, tmp_path, capsys, monkeypatch) -> None:
 
     monkeypatch.setattr(R2VCPipeline, "predict", flaky)
     code, _, err = run(base_args(setup, out), capsys)
-    assert code == 130 and "interrupted" in err
+    assert code == 130 and "interrupted" in err and "--resume" in err
     assert not out.exists()  # no half-written output file
     assert len(sidecar_path(out).read_text().splitlines()) == 3  # header + 2 claims
     monkeypatch.setattr(R2VCPipeline, "predict", real_predict)

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from averitec_tools.leaderboard.profiles.base import ClaimScore
 
 
+#: The files ``--plot DIR`` writes.
+PLOT_FILES = ("reliability_diagram.png", "risk_coverage.png")
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "calibration",
@@ -215,6 +219,10 @@ def compute_report(args: argparse.Namespace) -> dict[str, Any]:
     from averitec_tools.metrics.selective import risk_coverage_curve, selective_accuracy
 
     _check_args(args)
+    if args.plot:
+        from averitec_tools.outputs import check_output_dir
+
+        check_output_dir(args.plot, option="--plot", inputs=[args.predictions, args.references], files=PLOT_FILES)
     result = score_with_profile(profile=args.profile, predictions=args.predictions, references=args.references)
     claims = list(result.per_claim)
     _check_gold(claims, args.references)
@@ -309,8 +317,6 @@ def compute_report(args: argparse.Namespace) -> dict[str, Any]:
         from averitec_tools.metrics.plots import plot_reliability_diagram, plot_risk_coverage
 
         out = Path(args.plot)
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--plot {out}: exists and is not a directory")
         name = Path(args.predictions).name
         report["plots"] = {
             "reliability_diagram": str(plot_reliability_diagram(

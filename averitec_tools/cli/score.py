@@ -92,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     profile = get_profile(args.profile)
     options = _options(args, profile)
+    if args.per_claim:  # output safety (issue 12): refuse before any scoring
+        from averitec_tools.outputs import check_output_file
+
+        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
     result = profile.score(
         predictions=args.predictions,
         references=args.references,
