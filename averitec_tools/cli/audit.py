@@ -101,6 +101,13 @@ def run(args: argparse.Namespace) -> int:
         from averitec_tools.leakage.html_report import write_html
 
         write_html(report, args.html)
+    if report.n_claims_without_date and (args.references or report.n_claims_without_date == report.n_claims):
+        source = f"--references {args.references[0]}" if args.references else args.file
+        print(
+            f"averitec audit: warning: {report.n_claims_without_date} of {report.n_claims} claims have no usable "
+            f"claim date in {source}; published_after_claim and archived_after_claim skip them",
+            file=sys.stderr,
+        )
     if args.json:
         print_json(report.to_json())
     else:
