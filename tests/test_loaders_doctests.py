@@ -28,6 +28,7 @@ MODULES = [
     "averitec_tools.leaderboard.profiles.fever",
     "averitec_tools.outputs",
     "averitec_tools.jsonio",
+    "averitec_tools.leaderboard.subset",
 ]
 
 
