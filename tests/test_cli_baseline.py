@@ -68,6 +68,14 @@ def test_human_output_and_limit(setup, tmp_path, capsys) -> None:
     assert len(json.loads(out.read_text())) == 2
 
 
+def test_no_progress_bar_off_a_terminal_or_with_json(setup, tmp_path, capsys) -> None:
+    args = [a for a in base_args(setup, tmp_path / "p.json") if a != "--no-progress"]
+    for extra in ([], ["--json"]):
+        code, _, err = run([*args, "--overwrite", *extra], capsys)
+        assert code == 0, err
+        assert "%|" not in err and "claim/s" not in err and "it/s" not in err
+
+
 def test_limit_writes_the_matching_gold_subset(setup, tmp_path, capsys) -> None:
     out, gold = tmp_path / "pred.json", tmp_path / "gold.json"
     code, _, err = run([*base_args(setup, out), "--limit", "2", "--gold-subset", str(gold), "--json"], capsys)

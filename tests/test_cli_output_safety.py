@@ -260,3 +260,24 @@ def test_baseline_refuses_to_discard_partial_progress(tmp_path: Path, capsys, mo
     one_line_error(capsys, main([*argv, "--resume", "--overwrite"]), "contradict")
     one_line_error(capsys, main([*argv, "--overwrite"]), "stopped after the checks")
     assert not side.exists()
+
+
+# ---------------------------------------------------------------- pipes and progress bars
+
+def test_score_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cmd = (f"{sys.executable} -m averitec_tools.cli.main score examples/demo_predictions.json "
+           f"examples/demo_gold.json --jobs 1 2>{tmp_path / 'err'} | head -1")
+    done = subprocess.run(cmd, shell=True, cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.stdout.count("\n") == 1
+    assert (tmp_path / "err").read_text() == ""
+
+
+def test_no_progress_bars_off_a_terminal(files, tmp_path, capsys) -> None:
+    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--jobs", "1"]) == 0
+    assert main(["export-hf", "averitec", "--split", "dev", "--data-dir", str(files["gold"]),
+                 "--out", str(tmp_path / "hf")]) == 0
+    err = capsys.readouterr().err
+    assert "%|" not in err and "it/s" not in err and "ba/s" not in err

@@ -127,6 +127,7 @@ def score_tasks(
     engine: MeteorEngine | None = None,
     jobs: int | None = None,
     progress: bool = False,
+    n_claims: int | None = None,
 ) -> list[float]:
     """Hungarian METEOR of every task, in order; identical whatever ``jobs`` is.
 
@@ -135,6 +136,8 @@ def score_tasks(
         engine: The METEOR engine (shared caches); default: the process-wide one.
         jobs: Worker processes (``None``: automatic, both cores for large inputs).
         progress: Show a progress bar on stderr.
+        n_claims: Claims the tasks belong to (several score kinds per claim): the bar then
+            counts claims, not tasks.
 
     Example:
         >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])  # doctest: +SKIP
@@ -161,7 +164,7 @@ def score_tasks(
                     for text, (words, stems) in zip(part, analysed, strict=True):
                         engine.add_analysed(text, words, stems)
         wordnet.load()
-        bar = _progress_bar(len(tasks)) if progress else None
+        bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []
             for task in tasks:
@@ -184,10 +187,13 @@ def score_tasks(
             bar.close()
 
 
-def _progress_bar(total: int) -> Any:
+def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:
+    """A bar over tasks that shows claims (tasks × n_claims / n_tasks)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="Hungarian METEOR", unit="claim", file=sys.stderr, leave=False)
+    scale = n_claims / n_tasks if n_claims and n_tasks else 1
+    return tqdm(total=n_tasks, desc="Hungarian METEOR", unit="claim", unit_scale=scale, file=sys.stderr,
+                leave=False, bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} claims [{elapsed}<{remaining}]")
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,8 @@ class Profile(ScoringProfile):
                 # A 1x1 assignment is the METEOR score itself (times 1/1.0).
                 j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress)
+        values = score_tasks([*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress,
+                             n_claims=n)
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
         sig = signature(

@@ -105,7 +105,8 @@ class Profile(ScoringProfile):
             qa_tasks.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
             a_tasks.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
         n = len(gold)
-        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks], engine=engine, jobs=jobs, progress=progress)
+        values = score_tasks([*q_tasks, *qa_tasks, *a_tasks], engine=engine, jobs=jobs, progress=progress,
+                             n_claims=n)
         q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
         sig = signature(
