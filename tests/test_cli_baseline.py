@@ -250,3 +250,10 @@ def test_predictions_score_with_averitec_score_and_calibration(shared_data, tmp_
                              "--n-resamples", "0"], capsys)
     assert code == 0, err
     assert json.loads(stdout)["n"] == 3
+
+
+def test_r2vc_help_has_a_description(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["baseline", "r2vc", "--help"])
+    out = capsys.readouterr().out
+    assert "Run the R2VC pipeline" in out and "first run builds" in out and "--resume" in out
