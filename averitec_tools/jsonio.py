@@ -152,6 +152,15 @@ def _new_file_mode(target: Path) -> int:
         return 0o666 & ~umask()
 
 
+def _is_special(target: Path) -> bool:
+    """An existing target (after symlinks) that is neither a regular file nor a directory."""
+    try:
+        st_mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(st_mode) or stat.S_ISDIR(st_mode))
+
+
 def _write_error(target: Path, exc: OSError) -> UserError:
     return UserError(f"{target}: cannot write: {exc.strerror or exc}")
 
@@ -174,6 +183,14 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
         'done'
     """
     target = Path(path)
+    if _is_special(target):  # /dev/null, a FIFO, /dev/stdout: write through, never replace it
+        try:
+            special = open(target, mode, encoding=None if "b" in mode else "utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise _write_error(target, exc) from None
+        with special:
+            yield special
+        return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         file_mode = _new_file_mode(target)

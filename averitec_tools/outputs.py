@@ -112,6 +112,8 @@ def check_output_file(
     if target.is_dir():
         raise UserError(f"{option} {target}: is an existing directory; give a file path")
     _check_not_input(target, option=option, inputs=inputs)
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: written through as they are
+        return target
     _check_writable(target.parent, option=option, target=target)
     return target
 

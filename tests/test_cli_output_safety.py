@@ -281,3 +281,32 @@ def test_no_progress_bars_off_a_terminal(files, tmp_path, capsys) -> None:
                  "--out", str(tmp_path / "hf")]) == 0
     err = capsys.readouterr().err
     assert "%|" not in err and "it/s" not in err and "ba/s" not in err
+
+
+def test_export_hf_never_overwrites_a_foreign_readme(files, tmp_path, capsys) -> None:
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "README.md").write_text("# my project\n")
+    code = main(["export-hf", "averitec", "--split", "dev", "--data-dir", str(files["gold"]), "--out", str(out)])
+    one_line_error(capsys, code, "README.md that is not a dataset card")
+    assert (out / "README.md").read_text() == "# my project\n" and not (out / "data").exists()
+
+
+def test_special_files_are_written_through_not_replaced(tmp_path: Path) -> None:
+    """`--per-claim /dev/null` must not replace /dev/null with a regular file (as root it could)."""
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link-to-fifo"
+    link.symlink_to(fifo)
+    received: list[bytes] = []
+    for target in (fifo, link):
+        reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+        reader.start()
+        with atomic_writer(target) as fh:
+            fh.write("row\n")
+        reader.join(timeout=10)
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+    assert received == [b"row\n", b"row\n"]
+    check_output_file(os.devnull, option="--per-claim")  # allowed: written through

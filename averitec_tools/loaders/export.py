@@ -169,6 +169,11 @@ def export_hf(
         text = card_path.read_text(encoding="utf-8", errors="replace")
         m = re.search(r"^pretty_name:\s*(.+)$", text, flags=re.MULTILINE)
         existing = yaml.safe_load(m.group(1)) if m else None
+        if existing is None:
+            raise UserError(
+                f"--out {out}: has a README.md that is not a dataset card of an export; refusing to overwrite it",
+                hint="export into a new folder",
+            )
         if existing != pretty:
             raise UserError(
                 f"{out}: already holds an export of {existing!r}, not {pretty!r}",
