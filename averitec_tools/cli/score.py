@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
             **options,
         )
     except UserError as exc:
-        if args.subset or not re.search(r"\d+ predictions (for|but) ", exc.message):
+        counts = re.search(r"(\d+) predictions (?:for|but) .*?(\d+) (?:reference )?claims", exc.message)
+        if args.subset or not counts or int(counts[1]) >= int(counts[2]):
             raise
         raise UserError(exc.message, hint="for a partial run (--limit N) pass --subset to score only the "
                         "claims predicted") from None
