@@ -78,8 +78,9 @@ def test_no_progress_bar_off_a_terminal_or_with_json(setup, tmp_path, capsys) ->
 
 def test_limit_writes_the_matching_gold_subset(setup, tmp_path, capsys) -> None:
     out, gold = tmp_path / "pred.json", tmp_path / "gold.json"
-    code, _, err = run([*base_args(setup, out), "--limit", "2", "--gold-subset", str(gold), "--json"], capsys)
+    code, stdout, err = run([*base_args(setup, out), "--limit", "2", "--write-gold-subset", str(gold), "--json"], capsys)
     assert code == 0, err
+    assert json.loads(stdout)["gold_subset"] == str(gold)
     assert json.loads(gold.read_text()) == json.loads(setup["claims"].read_text())[:2]
     assert len(json.loads(out.read_text())) == 2
 

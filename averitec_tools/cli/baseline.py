@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     )
     _common(r2vc)
     r2vc.add_argument("--out", required=True, metavar="PREDICTIONS", help="prediction file to write")
-    r2vc.add_argument("--gold-subset", metavar="GOLD",
+    r2vc.add_argument("--write-gold-subset", metavar="GOLD",
                       help="also write the claims actually run (the first --limit N of --claims, as in "
                       "that file) here, to score the run with: "
                       "averitec score PREDICTIONS GOLD")
@@ -85,15 +85,15 @@ def _claims_path(args: argparse.Namespace, config: Any) -> str:
 
 
 def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
-    """Output safety (issue 12): refuse bad --out / --gold-subset before any model is built."""
+    """Output safety (issue 12): refuse bad --out / --write-gold-subset before any model is built."""
     from averitec_tools.outputs import check_output_file
 
     inputs = [claims_path, args.config if args.config and "." in str(args.config) else None]
     check_output_file(args.out, option="--out", inputs=inputs)
-    if getattr(args, "gold_subset", None):
-        check_output_file(args.gold_subset, option="--gold-subset", inputs=inputs)
-        if os.path.abspath(args.gold_subset) == os.path.abspath(args.out):
-            raise UserError(f"--gold-subset {args.gold_subset}: is also --out")
+    if getattr(args, "write_gold_subset", None):
+        check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=inputs)
+        if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
+            raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
     if not hasattr(args, "resume"):
         return
     from averitec_tools.baselines.r2vc.pipeline import sidecar_path
@@ -172,17 +172,21 @@ def run_r2vc(args: argparse.Namespace) -> int:
         print(f"averitec baseline: interrupted; progress is saved in {sidecar_path(args.out)}: rerun "
               "the same command with --resume to continue", file=sys.stderr)
         return 130
-    if args.gold_subset:
-        _write_gold_subset(args.gold_subset, args.claims_path, len(claims))
+    if args.write_gold_subset:
+        _write_gold_subset(args.write_gold_subset, args.claims_path, len(claims))
     if pipe.config.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import describe
 
         summary.extra["offline"] = describe(pipe.config)
     result = summary.to_dict()
+    if args.write_gold_subset:
+        result["gold_subset"] = str(args.write_gold_subset)
     if args.json:
         print_json(result)
     else:
         print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
+        if args.write_gold_subset:
+            print(f"wrote the gold items of these {result['n_claims']} claims to {args.write_gold_subset}")
         print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
               f"malformed candidates: {result['n_malformed']}")
         per = result["seconds_per_claim"]
