@@ -275,12 +275,18 @@ def test_score_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert (tmp_path / "err").read_text() == ""
 
 
-def test_no_progress_bars_off_a_terminal(files, tmp_path, capsys) -> None:
-    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--jobs", "1"]) == 0
-    assert main(["export-hf", "averitec", "--split", "dev", "--data-dir", str(files["gold"]),
-                 "--out", str(tmp_path / "hf")]) == 0
-    err = capsys.readouterr().err
-    assert "%|" not in err and "it/s" not in err and "ba/s" not in err
+def test_no_progress_bars_off_a_terminal(files, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_DATASETS_CACHE": str(tmp_path / "cache")}
+    for argv in (["score", str(files["pred2024"]), str(files["gold"]), "--jobs", "1"],
+                 ["export-hf", "averitec", "--split", "dev", "--data-dir", str(files["gold"]),
+                  "--out", str(tmp_path / "hf")]):
+        done = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", *argv], cwd=REPO, env=env,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "%|" not in done.stderr and "it/s" not in done.stderr and "ba/s" not in done.stderr, done.stderr
 
 
 def test_export_hf_never_overwrites_a_foreign_readme(files, tmp_path, capsys) -> None:
