@@ -33,6 +33,13 @@ def umask() -> int:
         >>> 0 <= umask() <= 0o777
         True
     """
+    try:  # Linux: read it without touching it (no window where another thread sees a changed umask)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
     current = os.umask(0o022)
     os.umask(current)
     return current
