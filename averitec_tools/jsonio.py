@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -144,19 +145,74 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[Located]:
         yield Located(item, str(path), None, i)
 
 
+def _new_file_mode(target: Path) -> int:
+    """The mode ``open(target, "w")`` would leave: the old file's, else 0o666 minus the umask."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        from averitec_tools.outputs import umask
+
+        return 0o666 & ~umask()
+
+
+def _is_special(target: Path) -> bool:
+    """An existing target (after symlinks) that is neither a regular file nor a directory."""
+    try:
+        st_mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(st_mode) or stat.S_ISDIR(st_mode))
+
+
+def _write_error(target: Path, exc: OSError) -> UserError:
+    return UserError(f"{target}: cannot write: {exc.strerror or exc}")
+
+
 @contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename on success.
 
-    An interrupted or failing write never leaves a partial file at ``path``.
+    An interrupted or failing write never leaves a partial file at ``path``. The file gets
+    the mode a plain ``open()`` would give (an existing file's mode, else 0o666 minus the
+    umask). Failures to create, flush or rename the file become a one-line
+    :class:`UserError`.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+        >>> with atomic_writer(target) as fh:
+        ...     _ = fh.write("done")
+        >>> target.read_text()
+        'done'
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if _is_special(target):  # /dev/null, a FIFO, /dev/stdout: write through, never replace it
+        try:
+            special = open(target, mode, encoding=None if "b" in mode else "utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise _write_error(target, exc) from None
+        with special:
+            yield special
+        return
     try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        file_mode = _new_file_mode(target)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _write_error(target, exc) from None
+    try:
+        os.fchmod(fd, file_mode)
+        fh = os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8")
+        with fh:
             yield fh
-        os.replace(tmp, target)
+            try:
+                fh.flush()
+            except OSError as exc:
+                raise _write_error(target, exc) from None
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise _write_error(target, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -178,9 +234,15 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
         ['meta.json']
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    except OSError as exc:
+        raise _write_error(target, exc) from None
+    try:
+        from averitec_tools.outputs import umask
+
+        tmp.chmod(0o777 & ~umask())  # mkdtemp makes it 0700
         yield tmp
         if target.exists():
             shutil.rmtree(target)

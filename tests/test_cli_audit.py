@@ -89,10 +89,17 @@ def test_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert not html.exists()
 
 
-def test_missing_argument_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["audit"])
-    assert exc.value.code == 2
+def test_missing_argument_is_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit"]) == 2
+    assert "missing FILE" in capsys.readouterr().err
+
+
+def test_fail_on_does_not_swallow_file(gold: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--fail-on RULE FILE` (issue 12): FILE is the file, not a rule."""
+    assert main(["audit", "--fail-on", "published_after_claim", str(gold), "--json"]) == 1
+    assert main(["audit", "--json", "--fail-on", "misinfo_source,split_overlap", str(gold)]) == 0
+    assert main(["audit", "--fail-on", "misinfo_source", "split_overlap", "--", str(gold)]) == 0
+    capsys.readouterr()
 
 
 @pytest.mark.shared_data

@@ -69,6 +69,23 @@ def test_human_output_and_limit(setup, tmp_path, capsys) -> None:
     assert len(json.loads(out.read_text())) == 2
 
 
+def test_no_progress_bar_off_a_terminal_or_with_json(setup, tmp_path, capsys) -> None:
+    args = [a for a in base_args(setup, tmp_path / "p.json") if a != "--no-progress"]
+    for extra in ([], ["--json"]):
+        code, _, err = run([*args, "--overwrite", *extra], capsys)
+        assert code == 0, err
+        assert "%|" not in err and "claim/s" not in err and "it/s" not in err
+
+
+def test_limit_writes_the_matching_gold_subset(setup, tmp_path, capsys) -> None:
+    out, gold = tmp_path / "pred.json", tmp_path / "gold.json"
+    code, stdout, err = run([*base_args(setup, out), "--limit", "2", "--write-gold-subset", str(gold), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(stdout)["gold_subset"] == str(gold)
+    assert json.loads(gold.read_text()) == json.loads(setup["claims"].read_text())[:2]
+    assert len(json.loads(out.read_text())) == 2
+
+
 def test_ternary_format_flag(setup, tmp_path, capsys) -> None:
     out = tmp_path / "pred.jsonl"
     code, _, _ = run([*base_args(setup, out), "--format", "ternary", "--json"], capsys)
@@ -170,7 +187,7 @@ def test_interrupted_run_resumes(setup, tmp_path, capsys, monkeypatch) -> None:
 
     monkeypatch.setattr(R2VCPipeline, "predict", flaky)
     code, _, err = run(base_args(setup, out), capsys)
-    assert code == 130 and "interrupted" in err
+    assert code == 130 and "interrupted" in err and "--resume" in err
     assert not out.exists()  # no half-written output file
     assert len(sidecar_path(out).read_text().splitlines()) == 3  # header + 2 claims
     monkeypatch.setattr(R2VCPipeline, "predict", real_predict)
@@ -250,3 +267,10 @@ def test_predictions_score_with_averitec_score_and_calibration(shared_data, tmp_
                              "--n-resamples", "0"], capsys)
     assert code == 0, err
     assert json.loads(stdout)["n"] == 3
+
+
+def test_r2vc_help_has_a_description(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["baseline", "r2vc", "--help"])
+    out = capsys.readouterr().out
+    assert "Run the R2VC pipeline" in out and "first run builds" in out and "--resume" in out

@@ -84,3 +84,37 @@ def test_export_hf_text_output_and_required_out(data_dir: Path, tmp_path: Path, 
     with pytest.raises(SystemExit) as exc:
         main(["export-hf", "averitec/dev"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [
+        ("averitec", [{"claim_id": 0, "claim": "a", "pred_label": "Refuted", "evidence": []}]),
+        ("fever/paper_dev", [{"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": []}]),
+        ("vitaminc", [{"claim": "c", "evidence": "e", "predicted_label": "SUPPORTS"}]),
+    ],
+)
+def test_predictions_file_is_not_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, rows: list) -> None:
+    """Issue 12: a predictions file passed as the dataset is refused, saying what it looks like."""
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split = [] if "/" in name else ["--split", "dev"]
+    for argv in (["stats", name, *split, "--data-dir", str(preds)],
+                 ["export-hf", name, *split, "--data-dir", str(preds), "--out", str(tmp_path / "hf")]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1
+        assert "looks like a predictions file" in err and "preds.jsonl" in err
+    assert not (tmp_path / "hf").exists()
+
+
+def test_hub_unreachable_fails_fast_with_the_fix(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Issue 12: no data dir and no network: one line naming AVERITEC_DATA_DIR, no retries."""
+    from averitec_tools.loaders import base
+
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "AVERITEC_DATA_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(base, "hub_reachable", lambda timeout=3.0: False)
+    assert main(["stats", "averitec", "--split", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert "hub is unreachable" in err and "AVERITEC_DATA_DIR" in err and "--data-dir" in err

@@ -26,6 +26,9 @@ MODULES = [
     "averitec_tools.leakage.html_report",
     "averitec_tools.metrics.fever_score",
     "averitec_tools.leaderboard.profiles.fever",
+    "averitec_tools.outputs",
+    "averitec_tools.jsonio",
+    "averitec_tools.leaderboard.subset",
 ]
 
 

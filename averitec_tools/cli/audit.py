@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="gold file or 2024-format submission (JSON or JSONL)")
+    parser.add_argument("file", metavar="FILE", nargs="?", help="gold file or 2024-format submission (JSON or JSONL)")
     parser.add_argument(
         "--references", action="append", default=[], metavar="GOLD",
         help="gold file(s): claim dates / fact-checking articles for a submission (the first is "
@@ -40,8 +40,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("--html", metavar="REPORT", help="also write an HTML report here")
     parser.add_argument(
-        "--fail-on", nargs="+", default=[], metavar="RULE",
-        help=f"exit 1 if any of these rules fires: {RULE_HELP}",
+        "--fail-on", nargs="+", action="extend", default=[], metavar="RULE",
+        help=f"exit 1 if any of these rules fires (also comma-separated): {RULE_HELP}",
     )
     parser.add_argument("--max-rows", type=int, default=10, help="rows shown per rule in the table (default 10)")
     parser.set_defaults(func=run)
@@ -82,15 +82,32 @@ def _print_table(report: Any, max_rows: int) -> None:
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.errors import UserError
     from averitec_tools.leakage import check_fail_on, run_audit
+    from averitec_tools.leakage.audit import fail_on_names
 
-    fail_on = check_fail_on(args.fail_on)
+    rules = [rule.strip() for item in args.fail_on for rule in item.split(",") if rule.strip()]
+    if args.file is None and rules and rules[-1] not in fail_on_names():
+        args.file = rules.pop()  # `--fail-on RULE FILE`: nargs="+" swallowed FILE
+    if args.file is None:
+        raise UserError("missing FILE (the gold file or submission to audit)")
+    fail_on = check_fail_on(rules)
     if args.max_rows < 0:
         raise UserError("--max-rows must be >= 0")
+    if args.html:
+        from averitec_tools.outputs import check_output_file
+
+        check_output_file(args.html, option="--html", inputs=[args.file, *args.references])
     report = run_audit(args.file, references=args.references, extra_fact_checkers=args.fact_checker)
     if args.html:
         from averitec_tools.leakage.html_report import write_html
 
         write_html(report, args.html)
+    if report.n_claims_without_date and (args.references or report.n_claims_without_date == report.n_claims):
+        source = f"--references {args.references[0]}" if args.references else args.file
+        print(
+            f"averitec audit: warning: {report.n_claims_without_date} of {report.n_claims} claims have no usable "
+            f"claim date in {source}; published_after_claim and archived_after_claim skip them",
+            file=sys.stderr,
+        )
     if args.json:
         print_json(report.to_json())
     else:

@@ -18,6 +18,7 @@ ignored while fitting).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -35,14 +36,27 @@ def add_parser(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 
-    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline "
-                          "(`r2vc train sft|dpo` trains its generator)")
+    r2vc = sub.add_parser(
+        "r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline "
+        "(`r2vc train sft|dpo` trains its generator)",
+        description="Run the R2VC pipeline (hybrid BM25 + dense retrieval → k generator candidates → "
+        "NLI verifier → SLC calibrator → abstention) on --claims and write predictions to --out that "
+        "`averitec score` reads. The first run builds its indexes and models (minutes, whatever "
+        "--limit is); later runs reuse them. An interrupted run continues with --resume. "
+        "`averitec baseline r2vc train sft|dpo` trains the generator.",
+    )
     _common(r2vc, required=False)  # not required by `r2vc train`; run_r2vc checks them
     r2vc.add_argument("--out", metavar="PREDICTIONS", help="prediction file to write (required)")
+    r2vc.add_argument("--write-gold-subset", metavar="GOLD",
+                      help="also write the claims actually run (the first --limit N of --claims, as in "
+                      "that file) here, to score the run with: "
+                      "averitec score PREDICTIONS GOLD")
     r2vc.add_argument("--format", choices=("auto", "averitec2024", "ternary"), default="auto",
                       help="output format (default: averitec2024 for AVeriTeC claims, ternary for FEVER/VitaminC)")
     r2vc.add_argument("--resume", action="store_true",
                       help="continue an interrupted run from OUT.partial.jsonl")
+    r2vc.add_argument("--overwrite", action="store_true",
+                      help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over")
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
@@ -67,6 +81,57 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
+def _claims_path(args: argparse.Namespace, config: Any) -> str:
+    if args.claims is not None:
+        return str(args.claims)
+    if not config.offline.enabled:
+        raise UserError(f"config {config.name!r}: --claims is required")
+    from averitec_tools.baselines.r2vc.offline import default_claims_path
+
+    return str(default_claims_path())
+
+
+def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
+    """Output safety (issue 12): refuse bad --out / --write-gold-subset before any model is built."""
+    from averitec_tools.outputs import check_output_file
+
+    inputs = [claims_path, args.config if args.config and "." in str(args.config) else None]
+    check_output_file(args.out, option="--out", inputs=inputs)
+    if getattr(args, "write_gold_subset", None):
+        check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=inputs)
+        if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
+            raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
+    if not hasattr(args, "resume"):
+        return
+    from averitec_tools.baselines.r2vc.sidecar import sidecar_path
+
+    side = sidecar_path(args.out)
+    if args.resume and args.overwrite:
+        raise UserError("--resume and --overwrite contradict each other; choose one")
+    if side.exists() and not args.resume:
+        if not args.overwrite:
+            raise UserError(
+                f"{side}: an interrupted run left partial progress here",
+                hint="pass --resume to continue it or --overwrite to start over",
+            )
+        side.unlink()
+
+
+def _write_gold_subset(path: str, claims_path: str, n: int) -> None:
+    import json
+
+    from averitec_tools.jsonio import atomic_writer, iter_records, sniff_format
+
+    items = [loc.value for _, loc in zip(range(n), iter_records(claims_path), strict=False)]
+    with atomic_writer(path) as fh:
+        if sniff_format(claims_path) == "jsonl":
+            for item in items:
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+        else:
+            json.dump(items, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+
+
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     from averitec_tools.baselines.r2vc.config import resolve_config
     from averitec_tools.baselines.r2vc.output import read_claims
@@ -74,13 +139,9 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
     config = resolve_config(args.config)
-    claims_path = args.claims
-    if claims_path is None:
-        if not config.offline.enabled:
-            raise UserError(f"config {config.name!r}: --claims is required")
-        from averitec_tools.baselines.r2vc.offline import default_claims_path
-
-        claims_path = str(default_claims_path())
+    claims_path = _claims_path(args, config)
+    _check_outputs(args, claims_path)
+    args.claims_path = claims_path
     if config.offline.enabled and args.corpus:
         raise UserError(f"config {config.name!r} builds its own corpus: drop --corpus")
     claims = read_claims(claims_path)
@@ -109,22 +170,35 @@ def run_r2vc(args: argparse.Namespace) -> int:
         args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
     config, claims = _load(args)
     fmt = default_format(claims) if args.format == "auto" else args.format
-    progress = not args.no_progress and not args.json
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress)
-    summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress)
+    try:
+        summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress)
+    except KeyboardInterrupt:
+        from averitec_tools.baselines.r2vc.sidecar import sidecar_path
+
+        print(f"averitec baseline: interrupted; progress is saved in {sidecar_path(args.out)}: rerun "
+              "the same command with --resume to continue", file=sys.stderr)
+        return 130
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if args.write_gold_subset:
+        _write_gold_subset(args.write_gold_subset, args.claims_path, len(claims))
     if pipe.config.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import describe
 
         summary.extra["offline"] = describe(pipe.config)
     result = summary.to_dict()
+    if args.write_gold_subset:
+        result["gold_subset"] = str(args.write_gold_subset)
     if args.json:
         print_json(result)
     else:
         print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
+        if args.write_gold_subset:
+            print(f"wrote the gold items of these {result['n_claims']} claims to {args.write_gold_subset}")
         print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
               f"unparseable generator outputs: {result['n_malformed']}")
         for stage, what in result["components"].items():
@@ -151,7 +225,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     # The calibrator being fitted does not exist yet: simulate inference without one.
     config = replace(config, calibration=replace(config.calibration, path=None),
                      ablation=replace(config.ablation, no_calibration=True))
-    progress = not args.no_progress and not args.json
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress)

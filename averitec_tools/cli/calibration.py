@@ -16,12 +16,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from averitec_tools.cli._calibration_inputs import (
+    check_args,
+    check_gold,
+    confidence_claims,
+    prescan,
+)
 from averitec_tools.cli._json import print_json
 from averitec_tools.cli._profile_scores import add_profile_argument, score_with_profile
 from averitec_tools.errors import UserError
 
 if TYPE_CHECKING:
     from averitec_tools.leaderboard.profiles.base import ClaimScore
+
+
+#: The files ``--plot DIR`` writes.
+PLOT_FILES = ("reliability_diagram.png", "risk_coverage.png")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -70,63 +80,18 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    if args.n_bins < 1:
-        raise UserError(f"--n-bins must be ≥ 1, got {args.n_bins}")
-    if not 0.0 <= args.threshold <= 1.0:
-        raise UserError(f"--threshold must be in [0, 1], got {args.threshold}")
-    if not 0.0 <= args.target_risk <= 1.0:
-        raise UserError(f"--target-risk must be in [0, 1], got {args.target_risk}")
-    if not 0.0 < args.target_coverage <= 1.0:
-        raise UserError(f"--target-coverage must be in (0, 1], got {args.target_coverage}")
-    if args.n_resamples < 0:
-        raise UserError(f"--n-resamples must be ≥ 0, got {args.n_resamples}")
-    if not 0.0 < args.confidence_level < 1.0:
-        raise UserError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
-
-
-def _check_gold(claims: Sequence[ClaimScore], path: str) -> None:
-    for claim in claims:
-        if claim.gold_label is None:
-            raise UserError(f"{path}: claim {claim.claim_id!r} has no gold label, so correctness is undefined")
-
-
-def _confidence_claims(
-    claims: Sequence[ClaimScore], *, predictions: str, drop_missing: bool
-) -> tuple[list[ClaimScore], int]:
-    missing = [c for c in claims if c.confidence is None]
-    if missing and not drop_missing:
-        if len(missing) == len(claims):
-            raise UserError(
-                f"{predictions}: no claim has a 'confidence' field",
-                hint="add a confidence in [0, 1] to every prediction",
-            )
-        raise UserError(
-            f"{predictions}: claim {missing[0].claim_id!r} has no 'confidence'"
-            + (f" ({len(missing)} claims lack one)" if len(missing) > 1 else ""),
-            hint="add it, or pass --drop-missing-confidence to leave such claims out",
-        )
-    kept = [c for c in claims if c.confidence is not None]
-    for c in kept:
-        try:
-            value = float(c.confidence)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            value = float("nan")
-        if isinstance(c.confidence, bool) or not 0.0 <= value <= 1.0:  # NaN fails too
-            raise UserError(
-                f"{predictions}: claim {c.claim_id!r}: confidence {c.confidence!r} is not a number in [0, 1]"
-            )
-    if not kept:
-        raise UserError(f"{predictions}: no claim with a confidence left to analyse")
-    return kept, len(missing)
-
-
 def _multiclass(
     claims: Sequence[ClaimScore], labels: Sequence[str], *, predictions: str, n_bins: int, strategy: str
 ) -> dict[str, Any] | None:
-    """Multiclass Brier and classwise ECE when every claim has ``probabilities``."""
-    if not claims or any(c.probabilities is None for c in claims):
+    """Multiclass Brier and classwise ECE when every claim has ``probabilities``.
+
+    When only some claims have them, says so (``skipped``) instead of silently omitting it.
+    """
+    n_with = sum(c.probabilities is not None for c in claims)
+    if not claims or n_with == 0:
         return None
+    if n_with < len(claims):
+        return {"skipped": f"only {n_with} of {len(claims)} claims have 'probabilities'"}
     from averitec_tools.metrics.brier import multiclass_brier_score
     from averitec_tools.metrics.ece import classwise_calibration_error
 
@@ -214,10 +179,15 @@ def compute_report(args: argparse.Namespace) -> dict[str, Any]:
     from averitec_tools.metrics.ece import reliability_diagram
     from averitec_tools.metrics.selective import risk_coverage_curve, selective_accuracy
 
-    _check_args(args)
+    check_args(args)
+    prescan(args.predictions)
+    if args.plot:
+        from averitec_tools.outputs import check_output_dir
+
+        check_output_dir(args.plot, option="--plot", inputs=[args.predictions, args.references], files=PLOT_FILES)
     result = score_with_profile(profile=args.profile, predictions=args.predictions, references=args.references)
     claims = list(result.per_claim)
-    _check_gold(claims, args.references)
+    check_gold(claims, args.references)
     abstain_labels = tuple(args.abstain_label) if args.abstain_label else DEFAULT_ABSTAIN_LABELS
 
     gold_all = [str(c.gold_label) for c in claims]
@@ -240,7 +210,7 @@ def compute_report(args: argparse.Namespace) -> dict[str, Any]:
                 f"{args.predictions}: every prediction is an abstain label; nothing is left to "
                 "calibrate in --abstention-mode abstain"
             )
-    kept, n_missing = _confidence_claims(
+    kept, n_missing = confidence_claims(
         claims, predictions=args.predictions, drop_missing=args.drop_missing_confidence
     )
     conf = np.array([float(c.confidence) for c in kept if c.confidence is not None], dtype=np.float64)
@@ -309,8 +279,6 @@ def compute_report(args: argparse.Namespace) -> dict[str, Any]:
         from averitec_tools.metrics.plots import plot_reliability_diagram, plot_risk_coverage
 
         out = Path(args.plot)
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--plot {out}: exists and is not a directory")
         name = Path(args.predictions).name
         report["plots"] = {
             "reliability_diagram": str(plot_reliability_diagram(
@@ -365,7 +333,9 @@ def _print_text(report: dict[str, Any]) -> None:
         f"  risk @ coverage ≥ {rac['target_coverage']:g}: {_fmt(rac['risk'])} "
         f"(coverage {_fmt(rac['coverage'])})"
     )
-    if report["multiclass"]:
+    if report["multiclass"] and "skipped" in report["multiclass"]:
+        out.append(f"  multiclass Brier/ECE skipped: {report['multiclass']['skipped']}")
+    elif report["multiclass"]:
         mc = report["multiclass"]
         out.append(
             f"  multiclass Brier {_fmt(mc['brier'])} (½-scaled {_fmt(mc['brier_scaled_by_half'])}), "

@@ -25,6 +25,33 @@ if TYPE_CHECKING:
 
 LABEL_METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
 
+_THRESHOLDS = ("0.1", "0.2", "0.25", "0.3", "0.4", "0.5")
+#: Per-claim value names of each built-in profile, so an unknown --metric fails before the
+#: (slow) scoring; tests/test_cli_compare.py checks them against what the profiles return.
+KNOWN_METRICS: dict[str, tuple[str, ...]] = {
+    "averitec2024": ("questions_only", "questions_answers", "answers_only", "label_accuracy",
+                     *(f"averitec_score@{t}" for t in _THRESHOLDS)),
+    "averitec2023": ("questions_only", "questions_answers", "label_accuracy", "justification",
+                     *(f"{m}@{t}" for t in _THRESHOLDS for m in ("averitec_score", "justification_score"))),
+    "evalai": ("evidence_score", "correct",
+               *(f"{m}@{t}" for t in ("0.2", "0.25", "0.3") for m in ("label_accuracy", "evidence_meteor"))),
+    "fever": ("strict_score", "label_accuracy"),
+}
+
+
+def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
+    """Reject an unknown --metric of a built-in profile before anything is scored."""
+    from averitec_tools.registry import Registry
+
+    if not names or profile not in KNOWN_METRICS:
+        return
+    known = Registry[str](f"metric of profile {profile!r}")
+    for name in (*KNOWN_METRICS[profile], *LABEL_METRICS):
+        if name not in known.names():
+            known.add(name, name)
+    for name in names:
+        known.get(name)
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -129,6 +156,7 @@ def compute_comparison(args: argparse.Namespace) -> dict[str, Any]:
     if not 0.0 < args.confidence_level < 1.0:
         raise UserError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
 
+    check_metric_names(args.profile, args.metric)
     res_a = score_with_profile(profile=args.profile, predictions=args.a, references=args.references)
     res_b = score_with_profile(profile=args.profile, predictions=args.b, references=args.references)
     pairs = _align(res_a, res_b, args.a, args.b)

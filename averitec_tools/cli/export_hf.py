@@ -33,6 +33,10 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.loaders.export import export_hf
 
+    if args.json or not sys.stderr.isatty():  # progress bars only on a terminal
+        from datasets.utils.logging import disable_progress_bar
+
+        disable_progress_bar()
     result = export_hf(
         args.name, split=args.split, out_dir=args.out, data_dir=args.data_dir, hub_id=args.hub_id, wiki_dir=args.wiki_dir
     )

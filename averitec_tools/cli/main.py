@@ -62,8 +62,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"averitec {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as exc:  # a write the output checks could not foresee (disk full, ...)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"averitec {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        sys.stdout.flush()  # `averitec score ... | head`: a closed pipe ends quietly
+    except BrokenPipeError:
+        _silence_stdout()
     return int(code or 0)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot complain."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout replaced (tests) or closed
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -47,6 +48,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--per-claim", metavar="FILE.jsonl", help="write one JSON line of scores per claim")
+    parser.add_argument("--subset", action="store_true",
+                        help="score only the reference claims present in the predictions (a --limit run); "
+                        "the signature, JSON and table say 'subset: N/M'")
     parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: the idle cores, at most 4, for 150+ claims; output is identical for any N)")
     parser.add_argument(
         "--no-download",
@@ -110,13 +114,31 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     profile = get_profile(args.profile)
     options = _options(args, profile)
-    result = profile.score(
-        predictions=args.predictions,
-        references=args.references,
-        jobs=args.jobs,
-        progress=not args.json and sys.stderr.isatty(),
-        **options,
-    )
+    if args.per_claim:  # output safety (issue 12): refuse before any scoring
+        from averitec_tools.outputs import check_output_file
+
+        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
+    score = profile.score
+    if args.subset:  # partial runs (issue 12)
+        from functools import partial
+
+        from averitec_tools.leaderboard.subset import score_subset
+
+        score = partial(score_subset, profile)
+    try:
+        result = score(
+            predictions=args.predictions,
+            references=args.references,
+            jobs=args.jobs,
+            progress=not args.json and sys.stderr.isatty(),
+            **options,
+        )
+    except UserError as exc:
+        counts = re.search(r"(\d+) predictions (?:for|but) .*?(\d+) (?:reference )?claims", exc.message)
+        if args.subset or not counts or int(counts[1]) >= int(counts[2]):
+            raise
+        raise UserError(exc.message, hint="for a partial run (--limit N) pass --subset to score only the "
+                        "claims predicted") from None
     for warning in result.warnings:
         print(f"averitec score: warning: {warning}", file=sys.stderr)
     if args.per_claim:
@@ -170,10 +192,11 @@ def print_table(summary: Mapping[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"averitec score — {summary.get('profile')} ({summary.get('n_claims')} claims)")
+    subset = f", subset: {summary['subset']}" if "subset" in summary else ""
+    table = Table(title=f"averitec score — {summary.get('profile')} ({summary.get('n_claims')} claims{subset})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for name, value in _flatten({k: v for k, v in summary.items() if k not in {"profile", "signature", "n_claims"}}):
+    for name, value in _flatten({k: v for k, v in summary.items() if k not in {"profile", "signature", "n_claims", "subset"}}):
         table.add_row(name.replace("_", " "), _fmt(value))
     console.print(table)
     console.print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)

@@ -60,9 +60,11 @@ def sniff_item_format(item: Any) -> str | None:
         return "fever"
     if "id" in item and "evidence" in item:
         ev = item["evidence"]
-        if isinstance(ev, list) and all(isinstance(e, str) for e in ev):
-            return "evalai"
-        return "fever"
+        # FEVER gold evidence is a list of evidence groups (lists); anything else with an
+        # id is an EvalAI line, whose evidence check then names the wrong type.
+        if isinstance(ev, list) and any(isinstance(e, list) for e in ev):
+            return "fever"
+        return "evalai"
     if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
         return "averitec2023"
     return None

@@ -196,10 +196,19 @@ def read_audit_input(
         claims = [claim_from_gold(g, index=i, where=items[i].where) for i, g in enumerate(gold)]
         splits.setdefault(_split_name(path), gold)
     else:
+        first_seen: dict[int, str] = {}
         for loc in items:
             if not isinstance(loc.value, Mapping) or "evidence" not in loc.value:
                 raise UserError(f"{loc.where}: expected a submission object with 'evidence'")
-            claims.append(_claim_from_submission(loc.value, position=loc.index, where=loc.where, references=first_ref))
+            claim = _claim_from_submission(loc.value, position=loc.index, where=loc.where, references=first_ref)
+            if claim.claim_index in first_seen:
+                # two items aligned on one gold claim would be audited with each other's date
+                raise UserError(
+                    f"{loc.where}: duplicate claim_id {claim.claim_index} (first at {first_seen[claim.claim_index]})",
+                    hint="each claim must appear once",
+                )
+            first_seen[claim.claim_index] = loc.where
+            claims.append(claim)
     return AuditInput(path=str(path), kind=kind, claims=tuple(claims), splits=splits)
 
 

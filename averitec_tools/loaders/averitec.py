@@ -12,7 +12,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from averitec_tools.loaders.base import DatasetFamily, list_of, register_family, share
+from averitec_tools.loaders.base import (
+    DatasetFamily,
+    list_of,
+    register_family,
+    reject_predictions,
+    share,
+)
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 if TYPE_CHECKING:
@@ -79,6 +85,7 @@ class AVeriTeCFamily(DatasetFamily):
     hub_id: ClassVar[str | None] = "pminervini/averitec"
 
     def parse(self, obj: Any, *, where: str, index: int) -> AVeriTeCClaim:
+        reject_predictions(obj, where=where, dataset="AVeriTeC", gold_fields=("label", "questions", "justification"))
         return AVeriTeCClaim.from_dict(obj, where=where, claim_id=index)
 
     def features(self) -> datasets.Features:

@@ -189,6 +189,26 @@ def offline() -> bool:
     )
 
 
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the hub's host accepts a TCP connection (one quick try, no retries).
+
+    Behind a proxy (``HTTPS_PROXY``) the direct connection says nothing, so it answers True.
+    """
+    import socket
+    from urllib.parse import urlparse
+
+    if os.environ.get("HTTPS_PROXY") or os.environ.get("https_proxy"):
+        return True
+    endpoint = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    host = endpoint.hostname or "huggingface.co"
+    port = endpoint.port or (443 if endpoint.scheme != "http" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> Iterator[Any]:
     """Typed records from a hub repository (or a local folder in hub layout).
 
@@ -209,6 +229,12 @@ def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> I
         raise UserError(
             f"{family.name}/{split}: no local files found and the hub is disabled (HF_HUB_OFFLINE)",
             hint=f"pass --data-dir with the upstream files, or unset HF_HUB_OFFLINE to fetch {repo}",
+        )
+    if not is_local and not hub_reachable():
+        raise UserError(
+            f"{family.name}/{split}: no local files found and the Hugging Face hub is unreachable",
+            hint=f"set {DATA_DIR_ENV} to the folder holding {' or '.join(family.split_files[split])} "
+            f"(e.g. {DATA_DIR_ENV}=../shared/data) or pass --data-dir",
         )
     import datasets
 
@@ -249,12 +275,40 @@ def iter_family_records(
     yield from iter_hub_records(family, split, hub_id)
 
 
+#: Field names only prediction files carry; a "gold" record holding them is a mix-up.
+PREDICTION_FIELDS: tuple[str, ...] = ("pred_label", "predicted_label", "predicted_evidence", "pred_evidence")
+
+
+def reject_predictions(obj: Any, *, where: str, dataset: str, gold_fields: tuple[str, ...]) -> None:
+    """Refuse a predictions record where gold data is expected, saying what the file looks like.
+
+    Example:
+        >>> reject_predictions({"claim": "c", "label": "Refuted"}, where="dev.json[0]",
+        ...                    dataset="AVeriTeC", gold_fields=("label", "questions"))
+        >>> reject_predictions({"claim": "c", "pred_label": "Refuted"}, where="p.json[0]",
+        ...                    dataset="AVeriTeC", gold_fields=("label", "questions"))
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: p.json[0]: this looks like a predictions file ...
+    """
+    if not isinstance(obj, Mapping):
+        return
+    if any(k in obj for k in PREDICTION_FIELDS) and not any(k in obj for k in gold_fields):
+        raise UserError(
+            f"{where}: this looks like a predictions file (fields: {', '.join(map(str, list(obj)[:8]))}), "
+            f"not {dataset} gold data (which has {', '.join(gold_fields)})",
+            hint="pass the gold file; predictions go to `averitec score`",
+        )
+
+
 def share(counts: Mapping[str, int], total: int) -> dict[str, float]:
     """``count / total`` per key (0.0 when total is 0), keys sorted by count then name."""
     return {k: (v / total if total else 0.0) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
 
 
 __all__ = [
+    "PREDICTION_FIELDS",
+    "reject_predictions",
     "DATASETS",
     "DATA_DIR_ENV",
     "FAMILIES",

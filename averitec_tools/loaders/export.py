@@ -28,7 +28,8 @@ from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 from averitec_tools.loaders import r2vc
 from averitec_tools.loaders.api import load
-from averitec_tools.loaders.base import FAMILIES, resolve
+from averitec_tools.loaders.base import DATA_DIR_ENV, FAMILIES, find_local_file, resolve
+from averitec_tools.outputs import check_output_dir, umask
 
 #: Rows per parquet shard.
 SHARD_ROWS = 100_000
@@ -109,6 +110,22 @@ def _existing_splits(data_dir: Path) -> dict[str, int]:
     return out
 
 
+def _source_folders(entry: Any, split: str, data_dir: str | os.PathLike[str] | None) -> list[Path]:
+    """Folders holding the local upstream file(s) of ``split`` (an export must not land there)."""
+    roots = [data_dir] if data_dir is not None else [os.environ.get(DATA_DIR_ENV) or None]
+    folders: list[Path] = []
+    family = FAMILIES.get(entry.family)
+    for root in roots:
+        if root is None or split not in family.split_files:
+            continue
+        try:
+            found = find_local_file(family, split, root)
+        except UserError:
+            continue
+        folders += [found.parent, Path(root)]
+    return folders
+
+
 def export_hf(
     name: str,
     *,
@@ -132,15 +149,31 @@ def export_hf(
         'SUPPORTS'
     """
     entry, concrete = resolve(name, split)
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: exists and is not a directory")
+    out = check_output_dir(
+        out_dir, option="--out", inputs=[data_dir, wiki_dir, hub_id if hub_id and os.path.isdir(hub_id) else None],
+        files=["README.md", "data"],
+    )
+    for folder in _source_folders(entry, concrete, data_dir):
+        if out.is_dir() and os.path.samefile(out, folder):
+            raise UserError(
+                f"--out {out}: is the folder of the input data; the export would write into it",
+                hint="export into a new folder",
+            )
+    if (out / "data").exists() and not (out / "data").is_dir():
+        raise UserError(f"{out / 'data'}: exists and is not a directory")
+    if (out / "README.md").is_dir():
+        raise UserError(f"{out / 'README.md'}: is a directory, expected the dataset card")
     pretty, family_name = _dataset_key(name, split)
     card_path = out / "README.md"
     if card_path.exists():
-        text = card_path.read_text(encoding="utf-8")
+        text = card_path.read_text(encoding="utf-8", errors="replace")
         m = re.search(r"^pretty_name:\s*(.+)$", text, flags=re.MULTILINE)
         existing = yaml.safe_load(m.group(1)) if m else None
+        if existing is None:
+            raise UserError(
+                f"--out {out}: has a README.md that is not a dataset card of an export; refusing to overwrite it",
+                hint="export into a new folder",
+            )
         if existing != pretty:
             raise UserError(
                 f"{out}: already holds an export of {existing!r}, not {pretty!r}",
@@ -148,7 +181,10 @@ def export_hf(
             )
     ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir)
     data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{data}: cannot create: {exc.strerror or exc}") from None
     n_shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
     written: list[Path] = []
     tmp_paths: list[Path] = []
@@ -166,9 +202,11 @@ def export_hf(
                 old.unlink()
         for i, tmp_path in enumerate(tmp_paths):
             final = data / f"{concrete}-{i:05d}-of-{n_shards:05d}.parquet"
-            os.chmod(tmp_path, 0o644)
+            os.chmod(tmp_path, 0o666 & ~umask())  # what open() would give
             os.replace(tmp_path, final)
             written.append(final)
+    except OSError as exc:
+        raise UserError(f"{data}: cannot write the parquet shards: {exc.strerror or exc}") from None
     finally:
         for tmp_path in tmp_paths:
             tmp_path.unlink(missing_ok=True)

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.labels import map_label
-from averitec_tools.loaders.base import DatasetFamily, list_of, register_family, share
+from averitec_tools.loaders.base import (
+    DatasetFamily,
+    list_of,
+    register_family,
+    reject_predictions,
+    share,
+)
 from averitec_tools.loaders.r2vc import VIEW
 from averitec_tools.records.fever import FeverClaim, FeverEvidence
 from averitec_tools.records.standardized import StandardizedExample
@@ -172,6 +178,7 @@ class FeverFamily(DatasetFamily):
     hub_id: ClassVar[str | None] = None
 
     def parse(self, obj: Any, *, where: str, index: int) -> FeverClaim:
+        reject_predictions(obj, where=where, dataset="FEVER", gold_fields=("label", "evidence", "verifiable"))
         claim = FeverClaim.from_dict(obj, where=where)
         if isinstance(claim.id, bool) or not isinstance(claim.id, int):
             raise UserError(f"{where}: FEVER 'id' must be an integer, found {claim.id!r}")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from averitec_tools.labels import map_label
-from averitec_tools.loaders.base import DatasetFamily, register_family, share
+from averitec_tools.loaders.base import DatasetFamily, register_family, reject_predictions, share
 from averitec_tools.loaders.r2vc import VIEW
 from averitec_tools.records.standardized import StandardizedExample
 from averitec_tools.records.vitaminc import VitaminCClaim
@@ -53,6 +53,7 @@ class VitaminCFamily(DatasetFamily):
     hub_splits: ClassVar[Mapping[str, str]] = {"dev": "validation"}
 
     def parse(self, obj: Any, *, where: str, index: int) -> VitaminCClaim:
+        reject_predictions(obj, where=where, dataset="VitaminC", gold_fields=("label",))
         return VitaminCClaim.from_dict(obj, where=where)
 
     def features(self) -> datasets.Features:

@@ -131,6 +131,7 @@ def score_tasks(
     jobs: int | None = None,
     progress: bool = False,
     reference_cache: Path | None = None,
+    n_claims: int | None = None,
 ) -> list[float]:
     """Hungarian METEOR of every task, in order; identical whatever ``jobs`` is.
 
@@ -141,6 +142,8 @@ def score_tasks(
         progress: Show a progress bar on stderr.
         reference_cache: A file of prepared reference strings (see
             :mod:`averitec_tools.metrics.prepared_cache`): read before, written after.
+        n_claims: Claims the tasks belong to (several score kinds per claim): the bar then
+            counts claims, not tasks.
 
     Example:
         >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])  # doctest: +SKIP
@@ -180,7 +183,7 @@ def _score_all(tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int |
                     for text, (words, stems) in zip(part, analysed, strict=True):
                         engine.add_analysed(text, words, stems)
         wordnet.load()
-        bar = _progress_bar(len(tasks)) if progress else None
+        bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []
             for task in tasks:
@@ -203,10 +206,13 @@ def _score_all(tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int |
             bar.close()
 
 
-def _progress_bar(total: int) -> Any:
+def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:
+    """A bar over tasks that shows claims (tasks × n_claims / n_tasks)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="Hungarian METEOR", unit="claim", file=sys.stderr, leave=False)
+    scale = n_claims / n_tasks if n_claims and n_tasks else 1
+    return tqdm(total=n_tasks, desc="Hungarian METEOR", unit="claim", unit_scale=scale, file=sys.stderr,
+                leave=False, bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} claims [{elapsed}<{remaining}]")
 
 
 @dataclass(frozen=True)

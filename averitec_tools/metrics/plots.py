@@ -14,6 +14,9 @@ from averitec_tools.jsonio import atomic_writer
 from averitec_tools.metrics.ece import ReliabilityDiagram
 from averitec_tools.metrics.selective import RiskCoverageCurve
 
+#: Claims below which the risk–coverage curve is drawn faded (risk of 1–9 claims is noise).
+MIN_CLAIMS_FOR_RISK = 10
+
 
 def _pyplot() -> Any:
     import matplotlib
@@ -58,7 +61,7 @@ def plot_reliability_diagram(
     """
     plt = _pyplot()
     fig, (ax, ax_hist) = plt.subplots(
-        2, 1, figsize=(5.5, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08}
+        2, 1, figsize=(7.5, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08}
     )
     try:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfect calibration")
@@ -82,14 +85,15 @@ def plot_reliability_diagram(
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy")
         ax.set_title(title)
+        # Legend and figures sit to the right of the axes, so they never cover a bar.
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8)
         ax.text(
-            0.03, 0.97,
-            f"ECE = {diagram.ece:.4f}\nMCE = {diagram.mce:.4f}\nN = {diagram.n}, "
+            1.02, 0.55,
+            f"ECE = {diagram.ece:.4f}\nMCE = {diagram.mce:.4f}\nN = {diagram.n}\n"
             f"{diagram.n_bins} {diagram.strategy} bins",
             transform=ax.transAxes, va="top", ha="left", fontsize=9,
             bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.8"},
         )
-        ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.84), fontsize=8)  # under the text box
         ax.grid(alpha=0.3)
         counts = [b.count for b in diagram.bins]
         ax_hist.bar([b.lower for b in diagram.bins], counts,
@@ -131,15 +135,23 @@ def plot_risk_coverage(
     import numpy as np
 
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
     try:
         cov = np.concatenate([[0.0], np.asarray(curve.coverages)])
         risk = np.asarray(curve.risks)
-        ax.stairs(risk, cov, baseline=None, color="#4C72B0", linewidth=1.8,
+        # The risk of the first few claims is a ratio of tiny counts (0/1, 1/1, 1/2...): drawn
+        # at full strength it reads as a spike at coverage ≈ 0, so it is drawn faded and
+        # left out of the y-range. The whole step function (its area is AURC) is still drawn.
+        n_min = min(curve.n, MIN_CLAIMS_FOR_RISK)
+        split = int(np.searchsorted(cov[1:], n_min / curve.n - 1e-12))
+        if split > 0:
+            ax.stairs(risk[:split], cov[: split + 1], baseline=None, color="#4C72B0", linewidth=1.2,
+                      alpha=0.3, label=f"first {n_min} claims (too few for a stable risk)")
+        ax.stairs(risk[split:], cov[split:], baseline=None, color="#4C72B0", linewidth=1.8,
                   label=f"system (AURC = {curve.aurc:.4f})")
         if len(curve.risks) <= 60:  # markers only where they stay readable
-            ax.plot(curve.coverages, curve.risks, linestyle="none", marker="o", markersize=3,
-                    color="#4C72B0")
+            ax.plot(curve.coverages[split:], curve.risks[split:], linestyle="none", marker="o",
+                    markersize=3, color="#4C72B0")
         k = np.arange(1, curve.n + 1, dtype=np.float64)
         oracle = np.maximum(0.0, k - curve.n_correct) / k
         ax.stairs(oracle, np.concatenate([[0.0], k / curve.n]), baseline=None, color="#55A868",
@@ -149,11 +161,12 @@ def plot_risk_coverage(
         ax.axhline(full_risk, color="0.5", linewidth=0.8, linestyle=":",
                    label=f"risk at full coverage = {full_risk:.3f}")
         ax.set_xlim(0, 1)
-        ax.set_ylim(0, max(0.05, min(1.0, max(curve.risks) * 1.1 + 0.02)))
+        shown = max(max(curve.risks[split:]), float(oracle.max()))
+        ax.set_ylim(0, max(0.05, min(1.0, shown * 1.1 + 0.02)))
         ax.set_xlabel("coverage")
         ax.set_ylabel("selective risk (1 − accuracy)")
         ax.set_title(f"{title}\nE-AURC = {curve.e_aurc:.4f}, N = {curve.n}")
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8)
         ax.grid(alpha=0.3)
         return _save(fig, path)
     finally:

@@ -172,8 +172,8 @@ class FeverPrediction:
                 hint=f"valid labels (any case): {', '.join(FEVER_LABELS)}",
             )
         evidence = obj[ev_key]
-        if evidence is None:
-            evidence = []
+        if evidence is None:  # the reference scorer crashes on it; [] is how "no evidence" is written
+            raise UserError(f"{where}: '{ev_key}' is null", hint="use [] for no predicted evidence")
         if not isinstance(evidence, list):
             raise UserError(f"{where}: '{ev_key}' must be a list of [page, line] pairs")
         pairs: list[tuple[str, int]] = []

@@ -108,7 +108,7 @@ class Profile(ScoringProfile):
                 j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
         values = score_tasks(
-            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress,
+            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress, n_claims=n,
             reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]

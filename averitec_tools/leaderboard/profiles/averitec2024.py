@@ -120,7 +120,7 @@ class Profile(ScoringProfile):
                 raw_tasks.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
         n = len(gold)
         values = score_tasks(
-            [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress,
+            [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress, n_claims=n,
             reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         )
         q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]

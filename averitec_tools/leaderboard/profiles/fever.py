@@ -69,6 +69,16 @@ def _read_gold(path: PathLike) -> list[FeverClaim]:
     return golds
 
 
+def _count_jsonl_items(path: PathLike) -> int | None:
+    """Non-blank lines of a JSONL file without parsing them (``None`` for a JSON array)."""
+    from averitec_tools.jsonio import sniff_format
+
+    if sniff_format(path) != "jsonl":
+        return None
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
 def _read_predictions(path: PathLike) -> list[tuple[str, FeverPrediction]]:
     out = []
     for loc in iter_records(path):
@@ -126,6 +136,12 @@ class Profile(ScoringProfile):
         max_evidence = options.get("max_evidence", 5)
         metric = FeverScore(max_evidence=max_evidence)
         golds = _read_gold(references)
+        n_lines = _count_jsonl_items(predictions)
+        if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
+            raise UserError(
+                f"{predictions}: {n_lines} predictions but {references} has {len(golds)} claims",
+                hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
+            )
         preds = _read_predictions(predictions)
         if len(preds) != len(golds):
             raise UserError(
