@@ -3,7 +3,8 @@
 Every sentence of every page in the claim's store file is a BM25 document; the claim text
 is the query; the top ``k`` (100) sentences are kept, best first, ties broken by store
 order. Tokenisation is bm25s's (lower-cased ``\\w\\w+`` tokens, English stop words
-removed, no stemming) with BM25 Okapi (k1 = 1.5, b = 0.75) and bm25s's Lucene idf,
+removed, no stemming) with bm25s's Lucene BM25 (k1 = 1.5, b = 0.75; idf
+ln(1 + (N − df + 0.5)/(df + 0.5)), tf part tf/(tf + k1·(1 − b + b·dl/avgdl))),
 where the upstream baseline uses ``rank_bm25.BM25Okapi`` over NLTK ``word_tokenize``
 tokens (no stop-word removal, idf floored at ε·mean idf); see ``docs/averitec_baseline.md``.
 """

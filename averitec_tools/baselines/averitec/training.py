@@ -89,6 +89,26 @@ def cap_examples(examples: Sequence[Example], *, cap: int | None, seed: int) -> 
     return [examples[i] for i in rng.permutation(chosen)]
 
 
+def freeze_bottom(model: Any, layers: int) -> int:
+    """Freeze the embeddings and the bottom ``layers`` encoder layers of a BERT-style model;
+    returns the number of frozen parameters (0 when ``layers`` is 0 or the model has no such parts)."""
+    if layers <= 0:
+        return 0
+    base = getattr(model, "base_model", model)
+    parts = [getattr(base, "embeddings", None)]
+    encoder_layers = getattr(getattr(base, "encoder", None), "layer", None)
+    if encoder_layers is not None:
+        parts.extend(list(encoder_layers)[:layers])
+    n = 0
+    for part in parts:
+        if part is None:
+            continue
+        for p in part.parameters():
+            p.requires_grad = False
+            n += p.numel()
+    return n
+
+
 def train_classifier(
     *,
     base: str,
@@ -116,7 +136,8 @@ def train_classifier(
     model, tok, base_component = load_classifier(model=base, device=settings.device, num_labels=len(labels),
                                                  id2label=id2label)
     device = model.device
-    opt = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    frozen = freeze_bottom(model, settings.freeze_layers)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     rng = np.random.default_rng(settings.seed)
     history: list[float | None] = []
     best_state, best_acc, best_epoch = None, -1.0, 0
@@ -154,7 +175,7 @@ def train_classifier(
         "kind": kind, "base": base_component, "labels": list(labels),
         "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
                  "class_counts": counts},
-        "settings": asdict(settings), "versions": library_versions(),
+        "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
         "heldout_accuracy_per_epoch": history, "best_epoch": best_epoch,
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -202,5 +223,5 @@ class PairClassifier:
                              batch_size=self.batch_size)
 
 
-__all__ = ["PairClassifier", "cap_examples", "fingerprint", "library_versions", "predict_proba", "split_heldout",
+__all__ = ["PairClassifier", "cap_examples", "freeze_bottom", "fingerprint", "library_versions", "predict_proba", "split_heldout",
            "train_classifier"]
