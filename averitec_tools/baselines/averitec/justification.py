@@ -117,7 +117,7 @@ def train_justifier(*, config: JustificationConfig, examples: Sequence[tuple[str
             if (step + 1) % s.grad_accumulation == 0 or step + 1 == len(batches):
                 opt.step()
                 opt.zero_grad()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
     model.eval()
     manifest = {"kind": "justification", "base": base_component, "data": {**data_info, "train_examples": len(data)},
                 "settings": asdict(s), "versions": library_versions(), "final_loss": losses[-1] if losses else None,

@@ -7,9 +7,10 @@ and revision, or the named fallback) and the fallbacks it used (``fallbacks``), 
 * ``2024`` — the 2024 shared-task format: ``{claim_id, claim, pred_label, evidence:
   [{question, answer, url}], justification, confidence, probabilities, components,
   fallbacks}``.
-* ``2023`` — the original ``eval.py`` format: ``{claim_id, claim, label, justification,
-  questions: [{question, answers: [{answer, source_url}]}], ...}``; ``--profile
-  averitec2023`` scores its justification.
+* ``2023`` — the original ``eval.py`` format: ``{claim, label, justification,
+  questions: [{question, answers: [{answer, source_url}]}], ...}``, aligned with the
+  reference by position (no ``claim_id``: the scorers read that key as the 2024 format);
+  ``--profile averitec2023`` scores its justification.
 
 Both scorers reject an empty evidence list, so a claim without evidence (claim-only, no
 store file, nothing retrieved) carries the one placeholder pair :data:`NO_EVIDENCE`,
@@ -85,7 +86,7 @@ def to_2023(r: ClaimResult) -> dict[str, Any]:
         >>> to_2023(r)["questions"]
         [{'question': 'Q?', 'answers': [{'answer': 'A.', 'source_url': 'u'}]}]
     """
-    return {"claim_id": r.claim_id, "claim": r.claim, "label": r.label, "justification": r.justification,
+    return {"claim": r.claim, "label": r.label, "justification": r.justification,
             "questions": [{"question": p.question, "answers": [{"answer": p.answer, "source_url": p.url}]}
                           for p in r.evidence],
             "confidence": r.confidence, "probabilities": r.probabilities, "components": r.components,

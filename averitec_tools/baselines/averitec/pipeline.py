@@ -121,9 +121,13 @@ class AVeriTeCPipeline:
         extra: dict[str, Any] = {}
         evidence = self.evidence_for(item, fallbacks, extra)
         t = time.perf_counter()
-        pairs = [(item.claim, p.text) for p in evidence] or [(item.claim, "")]
-        probs = self.verdict.predict(pairs)
-        label, confidence, probabilities = decide(np.asarray(probs))
+        if evidence or self.variant.evidence == "none":
+            # claim-only: the verdict model reads the claim with an empty evidence text.
+            pairs = [(item.claim, p.text) for p in evidence] or [(item.claim, "")]
+            probs = np.asarray(self.verdict.predict(pairs))
+        else:
+            probs = np.zeros((0, 4))  # no store file or nothing retrieved: the rule says NEE
+        label, confidence, probabilities = decide(probs)
         t = self._timed("verdict", t)
         justification = self.justifier.justify([(item.claim, evidence, label)])[0]
         if getattr(self.justifier, "component", "") == "extractive-fallback":
