@@ -90,12 +90,13 @@ def decide(probs: np.ndarray) -> tuple[str, float, dict[str, float]]:
     """(label, confidence, probabilities by label) for one claim's pair probabilities.
 
     Example:
-        >>> decide(np.array([[0.7, 0.2, 0.1, 0.0]]))[:2]
-        ('Supported', 0.7)
+        >>> label, confidence, probabilities = decide(np.array([[0.7, 0.2, 0.1, 0.0]]))
+        >>> label, round(confidence, 6), round(sum(probabilities.values()), 6)
+        ('Supported', 0.7, 1.0)
     """
     label = aggregate_labels([int(i) for i in probs.argmax(1)]) if len(probs) else NEE
     dist = aggregate_probabilities(probs)
-    return LABELS[label], round(float(dist[label]), 6), {LABELS[i]: round(float(dist[i]), 6) for i in range(4)}
+    return LABELS[label], float(dist[label]), {LABELS[i]: float(dist[i]) for i in range(4)}
 
 
 __all__ = ["LABELS", "aggregate_labels", "aggregate_probabilities", "decide", "verdict_examples"]
