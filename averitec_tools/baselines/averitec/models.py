@@ -44,7 +44,15 @@ def revision(resolved: ResolvedModel) -> str:
 
 
 def component_name(resolved: ResolvedModel) -> str:
-    return f"{resolved.model_id}@{revision(resolved)}"
+    """``<model id>@<revision>``; our fine-tuned checkpoints add ``(from <base>)``."""
+    name = f"{resolved.model_id}@{revision(resolved)}"
+    manifest = Path(resolved.location) / "manifest.json"
+    if manifest.is_file():
+        try:
+            name += f" (from {json.loads(manifest.read_text())['base']})"
+        except (ValueError, KeyError):
+            pass
+    return name
 
 
 def _fail(model: str, exc: BaseException) -> ResourceError:
