@@ -55,13 +55,14 @@ for name, label in rows:
         continue
     s = json.loads(f.read_text())
     cf, rf = out / f"{name}.calibration.json", out / f"{name}.run.json"
-    c = json.loads(cf.read_text()) if cf.exists() else {"brier": float("nan"), "ece": float("nan")}
+    c = json.loads(cf.read_text()) if cf.exists() else {}
     r = json.loads(rf.read_text()) if rf.exists() else {}
     a = s["averitec_score"]; v = s["veracity"]
     rec = r.get("retrieval_recall_at_k")
+    cal = f"{c['brier']:.3f} | {c['ece']:.3f}" if c else "– | –"
+    recall = "–" if rec is None else f"{rec:.3f}"
     print(f"| {label} | {s['n_claims']} | {v['accuracy']:.3f} | {v['macro_f1']:.3f} | {s['questions_only']:.3f} | "
-          f"{s['questions_answers']:.3f} | {a['0.2']:.3f} | {a['0.25']:.3f} | {a['0.3']:.3f} | {c['brier']:.3f} | "
-          f"{c['ece']:.3f} | {'' if rec is None else f'{rec:.3f}'} |")
+          f"{s['questions_answers']:.3f} | {a['0.2']:.3f} | {a['0.25']:.3f} | {a['0.3']:.3f} | {cal} | {recall} |")
 gold = json.loads((out / "gold.json").read_text())
 p = sum(g["label"] == "Refuted" for g in gold) / len(gold)
 print()
