@@ -7,6 +7,7 @@ loader returns the component name recorded in outputs: ``"<model id>@<revision>"
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,8 @@ def component_name(resolved: ResolvedModel) -> str:
     name = f"{resolved.model_id}@{revision(resolved)}"
     manifest = Path(resolved.location) / "manifest.json"
     if manifest.is_file():
-        try:
+        with contextlib.suppress(ValueError, KeyError):
             name += f" (from {json.loads(manifest.read_text())['base']})"
-        except (ValueError, KeyError):
-            pass
     return name
 
 
