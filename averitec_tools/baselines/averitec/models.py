@@ -87,6 +87,7 @@ def load_causal_lm(*, model: str, dtype: str = "bfloat16", device: str | None = 
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(model, exc) from None
     tok.padding_side = "left"
+    tok.truncation_side = "left"  # an over-long prompt loses its oldest examples, never the sentence
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     lm = lm.to(dev)  # type: ignore[arg-type]

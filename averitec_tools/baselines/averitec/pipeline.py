@@ -104,9 +104,12 @@ class AVeriTeCPipeline:
         if recall is not None:
             extra["gold_sentence_recall"] = round(recall, 4)
         t = self._timed("retrieval", t)
+        generic_before = getattr(self.question_writer, "generic", 0)
         questions = self.question_writer.write([s.text for s in sentences])
         if getattr(self.question_writer, "component", "") == "retrieval-fallback":
             fallbacks.extend(["retrieval-fallback"] * len(questions))
+            # no training answer shared a term with the sentence: the generic question
+            fallbacks.extend(["generic-question"] * (self.question_writer.generic - generic_before))
         candidates = [QAPair(question=q, answer=s.text, url=s.url) for q, s in zip(questions, sentences, strict=True)]
         t = self._timed("questions", t)
         kept, _ = rerank(claim=item.claim, candidates=candidates, scorer=self.reranker,
