@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table leaderboard-demo clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -83,6 +83,14 @@ r2vc-dev: $(VENV)/.all-stamp
 R2VC_N ?= 500
 r2vc-table: $(VENV)/.all-stamp
 	$(PY) benchmarks/r2vc_offline_table.py --n $(R2VC_N) --out results/r2vc-table
+
+# The AVeriTeC baseline (offline-minilm) on dev: every row of docs/averitec_baseline.md.
+# AVERITEC_DEV_LIMIT=N runs the first N dev claims, scored against exactly those gold claims.
+AVERITEC_DEV_OUT ?= results/averitec_baseline_dev
+AVERITEC_DEV_LIMIT ?= 500
+averitec-dev: $(VENV)/.all-stamp
+	AVERITEC=$(abspath $(VENV))/bin/averitec PYTHON=$(abspath $(PY)) \
+	  benchmarks/averitec_baseline_dev.sh $(AVERITEC_DEV_OUT) $(AVERITEC_DEV_LIMIT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

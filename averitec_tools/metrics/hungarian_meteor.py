@@ -154,7 +154,7 @@ def score_tasks(
         from averitec_tools.metrics.prepared_cache import load_prepared
 
         load_prepared(engine, reference_cache)
-    results = _score_all(tasks, engine, jobs, progress)
+    results = _score_all(tasks, engine, jobs, progress, n_claims)
     if reference_cache is not None:
         from averitec_tools.metrics.prepared_cache import save_prepared
 
@@ -162,7 +162,9 @@ def score_tasks(
     return results
 
 
-def _score_all(tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int | None, progress: bool) -> list[float]:
+def _score_all(
+    tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int | None, progress: bool, n_claims: int | None
+) -> list[float]:
     n_workers = resolve_jobs(jobs, len(tasks))
     context = _fork_context() if n_workers > 1 else None
     texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
