@@ -84,6 +84,19 @@ def _check_not_input(target: Path, *, option: str, inputs: Iterable[PathLike | N
             )
 
 
+def _check_no_input_inside(target: Path, *, option: str, inputs: Iterable[PathLike | None]) -> None:
+    """Output folders may be replaced whole (atomic_directory): no input may live inside one."""
+    if not target.exists():
+        return
+    root = target.resolve()
+    for raw in inputs:
+        if raw is not None and os.path.lexists(raw) and Path(raw).resolve().is_relative_to(root):
+            raise UserError(
+                f"{option} {target}: holds the input {raw}; refusing to write over an input",
+                hint="choose another output folder",
+            )
+
+
 def check_output_file(
     path: PathLike, *, option: str, inputs: Iterable[PathLike | None] = ()
 ) -> Path:
@@ -160,6 +173,7 @@ def check_output_dir(
     if os.path.lexists(target) and not target.is_dir():
         raise UserError(f"{option} {target}: exists and is not a directory")
     _check_not_input(target, option=option, inputs=inputs)
+    _check_no_input_inside(target, option=option, inputs=inputs)
     for name in files:
         _check_not_input(target / name, option=option, inputs=inputs)
     _check_writable(target, option=option, target=target)

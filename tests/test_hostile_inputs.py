@@ -114,7 +114,20 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "r2vc", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--json", "--out", str(o or d / "preds.json")],
          "file", "--out", ["claims.json"]),
+    Case("baseline-averitec", {"claims.json": _json(GOLD)},
+         lambda d, o: ["baseline", "averitec", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
+                       "--store", str(d), "--json", "--out", str(o or d / "preds.json")],
+         "file", "--out", ["claims.json"]),
+    Case("build-store", {"claims.json": _json(GOLD)},
+         lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
+                       "--out", str(o or d / "store")],
+         "dir", "--out", ["claims.json"]),
+    Case("convert", {"pred.json": _json(PRED_2024)},
+         lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
+         "file", "--out", ["pred.json"]),
 ]
+# Commands whose model build the harness stubs out: a clean run cannot succeed.
+STUBBED = {"baseline-r2vc", "baseline-averitec"}
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -123,13 +136,15 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Stub the R2VC model build and keep the datasets cache out of the user's home."""
     import datasets
 
-    from averitec_tools.baselines.r2vc import pipeline
+    from averitec_tools.baselines.averitec import pipeline as averitec_pipeline
+    from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
 
     def no_models(*args: Any, **kwargs: Any) -> None:
         raise UserError("pipeline build stubbed out by the harness")
 
-    monkeypatch.setattr(pipeline, "build_pipeline", no_models)
+    monkeypatch.setattr(r2vc_build, "build_pipeline", no_models)
+    monkeypatch.setattr(averitec_pipeline, "build_pipeline", no_models)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     datasets.disable_progress_bars()
 
@@ -193,7 +208,7 @@ def make_work(case: Case, root: Path) -> Path:
 # ---------------------------------------------------------------- clean runs and umasks
 
 @pytest.mark.parametrize("mask", [0o022, 0o077])
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.name != "baseline-r2vc"])
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.name not in STUBBED])
 def test_clean_inputs_succeed(name: str, mask: int, tmp_path: Path) -> None:
     case = BY_NAME[name]
     work = make_work(case, tmp_path)
@@ -287,7 +302,7 @@ def mutations(draw: st.DrawFn, data: bytes) -> tuple[str, bytes]:
 
 
 MUTATED = [c.name for c in CASES]
-# 11 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
+# 14 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
 # AVERITEC_HARNESS_EXAMPLES=500 (random, not derandomised).
 _EXAMPLES = int(os.environ.get("AVERITEC_HARNESS_EXAMPLES", "12"))
 HARNESS = settings(max_examples=_EXAMPLES, deadline=None, derandomize="AVERITEC_HARNESS_EXAMPLES" not in os.environ,
@@ -308,3 +323,12 @@ def test_mutated_inputs(name: str, data: st.DataObject) -> None:
         if name in ("compare", "stats"):
             output = None
         run_checked(case, work, output)
+
+
+def test_output_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
+    """build-store replaces its --out folder whole: a folder holding the claims file is refused."""
+    case = BY_NAME["build-store"]
+    work = make_work(case, tmp_path)
+    code, err = run_checked(case, work, work)
+    assert code == 2
+    assert "holds the input" in err

@@ -13,11 +13,13 @@ trains one stage on the training split (``data.train``) into a checkpoint with a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.outputs import check_output_dir, check_output_file
 
 
 def add_parser(subparsers: Any) -> None:
@@ -87,6 +89,12 @@ def run_baseline(args: argparse.Namespace) -> int:
             raise UserError(f"--{opt} is required")
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
+    config_file = args.config if os.path.exists(args.config) else None
+    check_output_file(args.out, option="--out", inputs=[args.claims, config_file])
+    if args.write_gold_subset:
+        check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=[args.claims, config_file, args.out])
+        if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
+            raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
     config = resolve_config(args.config)
     variant = get_variant(args.variant)
     claims = read_claims(args.claims)
@@ -124,6 +132,7 @@ def run_build_store(args: argparse.Namespace) -> int:
 
     if args.distractors < 0:
         raise UserError(f"--distractors must be at least 0, got {args.distractors}")
+    check_output_dir(args.out, option="--out", inputs=[args.claims])
     claims = read_claims(args.claims)
     stats = build_store(claims=[c.record for c in claims], claim_ids=[c.claim_id for c in claims], out=args.out,
                         distractors=args.distractors, seed=args.seed, exclude_own_evidence=args.exclude_own_evidence,
@@ -147,6 +156,8 @@ def run_train(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.config import resolve_config
     from averitec_tools.baselines.averitec.data import read_claims
 
+    config_file = args.config if os.path.exists(args.config) else None
+    check_output_dir(args.out, option="--out", inputs=[config_file, *args.exclude_claims])
     config = resolve_config(args.config)
     exclude = [c.claim for f in args.exclude_claims for c in read_claims(f)]
     claims, info = training_claims(config, exclude=exclude)

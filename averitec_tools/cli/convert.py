@@ -39,7 +39,9 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.convert import convert
+    from averitec_tools.outputs import check_output_file
 
+    check_output_file(args.out, option="--out", inputs=[args.file, args.references])
     result = convert(
         source=args.file,
         target_format=args.to,

@@ -254,6 +254,10 @@ def _export(args: argparse.Namespace) -> int:
     from averitec_tools.jsonio import atomic_writer
     from averitec_tools.leaderboard.export import export
 
+    if args.out:
+        from averitec_tools.outputs import check_output_file
+
+        check_output_file(args.out, option="--out")
     comp, phase, entries = _ranked(args)
     text = export(entries, competition=comp, phase=phase, fmt=args.format)
     if args.out:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, iter_jsonl, iter_records
+from averitec_tools.outputs import umask
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -277,6 +278,7 @@ def build_corpus(
     root = Path(out_dir)
     root.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=root, prefix=f".{DATA_FILE}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~umask())  # mkstemp's 0600 would outlive the rename: give open()'s mode
     os.close(fd)
     tmp = Path(tmp_name)
     try:
