@@ -179,9 +179,9 @@ def test_audit_html_never_overwrites_an_input(files, tmp_path, capsys) -> None:
 
 
 def test_baseline_out_never_overwrites_claims(tmp_path: Path, capsys, monkeypatch) -> None:
-    from averitec_tools.baselines.r2vc import pipeline
+    from averitec_tools.baselines.r2vc import build
 
-    monkeypatch.setattr(pipeline, "build_pipeline", lambda *a, **k: pytest.fail("built before checking --out"))
+    monkeypatch.setattr(build, "build_pipeline", lambda *a, **k: pytest.fail("built before checking --out"))
     claims = tmp_path / "claims.json"
     claims.write_text(json.dumps([{"claim": "A.", "label": "Refuted"}]))
     before = digest(claims)
@@ -195,10 +195,10 @@ def test_baseline_out_never_overwrites_claims(tmp_path: Path, capsys, monkeypatc
 # ---------------------------------------------------------------- unwritable / directory outputs
 
 def test_directory_and_unwritable_outputs_fail_before_work(files, tmp_path, capsys, monkeypatch) -> None:
-    from averitec_tools.baselines.r2vc import pipeline
+    from averitec_tools.baselines.r2vc import build
     from averitec_tools.cli import calibration
 
-    monkeypatch.setattr(pipeline, "build_pipeline", lambda *a, **k: pytest.fail("built before checking --out"))
+    monkeypatch.setattr(build, "build_pipeline", lambda *a, **k: pytest.fail("built before checking --out"))
     monkeypatch.setattr(calibration, "score_with_profile", lambda **k: pytest.fail("scored before checking --plot"))
     (tmp_path / "adir").mkdir()
     (tmp_path / "afile").write_text("x")
@@ -243,16 +243,18 @@ def test_os_error_in_a_command_is_one_line(monkeypatch, capsys) -> None:
 # ---------------------------------------------------------------- partial runs
 
 def test_baseline_refuses_to_discard_partial_progress(tmp_path: Path, capsys, monkeypatch) -> None:
-    from averitec_tools.baselines.r2vc import pipeline
+    from averitec_tools.baselines.r2vc import build
 
     def stop(*args: object, **kwargs: object) -> None:
         raise UserError("stopped after the checks")
 
-    monkeypatch.setattr(pipeline, "build_pipeline", stop)
+    monkeypatch.setattr(build, "build_pipeline", stop)
     claims = tmp_path / "claims.json"
     claims.write_text(json.dumps([{"claim": "A.", "label": "Refuted"}]))
     out = tmp_path / "pred.json"
-    side = pipeline.sidecar_path(out)
+    from averitec_tools.baselines.r2vc.sidecar import sidecar_path
+
+    side = sidecar_path(out)
     side.write_text('{"_r2vc_sidecar": 1}\n')
     argv = ["baseline", "r2vc", "--config", "offline-minilm", "--claims", str(claims), "--out", str(out)]
     one_line_error(capsys, main(argv), "partial progress", "--resume", "--overwrite")

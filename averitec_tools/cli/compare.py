@@ -29,7 +29,7 @@ _THRESHOLDS = ("0.1", "0.2", "0.25", "0.3", "0.4", "0.5")
 #: Per-claim value names of each built-in profile, so an unknown --metric fails before the
 #: (slow) scoring; tests/test_cli_compare.py checks them against what the profiles return.
 KNOWN_METRICS: dict[str, tuple[str, ...]] = {
-    "averitec2024": ("questions_only", "questions_answers", "answers_only", "label_accuracy",
+    "averitec2024": ("questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", "label_accuracy",
                      *(f"averitec_score@{t}" for t in _THRESHOLDS)),
     "averitec2023": ("questions_only", "questions_answers", "label_accuracy", "justification",
                      *(f"{m}@{t}" for t in _THRESHOLDS for m in ("averitec_score", "justification_score"))),
