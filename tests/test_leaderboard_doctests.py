@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "averitec_tools.leaderboard.warm",
     "averitec_tools.leaderboard.competition",
     "averitec_tools.leaderboard.store",
     "averitec_tools.leaderboard.db",

@@ -6,16 +6,15 @@ tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
 submissions, so a warm worker pays only for the new prediction strings.
 
 The profiles build their engine with ``leaderboard.scoring.make_engine`` and parse the
-gold file with ``submission.load_gold_claims``; while a submission is scored the profile
-module's names are pointed at the warm engine and a parsed-gold cache
-(:func:`pinned_engine`). Scores are identical either way (the engine's caches hold
-exactly what it would compute), which ``tests/test_leaderboard_processing.py`` checks.
+gold file with ``submission.load_gold_claims``; while a submission is scored both return
+the warm engine and the parsed gold kept by this process (:func:`pinned_engine`, through
+:mod:`averitec_tools.leaderboard.warm`). Scores are identical either way (the engine's caches hold
+exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import sys
@@ -61,35 +60,17 @@ def default_cache_dir() -> Path:
 _GOLD_CLAIMS: dict[tuple[str, str, str], list[Any]] = {}
 
 
-def cached_gold_claims(path: Any, *, profile: str) -> list[Any]:
-    """``submission.load_gold_claims`` parsed once per (file content, profile) and process."""
-    from averitec_tools.leaderboard.submission import load_gold_claims
-
-    key = (str(path), file_sha256(path), profile)
-    if key not in _GOLD_CLAIMS:
-        _GOLD_CLAIMS[key] = load_gold_claims(path, profile=profile)
-    return list(_GOLD_CLAIMS[key])
-
-
 @contextmanager
 def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
-    """Make ``profile`` use ``engine`` (and the parsed-gold cache) while the block runs.
+    """Score ``profile`` with the warm ``engine`` and this process's parsed-gold cache.
 
-    The profile modules look ``make_engine`` and ``load_gold_claims`` up as module
-    globals; both are swapped for the warm versions and restored afterwards.
+    ``profile`` is kept for the call sites' readability; the lending is per thread and
+    covers every profile (see :mod:`averitec_tools.leaderboard.warm`).
     """
-    from averitec_tools.leaderboard.profiles import PROFILES
+    from averitec_tools.leaderboard.warm import warm_scoring
 
-    module = importlib.import_module(PROFILES.get(profile))
-    swaps = {"make_engine": lambda options: engine, "load_gold_claims": cached_gold_claims}
-    originals = {name: getattr(module, name) for name in swaps if hasattr(module, name)}
-    for name in originals:
-        setattr(module, name, swaps[name])
-    try:
+    with warm_scoring(engine=engine, gold_cache=_GOLD_CLAIMS):
         yield
-    finally:
-        for name, value in originals.items():
-            setattr(module, name, value)
 
 
 def warm_engine(*, max_pairs: int = 500_000) -> Any:

@@ -82,7 +82,10 @@ def raw_answers(questions: Sequence[Question]) -> list[str]:
 
 
 def make_engine(options: dict[str, Any]) -> MeteorEngine:
-    return MeteorEngine(allow_download=bool(options.get("allow_download", True)))
+    """A fresh METEOR engine, or the warm one a long-lived scorer lent (see ``leaderboard.warm``)."""
+    from averitec_tools.leaderboard.warm import lent_engine
+
+    return lent_engine() or MeteorEngine(allow_download=bool(options.get("allow_download", True)))
 
 
 def check_options(profile: str, options: dict[str, Any], allowed: Sequence[str]) -> None:

@@ -355,7 +355,28 @@ class EvalAIItem:
 
 
 def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVeriTeCClaim]:
-    """Read AVeriTeC gold (``dev.json`` schema) for scoring: labels and questions required."""
+    """Read AVeriTeC gold (``dev.json`` schema) for scoring: labels and questions required.
+
+    Inside ``leaderboard.warm.warm_scoring`` a file already parsed (same content) is reused.
+    """
+    from averitec_tools.leaderboard.warm import lent_gold_cache
+
+    cache = lent_gold_cache()
+    if cache is None:
+        return _parse_gold_claims(path, profile=profile)
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    key = (str(path), digest.hexdigest(), profile)
+    if key not in cache:
+        cache[key] = _parse_gold_claims(path, profile=profile)
+    return list(cache[key])
+
+
+def _parse_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVeriTeCClaim]:
     claims = []
     for loc in iter_format(path, expected="averitec2023", profile=profile, role="references"):
         claim = AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index)
