@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -76,6 +76,14 @@ r2vc-dev: $(VENV)/.all-stamp
 	$(VENV)/bin/averitec baseline r2vc --config offline-minilm --out $(R2VC_OUT) --resume
 	$(VENV)/bin/averitec score $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 	$(VENV)/bin/averitec calibration $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
+
+# The AVeriTeC baseline (offline-minilm) on dev: every row of docs/averitec_baseline.md.
+# AVERITEC_DEV_LIMIT=N runs the first N dev claims, scored against exactly those gold claims.
+AVERITEC_DEV_OUT ?= results/averitec_baseline_dev
+AVERITEC_DEV_LIMIT ?= 500
+averitec-dev: $(VENV)/.all-stamp
+	AVERITEC=$(abspath $(VENV))/bin/averitec PYTHON=$(abspath $(PY)) \
+	  benchmarks/averitec_baseline_dev.sh $(AVERITEC_DEV_OUT) $(AVERITEC_DEV_LIMIT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

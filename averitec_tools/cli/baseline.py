@@ -47,6 +47,10 @@ def add_parser(subparsers: Any) -> None:
     cal.add_argument("--out", required=True, metavar="CALIBRATOR.json", help="calibrator file to write")
     cal.set_defaults(func=run_calibrate)
 
+    from averitec_tools.cli.baseline_averitec import add_parser as add_averitec
+
+    add_averitec(sub)
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", required=True, metavar="CONFIG",

@@ -1,0 +1,115 @@
+"""Claims in, training examples out: reading AVeriTeC files and the QA pairs stages learn from."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.baselines.averitec.store import answer_text
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import iter_records
+from averitec_tools.records.averitec import AVeriTeCClaim
+
+
+@dataclass(frozen=True)
+class ClaimItem:
+    """A claim with its id (the item's ``claim_id``, else its position in the file)."""
+
+    claim_id: Any
+    record: AVeriTeCClaim
+
+    @property
+    def claim(self) -> str:
+        return self.record.claim
+
+
+@dataclass(frozen=True)
+class QAPair:
+    """One evidence question with one answer (the unit the reranker and verdict models score)."""
+
+    question: str
+    answer: str
+    url: str = ""
+    answer_type: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.question} {self.answer}".strip()
+
+
+def read_claims(path: str | os.PathLike[str], *, skip_empty: bool = False) -> list[ClaimItem]:
+    """Read an AVeriTeC claims file (``dev.json`` schema); errors name the file and item.
+
+    ``skip_empty`` drops claims with empty text (``train.json`` has one) instead of failing;
+    ids stay the file positions.
+
+    Example:
+        >>> import json, tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.json"
+        >>> _ = p.write_text(json.dumps([{"claim": "A.", "label": "Refuted"}, {"claim": "B.", "claim_id": 7}]))
+        >>> [(c.claim_id, c.claim) for c in read_claims(p)]
+        [(0, 'A.'), (7, 'B.')]
+    """
+    out: list[ClaimItem] = []
+    seen: set[Any] = set()
+    for loc in iter_records(path):
+        item = loc.value
+        if not isinstance(item, Mapping):
+            raise UserError(f"{loc.where}: expected a claim object, found {type(item).__name__}")
+        record = AVeriTeCClaim.from_dict(item, where=loc.where)
+        if not record.claim.strip():
+            if skip_empty:
+                continue
+            raise UserError(f"{loc.where}: empty 'claim' text")
+        claim_id = item.get("claim_id", loc.index)
+        if not isinstance(claim_id, (int, str)) or isinstance(claim_id, bool):
+            raise UserError(f"{loc.where}: claim_id must be an integer or string, found {claim_id!r}")
+        if claim_id in seen:
+            raise UserError(f"{loc.where}: duplicate claim_id {claim_id!r}")
+        seen.add(claim_id)
+        out.append(ClaimItem(claim_id=claim_id, record=record))
+    if not out:
+        raise UserError(f"{path}: no claims in file")
+    return out
+
+
+def gold_pairs(record: AVeriTeCClaim) -> list[QAPair]:
+    """The claim's gold (question, answer) pairs; a question without answers is skipped.
+
+    Example:
+        >>> c = AVeriTeCClaim.from_dict({"claim": "x", "questions": [{"question": "Q?",
+        ...     "answers": [{"answer": "Yes", "answer_type": "Boolean", "boolean_explanation": "B."}]}]},
+        ...     where="x")
+        >>> gold_pairs(c)[0].text
+        'Q? Yes. B.'
+    """
+    return [QAPair(question=q.question, answer=answer_text(a), url=a.source_url or "", answer_type=a.answer_type)
+            for q in record.questions for a in q.answers]
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def without_scored_claims(train: Sequence[ClaimItem], scored: Sequence[str]) -> tuple[list[ClaimItem], int]:
+    """Training claims whose text is not among the claims being scored, and how many were dropped.
+
+    Example:
+        >>> t = [ClaimItem(0, AVeriTeCClaim(claim="a")), ClaimItem(1, AVeriTeCClaim(claim="b"))]
+        >>> [c.claim for c in without_scored_claims(t, ["b "])[0]]
+        ['a']
+    """
+    banned = {" ".join(s.split()).lower() for s in scored}
+    kept = [c for c in train if " ".join(c.claim.split()).lower() not in banned]
+    return kept, len(train) - len(kept)
+
+
+__all__ = ["ClaimItem", "QAPair", "file_digest", "gold_pairs", "read_claims", "without_scored_claims"]

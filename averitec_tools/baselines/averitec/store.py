@@ -1,0 +1,248 @@
+"""Stage 1: the per-claim knowledge store in the 2024 shared-task layout.
+
+A store is a directory with one file per claim, ``<claim_id>.json``, each holding JSON
+lines ``{claim_id, type, query, url, url2text: [sentence, ...]}``. Files are streamed line
+by line (real stores hold up to 1,000 pages per claim); a malformed line is an error
+naming the file and line.
+
+:func:`build_store` writes such a store offline from AVeriTeC gold annotation: a claim's
+own gold answers as documents (``url`` = the answer's ``source_url``, ``url2text`` = the
+answer's sentences) plus distractor documents drawn, seeded, from other claims' answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import atomic_directory, iter_jsonl
+from averitec_tools.records.averitec import Answer, AVeriTeCClaim
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+@dataclass(frozen=True)
+class StoreDocument:
+    """One line of a store file: a web page found for a claim.
+
+    Attributes:
+        claim_id: The claim the page was retrieved for.
+        type: How it was found (the 2024 store: the query type; ours: ``gold_answer`` or
+            ``distractor``).
+        query: The search query that found it.
+        url: The page URL.
+        url2text: The page's sentences.
+    """
+
+    claim_id: Any
+    type: str
+    query: str
+    url: str
+    url2text: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim_id": self.claim_id, "type": self.type, "query": self.query, "url": self.url,
+                "url2text": list(self.url2text)}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences at ``.``/``!``/``?`` followed by a capital or digit.
+
+    Example:
+        >>> split_sentences("It rained. Then 2 cats left! ok")
+        ['It rained.', 'Then 2 cats left! ok']
+    """
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+def answer_text(answer: Answer) -> str:
+    """An answer as evidence text: Boolean answers get their explanation appended.
+
+    Example:
+        >>> answer_text(Answer(answer="No", answer_type="Boolean", boolean_explanation="It was fake."))
+        'No. It was fake.'
+    """
+    text = answer.answer.strip()
+    if answer.answer_type == "Boolean" and answer.boolean_explanation:
+        text = f"{text.rstrip('.')}. {answer.boolean_explanation.strip()}"
+    return text
+
+
+def _doc_from(obj: Any, *, where: str) -> StoreDocument:
+    if not isinstance(obj, Mapping):
+        raise UserError(f"{where}: expected a JSON object, found {type(obj).__name__}")
+    text = obj.get("url2text")
+    if not isinstance(text, list) or not all(isinstance(s, str) for s in text):
+        raise UserError(f"{where}: field 'url2text' must be a list of strings")
+    url = obj.get("url", "")
+    if not isinstance(url, str):
+        raise UserError(f"{where}: field 'url' must be a string")
+    return StoreDocument(claim_id=obj.get("claim_id"), type=str(obj.get("type", "")),
+                         query=str(obj.get("query", "")), url=url, url2text=tuple(text))
+
+
+class KnowledgeStore:
+    """A store directory; ``documents(claim_id)`` streams that claim's pages.
+
+    Args:
+        path: The store directory.
+
+    Raises:
+        UserError: The directory is missing or holds no ``*.json`` file.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "0.json").write_text('{"claim_id": 0, "type": "t", "query": "q", '
+        ...                               '"url": "u", "url2text": ["A.", "B."]}\\n')
+        >>> store = KnowledgeStore(d)
+        >>> [doc.url2text for doc in store.documents(0)], store.has(1)
+        ([('A.', 'B.')], False)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise UserError(f"{self.path}: knowledge store directory does not exist")
+        if not any(self.path.glob("*.json")):
+            raise UserError(f"{self.path}: knowledge store is empty (no <claim_id>.json files)")
+
+    def file(self, claim_id: Any) -> Path:
+        return self.path / f"{claim_id}.json"
+
+    def has(self, claim_id: Any) -> bool:
+        return self.file(claim_id).is_file()
+
+    def documents(self, claim_id: Any) -> Iterator[StoreDocument]:
+        """Stream the claim's documents (nothing when the claim has no file)."""
+        path = self.file(claim_id)
+        if not path.is_file():
+            return
+        for loc in iter_jsonl(path):
+            yield _doc_from(loc.value, where=loc.where)
+
+
+@dataclass
+class StoreStats:
+    """What :func:`build_store` wrote and dropped."""
+
+    claims: int = 0
+    documents: int = 0
+    own_documents: int = 0
+    distractor_documents: int = 0
+    sentences: int = 0
+    dropped_after_claim_date: int = 0
+    dropped_by_type: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _answer_docs(claim_id: Any, claim: AVeriTeCClaim, *, kind: str) -> list[StoreDocument]:
+    docs = []
+    for q in claim.questions:
+        for a in q.answers:
+            if a.answer_type == "Unanswerable" or not a.answer.strip():
+                continue
+            docs.append(StoreDocument(claim_id=claim_id, type=kind, query=q.question,
+                                      url=a.source_url or "", url2text=tuple(split_sentences(answer_text(a)))))
+    return docs
+
+
+def published_after(url: str, claim_date: Any) -> bool:
+    """Whether ``url`` carries a publication date after ``claim_date`` (leakage rules).
+
+    Example:
+        >>> import datetime as dt
+        >>> published_after("https://x.com/2021/05/03/story", dt.date(2020, 1, 1))
+        True
+        >>> published_after("https://x.com/story", dt.date(2020, 1, 1))
+        False
+    """
+    from averitec_tools.leakage.dates import date_from_url
+    from averitec_tools.leakage.urls import parse_url
+
+    if claim_date is None or not url:
+        return False
+    parsed = parse_url(url)
+    date = date_from_url(parsed) if parsed is not None else None
+    return date is not None and date.after(claim_date)
+
+
+def build_store(
+    *,
+    claims: Sequence[AVeriTeCClaim],
+    out: str | os.PathLike[str],
+    claim_ids: Sequence[Any] | None = None,
+    distractors: int = 200,
+    seed: int = 0,
+    exclude_own_evidence: bool = False,
+    temporal_filter: bool = False,
+) -> StoreStats:
+    """Write a knowledge store for ``claims`` to ``out`` (atomically).
+
+    Args:
+        claims: Gold-annotated claims.
+        out: Directory to write (replaced whole on success).
+        claim_ids: File name of each claim (default: its position).
+        distractors: Distractor documents per claim, drawn (seeded per claim) from the
+            other claims' answers.
+        seed: Seed of the distractor draw.
+        exclude_own_evidence: Leave the claim's own gold answers out (the honest lower bound).
+        temporal_filter: Drop documents whose URL carries a publication date after the
+            claim date (:mod:`averitec_tools.leakage.dates`), counting them.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from averitec_tools.records.averitec import AVeriTeCClaim
+        >>> cs = [AVeriTeCClaim.from_dict({"claim": f"c{i}", "questions": [{"question": "q",
+        ...        "answers": [{"answer": f"Answer {i}.", "source_url": f"u{i}"}]}]}, where="x")
+        ...       for i in range(3)]
+        >>> stats = build_store(claims=cs, out=pathlib.Path(tempfile.mkdtemp()) / "s", distractors=1)
+        >>> stats.own_documents, stats.distractor_documents
+        (3, 3)
+    """
+    ids = list(claim_ids) if claim_ids is not None else list(range(len(claims)))
+    if len(ids) != len(claims):
+        raise UserError("build_store: claim_ids and claims differ in length")
+    pool = [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")]
+    stats = StoreStats()
+    with atomic_directory(out) as tmp:
+        for ci, claim in enumerate(claims):
+            docs = [] if exclude_own_evidence else _answer_docs(ids[ci], claim, kind="gold_answer")
+            others = [j for j, (cj, _) in enumerate(pool) if cj != ci]
+            if distractors > 0 and others:
+                rng = np.random.default_rng([seed, ci])
+                pick = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
+                for j in sorted(int(p) for p in pick):
+                    d = pool[others[j]][1]
+                    docs.append(StoreDocument(claim_id=ids[ci], type="distractor", query=d.query, url=d.url,
+                                              url2text=d.url2text))
+            kept = []
+            for d in docs:
+                if temporal_filter and published_after(d.url, claim.date):
+                    stats.dropped_after_claim_date += 1
+                    stats.dropped_by_type[d.type] = stats.dropped_by_type.get(d.type, 0) + 1
+                    continue
+                kept.append(d)
+            with (tmp / f"{ids[ci]}.json").open("w", encoding="utf-8") as fh:
+                for d in kept:
+                    fh.write(json.dumps(d.to_dict(), ensure_ascii=False) + "\n")
+            stats.claims += 1
+            stats.documents += len(kept)
+            stats.own_documents += sum(d.type == "gold_answer" for d in kept)
+            stats.distractor_documents += sum(d.type == "distractor" for d in kept)
+            stats.sentences += sum(len(d.url2text) for d in kept)
+    return stats
+
+
+__all__ = ["KnowledgeStore", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
+           "split_sentences"]

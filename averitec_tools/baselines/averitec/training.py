@@ -1,0 +1,227 @@
+"""Fine-tuning shared by the reranker and verdict stages (and the justification model),
+with a manifest beside every checkpoint.
+
+A checkpoint directory holds the HF model, its tokenizer and ``manifest.json``: the kind
+of model, the base model (id and revision), the training data's sha256 and counts, every
+setting, the library versions, held-out accuracy per epoch and the epoch kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from averitec_tools.baselines.averitec.config import TrainConfig
+from averitec_tools.jsonio import atomic_directory
+
+Example = tuple[str, str, int]
+
+
+def library_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("averitec-tools", "torch", "transformers", "bm25s", "numpy"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def fingerprint(*parts: Any) -> str:
+    """Short, stable hash of JSON-serialisable parts (cache keys, manifest ids).
+
+    Example:
+        >>> fingerprint({"a": 1}) == fingerprint({"a": 1}), len(fingerprint("x"))
+        (True, 16)
+    """
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def split_heldout(n_claims: int, *, share: float, seed: int) -> np.ndarray:
+    """Boolean mask of held-out claims (a seeded ``share`` of them, at least one if share > 0).
+
+    Example:
+        >>> int(split_heldout(10, share=0.2, seed=0).sum())
+        2
+    """
+    mask = np.zeros(n_claims, dtype=bool)
+    if share > 0 and n_claims > 1:
+        k = max(1, int(round(share * n_claims)))
+        mask[np.random.default_rng(seed).permutation(n_claims)[:k]] = True
+    return mask
+
+
+def cap_examples(examples: Sequence[Example], *, cap: int | None, seed: int) -> list[Example]:
+    """A seeded sample of at most ``cap`` examples, classes as balanced as the data allows.
+
+    Example:
+        >>> ex = [("a", "b", 0)] * 8 + [("a", "b", 1)] * 2
+        >>> sorted(y for *_, y in cap_examples(ex, cap=4, seed=0))
+        [0, 0, 1, 1]
+    """
+    if cap is None or len(examples) <= cap:
+        return list(examples)
+    rng = np.random.default_rng(seed)
+    by_class: dict[int, list[int]] = {}
+    for i, (_, _, y) in enumerate(examples):
+        by_class.setdefault(y, []).append(i)
+    pools = {y: list(rng.permutation(idx)) for y, idx in sorted(by_class.items())}
+    chosen: list[int] = []
+    while len(chosen) < cap:  # round-robin over classes until the cap
+        for y in list(pools):
+            if not pools[y]:
+                del pools[y]
+                continue
+            chosen.append(int(pools[y].pop()))
+            if len(chosen) == cap:
+                break
+    return [examples[i] for i in rng.permutation(chosen)]
+
+
+def freeze_bottom(model: Any, layers: int) -> int:
+    """Freeze the embeddings and the bottom ``layers`` encoder layers of a BERT-style model;
+    returns the number of frozen parameters (0 when ``layers`` is 0 or the model has no such parts)."""
+    if layers <= 0:
+        return 0
+    base = getattr(model, "base_model", model)
+    parts = [getattr(base, "embeddings", None)]
+    encoder_layers = getattr(getattr(base, "encoder", None), "layer", None)
+    if encoder_layers is not None:
+        parts.extend(list(encoder_layers)[:layers])
+    n = 0
+    for part in parts:
+        if part is None:
+            continue
+        for p in part.parameters():
+            p.requires_grad = False
+            n += p.numel()
+    return n
+
+
+def train_classifier(
+    *,
+    base: str,
+    labels: Sequence[str],
+    train: Sequence[Example],
+    heldout: Sequence[Example],
+    settings: TrainConfig,
+    out_dir: str | Path,
+    kind: str,
+    data_info: Mapping[str, Any],
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Fine-tune ``base`` with a fresh ``len(labels)``-way head on (text_a, text_b, label)
+    examples; keep the epoch with the best held-out accuracy; write model + manifest to
+    ``out_dir`` atomically. Returns the manifest.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from averitec_tools.baselines.averitec.models import load_classifier
+
+    t0 = time.perf_counter()
+    torch.manual_seed(settings.seed)
+    id2label = dict(enumerate(labels))
+    model, tok, base_component = load_classifier(model=base, device=settings.device, num_labels=len(labels),
+                                                 id2label=id2label)
+    device = model.device
+    frozen = freeze_bottom(model, settings.freeze_layers)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
+    rng = np.random.default_rng(settings.seed)
+    history: list[float | None] = []
+    best_state, best_acc, best_epoch = None, -1.0, 0
+    bs = max(1, settings.batch_size)
+    for epoch in range(settings.epochs):
+        model.train()
+        order = rng.permutation(len(train))
+        batches = [order[i : i + bs] for i in range(0, len(order), bs)]
+        for step, batch in enumerate(tqdm(batches, desc=f"train {kind} epoch {epoch + 1}", unit="batch",
+                                          disable=not progress)):
+            enc = tok([train[i][0] for i in batch], [train[i][1] for i in batch], truncation=True,
+                      max_length=settings.max_length, padding=True, return_tensors="pt").to(device)
+            loss = model(**enc, labels=torch.tensor([train[i][2] for i in batch], device=device)).loss
+            (loss / settings.grad_accumulation).backward()
+            if (step + 1) % settings.grad_accumulation == 0 or step + 1 == len(batches):
+                opt.step()
+                opt.zero_grad()
+        acc = None
+        if heldout:
+            probs = predict_proba(model=model, tokenizer=tok, pairs=[(a, b) for a, b, _ in heldout],
+                                  max_length=settings.max_length, batch_size=64)
+            acc = float(np.mean(probs.argmax(1) == np.array([y for *_, y in heldout])))
+        history.append(acc)
+        score = acc if acc is not None else float(epoch)
+        if score > best_acc:
+            best_acc, best_epoch = score, epoch + 1
+            best_state = copy.deepcopy(model.state_dict()) if settings.epochs > 1 else None
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    counts: dict[str, int] = {}
+    for *_, y in train:
+        counts[labels[y]] = counts.get(labels[y], 0) + 1
+    manifest = {
+        "kind": kind, "base": base_component, "labels": list(labels),
+        "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
+                 "class_counts": counts},
+        "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
+        "heldout_accuracy_per_epoch": history, "best_epoch": best_epoch,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    manifest["fingerprint"] = fingerprint(kind, base_component, dict(data_info), asdict(settings))
+    with atomic_directory(out_dir) as tmp:
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+    return manifest
+
+
+def predict_proba(*, model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int,
+                  batch_size: int) -> np.ndarray:
+    """Softmax class probabilities for (text_a, text_b) pairs."""
+    import torch
+
+    out = []
+    model.eval()
+    with torch.no_grad():
+        for i in range(0, len(pairs), batch_size):
+            chunk = pairs[i : i + batch_size]
+            enc = tokenizer([a for a, _ in chunk], [b for _, b in chunk], truncation=True, max_length=max_length,
+                            padding=True, return_tensors="pt").to(model.device)
+            out.append(torch.softmax(model(**enc).logits.float(), dim=-1).cpu().numpy())
+    n = int(getattr(model.config, "num_labels", 2))
+    return np.concatenate(out) if out else np.zeros((0, n))
+
+
+class PairClassifier:
+    """A fine-tuned checkpoint scoring (text_a, text_b) pairs; ``component`` names it."""
+
+    def __init__(self, *, checkpoint: str, device: str | None = None, batch_size: int = 64,
+                 max_length: int | None = None) -> None:
+        from averitec_tools.baselines.averitec.models import load_classifier
+
+        self.model, self.tokenizer, self.component = load_classifier(model=checkpoint, device=device)
+        self.model.eval()
+        manifest = Path(checkpoint) / "manifest.json"
+        self.manifest = json.loads(manifest.read_text()) if manifest.is_file() else {}
+        self.max_length = max_length or int(self.manifest.get("settings", {}).get("max_length", 256))
+        self.batch_size = batch_size
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return predict_proba(model=self.model, tokenizer=self.tokenizer, pairs=pairs, max_length=self.max_length,
+                             batch_size=self.batch_size)
+
+
+__all__ = ["PairClassifier", "cap_examples", "freeze_bottom", "fingerprint", "library_versions", "predict_proba", "split_heldout",
+           "train_classifier"]

@@ -1,0 +1,178 @@
+"""``averitec baseline averitec``: the AVeriTeC reference baseline (store → BM25 → questions
+→ reranker → verdict → justification).
+
+``averitec baseline averitec --config offline-minilm|paper|C.yaml --claims F --store DIR
+--out F [--variant full|no-reranker|claim-only|gold-evidence] [--format 2024|2023]
+[--resume] [--limit N] [--write-gold-subset GOLD.json] [--json]`` runs it;
+``averitec baseline averitec build-store --claims F --out DIR [--exclude-own-evidence]
+[--temporal-filter]`` writes a knowledge store in the 2024 layout from gold annotation;
+``averitec baseline averitec train reranker|verdict|justification --config C --out DIR``
+trains one stage on the training split (``data.train``) into a checkpoint with a manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from averitec_tools.cli._json import print_json
+from averitec_tools.errors import UserError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``averitec`` under ``averitec baseline``."""
+    p = subparsers.add_parser("averitec", help="the AVeriTeC search → QA → rerank → verdict → justification baseline",
+                              description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (offline-minilm, paper)")
+    p.add_argument("--claims", metavar="FILE", help="AVeriTeC claims (dev.json schema)")
+    p.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker)")
+    p.add_argument("--out", metavar="PREDICTIONS", help="prediction file to write")
+    p.add_argument("--variant", default="full", choices=("full", "no-reranker", "claim-only", "gold-evidence"))
+    p.add_argument("--format", default="2024", choices=("2024", "2023"), help="output format (default 2024)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial.jsonl")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--write-gold-subset", metavar="GOLD.json",
+                   help="also write the gold items of the claims run (the reference for a --limit run)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(func=run_baseline)
+    sub = p.add_subparsers(dest="averitec_command", metavar="COMMAND")
+    sub.required = False
+
+    bs = sub.add_parser("build-store", help="write a knowledge store (2024 layout) from gold annotation")
+    bs.add_argument("--claims", required=True, metavar="FILE", help="AVeriTeC claims with gold QA")
+    bs.add_argument("--out", required=True, metavar="DIR", help="store directory to write")
+    bs.add_argument("--distractors", type=int, default=200, metavar="N",
+                    help="distractor documents per claim, from other claims' answers (default 200)")
+    bs.add_argument("--seed", type=int, default=0)
+    bs.add_argument("--exclude-own-evidence", action="store_true",
+                    help="leave each claim's own gold answers out (the honest lower bound)")
+    bs.add_argument("--temporal-filter", action="store_true",
+                    help="drop documents published after the claim date (URL dates)")
+    bs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    bs.set_defaults(func=run_build_store)
+
+    tr = sub.add_parser("train", help="train the reranker, verdict or justification model on the training split")
+    tr.add_argument("stage", choices=("reranker", "verdict", "justification"))
+    tr.add_argument("--config", required=True, metavar="CONFIG")
+    tr.add_argument("--out", required=True, metavar="DIR", help="checkpoint directory to write")
+    tr.add_argument("--exclude-claims", metavar="FILE", action="append", default=[],
+                    help="claims never to train on (e.g. the dev file you will score); repeatable")
+    tr.add_argument("--no-progress", action="store_true")
+    tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    tr.set_defaults(func=run_train)
+
+
+def _quiet(progress: bool) -> None:
+    if progress:
+        return
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover
+        return
+    hf_logging.disable_progress_bar()
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.averitec.config import resolve_config
+    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.output import write_gold_subset
+    from averitec_tools.baselines.averitec.pipeline import build_pipeline
+    from averitec_tools.baselines.averitec.variants import get_variant
+
+    for opt in ("config", "claims", "out"):
+        if not getattr(args, opt):
+            raise UserError(f"--{opt} is required")
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit must be at least 1, got {args.limit}")
+    config = resolve_config(args.config)
+    variant = get_variant(args.variant)
+    claims = read_claims(args.claims)
+    if args.limit is not None:
+        claims = claims[: args.limit]
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    _quiet(progress)
+    pipe = build_pipeline(config=config, variant=variant, store=args.store, claims=claims, progress=progress)
+    summary = pipe.run(claims, out=args.out, output_format=args.format, resume=args.resume, progress=progress)
+    if args.write_gold_subset:
+        write_gold_subset(claims_path=args.claims, n=len(claims), out=args.write_gold_subset)
+        summary.notes.append(f"gold items of these {len(claims)} claims written to {args.write_gold_subset}")
+    result = summary.to_dict()
+    if args.json:
+        print_json(result)
+        return 0
+    print(f"wrote {result['n_claims']} predictions to {args.out} (format {args.format}; config {config.name}; "
+          f"variant {variant.name})")
+    print(f"labels: {result['labels']}")
+    print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
+    print("fallbacks: " + (", ".join(f"{k} ×{v}" for k, v in result["fallbacks"].items()) or "none"))
+    if result["retrieval_recall_at_k"] is not None:
+        print(f"gold answer sentences in the top {config.retrieval.top_k}: {result['retrieval_recall_at_k']:.4f}")
+    if result["missing_store_files"]:
+        print(f"claims without a store file (NEE, no evidence): {result['missing_store_files']}")
+    print(summary.timing_table())
+    for note in summary.notes:
+        print(f"note: {note}")
+    return 0
+
+
+def run_build_store(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.store import build_store
+
+    if args.distractors < 0:
+        raise UserError(f"--distractors must be at least 0, got {args.distractors}")
+    claims = read_claims(args.claims)
+    stats = build_store(claims=[c.record for c in claims], claim_ids=[c.claim_id for c in claims], out=args.out,
+                        distractors=args.distractors, seed=args.seed, exclude_own_evidence=args.exclude_own_evidence,
+                        temporal_filter=args.temporal_filter)
+    result = {"out": args.out, **stats.to_dict(), "exclude_own_evidence": args.exclude_own_evidence,
+              "temporal_filter": args.temporal_filter, "distractors_per_claim": args.distractors, "seed": args.seed}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"wrote a store for {stats.claims} claims to {args.out}: {stats.documents} documents "
+              f"({stats.own_documents} own gold answers, {stats.distractor_documents} distractors), "
+              f"{stats.sentences} sentences")
+        if args.temporal_filter:
+            print(f"dropped as published after the claim date: {stats.dropped_after_claim_date} "
+                  f"{stats.dropped_by_type}")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.averitec.checkpoints import train_stage, training_claims
+    from averitec_tools.baselines.averitec.config import resolve_config
+    from averitec_tools.baselines.averitec.data import read_claims
+
+    config = resolve_config(args.config)
+    exclude = [c.claim for f in args.exclude_claims for c in read_claims(f)]
+    claims, info = training_claims(config, exclude=exclude)
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    _quiet(progress)
+    if args.stage == "justification":
+        from averitec_tools.baselines.averitec.data import gold_pairs
+        from averitec_tools.baselines.averitec.justification import (
+            justification_input,
+            train_justifier,
+        )
+
+        examples = [(justification_input(claim=c.claim, evidence=gold_pairs(c.record), verdict=str(c.record.label)),
+                     c.record.justification) for c in claims if c.record.justification and c.record.label]
+        manifest = train_justifier(config=config.justification, examples=examples, out_dir=args.out,
+                                   data_info=info, progress=progress)
+    else:
+        manifest = train_stage(kind=args.stage, cfg=config, claims=claims, data_info=info, out_dir=args.out,
+                               progress=progress)
+    result = {"out": args.out, **manifest}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"wrote the {args.stage} checkpoint to {args.out} (base {manifest['base']}; "
+              f"{manifest['data'].get('train_examples')} examples; {manifest['seconds']} s)")
+        if manifest.get("heldout_accuracy_per_epoch"):
+            print(f"held-out accuracy per epoch: {manifest['heldout_accuracy_per_epoch']}; "
+                  f"kept epoch {manifest['best_epoch']}")
+    return 0

@@ -1,0 +1,177 @@
+"""The AVeriTeC baseline end to end through the CLI: the HF paths (BLOOM questions, BERT
+reranker and verdict, BART justification) with tiny randomly initialised models built from
+configs, the fallbacks, variants, formats, resume, training commands and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _averitec_baseline_fixtures import claims, tiny_models, write_json
+
+from averitec_tools.cli.main import main
+
+pytestmark = pytest.mark.slow
+
+SMALL_TRAIN = {"max_pairs": 24, "epochs": 2, "batch_size": 8, "max_length": 48, "heldout": 0.2, "device": "cpu"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("averitec-baseline")
+    models = tiny_models(root)
+    train = write_json(root / "train.json", claims("train", 12))
+    dev = write_json(root / "dev.json", claims("dev", 4))
+    assert main(["baseline", "averitec", "build-store", "--claims", str(dev), "--out", str(root / "store"),
+                 "--distractors", "3"]) == 0
+    (root / "store" / "3.json").unlink()  # a claim without a store file
+    hf = {"base": "offline-minilm", "data": {"train": str(train), "cache_dir": str(root / "cache")},
+          "questions": {"model": str(models["bloom"]), "batch_size": 4, "max_new_tokens": 6, "few_shot": 2},
+          "reranker": {"base": str(models["bert"]), "train": SMALL_TRAIN},
+          "verdict": {"base": str(models["bert"]), "train": SMALL_TRAIN},
+          "justification": {"model": str(models["bart"]), "max_new_tokens": 8,
+                            "train": {"max_pairs": 6, "epochs": 1, "batch_size": 3, "max_length": 64,
+                                      "device": "cpu"}}}
+    fallback = {**hf, "questions": {"model": "retrieval-fallback"}, "justification": {"model": "extractive-fallback"}}
+    import yaml
+
+    (root / "hf.yaml").write_text(yaml.safe_dump(hf))
+    (root / "fallback.yaml").write_text(yaml.safe_dump(fallback))
+    return {"root": root, "models": models, "train": train, "dev": dev, "store": root / "store",
+            "hf": root / "hf.yaml", "fallback": root / "fallback.yaml"}
+
+
+def _run(env: dict[str, Any], capsys: pytest.CaptureFixture[str], *extra: str, config: str = "hf",
+         out: str = "preds.json") -> tuple[int, Any, str]:
+    code = main(["baseline", "averitec", "--config", str(env[config]), "--claims", str(env["dev"]),
+                 "--store", str(env["store"]), "--out", str(env["root"] / out), "--json", *extra])
+    cap = capsys.readouterr()
+    return code, json.loads(cap.out) if code == 0 else None, cap.err
+
+
+def test_hf_path_end_to_end_and_scored(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary, err = _run(env, capsys, "--write-gold-subset", str(env["root"] / "gold.json"))
+    assert code == 0, err
+    comp = summary["components"]
+    assert comp["questions"].startswith(str(env["models"]["bloom"]))
+    assert comp["justification"].startswith(str(env["models"]["bart"]))
+    assert comp["reranker"].split("@")[1].startswith("train-") and comp["verdict"].split("@")[1].startswith("train-")
+    assert summary["fallbacks"] == {"no-evidence-placeholder": 1, "no-store-file": 1}
+    assert summary["missing_store_files"] == 1 and summary["n_claims"] == 4
+    assert set(summary["seconds"]) == {"store", "retrieval", "questions", "reranker", "verdict", "justification"}
+    preds = json.loads((env["root"] / "preds.json").read_text())
+    assert [p["claim_id"] for p in preds] == [0, 1, 2, 3]
+    assert all(len(p["evidence"]) <= 3 and p["components"] == comp for p in preds)
+    assert preds[3]["pred_label"] == "Not Enough Evidence" and "no-store-file" in preds[3]["fallbacks"]
+    assert all(abs(sum(p["probabilities"].values()) - 1) < 1e-5 for p in preds)
+    assert all(p["confidence"] == p["probabilities"][p["pred_label"]] for p in preds)
+    assert not list(env["root"].glob("preds.json.partial*"))
+    assert main(["score", str(env["root"] / "preds.json"), str(env["root"] / "gold.json"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_claims"] == 4
+    assert main(["calibration", str(env["root"] / "preds.json"), str(env["root"] / "gold.json"), "--json"]) == 0
+
+
+def test_fallbacks_declared_and_2023_format(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary, err = _run(env, capsys, "--format", "2023", config="fallback", out="p2023.json")
+    assert code == 0, err
+    assert summary["components"]["questions"] == "retrieval-fallback"
+    assert summary["components"]["justification"] == "extractive-fallback"
+    assert summary["fallbacks"]["extractive-fallback"] == 4
+    assert summary["fallbacks"]["retrieval-fallback"] > 0
+    assert summary["retrieval_recall_at_k"] == 1.0  # tiny stores: every gold sentence is in the top 100
+    preds = json.loads((env["root"] / "p2023.json").read_text())
+    assert preds[0]["justification"].startswith(preds[0]["label"] + ". The evidence says:")
+    gold = write_json(env["root"] / "gold4.json", json.loads(env["dev"].read_text()))
+    assert main(["score", str(env["root"] / "p2023.json"), str(gold), "--profile", "averitec2023"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("variant", ["no-reranker", "claim-only", "gold-evidence"])
+def test_variants(env: dict[str, Any], capsys: pytest.CaptureFixture[str], variant: str) -> None:
+    code, summary, err = _run(env, capsys, "--variant", variant, "--limit", "2", config="fallback",
+                              out=f"{variant}.json")
+    assert code == 0, err
+    preds = json.loads((env["root"] / f"{variant}.json").read_text())
+    assert len(preds) == 2
+    if variant == "gold-evidence":
+        assert [e["question"] for e in preds[0]["evidence"]] == ["What happened to the moon?",
+                                                                  "Who reported the moon?"]
+    if variant == "claim-only":
+        assert summary["fallbacks"] == {"extractive-fallback": 2, "no-evidence-placeholder": 2}
+        assert summary["components"]["retrieval"] == "skipped (claim-only variant)"
+    if variant == "no-reranker":
+        assert summary["components"]["reranker"] == "bm25-order (no-reranker variant)"
+
+
+def test_resume_continues_a_partial_run(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = _run(env, capsys, config="fallback", out="full.json")
+    assert code == 0
+    full = json.loads((env["root"] / "full.json").read_text())
+    # Simulate an interruption after two claims (and a cut third line).
+    from averitec_tools.baselines.averitec.config import resolve_config
+
+    cfg = resolve_config(str(env["fallback"]))
+    header = {"config": cfg.fingerprint(), "variant": "full", "format": "2024", "claim_ids": ["0", "1", "2", "3"]}
+    partial = env["root"] / "resumed.json.partial.jsonl"
+    rec = {**full[0], "label": full[0]["pred_label"], "justification": "kept from the first run", "extra": {}}
+    rec.pop("pred_label")
+    partial.write_text(json.dumps(header) + "\n" + json.dumps(rec) + "\n" + '{"claim_id": 1, "cla')
+    code, summary, err = _run(env, capsys, "--resume", config="fallback", out="resumed.json")
+    assert code == 0, err
+    assert summary["n_resumed"] == 1
+    resumed = json.loads((env["root"] / "resumed.json").read_text())
+    assert resumed[0]["justification"] == "kept from the first run"
+    assert [r["pred_label"] for r in resumed[1:]] == [r["pred_label"] for r in full[1:]]
+    assert not partial.exists()
+
+
+def test_train_commands_write_manifests(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    for stage in ("reranker", "verdict", "justification"):
+        out = env["root"] / f"ckpt-{stage}"
+        code = main(["baseline", "averitec", "train", stage, "--config", str(env["hf"]), "--out", str(out),
+                     "--exclude-claims", str(env["dev"]), "--json"])
+        assert code == 0, capsys.readouterr().err
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["kind"] == stage and manifest["data"]["sha256"] and manifest["versions"]["torch"]
+        assert manifest["data"]["claims"] == 12 and manifest["settings"]["seed"] == 0
+        assert json.loads(capsys.readouterr().out)["out"] == str(out)
+
+
+def test_training_never_uses_scored_claims(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["baseline", "averitec", "train", "verdict", "--config", str(env["hf"]), "--out",
+                 str(env["root"] / "v2"), "--exclude-claims", str(env["train"]), "--json"])
+    assert code == 2 and "no training examples" in capsys.readouterr().err
+
+
+def test_bad_input(env: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    def err_of(*argv: str) -> str:
+        assert main(["baseline", "averitec", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        return err
+
+    base = ["--claims", str(env["dev"]), "--out", str(tmp_path / "p.json")]
+    assert "no-such-org/no-such-model" in err_of("--config", str(_yaml(tmp_path, {
+        "base": "offline-minilm", "questions": {"model": "no-such-org/no-such-model"}})), "--store",
+        str(env["store"]), *base)
+    assert "did you mean: reranker?" in err_of("--config", str(_yaml(tmp_path, {"rerankr": {}})), *base)
+    assert "does not exist" in err_of("--config", str(env["fallback"]), "--store", str(tmp_path / "none"), *base)
+    assert "--store DIR is required" in err_of("--config", str(env["fallback"]), *base)
+    bad = tmp_path / "bad-store"
+    bad.mkdir()
+    (bad / "0.json").write_text("{oops\n")
+    assert "0.json:1:" in err_of("--config", str(env["fallback"]), "--store", str(bad), *base)
+    assert "'bigscience/bloom-7b1' is not in the local" in err_of("--config", "paper", "--store", str(env["store"]),
+                                                                  *base)
+    assert "verdict.checkpoint is not set" in err_of("--config", "paper", "--variant", "gold-evidence", *base)
+    assert not (tmp_path / "p.json").exists()
+
+
+def _yaml(tmp_path: Path, data: dict) -> Path:
+    import yaml
+
+    p = tmp_path / f"c{len(list(tmp_path.glob('c*.yaml')))}.yaml"
+    p.write_text(yaml.safe_dump(data))
+    return p

@@ -1,0 +1,48 @@
+"""The offline-minilm configuration on the shared data: a 20-claim dev subset, with the
+packaged all-MiniLM-L6-v2 fine-tuned on train.json (training capped harder than the
+built-in so CI stays short), scored by ``averitec score`` against the same 20 gold claims."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from averitec_tools.cli.main import main
+
+pytestmark = pytest.mark.slow
+
+CI_TRAIN = {"max_pairs": 160, "max_length": 48}
+TRAIN_SHA256 = "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c"
+
+
+def test_offline_minilm_on_20_dev_claims(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dev = shared_data / "averitec" / "dev.json"
+    cfg = {"base": "offline-minilm", "data": {"cache_dir": str(tmp_path / "cache")},
+           "reranker": {"train": CI_TRAIN}, "verdict": {"train": CI_TRAIN}}
+    (tmp_path / "ci.yaml").write_text(yaml.safe_dump(cfg))
+    subset = tmp_path / "dev20.json"
+    subset.write_text(json.dumps(json.loads(dev.read_text())[:20]))
+    assert main(["baseline", "averitec", "build-store", "--claims", str(subset), "--out", str(tmp_path / "store"),
+                 "--json"]) == 0
+    capsys.readouterr()
+    code = main(["baseline", "averitec", "--config", str(tmp_path / "ci.yaml"), "--claims", str(dev), "--limit", "20",
+                 "--store", str(tmp_path / "store"), "--out", str(tmp_path / "p.json"),
+                 "--write-gold-subset", str(tmp_path / "gold.json"), "--json"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    summary = json.loads(cap.out)
+    assert summary["components"]["questions"] == "retrieval-fallback"
+    assert summary["components"]["justification"] == "extractive-fallback"
+    for stage in ("reranker", "verdict"):
+        assert "(from sentence-transformers/all-MiniLM-L6-v2@" in summary["components"][stage]
+    assert summary["fallbacks"]["retrieval-fallback"] > 20
+    assert 0.0 < summary["retrieval_recall_at_k"] <= 1.0
+    (manifest_path,) = (tmp_path / "cache").glob("verdict-*/manifest.json")
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["data"]["sha256"] == TRAIN_SHA256 and manifest["data"]["dropped_scored_claims"] == 0
+    assert manifest["data"]["class_counts"].get("Conflicting Evidence/Cherrypicking", 0) == 0
+    assert main(["score", str(tmp_path / "p.json"), str(tmp_path / "gold.json"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_claims"] == 20

@@ -1,0 +1,200 @@
+"""Stages 2-7 of the AVeriTeC baseline on tiny fixtures with hand-checked values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _averitec_baseline_fixtures import claims, write_json
+
+from averitec_tools.baselines.averitec.config import (
+    OFFLINE_TRAIN,
+    builtin_config,
+    config_from_mapping,
+    resolve_config,
+)
+from averitec_tools.baselines.averitec.data import (
+    ClaimItem,
+    QAPair,
+    read_claims,
+    without_scored_claims,
+)
+from averitec_tools.baselines.averitec.justification import ExtractiveJustifier, justification_input
+from averitec_tools.baselines.averitec.output import (
+    ClaimResult,
+    to_2023,
+    to_2024,
+    write_gold_subset,
+)
+from averitec_tools.baselines.averitec.questions import (
+    RetrievalQuestionWriter,
+    build_prompt,
+    training_examples,
+)
+from averitec_tools.baselines.averitec.reranker import rerank, reranker_examples
+from averitec_tools.baselines.averitec.retrieval import BM25Index, gold_recall, retrieve_sentences
+from averitec_tools.baselines.averitec.store import StoreDocument
+from averitec_tools.baselines.averitec.training import cap_examples, split_heldout
+from averitec_tools.baselines.averitec.variants import VARIANTS, get_variant
+from averitec_tools.baselines.averitec.verdict import (
+    LABELS,
+    aggregate_labels,
+    aggregate_probabilities,
+    decide,
+    verdict_examples,
+)
+from averitec_tools.errors import UserError
+from averitec_tools.records.averitec import AVeriTeCClaim
+
+MODULES = ["store", "retrieval", "questions", "reranker", "verdict", "justification", "config", "variants",
+           "output", "data", "training", "models"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"averitec_tools.baselines.averitec.{name}"))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_bm25_ranks_by_hand() -> None:
+    # Two-doc corpus; "cat" occurs in both -> idf ln(1 + 0.5/2.5); only doc 0 has "purrs".
+    idx = BM25Index(["cat purrs", "cat sleeps all day"])
+    s = idx.scores("cat purrs")
+    idf_cat, idf_purr = np.log(1 + 0.5 / 2.5), np.log(1 + 1.5 / 1.5)
+    avgdl = (2 + 4) / 2
+    tf = lambda dl: 1 / (1 + 1.5 * (0.25 + 0.75 * dl / avgdl))  # noqa: E731  (Lucene: no (k1 + 1) factor)
+    assert s[0] == pytest.approx(idf_cat * tf(2) + idf_purr * tf(2), rel=1e-5)
+    assert s[1] == pytest.approx(idf_cat * tf(4), rel=1e-5)
+    assert idx.top("cat purrs", k=1) == [0] and idx.top("zebra", k=5) == []
+
+
+def test_retrieve_sentences_top_k_and_recall() -> None:
+    docs = [StoreDocument(0, "gold_answer", "q", "u1", ("The bridge collapsed in May.", "Nobody was hurt.")),
+            StoreDocument(0, "distractor", "q", "u2", ("Taxes rose.", "The bridge was repainted."))]
+    got = retrieve_sentences(claim="The bridge collapsed", documents=docs, k=2)
+    assert [s.text for s in got] == ["The bridge collapsed in May.", "The bridge was repainted."]
+    assert gold_recall(retrieved=got, gold=["The bridge collapsed in May.", "Nobody was hurt."]) == 0.5
+    assert retrieve_sentences(claim="x", documents=[], k=5) == []
+
+
+def test_question_fallback_and_prompt() -> None:
+    items = read_claims(write_json(Path(__import__("tempfile").mkdtemp()) / "t.json", claims("train", 3)))
+    ex = training_examples(items)
+    assert len(ex) == 6 and ex[0] == ("The moon was seen on Monday. It was train 0.", "What happened to the moon?")
+    w = RetrievalQuestionWriter(ex)
+    assert w.write(["a vaccine was seen", "zzz"]) == ["What happened to the vaccine?",
+                                                      "What does this source say about the claim?"]
+    assert w.generic == 1
+    p = build_prompt(sentence="S.", shots=[("A1.", "Q1?"), ("A2.", "Q2?")])
+    assert p.endswith("Evidence: A2.\nQuestion answered: Q2?\n\nEvidence: S.\nQuestion answered:")
+
+
+def test_reranker_examples_and_rerank() -> None:
+    items = [ClaimItem(i, AVeriTeCClaim.from_dict({"claim": f"c{i}", "questions": [
+        {"question": f"q{i}?", "answers": [{"answer": f"a{i}"}]}]}, where="x")) for i in range(3)]
+    ex = reranker_examples(items, seed=0)
+    assert [y for *_, y in ex] == [1, 0, 1, 0, 1, 0]
+    for (c, t, _), (nc, nt, _) in zip(ex[::2], ex[1::2], strict=True):
+        assert (c, t) != (nc, nt) and (c == nc or t == nt)  # exactly one part swapped
+
+    class Fixed:
+        def predict(self, pairs: list) -> np.ndarray:
+            return np.array([[0.5, 0.5], [0.1, 0.9], [0.5, 0.5], [0.3, 0.7]])
+
+    cands = [QAPair(f"q{i}", "a") for i in range(4)]
+    kept, scores = rerank(claim="c", candidates=cands, scorer=Fixed(), keep=3)
+    assert [k.question for k in kept] == ["q1", "q3", "q0"] and scores == [0.9, 0.7, 0.5]
+    assert [k.question for k in rerank(claim="c", candidates=cands, scorer=None, keep=2)[0]] == ["q0", "q1"]
+
+
+def test_verdict_training_labels() -> None:
+    recs = claims("t", 4)  # S, R, NEE, C
+    recs[0]["questions"][1]["answers"][0]["answer_type"] = "Unanswerable"
+    items = read_claims(write_json(Path(__import__("tempfile").mkdtemp()) / "t.json", recs))
+    assert [y for *_, y in verdict_examples(items)] == [0, 2, 1, 1, 2, 2]  # Conflicting claim left out
+
+
+def test_aggregation_rule_and_probabilities() -> None:
+    s, r, n, c = range(4)
+    assert LABELS[aggregate_labels([s, s, s])] == "Supported"
+    assert LABELS[aggregate_labels([r, r])] == "Refuted"
+    assert LABELS[aggregate_labels([s, r, n])] == "Not Enough Evidence"
+    assert LABELS[aggregate_labels([s, r])] == "Conflicting Evidence/Cherrypicking"
+    assert LABELS[aggregate_labels([r, c])] == "Conflicting Evidence/Cherrypicking"
+    # Two pairs: P(S)=.8*.6, P(R)=.1*.2, P(NEE)=1-.9*.9, P(C)=.9*.9-.48-.02
+    p = aggregate_probabilities(np.array([[0.8, 0.1, 0.1, 0.0], [0.6, 0.2, 0.1, 0.1]]))
+    assert p.tolist() == pytest.approx([0.48, 0.02, 0.19, 0.31])
+    label, conf, probs = decide(np.array([[0.8, 0.1, 0.1, 0.0], [0.6, 0.2, 0.1, 0.1]]))
+    assert (label, conf) == ("Supported", 0.48) and sum(probs.values()) == pytest.approx(1.0)
+    assert decide(np.zeros((0, 4)))[:2] == ("Not Enough Evidence", 1.0)
+
+
+def test_extractive_justification() -> None:
+    ev = [QAPair("Q1?", "A1."), QAPair("Q2?", "A2."), QAPair("Q3?", "A3.")]
+    assert ExtractiveJustifier().justify([("C.", ev, "Refuted")]) == ["Refuted. The evidence says: Q1? A1. Q2? A2."]
+    assert ExtractiveJustifier().justify([("C.", [], "Not Enough Evidence")]) == [
+        "Not Enough Evidence. No evidence was found."]
+    assert justification_input(claim="C.", evidence=ev[:1], verdict="S") == "Claim: C. Evidence: Q1? A1. Verdict: S"
+
+
+def test_config_builtins_and_errors(tmp_path: Path) -> None:
+    off = builtin_config("offline-minilm")
+    assert off.reranker.train == OFFLINE_TRAIN and off.justification.model == "extractive-fallback"
+    paper = builtin_config("paper")
+    assert (paper.questions.model, paper.reranker.base, paper.justification.model) == (
+        "bigscience/bloom-7b1", "bert-base-uncased", "facebook/bart-large")
+    assert (paper.verdict.train.learning_rate, paper.verdict.train.batch_size,
+            paper.verdict.train.grad_accumulation, paper.verdict.train.epochs) == (1e-5, 32, 4, 20)
+    cfg = config_from_mapping({"base": "offline-minilm", "verdict": {"train": {"max_pairs": 10}}}, source="c.yaml")
+    assert cfg.verdict.train.max_pairs == 10 and cfg.reranker.train.max_pairs == OFFLINE_TRAIN.max_pairs
+    with pytest.raises(UserError, match=r"c.yaml: verdict.train: unknown key 'epoch' \(did you mean: epochs\?\)"):
+        config_from_mapping({"verdict": {"train": {"epoch": 2}}}, source="c.yaml")
+    with pytest.raises(UserError, match="expected int"):
+        config_from_mapping({"reranker": {"keep": "3"}}, source="c.yaml")
+    with pytest.raises(UserError, match="did you mean 'offline-minilm'"):
+        resolve_config("offline-minlm")
+    (tmp_path / "bad.yaml").write_text("reranker: [\n")
+    with pytest.raises(UserError, match="bad.yaml:2:1: invalid YAML"):
+        resolve_config(str(tmp_path / "bad.yaml"))
+
+
+def test_variants() -> None:
+    assert list(VARIANTS) == ["full", "no-reranker", "claim-only", "gold-evidence"]
+    assert get_variant("no-reranker").needs_store and not get_variant("claim-only").needs_store
+    with pytest.raises(UserError, match="unknown variant"):
+        get_variant("nope")
+
+
+def test_output_formats_and_gold_subset(tmp_path: Path) -> None:
+    r = ClaimResult(3, "C.", "Refuted", 0.7, {"Refuted": 0.7}, [QAPair("Q?", "A.", "u")], "J.",
+                    {"verdict": "v@1"}, ["extractive-fallback"])
+    d = to_2024(r)
+    assert (d["claim_id"], d["pred_label"], d["justification"], d["fallbacks"]) == (3, "Refuted", "J.",
+                                                                                     ["extractive-fallback"])
+    d = to_2023(r)
+    assert (d["label"], d["questions"][0]["answers"][0]["source_url"]) == ("Refuted", "u")
+    assert ClaimResult.from_dict(r.to_dict()) == r
+    src = write_json(tmp_path / "g.json", claims("dev", 5))
+    assert write_gold_subset(claims_path=src, n=2, out=tmp_path / "s.json") == 2
+    assert [c["claim"] for c in json.loads((tmp_path / "s.json").read_text())] == [
+        c["claim"] for c in claims("dev", 2)]
+
+
+def test_training_helpers() -> None:
+    ex = [("a", "b", 0)] * 6 + [("a", "b", 1)] * 2 + [("a", "b", 2)]
+    assert sorted(y for *_, y in cap_examples(ex, cap=5, seed=0)) == [0, 0, 1, 1, 2]
+    assert cap_examples(ex, cap=None, seed=0) == ex
+    m = split_heldout(20, share=0.1, seed=0)
+    assert m.sum() == 2 and (split_heldout(20, share=0.1, seed=0) == m).all()
+    assert split_heldout(5, share=0.0, seed=0).sum() == 0
+
+
+def test_scored_claims_never_train() -> None:
+    t = [ClaimItem(i, AVeriTeCClaim(claim=c)) for i, c in enumerate(["A  claim.", "Other."])]
+    kept, dropped = without_scored_claims(t, ["a claim."])
+    assert [k.claim for k in kept] == ["Other."] and dropped == 1
