@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev averitec-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -84,6 +84,12 @@ AVERITEC_DEV_LIMIT ?= 500
 averitec-dev: $(VENV)/.all-stamp
 	AVERITEC=$(abspath $(VENV))/bin/averitec PYTHON=$(abspath $(PY)) \
 	  benchmarks/averitec_baseline_dev.sh $(AVERITEC_DEV_OUT) $(AVERITEC_DEV_LIMIT)
+
+# The docs/r2vc.md table: literal / label-aware × own evidence / exclude_own_evidence,
+# gated and ungated, on the first R2VC_N dev claims.
+R2VC_N ?= 500
+r2vc-table: $(VENV)/.all-stamp
+	$(PY) benchmarks/r2vc_offline_table.py --n $(R2VC_N) --out results/r2vc-table
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

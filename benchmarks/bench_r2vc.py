@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
+    from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.config import resolve_config
     from averitec_tools.baselines.r2vc.output import read_claims
-    from averitec_tools.baselines.r2vc.pipeline import build_pipeline
 
     cfg = resolve_config(args.config)
     if args.claims:

@@ -26,6 +26,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "retrieval:\n  sparse: bm25s\n  dense_model: null\n"
         f"verifier:\n  model: {model}\n  device: cpu\n"
         "generator:\n  k: 4\n"
+        "ablation:\n  nli_only: true\n  no_calibration: true\n"
         "calibration:\n  tau_cal: 0.0\n  tau_ver: -1.0\n"
     )
     claims = root / "claims.json"
@@ -143,7 +144,8 @@ def test_corrupt_index_says_how_to_rebuild(setup, tmp_path, capsys) -> None:
 def test_model_that_cannot_be_loaded_offline(setup, tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     cfg = tmp_path / "bad-model.yaml"
-    cfg.write_text("retrieval:\n  sparse: bm25s\n  dense_model: null\nverifier:\n  model: no-such-org/no-such-model\n")
+    cfg.write_text("retrieval:\n  sparse: bm25s\n  dense_model: null\nverifier:\n  model: no-such-org/no-such-model\n"
+                   "ablation: {nli_only: true, no_calibration: true}\n")
     args = base_args(setup, tmp_path / "p.json")
     args[args.index("--config") + 1] = str(cfg)
     code, _, err = run(args, capsys)
@@ -180,23 +182,36 @@ def test_interrupted_run_resumes(setup, tmp_path, capsys, monkeypatch) -> None:
 
 def test_r2vc_calibrate_fits_and_run_uses_it(setup, tmp_path, capsys) -> None:
     cal = tmp_path / "cal.json"
-    args = ["baseline", "r2vc-calibrate", "--config", str(setup["config"]), "--claims", str(setup["claims"]),
+    # The recipe's config already names the calibrator file it is about to write.
+    cfg = tmp_path / "with-cal.yaml"
+    calibrated = setup["config"].read_text().replace("no_calibration: true", "no_calibration: false")
+    cfg.write_text(calibrated + f"  path: {cal}\n")
+    args = ["baseline", "r2vc-calibrate", "--config", str(cfg), "--claims", str(setup["claims"]),
             "--corpus", str(setup["corpus"]), "--out", str(cal), "--json", "--no-progress"]
     code, stdout, err = run(args, capsys)
     assert code == 0, err
     info = json.loads(stdout)
-    assert info["n"] == 3 and len(info["coef"]) == 7  # the claim without retrieval is skipped
-    cfg = tmp_path / "with-cal.yaml"
-    cfg.write_text(setup["config"].read_text() + f"  path: {cal}\n")
+    assert info["claims"] == 3 and len(info["coef"]) == 7  # the claim without retrieval is skipped
     run_args = base_args(setup, tmp_path / "p.json")
     run_args[run_args.index("--config") + 1] = str(cfg)
-    code, _, err = run([*run_args, "--json"], capsys)
+    code, stdout, err = run([*run_args, "--json"], capsys)
     assert code == 0, err
+    assert json.loads(stdout)["components"]["calibrator"] == str(cal)
     missing = tmp_path / "missing-cal.yaml"
-    missing.write_text(setup["config"].read_text() + f"  path: {tmp_path / 'nope.json'}\n")
+    missing.write_text(calibrated + f"  path: {tmp_path / 'nope.json'}\n")
     run_args[run_args.index("--config") + 1] = str(missing)
     code, _, err = run(run_args, capsys)
     assert code == 2 and "calibrator file not found" in err
+
+
+def test_unset_component_refused(setup, tmp_path, capsys) -> None:
+    cfg = tmp_path / "unset.yaml"
+    cfg.write_text(setup["config"].read_text().replace("  nli_only: true\n", ""))
+    args = base_args(setup, tmp_path / "p.json")
+    args[args.index("--config") + 1] = str(cfg)
+    code, _, err = run(args, capsys)
+    assert code == 2 and "generator.model is not set" in err and "ablation.nli_only" in err
+    assert "Traceback" not in err and not (tmp_path / "p.json").exists()
 
 
 def test_offline_config_argument_rules(setup, tmp_path, capsys, monkeypatch) -> None:
@@ -221,7 +236,8 @@ def test_predictions_score_with_averitec_score_and_calibration(shared_data, tmp_
     gold.write_text(json.dumps([c.to_dict() for c in dev]))
     model = save_tiny_nli_model(tmp_path / "nli")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"retrieval:\n  sparse: bm25s\n  dense_model: null\nverifier:\n  model: {model}\n")
+    cfg.write_text(f"retrieval:\n  sparse: bm25s\n  dense_model: null\nverifier:\n  model: {model}\n"
+                   "ablation: {nli_only: true, no_calibration: true}\n")
     out = tmp_path / "pred.json"
     code, _, err = run(["baseline", "r2vc", "--config", str(cfg), "--claims", str(gold), "--corpus", str(corpus),
                         "--out", str(out), "--json", "--no-progress"], capsys)

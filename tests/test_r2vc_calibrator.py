@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import brier_score_loss
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from averitec_tools.baselines.r2vc.calibrator import (
     FEATURE_NAMES,
     Calibrator,
     calibration_metrics,
     candidate_features,
+    chosen_correctness,
     fit_from_examples,
     monotone_confidence,
     simulate_examples,
@@ -55,12 +58,28 @@ def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 def test_fit_matches_sklearn_and_predict_proba() -> None:
     X, y = _data()
     cal = Calibrator.fit(features=X, targets=y)
-    ref = LogisticRegression(max_iter=2000).fit(X, y)
-    np.testing.assert_allclose(cal.coef, ref.coef_[0], rtol=1e-8)
-    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X)[:, 1], rtol=1e-9)
+    # reference: scikit-learn's StandardScaler + LogisticRegression
+    ref = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X, y)
+    np.testing.assert_allclose(cal.coef, ref[-1].coef_[0], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(cal.mean, ref[0].mean_, rtol=1e-12)
+    np.testing.assert_allclose(cal.scale, ref[0].scale_, rtol=1e-12)
+    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X)[:, 1], rtol=1e-7)
     assert cal.fit_info["n"] == 200 and not cal.fit_info["degenerate"]
     assert cal.fit_info["brier"] == pytest.approx(brier_score_loss(y, ref.predict_proba(X)[:, 1]))
     assert cal.coef[1] > 0  # s_ver drives correctness in this synthetic set
+    assert cal.fit_info["dropped_features"] == []
+
+
+def test_constant_features_dropped_and_scale_invariant() -> None:
+    X, y = _data()
+    X[:, 0] = 0.0  # no LM: mean_logprob constant
+    cal = Calibrator.fit(features=X, targets=y)
+    assert cal.fit_info["dropped_features"] == ["mean_logprob"] and cal.coef[0] == 0.0
+    ref = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X[:, 1:], y)
+    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X[:, 1:])[:, 1], rtol=1e-7)
+    X2 = X.copy()
+    X2[:, 4] *= 1000.0  # standardised: rescaling a feature does not change π
+    np.testing.assert_allclose(Calibrator.fit(features=X2, targets=y).predict(X2), cal.predict(X), rtol=1e-6)
 
 
 def test_single_class_gives_constant_model() -> None:
@@ -116,7 +135,40 @@ def test_simulate_examples_chooses_max_sver_and_skips_empty() -> None:
                            candidates_for=lambda c: pools[c])
     assert [(e.claim, e.predicted, e.target) for e in ex] == [("a", "False", 1), ("c", "Uncertain", 0)]
     assert ex[0].features.tolist() == [-0.5, 0.9, 2 / 3, 2.0, 3.0, 1.0, 0.5]
-    cal = fit_from_examples(ex)
-    assert cal.fit_info["n"] == 2
+    assert ex[0].targets.tolist() == [0, 1, 1] and ex[0].all_features.shape == (3, 7)
+    cal = fit_from_examples(ex, fit_on="max_s_ver")
+    assert cal.fit_info["n"] == 2 and cal.fit_info["fit_on"] == "max_s_ver"
+    cal = fit_from_examples(ex)  # all candidates, weighted 1/k per claim
+    assert cal.fit_info["n"] == 4 and cal.fit_info["claims"] == 2
+    assert cal.fit_info["positive_rate"] == pytest.approx((2 / 3 + 0) / 2)
+    assert "heldout_brier" not in cal.fit_info  # too few claims to hold any out
     with pytest.raises(UserError):
         fit_from_examples([])
+
+
+def test_heldout_metrics_and_gate_frontier() -> None:
+    rng = np.random.default_rng(0)
+    pools, golds = {}, []
+    for i in range(40):
+        gold = "True" if i % 2 else "False"
+        pools[str(i)] = [vc(lab, float(s)) for lab, s in zip(rng.choice(["True", "False"], 4),
+                                                              rng.uniform(0, 1, 4), strict=True)]
+        golds.append(gold)
+    ex = simulate_examples(claims=list(pools), gold_labels=golds, candidates_for=lambda c: pools[c])
+    cal = fit_from_examples(ex, heldout_fraction=0.25, seed=1)
+    info = cal.fit_info
+    assert info["heldout_n"] == 10 and 0 <= info["heldout_brier"] <= 1 and 0 <= info["heldout_ece"] <= 1
+    # held-out metrics come from a calibrator that never saw those claims: refit by hand
+    perm = np.random.default_rng(1).permutation(40)
+    test, train = [ex[i] for i in perm[:10]], [ex[i] for i in perm[10:]]
+    X = np.concatenate([e.all_features for e in train])
+    y = np.concatenate([e.targets for e in train])
+    w = np.concatenate([np.full(4, 0.25) for _ in train])
+    part = Calibrator.fit(features=X, targets=y, sample_weight=w)
+    prob, correct = chosen_correctness(part, test)
+    assert info["heldout_brier"] == pytest.approx(calibration_metrics(y_true=correct, prob=prob)["brier"])
+    # the frontier dominates every slice candidate
+    frontier = np.array(info["gate_frontier"])
+    for e in ex:
+        for p, s in zip(cal.predict(e.all_features), e.s_ver, strict=True):
+            assert ((frontier[:, 0] >= p - 1e-6) & (frontier[:, 1] >= s - 1e-6)).any()

@@ -95,9 +95,11 @@ def test_builtin_offline_and_base_key(tmp_path) -> None:
     off = resolve_config("offline-minilm")
     assert off.offline.enabled and off.retrieval.dense_model == "minilm" and off.generator.model is None
     p = tmp_path / "small.yaml"
-    p.write_text("base: offline-minilm\noffline:\n  folds: 2\n")
+    p.write_text("base: offline-minilm\noffline:\n  train_claims: 40\n  exclude_own_evidence: true\n")
     c = resolve_config(str(p))
-    assert c.offline.enabled and c.offline.folds == 2 and c.name == "offline-minilm"
+    assert c.offline.enabled and c.offline.train_claims == 40 and c.name == "offline-minilm"
+    assert c.offline.exclude_own_evidence and off.ablation.nli_only  # the NLI-only row, named
+    c.effective().check_components()  # offline builds its own calibrator
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
         resolve_config("offline-minlm")
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
@@ -108,3 +110,25 @@ def test_fingerprint_changes_with_settings() -> None:
     a = R2VCConfig()
     b = config_from_mapping({"calibration": {"tau_cal": 0.7}}, source="x")
     assert a.fingerprint() == R2VCConfig().fingerprint() != b.fingerprint()
+
+
+def test_verifier_choices_and_defaults() -> None:
+    c = R2VCConfig()
+    assert (c.verifier.score, c.verifier.pair_order, c.calibration.fit_on) == ("label-aware", "evidence-claim", "all")
+    lit = config_from_mapping({"verifier": {"score": "literal", "pair_order": "claim-evidence"}}, source="x")
+    assert (lit.verifier.score, lit.verifier.pair_order) == ("literal", "claim-evidence")
+    with pytest.raises(UserError, match=r"x: verifier.score: expected one of label-aware, literal, found 'aware'"):
+        config_from_mapping({"verifier": {"score": "aware"}}, source="x")
+    with pytest.raises(UserError, match="pair_order"):
+        config_from_mapping({"verifier": {"pair_order": "premise-first"}}, source="x")
+
+
+def test_unset_components_refused_unless_ablation_named() -> None:
+    with pytest.raises(UserError, match="generator.model is not set.*ablation.nli_only"):
+        config_from_mapping({"calibration": {"path": "c.json"}}, source="x").effective().check_components()
+    with pytest.raises(UserError, match="calibration.path is not set.*ablation.no_calibration"):
+        config_from_mapping({"generator": {"model": "g"}}, source="x").effective().check_components()
+    config_from_mapping({"ablation": {"nli_only": True, "no_calibration": True}},
+                        source="x").effective().check_components()
+    config_from_mapping({"generator": {"model": "g"}, "calibration": {"path": "c.json"}},
+                        source="x").effective().check_components()

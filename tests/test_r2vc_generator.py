@@ -186,13 +186,16 @@ class ScriptedGenerator(HFGenerator):
         return [RawOutput(text=self.outputs[i % len(self.outputs)], mean_logprob=-0.5) for i in range(len(prompts))]
 
 
-def test_generate_counts_and_drops_malformed_outputs() -> None:
+def test_generate_counts_unparseable_outputs_as_uncertain_candidates() -> None:
     gen = ScriptedGenerator(["True. Yes [1].", "gibberish", "False. No [2].", ""])
     result = gen.generate("claim", _pool(24), k=16, seed=0)
     assert isinstance(gen, Generator)
     assert result.n_malformed == 8
-    assert [c.label for c in result.candidates] == ["True", "False"] * 4
-    assert [c.config_index for c in result.candidates] == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert [c.label for c in result.candidates] == ["True", "Uncertain", "False", "Uncertain"] * 4
+    assert [c.config_index for c in result.candidates] == list(range(16))
+    bad = [c for c in result.candidates if c.label == "Uncertain"]
+    assert all(c.rationale == "" and c.citations == () for c in bad)
+    assert [c.raw_text for c in bad] == ["gibberish", ""] * 4
     assert all(len(c.passages) == 16 for c in result.candidates)
     assert all(c.mean_logprob == -0.5 for c in result.candidates)
 
@@ -239,7 +242,7 @@ def test_tiny_lm_generation_is_reproducible_under_a_seed(tiny_generator: HFGener
     first = tiny_generator.generate("the sky is blue", pool, k=16, seed=1)
     again = tiny_generator.generate("the sky is blue", pool, k=16, seed=1)
     assert first == again
-    assert first.n_malformed + len(first.candidates) == 16
+    assert len(first.candidates) == 16 and first.n_malformed <= 16
 
     prompts = ["<|user|>\nhello there\n<|assistant|>\n"] * 4
     configs = list(DECODING_BANK[12:16])
@@ -296,7 +299,7 @@ def test_generator_loads_a_saved_local_model(tmp_path) -> None:  # type: ignore[
     gen = HFGenerator(str(tmp_path), device="cpu", max_new_tokens=4)
     assert gen.name == f"hf:{tmp_path}"
     result = gen.generate("claim", _pool(2), k=2, seed=0)
-    assert result.n_malformed + len(result.candidates) == 2
+    assert len(result.candidates) == 2
 
 
 def test_missing_local_model_is_a_resource_error(tmp_path) -> None:  # type: ignore[no-untyped-def]

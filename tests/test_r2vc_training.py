@@ -73,9 +73,15 @@ def test_auto_settings_resolve_to_gpu_recipe_or_cpu_fallbacks(monkeypatch: pytes
         "attn_implementation": "flash_attention_2",
     }
     monkeypatch.setattr(config, "find_spec", lambda name: None)
-    gpu_without_extras = SFTSettings().resolved(cuda=True)
-    assert (gpu_without_extras["optim"], gpu_without_extras["attn_implementation"]) == ("adamw_torch", "sdpa")
-    explicit = SFTSettings(optim="adafactor", bf16=False, gradient_checkpointing=True).resolved(cuda=True)
+    # CUDA without the train extra: a loud error, never a silent downgrade
+    with pytest.raises(UserError, match=r"optim 'paged_adamw_8bit' needs bitsandbytes.*averitec-tools\[train\]"):
+        SFTSettings().resolved(cuda=True)
+    with pytest.raises(UserError, match="needs flash-attn"):
+        SFTSettings(optim="adamw_torch").resolved(cuda=True)
+    chosen = SFTSettings(optim="adamw_torch", attn_implementation="sdpa").resolved(cuda=True)
+    assert (chosen["optim"], chosen["attn_implementation"]) == ("adamw_torch", "sdpa")
+    explicit = SFTSettings(optim="adafactor", attn_implementation="sdpa", bf16=False,
+                           gradient_checkpointing=True).resolved(cuda=True)
     assert (explicit["optim"], explicit["bf16"], explicit["gradient_checkpointing"]) == ("adafactor", False, True)
 
 
@@ -396,3 +402,19 @@ def test_cli_argument_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
         training_main(argv)
     assert info.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+def test_split_safe_rows_drop_non_train_and_excluded_claims(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.training.__main__ import split_safe_rows
+
+    records = [{"claim": f"c{i}", "evidence_text": "e", "label": "SUPPORTS", "split": s}
+               for i, s in enumerate(["train", "dev", "test", "train"])]
+    data = _write_jsonl(tmp_path / "all.jsonl", records)
+    rows = read_training_rows(data)
+    kept, dropped = split_safe_rows(rows, data=str(data), all_splits=False, exclude=[])
+    assert [r.claim for r in kept] == ["c0", "c3"] and dropped == {"dropped_split": 2, "dropped_excluded": 0}
+    assert capsys.readouterr().err == ""
+    slice_file = _write_jsonl(tmp_path / "slice.jsonl", [{"claim": "c3"}])
+    kept, dropped = split_safe_rows(rows, data=str(data), all_splits=True, exclude=[str(slice_file)])
+    assert [r.claim for r in kept] == ["c0", "c1", "c2"] and dropped == {"dropped_split": 0, "dropped_excluded": 1}
+    assert "contaminates VitaminC evaluation" in capsys.readouterr().err

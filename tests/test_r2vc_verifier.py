@@ -55,21 +55,57 @@ def test_components_by_hand_true_candidate() -> None:
     assert r.distribution == pytest.approx((0.80, 0.15, 0.05))
 
 
-def test_false_candidate_disagrees_with_nli() -> None:
-    [r] = Verifier(backend=TableNLI(TABLE)).verify(claim=CLAIM, candidates=[cand("False", (2,))])
+def test_false_candidate_disagrees_with_nli_literal() -> None:
+    [r] = Verifier(backend=TableNLI(TABLE), score="literal").verify(claim=CLAIM, candidates=[cand("False", (2,))])
     assert r.scores.s_cons == 0.0
     assert r.scores.s_ver == pytest.approx(0.6 * 0.8 + 0.2 * (1.1 / 3) + 0.1 * 1.0)
 
 
+def test_false_candidate_label_aware_by_hand() -> None:
+    [r] = Verifier(backend=TableNLI(TABLE)).verify(claim=CLAIM, candidates=[cand("False", (2,))])
+    s = r.scores
+    # support = max contradiction .65, coverage over contradiction (.05 + .10 + .65) / 3,
+    # opposing = max entailment .80 → excess .15; y_NLI True → s_cons 0; P2 is the most
+    # contradicting passage → s_align 1; s_cit = 1 (P0 still in the subset)
+    assert (s.s_ent, s.s_contr, s.s_cons, s.s_align) == (pytest.approx(0.8), pytest.approx(0.65), 0.0, 1.0)
+    assert s.s_cov == pytest.approx(0.8 / 3)
+    assert s.s_ver == pytest.approx(0.6 * 0.65 + 0.2 * (0.8 / 3) - 0.3 * 0.15 + 0 + 0.1 * 1 - 0)
+
+
+def test_clean_refutation_passes_tau_ver_only_when_label_aware() -> None:
+    table = {P2.text: (0.92, 0.05, 0.03), P1.text: (0.10, 0.85, 0.05)}
+    c = cand("False", (0,), passages=(P2, P1))
+    [aware] = Verifier(backend=TableNLI(table)).verify(claim=CLAIM, candidates=[c])
+    [literal] = Verifier(backend=TableNLI(table), score="literal").verify(claim=CLAIM, candidates=[c])
+    assert aware.scores.y_nli == "False" and aware.scores.s_cons == 1.0
+    assert aware.scores.s_ver >= 0.55 > literal.scores.s_ver
+    # the literal bound for y_NLI = False: s_ver ≤ 0.8·s_ent + 0.17
+    assert literal.scores.s_ver <= 0.8 * literal.scores.s_ent + 0.17 + 1e-12
+
+
+def test_true_candidate_identical_in_both_modes() -> None:
+    c = cand("True", (0,))
+    a = Verifier(backend=TableNLI(TABLE)).verify(claim=CLAIM, candidates=[c])[0].scores
+    b = Verifier(backend=TableNLI(TABLE), score="literal").verify(claim=CLAIM, candidates=[c])[0].scores
+    assert a == b
+
+
 def test_excess_contradiction_and_uncertain_consistency() -> None:
     table = {P0.text: (0.9, 0.05, 0.05), P1.text: (0.2, 0.5, 0.3)}
-    [r] = Verifier(backend=TableNLI(table)).verify(
-        claim="zzz", candidates=[cand("Uncertain", (), passages=(P0, P1))]
-    )
+    c = cand("Uncertain", (), passages=(P0, P1))
+    [r] = Verifier(backend=TableNLI(table), score="literal").verify(claim="zzz", candidates=[c])
     s = r.scores
     assert (s.s_ent, s.s_contr, s.y_nli) == (pytest.approx(0.3), pytest.approx(0.9), "False")
     assert s.s_cons == 0.5 and s.s_align == 0.0 and s.s_cit == 0.0
     assert s.s_ver == pytest.approx(0.6 * 0.3 + 0.2 * 0.175 - 0.3 * 0.6 + 0.1 * 0.5 + 0 - 0.1)
+    # label-aware Uncertain: support 1 − .9, coverage over neutral (.05 + .5) / 2, opposing .9
+    [r] = Verifier(backend=TableNLI(table)).verify(claim="zzz", candidates=[c])
+    assert r.scores.s_ver == pytest.approx(0.6 * 0.1 + 0.2 * 0.275 - 0.3 * 0.8 + 0.1 * 0.5 + 0 - 0.1)
+
+
+def test_unknown_score_mode_refused() -> None:
+    with pytest.raises(ValueError, match="score"):
+        Verifier(backend=TableNLI(TABLE), score="fancy")
 
 
 def test_coverage_uses_top6_and_alignment_against_them() -> None:
@@ -147,16 +183,20 @@ def test_hf_backend_reorders_columns_from_id2label(tmp_path) -> None:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     path = save_tiny_nli_model(tmp_path / "nli")  # id2label: 0 entailment, 1 neutral, 2 contradiction
-    backend = HFNLIBackend(model_id=str(path), device="cpu", batch_size=2)
     pairs = [("zorbland won", "it is confirmed"), ("quuxia", "is false"), ("a", "b")]
-    got = backend.predict(pairs)
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForSequenceClassification.from_pretrained(path).eval()
-    with torch.inference_mode():
-        enc = tok([c for c, _ in pairs], [p for _, p in pairs], padding=True, return_tensors="pt")
-        ref = torch.softmax(model(**enc).logits, -1).numpy()
-    np.testing.assert_allclose(got, ref[:, [2, 1, 0]], atol=1e-5)
-    np.testing.assert_allclose(got.sum(1), 1.0, atol=1e-6)
+    for order, (first, second) in {"evidence-claim": (1, 0), "claim-evidence": (0, 1)}.items():
+        backend = HFNLIBackend(model_id=str(path), device="cpu", batch_size=2, pair_order=order)
+        got = backend.predict(pairs)
+        with torch.inference_mode():
+            enc = tok([x[first] for x in pairs], [x[second] for x in pairs], padding=True, return_tensors="pt")
+            ref = torch.softmax(model(**enc).logits, -1).numpy()
+        np.testing.assert_allclose(got, ref[:, [2, 1, 0]], atol=1e-5)
+        np.testing.assert_allclose(got.sum(1), 1.0, atol=1e-6)
+    assert HFNLIBackend(model_id=str(path), device="cpu").pair_order == "evidence-claim"  # default
+    with pytest.raises(ValueError, match="pair_order"):
+        HFNLIBackend(model_id=str(path), device="cpu", pair_order="hypothesis-first")
 
 
 def test_hf_backend_generic_labels_refused(tmp_path) -> None:

@@ -10,7 +10,9 @@ configuration (corpus built from the dev gold answers — an oracle corpus — n
 Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
-fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating inference.
+fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating inference
+(the configuration's own ``calibration.path`` — usually the file being written — is
+ignored while fitting).
 """
 
 from __future__ import annotations
@@ -33,14 +35,18 @@ def add_parser(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 
-    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline")
-    _common(r2vc)
-    r2vc.add_argument("--out", required=True, metavar="PREDICTIONS", help="prediction file to write")
+    r2vc = sub.add_parser("r2vc", help="the R2VC retrieve → reason → verify → calibrate pipeline "
+                          "(`r2vc train sft|dpo` trains its generator)")
+    _common(r2vc, required=False)  # not required by `r2vc train`; run_r2vc checks them
+    r2vc.add_argument("--out", metavar="PREDICTIONS", help="prediction file to write (required)")
     r2vc.add_argument("--format", choices=("auto", "averitec2024", "ternary"), default="auto",
                       help="output format (default: averitec2024 for AVeriTeC claims, ternary for FEVER/VitaminC)")
     r2vc.add_argument("--resume", action="store_true",
                       help="continue an interrupted run from OUT.partial.jsonl")
-    r2vc.set_defaults(func=run_r2vc)
+    r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
+    from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
+
+    add_train_subcommand(r2vc)
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -52,8 +58,8 @@ def add_parser(subparsers: Any) -> None:
     add_averitec(sub)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, metavar="CONFIG",
+def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    p.add_argument("--config", required=required, metavar="CONFIG",
                    help="YAML configuration file or a built-in name (offline-minilm)")
     p.add_argument("--claims", metavar="FILE",
                    help="claims (AVeriTeC dev.json-style or FEVER/VitaminC JSONL); "
@@ -99,9 +105,12 @@ def _quiet_models(progress: bool) -> None:
 
 
 def run_r2vc(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.output import default_format
-    from averitec_tools.baselines.r2vc.pipeline import build_pipeline
 
+    missing = [flag for flag, value in (("--config", args.config), ("--out", args.out)) if value is None]
+    if missing:
+        args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
     config, claims = _load(args)
     fmt = default_format(claims) if args.format == "auto" else args.format
     progress = not args.no_progress and not args.json
@@ -109,6 +118,8 @@ def run_r2vc(args: argparse.Namespace) -> int:
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress)
     summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress)
+    for warning in summary.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if pipe.config.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import describe
 
@@ -119,7 +130,11 @@ def run_r2vc(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
         print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
-              f"malformed candidates: {result['n_malformed']}")
+              f"unparseable generator outputs: {result['n_malformed']}")
+        for stage, what in result["components"].items():
+            print(f"component {stage}: {what}")
+        used = {k: v for k, v in result["fallbacks"].items() if v}
+        print(f"fallbacks: {used or 'none'}")
         per = result["seconds_per_claim"]
         print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
               + f"; {result['claims_per_second']:.3f} claims/s")
@@ -129,11 +144,17 @@ def run_r2vc(args: argparse.Namespace) -> int:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.r2vc.pipeline import build_pipeline, fit_calibrator
+    from dataclasses import replace
+
+    from averitec_tools.baselines.r2vc.build import build_pipeline
+    from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
 
     config, claims = _load(args)
     if config.offline.enabled:
-        raise UserError("offline-minilm fits its own cross-validated calibrators; use a YAML config here")
+        raise UserError("offline-minilm fits its own calibrator on the training split; use a YAML config here")
+    # The calibrator being fitted does not exist yet: simulate inference without one.
+    config = replace(config, calibration=replace(config.calibration, path=None),
+                     ablation=replace(config.ablation, no_calibration=True))
     progress = not args.no_progress and not args.json
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
@@ -145,6 +166,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print(f"wrote calibrator to {args.out}: n={cal.fit_info.get('n')} "
-              f"brier={cal.fit_info.get('brier'):.4f} ece={cal.fit_info.get('ece'):.4f} (on its fit slice)")
+        info = cal.fit_info
+        held = (f"held-out brier={info['heldout_brier']:.4f} ece={info['heldout_ece']:.4f} "
+                f"(n={info['heldout_n']} claims)" if "heldout_brier" in info else "no held-out claims")
+        print(f"wrote calibrator to {args.out}: {info.get('claims')} claims, fit on {info.get('fit_on')} "
+              f"candidates; {held}")
     return 0

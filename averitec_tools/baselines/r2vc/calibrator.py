@@ -14,9 +14,22 @@ candidate to the probability that its label is correct. The features (§3.5), in
 7. ``s_align`` — citation alignment.
 
 It is fitted on a held-out slice by simulating inference (:func:`simulate_examples`):
-each claim gets up to 12 candidates, the candidate with the highest ``s_ver`` is chosen
-(no calibrator exists yet), and the target is whether its label equals the gold label.
-The fitted model is saved as JSON (coefficients, intercept, feature names, fit metrics);
+each claim gets up to 12 candidates and the target of a candidate is whether its label
+equals the gold label. Which candidates are fitted on (``calibration.fit_on``):
+
+* ``all`` (default) — every candidate of the claim, weighted 1/k so each claim counts
+  once. Inference picks i* = argmax π over *all* candidates, so π must rank every
+  candidate, not only the one a rule chose before π existed.
+* ``max_s_ver`` — only the candidate with the highest s_ver (the paper's wording; the
+  chosen candidate at inference is then selected by a different rule than at fit time).
+
+Features are standardised (mean/scale of the fit data, stored with the model) and
+features that are constant on the fit data are dropped (coefficient 0), so a feature
+the generator never varies (e.g. ``mean_logprob`` without an LM) cannot blow up the
+fit. :func:`fit_from_examples` reports Brier/ECE of π(i*) on claims held out from the
+fit (``heldout_*`` in ``fit_info``), then refits on every claim, and records the
+(π, s_ver) Pareto frontier of the slice's candidates (``gate_frontier``) so a run can
+warn when its gates cannot be satisfied jointly. The fitted model is saved as JSON;
 loading checks the feature names.
 """
 
@@ -98,7 +111,7 @@ def calibration_metrics(*, y_true: Sequence[float] | np.ndarray, prob: Sequence[
 
 @dataclass(frozen=True)
 class Calibrator:
-    """A fitted SLC logistic regression: ``π = σ(w·x + b)``.
+    """A fitted SLC logistic regression: ``π = σ(w·z + b)``, ``z = (x − mean) / scale``.
 
     Example:
         >>> X = np.array([[0, 0.9, 1, 4, 10, 1, 1], [0, 0.1, 0.3, 4, 10, 0, 0]] * 5, dtype=float)
@@ -106,15 +119,22 @@ class Calibrator:
         >>> cal = Calibrator.fit(features=X, targets=y)
         >>> bool(cal.predict(X)[0] > 0.5 > cal.predict(X)[1])
         True
+        >>> cal.fit_info["dropped_features"]  # constant on the fit data
+        ['mean_logprob', 'n_passages', 'rationale_tokens']
     """
 
     coef: tuple[float, ...]
     intercept: float
     feature_names: tuple[str, ...] = FEATURE_NAMES
     fit_info: dict[str, Any] = field(default_factory=dict, compare=False)
+    mean: tuple[float, ...] = (0.0,) * len(FEATURE_NAMES)
+    scale: tuple[float, ...] = (1.0,) * len(FEATURE_NAMES)
+    #: Where it was loaded from (for run summaries), if from a file.
+    source: str | None = field(default=None, compare=False)
 
     @classmethod
-    def fit(cls, *, features: np.ndarray, targets: Sequence[int], max_iter: int = 2000) -> Calibrator:
+    def fit(cls, *, features: np.ndarray, targets: Sequence[int] | np.ndarray, max_iter: int = 2000,
+            sample_weight: Sequence[float] | np.ndarray | None = None) -> Calibrator:
         """Fit the logistic regression; a single-class target gives a constant model."""
         from sklearn.linear_model import LogisticRegression
 
@@ -124,16 +144,26 @@ class Calibrator:
             raise ValueError(f"features must be (n, {len(FEATURE_NAMES)}) with n targets")
         if len(y) == 0:
             raise UserError("calibrator: no examples to fit on (the calibration slice is empty)")
-        info: dict[str, Any] = {"n": len(y), "positive_rate": float(y.mean())}
-        if len(set(y.tolist())) < 2:
-            rate = min(max(float(y.mean()), 1e-3), 1 - 1e-3)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        info: dict[str, Any] = {"n": len(y), "positive_rate": float(np.average(y, weights=w))}
+        keep = np.ptp(X, axis=0) > 1e-12
+        info["dropped_features"] = [n for n, k in zip(FEATURE_NAMES, keep, strict=True) if not k]
+        mean = np.where(keep, np.average(X, axis=0, weights=w), 0.0)
+        std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+        scale = np.where(keep & (std > 1e-12), std, 1.0)
+        if len(set(y.tolist())) < 2 or not keep.any():
+            rate = min(max(info["positive_rate"], 1e-3), 1 - 1e-3)
             cal = cls(coef=(0.0,) * len(FEATURE_NAMES), intercept=math.log(rate / (1 - rate)),
                       fit_info=info | {"degenerate": True})
         else:
+            Z = (X - mean) / scale
             lr = LogisticRegression(max_iter=max_iter)
-            lr.fit(X, y)
-            cal = cls(coef=tuple(float(c) for c in lr.coef_[0]), intercept=float(lr.intercept_[0]),
-                      fit_info=info | {"degenerate": False})
+            lr.fit(Z[:, keep], y, sample_weight=w)
+            coef = np.zeros(len(FEATURE_NAMES))
+            coef[keep] = lr.coef_[0]
+            cal = cls(coef=tuple(float(c) for c in coef), intercept=float(lr.intercept_[0]),
+                      fit_info=info | {"degenerate": False},
+                      mean=tuple(float(m) for m in mean), scale=tuple(float(v) for v in scale))
         cal.fit_info.update(calibration_metrics(y_true=y, prob=cal.predict(X)))
         return cal
 
@@ -142,7 +172,8 @@ class Calibrator:
         from scipy.special import expit
 
         X = np.asarray(features, dtype=np.float64).reshape(-1, len(self.coef))
-        return np.asarray(expit(X @ np.asarray(self.coef) + self.intercept))
+        Z = (X - np.asarray(self.mean)) / np.asarray(self.scale)
+        return np.asarray(expit(Z @ np.asarray(self.coef) + self.intercept))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,6 +181,8 @@ class Calibrator:
             "feature_names": list(self.feature_names),
             "coef": list(self.coef),
             "intercept": self.intercept,
+            "mean": list(self.mean),
+            "scale": list(self.scale),
             "fit_info": self.fit_info,
         }
 
@@ -180,8 +213,17 @@ class Calibrator:
             or not isinstance(intercept, (int, float))
         ):
             raise UserError(f"{path}: calibrator coefficients are missing or malformed")
+        n = len(FEATURE_NAMES)
+        mean = obj.get("mean", [0.0] * n)
+        scale = obj.get("scale", [1.0] * n)
+        for name, vec in (("mean", mean), ("scale", scale)):
+            if not isinstance(vec, list) or len(vec) != n or not all(isinstance(v, (int, float)) for v in vec):
+                raise UserError(f"{path}: calibrator {name} is malformed")
+        if any(v <= 0 for v in scale):
+            raise UserError(f"{path}: calibrator scale must be positive")
         return cls(coef=tuple(float(c) for c in coef), intercept=float(intercept),
-                   fit_info=dict(obj.get("fit_info") or {}))
+                   fit_info=dict(obj.get("fit_info") or {}), mean=tuple(float(v) for v in mean),
+                   scale=tuple(float(v) for v in scale), source=str(path))
 
 
 def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
@@ -196,16 +238,37 @@ def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CalibrationExample:
-    """One simulated-inference example: the chosen candidate's features and correctness."""
+    """One simulated-inference claim: every candidate's features, labels and s_ver.
+
+    ``features``/``predicted`` of the max-s_ver candidate (the paper's rule) are
+    :attr:`chosen_features` / :attr:`predicted`.
+    """
 
     claim: str
-    features: np.ndarray
-    predicted: str
+    all_features: np.ndarray
+    labels: tuple[str, ...]
+    s_ver: np.ndarray
     gold: str
+
+    @property
+    def best(self) -> int:
+        return int(np.argmax(self.s_ver))
+
+    @property
+    def features(self) -> np.ndarray:
+        return self.all_features[self.best]
+
+    @property
+    def predicted(self) -> str:
+        return self.labels[self.best]
 
     @property
     def target(self) -> int:
         return int(self.predicted == self.gold)
+
+    @property
+    def targets(self) -> np.ndarray:
+        return np.array([int(lab == self.gold) for lab in self.labels])
 
 
 def simulate_examples(
@@ -234,20 +297,97 @@ def simulate_examples(
         verified = list(candidates_for(claim))
         if not verified:
             continue
-        best = max(range(len(verified)), key=lambda i: verified[i].scores.s_ver)
-        feats = candidate_features(verified)[best]
-        out.append(CalibrationExample(claim=claim, features=feats,
-                                      predicted=verified[best].candidate.label, gold=gold))
+        out.append(CalibrationExample(
+            claim=claim, all_features=candidate_features(verified),
+            labels=tuple(v.candidate.label for v in verified),
+            s_ver=np.array([v.scores.s_ver for v in verified], dtype=np.float64), gold=gold,
+        ))
     return out
 
 
-def fit_from_examples(examples: Sequence[CalibrationExample], *, max_iter: int = 2000) -> Calibrator:
-    """Fit a :class:`Calibrator` on simulated examples."""
+def _design(examples: Sequence[CalibrationExample], fit_on: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if fit_on == "max_s_ver":
+        return (np.stack([e.features for e in examples]), np.array([e.target for e in examples]),
+                np.ones(len(examples)))
+    if fit_on != "all":
+        raise ValueError(f"fit_on must be 'all' or 'max_s_ver', got {fit_on!r}")
+    X = np.concatenate([e.all_features for e in examples])
+    y = np.concatenate([e.targets for e in examples])
+    w = np.concatenate([np.full(len(e.labels), 1.0 / len(e.labels)) for e in examples])
+    return X, y, w
+
+
+def chosen_correctness(cal: Calibrator, examples: Sequence[CalibrationExample]) -> tuple[np.ndarray, np.ndarray]:
+    """π(i*) and whether i* = argmax π is right, per claim (the inference rule)."""
+    prob, correct = [], []
+    for e in examples:
+        pi = cal.predict(e.all_features)
+        best = int(np.argmax(pi))
+        prob.append(float(pi[best]))
+        correct.append(int(e.labels[best] == e.gold))
+    return np.array(prob), np.array(correct)
+
+
+def pareto_frontier(points: np.ndarray) -> list[list[float]]:
+    """The non-dominated (π, s_ver) points (both higher-is-better), rounded to 6 places.
+
+    Example:
+        >>> pareto_frontier(np.array([[0.9, 0.1], [0.5, 0.5], [0.4, 0.4], [0.1, 0.9]]))
+        [[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]]
+    """
+    order = np.lexsort((-points[:, 1], -points[:, 0]))
+    out: list[list[float]] = []
+    best_sver = -math.inf
+    for i in order:
+        pi, sv = float(points[i, 0]), float(points[i, 1])
+        if sv > best_sver:
+            out.append([round(pi, 6), round(sv, 6)])
+            best_sver = sv
+    return out
+
+
+def fit_from_examples(
+    examples: Sequence[CalibrationExample],
+    *,
+    max_iter: int = 2000,
+    fit_on: str = "all",
+    heldout_fraction: float = 0.2,
+    seed: int = 0,
+) -> Calibrator:
+    """Fit a :class:`Calibrator` on simulated examples (see the module docs).
+
+    With ``heldout_fraction > 0`` and at least 5 claims, a calibrator is first fitted
+    without a seeded ``heldout_fraction`` of the claims and Brier/ECE of π(i*) are
+    measured on those (``heldout_brier``, ``heldout_ece``, ``heldout_accuracy``,
+    ``heldout_n``); the returned calibrator is then fitted on every claim.
+    """
     if not examples:
         raise UserError("calibrator: no examples to fit on (the calibration slice is empty)")
-    X = np.stack([e.features for e in examples])
-    y = [e.target for e in examples]
-    return Calibrator.fit(features=X, targets=y, max_iter=max_iter)
+    heldout: dict[str, Any] = {}
+    n = len(examples)
+    n_out = int(round(n * heldout_fraction))
+    if heldout_fraction > 0 and n >= 5 and 0 < n_out < n:
+        perm = np.random.default_rng(seed).permutation(n)
+        test = [examples[i] for i in perm[:n_out]]
+        train = [examples[i] for i in perm[n_out:]]
+        X, y, w = _design(train, fit_on)
+        part = Calibrator.fit(features=X, targets=y, max_iter=max_iter, sample_weight=w)
+        prob, correct = chosen_correctness(part, test)
+        m = calibration_metrics(y_true=correct, prob=prob)
+        heldout = {"heldout_brier": m["brier"], "heldout_ece": m["ece"], "heldout_n": m["n"],
+                   "heldout_accuracy": float(correct.mean())}
+    X, y, w = _design(examples, fit_on)
+    cal = Calibrator.fit(features=X, targets=y, max_iter=max_iter, sample_weight=w)
+    prob, correct = chosen_correctness(cal, examples)
+    points = np.array([[p, s] for e in examples for p, s in zip(cal.predict(e.all_features), e.s_ver, strict=True)])
+    cal.fit_info.update({
+        "fit_on": fit_on,
+        "claims": n,
+        "fit_slice_chosen_accuracy": float(correct.mean()),
+        **heldout,
+        "gate_frontier": pareto_frontier(points),
+    })
+    return cal
 
 
 def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
@@ -266,7 +406,9 @@ __all__ = [
     "calibration_metrics",
     "candidate_features",
     "fit_from_examples",
+    "chosen_correctness",
     "load_or_none",
     "monotone_confidence",
+    "pareto_frontier",
     "simulate_examples",
 ]

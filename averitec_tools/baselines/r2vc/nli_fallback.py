@@ -5,7 +5,7 @@ the rest of the pipeline (verifier, calibrator, decision) runs unchanged. It is 
 paper's "NLI-only" ablation row. For candidate ``i`` (of ``k``):
 
 1. Evidence subset ``S_i``: a random subset of size ``min(subset_size, |E|)`` drawn by
-   :func:`~averitec_tools.baselines.r2vc.generator.sample_evidence_subsets` — exactly the
+   :func:`~averitec_tools.baselines.r2vc.sampling.sample_evidence_subsets` — exactly the
    subsets the LM generator would see with the same seed.
 2. Label: the verifier's rule ``y_NLI`` (:func:`~averitec_tools.baselines.r2vc.verifier.nli_label`)
    applied to the max entailment / contradiction probabilities over ``S_i``.
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.generator import sample_evidence_subsets
+from averitec_tools.baselines.r2vc.sampling import sample_evidence_subsets
 from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
 from averitec_tools.baselines.r2vc.verifier import (
     CONTR,

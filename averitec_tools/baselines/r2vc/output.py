@@ -16,16 +16,23 @@ Output:
   AVeriTeC scores question–answer pairs, so each passage cited by the chosen candidate
   becomes one evidence item: the passage text is the ``answer``, its URL the ``url``,
   and the ``question`` is written by the configured question writer or, without one,
-  the fallback :func:`fallback_question` (``"Is it true that <claim>?"``). A prediction
-  without cited passages (empty retrieval) lists the top retrieved passages instead.
+  the fallback :func:`fallback_question` (``"Is it true that <claim>?"``). When the
+  chosen candidate cites no passage (an NLI verdict with nothing cited, an LM output
+  without citation markers, or an abstention), the top 3 retrieved passages are listed
+  instead; this fallback is counted in the run summary (``fallbacks.uncited_top_evidence``)
+  and each such record has ``r2vc.evidence: "top_retrieved"``. With empty retrieval the
+  evidence list is empty.
   This adaptation is ours: the paper evaluates on FEVER and VitaminC only.
 * ``ternary`` — FEVER/VitaminC, JSON lines::
 
       {id, predicted_label, predicted_evidence: [[page, line]], confidence, rationale, citations}
 
-  with ``predicted_label`` in SUPPORTS/REFUTES/NOT ENOUGH INFO. Our corpus units are
-  paragraphs, so ``[page, line]`` comes from a doc id of the form ``Page#line`` /
-  ``Page:line`` / ``Page_line`` and is ``[title or doc id, 0]`` otherwise.
+  with ``predicted_label`` in SUPPORTS/REFUTES/NOT ENOUGH INFO. ``page`` is the
+  passage's Wikipedia page title written as a FEVER page id (:func:`fever_page_id`:
+  spaces → ``_``, ``(``/``)``/``:`` → ``-LRB-``/``-RRB-``/``-COLON-``), never the corpus
+  doc id; the doc id's stem is used only for a passage without a title. Our corpus units
+  are paragraphs, so ``line`` comes from a doc id ending in ``#n`` / ``:n`` / ``_n`` and
+  is 0 otherwise.
 
 ``confidence`` is π of the chosen candidate i* (§3.5: the calibrated probability that
 its label is correct), also when the decision abstained; ``r2vc`` holds the decision's
@@ -131,6 +138,8 @@ def fallback_question(claim: str) -> str:
 class FallbackQuestionWriter:
     """Every evidence item gets :func:`fallback_question` of the claim."""
 
+    name = "template:'Is it true that <claim>?'"
+
     def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
         return [fallback_question(claim) for _ in passages]
 
@@ -143,10 +152,13 @@ class LMQuestionWriter:
         tokenizer: Its tokenizer (with a chat template).
         max_new_tokens: Budget per question.
 
-    Outputs that do not look like a question fall back to :func:`fallback_question`.
+    Outputs that do not look like a question fall back to :func:`fallback_question`;
+    ``n_fallback`` counts them (the run summary reports them as ``template_question``).
     """
 
     def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32) -> None:
+        self.name = f"lm:{getattr(getattr(model, 'config', None), '_name_or_path', type(model).__name__)}"
+        self.n_fallback = 0
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = max_new_tokens
@@ -161,13 +173,18 @@ class LMQuestionWriter:
                 {"role": "user", "content": f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."},
             ]
             prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            enc = self.tokenizer(prompt, return_tensors="pt").to(self.model.device)
+            # token_type_ids (BERT-style tokenizers) are not a causal LM input
+            enc = self.tokenizer(prompt, return_tensors="pt", return_token_type_ids=False).to(self.model.device)
             with torch.inference_mode():
                 ids = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
                                           pad_token_id=self.tokenizer.pad_token_id)
             text = self.tokenizer.decode(ids[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
             question = text.strip().splitlines()[0].strip() if text.strip() else ""
-            out.append(question if question.endswith("?") and len(question) > 5 else fallback_question(claim))
+            if question.endswith("?") and len(question) > 5:
+                out.append(question)
+            else:
+                self.n_fallback += 1
+                out.append(fallback_question(claim))
         return out
 
 
@@ -189,16 +206,40 @@ class ClaimPrediction:
     timings: dict[str, float] = field(default_factory=dict)
     #: Label of the chosen candidate i* before the abstention gates (None without candidates).
     candidate_label: str | None = None
+    #: Per-claim fallback counts (kinds: ``pipeline.FALLBACK_KINDS``).
+    fallbacks: dict[str, int] = field(default_factory=dict)
 
 
 _DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
 
 
+def fever_page_id(title: str) -> str:
+    """A Wikipedia page title as FEVER writes page ids.
+
+    Example:
+        >>> fever_page_id("Savages (2012 film)")
+        'Savages_-LRB-2012_film-RRB-'
+        >>> fever_page_id("Star Wars: Episode I")
+        'Star_Wars-COLON-_Episode_I'
+    """
+    return (title.strip().replace(" ", "_").replace("(", "-LRB-").replace(")", "-RRB-")
+            .replace(":", "-COLON-"))
+
+
 def _page_line(p: Passage) -> list[Any]:
+    """``[page, line]`` of a passage: its title as a FEVER page id, the line from its doc id.
+
+    Example:
+        >>> _page_line(Passage("doc-17#3", "Barack Obama", "", "x"))
+        ['Barack_Obama', 3]
+        >>> _page_line(Passage("Barack_Obama:2", "", "", "x"))
+        ['Barack_Obama', 2]
+    """
     m = _DOC_LINE.match(p.doc_id)
-    if m and m.group(1):
-        return [m.group(1), int(m.group(2))]
-    return [p.title or p.doc_id, 0]
+    line = int(m.group(2)) if m and m.group(1) else 0
+    if p.title.strip():
+        return [fever_page_id(p.title), line]
+    return [m.group(1) if m and m.group(1) else p.doc_id, line]
 
 
 def _citations(passages: Sequence[Passage]) -> list[dict[str, str]]:
@@ -214,6 +255,7 @@ def _diagnostics(pred: ClaimPrediction) -> dict[str, Any]:
         "s_ver": pred.s_ver,
         "n_candidates": pred.n_candidates,
         "n_malformed": pred.n_malformed,
+        "evidence": "top_retrieved" if pred.fallbacks.get("uncited_top_evidence") else "cited",
     }
 
 
@@ -267,6 +309,7 @@ __all__ = [
     "QuestionWriter",
     "default_format",
     "fallback_question",
+    "fever_page_id",
     "read_claims",
     "to_averitec2024",
     "to_ternary",

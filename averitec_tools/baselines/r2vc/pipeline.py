@@ -11,9 +11,14 @@ runs claims with:
   ``<out>.partial.jsonl``; ``resume=True`` skips the claims already there (a torn last
   line is dropped), and the final file is written atomically, after which the sidecar
   is removed — an interrupted run never leaves a half-written output file;
-* empty retrieval → abstain (Uncertain, confidence 0) instead of an error.
+* empty retrieval → abstain (Uncertain, confidence 0) instead of an error;
+* nothing substituted silently: the summary names every component (``components``:
+  stage → model id, or the named ablation/fallback) and counts every per-claim
+  fallback (``fallbacks``: :data:`FALLBACK_KINDS`), and warns when the gates cannot be
+  satisfied jointly on the calibration slice (:func:`gate_warning`).
 
-:func:`build_pipeline` builds the stages from an :class:`~averitec_tools.baselines.r2vc.config.R2VCConfig`.
+:func:`averitec_tools.baselines.r2vc.build.build_pipeline` builds the stages from an
+:class:`~averitec_tools.baselines.r2vc.config.R2VCConfig`.
 """
 
 from __future__ import annotations
@@ -24,8 +29,6 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -45,75 +48,39 @@ from averitec_tools.baselines.r2vc.output import (
     FallbackQuestionWriter,
     QuestionWriter,
 )
+from averitec_tools.baselines.r2vc.reporting import (
+    FALLBACK_KINDS,
+    RunSummary,
+    decision_metrics,
+    describe_components,
+    gate_warning,
+)
+from averitec_tools.baselines.r2vc.sidecar import (
+    SIDECAR_VERSION,
+    read_sidecar,
+    sidecar_key,
+    sidecar_path,
+)
 from averitec_tools.baselines.r2vc.types import Generator, Passage, Retriever
 from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate, Verifier
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
-_SIDECAR_VERSION = 1
 
 
 class ClaimCalibrator(Protocol):
-    """A calibrator chosen per claim (cross-fitted calibrators in the offline config)."""
+    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
 
     def for_claim(self, claim: str) -> Calibrator | None:
         ...
 
-
-def sidecar_path(out: str | os.PathLike[str]) -> Path:
-    """Where a run writes its finished claims before the final output exists."""
-    p = Path(out)
-    return p.with_name(p.name + ".partial.jsonl")
 
 
 def claim_seed(base: int, claim_id: Any) -> int:
     """Per-claim generation seed: stable across runs and resumes."""
     return (base * 1_000_003 + zlib.crc32(json.dumps(claim_id).encode())) % (2**31)
 
-
-@dataclass
-class RunSummary:
-    """What a run did: counts, label distribution and timings (seconds)."""
-
-    out: str
-    n_claims: int
-    n_resumed: int
-    labels: dict[str, int]
-    n_abstained: int
-    n_malformed: int
-    n_candidates: int
-    stage_seconds: dict[str, float]
-    wall_seconds: float
-    config: str
-    format: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        processed = max(self.n_claims - self.n_resumed, 0)
-        per_claim = {k: (v / processed if processed else 0.0) for k, v in self.stage_seconds.items()}
-        per_candidate = {
-            k: (self.stage_seconds[k] / self.n_candidates if self.n_candidates else 0.0)
-            for k in ("generate", "verify")
-        }
-        return {
-            "out": self.out,
-            "config": self.config,
-            "format": self.format,
-            "n_claims": self.n_claims,
-            "n_resumed": self.n_resumed,
-            "n_processed": processed,
-            "labels": self.labels,
-            "n_abstained": self.n_abstained,
-            "n_candidates": self.n_candidates,
-            "n_malformed": self.n_malformed,
-            "stage_seconds": self.stage_seconds,
-            "seconds_per_claim": per_claim,
-            "seconds_per_candidate": per_candidate,
-            "wall_seconds": self.wall_seconds,
-            "claims_per_second": processed / self.wall_seconds if self.wall_seconds > 0 else 0.0,
-            **self.extra,
-        }
 
 
 class R2VCPipeline:
@@ -165,6 +132,8 @@ class R2VCPipeline:
         self.question_writer = question_writer or FallbackQuestionWriter()
         #: Seconds spent building each part (filled by builders that train or index).
         self.build_seconds: dict[str, float] = {}
+        #: Stage → model id and revision, or the named ablation/fallback (set by builders).
+        self.components: dict[str, Any] = describe_components(self)
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -224,10 +193,19 @@ class R2VCPipeline:
         cited: tuple[Passage, ...] = ()
         if decision.index is not None:
             cited = verified[decision.index].candidate.cited_passages
-        if not cited:
+        fallbacks: Counter[str] = Counter()
+        if not verified:
+            fallbacks["no_candidates"] += 1
+        if n_malformed:
+            fallbacks["unparseable_output"] += n_malformed
+        if not cited and evidence:
             cited = tuple(evidence[:FALLBACK_EVIDENCE])
+            fallbacks["uncited_top_evidence"] += 1
         t0 = time.perf_counter()
+        before = getattr(self.question_writer, "n_fallback", 0)
         questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited)) if cited else ()
+        if getattr(self.question_writer, "n_fallback", 0) > before:
+            fallbacks["template_question"] += self.question_writer.n_fallback - before  # type: ignore[attr-defined]
         timings["questions"] = time.perf_counter() - t0
         return ClaimPrediction(
             claim=claim,
@@ -243,6 +221,7 @@ class R2VCPipeline:
             n_malformed=n_malformed,
             timings=timings,
             candidate_label=None if decision.index is None else verified[decision.index].candidate.label,
+            fallbacks=dict(fallbacks),
         )
 
     # ------------------------------------------------------------------ runs
@@ -274,18 +253,20 @@ class R2VCPipeline:
         formatter = FORMATTERS[output_format]
         side = sidecar_path(out)
         header = {
-            "_r2vc_sidecar": _SIDECAR_VERSION,
+            "_r2vc_sidecar": SIDECAR_VERSION,
             "config": self.config.fingerprint(),
             "format": output_format,
         }
-        done = _read_sidecar(side, header) if resume and side.exists() else {}
+        done = read_sidecar(side, header) if resume and side.exists() else {}
         start = time.perf_counter()
         stage_seconds = dict.fromkeys(STAGES, 0.0)
         labels: Counter[str] = Counter()
         n_abstained = n_malformed = n_candidates = 0
         side.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if done else "w"
-        todo = [c for c in claims if _key(c.claim_id) not in done]
+        todo = [c for c in claims if sidecar_key(c.claim_id) not in done]
+        warnings = [w for w in [gate_warning(self)] if w]
+        fallbacks: Counter[str] = Counter()
         with side.open(mode, encoding="utf-8") as fh:
             if mode == "w":
                 fh.write(json.dumps(header) + "\n")
@@ -294,18 +275,19 @@ class R2VCPipeline:
             for n, claim in enumerate(bar, start=1):
                 pred = self.predict(claim)
                 record = formatter(pred)
-                fh.write(json.dumps({"key": _key(claim.claim_id), "record": record}) + "\n")
+                fh.write(json.dumps({"key": sidecar_key(claim.claim_id), "record": record}) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
-                done[_key(claim.claim_id)] = record
+                done[sidecar_key(claim.claim_id)] = record
                 for stage, sec in pred.timings.items():
                     stage_seconds[stage] += sec
                 n_abstained += pred.abstained
                 n_malformed += pred.n_malformed
                 n_candidates += pred.n_candidates
+                fallbacks.update(pred.fallbacks)
                 if on_claim is not None:
                     on_claim(n)
-        records = [done[_key(c.claim_id)] for c in claims]
+        records = [done[sidecar_key(c.claim_id)] for c in claims]
         for r in records:
             labels[r.get("pred_label", r.get("predicted_label"))] += 1
         with atomic_writer(out) as fh:
@@ -328,129 +310,13 @@ class R2VCPipeline:
             wall_seconds=time.perf_counter() - start,
             config=self.config.name,
             format=output_format,
+            components=self.components,
+            fallbacks={k: int(fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
+            warnings=warnings,
+            decision=decision_metrics(claims=claims, records=records),
         )
 
 
-def _key(claim_id: Any) -> str:
-    return json.dumps(claim_id)
-
-
-def _read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
-    """Read a partial run; drops a torn last line (truncating the file to the last good one)."""
-    done: dict[str, Any] = {}
-    good_end = 0
-    with path.open("rb") as fh:
-        data = fh.read()
-    lines = data.split(b"\n")
-    pos = 0
-    for i, raw in enumerate(lines):
-        end = pos + len(raw) + 1
-        if not raw.strip():
-            pos = end
-            continue
-        try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if i >= len(lines) - 2:  # torn last line from an interrupted write
-                break
-            raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume") from None
-        if i == 0:
-            if not isinstance(obj, dict) or obj.get("_r2vc_sidecar") != _SIDECAR_VERSION:
-                raise UserError(f"{path}:1: not an R2VC partial-run file", hint="delete it or choose another --out")
-            if obj.get("config") != header["config"] or obj.get("format") != header["format"]:
-                raise UserError(
-                    f"{path}: the partial run used a different configuration or output format",
-                    hint="rerun without --resume to start over",
-                )
-        else:
-            if not isinstance(obj, dict) or "key" not in obj or "record" not in obj:
-                raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume")
-            done[obj["key"]] = obj["record"]
-        good_end = min(end, len(data))
-        pos = end
-    if good_end < len(data):
-        with path.open("r+b") as fh:
-            fh.truncate(good_end)
-            if good_end and not data[:good_end].endswith(b"\n"):
-                fh.seek(good_end)
-                fh.write(b"\n")
-    if good_end == 0:
-        raise UserError(f"{path}: partial-run file has no header", hint="delete it and rerun without --resume")
-    return done
-
-
-# ---------------------------------------------------------------------- building
-
-
-def build_pipeline(
-    config: R2VCConfig,
-    *,
-    corpus: str | None = None,
-    claims: Sequence[ClaimInput] = (),
-    rebuild_index: bool = False,
-    progress: bool = True,
-) -> R2VCPipeline:
-    """Build the stages of ``config`` (after applying its ablation switches).
-
-    The offline configuration is built by :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`.
-
-    Raises:
-        UserError / ResourceError: no corpus, a missing or corrupt index, a model that
-            cannot be loaded (offline: at once, never waiting on the network).
-    """
-    cfg = config.effective()
-    if cfg.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
-
-        return build_offline_pipeline(cfg, claims=claims, progress=progress)
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
-
-    corpus_dir = corpus or cfg.retrieval.corpus
-    if corpus_dir is None:
-        raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
-    if not Path(corpus_dir).is_dir():
-        raise UserError(f"{corpus_dir}: corpus directory not found")
-    r = cfg.retrieval
-    retriever = build_retriever(
-        corpus=corpus_dir,
-        sparse=r.sparse,
-        dense_model=r.dense_model,
-        index_dir=r.index_dir or str(Path(corpus_dir) / "indexes"),
-        alpha=r.alpha,
-        epsilon=r.epsilon,
-        top_sparse=r.top_sparse,
-        top_dense=r.top_dense,
-        top_m=r.top_m,
-        dense_index=r.dense_index,
-        device=r.device,
-        encode_batch_size=r.encode_batch_size,
-        rebuild=rebuild_index,
-        show_progress=progress,
-    )
-    calibrator = load_or_none(cfg.calibration.path)
-    v = cfg.verifier
-    backend = HFNLIBackend(model_id=v.model, device=v.device, batch_size=v.batch_size, max_length=v.max_length)
-    verifier = Verifier(backend=backend, top_k_coverage=v.top_k_coverage, t_ent=v.t_ent,
-                        t_contr=v.t_contr, delta=v.delta)
-    question_writer: QuestionWriter | None = None
-    generator: Generator
-    g = cfg.generator
-    if g.model is None:
-        generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size,
-                                         t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
-    else:
-        from averitec_tools.baselines.r2vc.generator import HFGenerator
-        from averitec_tools.baselines.r2vc.output import LMQuestionWriter
-
-        hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
-                         subset_size=g.subset_size)
-        generator = hf
-        question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer)
-    return R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
-                        calibrator=calibrator, config=cfg, question_writer=question_writer)
 
 
 def fit_calibrator(
@@ -458,9 +324,11 @@ def fit_calibrator(
 ) -> Calibrator:
     """Fit the SLC calibrator (§3.5) by simulating inference on labelled ``claims``.
 
-    Each claim gets ``min(calibration.fit_candidates, generator.k)`` candidates (12 in
-    the paper); the candidate with the highest s_ver is chosen and the target is whether
-    its label equals the gold label; claims with empty retrieval are skipped.
+    The first ``calibration.fit_size`` claims are used. Each gets
+    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper); the
+    calibrator is fitted on ``calibration.fit_on`` candidates (see
+    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
+    reports Brier/ECE on held-out claims); claims with empty retrieval are skipped.
 
     Raises:
         UserError: if a claim has no gold label.
@@ -471,6 +339,7 @@ def fit_calibrator(
     if unlabelled:
         raise UserError(f"{where}: claim {unlabelled[0]!r} has no gold label; the calibrator needs labelled claims")
     cfg = pipe.config
+    claims = list(claims)[: cfg.calibration.fit_size]
     k = min(cfg.calibration.fit_candidates, cfg.generator.k)
     by_text = {c.claim: c for c in claims}
 
@@ -484,14 +353,19 @@ def fit_calibrator(
         candidates_for=candidates_for,
         progress=progress,
     )
-    return fit_from_examples(examples, max_iter=cfg.calibration.max_iter)
+    c = cfg.calibration
+    return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
+                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed)
 
 
 __all__ = [
     "STAGES",
     "R2VCPipeline",
     "RunSummary",
-    "build_pipeline",
+    "FALLBACK_KINDS",
+    "decision_metrics",
+    "describe_components",
+    "gate_warning",
     "claim_seed",
     "fit_calibrator",
     "sidecar_path",

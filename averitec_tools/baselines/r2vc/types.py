@@ -75,7 +75,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class GenerationResult:
-    """Candidates for one claim, plus how many outputs were malformed and dropped."""
+    """Candidates for one claim, plus how many outputs were unparseable (kept as Uncertain)."""
 
     candidates: tuple[Candidate, ...]
     n_malformed: int = 0

@@ -16,7 +16,30 @@ claim with an NLI model and derives (paper §3.4):
 * ``s_align``: fraction of the candidate's cited passages that are among the
   ``top_k_coverage`` passages with the highest entailment (0 when nothing is cited);
 * ``s_ver = 0.6 s_ent + 0.2 s_cov − 0.3 max(0, s_contr − s_ent) + 0.1 s_cons
-  + 0.1 s_align − 0.1 (1 − s_cit)``.
+  + 0.1 s_align − 0.1 (1 − s_cit)`` (``verifier.score: literal``).
+
+Taken literally, this formula ignores the candidate's label: a refutation backed by
+clean contradicting evidence gets ``s_ent ≈ 0`` and at most ``0.8·s_ent + 0.17`` when
+y_NLI = False, so it can never pass τ_ver = 0.55. ``verifier.score: label-aware`` (the
+default) reads the same formula with the evidence signals taken *for the candidate's
+label* (:func:`label_signals`):
+
+==============  ==========================  ===========================  ==========================
+label           support (replaces s_ent)    coverage column (s_cov)      opposing (replaces s_contr)
+==============  ==========================  ===========================  ==========================
+True            max entailment              entailment                   max contradiction
+False           max contradiction           contradiction                max entailment
+Uncertain       1 − max(ent, contr)         neutral                      max(ent, contr)
+==============  ==========================  ===========================  ==========================
+
+and s_align counts cited passages among the ``top_k_coverage`` passages ranked by the
+coverage column. For a True candidate both scores are identical. An Uncertain
+candidate is supported when no passage is decisive either way.
+
+NLI pair order: pairs are always handed to backends as (claim, passage); a backend
+decides which side is the premise. :class:`HFNLIBackend` uses ``pair_order``
+(``evidence-claim``, the default: premise = passage, hypothesis = claim, as pretrained
+NLI cross-encoders expect; or ``claim-evidence``).
 
 The NLI model sits behind :class:`NLIBackend`; :class:`HFNLIBackend` wraps any
 transformers sequence-classification checkpoint and reads its label order from
@@ -28,225 +51,30 @@ passage that appears in several evidence subsets is scored once.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines.r2vc.nli import (
+    CONTR,
+    ENT,
+    NEUT,
+    NLI_COLUMNS,
+    PAIR_ORDERS,
+    CachedNLI,
+    HFNLIBackend,
+    NLIBackend,
+    label_order_from_id2label,
+    load_sequence_classifier,
+    order_pairs,
+)
 from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
-from averitec_tools.errors import ResourceError
 
-#: Column order of every probability array in this module.
-NLI_COLUMNS: tuple[str, str, str] = ("contradiction", "neutral", "entailment")
-CONTR, NEUT, ENT = 0, 1, 2
-
-_LABEL_ALIASES: dict[str, int] = {
-    "contradiction": CONTR,
-    "contradict": CONTR,
-    "contradicts": CONTR,
-    "refutes": CONTR,
-    "refuted": CONTR,
-    "neutral": NEUT,
-    "not enough info": NEUT,
-    "nei": NEUT,
-    "entailment": ENT,
-    "entails": ENT,
-    "entail": ENT,
-    "supports": ENT,
-    "supported": ENT,
-}
-
-
-@runtime_checkable
-class NLIBackend(Protocol):
-    """Maps (premise-side claim, passage) pairs to NLI probabilities.
-
-    ``predict`` returns an array of shape ``(len(pairs), 3)`` whose columns are
-    :data:`NLI_COLUMNS` (contradiction, neutral, entailment), each row summing to 1.
-    """
-
-    name: str
-
-    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        ...
-
-
-def label_order_from_id2label(id2label: dict[Any, str], *, model_id: str) -> list[int]:
-    """Return, for each of :data:`NLI_COLUMNS`, the model output index holding it.
-
-    Args:
-        id2label: ``model.config.id2label``.
-        model_id: For the error message.
-
-    Raises:
-        ResourceError: if the labels are generic (``LABEL_0``) or not an NLI triple.
-
-    Example:
-        >>> label_order_from_id2label({0: "entailment", 1: "neutral", 2: "contradiction"},
-        ...                           model_id="m")
-        [2, 1, 0]
-    """
-    found: dict[int, int] = {}
-    for raw_index, raw_name in id2label.items():
-        key = re.sub(r"[\s_\-]+", " ", str(raw_name)).strip().casefold()
-        if key in _LABEL_ALIASES:
-            found[_LABEL_ALIASES[key]] = int(raw_index)
-    if len(id2label) != 3 or len(found) != 3:
-        raise ResourceError(
-            f"NLI model {model_id!r}: cannot read the label order from config.id2label "
-            f"{dict(id2label)!r}",
-            hint="the model must name its three labels contradiction/neutral/entailment",
-        )
-    return [found[CONTR], found[NEUT], found[ENT]]
-
-
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"} or os.environ.get(
-        "TRANSFORMERS_OFFLINE", ""
-    ).lower() in {"1", "true", "yes"}
-
-
-def load_sequence_classifier(model_id: str, *, what: str, device: str | None = None) -> tuple[Any, Any]:
-    """Load a tokenizer and sequence-classification model, failing with a clear message.
-
-    Offline (``HF_HUB_OFFLINE=1``) only local files are tried, so a missing model fails
-    at once instead of waiting on network retries.
-    """
-    try:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ResourceError(
-            f"{what}: transformers is not installed", hint="pip install 'averitec-tools[models]'"
-        ) from exc
-    local_only = _offline() or os.path.isdir(model_id)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(model_id, local_files_only=local_only)
-        model = AutoModelForSequenceClassification.from_pretrained(model_id, local_files_only=local_only)
-    except (OSError, ValueError) as exc:
-        hint = (
-            "HF_HUB_OFFLINE is set: download the model on a connected machine or pass a local "
-            "directory"
-            if local_only
-            else "check the model id and your network connection"
-        )
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ResourceError(f"{what}: cannot load model {model_id!r}: {first}", hint=hint) from None
-    model.eval()
-    if device:
-        model.to(device)
-    return tokenizer, model
-
-
-class HFNLIBackend:
-    """NLI probabilities from a transformers sequence-classification cross-encoder.
-
-    Args:
-        model_id: Hub id or local directory (default the paper's
-            ``cross-encoder/nli-deberta-v3-large``).
-        device: torch device (``"cpu"``, ``"cuda"``); ``None`` picks CUDA when available.
-        batch_size: Pairs per forward pass.
-        max_length: Tokenizer truncation length.
-
-    Example:
-        >>> backend = HFNLIBackend(model_id="cross-encoder/nli-deberta-v3-large")  # doctest: +SKIP
-        >>> backend.predict([("A cat sat.", "A cat is sitting.")]).shape  # doctest: +SKIP
-        (1, 3)
-    """
-
-    def __init__(
-        self,
-        *,
-        model_id: str = "cross-encoder/nli-deberta-v3-large",
-        device: str | None = None,
-        batch_size: int = 32,
-        max_length: int = 256,
-    ) -> None:
-        import torch
-
-        self.name = f"hf:{model_id}"
-        self.model_id = model_id
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.tokenizer, self.model = load_sequence_classifier(
-            model_id, what="verifier", device=self.device
-        )
-        self.order = label_order_from_id2label(dict(self.model.config.id2label), model_id=model_id)
-
-    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        import torch
-
-        out = np.zeros((len(pairs), 3), dtype=np.float64)
-        for start in range(0, len(pairs), self.batch_size):
-            chunk = pairs[start : start + self.batch_size]
-            enc = self.tokenizer(
-                [c for c, _ in chunk],
-                [p for _, p in chunk],
-                truncation=True,
-                max_length=self.max_length,
-                padding=True,
-                return_tensors="pt",
-            ).to(self.device)
-            with torch.inference_mode():
-                logits = self.model(**enc).logits.float()
-            probs = torch.softmax(logits, dim=-1).cpu().numpy()
-            out[start : start + len(chunk)] = probs[:, self.order]
-        return out
-
-
-class CachedNLI:
-    """Memoises an :class:`NLIBackend` on (claim, passage text) and batches misses.
-
-    Example:
-        >>> class Half:
-        ...     name = "half"
-        ...     calls = 0
-        ...     def predict(self, pairs):
-        ...         Half.calls += 1
-        ...         return np.full((len(pairs), 3), 1 / 3)
-        >>> nli = CachedNLI(Half())
-        >>> _ = nli.probs("c", ["a", "b"]); _ = nli.probs("c", ["b", "a"])
-        >>> Half.calls
-        1
-    """
-
-    def __init__(self, backend: NLIBackend, *, max_entries: int = 200_000) -> None:
-        self.backend = backend
-        self.name = backend.name
-        self.max_entries = max_entries
-        self._cache: dict[tuple[str, str], np.ndarray] = {}
-        self.hits = 0
-        self.misses = 0
-
-    def probs(self, claim: str, texts: Sequence[str]) -> np.ndarray:
-        """Probabilities for ``claim`` against each text, shape ``(len(texts), 3)``."""
-        missing = list(dict.fromkeys(t for t in texts if (claim, t) not in self._cache))
-        self.hits += len(texts) - len(missing)
-        self.misses += len(missing)
-        if missing:
-            if len(self._cache) + len(missing) > self.max_entries:
-                self._cache.clear()
-            predicted = np.asarray(self.backend.predict([(claim, t) for t in missing]), dtype=np.float64)
-            if predicted.shape != (len(missing), 3):
-                raise ValueError(
-                    f"NLI backend {self.backend.name!r} returned shape {predicted.shape}, "
-                    f"expected {(len(missing), 3)}"
-                )
-            for text, row in zip(missing, predicted, strict=True):
-                self._cache[(claim, text)] = row
-        if not texts:
-            return np.zeros((0, 3), dtype=np.float64)
-        return np.stack([self._cache[(claim, t)] for t in texts])
-
-    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """:class:`NLIBackend` interface, so a cache can stand in for its backend."""
-        if not pairs:
-            return np.zeros((0, 3), dtype=np.float64)
-        return np.concatenate([self.probs(c, [t]) for c, t in pairs])
-
+#: ``verifier.score`` values.
+SCORE_MODES: tuple[str, ...] = ("label-aware", "literal")
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -355,6 +183,33 @@ class VerifiedCandidate:
         return (float(row[ENT]), float(row[NEUT]), float(row[CONTR]))
 
 
+def label_signals(*, label: str, passage_probs: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Per-passage support column, support and opposing signal for a candidate's label.
+
+    Returns ``(column, support, opposing)``: ``column`` is the per-passage probability
+    used for coverage and alignment, ``support`` replaces s_ent and ``opposing``
+    replaces s_contr in the label-aware s_ver (see the module docs).
+
+    Example:
+        >>> probs = np.array([[0.9, 0.05, 0.05], [0.1, 0.8, 0.1]])
+        >>> col, sup, opp = label_signals(label="False", passage_probs=probs)
+        >>> col.tolist(), sup, opp
+        ([0.9, 0.1], 0.9, 0.1)
+        >>> [round(x, 2) for x in label_signals(label="Uncertain", passage_probs=probs)[1:]]
+        [0.1, 0.9]
+    """
+    probs = np.asarray(passage_probs, dtype=np.float64).reshape(-1, 3)
+    if len(probs) == 0:
+        return np.zeros(0), 0.0, 0.0
+    s_ent, s_contr = float(probs[:, ENT].max()), float(probs[:, CONTR].max())
+    if label == "True":
+        return probs[:, ENT], s_ent, s_contr
+    if label == "False":
+        return probs[:, CONTR], s_contr, s_ent
+    decisive = max(s_ent, s_contr)
+    return probs[:, NEUT], 1.0 - decisive, decisive
+
+
 def score_components(
     *,
     claim: str,
@@ -365,10 +220,15 @@ def score_components(
     t_contr: float = 0.60,
     delta: float = 0.10,
     weights: VerifierWeights = VerifierWeights(),
+    score: str = "label-aware",
 ) -> VerifierScores:
     """Compute every §3.4 component of one candidate from its passages' NLI probabilities.
 
     A candidate without passages gets ``s_ent = s_contr = s_cov = s_cit = 0``.
+    ``score="literal"`` is the paper's formula; ``"label-aware"`` takes support,
+    coverage and alignment for the candidate's label (see the module docs). The
+    reported ``s_ent``/``s_contr`` are always the raw maxima; ``s_cov`` and ``s_align``
+    follow ``score``.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
@@ -378,19 +238,32 @@ def score_components(
         ...                      passage_probs=np.array([[0.0, 0.2, 0.8]]))
         >>> round(s.s_ver, 6)  # 0.6*.8 + 0.2*.8 + 0.1*1 + 0.1*1 - 0.1*0
         0.84
+        >>> f = Candidate("False", "r", (0,), (p,), None, 0)
+        >>> probs = np.array([[0.8, 0.2, 0.0]])
+        >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs).s_ver, 6)
+        0.84
+        >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs,
+        ...                        score="literal").s_ver, 6)
+        -0.04
     """
+    if score not in SCORE_MODES:
+        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
     n = len(candidate.passages)
     probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
     if n == 0:
         s_ent = s_contr = s_cov = s_cit = 0.0
+        support = opposing = 0.0
         top: set[int] = set()
     else:
-        ent = probs[:, ENT]
-        s_ent = float(ent.max())
+        s_ent = float(probs[:, ENT].max())
         s_contr = float(probs[:, CONTR].max())
+        if score == "literal":
+            column, support, opposing = probs[:, ENT], s_ent, s_contr
+        else:
+            column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
         # Stable sort so ties keep passage order (deterministic alignment sets).
-        order = np.argsort(-ent, kind="stable")[:top_k_coverage]
-        s_cov = float(ent[order].mean())
+        order = np.argsort(-column, kind="stable")[:top_k_coverage]
+        s_cov = float(column[order].mean())
         top = {int(i) for i in order}
         s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
     y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=t_ent, t_contr=t_contr, delta=delta)
@@ -398,9 +271,9 @@ def score_components(
     cited = {i for i in candidate.citations if 0 <= i < n}
     s_align = len(cited & top) / len(cited) if cited else 0.0
     s_ver = (
-        weights.ent * s_ent
+        weights.ent * support
         + weights.cov * s_cov
-        - weights.excess_contr * max(0.0, s_contr - s_ent)
+        - weights.excess_contr * max(0.0, opposing - support)
         + weights.cons * s_cons
         + weights.align * s_align
         - weights.cit_penalty * (1.0 - s_cit)
@@ -425,6 +298,7 @@ class Verifier:
         top_k_coverage: Passages averaged in s_cov and used as the alignment set (6).
         t_ent, t_contr, delta: y_NLI thresholds (0.60, 0.60, 0.10).
         weights: s_ver coefficients.
+        score: ``label-aware`` (default) or ``literal`` (the paper's formula as written).
 
     Example:
         >>> class Fake:
@@ -447,7 +321,11 @@ class Verifier:
         t_contr: float = 0.60,
         delta: float = 0.10,
         weights: VerifierWeights = VerifierWeights(),
+        score: str = "label-aware",
     ) -> None:
+        if score not in SCORE_MODES:
+            raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
+        self.score = score
         self.nli = backend if isinstance(backend, CachedNLI) else CachedNLI(backend)
         self.top_k_coverage = top_k_coverage
         self.t_ent = t_ent
@@ -475,9 +353,26 @@ class Verifier:
                 t_contr=self.t_contr,
                 delta=self.delta,
                 weights=self.weights,
+                score=self.score,
             )
             out.append(VerifiedCandidate(candidate=cand, scores=scores, passage_probs=probs))
         return out
+
+
+def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
+    """A :class:`Verifier` with a ``VerifierConfig``'s thresholds and score mode.
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.config import VerifierConfig
+        >>> class Fake:
+        ...     name = "fake"
+        ...     def predict(self, pairs):
+        ...         return np.full((len(pairs), 3), 1 / 3)
+        >>> verifier_from_config(backend=Fake(), config=VerifierConfig(score="literal")).score
+        'literal'
+    """
+    return Verifier(backend=backend, top_k_coverage=config.top_k_coverage, t_ent=config.t_ent,
+                    t_contr=config.t_contr, delta=config.delta, score=config.score)
 
 
 def safe_log(p: float) -> float:
@@ -490,6 +385,8 @@ __all__ = [
     "ENT",
     "NEUT",
     "NLI_COLUMNS",
+    "PAIR_ORDERS",
+    "SCORE_MODES",
     "CachedNLI",
     "HFNLIBackend",
     "NLIBackend",
@@ -498,9 +395,12 @@ __all__ = [
     "VerifierWeights",
     "citation_similarity",
     "label_consistency",
+    "label_signals",
     "label_order_from_id2label",
     "load_sequence_classifier",
     "nli_label",
+    "order_pairs",
     "safe_log",
     "score_components",
+    "verifier_from_config",
 ]

@@ -8,7 +8,14 @@ Usage::
         --data vitaminc_train.jsonl --model runs/sft --out runs/dpo
 
 ``--config`` is optional (Table G.1 defaults); ``--model``, ``--max-steps`` and
-``--limit`` override the file. ``--json`` prints one JSON object (the run report) on
+``--limit`` override the file.
+
+Split safety: the paper fine-tunes SFT on *all* VitaminC splits, which puts the VitaminC
+dev/test claims — and any calibration slice drawn from them — into the generator's
+training data. By default rows whose ``split`` field is not ``train`` are dropped
+(counted as ``dropped_split``); ``--all-splits`` keeps them (the paper's recipe) with a
+warning. ``--exclude-claims FILE`` (repeatable) drops rows whose claim appears in FILE
+(e.g. the calibration slice), counted as ``dropped_excluded``. ``--json`` prints one JSON object (the run report) on
 stdout. Bad input exits 2 with one line on stderr.
 
 :func:`add_arguments` and :func:`run` let another CLI (``averitec baseline``) reuse
@@ -43,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
     parser.add_argument("--limit", type=int, help="use only the first N data rows")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    parser.add_argument("--all-splits", action="store_true",
+                        help="keep rows of every split (the paper's SFT recipe; contaminates VitaminC "
+                        "dev/test evaluation and calibration slices drawn from them)")
+    parser.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
+                        help="drop rows whose claim appears in FILE (JSON/JSONL with 'claim'); repeatable")
     parser.add_argument("--json", action="store_true", help="print the run report as one JSON object")
 
 
@@ -65,6 +77,36 @@ def _settings(args: argparse.Namespace) -> Any:
     return dataclasses.replace(settings, **overrides) if overrides else settings
 
 
+def split_safe_rows(rows: list[Any], *, data: str, all_splits: bool, exclude: Sequence[str]) -> tuple[list[Any], dict[str, int]]:
+    """Drop non-train rows (unless ``all_splits``) and rows whose claim is in ``exclude`` files.
+
+    Returns the kept rows and ``{"dropped_split": n, "dropped_excluded": m}``.
+    """
+    from averitec_tools.jsonio import iter_records
+
+    splits = [loc.value.get("split") if isinstance(loc.value, dict) else None
+              for _, loc in zip(rows, iter_records(data), strict=False)]
+    other = sorted({str(s) for s in splits if s is not None and str(s) != "train"})
+    if other and all_splits:
+        print(f"warning: {data}: training on splits {', '.join(other)} besides train (--all-splits, the "
+              "paper's SFT recipe) contaminates VitaminC evaluation on those splits and any calibration "
+              "slice drawn from them", file=sys.stderr)
+    excluded: set[str] = set()
+    for path in exclude:
+        for loc in iter_records(path):
+            if isinstance(loc.value, dict) and isinstance(loc.value.get("claim"), str):
+                excluded.add(loc.value["claim"].strip())
+    kept, n_split, n_excl = [], 0, 0
+    for row, split in zip(rows, splits, strict=True):
+        if not all_splits and split is not None and str(split) != "train":
+            n_split += 1
+        elif row.claim.strip() in excluded:
+            n_excl += 1
+        else:
+            kept.append(row)
+    return kept, {"dropped_split": n_split, "dropped_excluded": n_excl}
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the stage selected in ``args``; returns the exit code."""
     from pathlib import Path
@@ -76,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not args.overwrite:
         raise UserError(f"{out}: output directory already exists", hint="pass --overwrite or another --out")
     rows = read_training_rows(args.data, limit=settings.limit)
+    rows, dropped = split_safe_rows(rows, data=args.data, all_splits=getattr(args, "all_splits", False),
+                                    exclude=getattr(args, "exclude_claims", []))
+    if not rows:
+        raise UserError(f"{args.data}: no training rows left after the split filter",
+                        hint="pass --all-splits to keep every split")
     # Trainers print their logs on stdout; keep stdout for the report (--json: one object).
     with contextlib.redirect_stdout(sys.stderr):
         if args.stage == "sft":
@@ -86,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             from averitec_tools.baselines.r2vc.training.dpo import train_dpo
 
             report, _ = train_dpo(settings=settings, rows=rows, output_dir=out, overwrite=args.overwrite)
-    summary = report.to_json()
+    summary = report.to_json() | dropped
     if args.json:
         print(json.dumps(summary))
     else:

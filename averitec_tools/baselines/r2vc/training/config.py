@@ -2,9 +2,11 @@
 
 Settings load from YAML (``from_yaml``) or a mapping (``from_dict``); unknown keys are
 rejected with a close-name suggestion. ``"auto"`` values resolve at training time:
-on CUDA, bf16 weights, gradient checkpointing, ``paged_adamw_8bit`` (when bitsandbytes
-is installed) and ``flash_attention_2`` (when flash-attn is installed); on CPU, fp32,
-no checkpointing, ``adamw_torch`` and SDPA attention — the CPU-safe fallbacks.
+on CUDA, bf16 weights, gradient checkpointing, ``paged_adamw_8bit`` (bitsandbytes) and
+``flash_attention_2`` (flash-attn) — the paper's recipe; if either package is missing
+on CUDA the run stops with an error naming the ``train`` extra instead of silently
+downgrading (set ``optim``/``attn_implementation`` explicitly to choose another). On
+CPU: fp32, no checkpointing, ``adamw_torch`` and SDPA attention.
 """
 
 from __future__ import annotations
@@ -153,10 +155,18 @@ class TrainSettings:
         """
         optim = self.optim
         if optim == "auto":
-            optim = "paged_adamw_8bit" if cuda and find_spec("bitsandbytes") else "adamw_torch"
+            optim = "paged_adamw_8bit" if cuda else "adamw_torch"
         attn = self.attn_implementation
         if attn == "auto":
-            attn = "flash_attention_2" if cuda and find_spec("flash_attn") else "sdpa"
+            attn = "flash_attention_2" if cuda else "sdpa"
+        for value, package, key in ((optim, "bitsandbytes", "optim"), (attn, "flash_attn", "attn_implementation")):
+            needs = value.endswith("8bit") if package == "bitsandbytes" else value.startswith("flash_attention")
+            if needs and find_spec(package) is None:
+                raise UserError(
+                    f"{type(self).__name__}: {key} {value!r} needs {package.replace('_', '-')}, which is not installed",
+                    hint=f"pip install 'averitec-tools[train]', or set {key} explicitly (e.g. "
+                    f"{'adamw_torch' if key == 'optim' else 'sdpa'})",
+                )
         return {
             "optim": optim,
             "bf16": cuda if self.bf16 == "auto" else bool(self.bf16),

@@ -1,0 +1,122 @@
+"""Build an :class:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline` from a configuration.
+
+This module sits above both :mod:`~averitec_tools.baselines.r2vc.pipeline` and
+:mod:`~averitec_tools.baselines.r2vc.offline`, so neither imports the other's builder
+(no import cycle).
+
+Nothing is substituted silently: a non-offline configuration must name its generator
+and calibrator or switch on the matching ablation
+(:meth:`~averitec_tools.baselines.r2vc.config.R2VCConfig.check_components`), and the
+pipeline's ``components`` name what each stage runs.
+
+Example:
+    >>> from averitec_tools.baselines.r2vc.config import R2VCConfig
+    >>> build_pipeline(R2VCConfig(name="paper"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    averitec_tools.errors.UserError: config 'paper': generator.model is not set (...)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.baselines.r2vc.config import R2VCConfig
+from averitec_tools.baselines.r2vc.output import ClaimInput, QuestionWriter
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.types import Generator
+from averitec_tools.baselines.r2vc.verifier import verifier_from_config
+from averitec_tools.errors import UserError
+
+
+def build_pipeline(
+    config: R2VCConfig,
+    *,
+    corpus: str | None = None,
+    claims: Sequence[ClaimInput] = (),
+    rebuild_index: bool = False,
+    progress: bool = True,
+) -> R2VCPipeline:
+    """Build the stages of ``config`` (after applying its ablation switches).
+
+    The offline configuration is built by
+    :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`.
+
+    Raises:
+        UserError / ResourceError: a component left unset without its ablation, no
+            corpus, a missing or corrupt index, a model that cannot be loaded (offline:
+            at once, never waiting on the network).
+    """
+    cfg = config.effective()
+    cfg.check_components()
+    if cfg.offline.enabled:
+        from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
+
+        return build_offline_pipeline(cfg, claims=claims, progress=progress)
+    from averitec_tools.baselines.r2vc.calibrator import load_or_none
+    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
+
+    corpus_dir = corpus or cfg.retrieval.corpus
+    if corpus_dir is None:
+        raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
+    if not Path(corpus_dir).is_dir():
+        raise UserError(f"{corpus_dir}: corpus directory not found")
+    r = cfg.retrieval
+    retriever = build_retriever(
+        corpus=corpus_dir,
+        sparse=r.sparse,
+        dense_model=r.dense_model,
+        index_dir=r.index_dir or str(Path(corpus_dir) / "indexes"),
+        alpha=r.alpha,
+        epsilon=r.epsilon,
+        top_sparse=r.top_sparse,
+        top_dense=r.top_dense,
+        top_m=r.top_m,
+        dense_index=r.dense_index,
+        device=r.device,
+        encode_batch_size=r.encode_batch_size,
+        rebuild=rebuild_index,
+        show_progress=progress,
+    )
+    calibrator = None if cfg.ablation.no_calibration else load_or_none(cfg.calibration.path)
+    v = cfg.verifier
+    backend = HFNLIBackend(model_id=v.model, device=v.device, batch_size=v.batch_size,
+                           max_length=v.max_length, pair_order=v.pair_order)
+    verifier = verifier_from_config(backend=backend, config=cfg.verifier)
+    question_writer: QuestionWriter | None = None
+    generator: Generator
+    g = cfg.generator
+    if g.model is None:  # only reachable with ablation.nli_only (check_components)
+        generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size,
+                                         t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
+    else:
+        from averitec_tools.baselines.r2vc.generator import HFGenerator
+        from averitec_tools.baselines.r2vc.output import LMQuestionWriter
+
+        hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
+                         subset_size=g.subset_size)
+        generator = hf
+        question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer)
+    pipe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
+                        calibrator=calibrator, config=cfg, question_writer=question_writer)
+    pipe.components["verifier"]["revision"] = model_revision(backend.model)
+    if g.model is not None:
+        pipe.components["generator"] = {"model": g.model, "revision": model_revision(generator_model(generator))}
+    return pipe
+
+
+def generator_model(generator: Any) -> Any:
+    return getattr(generator, "model", None)
+
+
+def model_revision(model: Any) -> str | None:
+    """The hub commit a transformers model was loaded from (None for local/unknown)."""
+    config = getattr(model, "config", None)
+    return getattr(config, "_commit_hash", None) if config is not None else None
+
+
+__all__ = ["build_pipeline", "model_revision"]

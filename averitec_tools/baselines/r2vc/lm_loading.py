@@ -1,0 +1,129 @@
+"""Loading Hugging Face causal LMs for the R2VC generator (device, dtype, offline checks).
+
+``torch`` and ``transformers`` are imported lazily.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.errors import ResourceError, UserError
+
+
+def _offline_env() -> bool:
+    return any(
+        os.environ.get(var, "").lower() in {"1", "true", "yes", "on"}
+        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+def select_device_dtype(*, device: str = "auto", dtype: str = "auto") -> tuple[str, Any]:
+    """Resolve ``"auto"``: CUDA with bf16 when available, CPU with fp32 otherwise.
+
+    Args:
+        device: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
+        dtype: ``"auto"``, ``"bfloat16"``, ``"float16"`` or ``"float32"``.
+
+    Returns:
+        ``(device, torch.dtype)``.
+
+    Raises:
+        UserError: for an unknown dtype, or CUDA requested where none is available.
+
+    Example:
+        >>> import torch
+        >>> select_device_dtype(device="cpu", dtype="auto") == ("cpu", torch.float32)
+        True
+    """
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"device {device!r} requested but CUDA is not available", hint="use --device cpu")
+    dtypes = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+    if dtype == "auto":
+        return device, (torch.bfloat16 if device.startswith("cuda") else torch.float32)
+    if dtype not in dtypes:
+        raise UserError(f"unknown dtype {dtype!r}", hint=f"use one of: auto, {', '.join(dtypes)}")
+    return device, dtypes[dtype]
+
+
+def load_causal_lm(
+    model_id: str,
+    *,
+    device: str | None = "cpu",
+    dtype: Any = None,
+    local_files_only: bool | None = None,
+    trust_remote_code: bool = False,
+    model_kwargs: dict[str, Any] | None = None,
+) -> tuple[Any, Any]:
+    """Load a causal LM and its tokenizer from a local path or hub id, failing clearly offline.
+
+    Local files (a directory, or the hub cache) are tried first with
+    ``local_files_only=True``, which never touches the network. Only if that fails and
+    downloads are allowed (``local_files_only`` false, or ``None`` with neither
+    ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` set) is the hub tried.
+
+    Args:
+        model_id: Hub id (``nvidia/Llama-3.1-Nemotron-Nano-8B-v1``) or local directory.
+        device: Torch device to move the model to (``None``: leave it where it loads).
+        dtype: Torch dtype of the weights (``None``: the checkpoint's).
+        local_files_only: Never download (``None``: follow the offline env variables).
+        trust_remote_code: Passed to ``from_pretrained``.
+        model_kwargs: Extra ``from_pretrained`` arguments (e.g. ``attn_implementation``).
+
+    Returns:
+        ``(model, tokenizer)``, the model in eval mode.
+
+    Raises:
+        ResourceError: if the model cannot be found or loaded, saying how to fix it.
+
+    Example:
+        >>> try:
+        ...     load_causal_lm("/nonexistent/model", local_files_only=True)
+        ... except ResourceError as exc:
+        ...     print(str(exc).split(":")[0])
+        cannot load causal LM '/nonexistent/model'
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    offline = _offline_env() if local_files_only is None else local_files_only
+    path = Path(model_id).expanduser()
+    looks_local = path.exists() or model_id.startswith((".", "/", "~"))
+    if looks_local and not (path / "config.json").exists():
+        raise ResourceError(
+            f"cannot load causal LM {model_id!r}: no config.json in that directory",
+            hint="pass a directory saved with save_pretrained() or a hub id",
+        )
+    kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+    source = str(path) if looks_local else model_id
+    attempts = [True] if (offline or looks_local) else [True, False]
+    last_error: Exception | None = None
+    for local_only in attempts:
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **kwargs)
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                source, local_files_only=local_only, dtype=dtype, **kwargs, **(model_kwargs or {})
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            last_error = exc
+            continue
+        if device is not None:
+            model.to(device)
+        model.eval()
+        return model, tokenizer
+    reason = str(last_error).splitlines()[0] if last_error else "unknown error"
+    hint = (
+        "download it first on a machine with internet (huggingface-cli download ID) or "
+        "pass a local directory; offline mode is on (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE "
+        "or local_files_only)"
+        if offline
+        else "check the model id and your network / HF token"
+    )
+    raise ResourceError(f"cannot load causal LM {model_id!r}: {reason}", hint=hint)
+
+
+__all__ = ["load_causal_lm", "select_device_dtype"]

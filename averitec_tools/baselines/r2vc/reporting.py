@@ -1,0 +1,170 @@
+"""What a run reports beyond its predictions: the summary, components, fallbacks, gate check.
+
+* :class:`RunSummary` — counts, labels, per-stage timings, ``components`` (stage → model
+  id and revision, or the named ablation/fallback), ``fallbacks`` (kind → count, kinds in
+  :data:`FALLBACK_KINDS`), ``warnings`` and ``decision`` (the emitted decisions against
+  gold labels, :func:`decision_metrics`).
+* :func:`gate_warning` — warns when no candidate of the calibration slice passes both
+  gates (π ≥ τ_cal and s_ver ≥ τ_ver).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from averitec_tools.baselines.r2vc.output import FALLBACK_EVIDENCE, ClaimInput
+
+#: Per-claim fallbacks counted in ``RunSummary.fallbacks``.
+FALLBACK_KINDS: dict[str, str] = {
+    "no_candidates": "empty retrieval: abstained without candidates (confidence 0)",
+    "uncited_top_evidence": f"the chosen candidate cited nothing: the top {FALLBACK_EVIDENCE} "
+    "retrieved passages are listed as evidence",
+    "unparseable_output": "a generator output had no label: kept as an Uncertain candidate",
+    "template_question": "the question writer's output was not a question: 'Is it true that <claim>?'",
+}
+
+
+@dataclass
+class RunSummary:
+    """What a run did: counts, label distribution and timings (seconds)."""
+
+    out: str
+    n_claims: int
+    n_resumed: int
+    labels: dict[str, int]
+    n_abstained: int
+    n_malformed: int
+    n_candidates: int
+    stage_seconds: dict[str, float]
+    wall_seconds: float
+    config: str
+    format: str
+    components: dict[str, Any] = field(default_factory=dict)
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    decision: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        processed = max(self.n_claims - self.n_resumed, 0)
+        per_claim = {k: (v / processed if processed else 0.0) for k, v in self.stage_seconds.items()}
+        per_candidate = {
+            k: (self.stage_seconds[k] / self.n_candidates if self.n_candidates else 0.0)
+            for k in ("generate", "verify")
+        }
+        return {
+            "out": self.out,
+            "config": self.config,
+            "format": self.format,
+            "n_claims": self.n_claims,
+            "n_resumed": self.n_resumed,
+            "n_processed": processed,
+            "labels": self.labels,
+            "n_abstained": self.n_abstained,
+            "n_candidates": self.n_candidates,
+            "n_malformed": self.n_malformed,
+            "stage_seconds": self.stage_seconds,
+            "seconds_per_claim": per_claim,
+            "seconds_per_candidate": per_candidate,
+            "wall_seconds": self.wall_seconds,
+            "claims_per_second": processed / self.wall_seconds if self.wall_seconds > 0 else 0.0,
+            "components": self.components,
+            "fallbacks": self.fallbacks,
+            "warnings": self.warnings,
+            "decision": self.decision,
+            **self.extra,
+        }
+
+
+def describe_components(pipe: Any) -> dict[str, Any]:
+    """Stage → what runs it: a model id (and revision when known) or a named ablation.
+
+    Builders may refine the entries (corpus, revisions); this is the default read off
+    the stage objects.
+    """
+    cfg = pipe.config
+    components: dict[str, Any] = {
+        "retrieval": {
+            "retriever": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
+            "sparse": cfg.retrieval.sparse or "none" + (" (ablation:dense_only)" if cfg.ablation.dense_only else ""),
+            "dense": cfg.retrieval.dense_model or "none" + (" (ablation:sparse_only)" if cfg.ablation.sparse_only else ""),
+        },
+        "generator": getattr(pipe.generator, "name", type(pipe.generator).__name__),
+        "verifier": {
+            "backend": pipe.verifier.nli.name,
+            "score": pipe.verifier.score,
+            "pair_order": getattr(pipe.verifier.nli.backend, "pair_order", cfg.verifier.pair_order),
+        },
+        "question_writer": getattr(pipe.question_writer, "name", type(pipe.question_writer).__name__),
+    }
+    cal = pipe.calibrator
+    if cal is None:
+        components["calibrator"] = "ablation:no_calibration (π = s_ver clipped to [0, 1])"
+    else:
+        components["calibrator"] = getattr(cal, "source", None) or type(cal).__name__
+    if cfg.ablation.nli_only:
+        components["generator"] = f"ablation:nli_only ({components['generator']})"
+    return components
+
+
+def gate_warning(pipe: Any) -> str | None:
+    """A warning when no calibration-slice candidate passes both gates, else None.
+
+    Reads the (π, s_ver) Pareto frontier that :meth:`Calibrator.fit` records over every
+    candidate of its fit slice; without a calibrator there is no slice to check.
+    """
+    cal = pipe.calibrator
+    frontier = None if cal is None else (getattr(cal, "fit_info", None) or {}).get("gate_frontier")
+    if not frontier:
+        return None
+    c = pipe.config.calibration
+    if not c.abstain:
+        return None
+    ok = any(pi >= c.tau_cal and sv >= c.tau_ver for pi, sv in frontier)
+    if ok:
+        return None
+    best_pi = max(p for p, _ in frontier)
+    best_sv = max(v for _, v in frontier)
+    msg = (f"config {pipe.config.name!r}: no candidate of the calibration slice passes both gates "
+           f"(π ≥ τ_cal = {c.tau_cal}, s_ver ≥ τ_ver = {c.tau_ver}; slice maxima π {best_pi:.3f}, "
+           f"s_ver {best_sv:.3f}): expect every claim to abstain")
+    return msg
+
+
+def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Calibration of the *emitted* decisions against gold labels (when the claims have them).
+
+    ``coverage`` = share of claims not abstained; ``selective_risk`` = error rate of the
+    emitted labels on the covered claims; ``aurc`` ranks every emitted label by π with
+    the abstained claims after all accepted ones (ranking score (1 + π)/2 when
+    accepted, π/2 when abstained), correctness = emitted label (Uncertain included)
+    equals the gold label.
+    """
+    from averitec_tools.metrics.selective import aurc
+
+    pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label is not None]
+    if not pairs:
+        return {}
+    conf, correct, covered = [], [], []
+    for claim, rec in pairs:
+        diag = rec.get("r2vc", {})
+        emitted = diag.get("label")
+        abstained = bool(diag.get("abstained"))
+        pi = min(max(float(rec.get("confidence", 0.0)), 0.0), 1.0)
+        conf.append(pi / 2 if abstained else (1.0 + pi) / 2)
+        correct.append(int(emitted == claim.gold_label))
+        covered.append(not abstained)
+    n_cov = sum(covered)
+    errors = sum(1 - ok for ok, cov in zip(correct, covered, strict=True) if cov)
+    return {
+        "n": len(pairs),
+        "accuracy": sum(correct) / len(pairs),
+        "coverage": n_cov / len(pairs),
+        "selective_risk": errors / n_cov if n_cov else None,
+        "aurc": aurc(confidences=conf, correct=correct),
+    }
+
+
+__all__ = ["FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning"]
