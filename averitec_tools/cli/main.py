@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "export_hf",
     "audit",
     "baseline",
+    "index",
     "leaderboard",
 )
 

@@ -1,0 +1,95 @@
+"""The Ray engine on a real local runtime (2 CPUs, 127.0.0.1, started once per session).
+
+Outputs must be byte-identical to the local engine's; a killed worker is retried; a
+killed job resumes. In CI a missing Ray fails these tests (the ``ray_runtime`` fixture).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests._engine_helpers import tiny_corpus, tree_digest
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_runtime: object) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
+    from averitec_tools.engines import get_engine
+    from averitec_tools.engines.encode import encode_corpus
+    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.engines.sparse import build_bm25s
+
+    corpus = tiny_corpus(tmp_path)
+    store = ParagraphStore.open(corpus)
+    DenseRetriever.build(store=store, model="minilm", chunk_size=64, show_progress=False).save(tmp_path / "ref")
+    Bm25sRetriever.build(store=store, show_progress=False).save(tmp_path / "ref_bm25")
+    ray_engine = get_engine("ray")
+    digests = {}
+    for name, engine in (("local", get_engine("local")), ("ray", ray_engine)):
+        encode_corpus(corpus=corpus, shards_dir=tmp_path / f"s_{name}", model="minilm", shard_size=64, engine=engine)
+        build_index_from_shards(shards_dir=tmp_path / f"s_{name}", out_dir=tmp_path / f"ix_{name}",
+                                corpus=str(corpus), model="minilm")
+        digests[name] = tree_digest(tmp_path / f"ix_{name}")
+        build_bm25s(corpus=corpus, out_dir=tmp_path / f"bm_{name}", engine=engine, block_rows=40)
+        assert tree_digest(tmp_path / f"bm_{name}") == tree_digest(tmp_path / "ref_bm25")
+    assert digests["local"] == digests["ray"] == tree_digest(tmp_path / "ref")
+    shard_digest = tree_digest(tmp_path / "s_local")
+    shard_digest.pop("manifest.json")
+    ray_shards = tree_digest(tmp_path / "s_ray")
+    ray_shards.pop("manifest.json")
+    assert shard_digest == ray_shards
+
+    # A job killed after its first shard resumes on Ray to the same index.
+    def kill(n: int) -> None:
+        if n == 1:
+            raise _Killed
+
+    with pytest.raises(_Killed):
+        encode_corpus(corpus=corpus, shards_dir=tmp_path / "s_kill", model="minilm", shard_size=64,
+                      engine=ray_engine, on_shard=kill)
+    resumed = encode_corpus(corpus=corpus, shards_dir=tmp_path / "s_kill", model="minilm", shard_size=64,
+                            engine=ray_engine)
+    assert resumed["skipped"] >= 1 and resumed["skipped"] + resumed["encoded"] == 3
+    build_index_from_shards(shards_dir=tmp_path / "s_kill", out_dir=tmp_path / "ix_kill", corpus=str(corpus),
+                            model="minilm")
+    assert tree_digest(tmp_path / "ix_kill") == digests["local"]
+
+
+class _DiesOnce:
+    """Worker factory whose first worker process exits hard in its first batch."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __call__(self):  # type: ignore[no-untyped-def]
+        marker = Path(self.marker)
+
+        def run(items: list[int]) -> list[int]:
+            if not marker.exists():
+                marker.write_text(str(os.getpid()))
+                os._exit(1)  # the worker process dies mid-job
+            return [x * 10 for x in items]
+
+        return run
+
+
+def test_killed_worker_is_retried_and_output_complete(tmp_path: Path, ray_runtime: object) -> None:
+    import sys
+
+    from ray import cloudpickle
+
+    from averitec_tools.engines import get_engine
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
+    out = list(get_engine("ray").map_batches(list(range(12)), worker=_DiesOnce(str(tmp_path / "died")),
+                                             batch_size=4))
+    assert (tmp_path / "died").exists()
+    assert out == [x * 10 for x in range(12)]
