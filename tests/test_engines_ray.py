@@ -93,3 +93,69 @@ def test_killed_worker_is_retried_and_output_complete(tmp_path: Path, ray_runtim
                                              batch_size=4))
     assert (tmp_path / "died").exists()
     assert out == [x * 10 for x in range(12)]
+
+
+def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.cli.main import main
+    from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
+
+    build_corpus(passages=tiny_passages(), out_dir=tmp_path / "corpus")
+    model = save_tiny_nli_model(tmp_path / "nli")
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text("retrieval:\n  sparse: bm25s\n  dense_model: null\n"
+                   f"verifier:\n  model: {model}\n  device: cpu\n"
+                   "generator:\n  k: 4\nablation:\n  nli_only: true\n  no_calibration: true\n"
+                   "calibration:\n  tau_cal: 0.0\n  tau_ver: -1.0\n")
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps(tiny_claims()))
+    outs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"pred_{engine}.json"
+        code = main(["baseline", "r2vc", "--config", str(cfg), "--claims", str(claims), "--corpus",
+                     str(tmp_path / "corpus"), "--out", str(out), "--json", "--engine", engine])
+        stdout, err = capsys.readouterr()
+        assert code == 0, err
+        assert json.loads(stdout)["engine"]["engine"] == engine
+        outs[engine] = out.read_bytes()
+    assert outs["local"] == outs["ray"]
+    assert len(json.loads(outs["ray"])) == len(tiny_claims())
+
+
+@pytest.mark.slow
+def test_averitec_baseline_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import yaml
+    from _averitec_baseline_fixtures import claims, tiny_models, write_json
+
+    from averitec_tools.cli.main import main
+
+    models = tiny_models(tmp_path)
+    train = write_json(tmp_path / "train.json", claims("train", 12))
+    dev = write_json(tmp_path / "dev.json", claims("dev", 4))
+    assert main(["baseline", "averitec", "build-store", "--claims", str(dev), "--out", str(tmp_path / "store"),
+                 "--distractors", "3", "--json"]) == 0
+    small = {"max_pairs": 24, "epochs": 1, "batch_size": 8, "max_length": 48, "heldout": 0.2, "device": "cpu"}
+    cfg = {"base": "offline-minilm", "data": {"train": str(train), "cache_dir": str(tmp_path / "cache")},
+           "questions": {"model": str(models["bloom"]), "batch_size": 4, "max_new_tokens": 6, "few_shot": 2},
+           "reranker": {"base": str(models["bert"]), "train": small},
+           "verdict": {"base": str(models["bert"]), "train": small},
+           "justification": {"model": "extractive-fallback"}}
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    capsys.readouterr()
+    outs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"preds_{engine}.json"
+        code = main(["baseline", "averitec", "--config", str(tmp_path / "cfg.yaml"), "--claims", str(dev),
+                     "--store", str(tmp_path / "store"), "--out", str(out), "--json", "--engine", engine])
+        stdout, err = capsys.readouterr()
+        assert code == 0, err
+        assert json.loads(stdout)["engine"]["engine"] == engine
+        outs[engine] = out.read_bytes()
+    assert outs["local"] == outs["ray"]
+    assert [p["claim_id"] for p in json.loads(outs["ray"])] == [0, 1, 2, 3]
