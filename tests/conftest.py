@@ -45,7 +45,7 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def ray_runtime():  # type: ignore[no-untyped-def]
-    """One local Ray runtime for the whole test session (2 CPUs, 127.0.0.1, no dashboard).
+    """One local Ray runtime for the whole test session (2 CPUs, no dashboard, usage stats off).
 
     Started on first use and stopped at the end of the session. In CI a missing Ray is a
     failure, not a skip.

@@ -1,7 +1,8 @@
 """Start or join a Ray runtime with bounded waits and one-line errors.
 
-``address=None`` starts a private local runtime (``num_cpus`` CPUs, no dashboard, bound
-to 127.0.0.1, usage statistics off); an address (``HOST:PORT``, ``ray://HOST:PORT`` or
+``address=None`` starts a private local runtime (``num_cpus`` CPUs, no dashboard, usage
+statistics off; Ray 2.60 advertises the machine's own address even when asked for
+127.0.0.1, and protects its ports with token authentication); an address (``HOST:PORT``, ``ray://HOST:PORT`` or
 ``auto``) joins an existing cluster. Before joining, the address is probed with a plain
 TCP connect bounded by ``timeout_s``, so an unreachable cluster is reported at once
 instead of Ray's own long retry loop.
@@ -85,7 +86,7 @@ def ensure_ray(
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                               "configure_logging": False, "ignore_reinit_error": True}
     if address is None:
-        kwargs.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
+        kwargs["num_cpus"] = num_cpus
     else:
         kwargs["address"] = address
         kwargs.pop("include_dashboard")
