@@ -119,3 +119,23 @@ def test_ivfpq_index_loads_and_finds_the_paragraph(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="cannot train"):
         build_index_from_shards(shards_dir=tmp_path / "s", out_dir=tmp_path / "ivf2", corpus=str(corpus),
                                 model="minilm", index_type="ivfpq")
+
+
+def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.cli.main import main
+
+    corpus = tiny_corpus(tmp_path, n=80)
+    for kind, name in (("dense", "dense"), ("sparse", "bm25s")):
+        code = main(["index", kind, "--corpus", str(corpus), "--out", str(corpus / "indexes" / name), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert json.loads(out)["engine"] == "local"
+    assert main(["index", "dense", "--corpus", str(corpus), "--out", str(corpus / "indexes" / "dense"),
+                 "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["shards_encoded"], again["shards_skipped"]) == (0, 1)
+    # build_retriever loads both (no rebuild: it would re-encode and take its own path).
+    r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model="minilm", index_dir=str(corpus / "indexes"),
+                        show_progress=False)
+    assert r.search(["Paragraph 7 reports on the tariff"], k=3)[0]

@@ -11,6 +11,7 @@ index. Both write the layout the R2VC retrievers load, identical between engines
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from averitec_tools.cli._json import print_json
@@ -68,6 +69,10 @@ def run_dense(args: argparse.Namespace) -> int:
     from averitec_tools.engines.faiss_build import build_index_from_shards
 
     ParagraphStore.open(args.corpus)  # a bad corpus fails before Ray starts
+    if args.json or not sys.stderr.isatty():
+        from averitec_tools.cli.baseline import _quiet_models
+
+        _quiet_models(False)
     engine = engine_from_args(args)
     shards = args.shards or f"{str(args.out).rstrip('/')}.shards"
     start = time.perf_counter()
