@@ -133,7 +133,7 @@ def one_cell(*, corpus: Path, stage: str, engine_name: str, work: Path, shard_si
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[50000, 100000, 200000],
+    parser.add_argument("--sizes", type=int, nargs="*", default=[50000, 100000, 200000],
                         help="corpus sizes for sparse indexing")
     parser.add_argument("--dense-sizes", type=int, nargs="*", default=None,
                         help="corpus sizes for dense encoding (default: --sizes)")
