@@ -13,7 +13,7 @@ import pytest
 
 from tests._engine_helpers import tiny_corpus, tree_digest
 
-MODULES = ["averitec_tools.engines", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
+MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
            "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse"]
 
 

@@ -159,3 +159,40 @@ def test_averitec_baseline_identical_on_both_engines(tmp_path: Path, ray_runtime
         outs[engine] = out.read_bytes()
     assert outs["local"] == outs["ray"]
     assert [p["claim_id"] for p in json.loads(outs["ray"])] == [0, 1, 2, 3]
+
+
+def test_wikipedia_corpus_identical_between_engines_and_bad_line_named(
+        tmp_path: Path, ray_runtime: object, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from averitec_tools.baselines.r2vc.corpus import build_corpus_from_wikipedia
+    from averitec_tools.cli.main import main
+
+    dump = tmp_path / "dump" / "AA"
+    dump.mkdir(parents=True)
+    for f in range(3):
+        with (dump / f"wiki_0{f}").open("w") as fh:
+            for a in range(4):
+                art = {"id": f"{f}{a}", "title": f"T{f}{a}", "url": f"u{f}{a}",
+                       "text": f"T{f}{a}\n\nFirst paragraph {f}{a}.\nSecond paragraph {f}{a}."}
+                fh.write(json.dumps(art) + "\n")
+    ref = build_corpus_from_wikipedia(path=tmp_path / "dump", out_dir=tmp_path / "ref")
+    for engine in ("local", "ray"):
+        code = main(["index", "corpus", "--wikipedia", str(tmp_path / "dump"), "--out", str(tmp_path / engine),
+                     "--engine", engine, "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert json.loads(out)["num_paragraphs"] == len(ref) == 24
+        # The data file is identical; the fingerprint's content part too (its last part is
+        # a random build id by design: every build of a store is a new corpus for indexes).
+        assert tree_digest(tmp_path / engine)["paragraphs.arrow"] == tree_digest(tmp_path / "ref")["paragraphs.arrow"]
+        meta = json.loads((tmp_path / engine / "corpus.json").read_text())
+        assert meta["fingerprint"].rsplit("-", 1)[0] == ref.fingerprint.rsplit("-", 1)[0]
+    with (dump / "wiki_01").open("a") as fh:
+        fh.write("[1, 2]\n")
+    code = main(["index", "corpus", "--wikipedia", str(tmp_path / "dump"), "--out", str(tmp_path / "bad"),
+                 "--engine", "ray"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().splitlines()[0].endswith("wiki_01:5: expected a Wikipedia article object with id/title/text")
+    assert not (tmp_path / "bad").exists()

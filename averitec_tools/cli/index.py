@@ -5,7 +5,8 @@ hnsw|flat|ivfpq] [--engine local|ray] [--ray-address HOST:PORT]`` encodes the co
 into resumable embedding shards (``--shards``, default ``INDEX_DIR.shards``; a
 restarted job skips finished shards) and builds a FAISS index from them.
 ``averitec index sparse --corpus DIR --out INDEX_DIR [--engine ...]`` builds the bm25s
-index. Both write the layout the R2VC retrievers load, identical between engines.
+index; ``averitec index corpus --wikipedia DUMP --out DIR [--engine ...]`` builds the
+paragraph store from a WikiExtractor dump, one dump file per work item. Both write the layout the R2VC retrievers load, identical between engines.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ def add_parser(subparsers: Any) -> None:
     dense.add_argument("--nlist", type=int, help="IVF-PQ lists (default ~sqrt(N))")
     dense.add_argument("--pq-m", type=int, help="IVF-PQ sub-quantisers (default dim/8)")
     dense.set_defaults(func=run_dense)
+    corpus = sub.add_parser("corpus", help="paragraph store from a WikiExtractor JSONL dump (file or directory)")
+    corpus.add_argument("--wikipedia", required=True, metavar="DUMP", help="dump file or WikiExtractor --json folder")
+    corpus.add_argument("--out", required=True, metavar="CORPUS_DIR", help="paragraph store to write")
+    corpus.add_argument("--min-chars", type=int, default=1, help="drop shorter paragraphs")
+    add_engine_arguments(corpus)
+    corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    corpus.set_defaults(func=run_corpus)
     sparse = sub.add_parser("sparse", help="bm25s (Lucene BM25, k1=0.9, b=0.4)")
     _common(sparse)
     sparse.set_defaults(func=run_sparse)
@@ -106,3 +114,22 @@ def run_sparse(args: argparse.Namespace) -> int:
     result = {"out": args.out, **engine.describe(), **info, "seconds": seconds}
     return _report(args, result, f"wrote bm25s index of {info['num_paragraphs']} paragraphs "
                    f"({info['vocabulary']} terms) to {args.out} ({seconds:.1f} s)")
+
+
+def run_corpus(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from averitec_tools.engines import engine_from_args
+    from averitec_tools.engines.corpus import build_wikipedia_corpus
+    from averitec_tools.errors import UserError
+
+    if not Path(args.wikipedia).exists():
+        raise UserError(f"{args.wikipedia}: dump not found")
+    engine = engine_from_args(args)
+    start = time.perf_counter()
+    store = build_wikipedia_corpus(path=args.wikipedia, out_dir=args.out, engine=engine, min_chars=args.min_chars)
+    seconds = time.perf_counter() - start
+    result = {"out": args.out, **engine.describe(), "num_paragraphs": len(store), "fingerprint": store.fingerprint,
+              "seconds": seconds}
+    return _report(args, result, f"wrote {len(store)} paragraphs to {args.out} ({seconds:.1f} s)")

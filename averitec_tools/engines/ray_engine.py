@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.engines import Worker, as_list
 from averitec_tools.engines.ray_runtime import ensure_ray
+from averitec_tools.errors import UserError
 
 
 class _BatchActor:
@@ -35,12 +37,23 @@ class _BatchActor:
         import numpy as np
 
         positions = [int(i) for i in batch["i"]]
-        out = self.fn([self.items[i] for i in positions])
+        try:
+            out = self.fn([self.items[i] for i in positions])
+        except UserError as exc:  # bad input: sent back as a result, raised by the driver
+            out = [_BadInput(message=exc.message, hint=exc.hint)] * len(positions)
         if len(out) != len(positions):
             raise RuntimeError(f"worker returned {len(out)} results for {len(positions)} items")
         blobs = np.empty(len(out), dtype=object)
         blobs[:] = [pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL) for o in out]
         return {"i": np.asarray(positions, dtype=np.int64), "out": blobs}
+
+
+@dataclass(frozen=True)
+class _BadInput:
+    """A :class:`UserError` raised by a worker, carried back as a result."""
+
+    message: str
+    hint: str | None
 
 
 class RayEngine:
@@ -101,7 +114,10 @@ class RayEngine:
             if int(row["i"]) != expected:  # preserve_order is set by ensure_ray
                 raise RuntimeError(f"ray engine: result {row['i']} arrived at position {expected}")
             expected += 1
-            yield pickle.loads(row["out"])
+            value = pickle.loads(row["out"])
+            if isinstance(value, _BadInput):
+                raise UserError(value.message, hint=value.hint)
+            yield value
         if expected != len(seq):
             raise RuntimeError(f"ray engine: {expected} results for {len(seq)} items")
 
