@@ -139,3 +139,10 @@ def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: 
     r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model="minilm", index_dir=str(corpus / "indexes"),
                         show_progress=False)
     assert r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+
+
+def test_cli_and_engines_import_no_ray() -> None:
+    code = ("import sys; from averitec_tools.cli.main import build_parser; build_parser(); "
+            "from averitec_tools.engines import get_engine; get_engine('local'); "
+            "assert 'ray' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)[:5]")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
