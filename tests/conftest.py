@@ -41,3 +41,25 @@ def shared_data() -> Path:
     return path
 
 
+
+
+@pytest.fixture(scope="session")
+def ray_runtime():  # type: ignore[no-untyped-def]
+    """One local Ray runtime for the whole test session (2 CPUs, no dashboard, usage stats off).
+
+    Started on first use and stopped at the end of the session. In CI a missing Ray is a
+    failure, not a skip.
+    """
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        msg = "ray is not installed: pip install 'averitec-tools[ray]'"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    from averitec_tools.engines.ray_runtime import ensure_ray
+
+    ray = ensure_ray(num_cpus=2)
+    yield ray
+    ray.shutdown()

@@ -57,6 +57,9 @@ def add_parser(subparsers: Any) -> None:
                       help="continue an interrupted run from OUT.partial.jsonl")
     r2vc.add_argument("--overwrite", action="store_true",
                       help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over")
+    from averitec_tools.engines import add_engine_arguments
+
+    add_engine_arguments(r2vc)
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
@@ -176,16 +179,27 @@ def run_r2vc(args: argparse.Namespace) -> int:
     fmt = default_format(claims) if args.format == "auto" else args.format
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
+    from averitec_tools.engines import engine_from_args
+
+    engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress)
+    predict_many = None
+    if engine.name != "local":
+        from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
+
+        predict_many = engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=args.corpus,
+                                                                       claims=tuple(claims)))
     try:
-        summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress)
+        summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress,
+                           predict_many=predict_many)
     except KeyboardInterrupt:
         from averitec_tools.baselines.r2vc.sidecar import sidecar_path
 
         print(f"averitec baseline: interrupted; progress is saved in {sidecar_path(args.out)}: rerun "
               "the same command with --resume to continue", file=sys.stderr)
         return 130
+    summary.extra["engine"] = engine.describe()
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:
@@ -209,6 +223,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
             print(f"component {stage}: {what}")
         used = {k: v for k, v in result["fallbacks"].items() if v}
         print(f"fallbacks: {used or 'none'}")
+        print(f"engine: {result['engine']['engine']}")
         per = result["seconds_per_claim"]
         print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
               + f"; {result['claims_per_second']:.3f} claims/s")

@@ -39,6 +39,9 @@ def add_parser(subparsers: Any) -> None:
                    help="also write the gold items of the claims run (the reference for a --limit run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    from averitec_tools.engines import add_engine_arguments
+
+    add_engine_arguments(p)
     p.set_defaults(func=run_baseline)
     sub = p.add_subparsers(dest="averitec_command", metavar="COMMAND")
     sub.required = False
@@ -102,12 +105,26 @@ def run_baseline(args: argparse.Namespace) -> int:
         claims = claims[: args.limit]
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet(progress)
+    from averitec_tools.engines import engine_from_args
+
+    engine = engine_from_args(args)
     pipe = build_pipeline(config=config, variant=variant, store=args.store, claims=claims, progress=progress)
-    summary = pipe.run(claims, out=args.out, output_format=args.format, resume=args.resume, progress=progress)
+    run_many = None
+    if engine.name != "local":
+        from averitec_tools.engines.claims import AVeriTeCClaimWorker, engine_predictor
+
+        run_many = engine_predictor(engine, worker=AVeriTeCClaimWorker(
+            config=config, variant=variant.name, store=args.store, claims=tuple(claims)))
+        summary_note = (f"engine {engine.name}: stage seconds below count only this process, "
+                        "not the Ray workers")
+    summary = pipe.run(claims, out=args.out, output_format=args.format, resume=args.resume, progress=progress,
+                       run_many=run_many)
+    if run_many is not None:
+        summary.notes.append(summary_note)
     if args.write_gold_subset:
         write_gold_subset(claims_path=args.claims, n=len(claims), out=args.write_gold_subset)
         summary.notes.append(f"gold items of these {len(claims)} claims written to {args.write_gold_subset}")
-    result = summary.to_dict()
+    result = {**summary.to_dict(), "engine": engine.describe()}
     if args.json:
         print_json(result)
         return 0

@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "export_hf",
     "audit",
     "baseline",
+    "index",
     "leaderboard",
 )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,7 +145,10 @@ class AVeriTeCPipeline:
                                "fallback_counts": dict(Counter(fallbacks))} if fallbacks else extra)
 
     def run(self, claims: Sequence[ClaimItem], *, out: str, output_format: str, resume: bool = False,
-            progress: bool = False) -> RunSummary:
+            progress: bool = False,
+            run_many: Callable[[list[ClaimItem]], Iterable[ClaimResult]] | None = None) -> RunSummary:
+        """Run every claim (``run_many``: claims still to do → results in order, e.g. on an
+        engine, :mod:`averitec_tools.engines.claims`; default :meth:`run_claim` here)."""
         from tqdm.auto import tqdm
 
         summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,
@@ -163,11 +166,11 @@ class AVeriTeCPipeline:
         with partial.open(mode, encoding="utf-8") as fh:
             if not done:
                 fh.write(json.dumps(header) + "\n")
-            for item in tqdm(claims, desc=f"averitec baseline ({self.variant.name})", unit="claim",
-                             disable=not progress):
-                if str(item.claim_id) in done:
-                    continue
-                result = self.run_claim(item)
+            todo = [item for item in claims if str(item.claim_id) not in done]
+            results_iter = map(self.run_claim, todo) if run_many is None else run_many(todo)
+            for item, result in tqdm(zip(todo, results_iter, strict=True), total=len(todo),
+                                     desc=f"averitec baseline ({self.variant.name})", unit="claim",
+                                     disable=not progress):
                 done[str(item.claim_id)] = result
                 fh.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
                 fh.flush()

@@ -28,7 +28,7 @@ import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -234,6 +234,7 @@ class R2VCPipeline:
         resume: bool = False,
         progress: bool = True,
         on_claim: Callable[[int], None] | None = None,
+        predict_many: Callable[[list[ClaimInput]], Iterable[ClaimPrediction]] | None = None,
     ) -> RunSummary:
         """Predict every claim, writing ``out`` atomically at the end (see module docs).
 
@@ -245,6 +246,9 @@ class R2VCPipeline:
             progress: Show a tqdm bar.
             on_claim: Called with the number of claims finished in this run (tests use it
                 to simulate an interruption).
+            predict_many: Predicts the claims still to do, yielding predictions in order
+                (:func:`averitec_tools.engines.claims.engine_predictor` runs them on an
+                engine); default: :meth:`predict` one claim at a time in this process.
         """
         from tqdm.auto import tqdm
 
@@ -271,9 +275,10 @@ class R2VCPipeline:
             if mode == "w":
                 fh.write(json.dumps(header) + "\n")
                 fh.flush()
-            bar = tqdm(todo, desc=f"R2VC {self.config.name}", unit="claim", disable=not progress)
-            for n, claim in enumerate(bar, start=1):
-                pred = self.predict(claim)
+            preds = map(self.predict, todo) if predict_many is None else predict_many(todo)
+            bar = tqdm(zip(todo, preds, strict=True), total=len(todo), desc=f"R2VC {self.config.name}",
+                       unit="claim", disable=not progress)
+            for n, (claim, pred) in enumerate(bar, start=1):
                 record = formatter(pred)
                 fh.write(json.dumps({"key": sidecar_key(claim.claim_id), "record": record}) + "\n")
                 fh.flush()

@@ -1,0 +1,148 @@
+"""Engines without Ray: the local engine, shards, resume, corrupt shards, address errors."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests._engine_helpers import tiny_corpus, tree_digest
+
+MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
+           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_unreachable_ray_address_is_one_line_exit_2(tmp_path: Path) -> None:
+    corpus = tiny_corpus(tmp_path, n=5)
+    proc = _cli("index", "sparse", "--corpus", str(corpus), "--out", str(tmp_path / "ix"),
+                "--engine", "ray", "--ray-address", "127.0.0.1:1")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0].startswith("averitec index: error: --ray-address 127.0.0.1:1: no Ray cluster answers there")
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "ix").exists()
+
+
+def test_ray_address_needs_ray_engine(tmp_path: Path) -> None:
+    proc = _cli("index", "sparse", "--corpus", str(tiny_corpus(tmp_path, n=3)), "--out", str(tmp_path / "ix"),
+                "--ray-address", "127.0.0.1:6379")
+    assert proc.returncode == 2 and "--ray-address needs --engine ray" in proc.stderr
+
+
+def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.engines.sparse import build_bm25s
+
+    corpus = tiny_corpus(tmp_path)
+    Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
+    build_bm25s(corpus=corpus, out_dir=tmp_path / "engine", block_rows=40)
+    assert tree_digest(tmp_path / "engine") == tree_digest(tmp_path / "ref")
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_killed_encoding_job_resumes_and_corrupt_shard_is_named(tmp_path: Path) -> None:
+    from averitec_tools.engines.encode import encode_corpus
+    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.errors import UserError
+
+    corpus = tiny_corpus(tmp_path)
+    shards = tmp_path / "shards"
+
+    def kill(n: int) -> None:
+        if n == 1:
+            raise _Killed
+
+    with pytest.raises(_Killed):
+        encode_corpus(corpus=corpus, shards_dir=shards, model="minilm", shard_size=64, on_shard=kill)
+    manifest = json.loads((shards / "manifest.json").read_text())
+    assert list(manifest["shards"]) == ["0"]
+    with pytest.raises(UserError, match="not encoded yet") as exc:
+        build_index_from_shards(shards_dir=shards, out_dir=tmp_path / "ix", corpus=str(corpus), model="minilm")
+    assert "averitec index dense" in (exc.value.hint or "")
+    again = encode_corpus(corpus=corpus, shards_dir=shards, model="minilm", shard_size=64)
+    assert (again["skipped"], again["encoded"]) == (1, 2)
+    build_index_from_shards(shards_dir=shards, out_dir=tmp_path / "ix", corpus=str(corpus), model="minilm")
+    clean = tmp_path / "clean"
+    encode_corpus(corpus=corpus, shards_dir=clean, model="minilm", shard_size=64)
+    build_index_from_shards(shards_dir=clean, out_dir=tmp_path / "ix_clean", corpus=str(corpus), model="minilm")
+    assert tree_digest(tmp_path / "ix") == tree_digest(tmp_path / "ix_clean")
+
+    blob = bytearray((shards / "shard-00001.npy").read_bytes())
+    blob[-1] ^= 0xFF
+    (shards / "shard-00001.npy").write_bytes(bytes(blob))
+    with pytest.raises(UserError, match=r"shard-00001.npy: shard 1 is corrupt") as exc:
+        build_index_from_shards(shards_dir=shards, out_dir=tmp_path / "ix", corpus=str(corpus), model="minilm")
+    assert f"--shards {shards}" in (exc.value.hint or "")
+    (shards / "shard-00002.npy").unlink()
+    fixed = encode_corpus(corpus=corpus, shards_dir=shards, model="minilm", shard_size=64)
+    assert (fixed["skipped"], fixed["encoded"]) == (1, 2)
+    build_index_from_shards(shards_dir=shards, out_dir=tmp_path / "ix", corpus=str(corpus), model="minilm")
+    assert tree_digest(tmp_path / "ix") == tree_digest(tmp_path / "ix_clean")
+
+
+def test_ivfpq_index_loads_and_finds_the_paragraph(tmp_path: Path) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
+    from averitec_tools.engines.encode import encode_corpus
+    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.errors import UserError
+
+    corpus = tiny_corpus(tmp_path)
+    encode_corpus(corpus=corpus, shards_dir=tmp_path / "s", model="minilm", shard_size=64)
+    meta = build_index_from_shards(shards_dir=tmp_path / "s", out_dir=tmp_path / "ivf", corpus=str(corpus),
+                                   model="minilm", index_type="ivfpq", nlist=4, pq_m=8, nbits=4)
+    assert (meta["nlist"], meta["pq_m"], meta["num_paragraphs"]) == (4, 8, 150)
+    r = DenseRetriever.load(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ivf")
+    hits = r.search(["Paragraph 17 reports on the drought"], k=5)[0]
+    assert len(hits) == 5
+    with pytest.raises(UserError, match="cannot train"):
+        build_index_from_shards(shards_dir=tmp_path / "s", out_dir=tmp_path / "ivf2", corpus=str(corpus),
+                                model="minilm", index_type="ivfpq")
+
+
+def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.cli.main import main
+
+    corpus = tiny_corpus(tmp_path, n=80)
+    for kind, name in (("dense", "dense"), ("sparse", "bm25s")):
+        code = main(["index", kind, "--corpus", str(corpus), "--out", str(corpus / "indexes" / name), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert json.loads(out)["engine"] == "local"
+    assert main(["index", "dense", "--corpus", str(corpus), "--out", str(corpus / "indexes" / "dense"),
+                 "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["shards_encoded"], again["shards_skipped"]) == (0, 1)
+    # build_retriever loads both (no rebuild: it would re-encode and take its own path).
+    r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model="minilm", index_dir=str(corpus / "indexes"),
+                        show_progress=False)
+    assert r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+
+
+def test_cli_and_engines_import_no_ray() -> None:
+    code = ("import sys; from averitec_tools.cli.main import build_parser; build_parser(); "
+            "from averitec_tools.engines import get_engine; get_engine('local'); "
+            "assert 'ray' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)[:5]")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
