@@ -244,6 +244,15 @@ def _common(item: Item, out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _json_fields(item: Item, out: dict[str, Any]) -> dict[str, Any]:
+    """The fields both JSON submission formats (2023, 2024) carry besides the evidence."""
+    if item.strings is not None:
+        out["string_evidence"] = list(item.strings)
+    if item.justification is not None:
+        out["justification"] = item.justification
+    return _common(item, out)
+
+
 def _write_2024(items: Sequence[Item], out: Path, dropped: Counter[str]) -> None:
     rows = []
     for item in items:
@@ -256,11 +265,7 @@ def _write_2024(items: Sequence[Item], out: Path, dropped: Counter[str]) -> None
                 {"question": e.question, "answer": e.answer, **({"url": e.url} if e.url is not None else {})}
                 for e in item.evidence
             ]
-        if item.strings is not None:
-            row["string_evidence"] = list(item.strings)
-        if item.justification is not None:
-            row["justification"] = item.justification
-        rows.append(_common(item, row))
+        rows.append(_json_fields(item, row))
     _write_json(out, rows)
 
 
@@ -276,11 +281,7 @@ def _write_2023(items: Sequence[Item], out: Path, dropped: Counter[str]) -> None
                 {"question": e.question, "answers": [{"answer": e.answer, **({"source_url": e.url} if e.url else {})}]}
                 for e in item.evidence
             ]
-        if item.strings is not None:
-            row["string_evidence"] = list(item.strings)
-        if item.justification is not None:
-            row["justification"] = item.justification
-        rows.append(_common(item, row))
+        rows.append(_json_fields(item, row))
     _write_json(out, rows)
 
 
