@@ -35,43 +35,72 @@ BETA = 3.0
 GAMMA = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PreparedText:
-    """A string tokenised, lower-cased and stemmed once, ready to be scored many times."""
+    """A string tokenised, lower-cased and stemmed once, ready to be scored many times.
+
+    Equality and hashing use ``words`` and ``stems`` only (the hash is computed once: a
+    prepared text is a dictionary key of the leaderboard's pair-score memo).
+    """
 
     words: tuple[str, ...]
     stems: tuple[str, ...]
-    #: word -> ascending positions
-    word_positions: dict[str, tuple[int, ...]] = field(compare=False, repr=False)
-    stem_set: frozenset[str] = field(compare=False, repr=False, default=frozenset())
+    #: stem -> ascending positions (the words of one stem class)
+    stem_positions: dict[str, tuple[int, ...]] = field(repr=False)
+    stem_set: frozenset[str] = field(repr=False)
+    _hash: int = field(repr=False)
 
     @classmethod
     def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
         positions: dict[str, list[int]] = {}
-        for i, w in enumerate(words):
-            positions.setdefault(w, []).append(i)
-        return cls(tuple(words), tuple(stems), {w: tuple(p) for w, p in positions.items()}, frozenset(stems))
+        for i, s in enumerate(stems):
+            positions.setdefault(s, []).append(i)
+        words, stems = tuple(words), tuple(stems)
+        return cls(words, stems, {s: tuple(p) for s, p in positions.items()}, frozenset(positions),
+                   hash((words, stems)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PreparedText):
+            return NotImplemented
+        return self is other or (self._hash == other._hash and self.words == other.words and self.stems == other.stems)
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
-def _pair_from_end(
-    hyp_groups: dict[str, list[int]], ref_groups: dict[str, list[int]], matches: list[tuple[int, int]]
-) -> tuple[set[int], set[int]]:
-    matched_h: set[int] = set()
-    matched_r: set[int] = set()
-    small, large, hyp_is_small = (
-        (hyp_groups, ref_groups, True) if len(hyp_groups) <= len(ref_groups) else (ref_groups, hyp_groups, False)
-    )
-    for key, pos_small in small.items():
-        pos_large = large.get(key)
-        if pos_large is None:
+def _match_stem_class(
+    hyp_pos: tuple[int, ...], ref_pos: tuple[int, ...], hyp_words: tuple[str, ...], ref_words: tuple[str, ...],
+    matches: list[tuple[int, int]],
+) -> None:
+    """Exact then stem matches among the positions of one shared stem (see module docs).
+
+    Equal words have equal stems, so NLTK's exact and stem stages never cross stem
+    classes: each class is matched on its own. Exact stage: for every word, the k-th last
+    hypothesis occurrence pairs with the k-th last reference occurrence. Stem stage: the
+    class's leftovers pair the same way, from the end.
+    """
+    hyp_by_word: dict[str, list[int]] = {}
+    for i in hyp_pos:
+        hyp_by_word.setdefault(hyp_words[i], []).append(i)
+    ref_by_word: dict[str, list[int]] = {}
+    for j in ref_pos:
+        ref_by_word.setdefault(ref_words[j], []).append(j)
+    used_h: set[int] = set()
+    used_r: set[int] = set()
+    for word, hp in hyp_by_word.items():
+        rp = ref_by_word.get(word)
+        if rp is None:
             continue
-        hp, rp = (pos_small, pos_large) if hyp_is_small else (pos_large, pos_small)
         k = min(len(hp), len(rp))
         for h, r in zip(hp[len(hp) - k :], rp[len(rp) - k :], strict=True):
             matches.append((h, r))
-            matched_h.add(h)
-            matched_r.add(r)
-    return matched_h, matched_r
+            used_h.add(h)
+            used_r.add(r)
+    hyp_left = [i for i in hyp_pos if i not in used_h]
+    ref_left = [j for j in ref_pos if j not in used_r]
+    k = min(len(hyp_left), len(ref_left))
+    if k:
+        matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
 class MeteorEngine:
@@ -87,7 +116,8 @@ class MeteorEngine:
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
         self._prepared: dict[str, PreparedText] = {}
         self._stems: dict[str, str] = {}
-        self._synonym_cache: dict[str, frozenset[str]] = {}
+        self._other_synonyms: dict[str, frozenset[str]] = {}
+        self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
     @cached_property
     def _stemmer(self) -> Any:
@@ -153,60 +183,82 @@ class MeteorEngine:
         if hl == 0 or rl == 0:
             return 0.0
         matches: list[tuple[int, int]] = []
-        hs, rs = hyp.stems, ref.stems
-        if hyp.stem_set.isdisjoint(ref.stem_set):
-            # equal words have equal stems: nothing for the exact and stem stages
-            hyp_rest: list[int] = list(range(hl))
-            ref_rest: list[int] = list(range(rl))
-        else:
-            # 1. exact matches
-            matched_h, matched_r = _pair_from_end(
-                hyp.word_positions, ref.word_positions, matches  # type: ignore[arg-type]
-            )
-            # 2. stem matches among the leftovers
-            hyp_left = [i for i in range(hl) if i not in matched_h]
-            ref_left = [j for j in range(rl) if j not in matched_r]
-            hyp_groups: dict[str, list[int]] = {}
-            for i in hyp_left:
-                hyp_groups.setdefault(hs[i], []).append(i)
-            ref_groups: dict[str, list[int]] = {}
-            for j in ref_left:
-                ref_groups.setdefault(rs[j], []).append(j)
-            sh, sr = _pair_from_end(hyp_groups, ref_groups, matches)
-            hyp_rest = [i for i in hyp_left if i not in sh]
-            ref_rest = [j for j in ref_left if j not in sr]
-        if hyp_rest and ref_rest:
-            # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words
-            ref_stems = ref.stem_set
-            cache = self._synonym_cache
-            for i in reversed(hyp_rest):
-                syns = cache.get(hs[i])
-                if syns is None:
-                    syns = cache[hs[i]] = self.wordnet.synonyms(hs[i])
-                if syns.isdisjoint(ref_stems):
-                    continue
-                for k in range(len(ref_rest) - 1, -1, -1):
-                    j = ref_rest[k]
-                    if rs[j] in syns:
-                        matches.append((i, j))
-                        del ref_rest[k]
-                        break
-                if not ref_rest:
-                    break
+        shared = hyp.stem_set & ref.stem_set
+        if shared:
+            # 1.+2. exact and stem matches, one stem class at a time
+            hsp, rsp = hyp.stem_positions, ref.stem_positions
+            for stem in shared:
+                hp, rp = hsp[stem], rsp[stem]
+                if len(hp) == 1 and len(rp) == 1:
+                    matches.append((hp[0], rp[0]))
+                else:
+                    _match_stem_class(hp, rp, hyp.words, ref.words, matches)
         m = len(matches)
+        if m < hl and m < rl:
+            # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words,
+            # hypothesis words last to first, each taking the last free reference word
+            syn_sets = self._synonym_sets(hyp)
+            ref_stems = ref.stem_set
+            if not syn_sets[-1].isdisjoint(ref_stems):  # [-1]: the union of all of them
+                rs = ref.stems
+                matched_h = {h for h, _ in matches}
+                matched_r = {r for _, r in matches}
+                ref_rest = [j for j in range(rl) if j not in matched_r]
+                for i in range(hl - 1, -1, -1):
+                    syns = syn_sets[i]
+                    if i in matched_h or syns.isdisjoint(ref_stems):
+                        continue
+                    for k in range(len(ref_rest) - 1, -1, -1):
+                        j = ref_rest[k]
+                        if rs[j] in syns:
+                            matches.append((i, j))
+                            del ref_rest[k]
+                            break
+                    if not ref_rest:
+                        break
+                m = len(matches)
         if m == 0:
             return 0.0
-        matches.sort(key=lambda pair: pair[0])
+        matches.sort()
         chunks = 1
-        for a in range(m - 1):
-            if not (matches[a + 1][0] == matches[a][0] + 1 and matches[a + 1][1] == matches[a][1] + 1):
+        prev_h, prev_r = matches[0]
+        for h, r in matches[1:]:
+            if not (h == prev_h + 1 and r == prev_r + 1):
                 chunks += 1
+            prev_h, prev_r = h, r
         precision = float(m) / hl
         recall = float(m) / rl
         fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
         frag_frac = float(chunks) / m
         penalty = GAMMA * frag_frac**BETA
         return (1 - penalty) * fmean
+
+    def _synonym_sets(self, hyp: PreparedText) -> list[frozenset[str]]:
+        """WordNet synonyms of each hypothesis stem other than the stem itself, plus their
+        union as the last item.
+
+        After the exact and stem stages, a stem left over on the hypothesis side has no
+        leftover on the reference side, so a stem never matches itself in the WordNet
+        stage and dropping it changes nothing. Kept per prepared text (a candidate is
+        scored against every gold string of its claim); the union lets a pair with no
+        possible synonym match skip the stage.
+        """
+        key = id(hyp)
+        entry = self._hyp_synonyms.get(key)
+        if entry is not None and entry[0] is hyp:
+            return entry[1]
+        cache = self._other_synonyms
+        sets = []
+        for stem in hyp.stems:
+            syns = cache.get(stem)
+            if syns is None:
+                syns = cache[stem] = self.wordnet.synonyms(stem) - {stem}
+            sets.append(syns)
+        sets.append(frozenset().union(*sets))
+        if len(self._hyp_synonyms) >= 50_000:
+            self._hyp_synonyms.clear()
+        self._hyp_synonyms[key] = (hyp, sets)
+        return sets
 
     def score(self, *, candidate: str, reference: str) -> float:
         """The official ``pairwise_meteor(candidate, reference)``: tokenise both, METEOR."""
