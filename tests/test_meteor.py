@@ -78,6 +78,37 @@ def test_matches_installed_nltk_on_random_sentences(engine: MeteorEngine, nltk_m
     assert engine.single_meteor_score(ref, hyp) == nltk_meteor(ref, hyp)
 
 
+# Words that share Porter stems in different surface forms and WordNet synonyms of each
+# other: every stem class holds several words, so the per-class exact-then-stem matching
+# and the WordNet stage's "a stem never matches itself" shortcut are both exercised.
+STEM_CLASS_VOCAB = ["run", "runs", "running", "ran", "race", "racing", "test", "tests", "trial", "big", "large", "the"]
+
+
+@pytest.mark.parametrize(("ref", "hyp"), [
+    (["running", "fast"], ["run", "runs", "fast"]),  # the class's leftovers pair from the end
+    (["runs", "run", "running"], ["running", "run"]),
+    (["big", "test", "trial"], ["large", "trials", "tests", "test"]),
+])
+def test_stem_class_cases(engine: MeteorEngine, nltk_meteor, ref: list[str], hyp: list[str]) -> None:
+    assert engine.single_meteor_score(ref, hyp) == nltk_meteor(ref, hyp)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(STEM_CLASS_VOCAB), min_size=1, max_size=14),
+       st.lists(st.sampled_from(STEM_CLASS_VOCAB), min_size=1, max_size=14))
+def test_stem_classes_match_installed_nltk(engine: MeteorEngine, nltk_meteor, ref: list[str], hyp: list[str]) -> None:
+    assert engine.single_meteor_score(ref, hyp) == nltk_meteor(ref, hyp)
+
+
+def test_one_candidate_against_many_references(engine: MeteorEngine, nltk_meteor) -> None:
+    """The candidate's synonym sets are kept between references; each pair is still exact."""
+    hyp = ["large", "runners", "were", "racing", "the", "big", "race"]
+    refs = [["big", "runner", "races"], ["the", "larger", "run"], ["going", "to", "run", "a", "trial"], ["x"], ["the"]]
+    prepared = engine.prepare_tokens(hyp)
+    for ref in refs:
+        assert engine.score_prepared(prepared, engine.prepare_tokens(ref)) == nltk_meteor(ref, hyp)
+
+
 @pytest.mark.parametrize("pair", REFERENCE["meteor_pairs"], ids=lambda p: p["candidate"][:25])
 def test_recorded_nltk_391_scores(engine: MeteorEngine, pair: dict) -> None:
     """Bit-identical to single_meteor_score(word_tokenize(ref), word_tokenize(cand)) under 3.9.1."""
