@@ -8,7 +8,8 @@ with psutil over the ``ray::`` processes. Paragraphs are generated deterministic
 default). ``--paragraph-words LO HI`` and ``--vocab wordpiece`` (whole-word entries of the
 MiniLM tokenizer's vocabulary, one token each, instead of random letter strings that split
 into ~3 word pieces) make shorter, cheaper paragraphs, so the 50k–200k dense points fit on
-a 2-core machine; the corpus directory name records both settings.
+a 2-core machine; the corpus directory name records both settings. A cell does not start
+while ``WORK/PAUSE`` exists (to run another measurement on a shared machine in between).
 
 Usage:
     python benchmarks/bench_scale.py --sizes 50000 100000 200000 --dense-sizes 50000 \
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if args.one:
         corpus, stage, engine = args.one
+        while (work / "PAUSE").exists():  # lets a shared machine run something else between cells
+            time.sleep(2)
         print(json.dumps(one_cell(corpus=Path(corpus), stage=stage, engine_name=engine, work=work,
                                   shard_size=args.shard_size, index_type=args.index_type)))
         return 0
