@@ -13,6 +13,7 @@ import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,18 @@ def _big_phase(tmp_path, copies: int = 40):
     return gold_path, json.dumps(preds).encode()
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (non-zombie) process is left in process group ``pgid``."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
 @pytest.mark.timeout(300)
 def test_killed_worker_leaves_no_half_row_and_is_scored_again(tmp_path) -> None:
     gold, content = _big_phase(tmp_path)
@@ -46,8 +59,9 @@ def test_killed_worker_leaves_no_half_row_and_is_scored_again(tmp_path) -> None:
     store.init(competition_yaml(gold), where="c.yaml")
     store.add_team("blue")
     sid = store.submit(team="blue", system="s", phase="dev", content=content, file_name="p.json").id
-    worker = subprocess.Popen(cli("work", "--db", db, "--lease-seconds", "2"), env=env(), start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # --jobs 2: the worker forks a kept scoring helper, which must die with it
+    worker = subprocess.Popen(cli("work", "--db", db, "--lease-seconds", "2", "--jobs", "2"), env=env(),
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while store.submission(sid)["state"] == "pending":
@@ -59,11 +73,16 @@ def test_killed_worker_leaves_no_half_row_and_is_scored_again(tmp_path) -> None:
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+    deadline = time.monotonic() + 30  # a bound, not a timing assertion
+    while _group_alive(worker.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(worker.pid), "the worker's scoring helper outlived it"
     row = store.submission(sid)
     assert row["state"] == "running" and store.results() == {}  # killed mid-way: nothing half-written
     while store.submission(sid)["lease_until"] >= utcnow():  # the lease runs out (2 s)
         time.sleep(0.1)
-    subprocess.run(cli("work", "--db", db, "--once"), env=env(), check=True, timeout=240, stdout=subprocess.DEVNULL)
+    subprocess.run(cli("work", "--db", db, "--once", "--jobs", "2"), env=env(), check=True, timeout=240,
+                   stdout=subprocess.DEVNULL)
     row = store.submission(sid)
     assert (row["state"], row["attempts"]) == ("finished", 2)
     (result,) = store.results()[sid]

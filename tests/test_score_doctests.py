@@ -19,6 +19,8 @@ MODULES = [
     "averitec_tools.metrics.ev2r_runner",
     "averitec_tools.metrics._lean",
     "averitec_tools.metrics.prepared_cache",
+    "averitec_tools.metrics.warm_pool",
+    "averitec_tools.leaderboard.processing",
 ]
 
 

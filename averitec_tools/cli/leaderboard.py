@@ -92,14 +92,15 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
     p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
     p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
-    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission: N or 'auto' (the idle cores); default 1")
+    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, forked once per worker and kept warm: N or 'auto' (the cores "
+                   "shared out among the workers, at most 4 each); default 1")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker (no web server)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
     p.add_argument("--lease-seconds", type=float, default=120.0)
     p.add_argument("--poll-seconds", type=float, default=0.5)
-    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission: N or 'auto'")
+    p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
 
 
@@ -318,8 +319,10 @@ def _work(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     store.close()
+    from averitec_tools.leaderboard.processing import worker_jobs
+
     done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, poll_seconds=args.poll_seconds, once=args.once,
-                      jobs=args.jobs)
+                      jobs=worker_jobs(args.jobs, workers=1))
     if args.json:
         print_json({"scored": done})
     return 0

@@ -122,8 +122,9 @@ class Scorer:
         cache_dir: Disk cache for prepared gold strings (``None``: the user cache dir;
             ``False``: no disk cache).
         n_resamples: Bootstrap resamples for the stored 95 % CIs.
-        jobs: Processes per submission (``None``: the idle cores, as ``averitec score``;
-            the warm caches are shared with forked helpers).
+        jobs: Processes per submission (``None``: the idle cores, as ``averitec score``).
+            After :meth:`start_helpers` they are kept: ``jobs - 1`` helpers forked from
+            the warm engine score every submission with this process.
     """
 
     def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000, jobs: int | None = 1) -> None:
@@ -132,6 +133,20 @@ class Scorer:
         self.n_resamples = n_resamples
         self.jobs = jobs
         self._prepared_gold: set[str] = set()
+
+    def start_helpers(self) -> int:
+        """Fork the ``jobs - 1`` kept helper processes now (call after :meth:`prepare_gold`,
+        before any other thread starts); returns the processes per submission."""
+        from averitec_tools.metrics.warm_pool import WarmPool
+
+        if self.engine.pool is None and (self.jobs or 1) > 1:
+            self.engine.pool = WarmPool(engine=self.engine, processes=int(self.jobs or 1))
+        return int(self.engine.pool.processes) if self.engine.pool is not None else 1
+
+    def close(self) -> None:
+        """Stop the helper processes, if any."""
+        if self.engine.pool is not None:
+            self.engine.pool.close()
 
     def prepare_gold(self, phase: Phase) -> int:
         """Tokenise and stem the phase's gold strings once; returns how many are ready."""
@@ -189,7 +204,8 @@ class Scorer:
             path.write_bytes(content)
             for name in phase.profiles:
                 with pinned_engine(name, self.engine):
-                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=self.jobs, allow_download=True)
+                    jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
+                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, allow_download=True)
                 per_claim = [
                     {
                         "id": c.claim_id,
@@ -223,6 +239,19 @@ class Scorer:
                     }
                 )
         return out
+
+
+def worker_jobs(jobs: int | None, *, workers: int) -> int:
+    """Processes per submission for each of ``workers`` scoring workers (``None``: the
+    cores shared out among them, at most 4 each).
+
+    Example:
+        >>> worker_jobs(3, workers=2), worker_jobs(None, workers=64)
+        (3, 1)
+    """
+    if jobs is not None:
+        return max(1, jobs)
+    return max(1, min(4, (os.cpu_count() or 1) // max(1, workers)))
 
 
 def _looks_jsonl(content: bytes) -> bool:
@@ -289,6 +318,7 @@ def run_worker(
                     scorer.prepare_gold(phase)
                 except UserError as exc:
                     print(f"averitec leaderboard: warning: {exc}", file=sys.stderr)
+            scorer.start_helpers()
         while stop is None or not stop.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:
                 break
@@ -300,6 +330,7 @@ def run_worker(
                 break
             time.sleep(poll_seconds)
     finally:
+        scorer.close()
         store.close()
     return done
 
@@ -315,4 +346,4 @@ def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid:
     run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs)
 
 
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "warm_engine", "worker_main"]
+__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "warm_engine", "worker_jobs", "worker_main"]

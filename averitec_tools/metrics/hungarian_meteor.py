@@ -68,7 +68,8 @@ def assignment_utility(matrix: np.ndarray, *, normaliser: int) -> float:
     return float(utility)
 
 
-def _solve(task: HungarianTask, engine: MeteorEngine) -> float:
+def solve_task(task: HungarianTask, engine: MeteorEngine) -> float:
+    """One claim's Hungarian METEOR (its matrix, the assignment, the normaliser)."""
     matrix = pairwise_matrix(candidates=task.candidates, references=task.references, engine=engine)
     n = len(task.references) if task.normalise == "reference" else len(task.candidates)
     if n == 0:
@@ -88,7 +89,7 @@ def _analyse_chunk(texts: list[str]) -> list[tuple[list[str], list[str]]]:
 def _solve_range(bounds: tuple[int, int]) -> list[float]:
     engine: MeteorEngine = _WORKER["engine"]
     tasks: Sequence[HungarianTask] = _WORKER["tasks"]
-    return [_solve(tasks[i], engine) for i in range(*bounds)]
+    return [solve_task(tasks[i], engine) for i in range(*bounds)]
 
 
 def resolve_jobs(jobs: int | None, n_tasks: int, *, load: float | None = None) -> int:
@@ -185,11 +186,13 @@ def _score_all(
                     for text, (words, stems) in zip(part, analysed, strict=True):
                         engine.add_analysed(text, words, stems)
         wordnet.load()
+        if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
+            return engine.pool.solve(tasks)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []
             for task in tasks:
-                results.append(_solve(task, engine))
+                results.append(solve_task(task, engine))
                 if bar is not None:
                     bar.update(1)
             return results
@@ -237,7 +240,7 @@ class HungarianMeteor:
         engine: MeteorEngine | None = None,
     ) -> float:
         task = HungarianTask(tuple(candidates), tuple(references), normalise)
-        return _solve(task, engine or default_engine())
+        return solve_task(task, engine or default_engine())
 
 
 HU_METEOR = register_metric(
@@ -260,4 +263,5 @@ __all__ = [
     "pairwise_matrix",
     "resolve_jobs",
     "score_tasks",
+    "solve_task",
 ]

@@ -117,6 +117,9 @@ class MeteorEngine:
         self._prepared: dict[str, PreparedText] = {}
         self._stems: dict[str, str] = {}
         self._other_synonyms: dict[str, frozenset[str]] = {}
+        #: Warm helper processes (:class:`~averitec_tools.metrics.warm_pool.WarmPool`) that
+        #: Hungarian METEOR spreads large task lists over; ``None``: this process alone.
+        self.pool: Any | None = None
         self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
     @cached_property

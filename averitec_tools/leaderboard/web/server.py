@@ -14,8 +14,9 @@ from averitec_tools.leaderboard.store import Store, upgrade_schema
 
 def start_workers(url: str, *, n: int, lease_seconds: float, poll_seconds: float = 0.5, jobs: int | None = 1) -> list[Any]:
     """Start ``n`` scoring worker processes (each keeps its own warm gold cache)."""
-    from averitec_tools.leaderboard.processing import worker_main
+    from averitec_tools.leaderboard.processing import worker_jobs, worker_main
 
+    jobs = worker_jobs(jobs, workers=n)
     context = multiprocessing.get_context("spawn")
     procs = []
     for _ in range(n):
