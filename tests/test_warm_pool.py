@@ -20,7 +20,7 @@ import pytest
 
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.meteor import MeteorEngine
-from averitec_tools.metrics.warm_pool import WarmPool, _parts
+from averitec_tools.metrics.warm_pool import WarmPool
 
 
 def _dev_tasks(shared_data: Path, n: int) -> list[HungarianTask]:
@@ -45,12 +45,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_parts_cover_the_range_in_order() -> None:
-    assert _parts(10, 3) == [(0, 3), (3, 6), (6, 10)]
-    assert _parts(1, 3) == [(0, 0), (0, 0), (0, 1)]
-    assert _parts(0, 2) == [(0, 0), (0, 0)]
-
-
 def test_rejects_no_processes() -> None:
     with pytest.raises(ValueError, match="processes"):
         WarmPool(engine=MeteorEngine(allow_download=False), processes=0)
@@ -65,6 +59,11 @@ def test_helpers_score_exactly_like_one_process(shared_data: Path) -> None:
         assert engine.pool.processes == 3
         assert len(set(engine.pool.helper_pids())) == 2
         assert score_tasks(tasks, engine=engine, jobs=1) == expected  # through the engine's pool
+        assert score_tasks(tasks, engine=engine, jobs=1, n_claims=120) == expected  # a claim's tasks together
+        groups = [7 - (i % 8) for i in range(len(tasks))]  # groups in any order
+        assert engine.pool.solve(tasks, groups=groups) == expected
+        with pytest.raises(ValueError, match="group ids"):
+            engine.pool.solve(tasks, groups=[0])
         assert engine.pool.solve(tasks[:5]) == expected[:5]  # fewer tasks than processes' share
         assert engine.pool.solve([]) == []
     finally:

@@ -133,6 +133,7 @@ def score_tasks(
     progress: bool = False,
     reference_cache: Path | None = None,
     n_claims: int | None = None,
+    claims: Sequence[int] | None = None,
 ) -> list[float]:
     """Hungarian METEOR of every task, in order; identical whatever ``jobs`` is.
 
@@ -145,6 +146,9 @@ def score_tasks(
             :mod:`averitec_tools.metrics.prepared_cache`): read before, written after.
         n_claims: Claims the tasks belong to (several score kinds per claim): the bar then
             counts claims, not tasks.
+        claims: The claim index of each task, so that warm helper processes (an engine's
+            ``pool``) each get whole claims, whose strings they tokenise once (default with
+            ``n_claims``: tasks laid out kind by kind, task ``i`` of claim ``i % n_claims``).
 
     Example:
         >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])  # doctest: +SKIP
@@ -155,7 +159,9 @@ def score_tasks(
         from averitec_tools.metrics.prepared_cache import load_prepared
 
         load_prepared(engine, reference_cache)
-    results = _score_all(tasks, engine, jobs, progress, n_claims)
+    if claims is None and n_claims:
+        claims = [i % n_claims for i in range(len(tasks))]
+    results = _score_all(tasks, engine, jobs, progress, n_claims, claims)
     if reference_cache is not None:
         from averitec_tools.metrics.prepared_cache import save_prepared
 
@@ -164,7 +170,8 @@ def score_tasks(
 
 
 def _score_all(
-    tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int | None, progress: bool, n_claims: int | None
+    tasks: Sequence[HungarianTask], engine: MeteorEngine, jobs: int | None, progress: bool, n_claims: int | None,
+    claims: Sequence[int] | None = None,
 ) -> list[float]:
     n_workers = resolve_jobs(jobs, len(tasks))
     context = _fork_context() if n_workers > 1 else None
@@ -187,7 +194,7 @@ def _score_all(
                         engine.add_analysed(text, words, stems)
         wordnet.load()
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
-            return engine.pool.solve(tasks)  # a long-lived scorer's warm helper processes
+            return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []

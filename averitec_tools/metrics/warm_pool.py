@@ -3,9 +3,10 @@
 A long-lived scorer (a leaderboard worker) tokenises and stems the gold side once and
 loads WordNet once. Forking helpers *after* that gives each of them those caches without
 copying or recomputing them, and keeping the helpers alive means no submission pays for
-a fork. Per call, the Hungarian tasks are cut into contiguous parts: the calling process
-solves the first part itself and helper ``k`` always gets part ``k + 1``, so a
-resubmission with the same layout meets its remembered pair scores in the same process.
+a fork. Per call, the tasks' groups (their claims) are cut into contiguous ranges: the
+calling process solves the first range itself and helper ``k`` always gets range
+``k + 1``, so a claim's strings are tokenised in one process, and a resubmission meets
+its remembered pair scores in the same process.
 Every task is a pure function of its strings, so the results are identical to solving
 everything in one process (tested).
 
@@ -121,22 +122,38 @@ class WarmPool:
         """Process ids of the helpers (for monitoring and tests)."""
         return [pid for pid, _ in self._helpers]
 
-    def solve(self, tasks: Sequence[HungarianTask]) -> list[float]:
-        """Hungarian METEOR of every task, in order (identical to one process)."""
+    def solve(self, tasks: Sequence[HungarianTask], *, groups: Sequence[int] | None = None) -> list[float]:
+        """Hungarian METEOR of every task, in order (identical to one process).
+
+        Args:
+            tasks: The tasks.
+            groups: A non-negative group id per task (e.g. its claim): a group's tasks go
+                to one process, which then tokenises their shared strings once. Groups
+                are cut into contiguous ranges, one per process. Default: each task alone.
+        """
         from averitec_tools.metrics.hungarian_meteor import solve_task
 
-        parts = _parts(len(tasks), self.processes)
+        if groups is None:
+            groups = range(len(tasks))
+        if len(groups) != len(tasks):
+            raise ValueError(f"{len(groups)} group ids for {len(tasks)} tasks")
+        n_groups = max(groups, default=-1) + 1
+        k = self.processes
+        parts: list[list[int]] = [[] for _ in range(k)]
+        for i, group in enumerate(groups):
+            parts[group * k // n_groups].append(i)
         sent = []
-        for (pid, conn), (a, b) in zip(self._helpers, parts[1:], strict=True):
+        for (pid, conn), indices in zip(self._helpers, parts[1:], strict=True):
             try:
-                conn.send(list(tasks[a:b]))
-                sent.append((pid, conn, a, b, True))
+                conn.send([tasks[i] for i in indices])
+                sent.append((pid, conn, indices, True))
             except OSError:
-                sent.append((pid, conn, a, b, False))
-        a, b = parts[0]
-        results = [solve_task(task, self.engine) for task in tasks[a:b]]
+                sent.append((pid, conn, indices, False))
+        results: list[float] = [0.0] * len(tasks)
+        for i in parts[0]:
+            results[i] = solve_task(tasks[i], self.engine)
         dead = []
-        for pid, conn, a, b, ok in sent:
+        for pid, conn, indices, ok in sent:
             reply: Any = None
             if ok:
                 try:
@@ -146,8 +163,9 @@ class WarmPool:
             if reply is None:
                 dead.append((pid, conn))
             if reply is None or reply[0] != "ok":
-                reply = ("ok", [solve_task(task, self.engine) for task in tasks[a:b]])  # raises a real error here
-            results.extend(reply[1])
+                reply = ("ok", [solve_task(tasks[i], self.engine) for i in indices])  # a real error raises here
+            for i, value in zip(indices, reply[1], strict=True):
+                results[i] = value
         for pid, conn in dead:
             self._helpers.remove((pid, conn))
             conn.close()
@@ -167,12 +185,6 @@ class WarmPool:
         self._helpers.clear()
         if self.engine.pool is self:
             self.engine.pool = None
-
-
-def _parts(n: int, k: int) -> list[tuple[int, int]]:
-    """``k`` contiguous, nearly equal ranges covering ``range(n)`` (some may be empty)."""
-    bounds = [n * i // k for i in range(k + 1)]
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def _reap(pid: int, *, timeout: float) -> bool:

@@ -121,6 +121,7 @@ class Profile(ScoringProfile):
         n = len(gold)
         values = score_tasks(
             [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress, n_claims=n,
+            claims=[*range(n), *range(n), *range(n), *(i for i, ok in enumerate(has_answers) if ok)],
             reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         )
         q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]
