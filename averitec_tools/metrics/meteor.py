@@ -48,6 +48,8 @@ class PreparedText:
     #: stem -> ascending positions (the words of one stem class)
     stem_positions: dict[str, tuple[int, ...]] = field(repr=False)
     stem_set: frozenset[str] = field(repr=False)
+    #: stems that stand for more than one distinct word here (e.g. "run" and "running")
+    mixed_stems: frozenset[str] = field(repr=False)
     _hash: int = field(repr=False)
 
     @classmethod
@@ -56,7 +58,8 @@ class PreparedText:
         for i, s in enumerate(stems):
             positions.setdefault(s, []).append(i)
         words, stems = tuple(words), tuple(stems)
-        return cls(words, stems, {s: tuple(p) for s, p in positions.items()}, frozenset(positions),
+        mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
+        return cls(words, stems, {s: tuple(p) for s, p in positions.items()}, frozenset(positions), mixed,
                    hash((words, stems)))
 
     def __eq__(self, other: object) -> bool:
@@ -190,12 +193,18 @@ class MeteorEngine:
         if shared:
             # 1.+2. exact and stem matches, one stem class at a time
             hsp, rsp = hyp.stem_positions, ref.stem_positions
+            hmixed, rmixed = hyp.mixed_stems, ref.mixed_stems
             for stem in shared:
                 hp, rp = hsp[stem], rsp[stem]
                 if len(hp) == 1 and len(rp) == 1:
                     matches.append((hp[0], rp[0]))
-                else:
+                elif stem in hmixed or stem in rmixed:
                     _match_stem_class(hp, rp, hyp.words, ref.words, matches)
+                else:
+                    # one word form per side: whether the exact or the stem stage pairs
+                    # them, the last k occurrences pair up in order
+                    k = min(len(hp), len(rp))
+                    matches.extend(zip(hp[len(hp) - k :], rp[len(rp) - k :], strict=True))
         m = len(matches)
         if m < hl and m < rl:
             # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words,
