@@ -14,6 +14,7 @@ MODULES = [
     "averitec_tools.leaderboard.lenient",
     "averitec_tools.leaderboard.convert",
     "averitec_tools.leaderboard.submission",
+    "averitec_tools.leaderboard.formats",
     "averitec_tools.metrics.ev2r",
     "averitec_tools.metrics.ev2r_judges",
     "averitec_tools.metrics.ev2r_runner",

@@ -10,104 +10,29 @@ Three prediction formats exist:
 * ``evalai`` -- the EvalAI leaderboard: JSON lines ``{id, label, evidence: [str]}``.
 
 Any item may also carry ``confidence`` (a number) and ``probabilities`` (``{label: number}``)
-for calibration analyses. :func:`sniff_item_format` recognises each format (and FEVER's) so
-that a file given to the wrong profile gets "this looks like X; profile P expects Y".
+for calibration analyses. Recognising a file's format and streaming it live in
+:mod:`averitec_tools.leaderboard.formats` (re-exported here).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import Located, iter_records
+from averitec_tools.jsonio import Located
+from averitec_tools.leaderboard.formats import (
+    FORMAT_DESCRIPTIONS,
+    FORMAT_PROFILE,
+    iter_format,
+    sniff_item_format,
+    wrong_format_error,
+)
 from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
-
-FORMAT_DESCRIPTIONS: dict[str, str] = {
-    "averitec2024": "the 2024 shared-task format [{claim_id, claim, pred_label, evidence: [{question, answer, url}]}]",
-    "averitec2023": "the 2023 eval.py format [{claim, label, questions: [{question, answers: [{answer}]}]}]",
-    "evalai": "the EvalAI line format {id, label, evidence: [str]}",
-    "fever": "a FEVER file ({id, predicted_label, predicted_evidence} or {id, label, evidence})",
-}
-
-#: Which profile reads which format (for "use --profile X" hints).
-FORMAT_PROFILE: dict[str, str] = {
-    "averitec2024": "averitec2024",
-    "averitec2023": "averitec2023",
-    "evalai": "evalai",
-    "fever": "fever",
-}
-
-
-def sniff_item_format(item: Any) -> str | None:
-    """Guess which submission/gold format one JSON item is in (``None`` if unknown).
-
-    Example:
-        >>> sniff_item_format({"claim_id": 0, "pred_label": "Supported", "evidence": []})
-        'averitec2024'
-        >>> sniff_item_format({"id": 0, "label": "Refuted", "evidence": ["q a"]})
-        'evalai'
-    """
-    if not isinstance(item, Mapping):
-        return None
-    if "pred_label" in item or "claim_id" in item:
-        return "averitec2024"
-    if "predicted_label" in item or "predicted_evidence" in item or "verifiable" in item:
-        return "fever"
-    if "id" in item and "evidence" in item:
-        ev = item["evidence"]
-        # FEVER gold evidence is a list of evidence groups (lists); anything else with an
-        # id is an EvalAI line, whose evidence check then names the wrong type.
-        if isinstance(ev, list) and any(isinstance(e, list) for e in ev):
-            return "fever"
-        return "evalai"
-    if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
-        return "averitec2023"
-    return None
-
-
-def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:
-    """The "this looks like X, profile P expects Y" error."""
-    hint = None
-    if found in FORMAT_PROFILE and FORMAT_PROFILE[found] != profile:
-        hint = f"use --profile {FORMAT_PROFILE[found]}"
-    return UserError(
-        f"{loc.where}: this looks like {FORMAT_DESCRIPTIONS.get(found, found)}; "
-        f"profile {profile} expects {FORMAT_DESCRIPTIONS[expected]}",
-        hint=hint,
-    )
-
-
-def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, role: str) -> Iterator[Located]:
-    """Stream the items of ``path``, rejecting items of another (or mixed) format.
-
-    ``role`` is ``"predictions"`` or ``"references"`` (used in messages). Items are
-    yielded as they are read, so a JSONL file is never held in memory twice.
-    """
-    first_format: str | None = None
-    count = 0
-    for loc in iter_records(path):
-        count += 1
-        if not isinstance(loc.value, Mapping):
-            raise UserError(f"{loc.where}: each {role} item must be a JSON object, found {type(loc.value).__name__}")
-        found = sniff_item_format(loc.value)
-        if found is not None and found != expected:
-            if first_format == expected:
-                raise UserError(
-                    f"{loc.where}: mixed formats: this item looks like {FORMAT_DESCRIPTIONS[found]}, "
-                    f"earlier items are {FORMAT_DESCRIPTIONS[expected]}"
-                )
-            raise wrong_format_error(loc, found, expected, profile)
-        if first_format is None and found is not None:
-            first_format = found
-        yield loc
-    if count == 0:
-        raise UserError(f"{path}: no {role} found (empty array or file)")
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -440,7 +365,15 @@ def load_evalai(path: str | os.PathLike[str], *, role: str, lenience: Lenience |
 
 
 def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> None:
-    """Reject a prediction whose claim text is not the reference claim (misaligned files)."""
+    """Reject a prediction whose claim text is not the reference claim (misaligned files).
+
+    Example:
+        >>> check_claim_text("The sky is blue. ", "The sky is blue.", "p.json (claim_id 0)")  # whitespace aside
+        >>> check_claim_text("Grass is red.", "The sky is blue.", "p.json (claim_id 0)")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: p.json (claim_id 0): claim text 'Grass is red.' differs from the reference claim ...
+    """
     if pred_claim is not None and pred_claim.strip() != gold_claim.strip():
         raise UserError(
             f"{where}: claim text {pred_claim[:60]!r} differs from the reference claim {gold_claim[:60]!r}",
@@ -450,6 +383,7 @@ def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> Non
 
 __all__ = [
     "FORMAT_DESCRIPTIONS",
+    "FORMAT_PROFILE",
     "EvalAIItem",
     "EvidenceItem",
     "Prediction2023",
@@ -463,4 +397,5 @@ __all__ = [
     "load_predictions_2024",
     "parse_confidence",
     "sniff_item_format",
+    "wrong_format_error",
 ]

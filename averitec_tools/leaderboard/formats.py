@@ -1,0 +1,99 @@
+"""Submission and gold file formats: recognising one from an item, streaming a file.
+
+:func:`sniff_item_format` recognises each format (and FEVER's) so that a file given to the
+wrong profile gets "this looks like X; profile P expects Y"; :func:`iter_format` streams a
+file's items and rejects items of another (or mixed) format as it reads them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import Located, iter_records
+
+FORMAT_DESCRIPTIONS: dict[str, str] = {
+    "averitec2024": "the 2024 shared-task format [{claim_id, claim, pred_label, evidence: [{question, answer, url}]}]",
+    "averitec2023": "the 2023 eval.py format [{claim, label, questions: [{question, answers: [{answer}]}]}]",
+    "evalai": "the EvalAI line format {id, label, evidence: [str]}",
+    "fever": "a FEVER file ({id, predicted_label, predicted_evidence} or {id, label, evidence})",
+}
+
+#: Which profile reads which format (for "use --profile X" hints).
+FORMAT_PROFILE: dict[str, str] = {
+    "averitec2024": "averitec2024",
+    "averitec2023": "averitec2023",
+    "evalai": "evalai",
+    "fever": "fever",
+}
+
+
+def sniff_item_format(item: Any) -> str | None:
+    """Guess which submission/gold format one JSON item is in (``None`` if unknown).
+
+    Example:
+        >>> sniff_item_format({"claim_id": 0, "pred_label": "Supported", "evidence": []})
+        'averitec2024'
+        >>> sniff_item_format({"id": 0, "label": "Refuted", "evidence": ["q a"]})
+        'evalai'
+    """
+    if not isinstance(item, Mapping):
+        return None
+    if "pred_label" in item or "claim_id" in item:
+        return "averitec2024"
+    if "predicted_label" in item or "predicted_evidence" in item or "verifiable" in item:
+        return "fever"
+    if "id" in item and "evidence" in item:
+        ev = item["evidence"]
+        # FEVER gold evidence is a list of evidence groups (lists); anything else with an
+        # id is an EvalAI line, whose evidence check then names the wrong type.
+        if isinstance(ev, list) and any(isinstance(e, list) for e in ev):
+            return "fever"
+        return "evalai"
+    if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
+        return "averitec2023"
+    return None
+
+
+def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:
+    """The "this looks like X, profile P expects Y" error."""
+    hint = None
+    if found in FORMAT_PROFILE and FORMAT_PROFILE[found] != profile:
+        hint = f"use --profile {FORMAT_PROFILE[found]}"
+    return UserError(
+        f"{loc.where}: this looks like {FORMAT_DESCRIPTIONS.get(found, found)}; "
+        f"profile {profile} expects {FORMAT_DESCRIPTIONS[expected]}",
+        hint=hint,
+    )
+
+
+def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, role: str) -> Iterator[Located]:
+    """Stream the items of ``path``, rejecting items of another (or mixed) format.
+
+    ``role`` is ``"predictions"`` or ``"references"`` (used in messages). Items are
+    yielded as they are read, so a JSONL file is never held in memory twice.
+    """
+    first_format: str | None = None
+    count = 0
+    for loc in iter_records(path):
+        count += 1
+        if not isinstance(loc.value, Mapping):
+            raise UserError(f"{loc.where}: each {role} item must be a JSON object, found {type(loc.value).__name__}")
+        found = sniff_item_format(loc.value)
+        if found is not None and found != expected:
+            if first_format == expected:
+                raise UserError(
+                    f"{loc.where}: mixed formats: this item looks like {FORMAT_DESCRIPTIONS[found]}, "
+                    f"earlier items are {FORMAT_DESCRIPTIONS[expected]}"
+                )
+            raise wrong_format_error(loc, found, expected, profile)
+        if first_format is None and found is not None:
+            first_format = found
+        yield loc
+    if count == 0:
+        raise UserError(f"{path}: no {role} found (empty array or file)")
+
+
+__all__ = ["FORMAT_DESCRIPTIONS", "FORMAT_PROFILE", "iter_format", "sniff_item_format", "wrong_format_error"]
