@@ -140,9 +140,22 @@ def test_compare_unknown_metric_fails_before_scoring(files, capsys, monkeypatch)
 @pytest.mark.parametrize(("profile", "pred", "gold"), [
     ("averitec2024", "pred2024", "gold"), ("averitec2023", "pred2023", "gold"), ("evalai", "pred_evalai", "gold_evalai"),
 ])
-def test_compare_known_metrics_match_the_profiles(files, profile, pred, gold) -> None:
+def test_declared_per_claim_metrics_match_the_profiles(files, profile, pred, gold) -> None:
     from averitec_tools.cli._profile_scores import score_with_profile
-    from averitec_tools.cli.compare import KNOWN_METRICS
+    from averitec_tools.leaderboard.profiles import get_profile
 
     result = score_with_profile(profile=profile, predictions=str(files[pred]), references=str(files[gold]))
-    assert set(result.per_claim[0].values) == set(KNOWN_METRICS[profile])
+    assert set(result.per_claim[0].values) == set(get_profile(profile).per_claim_metrics)
+
+
+def test_declared_fever_metrics_match_the_profile(tmp_path) -> None:
+    from averitec_tools.cli._profile_scores import score_with_profile
+    from averitec_tools.leaderboard.profiles import get_profile
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": 1, "claim": "c", "verifiable": "VERIFIABLE", "label": "SUPPORTS", '
+                    '"evidence": [[[0, 0, "Page", 3]]]}\n')
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": [["Page", 3]]}\n')
+    result = score_with_profile(profile="fever", predictions=str(pred), references=str(gold))
+    assert set(result.per_claim[0].values) == set(get_profile("fever").per_claim_metrics)

@@ -51,7 +51,7 @@ def test_bad_competition_is_a_user_error(phase: dict, message: str) -> None:
 
 def test_split_is_seeded_and_private_until_revealed() -> None:
     comp = parse_competition(
-        {"name": "c", "phases": [{"name": "test", "gold": "g", "primary_metric": "m", "visibility": "private",
+        {"name": "c", "phases": [{"name": "test", "gold": "g", "primary_metric": "label_accuracy", "visibility": "private",
                                   "split": {"public_fraction": 0.3, "seed": 7}}]},
         where="c.yaml",
     )
@@ -60,7 +60,7 @@ def test_split_is_seeded_and_private_until_revealed() -> None:
     private = claim_mask(phase, 100, revealed=True)
     assert public.sum() == 30 and private.sum() == 70 and not (public & private).any()
     assert (claim_mask(phase, 100, revealed=False) == public).all()
-    hidden = parse_competition({"name": "c", "phases": [{"name": "t", "gold": "g", "primary_metric": "m", "visibility": "hidden"}]}, where="c")
+    hidden = parse_competition({"name": "c", "phases": [{"name": "t", "gold": "g", "primary_metric": "label_accuracy", "visibility": "hidden"}]}, where="c")
     assert claim_mask(hidden.phase("t"), 10, revealed=False) is None
 
 

@@ -142,6 +142,19 @@ def test_rescore_keeps_results_of_older_scorer_versions(tmp_path, monkeypatch: p
 
 
 def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
+    """Checked at init against the profile's declared per-claim metrics, with close names."""
+    with pytest.raises(UserError, match=r"primary_metric: .*'macro_f1'.*averitec_score@0\.25"):
+        _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
+    with pytest.raises(UserError, match=r"did you mean: averitec_score@0\.25"):
+        _store(f"sqlite:///{tmp_path / 'lb2.db'}", primary_metric="averitec_score@.25")
+
+
+def test_undeclared_primary_metric_fails_the_submission(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile without declared metrics (e.g. fever8's are named after an option) is
+    checked when the first submission is scored."""
+    from averitec_tools.leaderboard.profiles.averitec2024 import Profile
+
+    monkeypatch.setattr(Profile, "per_claim_metrics", ())
     store = _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
     store.add_team("blue")
     sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id

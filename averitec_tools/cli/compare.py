@@ -25,28 +25,17 @@ if TYPE_CHECKING:
 
 LABEL_METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
 
-_THRESHOLDS = ("0.1", "0.2", "0.25", "0.3", "0.4", "0.5")
-#: Per-claim value names of each built-in profile, so an unknown --metric fails before the
-#: (slow) scoring; tests/test_cli_compare.py checks them against what the profiles return.
-KNOWN_METRICS: dict[str, tuple[str, ...]] = {
-    "averitec2024": ("questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", "label_accuracy",
-                     *(f"averitec_score@{t}" for t in _THRESHOLDS)),
-    "averitec2023": ("questions_only", "questions_answers", "label_accuracy", "justification",
-                     *(f"{m}@{t}" for t in _THRESHOLDS for m in ("averitec_score", "justification_score"))),
-    "evalai": ("evidence_score", "correct",
-               *(f"{m}@{t}" for t in ("0.2", "0.25", "0.3") for m in ("label_accuracy", "evidence_meteor"))),
-    "fever": ("strict_score", "label_accuracy"),
-}
-
-
 def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
-    """Reject an unknown --metric of a built-in profile before anything is scored."""
+    """Reject an unknown --metric of a profile that declares its per-claim metrics, before
+    anything is scored."""
+    from averitec_tools.leaderboard.profiles import get_profile
     from averitec_tools.registry import Registry
 
-    if not names or profile not in KNOWN_METRICS:
+    declared = get_profile(profile).per_claim_metrics
+    if not names or not declared:
         return
     known = Registry[str](f"metric of profile {profile!r}")
-    for name in (*KNOWN_METRICS[profile], *LABEL_METRICS):
+    for name in (*declared, *LABEL_METRICS):
         if name not in known.names():
             known.add(name, name)
     for name in names:

@@ -183,6 +183,21 @@ def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
+    """Reject a primary metric that the phase's first profile does not return per claim
+    (when the profile declares its per-claim metrics), with the close names."""
+    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.registry import Registry
+
+    declared = get_profile(profile).per_claim_metrics
+    if not declared or name in declared:
+        return
+    known = Registry[str](f"per-claim metric of profile {profile!r}")
+    for metric in declared:
+        known.add(metric, metric)
+    raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
+
+
 def parse_phase(raw: Any, *, where: str) -> Phase:
     """Validate one phase mapping (see the module docstring)."""
     from averitec_tools.leaderboard.profiles import PROFILES
@@ -210,6 +225,7 @@ def parse_phase(raw: Any, *, where: str) -> Phase:
             raise UserError(f"{where}: split.public_fraction must be in (0, 1), found {frac}")
         split = Split(float(frac), int(_get(s, "seed", where, int, 0)))
     primary = _get(raw, "primary_metric", where, str)
+    _check_primary_metric(primary, profile=profiles[0], where=where)
     columns = _str_list(raw, "columns", where) or (primary,)
     if primary not in columns:
         columns = (primary, *columns)

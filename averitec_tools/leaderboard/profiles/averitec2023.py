@@ -75,6 +75,10 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "AVeriTeC 2023 eval.py (gold-schema predictions, justification scores, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
     OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (
+        "questions_only", "questions_answers", "label_accuracy", "justification",
+        *(f"{m}@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS for m in ("averitec_score", "justification_score")),
+    )
 
     def score(
         self,

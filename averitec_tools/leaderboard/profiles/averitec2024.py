@@ -85,6 +85,10 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
     OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (
+        "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", "label_accuracy",
+        *(f"averitec_score@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS),
+    )
 
     def score(
         self,

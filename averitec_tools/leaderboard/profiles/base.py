@@ -70,6 +70,11 @@ class ScoringProfile(ABC):
     description: ClassVar[str]
     #: Citation of the scorer being reproduced.
     citation: ClassVar[str] = ""
+    #: Names of the per-claim values :meth:`score` returns with default options (empty:
+    #: not fixed in advance, e.g. named after an option). ``averitec compare --metric`` and
+    #: a competition's ``primary_metric`` are checked against them before anything is
+    #: scored; ``tests/test_cli_wrong_data.py`` checks them against real results.
+    per_claim_metrics: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def score(

@@ -48,6 +48,10 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "AVeriTeC EvalAI leaderboard (JSON lines, all evidence, normalised by predictions, >=)"
     citation: ClassVar[str] = "AVeriTeC EvalAI challenge evaluation script"
     OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (
+        "evidence_score", "correct",
+        *(f"{m}@{threshold_key(t)}" for t in EVALAI_THRESHOLDS for m in ("label_accuracy", "evidence_meteor")),
+    )
 
     def score(
         self,

@@ -115,6 +115,7 @@ class Profile(ScoringProfile):
     """
 
     name: ClassVar[str] = "fever"
+    per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
 
