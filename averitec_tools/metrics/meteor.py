@@ -54,13 +54,16 @@ class PreparedText:
 
     @classmethod
     def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
-        positions: dict[str, list[int]] = {}
-        for i, s in enumerate(stems):
-            positions.setdefault(s, []).append(i)
         words, stems = tuple(words), tuple(stems)
-        mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
-        return cls(words, stems, {s: tuple(p) for s, p in positions.items()}, frozenset(positions), mixed,
-                   hash((words, stems)))
+        positions: dict[str, tuple[int, ...]] = {}
+        for i, s in enumerate(stems):
+            seen = positions.get(s)
+            positions[s] = (i,) if seen is None else (*seen, i)
+        if len(set(words)) == len(positions):  # as many word forms as stems: none mixed
+            mixed: frozenset[str] = frozenset()
+        else:
+            mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
+        return cls(words, stems, positions, frozenset(positions), mixed, hash((words, stems)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PreparedText):
