@@ -14,7 +14,8 @@ import pytest
 from tests._engine_helpers import tiny_corpus, tree_digest
 
 MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
-           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse"]
+           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse",
+           "averitec_tools.engines.lucene"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -55,6 +56,56 @@ def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
     build_bm25s(corpus=corpus, out_dir=tmp_path / "engine", block_rows=40)
     assert tree_digest(tmp_path / "engine") == tree_digest(tmp_path / "ref")
+
+
+PYSERINI_QUERIES = ["Paragraph 17 reports on the drought", "election and vaccine in year 1995",
+                    "Topic 3 harbour tariff", "senate budget"]
+
+
+def lucene_hits(index_dir: Path, corpus: Path) -> list[list[tuple[str, float]]]:
+    """(doc id, score) of the top 10 for each of PYSERINI_QUERIES."""
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+
+    r = PyseriniRetriever.load(store=ParagraphStore.open(corpus), index_dir=index_dir)
+    return [[(h.passage.doc_id, h.score) for h in hits] for hits in r.search(PYSERINI_QUERIES, k=10)]
+
+
+@pytest.mark.java
+def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import (
+        META_FILE,
+        PyseriniRetriever,
+    )
+    from averitec_tools.cli.main import main
+
+    corpus = tiny_corpus(tmp_path)
+    PyseriniRetriever.build_index(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ref")
+    ref = lucene_hits(tmp_path / "ref", corpus)
+    assert all(len(hits) == 10 for hits in ref)
+    code = main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out",
+                 str(tmp_path / "engine"), "--threads", "2", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["backend"], summary["engine"], summary["threads"], summary["num_paragraphs"]) == (
+        "pyserini", "local", 2, 150)
+    assert lucene_hits(tmp_path / "engine", corpus) == ref
+    assert (tmp_path / "engine" / META_FILE).read_bytes() == (tmp_path / "ref" / META_FILE).read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "engine", "ref"]  # no work dirs left
+    # Smaller blocks: more JSONL files and indexing threads, the same results.
+    from averitec_tools.engines.lucene import build_pyserini
+
+    info = build_pyserini(corpus=corpus, out_dir=tmp_path / "blocks", block_rows=40)
+    assert info["blocks"] == 4
+    assert lucene_hits(tmp_path / "blocks", corpus) == ref
+    # The output may not be the corpus (or hold it); --threads is pyserini's.
+    assert main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out", str(corpus)]) == 2
+    assert "refusing to overwrite an input" in capsys.readouterr().err
+    assert main(["index", "sparse", "--corpus", str(corpus), "--out", str(tmp_path / "b"), "--threads", "2"]) == 2
+    assert "--threads applies to --backend pyserini" in capsys.readouterr().err
 
 
 class _Killed(Exception):

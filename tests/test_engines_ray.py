@@ -63,6 +63,33 @@ def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_
     assert tree_digest(tmp_path / "ix_kill") == digests["local"]
 
 
+@pytest.mark.java
+def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime: object,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.cli.main import main
+    from tests.test_engines import lucene_hits
+
+    corpus = tiny_corpus(tmp_path)
+    PyseriniRetriever.build_index(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ref")
+    code = main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out",
+                 str(tmp_path / "ray"), "--engine", "ray", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert (json.loads(out)["engine"], json.loads(out)["backend"]) == ("ray", "pyserini")
+    ref = lucene_hits(tmp_path / "ref", corpus)
+    assert lucene_hits(tmp_path / "ray", corpus) == ref
+    from averitec_tools.engines import get_engine
+    from averitec_tools.engines.lucene import build_pyserini
+
+    info = build_pyserini(corpus=corpus, out_dir=tmp_path / "ray_blocks", engine=get_engine("ray"), block_rows=40)
+    assert (info["blocks"], info["num_paragraphs"]) == (4, 150)
+    assert lucene_hits(tmp_path / "ray_blocks", corpus) == ref
+
+
 class _DiesOnce:
     """Worker factory whose first worker process exits hard in its first batch."""
 

