@@ -41,6 +41,9 @@ def add_parser(subparsers: Any) -> None:
     dense.add_argument("--restart", dest="resume", action="store_false", help="re-encode every shard")
     dense.add_argument("--nlist", type=int, help="IVF-PQ lists (default ~sqrt(N))")
     dense.add_argument("--pq-m", type=int, help="IVF-PQ sub-quantisers (default dim/8)")
+    dense.add_argument("--faiss-device", choices=("auto", "cpu", "gpu"), default="auto",
+                       help="where FAISS builds flat/IVF-PQ: a GPU when faiss-gpu sees one (auto, default), "
+                            "cpu, or gpu (error without one); HNSW is always built on the CPU")
     dense.set_defaults(func=run_dense)
     corpus = sub.add_parser("corpus", help="paragraph store from a WikiExtractor JSONL dump (file or directory)")
     corpus.add_argument("--wikipedia", required=True, metavar="DUMP", help="dump file or WikiExtractor --json folder")
@@ -82,6 +85,14 @@ def run_dense(args: argparse.Namespace) -> int:
     from averitec_tools.engines.faiss_build import build_index_from_shards
 
     ParagraphStore.open(args.corpus)  # a bad corpus fails before Ray starts
+    import faiss
+
+    from averitec_tools.engines.faiss_build import choose_faiss_device
+
+    _, note = choose_faiss_device(requested=args.faiss_device, index_type=args.index_type, faiss_module=faiss,
+                                  pq_m=args.pq_m)  # before any encoding
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     if args.json or not sys.stderr.isatty():
         from averitec_tools.cli.baseline import _quiet_models
 
@@ -94,13 +105,14 @@ def run_dense(args: argparse.Namespace) -> int:
                              resume=args.resume)
     encoded = time.perf_counter()
     meta = build_index_from_shards(shards_dir=shards, out_dir=args.out, corpus=args.corpus, model=args.model,
-                                   index_type=args.index_type, nlist=args.nlist, pq_m=args.pq_m)
+                                   index_type=args.index_type, nlist=args.nlist, pq_m=args.pq_m,
+                                   faiss_device=args.faiss_device)
     done = time.perf_counter()
     result = {"out": args.out, "shards": shards, **engine.describe(), "shards_encoded": manifest["encoded"],
               "shards_skipped": manifest["skipped"], "encode_seconds": encoded - start,
               "index_seconds": done - encoded, **meta}
     return _report(args, result, f"wrote {meta['index_type']} index of {meta['num_paragraphs']} paragraphs to "
-                   f"{args.out} (engine {engine.name}; shards {manifest['encoded']} encoded, "
+                   f"{args.out} (engine {engine.name}; FAISS on {meta['build_device']}; shards {manifest['encoded']} encoded, "
                    f"{manifest['skipped']} reused; {done - start:.1f} s)")
 
 
