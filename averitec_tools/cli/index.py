@@ -1,13 +1,16 @@
 """``averitec index``: build retrieval indexes over a paragraph store, locally or on Ray.
 
 ``averitec index dense --corpus DIR --out INDEX_DIR [--model minilm] [--index-type
-hnsw|flat|ivfpq] [--engine local|ray] [--ray-address HOST:PORT]`` encodes the corpus
-into resumable embedding shards (``--shards``, default ``INDEX_DIR.shards``; a
-restarted job skips finished shards) and builds a FAISS index from them.
-``averitec index sparse --corpus DIR --out INDEX_DIR [--backend bm25s|pyserini] [--engine ...]``
-builds the bm25s index or the pyserini (Lucene) index (JSONL blocks written on the
-engine, one Anserini indexing run over them); ``averitec index corpus --wikipedia DUMP --out DIR [--engine ...]`` builds the
-paragraph store from a WikiExtractor dump, one dump file per work item. Both write the layout the R2VC retrievers load, identical between engines.
+hnsw|flat|ivfpq] [--faiss-device auto|cpu|gpu] [--engine local|ray] [--ray-address
+HOST:PORT]`` encodes the corpus into resumable embedding shards (``--shards``, default
+``INDEX_DIR.shards``; a restarted job skips finished shards) and builds a FAISS index
+from them (flat/IVF-PQ on the GPUs when faiss-gpu sees one; HNSW on the CPU).
+``averitec index sparse --corpus DIR --out INDEX_DIR [--backend bm25s|pyserini]
+[--engine ...]`` builds the bm25s index or the pyserini (Lucene) index (JSONL blocks
+written on the engine, one Anserini indexing run over them); ``averitec index corpus
+--wikipedia DUMP --out DIR [--engine ...]`` builds the paragraph store from a
+WikiExtractor dump, one dump file per work item. All write the layout the R2VC
+retrievers load, identical between engines.
 """
 
 from __future__ import annotations
