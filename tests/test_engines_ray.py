@@ -96,6 +96,34 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
     assert lucene_hits(tmp_path / "r2vc" / "pyserini", corpus) == ref
 
 
+_JVM_THEN_RAY = """
+import ctypes, signal
+from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import lucene_analyze
+from averitec_tools.engines.ray_runtime import ensure_ray
+assert lucene_analyze("Cats purr") == ["cat", "purr"]  # the JVM is running
+libc = ctypes.CDLL(None)
+def handler():
+    action = ctypes.create_string_buffer(512)
+    assert libc.sigaction(int(signal.SIGSEGV), None, action) == 0
+    return action.raw[:8]  # sa_handler / sa_sigaction
+before = handler()
+ray = ensure_ray(num_cpus=1)
+after = handler()
+ray.shutdown()
+assert before == after, (before.hex(), after.hex())
+"""
+
+
+@pytest.mark.java
+def test_ray_started_after_the_jvm_keeps_the_jvms_segv_handler(ray_runtime: object) -> None:
+    """ray.init replaces SIGSEGV's handler (a pyserini JVM started earlier then crashes); ensure_ray restores it."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _JVM_THEN_RAY], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 class _DiesOnce:
     """Worker factory whose first worker process exits hard in its first batch."""
 
