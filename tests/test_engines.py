@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._engine_helpers import tiny_corpus, tree_digest
+from tests._engine_helpers import lucene_hits, tiny_corpus, tree_digest
 
 MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
            "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse",
@@ -56,19 +56,6 @@ def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
     build_bm25s(corpus=corpus, out_dir=tmp_path / "engine", block_rows=40)
     assert tree_digest(tmp_path / "engine") == tree_digest(tmp_path / "ref")
-
-
-PYSERINI_QUERIES = ["Paragraph 17 reports on the drought", "election and vaccine in year 1995",
-                    "Topic 3 harbour tariff", "senate budget"]
-
-
-def lucene_hits(index_dir: Path, corpus: Path) -> list[list[tuple[str, float]]]:
-    """(doc id, score) of the top 10 for each of PYSERINI_QUERIES."""
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
-
-    r = PyseriniRetriever.load(store=ParagraphStore.open(corpus), index_dir=index_dir)
-    return [[(h.passage.doc_id, h.score) for h in hits] for hits in r.search(PYSERINI_QUERIES, k=10)]
 
 
 @pytest.mark.java

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._engine_helpers import tiny_corpus, tree_digest
+from tests._engine_helpers import lucene_hits, tiny_corpus, tree_digest
 
 
 class _Killed(Exception):
@@ -71,7 +71,6 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
     from averitec_tools.cli.main import main
-    from tests.test_engines import lucene_hits
 
     corpus = tiny_corpus(tmp_path)
     PyseriniRetriever.build_index(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ref")
