@@ -24,3 +24,16 @@ def tree_digest(path: Path) -> dict[str, str]:
     """SHA-256 of every file under ``path``, by relative name."""
     return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+PYSERINI_QUERIES = ["Paragraph 17 reports on the drought", "election and vaccine in year 1995",
+                    "Topic 3 harbour tariff", "senate budget"]
+
+
+def lucene_hits(index_dir: Path, corpus: Path) -> list[list[tuple[str, float]]]:
+    """(doc id, score) of the top 10 for each of PYSERINI_QUERIES."""
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+
+    r = PyseriniRetriever.load(store=ParagraphStore.open(corpus), index_dir=index_dir)
+    return [[(h.passage.doc_id, h.score) for h in hits] for hits in r.search(PYSERINI_QUERIES, k=10)]

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests._engine_helpers import tiny_corpus, tree_digest
+from tests._engine_helpers import lucene_hits, tiny_corpus, tree_digest
 
 MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
-           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse"]
+           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse",
+           "averitec_tools.engines.lucene", "averitec_tools.engines.retriever"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -55,6 +56,85 @@ def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
     build_bm25s(corpus=corpus, out_dir=tmp_path / "engine", block_rows=40)
     assert tree_digest(tmp_path / "engine") == tree_digest(tmp_path / "ref")
+
+
+@pytest.mark.java
+def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import (
+        META_FILE,
+        PyseriniRetriever,
+    )
+    from averitec_tools.cli.main import main
+
+    corpus = tiny_corpus(tmp_path)
+    PyseriniRetriever.build_index(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ref")
+    ref = lucene_hits(tmp_path / "ref", corpus)
+    assert all(len(hits) == 10 for hits in ref)
+    code = main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out",
+                 str(tmp_path / "engine"), "--threads", "2", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["backend"], summary["engine"], summary["threads"], summary["num_paragraphs"]) == (
+        "pyserini", "local", 2, 150)
+    assert lucene_hits(tmp_path / "engine", corpus) == ref
+    assert (tmp_path / "engine" / META_FILE).read_bytes() == (tmp_path / "ref" / META_FILE).read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "engine", "ref"]  # no work dirs left
+    # Smaller blocks: more JSONL files and indexing threads, the same results.
+    from averitec_tools.engines.lucene import build_pyserini
+
+    info = build_pyserini(corpus=corpus, out_dir=tmp_path / "blocks", block_rows=40)
+    assert info["blocks"] == 4
+    assert lucene_hits(tmp_path / "blocks", corpus) == ref
+    # The output may not be the corpus (or hold it); --threads is pyserini's.
+    assert main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out", str(corpus)]) == 2
+    assert "refusing to overwrite an input" in capsys.readouterr().err
+    assert main(["index", "sparse", "--corpus", str(corpus), "--out", str(tmp_path / "b"), "--threads", "2"]) == 2
+    assert "--threads applies to --backend pyserini" in capsys.readouterr().err
+
+
+class _CountingEngine:
+    """A non-local engine that runs locally and counts its work items."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        from averitec_tools.engines.local import LocalEngine
+
+        self.local, self.items = LocalEngine(), 0
+
+    def map_batches(self, items, **kwargs):  # type: ignore[no-untyped-def]
+        items = list(items)
+        self.items += len(items)
+        return self.local.map_batches(items, **kwargs)
+
+    def describe(self) -> dict[str, str]:
+        return {"engine": self.name}
+
+
+def test_build_retriever_builds_missing_indexes_on_a_non_local_engine(tmp_path: Path) -> None:
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
+    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.errors import UserError
+
+    corpus = tiny_corpus(tmp_path, n=30)
+    Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
+    engine = _CountingEngine()
+    r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix",
+                        engine=engine)
+    assert engine.items == 1 and tree_digest(tmp_path / "ix" / "bm25s") == tree_digest(tmp_path / "ref")
+    assert r.search(["Paragraph 7 reports on the tariff"], k=1)[0][0].passage.doc_id == "d7"
+    build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine)
+    assert engine.items == 1  # present: loaded, not rebuilt
+    build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine,
+                    rebuild=True)
+    assert engine.items == 2
+    memory = build_corpus(passages=[{"id": "x", "text": "Cats purr."}])
+    with pytest.raises(UserError, match="engine counting: building retrieval indexes needs a corpus on disk"):
+        build_retriever(corpus=memory, sparse="bm25s", dense_model=None, index_dir=tmp_path / "m", engine=engine)
 
 
 class _Killed(Exception):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._engine_helpers import tiny_corpus, tree_digest
+from tests._engine_helpers import lucene_hits, tiny_corpus, tree_digest
 
 
 class _Killed(Exception):
@@ -63,6 +63,66 @@ def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_
     assert tree_digest(tmp_path / "ix_kill") == digests["local"]
 
 
+@pytest.mark.java
+def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime: object,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.cli.main import main
+
+    corpus = tiny_corpus(tmp_path)
+    PyseriniRetriever.build_index(store=ParagraphStore.open(corpus), index_dir=tmp_path / "ref")
+    code = main(["index", "sparse", "--backend", "pyserini", "--corpus", str(corpus), "--out",
+                 str(tmp_path / "ray"), "--engine", "ray", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert (json.loads(out)["engine"], json.loads(out)["backend"]) == ("ray", "pyserini")
+    ref = lucene_hits(tmp_path / "ref", corpus)
+    assert lucene_hits(tmp_path / "ray", corpus) == ref
+    from averitec_tools.engines import get_engine
+    from averitec_tools.engines.lucene import build_pyserini
+
+    info = build_pyserini(corpus=corpus, out_dir=tmp_path / "ray_blocks", engine=get_engine("ray"), block_rows=40)
+    assert (info["blocks"], info["num_paragraphs"]) == (4, 150)
+    assert lucene_hits(tmp_path / "ray_blocks", corpus) == ref
+    # The R2VC retriever's own missing-index build on the engine (`baseline r2vc --engine ray`).
+    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+
+    build_retriever(corpus=str(corpus), sparse="pyserini", dense_model=None, index_dir=tmp_path / "r2vc",
+                    engine=get_engine("ray"))
+    assert lucene_hits(tmp_path / "r2vc" / "pyserini", corpus) == ref
+
+
+_JVM_THEN_RAY = """
+import ctypes, signal
+from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import lucene_analyze
+from averitec_tools.engines.ray_runtime import ensure_ray
+assert lucene_analyze("Cats purr") == ["cat", "purr"]  # the JVM is running
+libc = ctypes.CDLL(None)
+def handler():
+    action = ctypes.create_string_buffer(512)
+    assert libc.sigaction(int(signal.SIGSEGV), None, action) == 0
+    return action.raw[:8]  # sa_handler / sa_sigaction
+before = handler()
+ray = ensure_ray(num_cpus=1)
+after = handler()
+ray.shutdown()
+assert before == after, (before.hex(), after.hex())
+"""
+
+
+@pytest.mark.java
+def test_ray_started_after_the_jvm_keeps_the_jvms_segv_handler(ray_runtime: object) -> None:
+    """ray.init replaces SIGSEGV's handler (a pyserini JVM started earlier then crashes); ensure_ray restores it."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _JVM_THEN_RAY], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 class _DiesOnce:
     """Worker factory whose first worker process exits hard in its first batch."""
 
@@ -97,16 +157,20 @@ def test_killed_worker_is_retried_and_output_complete(tmp_path: Path, ray_runtim
 
 def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Each engine builds its own corpus's missing indexes (on Ray: through the engine)."""
     import json
+    import shutil
 
     from averitec_tools.baselines.r2vc.corpus import build_corpus
     from averitec_tools.cli.main import main
+    from averitec_tools.engines.retriever import DENSE_SHARDS
     from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 
-    build_corpus(passages=tiny_passages(), out_dir=tmp_path / "corpus")
+    build_corpus(passages=tiny_passages(), out_dir=tmp_path / "corpus_local")
+    shutil.copytree(tmp_path / "corpus_local", tmp_path / "corpus_ray")  # same fingerprint, no indexes yet
     model = save_tiny_nli_model(tmp_path / "nli")
     cfg = tmp_path / "tiny.yaml"
-    cfg.write_text("retrieval:\n  sparse: bm25s\n  dense_model: null\n"
+    cfg.write_text("retrieval:\n  sparse: bm25s\n  dense_model: minilm\n"
                    f"verifier:\n  model: {model}\n  device: cpu\n"
                    "generator:\n  k: 4\nablation:\n  nli_only: true\n  no_calibration: true\n"
                    "calibration:\n  tau_cal: 0.0\n  tau_ver: -1.0\n")
@@ -116,13 +180,19 @@ def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
     for engine in ("local", "ray"):
         out = tmp_path / f"pred_{engine}.json"
         code = main(["baseline", "r2vc", "--config", str(cfg), "--claims", str(claims), "--corpus",
-                     str(tmp_path / "corpus"), "--out", str(out), "--json", "--engine", engine])
+                     str(tmp_path / f"corpus_{engine}"), "--out", str(out), "--json", "--engine", engine])
         stdout, err = capsys.readouterr()
         assert code == 0, err
         assert json.loads(stdout)["engine"]["engine"] == engine
         outs[engine] = out.read_bytes()
     assert outs["local"] == outs["ray"]
     assert len(json.loads(outs["ray"])) == len(tiny_claims())
+    indexes = {e: tree_digest(tmp_path / f"corpus_{e}" / "indexes") for e in ("local", "ray")}
+    assert sorted(k for k in indexes["ray"] if k.startswith(DENSE_SHARDS)) == [
+        f"{DENSE_SHARDS}/manifest.json", f"{DENSE_SHARDS}/shard-00000.npy"]  # built on the engine
+    assert not (tmp_path / "corpus_local" / "indexes" / DENSE_SHARDS).exists()
+    assert {k: v for k, v in indexes["ray"].items() if not k.startswith(DENSE_SHARDS)} == indexes["local"]
+    assert {k.split("/")[0] for k in indexes["local"]} == {"bm25s", "dense"}
 
 
 @pytest.mark.slow

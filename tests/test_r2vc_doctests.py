@@ -20,6 +20,7 @@ MODULES = [
     "averitec_tools.baselines.r2vc.sampling",
     "averitec_tools.cli.baseline_r2vc_train",
     "averitec_tools.baselines.r2vc.retrieval.dense",
+    "averitec_tools.baselines.r2vc.retrieval.pyserini_backend",
     "averitec_tools.baselines.r2vc.training.__main__",
     "averitec_tools.baselines.r2vc.nli_fallback",
     "averitec_tools.baselines.r2vc.offline",

@@ -183,7 +183,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
 
     engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress)
+                          progress=progress, engine=engine)
     predict_many = None
     if engine.name != "local":
         from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor

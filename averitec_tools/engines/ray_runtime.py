@@ -18,14 +18,19 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from averitec_tools.errors import ResourceError, UserError
 
 #: Seconds to wait for a cluster address to accept a connection.
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
+#: Signals the JVM handles itself (it raises SIGSEGV on purpose: implicit null checks, safepoints).
+JVM_SIGNALS: tuple[str, ...] = ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL")
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -64,6 +69,38 @@ def import_ray() -> Any:
     return ray
 
 
+@contextlib.contextmanager
+def keep_jvm_signal_handlers() -> Iterator[None]:
+    """Put back the JVM's crash-signal handlers after the block (Linux; only with a JVM running).
+
+    ``ray.init`` installs failure-signal handlers in the driver (SIGSEGV, SIGBUS, ...).
+    A JVM already running in this process (pyserini, through pyjnius) relies on its own
+    SIGSEGV handler for normal operation, so with Ray's in place it dies at its next
+    implicit null check (reproduced: pyserini index + search, then ``ray.init``, then
+    more searches → segmentation fault). The JVM chains signals that are not its own to
+    the handlers it found at start-up, so restoring it loses nothing. A JVM started
+    after Ray installs its handlers over Ray's and needs nothing.
+    """
+    jnius_config = sys.modules.get("jnius_config")
+    if jnius_config is None or not getattr(jnius_config, "vm_running", False) or not sys.platform.startswith("linux"):
+        yield
+        return
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    saved = {}
+    for name in JVM_SIGNALS:
+        action = ctypes.create_string_buffer(512)  # opaque struct sigaction (152 bytes on glibc x86-64)
+        if libc.sigaction(int(getattr(signal, name)), None, action) == 0:
+            saved[name] = action
+    try:
+        yield
+    finally:
+        for name, action in saved.items():
+            libc.sigaction(int(getattr(signal, name)), action, None)
+
+
 def ensure_ray(
     *,
     address: str | None = None,
@@ -91,7 +128,8 @@ def ensure_ray(
         kwargs["address"] = address
         kwargs.pop("include_dashboard")
     try:
-        ray.init(**kwargs)
+        with keep_jvm_signal_handlers():
+            ray.init(**kwargs)
     except (ConnectionError, RuntimeError, TimeoutError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserError(f"--ray-address {address or 'local'}: cannot start or join Ray ({first})") from None
@@ -106,4 +144,5 @@ def _quiet_data_context(ray: Any) -> None:
     ctx.print_on_execution_start = False
 
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT_S", "check_reachable", "ensure_ray", "import_ray", "parse_address"]
+__all__ = ["DEFAULT_CONNECT_TIMEOUT_S", "JVM_SIGNALS", "check_reachable", "ensure_ray", "import_ray",
+           "keep_jvm_signal_handlers", "parse_address"]

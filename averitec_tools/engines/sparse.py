@@ -1,4 +1,9 @@
-"""bm25s indexing with the analysis step on an engine.
+"""Sparse indexing on an engine: bm25s here, pyserini (Lucene) in :mod:`.lucene`.
+
+:data:`SPARSE_BUILDERS` maps each backend name to its engine builder (``corpus``,
+``out_dir``, ``engine``, ``include_title`` → a summary dict).
+
+bm25s: the analysis step runs on the engine.
 
 Tokenising (the :class:`~averitec_tools.baselines.r2vc.retrieval.analysis.LuceneLikeAnalyzer`:
 stop words, Porter stemming) is the costly, parallel part; workers analyse blocks of
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
 
 #: Rows analysed per work item.
 BLOCK_ROWS = 8192
@@ -92,7 +98,18 @@ def build_bm25s(
     model.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
     Bm25sRetriever(store=store, model=model, analyzer=LuceneLikeAnalyzer(),
                    include_title=include_title).save(out_dir)
-    return {"num_paragraphs": len(store), "vocabulary": len(vocab), "blocks": len(blocks)}
+    return {"backend": "bm25s", "num_paragraphs": len(store), "vocabulary": len(vocab), "blocks": len(blocks)}
 
 
-__all__ = ["BLOCK_ROWS", "TokenizeWorker", "build_bm25s"]
+def _build_pyserini(**kwargs: Any) -> dict[str, Any]:
+    from averitec_tools.engines.lucene import build_pyserini
+
+    return build_pyserini(**kwargs)
+
+
+#: Sparse backend → engine builder (keyword arguments ``corpus``, ``out_dir``, ``engine``, ...).
+SPARSE_BUILDERS: Registry[Callable[..., dict[str, Any]]] = Registry("sparse backend")
+SPARSE_BUILDERS.add("bm25s", build_bm25s)
+SPARSE_BUILDERS.add("pyserini", _build_pyserini)
+
+__all__ = ["BLOCK_ROWS", "SPARSE_BUILDERS", "TokenizeWorker", "build_bm25s"]

@@ -38,11 +38,14 @@ def build_pipeline(
     claims: Sequence[ClaimInput] = (),
     rebuild_index: bool = False,
     progress: bool = True,
+    engine: Any = None,
 ) -> R2VCPipeline:
     """Build the stages of ``config`` (after applying its ablation switches).
 
     The offline configuration is built by
-    :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`.
+    :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`. A non-local
+    ``engine`` builds missing retrieval indexes on it (see
+    :func:`~averitec_tools.baselines.r2vc.retrieval.build_retriever`).
 
     Raises:
         UserError / ResourceError: a component left unset without its ablation, no
@@ -54,7 +57,7 @@ def build_pipeline(
     if cfg.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
 
-        return build_offline_pipeline(cfg, claims=claims, progress=progress)
+        return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine)
     from averitec_tools.baselines.r2vc.calibrator import load_or_none
     from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.retrieval import build_retriever
@@ -81,6 +84,7 @@ def build_pipeline(
         encode_batch_size=r.encode_batch_size,
         rebuild=rebuild_index,
         show_progress=progress,
+        engine=engine,
     )
     calibrator = None if cfg.ablation.no_calibration else load_or_none(cfg.calibration.path)
     v = cfg.verifier

@@ -317,8 +317,12 @@ class ExcludeOwnRetriever:
         return out
 
 
-def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True) -> Any:
-    """Build (training and caching what is missing) the offline-minilm pipeline."""
+def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
+                           engine: Any = None) -> Any:
+    """Build (training and caching what is missing) the offline-minilm pipeline.
+
+    A non-local ``engine`` builds the missing retrieval indexes on it.
+    """
     import time
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
@@ -361,7 +365,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
         corpus=store, sparse=r.sparse, dense_model=r.dense_model, index_dir=corpus_dir / "indexes",
         alpha=r.alpha, epsilon=r.epsilon, top_sparse=r.top_sparse, top_dense=r.top_dense,
         top_m=r.top_m, dense_index=r.dense_index, device=r.device,
-        encode_batch_size=r.encode_batch_size, show_progress=progress,
+        encode_batch_size=r.encode_batch_size, show_progress=progress, engine=engine,
     )
     if off.exclude_own_evidence:
         own: dict[str, set[str]] = {}

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from averitec_tools.baselines.r2vc.retrieval.fusion import (
     DEFAULT_ALPHA,
@@ -69,6 +69,7 @@ def build_retriever(
     encode_batch_size: int = 64,
     rebuild: bool = False,
     show_progress: bool = True,
+    engine: Any = None,
 ) -> Retriever:
     """Build (or load) the retriever(s) of the R2VC configuration over a paragraph store.
 
@@ -100,6 +101,10 @@ def build_retriever(
         encode_batch_size: Encoder batch size.
         rebuild: Rebuild indexes even if they exist.
         show_progress: Show progress bars while indexing.
+        engine: An :mod:`averitec_tools.engines` engine. A non-local one (``ray``) builds
+            the missing indexes (:func:`averitec_tools.engines.retriever.build_missing_indexes`:
+            the same files as the in-process builders) before they are loaded; it needs
+            ``index_dir`` and a store on disk. ``None`` or ``local``: built in this process.
 
     Returns:
         An object implementing ``Retriever``.
@@ -129,6 +134,13 @@ def build_retriever(
         raise UserError("no retriever configured: set a sparse backend, a dense model, or both")
     store = corpus if isinstance(corpus, ParagraphStore) else ParagraphStore.open(corpus)
     root = Path(index_dir) if index_dir is not None else None
+    if engine is not None and engine.name != "local":
+        from averitec_tools.engines.retriever import build_missing_indexes
+
+        build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse, dense_model=dense_model,
+                              dense_index=dense_index, device=device, encode_batch_size=encode_batch_size,
+                              rebuild=rebuild)
+        rebuild = False  # freshly built: load them
 
     sparse_retriever: Retriever | None = None
     if sparse == "bm25s":

@@ -223,6 +223,7 @@ class DenseRetriever:
             }
             if self.index_type == "hnsw":
                 meta.update(hnsw_m=HNSW_M, ef_construction=int(self.index.hnsw.efConstruction))
+            meta["build_device"] = "cpu"  # as averitec_tools.engines.faiss_build records it
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod

@@ -34,7 +34,7 @@ from averitec_tools.baselines.r2vc.retrieval._index_meta import read_index_meta,
 from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import DEFAULT_B, DEFAULT_K1
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.jsonio import atomic_writer
+from averitec_tools.jsonio import atomic_directory, atomic_writer
 
 META_FILE = "averitec_pyserini.json"
 LUCENE_SUBDIR = "lucene"
@@ -110,6 +110,65 @@ def _import_lucene() -> tuple[Any, Any]:
     return LuceneSearcher, autoclass
 
 
+def json_document(*, row: int, text: str) -> str:
+    """One JsonCollection line: the Lucene document id is the store's row number.
+
+    Example:
+        >>> json_document(row=3, text="Cats purr.")
+        '{"id": "3", "contents": "Cats purr."}'
+    """
+    return json.dumps({"id": str(row), "contents": text})
+
+
+def index_json_documents(
+    *,
+    docs_dir: str | os.PathLike[str],
+    store: ParagraphStore,
+    index_dir: str | os.PathLike[str],
+    include_title: bool = True,
+    threads: int = 1,
+) -> Path:
+    """Run Anserini's ``IndexCollection`` over the JsonCollection files in ``docs_dir``.
+
+    Every ``*.jsonl`` file there holds :func:`json_document` lines of ``store`` (one file
+    or many: Anserini gives each file to one of ``threads`` indexing threads). The index
+    and its metadata are built beside ``index_dir`` and swapped in only when complete.
+
+    Raises:
+        ResourceError: No Java / pyserini, or Lucene indexing failed.
+    """
+    _, autoclass = _import_lucene()
+    target = Path(index_dir)
+    with atomic_directory(target) as out:
+        lucene_dir = out / LUCENE_SUBDIR
+        args = [
+            "-collection", "JsonCollection",
+            "-generator", "DefaultLuceneDocumentGenerator",
+            "-input", str(docs_dir),
+            "-index", str(lucene_dir),
+            "-threads", str(max(1, threads)),
+            "-storeDocvectors",
+            "-quiet",
+        ]
+        try:
+            autoclass("io.anserini.index.IndexCollection").main(args)
+        except Exception as exc:  # pyjnius surfaces Java failures as JavaException
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ResourceError(f"pyserini: Lucene indexing failed ({first})") from None
+        if not any(lucene_dir.glob("segments_*")):
+            raise ResourceError(f"pyserini: Lucene indexing of {store.path or 'the corpus'} produced no index")
+        with atomic_writer(out / META_FILE) as mfh:
+            json.dump({
+                "backend": "pyserini",
+                "corpus_fingerprint": store.fingerprint,
+                "num_paragraphs": len(store),
+                "include_title": include_title,
+                "analyzer": "anserini-default-english",
+                "docid": "row",
+            }, mfh, indent=2)
+    return target
+
+
 class PyseriniRetriever:
     """Lucene BM25 over a :class:`ParagraphStore` via pyserini's ``LuceneSearcher``.
 
@@ -155,49 +214,18 @@ class PyseriniRetriever:
         The JSONL input is written to a temporary directory and removed afterwards; the
         index is built beside ``index_dir`` and swapped in only when complete.
         """
-        _, autoclass = _import_lucene()
         target = Path(index_dir)
         target.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
-            docs_dir = work / "docs"
-            docs_dir.mkdir()
-            with (docs_dir / "docs.jsonl").open("w", encoding="utf-8") as fh:
+            with (work / "docs.jsonl").open("w", encoding="utf-8") as fh:
                 row = 0
                 for texts in store.iter_texts(include_title=include_title):
                     for text in texts:
-                        fh.write(json.dumps({"id": str(row), "contents": text}) + "\n")
+                        fh.write(json_document(row=row, text=text) + "\n")
                         row += 1
-            out = work / "out"
-            lucene_dir = out / LUCENE_SUBDIR
-            args = [
-                "-collection", "JsonCollection",
-                "-generator", "DefaultLuceneDocumentGenerator",
-                "-input", str(docs_dir),
-                "-index", str(lucene_dir),
-                "-threads", str(max(1, threads)),
-                "-storeDocvectors",
-                "-quiet",
-            ]
-            try:
-                autoclass("io.anserini.index.IndexCollection").main(args)
-            except Exception as exc:  # pyjnius surfaces Java failures as JavaException
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise ResourceError(f"pyserini: Lucene indexing failed ({first})") from None
-            if not (lucene_dir / "segments_1").exists() and not any(lucene_dir.glob("segments_*")):
-                raise ResourceError(f"pyserini: Lucene indexing of {store.path or 'the corpus'} produced no index")
-            with atomic_writer(out / META_FILE) as mfh:
-                json.dump({
-                    "backend": "pyserini",
-                    "corpus_fingerprint": store.fingerprint,
-                    "num_paragraphs": len(store),
-                    "include_title": include_title,
-                    "analyzer": "anserini-default-english",
-                    "docid": "row",
-                }, mfh, indent=2)
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(out, target)
+            index_json_documents(docs_dir=work, store=store, index_dir=target, include_title=include_title,
+                                 threads=threads)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return target
@@ -276,4 +304,4 @@ def lucene_analyze(text: str) -> list[str]:
     return list(Analyzer(get_lucene_analyzer()).analyze(text))
 
 
-__all__ = ["PyseriniRetriever", "lucene_analyze", "prepare_pyserini"]
+__all__ = ["PyseriniRetriever", "index_json_documents", "json_document", "lucene_analyze", "prepare_pyserini"]
