@@ -110,3 +110,38 @@ def test_helpers_die_with_their_parent(tmp_path: Path) -> None:
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(p) for p in pids)
+
+
+def test_trim_forgets_unpinned_strings_and_scores_stay_the_same(shared_data: Path) -> None:
+    tasks = _dev_tasks(shared_data, 30)
+    expected = score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=1)
+    engine = MeteorEngine(allow_download=False)
+    gold = {r for t in tasks for r in t.references}
+    for text in gold:
+        engine.prepare(text)
+    assert engine.pin(gold) == len(gold)
+    assert not engine.trim()  # no limit set: never
+    engine.max_prepared = len(gold) + 10
+    assert score_tasks(tasks, engine=engine, jobs=1) == expected
+    assert engine.trim()
+    assert {t for t in gold if engine.is_prepared(t)} == gold
+    assert not any(engine.is_prepared(c) for t in tasks for c in t.candidates if c not in gold)
+    assert score_tasks(tasks, engine=engine, jobs=1) == expected  # prepared again, same scores
+
+
+def test_warm_scorer_memory_stays_bounded(tmp_path: Path) -> None:
+    from averitec_tools.leaderboard.competition import load_competition_text
+    from averitec_tools.leaderboard.processing import Scorer
+    from tests._leaderboard_helpers import competition_yaml, variant
+
+    phase = load_competition_text(competition_yaml(), where="c.yaml").phase("dev")
+    bounded = Scorer(cache_dir=False, n_resamples=20, max_prepared=1)
+    unbounded = Scorer(cache_dir=False, n_resamples=20, max_prepared=10**9)
+    n_gold = bounded.prepare_gold(phase)
+    unbounded.prepare_gold(phase)
+    for seed in (1, 2, 3):
+        a, b = bounded.score(phase=phase, content=variant(seed)), unbounded.score(phase=phase, content=variant(seed))
+        assert a == b
+        assert len(bounded.engine._prepared) == n_gold  # the gold side only, after each submission
+        assert not bounded.engine._pair_scores
+    assert len(unbounded.engine._prepared) > n_gold

@@ -14,6 +14,7 @@ exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -88,6 +89,12 @@ def warm_engine(*, max_pairs: int = 500_000) -> Any:
             super().__init__(allow_download=True)
             self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
 
+        def trim(self) -> bool:
+            trimmed = super().trim()
+            if trimmed:
+                self._pair_scores.clear()  # its keys hold the forgotten strings
+            return trimmed
+
         def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
             key = (hyp, ref)
             value = self._pair_scores.get(key)
@@ -125,10 +132,14 @@ class Scorer:
         jobs: Processes per submission (``None``: the idle cores, as ``averitec score``).
             After :meth:`start_helpers` they are kept: ``jobs - 1`` helpers forked from
             the warm engine score every submission with this process.
+        max_prepared: Prediction strings kept prepared (with their pair scores) between
+            submissions; beyond that, all but the gold side are forgotten (memory bound).
     """
 
-    def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000, jobs: int | None = 1) -> None:
+    def __init__(self, *, cache_dir: Path | None | bool = None, n_resamples: int = 1000, jobs: int | None = 1,
+                 max_prepared: int = 200_000) -> None:
         self.engine = warm_engine()
+        self.engine.max_prepared = max_prepared
         self.cache_dir: Path | None = None if cache_dir is False else (default_cache_dir() if cache_dir in (None, True) else Path(str(cache_dir)))
         self.n_resamples = n_resamples
         self.jobs = jobs
@@ -183,6 +194,7 @@ class Scorer:
             except OSError:
                 pass  # a read-only cache only costs time
         self.engine.wordnet.load()
+        self.engine.pin(strings)  # the gold side survives engine.trim()
         self._prepared_gold.add(digest)
         return len(strings)
 
@@ -192,10 +204,19 @@ class Scorer:
         Raises:
             UserError: the submission is malformed or does not match the gold file.
         """
+        from averitec_tools.metrics.warm_pool import paused_gc
+
+        self.prepare_gold(phase)
+        try:
+            with paused_gc():
+                return self._score(phase=phase, content=content)
+        finally:
+            self.engine.trim()
+
+    def _score(self, *, phase: Phase, content: bytes) -> list[dict[str, Any]]:
         from averitec_tools.leaderboard.profiles import get_profile
         from averitec_tools.metrics.bootstrap import mean_ci
 
-        self.prepare_gold(phase)
         head = content.lstrip()[:1]
         suffix = ".json" if head in (b"[", b"{") and not _looks_jsonl(content) else ".jsonl"
         out = []
@@ -318,6 +339,10 @@ def run_worker(
                     scorer.prepare_gold(phase)
                 except UserError as exc:
                     print(f"averitec leaderboard: warning: {exc}", file=sys.stderr)
+            # The prepared gold side, WordNet and the code are kept for the process's life:
+            # take them out of the collector's walks (and out of the helpers' copy-on-write).
+            gc.collect()
+            gc.freeze()
             scorer.start_helpers()
         while stop is None or not stop.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:

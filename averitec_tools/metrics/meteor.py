@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -126,6 +126,10 @@ class MeteorEngine:
         #: Warm helper processes (:class:`~averitec_tools.metrics.warm_pool.WarmPool`) that
         #: Hungarian METEOR spreads large task lists over; ``None``: this process alone.
         self.pool: Any | None = None
+        #: :meth:`trim` forgets unpinned strings once more than this many are prepared
+        #: (``None``: never; a long-lived scorer sets it so memory stays bounded).
+        self.max_prepared: int | None = None
+        self._pinned: frozenset[str] = frozenset()
         self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
     @cached_property
@@ -185,6 +189,25 @@ class MeteorEngine:
 
     def is_prepared(self, text: str) -> bool:
         return text in self._prepared
+
+    def pin(self, texts: Iterable[str]) -> int:
+        """Keep ``texts`` (e.g. a gold side) prepared through :meth:`trim`; returns how
+        many strings are pinned in all."""
+        self._pinned = self._pinned | frozenset(texts)
+        return len(self._pinned)
+
+    def trim(self) -> bool:
+        """Forget strings prepared since :meth:`pin`, and the caches built from them, once
+        more than ``max_prepared`` strings are held; whether it did.
+
+        Scores never depend on it: a forgotten string is simply prepared again.
+        """
+        if self.max_prepared is None or len(self._prepared) <= self.max_prepared:
+            return False
+        self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
+        self._hyp_synonyms.clear()
+        self.tokenizer.clear_cache()
+        return True
 
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
         """METEOR of hypothesis ``hyp`` against reference ``ref``."""

@@ -270,6 +270,10 @@ class WordTokenizer:
         result: list[str] = self._sentence_splitter.tokenize(text)
         return result
 
+    def clear_cache(self) -> None:
+        """Forget the tokens remembered per sentence."""
+        self._sentence_tokens.clear()
+
     def tokenize(self, text: str) -> list[str]:
         """Tokenize ``text`` exactly as ``nltk.word_tokenize`` under NLTK 3.9.1."""
         cache = self._sentence_tokens
