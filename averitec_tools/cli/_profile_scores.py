@@ -36,7 +36,10 @@ def score_with_profile(*, profile: str, predictions: str, references: str) -> Pr
         raise UserError(
             f"scoring profile {profile!r} is not available in this installation ({exc.name})"
         ) from None
-    result = scorer.score(predictions=predictions, references=references)
+    from averitec_tools.metrics._gc import paused_gc
+
+    with paused_gc():
+        result = scorer.score(predictions=predictions, references=references)
     if not result.per_claim:
         raise UserError(f"{predictions}: profile {profile!r} returned no per-claim scores")
     seen: set[str] = set()

@@ -125,14 +125,17 @@ def run(args: argparse.Namespace) -> int:
         from averitec_tools.leaderboard.subset import score_subset
 
         score = partial(score_subset, profile)
+    from averitec_tools.metrics._gc import paused_gc
+
     try:
-        result = score(
-            predictions=args.predictions,
-            references=args.references,
-            jobs=args.jobs,
-            progress=not args.json and sys.stderr.isatty(),
-            **options,
-        )
+        with paused_gc():  # loading and scoring make few reference cycles (see metrics/_gc.py)
+            result = score(
+                predictions=args.predictions,
+                references=args.references,
+                jobs=args.jobs,
+                progress=not args.json and sys.stderr.isatty(),
+                **options,
+            )
     except UserError as exc:
         counts = re.search(r"(\d+) predictions (?:for|but) .*?(\d+) (?:reference )?claims", exc.message)
         if args.subset or not counts or int(counts[1]) >= int(counts[2]):

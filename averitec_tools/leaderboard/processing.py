@@ -204,7 +204,7 @@ class Scorer:
         Raises:
             UserError: the submission is malformed or does not match the gold file.
         """
-        from averitec_tools.metrics.warm_pool import paused_gc
+        from averitec_tools.metrics._gc import paused_gc
 
         self.prepare_gold(phase)
         try:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.base import MetricInfo, register_metric
 from averitec_tools.metrics.meteor import MeteorEngine, default_engine
 
@@ -161,7 +162,8 @@ def score_tasks(
         load_prepared(engine, reference_cache)
     if claims is None and n_claims:
         claims = [i % n_claims for i in range(len(tasks))]
-    results = _score_all(tasks, engine, jobs, progress, n_claims, claims)
+    with paused_gc():
+        results = _score_all(tasks, engine, jobs, progress, n_claims, claims)
     if reference_cache is not None:
         from averitec_tools.metrics.prepared_cache import save_prepared
 

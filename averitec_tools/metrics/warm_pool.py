@@ -29,9 +29,10 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.meteor import MeteorEngine
 
 if TYPE_CHECKING:
@@ -42,30 +43,6 @@ if TYPE_CHECKING:
 _PR_SET_PDEATHSIG = 1
 #: A helper runs a full garbage collection after every this many parts (between calls).
 COLLECT_EVERY = 20
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while scoring.
-
-    A warm scorer holds millions of long-lived objects (WordNet, prepared strings); a
-    full collection triggered by a submission's allocations walks all of them and made
-    scoring ~1.5x slower. Scoring makes next to no reference cycles, so collection can
-    wait until the submission is done.
-
-    Example:
-        >>> import gc
-        >>> with paused_gc():
-        ...     gc.isenabled()
-        False
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _die_with_parent(parent_pid: int) -> None:
@@ -237,4 +214,4 @@ def _reap(pid: int, *, timeout: float) -> bool:
         time.sleep(0.01)
 
 
-__all__ = ["COLLECT_EVERY", "WarmPool", "paused_gc"]
+__all__ = ["COLLECT_EVERY", "WarmPool"]
