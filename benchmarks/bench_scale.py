@@ -132,6 +132,11 @@ def one_cell(*, corpus: Path, stage: str, engine_name: str, work: Path, shard_si
 
             info = build_bm25s(corpus=corpus, out_dir=out, engine=engine)
             row["n"] = info["num_paragraphs"]
+        elif stage == "lucene":  # pyserini: JSONL blocks on the engine, Anserini in the driver's JVM
+            from averitec_tools.engines.lucene import build_pyserini
+
+            info = build_pyserini(corpus=corpus, out_dir=out, engine=engine)
+            row["n"] = info["num_paragraphs"]
         else:
             from averitec_tools.engines.encode import encode_corpus
             from averitec_tools.engines.faiss_build import build_index_from_shards
@@ -164,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="corpus sizes for sparse indexing")
     parser.add_argument("--dense-sizes", type=int, nargs="*", default=None,
                         help="corpus sizes for dense encoding (default: --sizes)")
+    parser.add_argument("--lucene-sizes", type=int, nargs="*", default=[],
+                        help="corpus sizes for pyserini (Lucene) sparse indexing (default: none)")
     parser.add_argument("--engines", nargs="+", default=["local", "ray"], choices=["local", "ray"])
     parser.add_argument("--work", default="/tmp/bench_scale", help="scratch directory")
     parser.add_argument("--shard-size", type=int, default=8192)
@@ -187,12 +194,14 @@ def main(argv: list[str] | None = None) -> int:
                                   shard_size=args.shard_size, index_type=args.index_type)))
         return 0
     dense_sizes = args.sizes if args.dense_sizes is None else args.dense_sizes
-    cells = [(n, "sparse") for n in args.sizes] + [(n, "dense") for n in dense_sizes]
+    cells = ([(n, "sparse") for n in args.sizes] + [(n, "lucene") for n in args.lucene_sizes]
+             + [(n, "dense") for n in dense_sizes])
     rows = []
     header = (f"{'n':>8} {'stage':>6} {'engine':>6} {'startup s':>9} {'wall s':>8} {'para/s':>8} "
               f"{'driver MiB':>10} {'enc drv MiB':>11} {'worker MiB':>10} {'index MiB':>9}")
     print(header)
-    for n, stage in sorted(cells, key=lambda c: (c[1] != "sparse", c[0])):
+    order = {"sparse": 0, "lucene": 1, "dense": 2}
+    for n, stage in sorted(cells, key=lambda c: (order[c[1]], c[0])):
         corpus = make_corpus(work, n, words=tuple(args.paragraph_words), vocab_kind=args.vocab)
         for engine in args.engines:
             proc = subprocess.run([sys.executable, __file__, "--work", str(work), "--shard-size",
