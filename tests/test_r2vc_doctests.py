@@ -24,6 +24,7 @@ MODULES = [
     "averitec_tools.baselines.r2vc.training.__main__",
     "averitec_tools.baselines.r2vc.nli_fallback",
     "averitec_tools.baselines.r2vc.offline",
+    "averitec_tools.baselines.r2vc.offline_data",
     "averitec_tools.baselines.r2vc.output",
     "averitec_tools.baselines.r2vc.pipeline",
     "averitec_tools.baselines.r2vc.reporting",
