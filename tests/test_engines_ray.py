@@ -183,7 +183,10 @@ def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
                      str(tmp_path / f"corpus_{engine}"), "--out", str(out), "--json", "--engine", engine])
         stdout, err = capsys.readouterr()
         assert code == 0, err
-        assert json.loads(stdout)["engine"]["engine"] == engine
+        summary = json.loads(stdout)
+        assert summary["engine"]["engine"] == engine
+        builds = summary["components"]["retrieval"].get("index_builds")
+        assert builds == ({"bm25s": "built on engine ray", "dense": "built on engine ray"} if engine == "ray" else None)
         outs[engine] = out.read_bytes()
     assert outs["local"] == outs["ray"]
     assert len(json.loads(outs["ray"])) == len(tiny_claims())

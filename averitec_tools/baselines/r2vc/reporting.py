@@ -99,6 +99,9 @@ def describe_components(pipe: Any) -> dict[str, Any]:
         },
         "question_writer": getattr(pipe.question_writer, "name", type(pipe.question_writer).__name__),
     }
+    index_builds = getattr(pipe.retriever, "index_builds", None)
+    if index_builds:  # indexes that were missing and built on a scale-out engine for this run
+        components["retrieval"]["index_builds"] = dict(index_builds)
     cal = pipe.calibrator
     if cal is None:
         components["calibrator"] = "ablation:no_calibration (π = s_ver clipped to [0, 1])"

@@ -134,12 +134,14 @@ def build_retriever(
         raise UserError("no retriever configured: set a sparse backend, a dense model, or both")
     store = corpus if isinstance(corpus, ParagraphStore) else ParagraphStore.open(corpus)
     root = Path(index_dir) if index_dir is not None else None
+    built_on_engine: dict[str, str] = {}
     if engine is not None and engine.name != "local":
         from averitec_tools.engines.retriever import build_missing_indexes
 
-        build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse, dense_model=dense_model,
-                              dense_index=dense_index, device=device, encode_batch_size=encode_batch_size,
-                              rebuild=rebuild)
+        built = build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse,
+                                      dense_model=dense_model, dense_index=dense_index, device=device,
+                                      encode_batch_size=encode_batch_size, rebuild=rebuild)
+        built_on_engine = {kind: f"built on engine {engine.name}" for kind in built}
         rebuild = False  # freshly built: load them
 
     sparse_retriever: Retriever | None = None
@@ -176,8 +178,9 @@ def build_retriever(
             show_progress=show_progress,
         )
 
+    retriever: Any
     if sparse_retriever is not None and dense_retriever is not None:
-        return HybridRetriever(
+        retriever = HybridRetriever(
             sparse=sparse_retriever,
             dense=dense_retriever,
             alpha=alpha,
@@ -186,9 +189,12 @@ def build_retriever(
             top_dense=top_dense,
             top_m=top_m,
         )
-    single = sparse_retriever if sparse_retriever is not None else dense_retriever
-    assert single is not None
-    return single
+    else:
+        retriever = sparse_retriever if sparse_retriever is not None else dense_retriever
+        assert retriever is not None
+    if built_on_engine:
+        retriever.index_builds = built_on_engine  # read by the run summary's components
+    return retriever  # type: ignore[no-any-return]
 
 
 __all__ = [
