@@ -7,7 +7,7 @@ never need if/elif dispatch chains.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from averitec_tools.errors import UserError
@@ -35,6 +35,19 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+
+    @staticmethod
+    def of_names(kind: str, names: Iterable[str]) -> Registry[str]:
+        """A registry of plain names (each registered once), for "did you mean" checks.
+
+        Example:
+            >>> Registry.of_names("metric", ["accuracy", "macro_f1", "accuracy"]).names()
+            ['accuracy', 'macro_f1']
+        """
+        registry = Registry[str](kind)
+        for name in dict.fromkeys(names):
+            registry.add(name, name)
+        return registry
 
     def add(self, name: str, item: T) -> None:
         """Register ``item`` under ``name``; a second registration of a name is a bug."""

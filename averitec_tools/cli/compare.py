@@ -34,10 +34,7 @@ def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
     declared = get_profile(profile).per_claim_metrics
     if not names or not declared:
         return
-    known = Registry[str](f"metric of profile {profile!r}")
-    for name in (*declared, *LABEL_METRICS):
-        if name not in known.names():
-            known.add(name, name)
+    known = Registry.of_names(f"metric of profile {profile!r}", (*declared, *LABEL_METRICS))
     for name in names:
         known.get(name)
 

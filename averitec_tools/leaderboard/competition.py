@@ -192,9 +192,7 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     declared = get_profile(profile).per_claim_metrics
     if not declared or name in declared:
         return
-    known = Registry[str](f"per-claim metric of profile {profile!r}")
-    for metric in declared:
-        known.add(metric, metric)
+    known = Registry.of_names(f"per-claim metric of profile {profile!r}", declared)
     raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
 
 

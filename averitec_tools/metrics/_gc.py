@@ -2,10 +2,10 @@
 
 Scoring allocates many small, mostly acyclic objects (token tuples, prepared strings,
 matrices) next to large long-lived ones (WordNet, caches). Collections triggered by those
-allocations walk every tracked object again and again: pausing the collector while scoring
-made ``averitec score`` on dev ~20-35 % faster and a warm leaderboard worker ~1.5x faster.
-Reference counting still frees everything that is not in a cycle; the collector resumes
-(and catches up) when the block ends.
+allocations walk every tracked object again and again, and a warm leaderboard worker's
+caches make each walk longer (``make bench-leaderboard`` measures the worker; see
+docs/leaderboard.md). Reference counting still frees everything that is not in a cycle;
+the collector resumes (and catches up) when the block ends.
 """
 
 from __future__ import annotations
