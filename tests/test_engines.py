@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import subprocess
 import sys
@@ -12,17 +10,6 @@ from pathlib import Path
 import pytest
 
 from tests._engine_helpers import lucene_hits, tiny_corpus, tree_digest
-
-MODULES = ["averitec_tools.engines", "averitec_tools.engines.corpus", "averitec_tools.engines.local", "averitec_tools.engines.ray_runtime",
-           "averitec_tools.engines.encode", "averitec_tools.engines.faiss_build", "averitec_tools.engines.sparse",
-           "averitec_tools.engines.lucene", "averitec_tools.engines.retriever"]
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
-    assert result.attempted > 0
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

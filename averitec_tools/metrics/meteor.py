@@ -15,8 +15,8 @@ synonyms once per distinct stem, and then scores pairs with an equivalent matche
 * the score formula uses NLTK's operations in NLTK's order, so results are bit-identical.
 
 Example:
-    >>> engine = MeteorEngine()  # doctest: +SKIP
-    >>> round(engine.score(candidate="the cat sat", reference="a cat sat down"), 4)  # doctest: +SKIP
+    >>> engine = MeteorEngine()
+    >>> round(engine.score(candidate="the cat sat", reference="a cat sat down"), 4)
     0.4808
 """
 
