@@ -70,3 +70,12 @@ def ray_runtime():  # type: ignore[no-untyped-def]
     ray = ensure_ray(num_cpus=2)
     yield ray
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def encoded_tiny_corpus(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The engine tests' 150-paragraph corpus, MiniLM-encoded into shards and a flat index once
+    per session (several tests compared against their own copy of it). Read-only."""
+    from tests._engine_helpers import encode_tiny_corpus
+
+    return encode_tiny_corpus(tmp_path_factory.mktemp("encoded-tiny-corpus"))
