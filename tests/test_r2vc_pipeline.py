@@ -283,11 +283,17 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert all(0.0 <= p["confidence"] <= 1.0 for p in preds)
     assert all(p["pred_label"] in {"Supported", "Refuted", "Not Enough Evidence"} for p in preds)
 
-    # Rebuilding reuses the cached verifier and calibrator (no retraining).
+    # Rebuilding reuses the cached verifier and calibrator: training either again fails here.
+    from averitec_tools.baselines.r2vc import offline as offline_module
+
+    def no_retraining(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the cached model was not reused")
+
+    monkeypatch.setattr(offline_module, "train_verifier", no_retraining)
+    monkeypatch.setattr(offline_module, "fit_calibrator", no_retraining)
     cfg = config_from_mapping(settings, source="test").effective()
     claims = read_claims(str(shared_data / "averitec" / "dev.json"))[:20]
     pipe = build_offline_pipeline(cfg, claims=claims, progress=False)
-    assert pipe.build_seconds["verifier"] < 60 and pipe.build_seconds["calibrator"] < 5
     # The oracle corpus holds the gold answers: retrieval finds a claim's own answers.
     found = sum(any(p.doc_id.startswith(f"averitec-dev-{c.claim_id}-") for p in pipe.retrieve(c.claim))
                 for c in claims)
@@ -303,10 +309,11 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert int(held.sum()) >= 24 and not train_texts & {c.claim for c, h in zip(train, held, strict=True) if h}
     meta = json.loads((Path(pipe.components["verifier"]["model"]) / "training.json").read_text())
     assert meta["pairs"] == len(pairs) and meta["pair_order"] == "evidence-claim"
-    # exclude_own_evidence: no claim retrieves its own gold answers (same cached verifier).
+    # exclude_own_evidence: no claim retrieves its own gold answers (same cached verifier; the
+    # calibrator is fitted anew, its key includes the corpus choice).
     settings["offline"]["exclude_own_evidence"] = True
+    monkeypatch.setattr(offline_module, "fit_calibrator", fit_calibrator)
     excl = build_offline_pipeline(config_from_mapping(settings, source="test").effective(), progress=False)
-    assert excl.build_seconds["verifier"] < 60
     dev = load_dev(shared_data / "averitec" / "dev.json")
     own = {i: {p.doc_id for ci, p in answer_passages(dev) if dev[ci].claim == dev[i].claim} for i in range(20)}
     for c in claims:
