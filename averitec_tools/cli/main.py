@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "calibration",
     "stats",
     "export_hf",
+    "data",
     "audit",
     "baseline",
     "index",
