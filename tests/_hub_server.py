@@ -10,10 +10,10 @@ It answers the endpoints ``huggingface_hub`` uses to download:
   listing ``HfApi.list_repo_tree`` reads (``type``, ``path``, ``size``, ``oid``, ``lfs``);
 * unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``.
 
-Faults, per file, for the tests: ``cut_after`` (send that many body bytes of the next N
-``GET`` s, then drop the connection), ``fail`` (answer the next N ``GET`` s with 500) and
-``serve`` (bytes to send instead of the real ones while the headers describe the real ones:
-damage in transit). Every request is logged as ``(method, path, range header)``.
+Faults, per file, for the tests: ``script``, one step consumed per ``GET`` (``"cut"``: send
+``cut_after`` body bytes, then drop the connection; ``"fail"``: answer 500), and ``serve``
+(bytes sent instead of the real ones while the headers describe the real ones: damage in
+transit). Every request is logged as ``(method, path, range header)``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 class HubFile:
     data: bytes
     lfs: bool = False
-    cut_after: int | None = None
-    cut_times: int = 0
-    fail_times: int = 0
+    cut_after: int = 0
+    script: list[str] = field(default_factory=list)
     serve: bytes | None = None
 
     @property
@@ -109,12 +108,10 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 return
             with hub.lock:
-                if f.fail_times > 0:
-                    f.fail_times -= 1
-                    return self._send(500, {})
-                cut = f.cut_after if f.cut_times > 0 else None
-                if cut is not None:
-                    f.cut_times -= 1
+                step = f.script.pop(0) if f.script else "ok"
+            if step == "fail":
+                return self._send(500, {})
+            cut = f.cut_after if step == "cut" else None
             body = f.serve if f.serve is not None else f.data
             total, start, end, status = len(f.data), 0, len(f.data) - 1, 200
             rng = self.headers.get("Range")

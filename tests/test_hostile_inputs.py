@@ -122,6 +122,10 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
                        "--out", str(o or d / "store")],
          "dir", "--out", ["claims.json"]),
+    Case("data-download", {"test.json": _json(GOLD)},
+         lambda d, o: ["data", "download", "averitec", "--split", "test", "--from", str(d), "--json",
+                       "--out", str(o or d / "data")],
+         "dir", "--out", ["test.json"]),
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
@@ -302,7 +306,7 @@ def mutations(draw: st.DrawFn, data: bytes) -> tuple[str, bytes]:
 
 
 MUTATED = [c.name for c in CASES]
-# 14 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
+# 15 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
 # AVERITEC_HARNESS_EXAMPLES=500 (random, not derandomised).
 _EXAMPLES = int(os.environ.get("AVERITEC_HARNESS_EXAMPLES", "12"))
 HARNESS = settings(max_examples=_EXAMPLES, deadline=None, derandomize="AVERITEC_HARNESS_EXAMPLES" not in os.environ,

@@ -254,7 +254,14 @@ def prepare(
         if not online:
             raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
                             hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
-    p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space)
+    try:
+        p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space, local=local)
+    except UserError as exc:
+        if not (dry_run and online):
+            raise
+        # a dry run over many names reports a refusing source instead of stopping at it
+        p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
+        p.notes.append(f"the hub was not consulted for this source: {exc}")
     if local is not None:
         p.notes.append(f"installing from {local}")
         for pf in p.files:
@@ -289,7 +296,8 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
             for path in waiting:
                 path.unlink(missing_ok=True)
     report.manifest = str(manifest.path_of(root))
-    if report.files or report.unpacked is not None:
+    fresh = any(f.action != "present" for f in report.files) or report.unpacked is not None
+    if fresh or source.key not in manifest.load(root)["sources"]:  # a re-check keeps the first record
         manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
     return report
 

@@ -175,11 +175,32 @@ def _dest(out: Path, source: DataSource, spec: RemoteFile, rel: str) -> Path:
     return out / source.dest / (rel if source.listing and source.listing.keep_paths else spec.target_name)
 
 
-def _specs(source: DataSource, *, online: bool) -> tuple[list[tuple[RemoteFile, str]], bool]:
+def _local_listing(source: DataSource, local: Path) -> list[tuple[RemoteFile, str]]:
+    """A listing resolved against files a user has: in the repository's layout, or flat."""
+    import fnmatch
+
+    assert source.listing is not None
+    folder = source.listing.folder.strip("/")
+    for base in (local / folder, local) if folder else (local,):
+        found = []
+        for path in sorted(p for p in base.rglob("*") if p.is_file()):
+            rel = path.relative_to(base).as_posix()
+            if any(fnmatch.fnmatchcase(rel, pat) for pat in source.listing.patterns):
+                repo_path = f"{folder}/{rel}" if folder else rel
+                found.append((RemoteFile(repo_path, size=path.stat().st_size),
+                              rel if source.listing.keep_paths else path.name))
+        if found:
+            return found
+    raise UserError(f"{local}: no file matching {'|'.join(source.listing.patterns)} to install for {source.key}")
+
+
+def _specs(source: DataSource, *, online: bool, local: Path | None = None) -> tuple[list[tuple[RemoteFile, str]], bool]:
     """(file, path relative to the destination) pairs, and whether a listing was left unresolved (offline)."""
     specs = [(f, f.target_name) for f in source.files]
     unresolved = False
-    if source.listing is not None:
+    if source.listing is not None and local is not None:
+        specs += _local_listing(source, local)
+    elif source.listing is not None:
         if not online or source.hub is None:
             unresolved = True
         else:
@@ -223,15 +244,17 @@ def _already_unpacked(out: Path, source: DataSource) -> bool:
 
 
 def plan(source: DataSource, *, out: str | os.PathLike[str], online: bool, reserve: int = 0,
-         free_space: FreeSpace = disk_free) -> Plan:
+         free_space: FreeSpace = disk_free, local: str | os.PathLike[str] | None = None) -> Plan:
     """Resolve ``source`` for the output root ``out`` (see the module docstring).
+
+    ``local`` (a folder of files the user has) resolves listings against its files.
 
     Raises:
         UserError: the hub refuses or cannot be reached (online), or a listing finds nothing.
     """
     root = Path(out)
     online = online and source.hub is not None
-    specs, unresolved = _specs(source, online=online)
+    specs, unresolved = _specs(source, online=online, local=Path(local) if local is not None else None)
     notes: list[str] = []
     unpacked_already = _already_unpacked(root, source)
     files: list[PlannedFile] = []

@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.loaders import base
 from averitec_tools.loaders.base import (
     DATA_DIR_ENV,
     DatasetFamily,
     find_local_file,
-    hub_reachable,
     iter_hub_records,
-    offline,
 )
 
 
@@ -72,12 +71,12 @@ def downloaded_records(family: DatasetFamily, split: str) -> Iterator[Any] | Non
             f"{family.name}/{split}: no local files, and no hub copy of {family.pretty_name}'s files is known",
             hint=f"pass --data-dir with the upstream {names}, or: {_command(source)} --repo MIRROR",
         )
-    if offline():
+    if base.offline():
         raise UserError(
             f"{family.name}/{split}: no local files found and the hub is disabled (HF_HUB_OFFLINE)",
             hint=f"pass --data-dir with the upstream files, or unset HF_HUB_OFFLINE to fetch {source.hub.repo_id}",
         )
-    if not hub_reachable():
+    if not base.hub_reachable():
         raise UserError(
             f"{family.name}/{split}: no local files found and the Hugging Face hub is unreachable",
             hint=f"set {DATA_DIR_ENV} to the folder holding {names} (e.g. {DATA_DIR_ENV}=../shared/data) "
