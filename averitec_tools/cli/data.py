@@ -167,7 +167,7 @@ def _print_plan(report: Any) -> None:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from averitec_tools.downloads import check_space, execute, prepare
+    from averitec_tools.downloads import DownloadReport, download_all
     from averitec_tools.outputs import check_output_dir
 
     reserve = parse_size(args.reserve)
@@ -179,19 +179,14 @@ def run_download(args: argparse.Namespace) -> int:
     if not args.dry_run:
         check_output_dir(out, option="--out", inputs=[args.from_dir] if args.from_dir else [])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    plans = [prepare(s, out=out, dry_run=args.dry_run, reserve=reserve, from_dir=args.from_dir, repo=repo)
-             for s in sources]
-    from averitec_tools.downloads import DownloadReport
 
-    if not args.json:
-        for p in plans:
-            _print_plan(DownloadReport(plan=p, dry_run=True))
-    if args.dry_run:
-        reports = [DownloadReport(plan=p, dry_run=True) for p in plans]
-    else:
-        check_space(*plans)
-        reports = [execute(p, progress=progress, from_dir=args.from_dir, keep_archives=args.keep_archives)
-                   for p in plans]
+    def show(plans: list[Any]) -> None:  # before anything is fetched
+        if not args.json:
+            for p in plans:
+                _print_plan(DownloadReport(plan=p, dry_run=True))
+
+    reports = download_all(sources, out=out, dry_run=args.dry_run, reserve=reserve, progress=progress,
+                           from_dir=args.from_dir, keep_archives=args.keep_archives, repo=repo, on_plan=show)
     if args.json:
         print_json({"out": out, "dry_run": args.dry_run, "sources": [r.to_dict() for r in reports]})
         return 0

@@ -30,6 +30,7 @@ import datetime as _dt
 import hashlib
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -302,39 +303,6 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     return report
 
 
-def download(
-    source: DataSource,
-    *,
-    out: str | os.PathLike[str],
-    dry_run: bool = False,
-    reserve: int = 0,
-    progress: bool = False,
-    from_dir: str | os.PathLike[str] | None = None,
-    keep_archives: bool = False,
-    repo: HubLocation | None = None,
-    free_space: FreeSpace = disk_free,
-) -> DownloadReport:
-    """Download (or with ``dry_run`` only plan) ``source`` into the output root ``out``.
-
-    Args:
-        source: What to fetch.
-        out: Output root; files go to ``out/<source.dest>/``, the manifest to ``out``.
-        dry_run: Plan only (the hub is still asked for sizes unless offline); write nothing.
-        reserve: Bytes that must stay free after the download.
-        progress: Progress bars (a terminal).
-        from_dir: Install from files already here instead of the hub.
-        keep_archives: Keep downloaded archives after unpacking.
-        repo: Read from this repository instead (a mirror); recorded checksums still apply.
-        free_space: Free bytes of the file system holding a path (injectable for tests).
-
-    Raises:
-        UserError: no space, offline, the hub refused, a checksum mismatch, an unreadable
-            claims file; nothing is installed for a file that fails.
-    """
-    return download_all([source], out=out, dry_run=dry_run, reserve=reserve, progress=progress, from_dir=from_dir,
-                        keep_archives=keep_archives, repo=repo, free_space=free_space)[0]
-
-
 def download_all(
     sources: list[DataSource],
     *,
@@ -346,14 +314,41 @@ def download_all(
     keep_archives: bool = False,
     repo: HubLocation | None = None,
     free_space: FreeSpace = disk_free,
+    on_plan: Callable[[list[Plan]], None] | None = None,
 ) -> list[DownloadReport]:
-    """:func:`download` for several sources, planned together: all of them must fit before any starts."""
+    """Download (or with ``dry_run`` only plan) ``sources`` into the output root ``out``.
+
+    All sources are planned first and must fit together before any byte is fetched.
+
+    Args:
+        sources: What to fetch.
+        out: Output root; files go to ``out/<source.dest>/``, the manifest to ``out``.
+        dry_run: Plan only (the hub is still asked for sizes unless offline); write nothing.
+        reserve: Bytes that must stay free after the download.
+        progress: Progress bars (a terminal).
+        from_dir: Install from files already here instead of the hub.
+        keep_archives: Keep downloaded archives after unpacking.
+        repo: Read from this repository instead (a mirror); recorded checksums still apply.
+        free_space: Free bytes of the file system holding a path (injectable for tests).
+        on_plan: Called with the plans before anything is fetched (to show them).
+
+    Raises:
+        UserError: no space, offline, the hub refused, a checksum mismatch, an unreadable
+            claims file; nothing is installed for a file that fails.
+    """
     plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
                      free_space=free_space) for s in sources]
+    if on_plan is not None:
+        on_plan(plans)
     if dry_run:
         return [DownloadReport(plan=p, dry_run=True) for p in plans]
     check_space(*plans)
     return [execute(p, progress=progress, from_dir=from_dir, keep_archives=keep_archives) for p in plans]
+
+
+def download(source: DataSource, **options: Any) -> DownloadReport:
+    """:func:`download_all` for one source (the same keyword arguments)."""
+    return download_all([source], **options)[0]
 
 
 __all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute", "hub_offline", "prepare", "sha256_of"]
