@@ -365,3 +365,21 @@ def test_from_dir_resolves_store_listings_and_unpacks(tmp_path: Path, capsys: py
     assert sorted(p.name for p in (out / "averitec" / "knowledge_store" / "test_2025").iterdir()) == \
         ["0.json", "1.json", "2.json"]
     assert {p.name: p.read_bytes() for p in have.iterdir()} == before  # inputs untouched, not deleted
+
+
+def test_listed_paths_cannot_leave_the_destination(tmp_path: Path) -> None:
+    from averitec_tools.downloads import DataSource, FolderListing, plan
+    from averitec_tools.errors import UserError
+
+    have = tmp_path / "have" / "sub"
+    have.mkdir(parents=True)
+    (have / "x.jsonl").write_text("{}\n")
+    src = DataSource(name="t", split=None, title="t", license="x", hub=None, dest="t",
+                     listing=FolderListing("", ("*.jsonl",), keep_paths=True))
+    assert plan(src, out=tmp_path / "o", online=False, local=tmp_path / "have").files[0].dest == \
+        tmp_path / "o" / "t" / "sub" / "x.jsonl"
+    from averitec_tools.downloads.plan import _safe_rel
+
+    for bad in ("../x.jsonl", "/etc/x.jsonl", "a/../../x.jsonl"):
+        with pytest.raises(UserError, match="leave the destination"):
+            _safe_rel(bad, src)

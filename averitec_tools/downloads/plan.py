@@ -169,6 +169,14 @@ def _partial_path(out: Path, source: DataSource, rel: str) -> Path:
     return out / PARTIAL_DIR / source.key.replace("/", "--") / (rel + ".part")
 
 
+def _safe_rel(rel: str, source: DataSource) -> str:
+    """A listed path kept under the destination: no absolute paths, no ``..`` (a hostile mirror)."""
+    parts = rel.replace("\\", "/").split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise UserError(f"{source.key}: refusing the listed path {rel!r} (it would leave the destination folder)")
+    return rel
+
+
 def _dest(out: Path, source: DataSource, spec: RemoteFile, rel: str) -> Path:
     if source.unpack is not None:
         return out / PARTIAL_DIR / source.key.replace("/", "--") / rel
@@ -259,6 +267,7 @@ def plan(source: DataSource, *, out: str | os.PathLike[str], online: bool, reser
     unpacked_already = _already_unpacked(root, source)
     files: list[PlannedFile] = []
     for spec, rel in specs:
+        rel = _safe_rel(rel, source)
         dest = _dest(root, source, spec, rel)
         part = _partial_path(root, source, rel)
         archive = source.unpack is not None
