@@ -158,9 +158,11 @@ def run(args: argparse.Namespace) -> int:
 
     _check(args)
     if args.per_claim:
+        from averitec_tools.metrics.ev2r_runner import CACHE_FILE, default_cache_path
         from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
+        cache = f"{args.judge_cache}/{CACHE_FILE}" if args.judge_cache else default_cache_path()
+        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references, cache])
     optional = {k: v for k, v in (
         ("judge_prompt", args.judge_prompt), ("cache_dir", args.judge_cache), ("preset", args.ev2r_preset),
         ("concurrency", args.judge_concurrency), ("retries", args.judge_retries), ("backoff", args.judge_backoff),

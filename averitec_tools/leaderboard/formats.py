@@ -68,7 +68,7 @@ def is_fever8_csv(path: str | os.PathLike[str]) -> bool:
     Example:
         >>> import pathlib, tempfile
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.fever8"
-        >>> _ = p.write_bytes(b"\xef\xbb\xbfid,claim,evi,label,split\r\n0,c,q,Refuted,pred\r\n")
+        >>> _ = p.write_bytes(b"\\xef\\xbb\\xbfid,claim,evi,label,split\\r\\n0,c,q,Refuted,pred\\r\\n")
         >>> is_fever8_csv(p), is_fever8_csv(__file__)
         (True, False)
     """

@@ -58,7 +58,12 @@ PathLike = str | os.PathLike[str]
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """One judge: back-end, model and endpoint (``url`` for ``openai``)."""
+    """One judge: back-end, model and endpoint (``url`` for ``openai``).
+
+    Example:
+        >>> JudgeSpec(model="qwen-72b", url="http://127.0.0.1:8001/v1").name
+        'openai:qwen-72b'
+    """
 
     backend: str = "openai"
     model: str = DEFAULT_JUDGE_MODEL
