@@ -5,7 +5,8 @@ port, printed as the first line on stdout) and answers ``POST .../chat/completio
 the fixtures. A fixture rule matches when every string of its ``match`` list occurs in the
 prompt; its ``responses`` are served in turn (the last one repeats). A response is
 ``{"status": 200, "content": "..."}``, optionally with ``"delay"`` (seconds before
-answering), ``"body"`` (a raw body instead of a chat completion) or ``"retry_after"``; or
+answering), ``"body"`` (a raw body instead of a chat completion), ``"retry_after"`` or ``"drop"`` (close
+the connection without answering); or
 ``{"derive": SALT}``: a reply whose counts :func:`derived_counts` computes from the salt,
 the prompt's last ``Claim:`` line and (at a temperature above 0) the request's seed --
 deterministic, different per salt, and varying with the seed like a sampling judge.
@@ -79,6 +80,9 @@ class Handler(BaseHTTPRequestHandler):
                                   "authorization": self.headers.get("Authorization"),
                                   "prompt_head": prompt[:60], "request": request}) + "\n")
         time.sleep(float(response.get("delay", 0)))
+        if response.get("drop"):  # hang up without answering (the client sees a reset connection)
+            self.close_connection = True
+            return
         status = int(response.get("status", 200))
         if "body" in response:
             body = response["body"].encode("utf-8")
@@ -127,6 +131,7 @@ def main() -> None:
         FIXTURES = json.load(fh)
     LOG_PATH = sys.argv[2]
     open(LOG_PATH, "a").close()
+    ThreadingHTTPServer.request_queue_size = 256  # the benchmark opens up to 64+ connections at once
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)

@@ -207,6 +207,8 @@ def official_fixtures() -> dict[str, Any]:
             {"match": [GOLD[0]["claim"], "Reference questions"],
              "responses": [{"content": organisers_reply(2, 2, 2, 1, kind="questions", prose="Output: ")}]},
             {"match": [GOLD[1]["claim"]], "responses": [{"status": 500}]},
+            {"match": [GOLD[2]["claim"], "Reference evidence"],  # a dropped connection, then the answer
+             "responses": [{"drop": True}, {"content": organisers_reply(1, 1, 2, 2)}]},
             {"match": ["Reference questions"], "responses": [{"content": organisers_reply(1, 1, 2, 2, kind="questions")}]},
         ],
         "default": {"content": organisers_reply(1, 1, 2, 2, kind="evidence")},
@@ -233,6 +235,7 @@ def test_the_organisers_judge_call_failures_and_presets(tmp_path: Path, prompt_s
         assert main([*base, "--official-failure-mode"]) == 0
         captured = capsys.readouterr()
         out = json.loads(captured.out)
+        assert out["judge"]["retries"] == 1  # the dropped connection (claim 2), retried
         assert out["judge"]["failed_scored_zero"] == 2 and out["judge"]["unparseable"] == {
             "questions_answers": 0, "questions_only": 0}
         assert parse_signature(out["signature"])["failures"] == "zero(2)"

@@ -12,6 +12,7 @@ from an environment variable, never from a file.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -136,6 +137,8 @@ class OpenAICompatibleJudge:
             raise RetryableJudgeError(f"cannot reach {self.endpoint}: {exc.reason}") from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RetryableJudgeError("the server's reply is not JSON") from None
+        except (OSError, http.client.HTTPException) as exc:  # connection reset, truncated reply, ...
+            raise RetryableJudgeError(f"connection to {self.endpoint} failed: {type(exc).__name__}: {exc}") from None
         try:
             content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):

@@ -1,8 +1,8 @@
 """Running Ev2R judgements: disk cache, bounded concurrency, retries with backoff, dry runs.
 
 Every reply is stored in an SQLite file keyed by (judge model, prompt hash, claim id,
-kind, reference text, predicted text, and the sampling settings of a repeat run) as soon
-as it arrives, so re-scoring a file, or scoring a second system that shares evidence,
+kind, reference text, predicted text, and the sampling settings of a repeat run) as it
+arrives (committed at least once a second and when the run ends), so re-scoring a file, or scoring a second system that shares evidence,
 sends nothing for what is known, and an interrupted run resumes where it stopped. Raw
 replies are cached (parsing happens at scoring time), failures are not.
 
@@ -80,6 +80,11 @@ def cache_key(
 class JudgementCache:
     """Judge replies on disk (SQLite; written only from the calling thread).
 
+    Writes are committed at most ``commit_every`` seconds apart (and on :meth:`flush` and
+    :meth:`close`): a commit costs an fsync (~30 ms on a network disk), which one commit
+    per reply would make the bottleneck of a concurrent run. A crash loses at most that
+    much of the replies, which a re-run asks for again.
+
     Example:
         >>> import tempfile, pathlib
         >>> cache = JudgementCache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
@@ -87,8 +92,11 @@ class JudgementCache:
         ('reply', None)
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, commit_every: float = 1.0) -> None:
         self.path = Path(path)
+        self.commit_every = commit_every
+        self._last_commit = time.monotonic()
+        self._dirty = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path))
@@ -113,9 +121,22 @@ class JudgementCache:
 
     def put(self, key: str, reply: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO judgements (key, reply) VALUES (?, ?)", (key, reply))
-        self._db.commit()
+        self._dirty = True
+        if time.monotonic() - self._last_commit >= self.commit_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit what :meth:`put` wrote."""
+        if self._dirty:
+            try:
+                self._db.commit()
+            except sqlite3.Error as exc:
+                raise UserError(f"{self.path}: cannot write the judgement cache ({exc})") from None
+            self._dirty = False
+        self._last_commit = time.monotonic()
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
 
@@ -237,6 +258,7 @@ def run_judgements(
                     if bar is not None:
                         bar.update(1)
     finally:
+        cache.flush()
         if bar is not None:
             bar.close()
     if failures and on_failure == "raise":
