@@ -22,7 +22,7 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
                                         "official:PATH from your clone of Raldir/FEVER-8-Shared-Task; verified by SHA-256), or a "
                                         "prompt file with [qa] and [questions] sections; name and hash go in the signature"}),
     "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8: folder of the judgement cache (default ~/.cache/averitec-tools)"}),
-    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 4)"}),
+    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 32; 1 for a local model)"}),
     "judge_retries": ("--judge-retries", {"type": int, "metavar": "N", "help": "fever8: retries of a failed request (default 5)"}),
     "judge_backoff": ("--judge-backoff", {"type": float, "metavar": "S", "help": "fever8: first retry wait in seconds, doubled each time (default 1)"}),
     "judge_timeout": ("--judge-timeout", {"type": float, "metavar": "S", "help": "fever8: seconds per request (default 120)"}),

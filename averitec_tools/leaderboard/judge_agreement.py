@@ -204,7 +204,7 @@ def judge_agreement(
     comparison: str | None = None,
     cache_dir: PathLike | None = None,
     cache_only: bool = False,
-    concurrency: int = 4,
+    concurrency: int = 32,
     retries: int = 5,
     backoff: float = 1.0,
     n_resamples: int = 2000,

@@ -64,7 +64,8 @@ from averitec_tools.records.averitec import AVERITEC_LABELS
 METEOR_THRESHOLD = 0.25
 #: A request that failed under --official-failure-mode: scores 0 like an unparseable reply, counted apart.
 FAILED = Judgement(0.0, 0.0, False)
-DEFAULT_CONCURRENCY = 4
+#: From benchmarks/bench_ev2r_judge.py (docs/fever8.md#cache-and-speed).
+DEFAULT_CONCURRENCY = 32
 DEFAULTS: dict[str, Any] = {
     "allow_download": True,
     "judge_backend": "openai",
