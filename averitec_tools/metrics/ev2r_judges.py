@@ -85,7 +85,7 @@ class OpenAICompatibleJudge:
     timeout: float = 120.0
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float = 0.0
-    max_concurrency: int = 64
+    max_concurrency: int = 1 << 16  # no cap of its own: --judge-concurrency decides
     backend: str = field(default="openai", init=False)
 
     @property
