@@ -51,6 +51,26 @@ GOLD_DATED = [{**g, "claim_date": f"0{i + 1}-10-2020", "fact_checking_article": 
               for i, g in enumerate(GOLD)]
 
 
+def _judgement_cache() -> bytes:
+    """An Ev2R judgement cache holding two judges' Q+A replies for the fixture claims (judge-agreement --cache-only)."""
+    from averitec_tools.leaderboard.fever8_inputs import judge_requests, load_claims
+    from averitec_tools.metrics.ev2r import JudgePrompt
+    from averitec_tools.metrics.ev2r_runner import JudgementCache
+
+    with tempfile.TemporaryDirectory() as d:
+        pred, gold = Path(d) / "pred.json", Path(d) / "gold.json"
+        pred.write_bytes(_json(PRED_2024))
+        gold.write_bytes(_json(GOLD))
+        claims = load_claims(predictions=pred, references=gold).claims
+        cache = JudgementCache(Path(d) / "c.sqlite")
+        for model, supported in (("judge-a", 2), ("judge-b", 1)):
+            for _, _, r in judge_requests(claims, prompt=JudgePrompt.load(), model=model, kinds=("qa",)):
+                cache.put(r.key, json.dumps({"facts count predicted evidence": 2, "support predicted evidence": 1,
+                                             "facts count reference evidence": 2, "support reference evidence": supported}))
+        cache.close()
+        return (Path(d) / "c.sqlite").read_bytes()
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode()
 
@@ -126,6 +146,12 @@ CASES: list[Case] = [
          lambda d, o: ["data", "download", "averitec", "--split", "test", "--from", str(d), "--json",
                        "--out", str(o or d / "data")],
          "dir", "--out", ["test.json"]),
+    Case("judge-agreement", {"pred.json": _json(PRED_2024), "gold.json": _json(GOLD),
+                             "ev2r-judgements.sqlite": _judgement_cache()},
+         lambda d, o: ["judge-agreement", str(d / "pred.json"), str(d / "gold.json"), "--judge-model", "judge-a",
+                       "--second-judge-model", "judge-b", "--judge-cache", str(d), "--cache-only",
+                       "--bootstrap-resamples", "50", "--json", *(["--per-claim", str(o)] if o else [])],
+         "file", "--per-claim", ["pred.json", "gold.json"]),
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),

@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "score",
     "convert",
     "compare",
+    "judge_agreement",
     "calibration",
     "stats",
     "export_hf",
