@@ -63,7 +63,9 @@ def add_parser(subparsers: Any) -> None:
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
-    add_train_subcommand(r2vc)
+    from averitec_tools.cli.baseline_r2vc_paper import add_paper_subcommands
+
+    add_paper_subcommands(add_train_subcommand(r2vc))
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -81,7 +83,12 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--claims", metavar="FILE",
                    help="claims (AVeriTeC dev.json-style or FEVER/VitaminC JSONL); "
                    "offline-minilm defaults to $AVERITEC_DATA_DIR/averitec/dev.json")
-    p.add_argument("--corpus", metavar="DIR", help="paragraph store directory (not needed for offline-minilm)")
+    p.add_argument("--corpus", metavar="DIR", help="paragraph store directory (not needed for offline-minilm; "
+                   "with --evidence given, the FEVER wiki-pages store FEVER sentences are looked up in)")
+    p.add_argument("--evidence", choices=("retrieved", "given"), default="retrieved",
+                   help="retrieved (default): retrieve E(c) from the corpus; given: claims carry their own "
+                   "evidence (VitaminC 'evidence', 'evidence_text', FEVER evidence sets, AVeriTeC gold QA) and "
+                   "retrieval is skipped — the paper's oracle-document setting")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -154,7 +161,24 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     claims = read_claims(claims_path)
     if args.limit is not None:
         claims = claims[: args.limit]
+    if args.evidence == "given":
+        from averitec_tools.baselines.r2vc.given_evidence import with_given_evidence
+
+        store = None
+        if args.corpus:
+            from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+
+            store = ParagraphStore.open(args.corpus)
+        claims = with_given_evidence(path=claims_path, claims=claims, store=store)
     return config, claims
+
+
+def _given_evidence_components(pipe: Any, evidence: str) -> None:
+    """Name the oracle-document setting in the summary's components."""
+    if evidence == "given":
+        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+
+        pipe.components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
 
 
 def _quiet_models(progress: bool) -> None:
@@ -183,13 +207,14 @@ def run_r2vc(args: argparse.Namespace) -> int:
 
     engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress, engine=engine)
+                          progress=progress, engine=engine, evidence=args.evidence)
+    _given_evidence_components(pipe, args.evidence)
     predict_many = None
     if engine.name != "local":
         from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
 
         predict_many = engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=args.corpus,
-                                                                       claims=tuple(claims)))
+                                                                       claims=tuple(claims), evidence=args.evidence))
     try:
         summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress,
                            predict_many=predict_many)
@@ -200,6 +225,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
               "the same command with --resume to continue", file=sys.stderr)
         return 130
     summary.extra["engine"] = engine.describe()
+    summary.extra["evidence"] = args.evidence
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:
@@ -247,7 +273,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress)
+                          progress=progress, evidence=args.evidence)
     cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
     cal.save(args.out)
     result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),

@@ -39,8 +39,12 @@ def build_pipeline(
     rebuild_index: bool = False,
     progress: bool = True,
     engine: Any = None,
+    evidence: str = "retrieved",
 ) -> R2VCPipeline:
     """Build the stages of ``config`` (after applying its ablation switches).
+
+    With ``evidence="given"`` (claims carry their own evidence, the oracle-document
+    setting) no retriever is built and ``corpus`` is not needed.
 
     The offline configuration is built by
     :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`. A non-local
@@ -64,12 +68,12 @@ def build_pipeline(
     from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
-    if corpus_dir is None:
+    if corpus_dir is None and evidence != "given":
         raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
-    if not Path(corpus_dir).is_dir():
+    if corpus_dir is not None and not Path(corpus_dir).is_dir():
         raise UserError(f"{corpus_dir}: corpus directory not found")
     r = cfg.retrieval
-    retriever = build_retriever(
+    retriever = None if evidence == "given" else build_retriever(
         corpus=corpus_dir,
         sparse=r.sparse,
         dense_model=r.dense_model,
