@@ -106,15 +106,39 @@ def build_pipeline(
         from averitec_tools.baselines.r2vc.output import LMQuestionWriter
 
         hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
-                         subset_size=g.subset_size)
+                         subset_size=g.subset_size, reasoning=g.reasoning,
+                         attn_implementation=generator_attention(g.attn_implementation, device=g.device))
         generator = hf
-        question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer)
+        if g.question_writer == "lm":  # asked for: the generator was never trained to write questions
+            question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer, system=hf.reasoning.system)
     pipe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
                         calibrator=calibrator, config=cfg, question_writer=question_writer)
     pipe.components["verifier"]["revision"] = model_revision(backend.model)
     if g.model is not None:
-        pipe.components["generator"] = {"model": g.model, "revision": model_revision(generator_model(generator))}
+        pipe.components["generator"] = {
+            "model": g.model, "revision": model_revision(generator_model(generator)),
+            "attention": getattr(generator, "attention", None),
+            "reasoning": getattr(generator, "reasoning").to_dict(),
+            "dtype": str(getattr(next(generator_model(generator).parameters()), "dtype", "")).replace("torch.", ""),
+        }
     return pipe
+
+
+def generator_attention(requested: str, *, device: str) -> str | None:
+    """``auto`` → FlashAttention-2 on CUDA where flash-attn is installed, else the library default.
+
+    Example:
+        >>> generator_attention("auto", device="cpu") is None, generator_attention("eager", device="cpu")
+        (True, 'eager')
+    """
+    if requested != "auto":
+        return requested
+    from importlib.util import find_spec
+
+    import torch
+
+    on_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+    return "flash_attention_2" if on_cuda and find_spec("flash_attn") is not None else None
 
 
 def generator_model(generator: Any) -> Any:

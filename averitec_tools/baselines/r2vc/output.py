@@ -154,6 +154,9 @@ class FallbackQuestionWriter:
 class LMQuestionWriter:
     """Asks the generator's causal LM, greedily, for the question each passage answers.
 
+    Only with ``generator.question_writer: lm``: SFT/DPO never train the generator to
+    write questions, so the default is :class:`FallbackQuestionWriter`.
+
     Args:
         model: A transformers causal LM (e.g. ``HFGenerator.model``).
         tokenizer: Its tokenizer (with a chat template).
@@ -163,22 +166,25 @@ class LMQuestionWriter:
     ``n_fallback`` counts them (the run summary reports them as ``template_question``).
     """
 
-    def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32) -> None:
+    def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32, system: str | None = None) -> None:
         self.name = f"lm:{getattr(getattr(model, 'config', None), '_name_or_path', type(model).__name__)}"
         self.n_fallback = 0
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = max_new_tokens
+        #: A reasoning switch ("detailed thinking off") goes first; the instruction follows.
+        self.system = system
 
     def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
         import torch
 
         out = []
         for p in passages:
-            messages = [
-                {"role": "system", "content": "You write the question a fact-checker asked to find a piece of evidence."},
-                {"role": "user", "content": f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."},
-            ]
+            instruction = "You write the question a fact-checker asked to find a piece of evidence."
+            user = f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."
+            messages = ([{"role": "system", "content": self.system}, {"role": "user", "content": f"{instruction}\n{user}"}]
+                        if self.system else
+                        [{"role": "system", "content": instruction}, {"role": "user", "content": user}])
             prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
             # The chat template already wrote the begin-of-text token: adding special tokens
             # again would give Llama tokenizers a second one. token_type_ids (BERT-style
