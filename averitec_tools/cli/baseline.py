@@ -111,6 +111,10 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
 
     inputs = [claims_path, args.config if args.config and "." in str(args.config) else None]
     check_output_file(args.out, option="--out", inputs=inputs)
+    if hasattr(args, "resume"):  # `r2vc` runs write PREDICTIONS.manifest.json beside the predictions
+        from averitec_tools.baselines.r2vc.manifest import manifest_path
+
+        check_output_file(manifest_path(args.out), option="--out (its .manifest.json)", inputs=inputs)
     if getattr(args, "write_gold_subset", None):
         check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=inputs)
         if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
@@ -192,6 +196,25 @@ def _quiet_models(progress: bool) -> None:
     hf_logging.disable_progress_bar()
 
 
+def _write_run_manifest(args: argparse.Namespace, config: Any) -> str:
+    """PREDICTIONS.manifest.json: git commit, versions, GPU/CUDA, seeds, data sha256, config."""
+    from averitec_tools.baselines.r2vc.manifest import manifest_path, run_manifest, write_manifest
+
+    g = config.generator
+    data = {"claims": args.claims_path, "corpus": args.corpus or config.retrieval.corpus,
+            "calibrator": config.calibration.path, "config": args.config if os.path.isfile(args.config) else None}
+    for role, model in (("generator", g.model), ("verifier", config.verifier.model)):
+        if model and os.path.exists(model):
+            data[role] = model
+    seeds = {"generator": g.seed, "calibrator_heldout": g.seed}
+    if config.offline.enabled:
+        seeds["offline"] = config.offline.seed
+    path = manifest_path(args.out)
+    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config,
+                                      extra={"evidence": args.evidence, "limit": args.limit}))
+    return str(path)
+
+
 def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.output import default_format
@@ -226,6 +249,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
         return 130
     summary.extra["engine"] = engine.describe()
     summary.extra["evidence"] = args.evidence
+    summary.extra["manifest"] = _write_run_manifest(args, pipe.config)
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:

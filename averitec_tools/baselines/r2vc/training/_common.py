@@ -177,7 +177,8 @@ def staged_output_dir(output_dir: str | os.PathLike[str], *, overwrite: bool) ->
 
 
 def save_run(
-    trainer: Any, *, tokenizer: Any, directory: Path, settings: TrainSettings, report: dict[str, Any]
+    trainer: Any, *, tokenizer: Any, directory: Path, settings: TrainSettings, report: dict[str, Any],
+    manifest: dict[str, Any] | None = None,
 ) -> None:
     """Save the final model, tokenizer, settings and report (no intermediate checkpoints)."""
     for checkpoint in directory.glob("checkpoint-*"):
@@ -186,6 +187,7 @@ def save_run(
     tokenizer.save_pretrained(str(directory))
     record = {"settings": settings.to_dict(), "report": report,
               # what the generator must reproduce at inference (reasoning.recorded_choice)
-              "prompt": {"reasoning": report.get("reasoning"), "n_passages": settings.n_passages}}
+              "prompt": {"reasoning": report.get("reasoning"), "n_passages": settings.n_passages},
+              "manifest": manifest}
     with open(directory / "r2vc_training.json", "w", encoding="utf-8") as handle:
         json.dump(record, handle, indent=2)

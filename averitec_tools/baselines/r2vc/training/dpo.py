@@ -119,6 +119,7 @@ def train_dpo(
     model: Any = None,
     tokenizer: Any = None,
     overwrite: bool = False,
+    manifest: dict[str, Any] | None = None,
 ) -> tuple[TrainingReport, Any]:
     """Build preference pairs from the rows and align the model with DPO.
 
@@ -130,6 +131,8 @@ def train_dpo(
         model: Already loaded SFT model (default: load ``settings.model``).
         tokenizer: Its tokenizer.
         overwrite: Replace an existing ``output_dir``.
+        manifest: The run manifest (:func:`~averitec_tools.baselines.r2vc.manifest.run_manifest`)
+            saved in ``r2vc_training.json``.
 
     Returns:
         ``(report, trained_model)``; ``report.n_dropped`` counts over-long pairs.
@@ -171,7 +174,8 @@ def train_dpo(
         report = _report(
             trainer, result, n=len(pairs), dropped=n_dropped, output_dir=os.fspath(output_dir), run=run
         )
-        save_run(trainer, tokenizer=tokenizer, directory=scratch, settings=settings, report=report.to_json())
+        save_run(trainer, tokenizer=tokenizer, directory=scratch, settings=settings, report=report.to_json(),
+                 manifest=manifest)
     return report, trainer.model
 
 

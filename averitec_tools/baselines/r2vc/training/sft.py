@@ -82,6 +82,7 @@ def train_sft(
     model: Any = None,
     tokenizer: Any = None,
     overwrite: bool = False,
+    manifest: dict[str, Any] | None = None,
 ) -> tuple[TrainingReport, Any]:
     """Fine-tune the generator on the rows and save it to ``output_dir``.
 
@@ -96,6 +97,8 @@ def train_sft(
         model: Already loaded model (default: load ``settings.model``).
         tokenizer: Its tokenizer.
         overwrite: Replace an existing ``output_dir``.
+        manifest: The run manifest (:func:`~averitec_tools.baselines.r2vc.manifest.run_manifest`)
+            saved in ``r2vc_training.json``.
 
     Returns:
         ``(report, trained_model)``.
@@ -131,7 +134,7 @@ def train_sft(
             tokenizer=trainer.processing_class,
             directory=scratch,
             settings=settings,
-            report=report.to_json(),
+            report=report.to_json(), manifest=manifest,
         )
     return report, trainer.model
 
