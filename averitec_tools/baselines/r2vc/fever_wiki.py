@@ -195,8 +195,15 @@ def build_corpus_from_fever_wiki(
     from averitec_tools.baselines.r2vc.corpus import build_corpus
 
     stats = FeverWikiStats()
-    store = build_corpus(passages=iter_fever_wiki_sentences(path=path, min_chars=min_chars, stats=stats),
-                         out_dir=out_dir, source=str(path))
+    root = Path(out_dir) if out_dir is not None else None
+    existed = root is not None and root.exists()
+    try:
+        store = build_corpus(passages=iter_fever_wiki_sentences(path=path, min_chars=min_chars, stats=stats),
+                             out_dir=out_dir, source=str(path))
+    except BaseException:
+        if root is not None and not existed and root.is_dir() and not any(root.iterdir()):
+            root.rmdir()  # bad input leaves nothing behind
+        raise
     return store, stats
 
 
