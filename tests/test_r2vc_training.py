@@ -478,3 +478,76 @@ def test_split_safe_rows_drop_non_train_and_excluded_claims(tmp_path: Path, caps
     kept, dropped = split_safe_rows(rows, data=str(data), all_splits=True, exclude=[str(slice_file)])
     assert [r.claim for r in kept] == ["c0", "c1", "c2"] and dropped == {"dropped_split": 0, "dropped_excluded": 1}
     assert "contaminates VitaminC evaluation" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- inference layout, reasoning
+
+
+def test_training_prompts_put_the_gold_passage_anywhere_among_unrelated_distractors() -> None:
+    rows = [TrainingRow(claim=f"claim {i}", evidence_text=f"evidence {i}.", label=("True", "False")[i % 2],
+                        title=f"Page {i // 2}", row_id=f"r{i}", group=f"case{i // 2}") for i in range(40)]
+    layouts = draw_layouts(rows, n_passages=5, seed=3)
+    assert layouts == draw_layouts(rows, n_passages=5, seed=3)
+    assert {layout.gold for layout in layouts} == set(range(5))  # not always [1]
+    for row, layout in zip(rows, layouts, strict=True):
+        assert len(layout.passages) == 5 and layout.passages[layout.gold] == row.passage
+        others = [p for i, p in enumerate(layout.passages) if i != layout.gold]
+        # never a sibling of the same case or page (it could decide the claim), never a repeat
+        assert all(p.title != row.title for p in others) and len({p.text for p in others}) == 4
+    # DPO: chosen cites the gold position; a mismatched citation quotes and cites a distractor
+    pairs = build_preference_pairs(rows, seed=1, wrong_label_fraction=0.0, n_passages=5, layout_seed=3)
+    cited = set()
+    for pair in pairs:
+        assert pair.layout is not None
+        chosen = parse_candidate(pair.chosen, passages=pair.layout.passages)
+        rejected = parse_candidate(pair.rejected, passages=pair.layout.passages)
+        assert chosen.citations == (pair.layout.gold,) and rejected.label == pair.row.label
+        assert len(rejected.citations) == 1 and rejected.citations[0] in pair.layout.distractors
+        assert pair.layout.passages[rejected.citations[0]].text.rstrip(".") in pair.rejected
+        cited.add(rejected.citations[0])
+    assert len(cited) >= 4  # the wrong citation is not always [2]
+    # with one passage: the paper's single snippet, and the old out-of-prompt citation
+    single = build_preference_pairs(rows[:4], seed=0, wrong_label_fraction=0.0)
+    assert all(p.layout is not None and len(p.layout.passages) == 1 and "[2]" in p.rejected for p in single)
+
+
+def test_sft_records_carry_the_reasoning_switch_and_the_layout() -> None:
+    from averitec_tools.baselines.r2vc.prompt import SYSTEM_PROMPT
+    from averitec_tools.baselines.r2vc.training.data import build_sft_dataset
+
+    ds = build_sft_dataset(ROWS, n_passages=3, seed=0, system="detailed thinking off")
+    first = ds[0]
+    assert first["prompt"][0] == {"role": "system", "content": "detailed thinking off"}
+    assert first["prompt"][1]["content"].startswith(SYSTEM_PROMPT + "\nClaim: ")
+    assert first["prompt"][1]["content"].count("\n[") == 3
+
+
+def test_reasoning_mode_resolution_and_budget(tmp_path: Path) -> None:
+    from averitec_tools.baselines.r2vc.reasoning import check_budget, resolve_reasoning
+
+    nano = "nvidia/Llama-3.1-Nemotron-Nano-8B-v1"
+    assert resolve_reasoning(model=nano).system == "detailed thinking off"
+    assert resolve_reasoning(model=nano, requested="on").system == "detailed thinking on"
+    assert resolve_reasoning(model=nano, requested="none").system is None
+    with pytest.raises(UserError, match="no known reasoning switch"):
+        resolve_reasoning(model="meta-llama/Llama-3.1-8B-Instruct", requested="on")
+    # a trained model directory records its mode; inference follows it
+    trained = tmp_path / "dpo"
+    trained.mkdir()
+    (trained / "r2vc_training.json").write_text(json.dumps({"prompt": {"reasoning": {
+        "mode": "off", "system": "detailed thinking off", "family": "llama-nemotron-nano"}}}))
+    assert resolve_reasoning(model=str(trained)).mode == "off"
+    with pytest.raises(UserError, match="trained with reasoning 'off', asked for 'on'"):
+        resolve_reasoning(model=str(trained), requested="on")
+    with pytest.raises(UserError, match="max_new_tokens 160 leaves no room"):
+        check_budget(resolve_reasoning(model=nano, requested="on"), max_new_tokens=160)
+    check_budget(resolve_reasoning(model=nano, requested="on"), max_new_tokens=2048)
+
+
+def test_settings_refuse_unknown_precision_and_reasoning() -> None:
+    with pytest.raises(UserError, match="master_weights must be 'fp32' or 'bf16'"):
+        SFTSettings(master_weights="fp16")
+    with pytest.raises(UserError, match="reasoning must be one of auto, off, on, none"):
+        DPOSettings(reasoning="maybe")
+    with pytest.raises(UserError, match="n_passages must be >= 1"):
+        SFTSettings(n_passages=0)

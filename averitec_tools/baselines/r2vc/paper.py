@@ -122,11 +122,12 @@ def load_recipe(spec: str) -> Recipe:
     """A built-in recipe name or a YAML file (``base:`` a built-in) → :class:`Recipe`.
 
     Example:
-        >>> import os; os.environ.setdefault("AVERITEC_DATA_DIR", "/data")  # doctest: +ELLIPSIS
-        '...'
-        >>> r = load_recipe("paper-vitaminc")
-        >>> r.dataset, r.evidence, r.generator, r.rows[:2]
-        ('VitaminC', 'given', 'nvidia/Llama-3.1-Nemotron-Nano-8B-v1', ('full', 'no_dpo'))
+        >>> import tempfile, pathlib
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "mine.yaml"
+        >>> _ = f.write_text("base: paper-vitaminc\\ntrain_rows: rows.jsonl\\neval_claims: /data/test.jsonl\\n")
+        >>> r = load_recipe(str(f))
+        >>> r.name, r.dataset, r.evidence, r.generator, r.rows[:2], r.train_rows == str(f.parent / "rows.jsonl")
+        ('mine', 'VitaminC', 'given', 'nvidia/Llama-3.1-Nemotron-Nano-8B-v1', ('full', 'no_dpo'), True)
     """
     base: Path | None = None
     if spec in BUILTIN_RECIPES:
