@@ -23,7 +23,13 @@ FAST = ("{max_steps: 1, warmup_ratio: 0.0, per_device_train_batch_size: 2, gradi
 
 
 def _recipe(root: Path) -> Path:
-    from _r2vc_paper_fixture import fever_claims, tiny_models, vitaminc_rows, write_jsonl, write_wiki_pages
+    from _r2vc_paper_fixture import (
+        fever_claims,
+        tiny_models,
+        vitaminc_rows,
+        write_jsonl,
+        write_wiki_pages,
+    )
 
     models = tiny_models(root)
     write_wiki_pages(root)

@@ -13,7 +13,6 @@ from averitec_tools.baselines.r2vc.generator import parse_candidate
 from averitec_tools.baselines.r2vc.prompt import render_prompt
 from averitec_tools.baselines.r2vc.training.__main__ import main as training_main
 from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-from averitec_tools.baselines.r2vc.training.layout import draw_layouts
 from averitec_tools.baselines.r2vc.training.data import (
     TrainingRow,
     build_preference_pairs,
@@ -22,6 +21,7 @@ from averitec_tools.baselines.r2vc.training.data import (
     rejected_response,
     sft_record,
 )
+from averitec_tools.baselines.r2vc.training.layout import draw_layouts
 from averitec_tools.errors import UserError
 
 ROWS = [
@@ -340,7 +340,11 @@ def test_dpo_on_bf16_weights_does_not_train_and_fails_loudly(tiny, tmp_path: Pat
 def test_weight_probe_measures_sampled_changes_and_the_check_fails_below_the_floor() -> None:
     import torch
 
-    from averitec_tools.baselines.r2vc.training.weights import WeightProbe, WeightsDidNotMoveError, check_moved
+    from averitec_tools.baselines.r2vc.training.weights import (
+        WeightProbe,
+        WeightsDidNotMoveError,
+        check_moved,
+    )
 
     class Tiny(torch.nn.Sequential):
         def get_input_embeddings(self) -> torch.nn.Module:

@@ -61,9 +61,8 @@ def add_parser(subparsers: Any) -> None:
 
     add_engine_arguments(r2vc)
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
-    from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
-
     from averitec_tools.cli.baseline_r2vc_paper import add_paper_subcommands
+    from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
     add_paper_subcommands(add_train_subcommand(r2vc))
 

@@ -73,7 +73,7 @@ def build_pipeline(
     if corpus_dir is not None and not Path(corpus_dir).is_dir():
         raise UserError(f"{corpus_dir}: corpus directory not found")
     r = cfg.retrieval
-    retriever = None if evidence == "given" else build_retriever(
+    retriever = None if evidence == "given" or corpus_dir is None else build_retriever(
         corpus=corpus_dir,
         sparse=r.sparse,
         dense_model=r.dense_model,
@@ -118,7 +118,7 @@ def build_pipeline(
         pipe.components["generator"] = {
             "model": g.model, "revision": model_revision(generator_model(generator)),
             "attention": getattr(generator, "attention", None),
-            "reasoning": getattr(generator, "reasoning").to_dict(),
+            "reasoning": hf.reasoning.to_dict(),
             "dtype": str(getattr(next(generator_model(generator).parameters()), "dtype", "")).replace("torch.", ""),
         }
     return pipe

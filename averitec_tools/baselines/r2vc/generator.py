@@ -29,10 +29,12 @@ from averitec_tools.baselines.r2vc.decoding import (
 from averitec_tools.baselines.r2vc.lm_loading import load_causal_lm, select_device_dtype
 from averitec_tools.baselines.r2vc.parsing import MalformedOutputError, parse_candidate
 from averitec_tools.baselines.r2vc.prompt import ensure_chat_template, render_prompt
-from averitec_tools.baselines.r2vc.reasoning import ReasoningChoice, check_budget, resolve_reasoning
-
-#: No reasoning switch: the paper's Appendix B system prompt.
-PAPER_PROMPT = ReasoningChoice(mode="none", system=None, family=None)
+from averitec_tools.baselines.r2vc.reasoning import (
+    PAPER_PROMPT,
+    ReasoningChoice,
+    check_budget,
+    resolve_reasoning,
+)
 from averitec_tools.baselines.r2vc.sampling import DEFAULT_K, SUBSET_SIZE, sample_evidence_subsets
 from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
 from averitec_tools.errors import UserError

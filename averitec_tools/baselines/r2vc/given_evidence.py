@@ -77,7 +77,11 @@ def split_flat_evidence(text: str, *, where: str) -> list[Passage]:
 
 
 def _fever_passages(item: Mapping[str, Any], *, where: str, claim_id: Any, store: Any) -> list[Passage]:
-    from averitec_tools.baselines.r2vc.fever_wiki import detokenize_brackets, page_url, sentence_doc_id
+    from averitec_tools.baselines.r2vc.fever_wiki import (
+        detokenize_brackets,
+        page_url,
+        sentence_doc_id,
+    )
     from averitec_tools.loaders.fever import page_title
 
     groups = item.get("evidence") or []

@@ -219,7 +219,11 @@ class PaperRun:
         return None
 
     def step_data(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.calibration_slice import draw_calibration_slice, read_rows, write_rows
+        from averitec_tools.baselines.r2vc.calibration_slice import (
+            draw_calibration_slice,
+            read_rows,
+            write_rows,
+        )
 
         r = self.recipe
         evals = read_rows(_need(r.eval_claims, what="evaluation claims"))[: r.eval_limit]
@@ -263,10 +267,10 @@ class PaperRun:
         settings = cls.from_dict({**dict(overrides), "model": model}, where=f"recipe {r.name}: {stage}")
         rows = read_training_rows(self.work / "sft_rows.jsonl")
         manifest = run_manifest(data={"data": self.work / "sft_rows.jsonl"}, seeds={"seed": settings.seed})
-        if stage == "sft":
-            from averitec_tools.baselines.r2vc.training.sft import train_sft as train
-        else:
-            from averitec_tools.baselines.r2vc.training.dpo import train_dpo as train
+        from averitec_tools.baselines.r2vc.training.dpo import train_dpo
+        from averitec_tools.baselines.r2vc.training.sft import train_sft
+
+        train: Any = train_sft if stage == "sft" else train_dpo
         report, _ = train(settings=settings, rows=rows, output_dir=self.work / stage, overwrite=True,
                           manifest=manifest)
         return report.to_json()
@@ -288,7 +292,11 @@ class PaperRun:
 
     def step_predict(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
-        from averitec_tools.baselines.r2vc.manifest import manifest_path, run_manifest, write_manifest
+        from averitec_tools.baselines.r2vc.manifest import (
+            manifest_path,
+            run_manifest,
+            write_manifest,
+        )
 
         r, out = self.recipe, {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
@@ -327,7 +335,12 @@ class PaperRun:
         return out
 
     def step_table(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.paper_table import PAPER_TABLE2, PaperRow, markdown_table, signature
+        from averitec_tools.baselines.r2vc.paper_table import (
+            PAPER_TABLE2,
+            PaperRow,
+            markdown_table,
+            signature,
+        )
         from averitec_tools.jsonio import atomic_writer
 
         r = self.recipe

@@ -77,6 +77,10 @@ class ReasoningChoice:
         return {"mode": self.mode, "system": self.system, "family": self.family}
 
 
+#: No reasoning switch: the paper's Appendix B system prompt.
+PAPER_PROMPT = ReasoningChoice(mode="none", system=None, family=None)
+
+
 def switch_for(model: str) -> ReasoningSwitch | None:
     """The reasoning switch of ``model`` (a hub id or path), or None."""
     for switch in SWITCHES:
@@ -116,7 +120,7 @@ def resolve_reasoning(*, model: str, requested: str = "auto") -> ReasoningChoice
         return recorded
     switch = switch_for(model)
     if requested == "none" or (requested == "auto" and switch is None):
-        return ReasoningChoice(mode="none", system=None, family=None)
+        return PAPER_PROMPT
     if switch is None:
         raise UserError(f"{model}: no known reasoning switch for reasoning {requested!r}",
                         hint="use reasoning: auto or none")
@@ -141,6 +145,7 @@ def check_budget(choice: ReasoningChoice, *, max_new_tokens: int) -> None:
 
 __all__ = [
     "MIN_TOKENS_REASONING_ON",
+    "PAPER_PROMPT",
     "REASONING_MODES",
     "SWITCHES",
     "ReasoningChoice",

@@ -118,7 +118,11 @@ def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasonin
         WeightsDidNotMoveError: fewer than ``settings.min_changed_fraction`` of the
             sampled weights moved.
     """
-    from averitec_tools.baselines.r2vc.training.weights import WeightProbe, check_moved, weight_check_callback
+    from averitec_tools.baselines.r2vc.training.weights import (
+        WeightProbe,
+        check_moved,
+        weight_check_callback,
+    )
 
     model = trainer.model
     probe = WeightProbe(model, seed=settings.seed)
