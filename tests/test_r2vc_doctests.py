@@ -35,6 +35,7 @@ MODULES = [
     "averitec_tools.baselines.r2vc.given_evidence",
     "averitec_tools.baselines.r2vc.manifest",
     "averitec_tools.baselines.r2vc.paper",
+    "averitec_tools.baselines.r2vc.paper_recipe",
     "averitec_tools.baselines.r2vc.paper_table",
     "averitec_tools.baselines.r2vc.prompt",
     "averitec_tools.baselines.r2vc.reasoning",
