@@ -47,6 +47,13 @@ FEVER_GOLD = [{"id": i, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim"
 FEVER_PRED = [{"id": i, "predicted_label": "SUPPORTS", "predicted_evidence": [["Page", i]], "confidence": 0.7}
               for i in range(3)]
 CONF_PRED = [{**p, "confidence": 0.3 + 0.2 * i} for i, p in enumerate(PRED_2024)]
+VITAMINC_ROWS = [{"unique_id": f"u{i}", "case_id": f"c{i // 2}", "wiki_revision_id": "1", "label": "SUPPORTS",
+                  "claim": f"claim {i}", "evidence": f"evidence {i}", "page": "P", "revision_type": "real"}
+                 for i in range(6)]
+FEVER_WIKI = [{"id": "", "text": "", "lines": ""}] + [
+    {"id": f"Page_{i}", "text": "t", "lines": f"0\tSentence {i} .\tlink\n1\t"} for i in range(3)]
+PAPER_RECIPE = (b"base: paper-vitaminc\ntrain_rows: rows.jsonl\neval_claims: rows.jsonl\nslice_size: 2\n"
+                b"generator: ./no-such-model\n")
 GOLD_DATED = [{**g, "claim_date": f"0{i + 1}-10-2020", "fact_checking_article": "https://factcheck.org/a"}
               for i, g in enumerate(GOLD)]
 
@@ -155,9 +162,22 @@ CASES: list[Case] = [
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
+    Case("r2vc-slice", {"rows.jsonl": _jsonl(VITAMINC_ROWS)},
+         lambda d, o: ["baseline", "r2vc", "slice", "--data", str(d / "rows.jsonl"), "--n", "2", "--json",
+                       "--out", str(o or d / "slice.jsonl")],
+         "file", "--out", ["rows.jsonl"]),
+    Case("index-fever-wiki", {"wiki-001.jsonl": _jsonl(FEVER_WIKI)},
+         lambda d, o: ["index", "corpus", "--fever-wiki", str(d / "wiki-001.jsonl"), "--json",
+                       "--out", str(o or d / "store")],
+         "dir", "--out", ["wiki-001.jsonl"]),
+    # its generator does not exist: refused before anything is written (the models are not the point here)
+    Case("r2vc-paper", {"rows.jsonl": _jsonl(VITAMINC_ROWS), "recipe.yaml": PAPER_RECIPE},
+         lambda d, o: ["baseline", "r2vc", "paper", "--recipe", str(d / "recipe.yaml"), "--json",
+                       "--work", str(o or d / "work")],
+         "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-averitec"}
+STUBBED = {"baseline-r2vc", "baseline-averitec", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 
