@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.worker import process_one
 from tests._leaderboard_helpers import REPO, competition_yaml, require_or_skip, variant
 from tests._leaderboard_server import running_server
 

@@ -136,9 +136,10 @@ def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_private_split_is_revealed_at_the_end(tmp_path) -> None:
-    from averitec_tools.leaderboard.processing import Scorer, process_one
+    from averitec_tools.leaderboard.processing import Scorer
     from averitec_tools.leaderboard.ranking import rank_store
     from averitec_tools.leaderboard.store import Store
+    from averitec_tools.leaderboard.worker import process_one
 
     store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
     store.init(competition_yaml(visibility="private", split={"public_fraction": 0.4, "seed": 3}), where="c.yaml")

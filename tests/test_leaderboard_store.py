@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard import models
-from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import (
     QuotaExceeded,
     Store,
@@ -17,6 +17,7 @@ from averitec_tools.leaderboard.store import (
     schema_revision,
     utcnow,
 )
+from averitec_tools.leaderboard.worker import process_one
 from tests import _leaderboard_helpers as helpers
 from tests._leaderboard_helpers import competition_yaml, variant
 
@@ -33,7 +34,7 @@ def _store(url: str, **phase: object) -> Store:
 
 def test_migrations_create_the_model_schema(db_url: str) -> None:
     store = _store(db_url)
-    assert schema_revision(store.engine) == "0001"
+    assert schema_revision(store.engine) == "0002"
     inspector = sa.inspect(store.engine)
     for table in models.metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}

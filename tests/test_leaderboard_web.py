@@ -11,9 +11,10 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from averitec_tools.leaderboard.processing import Scorer, process_one  # noqa: E402
+from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import Store  # noqa: E402
 from averitec_tools.leaderboard.web.app import create_app  # noqa: E402
+from averitec_tools.leaderboard.worker import process_one  # noqa: E402
 from tests._leaderboard_helpers import competition_yaml, variant  # noqa: E402
 
 XSS = "<script>alert('x')</script>"

@@ -130,13 +130,14 @@ def load_claims(*, predictions: PathLike, references: PathLike) -> list[Claim]:
         if item.id in by_id:
             raise UserError(f"{where}: duplicate claim id")
         if item.id not in gold:
-            raise UserError(f"{where}: no reference claim with this id in {references}")
+            raise UserError(f"{where}: no reference claim with this id", detail=f"not in {references}")
         if item.strings:
             raise UserError(f"{where}: evidence strings without a question/answer split; fever8 needs question/answer pairs")
         by_id[item.id] = item
     missing = [k for k in gold if k not in by_id]
     if missing:
-        raise UserError(f"{predictions}: {len(missing)} reference claim(s) not predicted, e.g. id {missing[0]!r}")
+        raise UserError(f"{predictions}: not every reference claim is predicted",
+                        detail=f"{len(missing)} reference claim(s) missing, e.g. id {missing[0]!r}")
     return [
         Claim(k, text, label, by_id[k].label, pairs, tuple((e.question, e.answer) for e in by_id[k].evidence or ()))
         for k, (text, label, pairs) in gold.items()
