@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,11 @@ def running_server(db: str, *, workers: int = 0, extra: Sequence[str] = (), time
     (stdout and stderr, kept in a file so that a chatty server never blocks on a full pipe),
     and stops it (and its workers) after."""
     port = free_port()
-    log_file = tempfile.NamedTemporaryFile(prefix="averitec-serve-", suffix=".log", delete=False)
+    with tempfile.NamedTemporaryFile(prefix="averitec-serve-", suffix=".log") as log_file:
+        yield from _serve(db, port, log_file, workers=workers, extra=extra, timeout=timeout)
+
+
+def _serve(db: str, port: int, log_file: IO[bytes], *, workers: int, extra: Sequence[str], timeout: float) -> Iterator[tuple[str, Callable[[], str]]]:
     proc = subprocess.Popen(
         cli("serve", "--db", db, "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), *extra),
         env=env(), stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
@@ -70,5 +75,3 @@ def running_server(db: str, *, workers: int = 0, extra: Sequence[str] = (), time
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        log_file.close()
-        os.unlink(log_file.name)

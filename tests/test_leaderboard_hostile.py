@@ -29,7 +29,6 @@ from averitec_tools.leaderboard import failures  # noqa: E402
 from averitec_tools.leaderboard.processing import Scorer  # noqa: E402
 from averitec_tools.leaderboard.store import Store  # noqa: E402
 from averitec_tools.leaderboard.web.app import create_app  # noqa: E402
-from averitec_tools.leaderboard.web.security import RateLimiter  # noqa: E402
 from averitec_tools.leaderboard.worker import process_one  # noqa: E402
 from tests._leaderboard_helpers import DEMO_GOLD, DEMO_PREDS, REPO  # noqa: E402
 
@@ -62,6 +61,7 @@ def _competition(gold: Path, evalai_gold: Path, **top: object) -> str:
     spec = {
         "name": "hostile", "n_resamples": 50, "disclosure": ["model"],
         "validation": {"max_tokens_total": 50_000},
+        "rate_limits": {"posts_per_team_per_minute": 1000},  # this harness posts more than a team may
         "phases": [
             {"name": "dev", "gold": str(gold), **phase},
             {"name": "dev23", "gold": str(gold), **phase, "profiles": ["averitec2023"]},
@@ -150,8 +150,6 @@ def arena(tmp_path_factory):
     store.init(_competition(gold, evalai_gold), where="hostile.yaml")
     token = store.add_team("blue")
     client = TestClient(create_app(url), base_url=BASE)
-    # this harness posts more than a team may per minute: lift that bound (tested in test_leaderboard_web.py)
-    client.app.app.app.state.site.team_posts = RateLimiter(limit=10_000, window=60)
     scorer = Scorer(cache_dir=False, n_resamples=50)
     return store, client, token, scorer, gold_dir
 

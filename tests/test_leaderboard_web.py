@@ -130,17 +130,18 @@ def test_token_is_checked_before_the_body_is_read(board) -> None:
 
 
 def test_failed_token_attempts_and_team_posts_are_bounded(board) -> None:
-    from averitec_tools.leaderboard.web import site as site_module
+    from averitec_tools.leaderboard.competition import RateLimits
 
     _, client, token, _, _ = board
-    for _ in range(site_module.AUTH_FAILURES):
+    limits = RateLimits()
+    for _ in range(limits.failed_tokens_per_client):
         assert _api_upload(client, "wrong", b"[]").status_code == 403
     r = _api_upload(client, "wrong", b"[]")
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1 and "failed token attempts" in r.json()["error"]
     assert _api_upload(client, token, b"[]").status_code == 429  # this address is blocked for a while, whatever the token
     other = TestClient(client.app, base_url=BASE, client=("10.0.0.2", 5000))
-    statuses = [_api_upload(other, token, b"", system=f"s{i}").status_code for i in range(site_module.TEAM_POSTS + 1)]
-    assert statuses[:-1] == [400] * site_module.TEAM_POSTS and statuses[-1] == 429  # per team, from any address
+    statuses = [_api_upload(other, token, b"", system=f"s{i}").status_code for i in range(limits.posts_per_team_per_minute + 1)]
+    assert statuses[:-1] == [400] * limits.posts_per_team_per_minute and statuses[-1] == 429  # per team, from any address
 
 
 def test_size_limit_while_streaming(board) -> None:

@@ -13,6 +13,9 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
     scoring:
       timeout_seconds: 600          # a submission still scoring then fails
       max_attempts: 3               # runs interrupted (worker killed) before it fails
+    rate_limits:                    # per server process; past them: 429 with Retry-After
+      posts_per_team_per_minute: 30
+      failed_tokens_per_client: 10  # per 5 minutes
     phases:
       - name: dev
         gold: ${AVERITEC_DATA_DIR}/averitec/dev.json
@@ -107,6 +110,16 @@ class ScoringPolicy:
 
 
 @dataclass(frozen=True)
+class RateLimits:
+    """Bounds of the web app, per server process: authenticated posts (sign-ins and
+    uploads) per team per minute, and failed token checks per client address per five
+    minutes."""
+
+    posts_per_team_per_minute: int = 30
+    failed_tokens_per_client: int = 10
+
+
+@dataclass(frozen=True)
 class Split:
     """A seeded public/private split of the phase's claims."""
 
@@ -165,6 +178,7 @@ class Competition:
     source: str = ""
     validation: SubmissionLimits = field(default_factory=SubmissionLimits)
     scoring: ScoringPolicy = field(default_factory=ScoringPolicy)
+    rate_limits: RateLimits = field(default_factory=RateLimits)
 
     def phase(self, name: str) -> Phase:
         """The phase called ``name`` (UserError listing the phases otherwise)."""
@@ -219,6 +233,16 @@ def _scoring(data: Mapping[str, Any], where: str) -> ScoringPolicy:
         raise UserError(f"{where}: scoring.timeout_seconds must be in (0, 86400], found {timeout!r}")
     attempts = _limit(raw, "max_attempts", f"{where}: scoring") or 3
     return ScoringPolicy(float(timeout), attempts)
+
+
+def _rate_limits(data: Mapping[str, Any], where: str) -> RateLimits:
+    raw = _get(data, "rate_limits", where, dict, {})
+    known = ("posts_per_team_per_minute", "failed_tokens_per_client")
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise UserError(f"{where}: rate_limits: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    defaults = RateLimits()
+    return RateLimits(**{k: _limit(raw, k, f"{where}: rate_limits") or getattr(defaults, k) for k in known})
 
 
 def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -324,6 +348,7 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
         source=source,
         validation=_validation(data, where),
         scoring=_scoring(data, where),
+        rate_limits=_rate_limits(data, where),
     )
 
 
@@ -352,6 +377,7 @@ __all__ = [
     "Competition",
     "Limits",
     "Phase",
+    "RateLimits",
     "ScoringPolicy",
     "Split",
     "expand_env",

@@ -5,9 +5,9 @@ Sessions: signing in with a team token (the upload page) or the admin token (``/
 sets an ``HttpOnly``, ``SameSite=Strict`` cookie (``Secure`` over HTTPS) holding a
 signature keyed by the stored token hash (:func:`~averitec_tools.leaderboard.web.security.sign_session`),
 valid for :data:`SESSION_SECONDS`. Failed token checks are counted per client address
-(:data:`AUTH_FAILURES` per :data:`AUTH_WINDOW` seconds) and a team's authenticated
-posts per team (:data:`TEAM_POSTS` per :data:`TEAM_WINDOW`); past either, requests get 429
-with ``Retry-After``. Limits are per server process.
+and a team's authenticated posts per team (the competition's ``rate_limits``: by default
+10 per :data:`AUTH_WINDOW` seconds and 30 per :data:`TEAM_WINDOW`); past either, requests
+get 429 with ``Retry-After``. Limits are per server process.
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ HERE = Path(__file__).parent
 TEAM_COOKIE = "lb_team"
 ADMIN_COOKIE = "lb_admin"
 SESSION_SECONDS = 12 * 3600
-AUTH_FAILURES, AUTH_WINDOW = 10, 300.0
-TEAM_POSTS, TEAM_WINDOW = 30, 60.0
+AUTH_WINDOW, TEAM_WINDOW = 300.0, 60.0
 MAX_ID = 2**63 - 1
 PLOT_CACHE_ENTRIES = 128
 
@@ -79,8 +78,9 @@ class Site:
         env.globals.update(metric_title=metric_title, competition=self.comp)
         env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
         self.templates = Jinja2Templates(env=env)
-        self.auth_failures = RateLimiter(limit=AUTH_FAILURES, window=AUTH_WINDOW)
-        self.team_posts = RateLimiter(limit=TEAM_POSTS, window=TEAM_WINDOW)
+        limits = self.comp.rate_limits
+        self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
+        self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
         self._boards: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
         self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
