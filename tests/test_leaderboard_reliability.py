@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def test_killed_worker_is_restarted_and_finishes_the_submission_once(tmp_path) -
     store.add_team("blue")
     # --jobs 2: the worker forks a kept scoring helper, which must die with it
     with running_server(db, workers=1, extra=("--lease-seconds", "2", "--jobs", "2")) as (base, log):
+        with urllib.request.urlopen(base + "/phase/dev") as page:  # uvicorn's `server` header is gone
+            assert page.headers.get("server") is None and page.headers["x-frame-options"] == "DENY"
         sid = store.submit(team="blue", system="s", phase="dev", content=content, file_name="p.json").id
         deadline = time.monotonic() + 180
         while store.submission(sid)["state"] == "pending" or _worker_row(store).get("state") != "scoring":

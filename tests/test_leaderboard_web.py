@@ -17,11 +17,13 @@ from averitec_tools.leaderboard.processing import Scorer  # noqa: E402
 from averitec_tools.leaderboard.store import Store  # noqa: E402
 from averitec_tools.leaderboard.web.app import create_app  # noqa: E402
 from averitec_tools.leaderboard.worker import process_one  # noqa: E402
+from tests import _leaderboard_helpers as helpers  # noqa: E402
 from tests._leaderboard_helpers import competition_yaml, variant  # noqa: E402
 
 XSS = "<script>alert('x')</script>"
 BASE = "http://127.0.0.1"
 SAME_SITE = {"origin": BASE}
+db_url = helpers.db_url  # the two-back-end fixture
 
 
 @pytest.fixture
@@ -287,3 +289,24 @@ def test_board_is_ranked_again_only_when_it_changed(board, monkeypatch: pytest.M
     _score(store)
     assert "0.1600" in client.get("/phase/dev").text
     assert calls == ["dev", "dev"]
+
+
+def test_nul_bytes_and_huge_ids_get_4xx_on_both_backends(db_url: str) -> None:
+    """PostgreSQL refuses NUL in text and integers past 2^63 with errors of its own: they
+    must be caught as bad input first."""
+    store = Store(db_url)
+    store.init(competition_yaml(), where="c.yaml")
+    token = store.add_team("blue")
+    client = TestClient(create_app(db_url), base_url=BASE)
+    for path in ("/team/a%00b", "/phase/a%00", "/submission/9223372036854775807", "/submission/9223372036854775808",
+                 "/api/submissions/18446744073709551616", "/submission/%00"):
+        assert 400 <= client.get(path).status_code < 500, path
+    assert client.get("/api/submissions/1", headers={"Authorization": "Bearer a\x00b"}).status_code in (403, 404)
+    for fields, name in (({"system": "a\x00b"}, "p.json"), ({"model": "x\x00"}, "p.json"), ({"phase": "dev\x00"}, "p.json"),
+                         ({}, "p\x00.json")):
+        r = client.post("/api/submissions", headers={"Authorization": f"Bearer {token}"}, data={"system": "s", "phase": "dev", **fields},
+                        files={"file": (name, variant(0))})
+        assert r.status_code in (201, 400), (fields, r.status_code, r.text)
+    (row,) = store.submissions()  # only the upload with a NUL in its file name was accepted (the name is only a label)
+    assert "\x00" not in row["file_name"]
+    assert store.team("a\x00b") is None

@@ -113,7 +113,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _submission_id(value: str) -> int:
-    if not value.isdigit() or not 1 <= int(value) < 2**63:
+    if not value.isdigit() or not 1 <= int(value) < 2**31:  # the id column is a 32-bit INTEGER on PostgreSQL
         raise argparse.ArgumentTypeError(f"expected a submission id (a positive integer), found {value[:30]!r}")
     return int(value)
 

@@ -41,18 +41,18 @@ TEAM_COOKIE = "lb_team"
 ADMIN_COOKIE = "lb_admin"
 SESSION_SECONDS = 12 * 3600
 AUTH_WINDOW, TEAM_WINDOW = 300.0, 60.0
-MAX_ID = 2**63 - 1
+MAX_ID = 2**31 - 1  # the id columns are 32-bit INTEGER on PostgreSQL
 PLOT_CACHE_ENTRIES = 128
 
 
 def parse_id(text: str) -> int | None:
-    """A submission id from a URL (``None`` unless 1 <= id < 2^63: never a database error).
+    """A submission id from a URL (``None`` unless 1 <= id <= :data:`MAX_ID`: never a database error).
 
     Example:
         >>> parse_id("17"), parse_id("9223372036854775808"), parse_id("-1"), parse_id("1e3")
         (17, None, None, None)
     """
-    if not text.isascii() or not text.isdigit() or len(text) > 19:
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
         return None
     value = int(text)
     return value if 1 <= value <= MAX_ID else None
