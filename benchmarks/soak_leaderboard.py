@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                     posted[0] += 1
 
         kills: list[float] = []
+        killed: set[int] = set()
 
         def killer() -> None:
             from averitec_tools.leaderboard.health import workers
@@ -161,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.05)
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline:
-                    mine = [w for w in workers(store) if f"/{server_pid}/" in w["name"] and w["state"] == "scoring" and w["alive"]]
+                    mine = [w for w in workers(store) if f"/{server_pid}/" in w["name"] and w["state"] == "scoring"
+                            and w["alive"] and int(w["pid"]) not in killed]  # the restarted worker, not the dead one
                     if mine:
+                        killed.add(int(mine[0]["pid"]))
                         os.kill(int(mine[0]["pid"]), signal.SIGKILL)
                         kills.append(time.monotonic() - started)
                         break
