@@ -14,7 +14,8 @@ from tests._leaderboard_helpers import competition_yaml, variant
 def db(tmp_path, capsys: pytest.CaptureFixture[str]) -> list[str]:
     args = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
     yaml_path = tmp_path / "c.yaml"
-    yaml_path.write_text(competition_yaml(limits={"total": 10}))
+    columns = ["averitec_score@0.25", "averitec_score@0.2", "averitec_score@0.3", "questions_only", "questions_answers", "label_accuracy"]
+    yaml_path.write_text(competition_yaml(limits={"total": 10}, columns=columns))
     assert main(["leaderboard", "init", str(yaml_path), *args]) == 0
     assert main(["leaderboard", "team", "add", "blue", *args]) == 0
     assert main(["leaderboard", "team", "add", "a-team-with-a-rather-long-name-that-must-wrap", *args]) == 0
@@ -82,3 +83,4 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "…" not in out  # nothing cut off
     assert "0.1600" in out and "[0." in out and "bloom-7b1" in out
+    assert "more metrics" in out and "Label acc." in out  # the columns that did not fit continue below

@@ -260,7 +260,7 @@ def _status(args: argparse.Namespace) -> int:
     console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     if health:
         wt = Table(title="workers")
-        wcols = ("name", "pid", "state", "alive", "submission_id", "scored", "restarts", "seen_seconds_ago", "last_exit")
+        wcols = ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit")
         for col in wcols:
             wt.add_column(col.replace("_", " "), overflow="fold")
         for w in health:
@@ -290,31 +290,61 @@ def _show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
-    for table in _terminal_tables(entries, competition=comp, phase=phase):
+    for table in _terminal_tables(entries, competition=comp, phase=phase, width=console.width):
         console.print(table)
     return 0
 
 
-def _terminal_tables(entries: list[Any], *, competition: Any, phase: Any) -> list[Any]:
-    """The ranking as rich tables that stay readable at 80 columns: numbers never shrink
-    (headers and names wrap instead), disclosure metadata in a second table."""
+def _terminal_tables(entries: list[Any], *, competition: Any, phase: Any, width: int | None = None) -> list[Any]:
+    """The ranking as rich tables that stay readable at 80 columns: numbers are never cut
+    (names and headers wrap instead); metric columns that do not fit beside rank, tier,
+    team, system, the primary metric and its CI continue in further tables (keyed by rank
+    and team), and disclosure metadata comes in its own table."""
+    import shutil
+
     from rich import box
     from rich.markup import escape
     from rich.table import Table
 
     from averitec_tools.leaderboard.export import table_rows
 
+    width = width or shutil.get_terminal_size((80, 24)).columns
     header, rows = table_rows(entries, phase=phase, disclosure=())
+    columns = [(h, [r[k] for r in rows]) for k, h in enumerate(header)]
+    names = {"Team", "System"}
+    primary = header.index("95% CI") - 1
+
+    def need(col: tuple[str, list[str]]) -> int:
+        title, values = col
+        words = max((len(w) for w in title.split()), default=1)
+        if title in names:
+            return min(14, max([words, *map(len, values)])) + 2
+        cells = max((len(w) for v in values for w in v.split()), default=1)
+        return max(words, cells) + 2
+
+    def table(cols: list[tuple[str, list[str]]], title: str | None) -> Any:
+        t = Table(title=escape(title) if title else None, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        for name, values in cols:
+            if name in names:
+                t.add_column(escape(name), overflow="fold", ratio=1, min_width=6)
+            else:
+                t.add_column(escape(name), justify="right", min_width=need((name, values)) - 2)
+        for k in range(len(rows)):
+            t.add_row(*(escape(values[k]) for _, values in cols))
+        return t
+
+    main = columns[: primary + 2]
+    rest = columns[primary + 2 :]
+    while rest and sum(map(need, main)) + need(rest[0]) <= width:
+        main.append(rest.pop(0))
     title = f"{competition.title}: {phase.title} (tiers: Holm-corrected paired {competition.test}, α={competition.alpha})"
-    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for i, h in enumerate(header):
-        if h in ("Team", "System"):
-            table.add_column(escape(h), overflow="fold", ratio=1, min_width=6)
-        else:  # rank, tier, metrics, CI: as wide as their values ("0.1600", "[0.1234,")
-            table.add_column(escape(h), justify="right", min_width=8 if h == "95% CI" else 6 if i > 1 else 4)
-    for row in rows:
-        table.add_row(*(escape(c) for c in row))
-    tables = [table]
+    tables = [table(main, title)]
+    key = [columns[0], columns[2]]  # rank, team
+    while rest:
+        chunk = [rest.pop(0)]
+        while rest and sum(map(need, key + chunk)) + need(rest[0]) <= width:
+            chunk.append(rest.pop(0))
+        tables.append(table(key + chunk, "more metrics"))
     if competition.disclosure and entries:
         meta = Table(title="disclosure", box=box.SIMPLE_HEAD, pad_edge=False)
         for h in ("Rank", "Team", "System", *competition.disclosure):
