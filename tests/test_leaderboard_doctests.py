@@ -22,6 +22,7 @@ MODULES = [
     "averitec_tools.leaderboard.deadline",
     "averitec_tools.leaderboard.health",
     "averitec_tools.leaderboard.worker",
+    "averitec_tools.leaderboard.queue",
 ]
 
 

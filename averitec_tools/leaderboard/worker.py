@@ -27,7 +27,8 @@ from averitec_tools.leaderboard.deadline import Deadline, Interrupted
 from averitec_tools.leaderboard.failures import Failure, internal_failure
 from averitec_tools.leaderboard.health import WorkerHealth
 from averitec_tools.leaderboard.processing import Scorer
-from averitec_tools.leaderboard.store import Store, _LostLease
+from averitec_tools.leaderboard.queue import _LostLease
+from averitec_tools.leaderboard.store import Store
 
 logger = logging.getLogger("averitec.leaderboard")
 #: Seconds, past the time limit, after which a worker whose submission did not stop
