@@ -292,3 +292,67 @@ def test_cancel_stops_the_worker_at_its_next_heartbeat(tmp_path) -> None:
     canceller.join()
     row = store.submission(slow)
     assert row["state"] == "cancelled" and not row["charged"] and store.results() == {}
+
+
+def test_deadline_watchdog_and_early_interrupt() -> None:
+    """The hard stop (a block that no signal can stop: here, outside the main thread) and
+    an interrupt sent from another thread before the time limit."""
+    import threading
+
+    from averitec_tools.leaderboard.deadline import Deadline, Interrupted
+
+    fired = threading.Event()
+
+    def stuck() -> None:
+        with Deadline(0.05, hard_after=0.05, on_hard_stop=fired.set):
+            fired.wait(5)
+
+    worker = threading.Thread(target=stuck)
+    worker.start()
+    worker.join()
+    assert fired.is_set()
+    deadline = Deadline(60)
+    timer = threading.Timer(0.1, deadline.interrupt)
+    with pytest.raises(Interrupted) as stop, deadline:
+        timer.start()
+        while True:
+            time.sleep(0.01)
+    assert stop.value.kind == "cancelled"
+
+
+def test_supervisor_backs_off_on_quick_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.leaderboard.web import server
+
+    class DeadProc:
+        pid, exitcode = 4242, -9
+
+        def is_alive(self) -> bool:
+            return False
+
+        def join(self, timeout: float | None = None) -> None:
+            pass
+
+    clock = [1000.0]
+    monkeypatch.setattr(server.time, "monotonic", lambda: clock[0])
+    sup = server.Supervisor("sqlite:///unused.db", n=1, lease_seconds=60)
+    exits: list[str] = []
+    monkeypatch.setattr(sup, "_health", lambda slot: type("H", (), {"exited": lambda self, how, restarting: exits.append(how)})())
+    spawned: list[float] = []
+
+    def spawn(slot) -> None:
+        spawned.append(clock[0])
+        slot.proc, slot.started, slot.restart_at = DeadProc(), clock[0], None
+
+    monkeypatch.setattr(sup, "_spawn", spawn)
+    spawn(sup.slots[0])
+    delays = []
+    for _ in range(4):  # each new worker dies at once
+        sup.check()
+        delays.append(sup.slots[0].restart_at - clock[0])
+        clock[0] = sup.slots[0].restart_at
+        sup.check()
+    assert delays == [1.0, 2.0, 4.0, 8.0] and len(spawned) == 5
+    assert all("killed by SIGKILL" in how for how in exits)
+    clock[0] += 120  # a worker that ran for two minutes before dying restarts after 1 s again
+    sup.check()
+    assert sup.slots[0].restart_at - clock[0] == 1.0
