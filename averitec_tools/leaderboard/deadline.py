@@ -11,7 +11,8 @@ A signal handler runs between bytecodes; a long C call (a huge regular-expressio
 would delay it. For that, ``hard_after`` starts a watchdog thread that calls
 ``on_hard_stop`` (the worker records the failure and exits; its supervisor restarts it).
 Outside the main thread there is no soft stop (Python delivers signals only there): only
-the watchdog, if asked for.
+the watchdog, if asked for. An alarm armed before (pytest-timeout's, say) is put back
+with its remaining time when the block ends.
 
 Example:
     >>> import time
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -61,6 +63,8 @@ class Deadline:
         self._armed = False
         self._soft = False
         self._previous: Any = None
+        self._outer: tuple[float, float] = (0.0, 0.0)  # an ITIMER_REAL armed before us: (remaining, interval)
+        self._started = 0.0
         self._done = threading.Event()
         self._watchdog: threading.Thread | None = None
 
@@ -74,7 +78,8 @@ class Deadline:
         if self._soft:
             self._previous = signal.signal(signal.SIGALRM, self._handler)
             self._kind, self._armed = "time", True
-            signal.setitimer(signal.ITIMER_REAL, max(self.seconds, 1e-3))
+            self._started = time.monotonic()
+            self._outer = signal.setitimer(signal.ITIMER_REAL, max(self.seconds, 1e-3))
         if self.hard_after is not None and self.on_hard_stop is not None:
             self._watchdog = threading.Thread(target=self._watch, name="scoring-watchdog", daemon=True)
             self._watchdog.start()
@@ -101,6 +106,9 @@ class Deadline:
                 self._armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, self._previous)
+                remaining, interval = self._outer
+                if remaining > 0:  # late rather than never
+                    signal.setitimer(signal.ITIMER_REAL, max(remaining - (time.monotonic() - self._started), 1e-3), interval)
         if self._watchdog is not None:
             self._watchdog.join()
 
