@@ -31,20 +31,15 @@ EVIDENCE_KEYS = ("evidence", "questions", "string_evidence", "predicted_evidence
 MAX_DEPTH = 16
 
 
-def count_tokens(text: str, *, stop_after: int | None = None) -> int:
+def count_tokens(text: str) -> int:
     """Tokens of ``text`` as :mod:`this module <averitec_tools.leaderboard.limits>` counts
-    them (stops counting past ``stop_after``).
+    them (one C-level pass: ``re.subn``).
 
     Example:
-        >>> count_tokens("The U.S. isn't big."), count_tokens("a " * 10, stop_after=3)
-        (10, 4)
+        >>> count_tokens("The U.S. isn't big."), count_tokens("a " * 10)
+        (10, 10)
     """
-    n = 0
-    for _ in _TOKEN.finditer(text):
-        n += 1
-        if stop_after is not None and n > stop_after:
-            break
-    return n
+    return _TOKEN.subn("", text)[1]
 
 
 @dataclass(frozen=True)
@@ -150,7 +145,7 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
                 raise UserError(f"{here}: JSON nested deeper than {MAX_DEPTH} levels")
             if isinstance(value, str):
                 strings += 1
-                n = count_tokens(value, stop_after=per_string)
+                n = count_tokens(value)
                 if per_string is not None and n > per_string:
                     raise UserError(
                         f"{here}: a string of more than {per_string} tokens ({value[:30]!r}...); "
