@@ -85,7 +85,9 @@ class Supervisor:
             return
         from averitec_tools.leaderboard.health import prune
 
-        prune(Store(self.url))
+        store = Store(self.url)
+        prune(store)  # rows of earlier server runs not heard from for a day
+        store.close()
         for slot in self.slots:
             self._spawn(slot)
         self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
