@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -36,6 +36,7 @@ $(VENV)/.leaderboard-stamp: $(VENV)/.core-stamp pyproject.toml
 
 venv-core: $(VENV)/.core-stamp
 venv-all: $(VENV)/.all-stamp
+venv-leaderboard: $(VENV)/.leaderboard-stamp
 venv: venv-all
 
 demo: $(VENV)/.core-stamp

@@ -12,6 +12,7 @@ MODULES = [
     "averitec_tools.labels",
     "averitec_tools.records.fever",
     "averitec_tools.records.vitaminc",
+    "averitec_tools.records.probability",
     "averitec_tools.records.standardized",
     "averitec_tools.loaders",
     "averitec_tools.loaders.base",

@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "averitec_tools.jsonio",
     "averitec_tools.registry",
+    "averitec_tools.errors",
     "averitec_tools.metrics.signature",
     "averitec_tools.leaderboard.scoring",
     "averitec_tools.leaderboard.lenient",

@@ -125,13 +125,14 @@ def load_claims(*, predictions: PathLike, references: PathLike) -> ClaimSet:
         if item.id in skipped:
             continue
         if item.id not in gold:
-            raise UserError(f"{where}: no reference claim with this id in {references}")
+            raise UserError(f"{where}: no reference claim with this id", detail=f"not in {references}")
         if item.strings:
             raise UserError(f"{where}: evidence strings without a question/answer split; fever8 needs question/answer pairs")
         by_id[item.id] = item
     missing = [k for k in gold if k not in by_id]
     if missing:
-        raise UserError(f"{predictions}: {len(missing)} reference claim(s) not predicted, e.g. id {missing[0]!r}")
+        raise UserError(f"{predictions}: not every reference claim is predicted",
+                        detail=f"{len(missing)} reference claim(s) missing, e.g. id {missing[0]!r}")
     claims = []
     for k, (text, label, pairs, evi) in gold.items():
         item = by_id[k]
