@@ -23,6 +23,7 @@ MODULES = [
     "averitec_tools.metrics.prepared_cache",
     "averitec_tools.metrics.warm_pool",
     "averitec_tools.metrics._gc",
+    "averitec_tools.metrics.porter",
     "averitec_tools.leaderboard.processing",
 ]
 
