@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table averitec-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all demo test lint bench bench-long bench-r2vc bench-leaderboard r2vc-dev r2vc-table averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -53,6 +53,10 @@ $(NLTK_REF):
 
 bench: $(VENV)/.core-stamp $(NLTK_REF)
 	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF)
+
+# One claim with one very long answer (a word repeated 10k-100k times, 100k words of text, ...).
+bench-long: $(VENV)/.core-stamp $(NLTK_REF)
+	$(PY) benchmarks/bench_long_strings.py --nltk-path $(NLTK_REF)
 
 bench-r2vc: $(VENV)/.all-stamp
 	$(PY) benchmarks/bench_r2vc.py --n 20
