@@ -10,8 +10,13 @@ under a real NLTK 3.9.1), checks that every figure agrees to 1e-9 and prints bot
 The reference is stopped after ``--reference-timeout`` seconds (NLTK's matcher and one
 of its tokenizer rules are quadratic on some of these strings).
 
+Times are wall-clock and CPU (user + system) seconds of each whole process: on a shared
+machine the CPU seconds are the steadier figure. Subtract the ``plain`` row (the same claim
+without a long answer) for the cost of the long string itself.
+
 Cases (``--cases``, default all; ``N`` in thousands of words or characters):
 
+* ``plain`` -- the claim as it is (start-up and the fixed cost of one claim)
 * ``repeat-N`` -- the answer is one word N times (``word word word ...``), N = 10, 20, 40, 100
 * ``synonym-N`` -- the answer is ``car`` N times and the gold answer gains ``auto`` (a
   WordNet synonym of ``car``): every repeat competes for one gold word, N = 20, 100
@@ -66,7 +71,7 @@ def _running_text(data: Path, n_words: int) -> str:
 
 def _cases(data: Path) -> dict[str, tuple[Callable[[], str], bool]]:
     """name -> (the long answer, whether the gold gains a synonym of ``car``)."""
-    cases: dict[str, tuple[Callable[[], str], bool]] = {}
+    cases: dict[str, tuple[Callable[[], str], bool]] = {"plain": (lambda: "", False)}
     for n in (10, 20, 40, 100):
         cases[f"repeat-{n}"] = (lambda n=n: " ".join(["word"] * (n * 1000)), False)
     for n in (20, 100):
@@ -78,17 +83,25 @@ def _cases(data: Path) -> dict[str, tuple[Callable[[], str], bool]]:
     return cases
 
 
-def _run(cmd: list[str], env: dict[str, str], timeout: float | None) -> tuple[float, dict[str, Any] | None]:
-    """Wall-clock seconds and parsed JSON output (``None``: stopped at ``timeout``)."""
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float | None) -> tuple[float, float, dict[str, Any] | None]:
+    """Wall-clock and CPU seconds, and the parsed JSON output (``None``: stopped at ``timeout``)."""
+    cpu0 = _children_cpu()
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return time.perf_counter() - start, None
+    except subprocess.TimeoutExpired:  # the child is killed and reaped: its CPU time is counted
+        return time.perf_counter() - start, _children_cpu() - cpu0, None
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd[:4])} ...\n{proc.stderr.strip()[-2000:]}")
-    return elapsed, json.loads(proc.stdout)
+    return elapsed, _children_cpu() - cpu0, json.loads(proc.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             make_answer, synonym_in_gold = cases[name]
             answer = make_answer()
             pred = json.loads(json.dumps(pred_claim))
-            pred["evidence"][0]["answer"] = answer
+            if name != "plain":
+                pred["evidence"][0]["answer"] = answer
+            else:
+                answer = pred["evidence"][0]["answer"]
             gold = json.loads(json.dumps(gold_claim))
             if synonym_in_gold:
                 gold["questions"][0]["answers"][0]["answer"] += " auto"
@@ -132,29 +148,31 @@ def main(argv: list[str] | None = None) -> int:
             gold_file.write_text(json.dumps([gold]), encoding="utf-8")
             ours_cmd = [sys.executable, "-m", "averitec_tools.cli.main", "score", str(pred_file), str(gold_file),
                         "--profile", "averitec2024", "--json"]
-            t_ours, ours = _run(ours_cmd, env, None)
+            t_ours, c_ours, ours = _run(ours_cmd, env, None)
             assert ours is not None
-            t_ref, reference = None, None
+            t_ref, c_ref, reference = None, None, None
             if with_reference:
                 ref_cmd = [sys.executable, str(HERE / "reference_scorer.py"), "--profile", "averitec2024",
                            str(pred_file), str(gold_file)]
-                t_ref, reference = _run(ref_cmd, ref_env, args.reference_timeout)
+                t_ref, c_ref, reference = _run(ref_cmd, ref_env, args.reference_timeout)
             problems = compare(ours, reference) if reference is not None else []
             failed |= bool(problems)
             n_words, n_bytes = len(answer.split()), len(answer.encode("utf-8"))
-            rows.append({"case": name, "words": n_words, "bytes": n_bytes, "ours_s": t_ours,
-                         "reference_s": t_ref if reference is not None else None,
-                         "reference_stopped_after_s": t_ref if with_reference and reference is None else None,
-                         "identical": None if reference is None else not problems})
-            if reference is not None and t_ref is not None:
-                ref_text = f"reference {t_ref:7.2f} s   speed-up {t_ref / t_ours:6.1f}x   " + \
-                    ("identical" if not problems else "DIFFERENT")
-            elif with_reference:
-                ref_text = f"reference stopped after {args.reference_timeout:.0f} s (did not finish)"
+            finished = reference is not None
+            rows.append({"case": name, "words": n_words, "bytes": n_bytes, "ours_s": t_ours, "cpu_ours_s": c_ours,
+                         "reference_s": t_ref if finished else None, "cpu_reference_s": c_ref if finished else None,
+                         "reference_stopped_after_s": t_ref if with_reference and not finished else None,
+                         "cpu_reference_when_stopped_s": c_ref if with_reference and not finished else None,
+                         "identical": None if not finished else not problems})
+            if finished and t_ref is not None and c_ref is not None:
+                ref_text = (f"reference {t_ref:7.2f} s ({c_ref:6.2f} CPU)   speed-up {t_ref / t_ours:5.1f}x "
+                            f"({c_ref / c_ours:5.1f}x CPU)   " + ("identical" if not problems else "DIFFERENT"))
+            elif with_reference and c_ref is not None:
+                ref_text = f"reference stopped after {args.reference_timeout:.0f} s ({c_ref:.0f} CPU s), did not finish"
             else:
                 ref_text = "reference skipped"
-            print(f"{name:<13} {n_words:>7} words {n_bytes / 1e3:7.0f} kB   averitec score {t_ours:6.2f} s   {ref_text}",
-                  flush=True)
+            print(f"{name:<13} {n_words:>7} words {n_bytes / 1e3:6.0f} kB   averitec score {t_ours:6.2f} s "
+                  f"({c_ours:5.2f} CPU)   {ref_text}", flush=True)
             for p in problems[:10]:
                 print(f"    {p}")
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3

@@ -24,6 +24,7 @@ MODULES = [
     "averitec_tools.metrics.warm_pool",
     "averitec_tools.metrics._gc",
     "averitec_tools.metrics.porter",
+    "averitec_tools.cli._tables",
     "averitec_tools.leaderboard.processing",
 ]
 

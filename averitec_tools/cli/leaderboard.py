@@ -206,16 +206,11 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"submissions": items})
         return 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from averitec_tools.cli._tables import print_rows
 
-    table = Table(title="submissions")
-    for col in ("id", "team", "system", "phase", "state", "created_at", "reason"):
-        table.add_column(col)
-    for r in items:
-        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in ("id", "team", "system", "phase", "state", "created_at", "reason")))
-    Console().print(table)
+    columns = ("id", "team", "system", "phase", "state", "created_at", "reason")
+    print_rows(title="submissions", header=columns,
+               rows=[[str(r[c] if r[c] is not None else "") for c in columns] for r in items])
     return 0
 
 
@@ -237,17 +232,11 @@ def _show(args: argparse.Namespace) -> int:
 
         print_json(json.loads(export(entries, competition=comp, phase=phase, fmt="json")))
         return 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from averitec_tools.cli._tables import print_rows
 
     header, rows = table_rows(entries, phase=phase, disclosure=comp.disclosure)
-    table = Table(title=f"{comp.title}: {phase.title} (tiers: Holm-corrected paired {comp.test}, α={comp.alpha})")
-    for h in header:
-        table.add_column(escape(h))
-    for row in rows:
-        table.add_row(*(escape(c) for c in row))
-    Console().print(table)
+    print_rows(title=f"{comp.title}: {phase.title} (tiers: Holm-corrected paired {comp.test}, α={comp.alpha})",
+               header=header, rows=rows)
     return 0
 
 
