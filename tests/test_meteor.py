@@ -272,3 +272,16 @@ def test_engine_stems_a_long_run_of_y(engine: MeteorEngine, porter_391) -> None:
     word = "y" * 20_000 + "ing"
     assert engine.stem(word) == linear_porter(porter_391)().stem(word)
     assert engine.score(candidate=word + " claims", reference="the claims") > 0
+
+
+def test_trim_bounds_the_word_caches() -> None:
+    """Many distinct words in a few strings (one hostile upload) trigger trim too; scores stay."""
+    engine = MeteorEngine(allow_download=False)
+    engine.max_prepared, engine.max_words = 10**9, 1000
+    gold = "the cat sat on a mat"
+    engine.pin([gold])
+    junk = " ".join(f"w{i}" for i in range(1500)) + " cat"
+    before = engine.score(candidate=junk, reference=gold)
+    assert len(engine._stems) > 1000 and engine.trim()
+    assert len(engine._stems) == 0 and not engine.wordnet._syn_cache and engine.is_prepared(gold)
+    assert not engine.is_prepared(junk) and engine.score(candidate=junk, reference=gold) == before

@@ -181,6 +181,9 @@ class MeteorEngine:
         #: :meth:`trim` forgets unpinned strings once more than this many are prepared
         #: (``None``: never; a long-lived scorer sets it so memory stays bounded).
         self.max_prepared: int | None = None
+        #: ... or once more than this many distinct words are stemmed (one upload of a
+        #: million distinct tokens is a few strings but hundreds of MB of word caches)
+        self.max_words: int = 500_000
         self._pinned: frozenset[str] = frozenset()
         self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
@@ -253,15 +256,25 @@ class MeteorEngine:
 
     def trim(self) -> bool:
         """Forget strings prepared since :meth:`pin`, and the caches built from them, once
-        more than ``max_prepared`` strings are held; whether it did.
+        more than ``max_prepared`` strings (or ``max_words`` stemmed words) are held;
+        whether it did.
 
-        Scores never depend on it: a forgotten string is simply prepared again.
+        Scores never depend on it: a forgotten string is simply prepared again (pinned
+        strings keep their stems, so the word caches can go whole).
         """
-        if self.max_prepared is None or len(self._prepared) <= self.max_prepared:
+        if self.max_prepared is None:
+            return False
+        too_many_words = len(self._stems) > self.max_words
+        if len(self._prepared) <= self.max_prepared and not too_many_words:
             return False
         self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
         self._hyp_synonyms.clear()
         self.tokenizer.clear_cache()
+        if too_many_words:
+            self._stems.clear()
+            self._other_synonyms.clear()
+            if "wordnet" in self.__dict__:  # loaded (a cached_property)
+                self.wordnet.clear_cache()
         return True
 
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
