@@ -24,8 +24,9 @@ Cases (``--cases``, default all; ``N`` in thousands of words or characters):
   questions, answers and justifications of ``dev.json`` then ``train.json``, in file
   order, as one answer
 * ``distinct-100`` -- 100k distinct tokens (``w0 w1 w2 ...``)
-* ``spaces-N`` -- ``... e.g.`` followed by N thousand spaces and one more word (NLTK
-  3.9.1's first Treebank punctuation rule backtracks over every split of the spaces), N = 20, 100
+* ``spaces-N`` -- ``... run by Mr.``, N thousand spaces, ``a satire site``: Punkt keeps it
+  one sentence and NLTK 3.9.1's first Treebank punctuation rule backtracks over every
+  split of the spaces (quadratic), N = 20, 100
 
 Usage::
 
@@ -79,7 +80,7 @@ def _cases(data: Path) -> dict[str, tuple[Callable[[], str], bool]]:
     cases["text-100"] = (lambda: _running_text(data, 100_000), False)
     cases["distinct-100"] = (lambda: " ".join(f"w{i}" for i in range(100_000)), False)
     for n in (20, 100):
-        cases[f"spaces-{n}"] = (lambda n=n: "It was published on a fake news site, e.g." + " " * (n * 1000) + "Scoopertino", False)
+        cases[f"spaces-{n}"] = (lambda n=n: "The site is run by Mr." + " " * (n * 1000) + "a satire site", False)
     return cases
 
 

@@ -36,7 +36,7 @@ LONG_PAIRS: list[tuple[list[Any], list[Any]]] = [
     (["", "rock ", 3000, "."], ["", "What is the moon made of? Rock and dust.", 1, ""]),
     (["", "car ", 2000, ""], ["auto ", "zzz ", 400, ""]),
     (["", "stone dust cheese ", 600, ""], ["The moon is made of rock, dust and ", "cheese? ", 40, "No."]),
-    (["It boils at 100 degrees, e.g.", " ", 3000, "at sea level ."], ["It boils at 100 degrees at sea level.", "", 0, ""]),
+    (["The site is run by Mr.", " ", 3000, "a satire site ."], ["It is run by a satire site.", "", 0, ""]),
     (["", "It was false. ", 800, ""], ["", "It was not false . ", 200, "Mr. Smith said so."]),
     (["", "running runs ran ", 600, ""], ["", "run race ", 300, ""]),
     (["", "item{i} and ", 1000, ""], ["", "item{i} or ", 1000, ""]),

@@ -103,5 +103,6 @@ def test_linear_period_rule_equals_nltk_pattern(text: str) -> None:
 
 
 def test_period_before_long_run_of_spaces(tokenizer: WordTokenizer) -> None:
-    # NLTK's own rule backtracks over every split of the spaces (about 10^10 steps here)
-    assert tokenizer.tokenize("e.g." + " " * 100_000 + "x )") == ["e.g", ".", "x", ")"]
+    # Punkt keeps "Mr." and what follows in one sentence; NLTK's own rule then backtracks
+    # over every split of the spaces (about 10^10 steps here)
+    assert tokenizer.tokenize("The site is run by Mr." + " " * 100_000 + "x )")[-3:] == ["Mr.", "x", ")"]
