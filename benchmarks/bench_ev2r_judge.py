@@ -49,7 +49,7 @@ def main() -> None:
 
     from _judge_server import running
 
-    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile
 
     reply = json.dumps({f"{k} {s} {kind}": v for kind in ("evidence", "questions")
                         for k, s, v in (("facts count", "predicted", 3), ("support", "predicted", 2),

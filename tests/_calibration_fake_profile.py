@@ -14,8 +14,8 @@ import pytest
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import load_json
-from averitec_tools.leaderboard import profiles
-from averitec_tools.leaderboard.profiles.base import (
+from averitec_tools.scoring import profiles
+from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
     ProfileResult,

@@ -158,7 +158,7 @@ def test_cli_created_files_follow_umask(files: dict[str, Path], tmp_path: Path, 
 
 @pytest.mark.parametrize("which", ["pred2024", "gold"])
 def test_score_per_claim_never_overwrites_an_input(files, tmp_path, capsys, monkeypatch, which) -> None:
-    from averitec_tools.leaderboard.profiles import averitec2024
+    from averitec_tools.scoring.profiles import averitec2024
 
     before = {k: digest(files[k]) for k in ("pred2024", "gold")}
     monkeypatch.setattr(averitec2024.Profile, "score", lambda *a, **k: pytest.fail("scored before checking"))

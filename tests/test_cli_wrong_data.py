@@ -78,7 +78,7 @@ def test_fever_null_predicted_evidence_is_refused(tmp_path, capsys) -> None:
 
 
 def test_fever_wrong_length_is_found_before_parsing(tmp_path, capsys, monkeypatch) -> None:
-    from averitec_tools.leaderboard.profiles import fever
+    from averitec_tools.scoring.profiles import fever
 
     gold = write_jsonl(tmp_path / "gold.jsonl", FEVER_GOLD)
     pred = write_jsonl(tmp_path / "pred.jsonl", [{"id": 0, "predicted_label": "SUPPORTS", "predicted_evidence": []}])
@@ -142,7 +142,7 @@ def test_compare_unknown_metric_fails_before_scoring(files, capsys, monkeypatch)
 ])
 def test_declared_per_claim_metrics_match_the_profiles(files, profile, pred, gold) -> None:
     from averitec_tools.cli._profile_scores import score_with_profile
-    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile
 
     result = score_with_profile(profile=profile, predictions=str(files[pred]), references=str(files[gold]))
     assert set(result.per_claim[0].values) == set(get_profile(profile).per_claim_metrics)
@@ -150,7 +150,7 @@ def test_declared_per_claim_metrics_match_the_profiles(files, profile, pred, gol
 
 def test_declared_fever_metrics_match_the_profile(tmp_path) -> None:
     from averitec_tools.cli._profile_scores import score_with_profile
-    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile
 
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"id": 1, "claim": "c", "verifiable": "VERIFIABLE", "label": "SUPPORTS", '

@@ -12,14 +12,14 @@ from _score_fixtures import PRED_2024, make_files, write_json
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.convert import (
+from averitec_tools.scoring.convert import (
     SEP_PAIR,
     SEP_QA,
     convert,
     read_fever8_csv,
     sniff_submission_format,
 )
-from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.scoring.profiles import get_profile
 
 
 def _score(pred: Path, gold: Path, profile: str = "averitec2024") -> dict[str, Any]:

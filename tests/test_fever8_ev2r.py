@@ -17,9 +17,9 @@ from _score_fixtures import GOLD, make_files
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.profiles import get_profile
 from averitec_tools.metrics.ev2r import JudgePrompt, parse_judgement
 from averitec_tools.metrics.signature import parse_signature
+from averitec_tools.scoring.profiles import get_profile
 
 QA = "question-answer pairs written"  # only in the [qa] prompt
 QUESTIONS = "Reference questions"  # only in the [questions] prompt

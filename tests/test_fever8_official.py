@@ -29,8 +29,6 @@ from _score_fixtures import GOLD, make_files
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.fever8_inputs import load_claims
-from averitec_tools.leaderboard.profiles import get_profile
 from averitec_tools.metrics import ev2r_official
 from averitec_tools.metrics.ev2r import parse_judgement
 from averitec_tools.metrics.ev2r_official import (
@@ -39,6 +37,8 @@ from averitec_tools.metrics.ev2r_official import (
     load_official_prompt,
 )
 from averitec_tools.metrics.signature import parse_signature
+from averitec_tools.scoring.fever8_inputs import load_claims
+from averitec_tools.scoring.profiles import get_profile
 
 QA_TEMPLATE = ('Compare the evidence, fact by fact. Answer as {{"facts count predicted evidence": n, ...}}.\n'
                "Claim: {}\nReference evidence: {}\nPredicted evidence: {}\nOutput:\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 from _r2vc_tiny import tiny_lm, tiny_tokenizer
 from _score_fixtures import make_files
 
-from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.scoring.profiles import get_profile
 
 
 def test_tiny_local_judge_is_unparseable_and_counted(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ import pytest
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.profiles import get_profile
 from averitec_tools.metrics.fever_score import FeverScore
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
+from averitec_tools.scoring.profiles import get_profile
 
 
 # --- reference (transcribed) -------------------------------------------------------------

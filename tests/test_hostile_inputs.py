@@ -60,9 +60,9 @@ GOLD_DATED = [{**g, "claim_date": f"0{i + 1}-10-2020", "fact_checking_article": 
 
 def _judgement_cache() -> bytes:
     """An Ev2R judgement cache holding two judges' Q+A replies for the fixture claims (judge-agreement --cache-only)."""
-    from averitec_tools.leaderboard.fever8_inputs import judge_requests, load_claims
     from averitec_tools.metrics.ev2r import JudgePrompt
     from averitec_tools.metrics.ev2r_runner import JudgementCache
+    from averitec_tools.scoring.fever8_inputs import judge_requests, load_claims
 
     with tempfile.TemporaryDirectory() as d:
         pred, gold = Path(d) / "pred.json", Path(d) / "gold.json"

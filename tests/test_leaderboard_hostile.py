@@ -212,7 +212,7 @@ def test_upload_refusals_are_4xx_and_store_nothing(arena) -> None:
 
 
 def test_server_side_failures_are_neutral_and_not_charged(arena, monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.leaderboard.profiles import averitec2024
+    from averitec_tools.scoring.profiles import averitec2024
 
     store, client, token, scorer, gold_dir = arena
     secret = str(gold_dir / "test_gold.json")

@@ -266,7 +266,7 @@ def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
 def test_undeclared_primary_metric_fails_the_submission(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A profile without declared metrics (e.g. fever8's are named after an option) is
     checked when the first submission is scored."""
-    from averitec_tools.leaderboard.profiles.averitec2024 import Profile
+    from averitec_tools.scoring.profiles.averitec2024 import Profile
 
     monkeypatch.setattr(Profile, "per_claim_metrics", ())
     store = _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
@@ -282,7 +282,7 @@ def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:
     import json
 
     from averitec_tools.leaderboard.competition import load_competition_text
-    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile
 
     phase = load_competition_text(competition_yaml(), where="c.yaml").phase("dev")
     scorer = Scorer(cache_dir=tmp_path, n_resamples=50)

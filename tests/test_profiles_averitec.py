@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from _score_fixtures import GOLD, PRED_2024, make_files, run_reference, write_json, write_jsonl
 
-from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.scoring.profiles import get_profile
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "reference_scores.json").read_text(encoding="utf-8"))
 

@@ -13,7 +13,7 @@ from _score_fixtures import ROOT, make_files, write_jsonl
 
 from averitec_tools.cli.main import main
 from averitec_tools.jsonio import iter_records, sniff_format
-from averitec_tools.leaderboard.profiles import get_profile
+from averitec_tools.scoring.profiles import get_profile
 
 
 @pytest.mark.parametrize("size", [4 * 1024, 64 * 1024, 10 * 1024 * 1024], ids=["4KiB", "64KiB", "10MB"])

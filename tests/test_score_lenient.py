@@ -24,8 +24,8 @@ from _score_fixtures import (
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.profiles import get_profile
 from averitec_tools.metrics.signature import parse_signature
+from averitec_tools.scoring.profiles import get_profile
 
 
 def _leaves(obj: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:

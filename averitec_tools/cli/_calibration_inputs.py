@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from averitec_tools.errors import UserError
 
 if TYPE_CHECKING:
-    from averitec_tools.leaderboard.profiles.base import ClaimScore
+    from averitec_tools.scoring.profiles.base import ClaimScore
 
 
 def check_args(args: argparse.Namespace) -> None:

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from averitec_tools.errors import UserError
 
 if TYPE_CHECKING:
-    from averitec_tools.leaderboard.profiles.base import ProfileResult
+    from averitec_tools.scoring.profiles.base import ProfileResult
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
-    from averitec_tools.leaderboard.profiles import DEFAULT_PROFILE, PROFILES
+    from averitec_tools.scoring.profiles import DEFAULT_PROFILE, PROFILES
 
     parser.add_argument(
         "--profile",
@@ -28,7 +28,7 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
 
 def score_with_profile(*, profile: str, predictions: str, references: str) -> ProfileResult:
     """Run ``profile`` on the files and return its result, with per-claim scores present."""
-    from averitec_tools.leaderboard import profiles
+    from averitec_tools.scoring import profiles
 
     try:
         scorer = profiles.get_profile(profile)

@@ -27,7 +27,7 @@ from averitec_tools.cli._profile_scores import add_profile_argument, score_with_
 from averitec_tools.errors import UserError
 
 if TYPE_CHECKING:
-    from averitec_tools.leaderboard.profiles.base import ClaimScore
+    from averitec_tools.scoring.profiles.base import ClaimScore
 
 
 #: The files ``--plot DIR`` writes.

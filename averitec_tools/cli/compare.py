@@ -21,15 +21,15 @@ from averitec_tools.cli._profile_scores import add_profile_argument, score_with_
 from averitec_tools.errors import UserError
 
 if TYPE_CHECKING:
-    from averitec_tools.leaderboard.profiles.base import ClaimScore, ProfileResult
+    from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult
 
 LABEL_METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
 
 def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
     """Reject an unknown --metric of a profile that declares its per-claim metrics, before
     anything is scored."""
-    from averitec_tools.leaderboard.profiles import get_profile
     from averitec_tools.registry import Registry
+    from averitec_tools.scoring.profiles import get_profile
 
     declared = get_profile(profile).per_claim_metrics
     if not names or not declared:

@@ -38,8 +38,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.convert import convert
     from averitec_tools.outputs import check_output_file
+    from averitec_tools.scoring.convert import convert
 
     check_output_file(args.out, option="--out", inputs=[args.file, args.references])
     result = convert(

@@ -65,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _specs(args: argparse.Namespace) -> list[Any]:
-    from averitec_tools.leaderboard.judge_agreement import JudgeSpec
+    from averitec_tools.scoring.judge_agreement import JudgeSpec
 
     common: dict[str, Any] = {}
     if args.judge_timeout is not None:
@@ -154,7 +154,7 @@ def _write_per_claim(report: Any, path: str) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from averitec_tools.leaderboard.judge_agreement import judge_agreement
+    from averitec_tools.scoring.judge_agreement import judge_agreement
 
     _check(args)
     if args.per_claim:

@@ -26,7 +26,7 @@ METRIC_CHOICES = ("all", "hu-meteor")
 
 
 def add_parser(subparsers: Any) -> None:
-    from averitec_tools.leaderboard.profiles import DEFAULT_PROFILE, PROFILES
+    from averitec_tools.scoring.profiles import DEFAULT_PROFILE, PROFILES
 
     parser = subparsers.add_parser(
         "score",
@@ -108,7 +108,7 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile
 
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.subset:  # partial runs (issue 12)
         from functools import partial
 
-        from averitec_tools.leaderboard.subset import score_subset
+        from averitec_tools.scoring.subset import score_subset
 
         score = partial(score_subset, profile)
     from averitec_tools.metrics._gc import paused_gc

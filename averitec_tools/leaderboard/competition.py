@@ -257,8 +257,8 @@ def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
 def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     """Reject a primary metric that the phase's first profile does not return per claim
     (when the profile declares its per-claim metrics), with the close names."""
-    from averitec_tools.leaderboard.profiles import get_profile
     from averitec_tools.registry import Registry
+    from averitec_tools.scoring.profiles import get_profile
 
     declared = get_profile(profile).per_claim_metrics
     if not declared or name in declared:
@@ -269,7 +269,7 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
 
 def parse_phase(raw: Any, *, where: str) -> Phase:
     """Validate one phase mapping (see the module docstring)."""
-    from averitec_tools.leaderboard.profiles import PROFILES
+    from averitec_tools.scoring.profiles import PROFILES
 
     if not isinstance(raw, Mapping):
         raise UserError(f"{where}: each phase must be a mapping")

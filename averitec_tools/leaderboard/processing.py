@@ -6,10 +6,10 @@ tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256
 tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
 submissions, so a warm worker pays only for the new prediction strings.
 
-The profiles build their engine with ``leaderboard.scoring.make_engine`` and parse the
+The profiles build their engine with ``scoring.engine.make_engine`` and parse the
 gold file with ``submission.load_gold_claims``; while a submission is scored both return
 the warm engine and the parsed gold kept by this process (:func:`pinned_engine`, through
-:mod:`averitec_tools.leaderboard.warm`). Scores are identical either way (the engine's caches hold
+:mod:`averitec_tools.scoring.warm`). Scores are identical either way (the engine's caches hold
 exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks.
 """
 
@@ -69,9 +69,9 @@ def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
     """Score ``profile`` with the warm ``engine`` and this process's parsed-gold cache.
 
     ``profile`` is kept for the call sites' readability; the lending is per thread and
-    covers every profile (see :mod:`averitec_tools.leaderboard.warm`).
+    covers every profile (see :mod:`averitec_tools.scoring.warm`).
     """
-    from averitec_tools.leaderboard.warm import warm_scoring
+    from averitec_tools.scoring.warm import warm_scoring
 
     with warm_scoring(engine=engine, gold_cache=_GOLD_CLAIMS):
         yield
@@ -115,8 +115,8 @@ def _gold_strings(gold: str, profile: str) -> list[str]:
     """Strings of the gold side that the AVeriTeC profiles compare (empty for others)."""
     if profile not in ("averitec2024", "averitec2023"):
         return []
-    from averitec_tools.leaderboard.scoring import answer_strings, qa_strings
-    from averitec_tools.leaderboard.submission import load_gold_claims
+    from averitec_tools.scoring.engine import answer_strings, qa_strings
+    from averitec_tools.scoring.submission import load_gold_claims
 
     out: list[str] = []
     for claim in load_gold_claims(gold, profile=profile):
@@ -257,8 +257,8 @@ class Scorer:
                                          private=server_paths(tmp, phase.gold, self.cache_dir)) from None
 
     def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
-        from averitec_tools.leaderboard.profiles import get_profile
         from averitec_tools.metrics.bootstrap import mean_ci
+        from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:

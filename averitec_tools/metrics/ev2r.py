@@ -12,7 +12,7 @@ parsed as JSON and the counts are divided with Python's semantics; anything that
 their code raise (no block, invalid JSON, a missing key, a non-numeric count, a zero fact
 count) scores 0 and is counted as unparseable. The new AVeriTeC score counts a claim whose
 label is right and whose Q+A recall clears the threshold of a :data:`THRESHOLD_PRESETS`
-entry (default ``leaderboard``: ``> 0.5``; see :mod:`averitec_tools.leaderboard.profiles.fever8`).
+entry (default ``leaderboard``: ``> 0.5``; see :mod:`averitec_tools.scoring.profiles.fever8`).
 
 The packaged prompt is a versioned text file (``averitec_tools/data/ev2r_prompt_v1.txt``);
 the organisers' own prompt is fetched and verified by

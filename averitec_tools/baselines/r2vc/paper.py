@@ -215,7 +215,7 @@ class PaperRun:
             result = paper_row(predictions=pred, gold=self.work / "eval.jsonl", name=ROWS[row][0],
                                dataset=r.dataset).to_dict()
             if r.dataset == "FEVER":
-                from averitec_tools.leaderboard.profiles import get_profile
+                from averitec_tools.scoring.profiles import get_profile
 
                 fever = get_profile("fever").score(predictions=pred, references=str(self.work / "eval.jsonl"))
                 result["fever_score"] = {k: fever.summary.get(k) for k in ("strict_score", "label_accuracy",

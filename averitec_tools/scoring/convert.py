@@ -1,6 +1,6 @@
 """Convert submissions between the AVeriTeC leaderboard formats.
 
-Formats (see :mod:`averitec_tools.leaderboard.submission`):
+Formats (see :mod:`averitec_tools.scoring.submission`):
 
 * ``2024`` -- the 2024 shared task: JSON array ``{claim_id, claim, pred_label, evidence:
   [{question, answer, url}]}`` (or ``string_evidence``);
@@ -33,8 +33,8 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, iter_records
-from averitec_tools.leaderboard.formats import is_fever8_csv
-from averitec_tools.leaderboard.submission import (
+from averitec_tools.scoring.formats import is_fever8_csv
+from averitec_tools.scoring.submission import (
     EvalAIItem,
     EvidenceItem,
     Prediction2023,
@@ -358,7 +358,7 @@ def read_submission(path: str | os.PathLike[str], *, source_format: str | None =
 
 
 def _with_references(items: list[Item], references: str | os.PathLike[str]) -> list[Item]:
-    from averitec_tools.leaderboard.submission import load_gold_claims
+    from averitec_tools.scoring.submission import load_gold_claims
 
     gold = load_gold_claims(references, profile="averitec2024")
     out = []

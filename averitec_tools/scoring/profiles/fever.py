@@ -40,15 +40,15 @@ from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
-from averitec_tools.leaderboard.lenient import Lenience
-from averitec_tools.leaderboard.profiles.base import (
+from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.records.fever import FeverClaim, FeverPrediction
+from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
     ProfileResult,
     ScoringProfile,
 )
-from averitec_tools.metrics.fever_score import CITATION, FeverScore
-from averitec_tools.records.fever import FeverClaim, FeverPrediction
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:

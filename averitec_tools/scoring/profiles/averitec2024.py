@@ -48,14 +48,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from averitec_tools.leaderboard.lenient import Lenience
-from averitec_tools.leaderboard.profiles.base import (
-    ClaimScore,
-    PathLike,
-    ProfileResult,
-    ScoringProfile,
-)
-from averitec_tools.leaderboard.scoring import (
+from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
+from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.scoring.engine import (
     MAX_EVIDENCE,
     answer_strings,
     check_options,
@@ -64,16 +62,18 @@ from averitec_tools.leaderboard.scoring import (
     raw_answers,
     signature,
 )
-from averitec_tools.leaderboard.submission import (
+from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
+from averitec_tools.scoring.submission import (
     check_claim_text,
     load_gold_claims,
     load_predictions_2024,
 )
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
-from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
-from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLD = 0.25
 

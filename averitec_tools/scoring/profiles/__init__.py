@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import importlib
 
-from averitec_tools.leaderboard.profiles.base import ClaimScore, ProfileResult, ScoringProfile
 from averitec_tools.registry import Registry
+from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult, ScoringProfile
 
 #: Profile name → module path (the module defines exactly one ScoringProfile subclass
 #: named ``Profile``).
 PROFILES: Registry[str] = Registry("scoring profile")
 for _name, _module in (
-    ("averitec2024", "averitec_tools.leaderboard.profiles.averitec2024"),
-    ("averitec2023", "averitec_tools.leaderboard.profiles.averitec2023"),
-    ("evalai", "averitec_tools.leaderboard.profiles.evalai"),
-    ("fever", "averitec_tools.leaderboard.profiles.fever"),
-    ("fever8", "averitec_tools.leaderboard.profiles.fever8"),
+    ("averitec2024", "averitec_tools.scoring.profiles.averitec2024"),
+    ("averitec2023", "averitec_tools.scoring.profiles.averitec2023"),
+    ("evalai", "averitec_tools.scoring.profiles.evalai"),
+    ("fever", "averitec_tools.scoring.profiles.fever"),
+    ("fever8", "averitec_tools.scoring.profiles.fever8"),
 ):
     PROFILES.add(_name, _module)
 

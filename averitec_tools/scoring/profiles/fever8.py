@@ -3,7 +3,7 @@
 Per claim, the judge (temperature 0, at most 3000 tokens, as the organisers call it)
 compares the reference with the predicted evidence twice: as question-answer pairs
 (``qa``) and as questions only (``questions``); see :mod:`averitec_tools.metrics.ev2r` for
-the arithmetic and :mod:`averitec_tools.leaderboard.fever8_inputs` for the texts it sees.
+the arithmetic and :mod:`averitec_tools.scoring.fever8_inputs` for the texts it sees.
 Reported:
 
 * ``ev2r`` -- mean precision and recall for ``questions_answers`` and ``questions_only``;
@@ -30,20 +30,6 @@ from typing import Any, ClassVar
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.fever8_inputs import (
-    Claim,
-    ClaimSet,
-    judge_requests,
-    load_claims,
-    load_prompt,
-)
-from averitec_tools.leaderboard.profiles.base import (
-    ClaimScore,
-    PathLike,
-    ProfileResult,
-    ScoringProfile,
-)
-from averitec_tools.leaderboard.scoring import MAX_EVIDENCE, make_engine
 from averitec_tools.metrics.averitec_score import threshold_key
 from averitec_tools.metrics.ev2r import (
     DEFAULT_PRESET,
@@ -60,6 +46,20 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_MAX_TOKENS,
 )
 from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.scoring.engine import MAX_EVIDENCE, make_engine
+from averitec_tools.scoring.fever8_inputs import (
+    Claim,
+    ClaimSet,
+    judge_requests,
+    load_claims,
+    load_prompt,
+)
+from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
 
 METEOR_THRESHOLD = 0.25
 #: A request that failed under --official-failure-mode: scores 0 like an unparseable reply, counted apart.

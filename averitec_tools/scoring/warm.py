@@ -1,7 +1,7 @@
 """Warm scoring state a long-lived scorer (the leaderboard server) lends to the profiles.
 
-A profile builds its METEOR engine with :func:`averitec_tools.leaderboard.scoring.make_engine`
-and parses gold with :func:`averitec_tools.leaderboard.submission.load_gold_claims`. Both
+A profile builds its METEOR engine with :func:`averitec_tools.scoring.engine.make_engine`
+and parses gold with :func:`averitec_tools.scoring.submission.load_gold_claims`. Both
 consult this module: inside :func:`warm_scoring` they return the lent engine and the parsed
 gold kept from earlier calls instead of building them anew. Context variables keep the
 lending to the calling thread, so concurrent cold scoring is unaffected.

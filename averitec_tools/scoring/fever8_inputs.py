@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.convert import (
+from averitec_tools.metrics.ev2r import KINDS, JudgePrompt
+from averitec_tools.scoring.convert import (
     NO_ANSWER,
     _csv_id,
     evi_questions,
@@ -28,9 +29,8 @@ from averitec_tools.leaderboard.convert import (
     read_submission,
     split_evi,
 )
-from averitec_tools.leaderboard.formats import is_fever8_csv
-from averitec_tools.leaderboard.submission import check_label, load_gold_claims
-from averitec_tools.metrics.ev2r import KINDS, JudgePrompt
+from averitec_tools.scoring.formats import is_fever8_csv
+from averitec_tools.scoring.submission import check_label, load_gold_claims
 
 PathLike = str | os.PathLike[str]
 Pairs = tuple[tuple[str, str], ...]

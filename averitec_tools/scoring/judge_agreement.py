@@ -32,7 +32,6 @@ from typing import Any
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.fever8_inputs import Claim, judge_requests, load_claims, load_prompt
 from averitec_tools.metrics.agreement import (
     cohen_kappa,
     confusion,
@@ -52,6 +51,7 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_MAX_TOKENS,
 )
+from averitec_tools.scoring.fever8_inputs import Claim, judge_requests, load_claims, load_prompt
 
 PathLike = str | os.PathLike[str]
 

@@ -24,7 +24,7 @@ Deliberate differences: a ``"justification": null`` (``eval.py`` crashes on it),
 ``string_evidence`` for Q+A), unknown labels (counted as wrong there), reference claims
 without a justification, count mismatches and claim-text mismatches are errors. With
 ``--lenient`` the first three are scored as ``eval.py`` does (a null justification as
-absent) and counted (see :mod:`averitec_tools.leaderboard.lenient`).
+absent) and counted (see :mod:`averitec_tools.scoring.lenient`).
 """
 
 from __future__ import annotations
@@ -34,31 +34,31 @@ from typing import Any, ClassVar
 import numpy as np
 
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.lenient import Lenience
-from averitec_tools.leaderboard.profiles.base import (
-    ClaimScore,
-    PathLike,
-    ProfileResult,
-    ScoringProfile,
-)
-from averitec_tools.leaderboard.scoring import (
+from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
+from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.scoring.engine import (
     MAX_EVIDENCE,
     check_options,
     make_engine,
     qa_strings,
     signature,
 )
-from averitec_tools.leaderboard.submission import (
+from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileResult,
+    ScoringProfile,
+)
+from averitec_tools.scoring.submission import (
     Prediction2023,
     check_claim_text,
     load_gold_claims,
     load_predictions_2023,
 )
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
-from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
-from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.records.averitec import AVERITEC_LABELS
 
 TYPE_THRESHOLDS = (0.2, 0.3)
 

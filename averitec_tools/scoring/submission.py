@@ -11,7 +11,7 @@ Three prediction formats exist:
 
 Any item may also carry ``confidence`` (a number) and ``probabilities`` (``{label: number}``)
 for calibration analyses. Recognising a file's format and streaming it live in
-:mod:`averitec_tools.leaderboard.formats` (re-exported here).
+:mod:`averitec_tools.scoring.formats` (re-exported here).
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import Located
-from averitec_tools.leaderboard.formats import (
+from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
+from averitec_tools.records.probability import probability
+from averitec_tools.scoring.formats import (
     FORMAT_DESCRIPTIONS,
     FORMAT_PROFILE,
     iter_format,
     sniff_item_format,
     wrong_format_error,
 )
-from averitec_tools.leaderboard.lenient import Lenience
-from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
-from averitec_tools.records.probability import probability
+from averitec_tools.scoring.lenient import Lenience
 
 # --------------------------------------------------------------------------- helpers
 
@@ -278,9 +278,9 @@ class EvalAIItem:
 def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVeriTeCClaim]:
     """Read AVeriTeC gold (``dev.json`` schema) for scoring: labels and questions required.
 
-    Inside ``leaderboard.warm.warm_scoring`` a file already parsed (same content) is reused.
+    Inside ``scoring.warm.warm_scoring`` a file already parsed (same content) is reused.
     """
-    from averitec_tools.leaderboard.warm import lent_gold_cache
+    from averitec_tools.scoring.warm import lent_gold_cache
 
     cache = lent_gold_cache()
     if cache is None:

@@ -176,7 +176,7 @@ def score_subset(profile: Any, *, predictions: PathLike, references: PathLike, *
 
     Example:
         >>> import json, pathlib, tempfile
-        >>> from averitec_tools.leaderboard.profiles import get_profile
+        >>> from averitec_tools.scoring.profiles import get_profile
         >>> d = pathlib.Path(tempfile.mkdtemp())
         >>> gold = [{"id": i, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim": "c",
         ...          "evidence": [[[0, 0, "P", i]]]} for i in range(4)]

@@ -82,8 +82,8 @@ def raw_answers(questions: Sequence[Question]) -> list[str]:
 
 
 def make_engine(options: dict[str, Any]) -> MeteorEngine:
-    """A fresh METEOR engine, or the warm one a long-lived scorer lent (see ``leaderboard.warm``)."""
-    from averitec_tools.leaderboard.warm import lent_engine
+    """A fresh METEOR engine, or the warm one a long-lived scorer lent (see ``scoring.warm``)."""
+    from averitec_tools.scoring.warm import lent_engine
 
     return lent_engine() or MeteorEngine(allow_download=bool(options.get("allow_download", True)))
 

@@ -24,19 +24,19 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.lenient import Lenience
-from averitec_tools.leaderboard.profiles.base import (
+from averitec_tools.metrics.averitec_score import passes, threshold_key
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.prepared_cache import prepared_cache_file
+from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.scoring.engine import check_options, make_engine, signature
+from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
     ProfileResult,
     ScoringProfile,
 )
-from averitec_tools.leaderboard.scoring import check_options, make_engine, signature
-from averitec_tools.leaderboard.submission import load_evalai
-from averitec_tools.metrics.averitec_score import passes, threshold_key
-from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
-from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.scoring.submission import load_evalai
 
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
 
