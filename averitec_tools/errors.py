@@ -39,4 +39,31 @@ class ResourceError(UserError):
     """A resource (NLTK data, model weights, an index) is missing or unusable."""
 
 
-__all__ = ["ResourceError", "UserError"]
+class PredictionCountError(UserError):
+    """A submission does not predict every reference claim once; the counts are fields.
+
+    Callers decide on the counts (``averitec score`` suggests ``--subset`` when fewer
+    claims are predicted than the references hold), never on the message text.
+
+    Args:
+        message: As :class:`UserError`.
+        n_predictions: How many claims the submission predicts.
+        n_references: How many claims the references hold.
+        hint: As :class:`UserError`.
+        detail: As :class:`UserError`.
+
+    Example:
+        >>> exc = PredictionCountError("p.json: 2 predictions, not one per reference claim",
+        ...                            n_predictions=2, n_references=3, detail="gold.json has 3 claims")
+        >>> exc.n_predictions < exc.n_references, isinstance(exc, UserError)
+        (True, True)
+    """
+
+    def __init__(self, message: str, *, n_predictions: int, n_references: int, hint: str | None = None,
+                 detail: str | None = None) -> None:
+        super().__init__(message, hint=hint, detail=detail)
+        self.n_predictions = n_predictions
+        self.n_references = n_references
+
+
+__all__ = ["PredictionCountError", "ResourceError", "UserError"]

@@ -12,8 +12,9 @@ import json
 import os
 import shutil
 import stat
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,4 +266,19 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
-__all__ = ["Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "sniff_format"]
+def print_json(obj: Mapping[str, Any]) -> None:
+    """Write ``obj`` as a single JSON line on stdout (UTF-8, not ASCII-escaped).
+
+    The one way commands and servers write ``--json`` output: exactly one JSON object.
+
+    Example:
+        >>> print_json({"n": 1, "label": "Réfuté"})
+        {"n": 1, "label": "Réfuté"}
+    """
+    sys.stdout.write(json.dumps(dict(obj), ensure_ascii=False) + "\n")
+
+
+__all__ = [
+    "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
+    "sniff_format",
+]

@@ -25,7 +25,7 @@ def error_line(capsys: pytest.CaptureFixture[str], code: int) -> str:
 
 
 def never_score(monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.cli import calibration, compare
+    from averitec_tools.scoring import calibration, compare
 
     def fail(**kwargs: object) -> None:
         pytest.fail("scored before the cheap checks")
@@ -141,16 +141,14 @@ def test_compare_unknown_metric_fails_before_scoring(files, capsys, monkeypatch)
     ("averitec2024", "pred2024", "gold"), ("averitec2023", "pred2023", "gold"), ("evalai", "pred_evalai", "gold_evalai"),
 ])
 def test_declared_per_claim_metrics_match_the_profiles(files, profile, pred, gold) -> None:
-    from averitec_tools.cli._profile_scores import score_with_profile
-    from averitec_tools.scoring.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile, score_with_profile
 
     result = score_with_profile(profile=profile, predictions=str(files[pred]), references=str(files[gold]))
     assert set(result.per_claim[0].values) == set(get_profile(profile).per_claim_metrics)
 
 
 def test_declared_fever_metrics_match_the_profile(tmp_path) -> None:
-    from averitec_tools.cli._profile_scores import score_with_profile
-    from averitec_tools.scoring.profiles import get_profile
+    from averitec_tools.scoring.profiles import get_profile, score_with_profile
 
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"id": 1, "claim": "c", "verifiable": "VERIFIABLE", "label": "SUPPORTS", '

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.cli._json import print_json
+from averitec_tools.jsonio import print_json
 
 RULE_HELP = (
     "published_after_claim, archived_after_claim, fact_checker_source, "

@@ -22,8 +22,8 @@ import os
 import sys
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:

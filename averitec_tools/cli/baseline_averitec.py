@@ -17,8 +17,8 @@ import os
 import sys
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir, check_output_file
 
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 
 
 def add_paper_subcommands(sub: Any) -> None:

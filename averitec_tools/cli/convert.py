@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.cli._json import print_json
+from averitec_tools.jsonio import print_json
 
 FORMAT_CHOICES = ("2023", "2024", "evalai", "fever8")
 

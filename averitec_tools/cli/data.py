@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtpe]?)(?:i?b)?\s*$", re.IGNORECASE)
 

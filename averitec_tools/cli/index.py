@@ -20,8 +20,8 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.engines import add_engine_arguments
+from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:

@@ -22,9 +22,9 @@ import argparse
 import json
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.cli._judge_options import JUDGE_FLAGS
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 
 #: The score options that apply here too (same flags, same meaning).
 _SHARED = ("judge_backend", "judge_url", "judge_model", "judge_api_key_env", "judge_prompt", "judge_cache",

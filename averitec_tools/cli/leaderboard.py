@@ -23,8 +23,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.cli._json import print_json
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import print_json
 
 EXPORT_FORMATS = ("md", "html", "json", "csv", "latex")
 
@@ -269,19 +269,18 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ranked(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
+def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, list[Any]]:
     from averitec_tools.leaderboard.ranking import rank_store
 
-    store = _store(args)
     comp = store.competition()
-    phase = comp.phase(args.phase)
+    phase = comp.phase(phase_name)
     return comp, phase, rank_store(store, phase.name)
 
 
 def _show(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.export import export
 
-    comp, phase, entries = _ranked(args)
+    comp, phase, entries = _ranked(_store(args), args.phase)
     if args.json:
         import json
 
@@ -305,7 +304,7 @@ def _export(args: argparse.Namespace) -> int:
         from averitec_tools.outputs import check_output_file
 
         check_output_file(args.out, option="--out")
-    comp, phase, entries = _ranked(args)
+    comp, phase, entries = _ranked(_store(args), args.phase)
     text = export(entries, competition=comp, phase=phase, fmt=args.format)
     if args.out:
         with atomic_writer(args.out) as fh:

@@ -14,13 +14,12 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from averitec_tools.cli._json import print_json
-from averitec_tools.errors import UserError
+from averitec_tools.errors import PredictionCountError, UserError
+from averitec_tools.jsonio import print_json
 
 METRIC_CHOICES = ("all", "hu-meteor")
 
@@ -136,10 +135,8 @@ def run(args: argparse.Namespace) -> int:
                 progress=not args.json and sys.stderr.isatty(),
                 **options,
             )
-    except UserError as exc:
-        # "N predictions, not one per reference claim (REF has M claims)": the count is in the detail
-        counts = re.search(r"(\d+) predictions, not one (?:for every|per) reference claim.*?(\d+) (?:reference )?claims", str(exc))
-        if args.subset or not counts or int(counts[1]) >= int(counts[2]):
+    except PredictionCountError as exc:
+        if args.subset or exc.n_predictions >= exc.n_references:
             raise
         raise UserError(exc.message, detail=exc.detail, hint="for a partial run (--limit N) pass --subset to score only the "
                         "claims predicted") from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from averitec_tools.cli._json import print_json
+from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from averitec_tools.metrics._inputs import (
     ArrayLike,
@@ -59,6 +60,19 @@ def brier_score(*, confidences: ArrayLike, correct: ArrayLike) -> float:
     """
     conf, ok = as_confidences_correct(confidences=confidences, correct=correct)
     return float(np.mean((conf - ok.astype(np.float64)) ** 2))
+
+
+def brier_batched(confidences: npt.NDArray[np.float64], correct: npt.NDArray[Any], axis: int = -1) -> Any:
+    """:func:`brier_score` of many samples at once (along ``axis``), for the bootstrap.
+
+    Inputs are not validated (the caller checked them once, before resampling).
+
+    Example:
+        >>> b = brier_batched(np.array([[0.9, 0.6, 0.2], [1.0, 0.0, 0.0]]), np.array([[1, 0, 0], [1, 0, 0]]))
+        >>> [round(float(x), 6) for x in b]
+        [0.136667, 0.0]
+    """
+    return np.mean((confidences - correct) ** 2, axis=axis)
 
 
 def multiclass_brier_score(
@@ -159,4 +173,4 @@ class MulticlassBrierScore:
 register_metric(BrierScore())
 register_metric(MulticlassBrierScore())
 
-__all__ = ["BrierScore", "MulticlassBrierScore", "brier_score", "multiclass_brier_score"]
+__all__ = ["BrierScore", "MulticlassBrierScore", "brier_batched", "brier_score", "multiclass_brier_score"]

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.errors import UserError
+from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import Located
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
 from averitec_tools.records.probability import probability
@@ -331,8 +331,9 @@ def load_predictions_2024(
     missing = [i for i in range(n_references) if i not in by_id]
     if missing:
         shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
-        raise UserError(
+        raise PredictionCountError(
             f"{path}: {len(by_id)} predictions, not one for every reference claim",
+            n_predictions=len(by_id), n_references=n_references,
             detail=f"{n_references} reference claims; missing claim_id {shown}",
             hint="the official scorer silently substitutes the first prediction for missing claims",
         )
@@ -348,8 +349,9 @@ def load_predictions_2023(
         for loc in iter_format(path, expected="averitec2023", profile="averitec2023", role="predictions")
     ]
     if len(preds) != n_references:
-        raise UserError(
+        raise PredictionCountError(
             f"{path}: {len(preds)} predictions, not one per reference claim (eval.py aligns them by position)",
+            n_predictions=len(preds), n_references=n_references,
             detail=f"{references} has {n_references} claims",
         )
     return preds

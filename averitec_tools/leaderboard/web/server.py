@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.cli._json import print_json
+from averitec_tools.jsonio import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
 
 logger = logging.getLogger("averitec.leaderboard")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from averitec_tools.errors import UserError
+from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.metrics.averitec_score import passes, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
@@ -68,8 +68,9 @@ class Profile(ScoringProfile):
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
         preds = load_evalai(predictions, role="predictions", lenience=lenience)
         if len(gold) != len(preds):
-            raise UserError(
+            raise PredictionCountError(
                 f"{predictions}: {len(preds)} predictions, not one per reference claim (the EvalAI scorer aligns lines by position)",
+                n_predictions=len(preds), n_references=len(gold),
                 detail=f"{references} has {len(gold)} claims",
             )
         for line, (p, g) in enumerate(zip(preds, gold, strict=True), start=1):

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from averitec_tools._version import __version__
-from averitec_tools.errors import UserError
+from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
 from averitec_tools.metrics.fever_score import CITATION, FeverScore
@@ -166,15 +166,17 @@ class Profile(ScoringProfile):
         golds = _read_gold(references, lenience)
         n_lines = _count_jsonl_items(predictions)
         if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
-            raise UserError(
+            raise PredictionCountError(
                 f"{predictions}: {n_lines} predictions, not one per reference claim",
+                n_predictions=n_lines, n_references=len(golds),
                 detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )
         preds = _read_predictions(predictions)
         if len(preds) != len(golds):
-            raise UserError(
+            raise PredictionCountError(
                 f"{predictions}: {len(preds)} predictions, not one per reference claim",
+                n_predictions=len(preds), n_references=len(golds),
                 detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )

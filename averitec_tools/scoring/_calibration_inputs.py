@@ -1,11 +1,11 @@
-"""Input checks of ``averitec calibration``: arguments, confidences and probabilities.
+"""Input checks of :func:`averitec_tools.scoring.calibration.calibration_report`: settings,
+confidences and probabilities (messages name the ``averitec calibration`` options).
 
 The cheap checks (:func:`prescan`) run before the profile scores anything.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,19 +15,22 @@ if TYPE_CHECKING:
     from averitec_tools.scoring.profiles.base import ClaimScore
 
 
-def check_args(args: argparse.Namespace) -> None:
-    if args.n_bins < 1:
-        raise UserError(f"--n-bins must be ≥ 1, got {args.n_bins}")
-    if not 0.0 <= args.threshold <= 1.0:
-        raise UserError(f"--threshold must be in [0, 1], got {args.threshold}")
-    if not 0.0 <= args.target_risk <= 1.0:
-        raise UserError(f"--target-risk must be in [0, 1], got {args.target_risk}")
-    if not 0.0 < args.target_coverage <= 1.0:
-        raise UserError(f"--target-coverage must be in (0, 1], got {args.target_coverage}")
-    if args.n_resamples < 0:
-        raise UserError(f"--n-resamples must be ≥ 0, got {args.n_resamples}")
-    if not 0.0 < args.confidence_level < 1.0:
-        raise UserError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
+def check_settings(
+    *, n_bins: int, threshold: float, target_risk: float, target_coverage: float, n_resamples: int,
+    confidence_level: float,
+) -> None:
+    if n_bins < 1:
+        raise UserError(f"--n-bins must be ≥ 1, got {n_bins}")
+    if not 0.0 <= threshold <= 1.0:
+        raise UserError(f"--threshold must be in [0, 1], got {threshold}")
+    if not 0.0 <= target_risk <= 1.0:
+        raise UserError(f"--target-risk must be in [0, 1], got {target_risk}")
+    if not 0.0 < target_coverage <= 1.0:
+        raise UserError(f"--target-coverage must be in (0, 1], got {target_coverage}")
+    if n_resamples < 0:
+        raise UserError(f"--n-resamples must be ≥ 0, got {n_resamples}")
+    if not 0.0 < confidence_level < 1.0:
+        raise UserError(f"--confidence-level must be in (0, 1), got {confidence_level}")
 
 
 def bad_probabilities(probs: Any) -> str | None:
@@ -101,4 +104,4 @@ def confidence_claims(
     return kept, len(missing)
 
 
-__all__ = ["bad_probabilities", "check_args", "check_gold", "confidence_claims", "prescan"]
+__all__ = ["bad_probabilities", "check_settings", "check_gold", "confidence_claims", "prescan"]
