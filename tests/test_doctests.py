@@ -58,7 +58,6 @@ NO_EXAMPLES = {
     "averitec_tools.baselines.r2vc.sidecar",
     "averitec_tools.baselines.r2vc.types",
     "averitec_tools.engines.ray_engine",
-    "averitec_tools.scoring.profiles",
     "averitec_tools.scoring.profiles.averitec2023",
     "averitec_tools.scoring.profiles.averitec2024",
     "averitec_tools.scoring.profiles.base",

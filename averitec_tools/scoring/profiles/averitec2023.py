@@ -36,27 +36,27 @@ import numpy as np
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.records.averitec import AVERITEC_LABELS
+from averitec_tools.records.averitec import AVeriTeCClaim
 from averitec_tools.scoring.engine import (
     MAX_EVIDENCE,
-    check_options,
-    make_engine,
     qa_strings,
-    signature,
 )
-from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles._averitec import (
+    averitec_signature,
+    level_means,
+    read_inputs,
+    result,
+    thresholded,
+    veracity,
+)
 from averitec_tools.scoring.profiles.base import (
-    ClaimScore,
     PathLike,
     ProfileResult,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
     Prediction2023,
-    check_claim_text,
-    load_gold_claims,
     load_predictions_2023,
 )
 
@@ -89,16 +89,16 @@ class Profile(ScoringProfile):
         progress: bool = False,
         **options: Any,
     ) -> ProfileResult:
-        check_options(self.name, options, self.OPTIONS)
-        metric = options.get("metric", "all")
-        gold = load_gold_claims(references, profile=self.name)
-        lenience = Lenience(enabled=bool(options.get("lenient", False)))
-        preds = load_predictions_2023(predictions, n_references=len(gold), references=str(references), lenience=lenience)
-        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
-            check_claim_text(p.claim, g.claim, f"{predictions}[{i}]")
+        def needs_justification(i: int, g: AVeriTeCClaim, metric: str) -> None:
             if metric == "all" and g.justification is None:
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
-        engine = make_engine(options)
+
+        inputs = read_inputs(
+            profile=self.name, allowed=self.OPTIONS, predictions=predictions, references=references, options=options,
+            load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
+            check_reference=needs_justification,
+        )
+        metric, gold, preds, lenience, engine = inputs.metric, inputs.gold, inputs.preds, inputs.lenience, inputs.engine
 
         q_tasks, qa_tasks, j_tasks = [], [], []
         for p, g in zip(preds, gold, strict=True):
@@ -117,15 +117,7 @@ class Profile(ScoringProfile):
         )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
-        sig = signature(
-            profile=self.name,
-            engine=engine,
-            thresholds=AVERITEC_THRESHOLDS,
-            comparison=">",
-            normalisation="gold",
-            evidence_cap=MAX_EVIDENCE,
-            lenient=lenience.enabled,
-        )
+        sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
@@ -141,24 +133,12 @@ class Profile(ScoringProfile):
         per_level = np.zeros((n, len(AVERITEC_THRESHOLDS)))
         per_level_j = np.zeros((n, len(AVERITEC_THRESHOLDS)))
         if metric == "all":
-            per_level = np.array(
-                [[c if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, c in zip(qa_scores, correct, strict=True)]
-            )
-            per_level_j = np.array(
-                [[j if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, j in zip(qa_scores, j_scores, strict=True)]
-            )
-            summary["veracity"] = {
-                "accuracy": float(np.mean(correct)),
-                "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
-                "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
-            }
+            per_level = thresholded(qa_scores, correct)
+            per_level_j = thresholded(qa_scores, j_scores)
+            summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
             summary["justification"] = float(np.mean(j_scores))
-            summary["averitec_score"] = {
-                threshold_key(t): float(v) for t, v in zip(AVERITEC_THRESHOLDS, np.mean(per_level, axis=0), strict=True)
-            }
-            summary["justification_score"] = {
-                threshold_key(t): float(v) for t, v in zip(AVERITEC_THRESHOLDS, np.mean(per_level_j, axis=0), strict=True)
-            }
+            summary["averitec_score"] = level_means(per_level)
+            summary["justification_score"] = level_means(per_level_j)
             types = [g.claim_types for g in gold]
             summary["by_claim_type"] = {
                 threshold_key(t): by_claim_type(evidence_scores=qa_scores, claim_types=types, threshold=t)
@@ -166,7 +146,7 @@ class Profile(ScoringProfile):
             }
 
         per_claim = []
-        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
+        for i in range(n):
             vals: dict[str, float] = {"questions_only": q_scores[i], "questions_answers": qa_scores[i]}
             if metric == "all":
                 vals["label_accuracy"] = float(correct[i])
@@ -174,23 +154,6 @@ class Profile(ScoringProfile):
                 for k, t in enumerate(AVERITEC_THRESHOLDS):
                     vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
                     vals[f"justification_score@{threshold_key(t)}"] = float(per_level_j[i][k])
-            per_claim.append(
-                ClaimScore(
-                    claim_id=i,
-                    gold_label=g.label,
-                    pred_label=p.label,
-                    values=vals,
-                    confidence=p.confidence,
-                    probabilities=p.probabilities,
-                    claim_types=g.claim_types,
-                )
-            )
-        return ProfileResult(
-            profile=self.name,
-            signature=sig,
-            n_claims=n,
-            summary=summary,
-            per_claim=tuple(per_claim),
-            labels=AVERITEC_LABELS,
-            warnings=tuple(lenience.warnings()),
-        )
+            per_claim.append(vals)
+        return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
+                      pred_labels=pred_labels, values=per_claim)

@@ -50,28 +50,27 @@ import numpy as np
 
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.engine import (
     MAX_EVIDENCE,
     answer_strings,
-    check_options,
-    make_engine,
     qa_strings,
     raw_answers,
-    signature,
 )
-from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles._averitec import (
+    averitec_signature,
+    level_means,
+    read_inputs,
+    result,
+    thresholded,
+    veracity,
+)
 from averitec_tools.scoring.profiles.base import (
-    ClaimScore,
     PathLike,
     ProfileResult,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
-    check_claim_text,
-    load_gold_claims,
     load_predictions_2024,
 )
 
@@ -99,14 +98,11 @@ class Profile(ScoringProfile):
         progress: bool = False,
         **options: Any,
     ) -> ProfileResult:
-        check_options(self.name, options, self.OPTIONS)
-        metric = options.get("metric", "all")
-        gold = load_gold_claims(references, profile=self.name)
-        lenience = Lenience(enabled=bool(options.get("lenient", False)))
-        preds = load_predictions_2024(predictions, n_references=len(gold), references=str(references), lenience=lenience)
-        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
-            check_claim_text(p.claim, g.claim, f"{predictions} (claim_id {i})")
-        engine = make_engine(options)
+        inputs = read_inputs(
+            profile=self.name, allowed=self.OPTIONS, predictions=predictions, references=references, options=options,
+            load_predictions=load_predictions_2024, where=lambda i: f"{predictions} (claim_id {i})",
+        )
+        metric, gold, preds, lenience, engine = inputs.metric, inputs.gold, inputs.preds, inputs.lenience, inputs.engine
 
         q_tasks, qa_tasks, a_tasks, raw_tasks = [], [], [], []
         has_answers = [bool(raw_answers(g.questions)) for g in gold]
@@ -132,15 +128,7 @@ class Profile(ScoringProfile):
         raw_iter = iter(values[3 * n :])
         raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
 
-        sig = signature(
-            profile=self.name,
-            engine=engine,
-            thresholds=AVERITEC_THRESHOLDS,
-            comparison=">",
-            normalisation="gold",
-            evidence_cap=MAX_EVIDENCE,
-            lenient=lenience.enabled,
-        )
+        sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
@@ -155,18 +143,10 @@ class Profile(ScoringProfile):
         gold_labels = [g.label for g in gold]
         pred_labels = [p.pred_label for p in preds]
         correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
-        # The official scorer stores label correctness (a bool) or 0.0 per λ and averages with axis=0.
-        per_level = np.array(
-            [[c if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, c in zip(qa_scores, correct, strict=True)]
-        )
+        per_level = thresholded(qa_scores, correct)
         if metric == "all":
-            summary["veracity"] = {
-                "accuracy": float(np.mean(correct)),
-                "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
-                "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
-            }
-            means = np.mean(per_level, axis=0)
-            summary["averitec_score"] = {threshold_key(t): float(v) for t, v in zip(AVERITEC_THRESHOLDS, means, strict=True)}
+            summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
+            summary["averitec_score"] = level_means(per_level)
             summary["by_claim_type"] = {
                 threshold_key(TYPE_THRESHOLD): by_claim_type(
                     evidence_scores=qa_scores, claim_types=[g.claim_types for g in gold], threshold=TYPE_THRESHOLD
@@ -174,7 +154,7 @@ class Profile(ScoringProfile):
             }
 
         per_claim = []
-        for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
+        for i in range(n):
             vals: dict[str, float] = {
                 "questions_only": q_scores[i],
                 "questions_answers": qa_scores[i],
@@ -185,23 +165,6 @@ class Profile(ScoringProfile):
                 vals["label_accuracy"] = float(correct[i])
                 for k, t in enumerate(AVERITEC_THRESHOLDS):
                     vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
-            per_claim.append(
-                ClaimScore(
-                    claim_id=i,
-                    gold_label=g.label,
-                    pred_label=p.pred_label,
-                    values=vals,
-                    confidence=p.confidence,
-                    probabilities=p.probabilities,
-                    claim_types=g.claim_types,
-                )
-            )
-        return ProfileResult(
-            profile=self.name,
-            signature=sig,
-            n_claims=n,
-            summary=summary,
-            per_claim=tuple(per_claim),
-            labels=AVERITEC_LABELS,
-            warnings=tuple(lenience.warnings()),
-        )
+            per_claim.append(vals)
+        return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
+                      pred_labels=pred_labels, values=per_claim)

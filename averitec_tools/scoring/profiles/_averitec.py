@@ -1,0 +1,152 @@
+"""What the 2023 and 2024 AVeriTeC profiles share: reading and checking the inputs, the
+signature, the veracity block, the λ-thresholded per-claim scores and the result.
+
+Each profile keeps only what differs: its prediction format, the strings it compares and
+the figures it reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+
+from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, threshold_key
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.meteor import MeteorEngine
+from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim
+from averitec_tools.scoring.engine import MAX_EVIDENCE, check_options, make_engine, signature
+from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles.base import ClaimScore, PathLike, ProfileResult
+from averitec_tools.scoring.submission import check_claim_text, load_gold_claims
+
+
+class _Prediction(Protocol):
+    @property
+    def claim(self) -> str | None: ...
+    @property
+    def confidence(self) -> float | None: ...
+    @property
+    def probabilities(self) -> Mapping[str, float] | None: ...
+
+
+P = TypeVar("P", bound=_Prediction)
+
+
+@dataclass(frozen=True)
+class Inputs(Generic[P]):
+    """Checked inputs of one scoring run."""
+
+    metric: str
+    gold: list[AVeriTeCClaim]
+    preds: list[P]
+    lenience: Lenience
+    engine: MeteorEngine
+
+
+def read_inputs(
+    *,
+    profile: str,
+    allowed: Sequence[str],
+    predictions: PathLike,
+    references: PathLike,
+    options: dict[str, Any],
+    load_predictions: Callable[..., list[P]],
+    where: Callable[[int], str],
+    check_reference: Callable[[int, AVeriTeCClaim, str], None] | None = None,
+) -> Inputs[P]:
+    """Options, gold, predictions (aligned one per reference claim), claim texts, engine.
+
+    ``check_reference(i, gold_claim, metric)`` runs right after claim ``i``'s text check,
+    so the first defect of a file is the one reported.
+    """
+    check_options(profile, options, allowed)
+    metric = options.get("metric", "all")
+    gold = load_gold_claims(references, profile=profile)
+    lenience = Lenience(enabled=bool(options.get("lenient", False)))
+    preds = load_predictions(predictions, n_references=len(gold), references=str(references), lenience=lenience)
+    for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
+        check_claim_text(p.claim, g.claim, where(i))
+        if check_reference is not None:
+            check_reference(i, g, metric)
+    return Inputs(metric=metric, gold=gold, preds=preds, lenience=lenience, engine=make_engine(options))
+
+
+def averitec_signature(*, profile: str, engine: MeteorEngine, lenience: Lenience) -> str:
+    """Both profiles' signature: the official λ set, strict ``>``, gold normalisation, cap 10."""
+    return signature(
+        profile=profile,
+        engine=engine,
+        thresholds=AVERITEC_THRESHOLDS,
+        comparison=">",
+        normalisation="gold",
+        evidence_cap=MAX_EVIDENCE,
+        lenient=lenience.enabled,
+    )
+
+
+def veracity(*, gold_labels: Sequence[str | None], pred_labels: Sequence[str | None], correct: Sequence[bool]) -> dict[str, Any]:
+    """Label accuracy, macro-F1 and per-label F1 over the four AVeriTeC labels."""
+    return {
+        "accuracy": float(np.mean(correct)),
+        "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
+        "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
+    }
+
+
+def thresholded(evidence_scores: Sequence[float], values: Sequence[Any]) -> np.ndarray:
+    """Per claim and λ: the claim's value where its evidence score is ``> λ``, else 0.0.
+
+    The official scorers store label correctness (a bool) or 0.0 per λ and average with
+    ``axis=0``; this is that matrix (claims × :data:`AVERITEC_THRESHOLDS`).
+
+    Example:
+        >>> thresholded([0.3, 0.1], [True, True]).tolist()  # strict: 0.3 is not > 0.3
+        [[1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    """
+    return np.array(
+        [[v if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, v in zip(evidence_scores, values, strict=True)]
+    )
+
+
+def level_means(per_level: np.ndarray) -> dict[str, float]:
+    """Mean over claims of each λ column, keyed by :func:`threshold_key`."""
+    return {threshold_key(t): float(v) for t, v in zip(AVERITEC_THRESHOLDS, np.mean(per_level, axis=0), strict=True)}
+
+
+def result(
+    *,
+    profile: str,
+    sig: str,
+    summary: dict[str, Any],
+    inputs: Inputs[Any],
+    pred_labels: Sequence[str | None],
+    values: Sequence[dict[str, float]],
+) -> ProfileResult:
+    """The profile's result, one :class:`ClaimScore` per reference claim (ids by position)."""
+    per_claim = tuple(
+        ClaimScore(
+            claim_id=i,
+            gold_label=g.label,
+            pred_label=label,
+            values=vals,
+            confidence=p.confidence,
+            probabilities=p.probabilities,
+            claim_types=g.claim_types,
+        )
+        for i, (p, g, label, vals) in enumerate(zip(inputs.preds, inputs.gold, pred_labels, values, strict=True))
+    )
+    return ProfileResult(
+        profile=profile,
+        signature=sig,
+        n_claims=len(inputs.gold),
+        summary=summary,
+        per_claim=per_claim,
+        labels=AVERITEC_LABELS,
+        warnings=tuple(inputs.lenience.warnings()),
+    )
+
+
+__all__ = ["Inputs", "averitec_signature", "level_means", "read_inputs", "result", "thresholded", "veracity"]
