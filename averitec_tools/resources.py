@@ -42,32 +42,6 @@ WORDNET = NltkResource("wordnet", "corpora/wordnet")
 RESOURCES: dict[str, NltkResource] = {r.package: r for r in (PUNKT_TAB, WORDNET)}
 
 
-#: Optional integrations ``import nltk`` pulls in eagerly; the scorer uses neither.
-_NLTK_OPTIONAL_IMPORTS = ("sklearn", "scipy.stats")
-
-
-def import_nltk_lean() -> None:
-    """Import NLTK without its optional scikit-learn / ``scipy.stats`` integrations.
-
-    ``import nltk`` imports scikit-learn (for ``nltk.classify.SklearnClassifier``) and
-    ``scipy.stats`` (for ``nltk.metrics.association``) when they are installed, which is
-    about 1 s of the scorer's start-up and nothing it uses. ``averitec score`` (a process
-    of its own) calls this before anything imports NLTK; NLTK treats both as absent, the
-    rest of the process can still import scikit-learn and SciPy normally. A no-op when
-    NLTK or either package is already imported.
-    """
-    if "nltk" in sys.modules or any(name in sys.modules for name in _NLTK_OPTIONAL_IMPORTS):
-        return
-    for name in _NLTK_OPTIONAL_IMPORTS:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
-    try:
-        import nltk  # noqa: F401
-    finally:
-        for name in _NLTK_OPTIONAL_IMPORTS:
-            if sys.modules.get(name, 0) is None:
-                del sys.modules[name]
-
-
 def downloads_allowed(*, allow_download: bool = True) -> bool:
     """Whether a missing resource may be downloaded.
 
@@ -201,4 +175,4 @@ def find_resource(name: str, *, allow_download: bool = True) -> Any:
     return found
 
 
-__all__ = ["DirPointer", "PUNKT_TAB", "RESOURCES", "WORDNET", "NltkResource", "downloads_allowed", "find_resource", "import_nltk_lean"]
+__all__ = ["DirPointer", "PUNKT_TAB", "RESOURCES", "WORDNET", "NltkResource", "downloads_allowed", "find_resource"]

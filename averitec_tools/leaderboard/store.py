@@ -51,7 +51,6 @@ from averitec_tools.leaderboard.names import (
 )
 from averitec_tools.leaderboard.queue import LIVE_STATES, SubmissionQueue
 
-DEFAULT_DB = "sqlite:///leaderboard.db"
 STATES = ("pending", "running", "finished", "failed", "cancelled")
 #: States whose stored result may stand on the board (a rescore keeps the old one shown).
 BOARD_STATES = ("finished", "pending", "running")
@@ -368,7 +367,6 @@ class Store(SubmissionQueue):
 
 __all__ = [
     "BOARD_STATES",
-    "DEFAULT_DB",
     "LIVE_STATES",
     "STATES",
     "NewSubmission",

@@ -9,7 +9,7 @@ correctness -- a quirk kept here as :func:`thresholded_evidence`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,11 +129,6 @@ def threshold_key(threshold: float) -> str:
     return repr(float(threshold))
 
 
-def mapping_mean(values: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """Mean of each list in ``values`` (helper for summaries)."""
-    return {k: float(np.mean(v)) if len(v) else 0.0 for k, v in values.items()}
-
-
 __all__ = [
     "AVERITEC_SCORE",
     "AVERITEC_THRESHOLDS",
@@ -141,7 +136,6 @@ __all__ = [
     "averitec_score",
     "by_claim_type",
     "claim_averitec_score",
-    "mapping_mean",
     "passes",
     "thresholded_evidence",
     "threshold_key",

@@ -52,7 +52,6 @@ from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import map_label
 
-OUTPUT_FORMATS: tuple[str, ...] = ("averitec2024", "ternary")
 #: Evidence items listed when the prediction cites nothing.
 FALLBACK_EVIDENCE = 3
 
@@ -333,7 +332,6 @@ def default_format(claims: Sequence[ClaimInput]) -> str:
 __all__ = [
     "FALLBACK_EVIDENCE",
     "FORMATTERS",
-    "OUTPUT_FORMATS",
     "ClaimInput",
     "ClaimPrediction",
     "FallbackQuestionWriter",
