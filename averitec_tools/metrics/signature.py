@@ -9,7 +9,41 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from averitec_tools._version import __version__
+
+
+def render_signature(fields: Mapping[str, Any] | Iterable[tuple[str, Any]], *, version: str = __version__) -> str:
+    """The one signature builder: ``key:value`` fields in order, joined by ``|``, then the version.
+
+    Every score and report in the package renders its signature here, so the format (and
+    the trailing ``version:``) cannot drift between commands.
+
+    Example:
+        >>> render_signature({"profile": "fever", "cap": 5}, version="0.1.0")
+        'profile:fever|cap:5|version:0.1.0'
+    """
+    items = fields.items() if isinstance(fields, Mapping) else fields
+    return "|".join([*(f"{key}:{value}" for key, value in items), f"version:{version}"])
+
+
+def threshold_field(thresholds: float | Sequence[float], comparison: str) -> str:
+    """λ values (``repr`` of each float) and the comparison, as in ``thr:0.25(>)``.
+
+    Example:
+        >>> threshold_field((0.1, 0.25), ">"), threshold_field(0.5, ">=")
+        ('0.1,0.25(>)', '0.5(>=)')
+    """
+    values = (thresholds,) if isinstance(thresholds, (int, float)) else thresholds
+    return f"{','.join(repr(float(t)) for t in values)}({comparison})"
+
+
+def wordnet_field(wordnet: Any) -> str:
+    """A loaded WordNet as ``VERSION+sha256.CHECKSUM`` (anything with ``version`` and ``checksum``)."""
+    return f"{wordnet.version}+sha256.{wordnet.checksum}"
 
 
 @dataclass(frozen=True)
@@ -44,20 +78,19 @@ class Signature:
 
     def render(self) -> str:
         """The signature string (``key:value`` fields joined by ``|``)."""
-        thr = ",".join(repr(float(t)) for t in self.thresholds)
-        return "|".join(
+        return render_signature(
             [
-                f"profile:{self.profile}",
-                f"metric:{self.metric}",
-                f"tok:{self.tokenizer}",
-                f"stem:{self.stemmer}",
-                f"wordnet:{self.wordnet}",
-                f"thr:{thr}({self.comparison})",
-                f"norm:{self.normalisation}",
-                f"cap:{'none' if self.evidence_cap is None else self.evidence_cap}",
-                *(["mode:lenient"] if self.lenient else []),
-                f"version:{self.version}",
-            ]
+                ("profile", self.profile),
+                ("metric", self.metric),
+                ("tok", self.tokenizer),
+                ("stem", self.stemmer),
+                ("wordnet", self.wordnet),
+                ("thr", threshold_field(self.thresholds, self.comparison)),
+                ("norm", self.normalisation),
+                ("cap", "none" if self.evidence_cap is None else self.evidence_cap),
+                *([("mode", "lenient")] if self.lenient else []),
+            ],
+            version=self.version,
         )
 
     def __str__(self) -> str:
@@ -80,4 +113,4 @@ def parse_signature(text: str) -> dict[str, str]:
     return out
 
 
-__all__ = ["Signature", "parse_signature"]
+__all__ = ["Signature", "parse_signature", "render_signature", "threshold_field", "wordnet_field"]

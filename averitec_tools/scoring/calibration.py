@@ -216,7 +216,6 @@ def calibration_report(
     """
     import numpy as np
 
-    from averitec_tools._version import __version__
     from averitec_tools.metrics.abstention import (
         DEFAULT_ABSTAIN_LABELS,
         abstention_mask,
@@ -225,6 +224,7 @@ def calibration_report(
     from averitec_tools.metrics.brier import brier_score
     from averitec_tools.metrics.ece import reliability_diagram
     from averitec_tools.metrics.selective import risk_coverage_curve, selective_accuracy
+    from averitec_tools.metrics.signature import render_signature
 
     predictions, references = str(predictions), str(references)
     check_settings(n_bins=n_bins, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage,
@@ -269,13 +269,12 @@ def calibration_report(
     at_risk = curve.point_for_risk(target_risk)
     at_cov = curve.point_for_coverage(target_coverage)
 
-    signature = (
-        f"calibration|profile:{profile}|correct:pred_label==gold_label"
-        f"|bins:{n_bins}-{strategy}|abstention:{abstention_mode}"
-        f"|coverage:confidence>=tau|aurc:distinct-thresholds"
-        f"|ci:{ci_method}-{n_resamples}-seed{seed}-{confidence_level:g}"
-        f"|version:{__version__}"
-    )
+    # The leading bare "calibration" (no key) is kept: it is part of published signatures.
+    signature = "calibration|" + render_signature([
+        ("profile", profile), ("correct", "pred_label==gold_label"), ("bins", f"{n_bins}-{strategy}"),
+        ("abstention", abstention_mode), ("coverage", "confidence>=tau"), ("aurc", "distinct-thresholds"),
+        ("ci", f"{ci_method}-{n_resamples}-seed{seed}-{confidence_level:g}"),
+    ])
     plots = None
     if plot_dir:
         from averitec_tools.metrics.plots import plot_reliability_diagram, plot_risk_coverage

@@ -169,8 +169,8 @@ def compare_submissions(
 
     import numpy as np
 
-    from averitec_tools._version import __version__
     from averitec_tools.metrics.bootstrap import encode_label_pairs, macro_f1_of_codes, paired_test
+    from averitec_tools.metrics.signature import render_signature
     from averitec_tools.registry import Registry
 
     a, b, references = str(a), str(b), str(references)
@@ -232,11 +232,11 @@ def compare_submissions(
             confidence_level=confidence_level, method=ci_method, alpha=alpha, seed=seed,
         )
 
-    signature = (
-        f"compare|profile:{profile}|test:{test}|resamples:{n_resamples}"
-        f"|seed:{seed}|alpha:{alpha:g}|ci:{ci_method}-{confidence_level:g}"
-        f"|label_metrics:recomputed-from-resampled-labels|version:{__version__}"
-    )
+    # The leading bare "compare" (no key) is kept: it is part of published signatures.
+    signature = "compare|" + render_signature([
+        ("profile", profile), ("test", test), ("resamples", n_resamples), ("seed", seed), ("alpha", f"{alpha:g}"),
+        ("ci", f"{ci_method}-{confidence_level:g}"), ("label_metrics", "recomputed-from-resampled-labels"),
+    ])
     return Comparison(
         profile=profile, signature=signature, a=a, b=b, references=references, n=len(pairs), test=test,
         n_resamples=n_resamples, seed=seed, alpha=alpha, metrics=results, skipped=skipped,

@@ -8,7 +8,7 @@ from typing import Any
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.meteor import MeteorEngine
-from averitec_tools.metrics.signature import Signature
+from averitec_tools.metrics.signature import Signature, wordnet_field
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import Question
 
@@ -114,12 +114,11 @@ def signature(
     evidence_cap: int | None,
     lenient: bool = False,
 ) -> str:
-    wn = engine.wordnet
     return Signature(
         profile=profile,
         metric="hu-meteor",
         tokenizer=TOKENIZER_NAME,
-        wordnet=f"{wn.version}+sha256.{wn.checksum}",
+        wordnet=wordnet_field(engine.wordnet),
         thresholds=tuple(thresholds),
         comparison=comparison,
         normalisation=normalisation,

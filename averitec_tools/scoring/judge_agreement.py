@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.agreement import (
     cohen_kappa,
@@ -51,6 +50,7 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_MAX_TOKENS,
 )
+from averitec_tools.metrics.signature import render_signature, threshold_field
 from averitec_tools.scoring.fever8_inputs import Claim, judge_requests, load_claims, load_prompt
 
 PathLike = str | os.PathLike[str]
@@ -264,11 +264,12 @@ def judge_agreement(
         "judges": per_judge,
         "agreement": _pair_summary(firsts[0], firsts[1], ids, rule) if len(firsts) == 2 else None,
     }
-    signature = (
-        f"report:judge-agreement|metric:ev2r-qa|judges:{','.join(runs)}|prompt:{prompt.name}+sha256.{prompt.sha256[:12]}"
-        f"|thr:{rule.threshold!r}({rule.comparison})|thr_preset:{rule.name}|repeats:{repeats}|temperature:{temperature!r}"
-        f"|seed:{seed}|bootstrap:{n_resamples}@{confidence_level!r},seed.{bootstrap_seed}|version:{__version__}"
-    )
+    signature = render_signature([
+        ("report", "judge-agreement"), ("metric", "ev2r-qa"), ("judges", ",".join(runs)),
+        ("prompt", f"{prompt.name}+sha256.{prompt.sha256[:12]}"), ("thr", threshold_field(rule.threshold, rule.comparison)),
+        ("thr_preset", rule.name), ("repeats", repeats), ("temperature", repr(temperature)), ("seed", seed),
+        ("bootstrap", f"{n_resamples}@{confidence_level!r},seed.{bootstrap_seed}"),
+    ])
     return AgreementReport(ids, rule, prompt, temperature, seed, runs, summary, signature)
 
 

@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from averitec_tools._version import __version__
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
 from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.metrics.signature import render_signature
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles.base import (
@@ -52,12 +52,11 @@ from averitec_tools.scoring.profiles.base import (
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
-    cap = "none" if max_evidence is None else str(max_evidence)
-    return (
-        f"profile:fever|metric:fever_score|cap:{cap}|labels:case-insensitive"
-        f"|precision_recall:macro-over-verifiable|f1_zero_division:0|align:position+id"
-        f"{'|mode:lenient' if lenient else ''}|version:{__version__}"
-    )
+    return render_signature([
+        ("profile", "fever"), ("metric", "fever_score"), ("cap", "none" if max_evidence is None else max_evidence),
+        ("labels", "case-insensitive"), ("precision_recall", "macro-over-verifiable"), ("f1_zero_division", 0),
+        ("align", "position+id"), *([("mode", "lenient")] if lenient else []),
+    ])
 
 
 def _missing_evidence(obj: dict[str, Any], label: str) -> str | None:

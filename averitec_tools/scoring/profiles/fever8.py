@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.averitec_score import threshold_key
 from averitec_tools.metrics.ev2r import (
@@ -45,6 +44,8 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_MAX_TOKENS,
 )
+from averitec_tools.metrics.signature import render_signature, threshold_field, wordnet_field
+from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.engine import MAX_EVIDENCE, make_engine
 from averitec_tools.scoring.fever8_inputs import (
@@ -232,14 +233,15 @@ class Profile(ScoringProfile):
                 sums[name] += v
             per_claim.append(ClaimScore(claim_id=c.id, gold_label=c.gold_label, pred_label=c.pred_label, values=vals))
         mean = {k: v / n for k, v in sums.items()}
-        wn = engine.wordnet
         failures = f"zero({len(stats.failed)})" if stats.failure_mode == "zero" else "raise"
-        sig = (
-            f"profile:fever8|metric:ev2r|judge:{backend}:{opts['judge_model']}|prompt:{prompt.name}+sha256.{prompt.sha256[:12]}"
-            f"|temperature:0|max_tokens:{int(opts['judge_max_tokens'])}|unparseable:0|failures:{failures}"
-            f"|thr:{thr!r}({cmp})|thr_preset:{rule.name}|meteor:hu-meteor|tok:nltk-3.9.1-word_tokenize"
-            f"|wordnet:{wn.version}+sha256.{wn.checksum}|meteor_thr:{METEOR_THRESHOLD!r}(>)|cap:{MAX_EVIDENCE}|version:{__version__}"
-        )
+        sig = render_signature([
+            ("profile", "fever8"), ("metric", "ev2r"), ("judge", f"{backend}:{opts['judge_model']}"),
+            ("prompt", f"{prompt.name}+sha256.{prompt.sha256[:12]}"), ("temperature", 0),
+            ("max_tokens", int(opts["judge_max_tokens"])), ("unparseable", 0), ("failures", failures),
+            ("thr", threshold_field(thr, cmp)), ("thr_preset", rule.name), ("meteor", "hu-meteor"),
+            ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.wordnet)),
+            ("meteor_thr", threshold_field(METEOR_THRESHOLD, ">")), ("cap", MAX_EVIDENCE),
+        ])
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
