@@ -15,6 +15,16 @@ from averitec_tools.errors import UserError
 T = TypeVar("T")
 
 
+def close_names(name: str, known: Iterable[str], *, n: int = 3, cutoff: float = 0.5) -> list[str]:
+    """The known names closest to ``name``, best first: the one did-you-mean matcher.
+
+    Example:
+        >>> close_names("hu-meter", ["all", "hu-meteor"])
+        ['hu-meteor']
+    """
+    return difflib.get_close_matches(str(name), list(known), n=n, cutoff=cutoff)
+
+
 class Registry(Generic[T]):
     """A name → object mapping that rejects duplicates and suggests close names.
 
@@ -71,8 +81,12 @@ class Registry(Generic[T]):
         except KeyError:
             raise UserError(self.unknown_message(name)) from None
 
+    def suggest(self, name: str, *, n: int = 3, cutoff: float = 0.5) -> list[str]:
+        """Registered names close to ``name`` (see :func:`close_names`)."""
+        return close_names(name, self._items, n=n, cutoff=cutoff)
+
     def unknown_message(self, name: str) -> str:
-        close = difflib.get_close_matches(name, list(self._items), n=3, cutoff=0.5)
+        close = self.suggest(name)
         if close:
             return f"unknown {self.kind} {name!r} (did you mean: {', '.join(close)}?)"
         return f"unknown {self.kind} {name!r} (known: {', '.join(sorted(self._items))})"
@@ -90,4 +104,4 @@ class Registry(Generic[T]):
         return len(self._items)
 
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "close_names"]

@@ -37,3 +37,68 @@ def test_duplicates_rejected_and_close_names_suggested() -> None:
         register_metric(existing)
     with pytest.raises(UserError, match="did you mean: ece"):
         METRICS.get("eces")
+
+
+def test_docstrings_name_registered_keys() -> None:
+    """Every ``METRICS.get("name")`` written in the package names a registered metric."""
+    names = set(all_metrics())
+    named = {
+        (p.name, key)
+        for p in METRICS_DIR.glob("*.py")
+        for key in re.findall(r'METRICS\.get\("([^"]+)"\)', p.read_text(encoding="utf-8"))
+    }
+    assert named and not {(f, key) for f, key in named if key not in names}
+
+
+def _changed(value: object) -> object:
+    """A value of the same type as ``value`` that differs from it."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 2
+    if isinstance(value, float):
+        return round(value / 2, 6) or 0.5
+    return "quantile" if value == "uniform" else f"{value}x"
+
+
+def test_string_form_round_trips_with_typed_parameters() -> None:
+    import dataclasses
+
+    from averitec_tools.metrics.base import metric_spec, parse_metric
+
+    checked = 0
+    for name in all_metrics():
+        metric = METRICS.get(name)
+        assert parse_metric(name) == metric
+        if not dataclasses.is_dataclass(metric):
+            continue
+        scalars = {f.name: getattr(metric, f.name) for f in dataclasses.fields(metric)
+                   if isinstance(getattr(metric, f.name), (bool, int, float, str))}
+        if not scalars:
+            continue
+        configured = dataclasses.replace(metric, **{k: _changed(v) for k, v in scalars.items()})  # type: ignore[type-var]
+        text = metric_spec(configured)
+        assert text.startswith(f"{name}(") and parse_metric(text) == configured, text
+        for key, value in scalars.items():
+            assert type(getattr(parse_metric(text), key)) is type(value)
+        checked += 1
+    assert checked >= 8  # ece, mce, ece-classwise, coverage-at-risk, risk-at-coverage, selective-accuracy, ...
+
+
+def test_parse_metric_errors_are_user_errors() -> None:
+    from averitec_tools.metrics.base import parse_metric
+
+    assert str(parse_metric("selective-accuracy(threshold=0.5)")) == "selective-accuracy(threshold=0.5)"
+    assert parse_metric(" ece ( n_bins = 4 ) ").n_bins == 4
+    with pytest.raises(UserError, match="did you mean: ece"):
+        parse_metric("ecee(n_bins=4)")
+    with pytest.raises(UserError, match="did you mean: n_bins"):
+        parse_metric("ece(nbins=4)")
+    with pytest.raises(UserError, match="expected int, got 'four'"):
+        parse_metric("ece(n_bins=four)")
+    with pytest.raises(UserError, match="expected True or False"):
+        parse_metric("brier-multiclass(scale_by_half=yes)")
+    with pytest.raises(UserError, match="cannot be set from a string"):
+        parse_metric("abstain-coverage(abstain_labels=NEI)")
+    with pytest.raises(UserError, match="expected PARAM=VALUE"):
+        parse_metric("ece(4)")

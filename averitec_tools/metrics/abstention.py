@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from averitec_tools.metrics._inputs import MetricInputError
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 
 AbstentionMode = Literal["class", "abstain"]
 ABSTENTION_MODES: tuple[str, ...] = ("class", "abstain")
@@ -195,7 +195,7 @@ def label_scores(
 
 
 @dataclass(frozen=True)
-class AbstentionCoverage:
+class AbstentionCoverage(Metric):
     """Registry object: fraction of claims not answered with an abstain label.
 
     Example:
@@ -203,17 +203,16 @@ class AbstentionCoverage:
         0.5
     """
 
+    name: ClassVar[str] = "abstain-coverage"
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = "fraction of claims whose prediction is not an abstain label"
+    citation: ClassVar[str] = R2VC_ABSTENTION_CITATION
+
     abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
 
     @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="abstain-coverage",
-            higher_is_better=True,
-            description="fraction of claims whose prediction is not an abstain label",
-            params={"abstain_labels": list(self.abstain_labels)},
-            citation=R2VC_ABSTENTION_CITATION,
-        )
+    def params(self) -> dict[str, Any]:
+        return {"abstain_labels": list(self.abstain_labels)}
 
     def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float:
         return label_scores(
@@ -222,7 +221,7 @@ class AbstentionCoverage:
 
 
 @dataclass(frozen=True)
-class AbstentionAccuracy:
+class AbstentionAccuracy(Metric):
     """Registry object: accuracy on the claims not answered with an abstain label.
 
     Returns ``None`` when every prediction is an abstention.
@@ -232,17 +231,16 @@ class AbstentionAccuracy:
         0.0
     """
 
+    name: ClassVar[str] = "abstain-accuracy"
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = "accuracy on claims whose prediction is not an abstain label"
+    citation: ClassVar[str] = R2VC_ABSTENTION_CITATION
+
     abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
 
     @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="abstain-accuracy",
-            higher_is_better=True,
-            description="accuracy on claims whose prediction is not an abstain label",
-            params={"abstain_labels": list(self.abstain_labels)},
-            citation=R2VC_ABSTENTION_CITATION,
-        )
+    def params(self) -> dict[str, Any]:
+        return {"abstain_labels": list(self.abstain_labels)}
 
     def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float | None:
         return label_scores(

@@ -3,13 +3,28 @@
 A metric is a frozen dataclass instance with a ``name``, its ``params``, whether higher
 is better, and a citation. Registration rejects duplicate names and lookups suggest
 close names (see :class:`averitec_tools.registry.Registry`).
+
+As in ir_measures, a configured metric has a string form, its registry name with the
+parameters that differ from the defaults, which :func:`parse_metric` reads back into an
+equal object (typed by the dataclass fields; unknown names and parameters get close-name
+suggestions):
+
+    >>> from averitec_tools.metrics import ece
+    >>> m = parse_metric("ece(n_bins=10,strategy=quantile)")
+    >>> m == ece.ExpectedCalibrationError(n_bins=10, strategy="quantile"), str(m)
+    (True, 'ece(n_bins=10,strategy=quantile)')
+    >>> str(parse_metric("ece")), parse_metric(str(m)) == m
+    ('ece', True)
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
 
@@ -43,4 +58,116 @@ def register_metric(obj: Any) -> Any:
     return obj
 
 
-__all__ = ["METRICS", "MetricInfo", "register_metric"]
+class Metric:
+    """Base of the parameterised metrics: a frozen dataclass whose fields are its parameters.
+
+    Subclasses set the metadata as class attributes and implement ``__call__``; ``info``,
+    ``params`` and the string form (:func:`metric_spec`) follow from the fields.
+
+    Example:
+        >>> from averitec_tools.metrics.selective import CoverageAtRisk
+        >>> m = CoverageAtRisk(max_risk=0.05)
+        >>> m.info.name, m.params, str(m)
+        ('coverage-at-risk', {'max_risk': 0.05}, 'coverage-at-risk(max_risk=0.05)')
+    """
+
+    name: ClassVar[str]
+    higher_is_better: ClassVar[bool]
+    description: ClassVar[str]
+    citation: ClassVar[str] = ""
+    #: Value range, for documentation and property tests.
+    bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @property
+    def info(self) -> MetricInfo:
+        return MetricInfo(
+            name=self.name, higher_is_better=self.higher_is_better, description=self.description,
+            params=self.params, citation=self.citation, bounds=self.bounds,
+        )
+
+    def __str__(self) -> str:
+        return metric_spec(self)
+
+
+_SPEC = re.compile(r"\s*([A-Za-z0-9_.@-]+)\s*(?:\((.*)\))?\s*")
+_SCALARS: tuple[type, ...] = (bool, int, float, str)
+
+
+def metric_spec(metric: Any) -> str:
+    """The string form of a registered metric object: ``name`` or ``name(k=v,...)``.
+
+    Only parameters that differ from the registered object's are written, in field order.
+
+    Example:
+        >>> from averitec_tools.metrics.brier import MulticlassBrierScore
+        >>> metric_spec(MulticlassBrierScore(scale_by_half=True)), metric_spec(MulticlassBrierScore())
+        ('brier-multiclass(scale_by_half=True)', 'brier-multiclass')
+    """
+    name = metric.info.name
+    base = METRICS.get(name)
+    changed = [
+        f"{f.name}={getattr(metric, f.name)!s}"
+        for f in dataclasses.fields(metric)
+        if getattr(metric, f.name) != getattr(base, f.name)
+    ]
+    return f"{name}({','.join(changed)})" if changed else name
+
+
+def _typed(value: str, default: Any, where: str) -> Any:
+    kind = type(default)
+    if kind is bool:
+        if value not in ("True", "False"):
+            raise UserError(f"{where}: expected True or False, got {value!r}")
+        return value == "True"
+    try:
+        return kind(value)
+    except ValueError:
+        raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
+
+
+def parse_metric(text: str) -> Any:
+    """The registered metric ``name(k=v,...)`` names, with its parameters set (typed).
+
+    Raises:
+        UserError: An unknown metric or parameter (with close names), a value of the
+            wrong type, or a metric whose parameters are not simple values.
+
+    Example:
+        >>> parse_metric("risk-at-coverage(coverage=0.5)").coverage
+        0.5
+        >>> parse_metric("risk-at-coverage(coverag=0.5)")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: unknown parameter of metric 'risk-at-coverage' 'coverag' (did you mean: coverage?)
+    """
+    from averitec_tools.metrics import all_metrics
+
+    match = _SPEC.fullmatch(text)
+    if not match:
+        raise UserError(f"not a metric: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    all_metrics()
+    name, args = match[1], match[2]
+    metric = METRICS.get(name)
+    if not args or not args.strip():
+        return metric
+    fields = {f.name: f for f in dataclasses.fields(metric)} if dataclasses.is_dataclass(metric) else {}
+    known = Registry.of_names(f"parameter of metric {name!r}", fields)
+    values: dict[str, Any] = {}
+    for part in args.split(","):
+        key, sep, raw = part.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep:
+            raise UserError(f"metric {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
+        known.get(key)
+        default = getattr(metric, key)
+        if not isinstance(default, _SCALARS):
+            raise UserError(f"metric {text!r}: parameter {key!r} cannot be set from a string")
+        values[key] = _typed(raw, default, f"metric {text!r}: {key}")
+    return dataclasses.replace(metric, **values)
+
+
+__all__ = ["METRICS", "Metric", "MetricInfo", "metric_spec", "parse_metric", "register_metric"]

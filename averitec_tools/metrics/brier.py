@@ -16,9 +16,10 @@ Definitions (N predictions, K classes):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +30,7 @@ from averitec_tools.metrics._inputs import (
     as_confidences_correct,
     as_probability_matrix,
 )
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, MetricInfo, register_metric
 
 BRIER_CITATION = (
     "Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. "
@@ -112,7 +113,7 @@ def multiclass_brier_score(
 
 
 @dataclass(frozen=True)
-class BrierScore:
+class BrierScore(Metric):
     """Registry object for :func:`brier_score` (``METRICS.get("brier")``).
 
     Example:
@@ -120,40 +121,34 @@ class BrierScore:
         0.0
     """
 
-    @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="brier",
-            higher_is_better=False,
-            description="mean of (confidence − correct)² over predictions",
-            citation=BRIER_CITATION,
-        )
+    name: ClassVar[str] = "brier"
+    higher_is_better: ClassVar[bool] = False
+    description: ClassVar[str] = "mean of (confidence − correct)² over predictions"
+    citation: ClassVar[str] = BRIER_CITATION
 
     def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
         return brier_score(confidences=confidences, correct=correct)
 
 
 @dataclass(frozen=True)
-class MulticlassBrierScore:
-    """Registry object for :func:`multiclass_brier_score` (``METRICS.get("brier_multiclass")``).
+class MulticlassBrierScore(Metric):
+    """Registry object for :func:`multiclass_brier_score` (``METRICS.get("brier-multiclass")``).
 
     Example:
         >>> MulticlassBrierScore()(probabilities=[[1.0, 0.0]], labels_true=[1])
         2.0
     """
 
+    name: ClassVar[str] = "brier-multiclass"
+    higher_is_better: ClassVar[bool] = False
+    description: ClassVar[str] = "mean over predictions of Σ_k (p_k − 1[y = k])²"
+    citation: ClassVar[str] = BRIER_CITATION
+
     scale_by_half: bool = False
 
     @property
     def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="brier-multiclass",
-            higher_is_better=False,
-            description="mean over predictions of Σ_k (p_k − 1[y = k])²",
-            params={"scale_by_half": self.scale_by_half},
-            citation=BRIER_CITATION,
-            bounds=(0.0, 1.0 if self.scale_by_half else 2.0),
-        )
+        return dataclasses.replace(super().info, bounds=(0.0, 1.0 if self.scale_by_half else 2.0))
 
     def __call__(
         self,

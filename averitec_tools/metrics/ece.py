@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ from averitec_tools.metrics._inputs import (
     as_confidences_correct,
     as_probability_matrix,
 )
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 
 BinningStrategy = Literal["uniform", "quantile"]
 STRATEGIES: tuple[str, ...] = ("uniform", "quantile")
@@ -402,7 +402,7 @@ def classwise_calibration_error(
 
 
 @dataclass(frozen=True)
-class ExpectedCalibrationError:
+class ExpectedCalibrationError(Metric):
     """Registry object for top-label ECE (``METRICS.get("ece")``).
 
     Example:
@@ -410,18 +410,13 @@ class ExpectedCalibrationError:
         0.1
     """
 
+    name: ClassVar[str] = "ece"
+    higher_is_better: ClassVar[bool] = False
+    description: ClassVar[str] = "Σ_b (n_b/N)·|acc_b − conf_b| over confidence bins (top label)"
+    citation: ClassVar[str] = f"{NAEINI_CITATION} {GUO_CITATION}"
+
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
-
-    @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="ece",
-            higher_is_better=False,
-            description="Σ_b (n_b/N)·|acc_b − conf_b| over confidence bins (top label)",
-            params={"n_bins": self.n_bins, "strategy": self.strategy},
-            citation=f"{NAEINI_CITATION} {GUO_CITATION}",
-        )
 
     def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
         return expected_calibration_error(
@@ -430,7 +425,7 @@ class ExpectedCalibrationError:
 
 
 @dataclass(frozen=True)
-class MaximumCalibrationError:
+class MaximumCalibrationError(Metric):
     """Registry object for MCE (``METRICS.get("mce")``).
 
     Example:
@@ -438,18 +433,13 @@ class MaximumCalibrationError:
         0.1
     """
 
+    name: ClassVar[str] = "mce"
+    higher_is_better: ClassVar[bool] = False
+    description: ClassVar[str] = "max over non-empty confidence bins of |acc_b − conf_b| (top label)"
+    citation: ClassVar[str] = NAEINI_CITATION
+
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
-
-    @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="mce",
-            higher_is_better=False,
-            description="max over non-empty confidence bins of |acc_b − conf_b| (top label)",
-            params={"n_bins": self.n_bins, "strategy": self.strategy},
-            citation=NAEINI_CITATION,
-        )
 
     def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
         return maximum_calibration_error(
@@ -458,26 +448,21 @@ class MaximumCalibrationError:
 
 
 @dataclass(frozen=True)
-class ClasswiseCalibrationError:
-    """Registry object for classwise ECE (``METRICS.get("ece_classwise")``).
+class ClasswiseCalibrationError(Metric):
+    """Registry object for classwise ECE (``METRICS.get("ece-classwise")``).
 
     Example:
         >>> ClasswiseCalibrationError()(probabilities=[[1.0, 0.0]], labels_true=[0])
         0.0
     """
 
+    name: ClassVar[str] = "ece-classwise"
+    higher_is_better: ClassVar[bool] = False
+    description: ClassVar[str] = "mean over classes k of the ECE of p_k against 1[y = k]"
+    citation: ClassVar[str] = KULL_CITATION
+
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
-
-    @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="ece-classwise",
-            higher_is_better=False,
-            description="mean over classes k of the ECE of p_k against 1[y = k]",
-            params={"n_bins": self.n_bins, "strategy": self.strategy},
-            citation=KULL_CITATION,
-        )
 
     def __call__(
         self,

@@ -97,9 +97,9 @@ def check_options(profile: str, options: dict[str, Any], allowed: Sequence[str])
         )
     metric = options.get("metric", "all")
     if metric not in METRIC_CHOICES:
-        import difflib
+        from averitec_tools.registry import close_names
 
-        close = difflib.get_close_matches(str(metric), METRIC_CHOICES, n=1)
+        close = close_names(str(metric), METRIC_CHOICES, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]}?" if close else f"choose one of: {', '.join(METRIC_CHOICES)}"
         raise UserError(f"unknown metric {metric!r} for profile {profile!r}", hint=hint)
 
