@@ -1,4 +1,5 @@
-"""Cold start of ``averitec score``: no NLTK package ``__init__``, only SciPy's solver, cached gold strings."""
+"""Cold start of ``averitec score``: no NLTK package ``__init__``, only SciPy's solver, cached gold strings,
+no ``leaderboard`` module."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ def test_score_process_skips_nltk_init_and_scipy_optimize(tmp_path: Path) -> Non
     code = (
         "import sys; from averitec_tools.cli.main import main; "
         f"rc = main(['score', {str(files['pred2024'])!r}, {str(files['gold'])!r}, '--json', '--jobs', '1']); "
-        "print(rc, any(m == 'nltk' or m.startswith(('nltk.', 'scipy.')) for m in sys.modules), file=sys.stderr)"
+        "print(rc, any(m == 'nltk' or m.startswith(('nltk.', 'scipy.')) for m in sys.modules), "
+        "any(m.startswith('averitec_tools.leaderboard') for m in sys.modules), file=sys.stderr)"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT), AVERITEC_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert proc.stderr.strip().splitlines()[-1] == "0 False"
+    # no NLTK/SciPy package init, and nothing of the competition server (issue 21: scoring/ stands alone)
+    assert proc.stderr.strip().splitlines()[-1] == "0 False False"
     assert json.loads(proc.stdout)["n_claims"] == 3
 
 

@@ -21,8 +21,6 @@ from typing import Any
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import print_json
 
-METRIC_CHOICES = ("all", "hu-meteor")
-
 
 def add_parser(subparsers: Any) -> None:
     from averitec_tools.scoring.profiles import DEFAULT_PROFILE, PROFILES
@@ -79,6 +77,8 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
     accepted = tuple(getattr(profile, "OPTIONS", ("max_evidence",)))
     options: dict[str, Any] = {}
     if args.metric != "all":
+        from averitec_tools.scoring.engine import METRIC_CHOICES
+
         if args.metric not in METRIC_CHOICES:
             raise UserError(f"unknown --metric {args.metric!r}", hint=f"choose one of: {', '.join(METRIC_CHOICES)}")
         if "metric" not in accepted:
