@@ -196,7 +196,7 @@ def test_baseline_out_never_overwrites_claims(tmp_path: Path, capsys, monkeypatc
 
 def test_directory_and_unwritable_outputs_fail_before_work(files, tmp_path, capsys, monkeypatch) -> None:
     from averitec_tools.baselines.r2vc import build
-    from averitec_tools.cli import calibration
+    from averitec_tools.scoring import calibration
 
     monkeypatch.setattr(build, "build_pipeline", lambda *a, **k: pytest.fail("built before checking --out"))
     monkeypatch.setattr(calibration, "score_with_profile", lambda **k: pytest.fail("scored before checking --plot"))
