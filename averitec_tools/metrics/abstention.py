@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -195,18 +195,19 @@ def label_scores(
 
 
 @dataclass(frozen=True)
-class AbstentionCoverage(Metric):
+class AbstentionCoverage(
+    Metric,
+    name="abstain-coverage",
+    higher_is_better=True,
+    description="fraction of claims whose prediction is not an abstain label",
+    citation=R2VC_ABSTENTION_CITATION,
+):
     """Registry object: fraction of claims not answered with an abstain label.
 
     Example:
         >>> AbstentionCoverage()(gold=["NEI", "SUPPORTS"], predictions=["NEI", "SUPPORTS"])
         0.5
     """
-
-    name: ClassVar[str] = "abstain-coverage"
-    higher_is_better: ClassVar[bool] = True
-    description: ClassVar[str] = "fraction of claims whose prediction is not an abstain label"
-    citation: ClassVar[str] = R2VC_ABSTENTION_CITATION
 
     abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
 
@@ -221,7 +222,13 @@ class AbstentionCoverage(Metric):
 
 
 @dataclass(frozen=True)
-class AbstentionAccuracy(Metric):
+class AbstentionAccuracy(
+    Metric,
+    name="abstain-accuracy",
+    higher_is_better=True,
+    description="accuracy on claims whose prediction is not an abstain label",
+    citation=R2VC_ABSTENTION_CITATION,
+):
     """Registry object: accuracy on the claims not answered with an abstain label.
 
     Returns ``None`` when every prediction is an abstention.
@@ -230,11 +237,6 @@ class AbstentionAccuracy(Metric):
         >>> AbstentionAccuracy()(gold=["NEI", "SUPPORTS"], predictions=["NEI", "REFUTES"])
         0.0
     """
-
-    name: ClassVar[str] = "abstain-accuracy"
-    higher_is_better: ClassVar[bool] = True
-    description: ClassVar[str] = "accuracy on claims whose prediction is not an abstain label"
-    citation: ClassVar[str] = R2VC_ABSTENTION_CITATION
 
     abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
 

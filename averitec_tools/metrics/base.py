@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -61,8 +62,10 @@ def register_metric(obj: Any) -> Any:
 class Metric:
     """Base of the parameterised metrics: a frozen dataclass whose fields are its parameters.
 
-    Subclasses set the metadata as class attributes and implement ``__call__``; ``info``,
-    ``params`` and the string form (:func:`metric_spec`) follow from the fields.
+    Subclasses pass the metadata as class keywords (``class ECE(Metric, name="ece",
+    higher_is_better=False, description=...)``) and implement ``__call__`` (or inherit it
+    from :class:`ConfidenceMetric` / :class:`ProbabilityMetric`); ``info``, ``params`` and
+    the string form (:func:`metric_spec`) follow from the fields.
 
     Example:
         >>> from averitec_tools.metrics.selective import CoverageAtRisk
@@ -78,6 +81,15 @@ class Metric:
     #: Value range, for documentation and property tests.
     bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
+    def __init_subclass__(
+        cls, *, name: str | None = None, higher_is_better: bool = False, description: str = "", citation: str = "",
+        bounds: tuple[float, float] = (0.0, 1.0), **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.name, cls.higher_is_better, cls.description = name, higher_is_better, description
+            cls.citation, cls.bounds = citation, bounds
+
     @property
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
@@ -91,6 +103,44 @@ class Metric:
 
     def __str__(self) -> str:
         return metric_spec(self)
+
+
+class _FunctionMetric(Metric):
+    """A metric that calls one module function with its parameters (``function=`` keyword)."""
+
+    function: ClassVar[Callable[..., float]]
+
+    def __init_subclass__(cls, *, function: Callable[..., Any] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if function is not None:
+            cls.function = staticmethod(function)
+
+
+class ConfidenceMetric(_FunctionMetric):
+    """A metric of confidences against correctness: ``function(confidences=, correct=, **params)``.
+
+    Example:
+        >>> from averitec_tools.metrics.selective import AURC
+        >>> AURC()(confidences=[0.9, 0.1], correct=[1, 0]), AURC.function.__name__
+        (0.25, 'aurc')
+    """
+
+    def __call__(self, *, confidences: Any, correct: Any) -> float:
+        return type(self).function(confidences=confidences, correct=correct, **self.params)
+
+
+class ProbabilityMetric(_FunctionMetric):
+    """A metric of probability vectors against labels: ``function(probabilities=, labels_true=,
+    classes=, **params)``.
+
+    Example:
+        >>> from averitec_tools.metrics.brier import MulticlassBrierScore
+        >>> MulticlassBrierScore()(probabilities=[[1.0, 0.0]], labels_true=[1])
+        2.0
+    """
+
+    def __call__(self, *, probabilities: Any, labels_true: Any, classes: Sequence[Any] | None = None) -> float:
+        return type(self).function(probabilities=probabilities, labels_true=labels_true, classes=classes, **self.params)
 
 
 _SPEC = re.compile(r"\s*([A-Za-z0-9_.@-]+)\s*(?:\((.*)\))?\s*")
@@ -170,4 +220,7 @@ def parse_metric(text: str) -> Any:
     return dataclasses.replace(metric, **values)
 
 
-__all__ = ["METRICS", "Metric", "MetricInfo", "metric_spec", "parse_metric", "register_metric"]
+__all__ = [
+    "METRICS", "ConfidenceMetric", "Metric", "MetricInfo", "ProbabilityMetric", "metric_spec", "parse_metric",
+    "register_metric",
+]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,12 @@ from averitec_tools.metrics._inputs import (
     as_confidences_correct,
     as_probability_matrix,
 )
-from averitec_tools.metrics.base import Metric, MetricInfo, register_metric
+from averitec_tools.metrics.base import (
+    ConfidenceMetric,
+    MetricInfo,
+    ProbabilityMetric,
+    register_metric,
+)
 
 BRIER_CITATION = (
     "Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. "
@@ -113,7 +118,14 @@ def multiclass_brier_score(
 
 
 @dataclass(frozen=True)
-class BrierScore(Metric):
+class BrierScore(
+    ConfidenceMetric,
+    name="brier",
+    higher_is_better=False,
+    description="mean of (confidence − correct)² over predictions",
+    citation=BRIER_CITATION,
+    function=brier_score,
+):
     """Registry object for :func:`brier_score` (``METRICS.get("brier")``).
 
     Example:
@@ -121,17 +133,16 @@ class BrierScore(Metric):
         0.0
     """
 
-    name: ClassVar[str] = "brier"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "mean of (confidence − correct)² over predictions"
-    citation: ClassVar[str] = BRIER_CITATION
-
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return brier_score(confidences=confidences, correct=correct)
-
 
 @dataclass(frozen=True)
-class MulticlassBrierScore(Metric):
+class MulticlassBrierScore(
+    ProbabilityMetric,
+    name="brier-multiclass",
+    higher_is_better=False,
+    description="mean over predictions of Σ_k (p_k − 1[y = k])²",
+    citation=BRIER_CITATION,
+    function=multiclass_brier_score,
+):
     """Registry object for :func:`multiclass_brier_score` (``METRICS.get("brier-multiclass")``).
 
     Example:
@@ -139,30 +150,11 @@ class MulticlassBrierScore(Metric):
         2.0
     """
 
-    name: ClassVar[str] = "brier-multiclass"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "mean over predictions of Σ_k (p_k − 1[y = k])²"
-    citation: ClassVar[str] = BRIER_CITATION
-
     scale_by_half: bool = False
 
     @property
     def info(self) -> MetricInfo:
         return dataclasses.replace(super().info, bounds=(0.0, 1.0 if self.scale_by_half else 2.0))
-
-    def __call__(
-        self,
-        *,
-        probabilities: ArrayLike | Sequence[Sequence[float]],
-        labels_true: ArrayLike | Sequence[Any],
-        classes: Sequence[Any] | None = None,
-    ) -> float:
-        return multiclass_brier_score(
-            probabilities=probabilities,
-            labels_true=labels_true,
-            classes=classes,
-            scale_by_half=self.scale_by_half,
-        )
 
 
 register_metric(BrierScore())

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ from averitec_tools.metrics._inputs import (
     as_confidences_correct,
     as_probability_matrix,
 )
-from averitec_tools.metrics.base import Metric, register_metric
+from averitec_tools.metrics.base import ConfidenceMetric, ProbabilityMetric, register_metric
 
 BinningStrategy = Literal["uniform", "quantile"]
 STRATEGIES: tuple[str, ...] = ("uniform", "quantile")
@@ -402,7 +402,14 @@ def classwise_calibration_error(
 
 
 @dataclass(frozen=True)
-class ExpectedCalibrationError(Metric):
+class ExpectedCalibrationError(
+    ConfidenceMetric,
+    name="ece",
+    higher_is_better=False,
+    description="Σ_b (n_b/N)·|acc_b − conf_b| over confidence bins (top label)",
+    citation=f"{NAEINI_CITATION} {GUO_CITATION}",
+    function=expected_calibration_error,
+):
     """Registry object for top-label ECE (``METRICS.get("ece")``).
 
     Example:
@@ -410,22 +417,19 @@ class ExpectedCalibrationError(Metric):
         0.1
     """
 
-    name: ClassVar[str] = "ece"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "Σ_b (n_b/N)·|acc_b − conf_b| over confidence bins (top label)"
-    citation: ClassVar[str] = f"{NAEINI_CITATION} {GUO_CITATION}"
-
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
 
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return expected_calibration_error(
-            confidences=confidences, correct=correct, n_bins=self.n_bins, strategy=self.strategy
-        )
-
 
 @dataclass(frozen=True)
-class MaximumCalibrationError(Metric):
+class MaximumCalibrationError(
+    ConfidenceMetric,
+    name="mce",
+    higher_is_better=False,
+    description="max over non-empty confidence bins of |acc_b − conf_b| (top label)",
+    citation=NAEINI_CITATION,
+    function=maximum_calibration_error,
+):
     """Registry object for MCE (``METRICS.get("mce")``).
 
     Example:
@@ -433,22 +437,19 @@ class MaximumCalibrationError(Metric):
         0.1
     """
 
-    name: ClassVar[str] = "mce"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "max over non-empty confidence bins of |acc_b − conf_b| (top label)"
-    citation: ClassVar[str] = NAEINI_CITATION
-
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
 
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return maximum_calibration_error(
-            confidences=confidences, correct=correct, n_bins=self.n_bins, strategy=self.strategy
-        )
-
 
 @dataclass(frozen=True)
-class ClasswiseCalibrationError(Metric):
+class ClasswiseCalibrationError(
+    ProbabilityMetric,
+    name="ece-classwise",
+    higher_is_better=False,
+    description="mean over classes k of the ECE of p_k against 1[y = k]",
+    citation=KULL_CITATION,
+    function=classwise_calibration_error,
+):
     """Registry object for classwise ECE (``METRICS.get("ece-classwise")``).
 
     Example:
@@ -456,28 +457,8 @@ class ClasswiseCalibrationError(Metric):
         0.0
     """
 
-    name: ClassVar[str] = "ece-classwise"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "mean over classes k of the ECE of p_k against 1[y = k]"
-    citation: ClassVar[str] = KULL_CITATION
-
     n_bins: int = DEFAULT_N_BINS
     strategy: BinningStrategy = "uniform"
-
-    def __call__(
-        self,
-        *,
-        probabilities: ArrayLike | Sequence[Sequence[float]],
-        labels_true: ArrayLike | Sequence[Any],
-        classes: Sequence[Any] | None = None,
-    ) -> float:
-        return classwise_calibration_error(
-            probabilities=probabilities,
-            labels_true=labels_true,
-            classes=classes,
-            n_bins=self.n_bins,
-            strategy=self.strategy,
-        )
 
 
 register_metric(ExpectedCalibrationError())

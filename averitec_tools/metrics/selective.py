@@ -26,7 +26,7 @@ O(1/N) terms or by AURC*, so compare numbers only under one definition.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +37,7 @@ from averitec_tools.metrics._inputs import (
     as_confidences_correct,
     as_correct,
 )
-from averitec_tools.metrics.base import Metric, register_metric
+from averitec_tools.metrics.base import ConfidenceMetric, Metric, register_metric
 
 #: R2VC's calibration threshold τ_cal (Table G.1): predictions below it become Uncertain.
 R2VC_CALIBRATION_THRESHOLD = 0.60
@@ -340,7 +340,14 @@ def selective_accuracy(
 
 
 @dataclass(frozen=True)
-class AURC(Metric):
+class AURC(
+    ConfidenceMetric,
+    name="aurc",
+    higher_is_better=False,
+    description="area under the risk–coverage curve (ties enter together)",
+    citation=f"{GEIFMAN_CITATION} {R2VC_CITATION}",
+    function=aurc,
+):
     """Registry object for :func:`aurc` (``METRICS.get("aurc")``).
 
     Example:
@@ -348,17 +355,16 @@ class AURC(Metric):
         0.25
     """
 
-    name: ClassVar[str] = "aurc"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "area under the risk–coverage curve (ties enter together)"
-    citation: ClassVar[str] = f"{GEIFMAN_CITATION} {R2VC_CITATION}"
-
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return aurc(confidences=confidences, correct=correct)
-
 
 @dataclass(frozen=True)
-class ExcessAURC(Metric):
+class ExcessAURC(
+    ConfidenceMetric,
+    name="e-aurc",
+    higher_is_better=False,
+    description="AURC minus the AURC of a perfect ranking",
+    citation=GEIFMAN_CITATION,
+    function=excess_aurc,
+):
     """Registry object for :func:`excess_aurc` (``METRICS.get("e-aurc")``).
 
     Example:
@@ -366,17 +372,16 @@ class ExcessAURC(Metric):
         0.0
     """
 
-    name: ClassVar[str] = "e-aurc"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "AURC minus the AURC of a perfect ranking"
-    citation: ClassVar[str] = GEIFMAN_CITATION
-
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return excess_aurc(confidences=confidences, correct=correct)
-
 
 @dataclass(frozen=True)
-class CoverageAtRisk(Metric):
+class CoverageAtRisk(
+    ConfidenceMetric,
+    name="coverage-at-risk",
+    higher_is_better=True,
+    description="largest coverage whose selective risk is ≤ max_risk",
+    citation=R2VC_CITATION,
+    function=coverage_at_risk,
+):
     """Registry object for :func:`coverage_at_risk` (``METRICS.get("coverage-at-risk")``).
 
     Example:
@@ -384,19 +389,18 @@ class CoverageAtRisk(Metric):
         0.5
     """
 
-    name: ClassVar[str] = "coverage-at-risk"
-    higher_is_better: ClassVar[bool] = True
-    description: ClassVar[str] = "largest coverage whose selective risk is ≤ max_risk"
-    citation: ClassVar[str] = R2VC_CITATION
-
     max_risk: float = 0.1
-
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return coverage_at_risk(confidences=confidences, correct=correct, max_risk=self.max_risk)
 
 
 @dataclass(frozen=True)
-class RiskAtCoverage(Metric):
+class RiskAtCoverage(
+    ConfidenceMetric,
+    name="risk-at-coverage",
+    higher_is_better=False,
+    description="selective risk at the highest threshold reaching the coverage",
+    citation=R2VC_CITATION,
+    function=risk_at_coverage,
+):
     """Registry object for :func:`risk_at_coverage` (``METRICS.get("risk-at-coverage")``).
 
     Example:
@@ -404,19 +408,17 @@ class RiskAtCoverage(Metric):
         0.0
     """
 
-    name: ClassVar[str] = "risk-at-coverage"
-    higher_is_better: ClassVar[bool] = False
-    description: ClassVar[str] = "selective risk at the highest threshold reaching the coverage"
-    citation: ClassVar[str] = R2VC_CITATION
-
     coverage: float = 0.8
-
-    def __call__(self, *, confidences: ArrayLike, correct: ArrayLike) -> float:
-        return risk_at_coverage(confidences=confidences, correct=correct, coverage=self.coverage)
 
 
 @dataclass(frozen=True)
-class SelectiveAccuracy(Metric):
+class SelectiveAccuracy(
+    Metric,
+    name="selective-accuracy",
+    higher_is_better=True,
+    description="accuracy on the predictions with confidence ≥ threshold",
+    citation=R2VC_CITATION,
+):
     """Registry object for :func:`selective_accuracy` (``METRICS.get("selective-accuracy")``).
 
     Returns ``None`` when no prediction reaches the threshold.
@@ -425,11 +427,6 @@ class SelectiveAccuracy(Metric):
         >>> SelectiveAccuracy(threshold=0.5)(confidences=[0.9, 0.1], correct=[1, 0])
         1.0
     """
-
-    name: ClassVar[str] = "selective-accuracy"
-    higher_is_better: ClassVar[bool] = True
-    description: ClassVar[str] = "accuracy on the predictions with confidence ≥ threshold"
-    citation: ClassVar[str] = R2VC_CITATION
 
     threshold: float = R2VC_CALIBRATION_THRESHOLD
 
