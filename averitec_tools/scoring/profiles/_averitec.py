@@ -87,6 +87,23 @@ def averitec_signature(*, profile: str, engine: MeteorEngine, lenience: Lenience
     )
 
 
+def summary_head(*, profile: str, sig: str, means: dict[str, Sequence[float]], lenience: Lenience) -> dict[str, Any]:
+    """The summary's first keys: profile, signature, claim count, the mean of each score
+    list in ``means`` (in order), and what ``--lenient`` tolerated."""
+    n = len(next(iter(means.values())))
+    summary: dict[str, Any] = {"profile": profile, "signature": sig, "n_claims": n}
+    summary.update({key: float(np.mean(values)) for key, values in means.items()})
+    if lenience.enabled:
+        summary["tolerated"] = lenience.summary()
+    return summary
+
+
+def label_correctness(gold: Sequence[AVeriTeCClaim], pred_labels: Sequence[str | None]) -> tuple[list[str | None], list[bool]]:
+    """Gold labels and, per claim, whether the predicted label equals it exactly."""
+    gold_labels = [g.label for g in gold]
+    return gold_labels, [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
+
+
 def veracity(*, gold_labels: Sequence[str | None], pred_labels: Sequence[str | None], correct: Sequence[bool]) -> dict[str, Any]:
     """Label accuracy, macro-F1 and per-label F1 over the four AVeriTeC labels."""
     return {
@@ -149,4 +166,7 @@ def result(
     )
 
 
-__all__ = ["Inputs", "averitec_signature", "level_means", "read_inputs", "result", "thresholded", "veracity"]
+__all__ = [
+    "Inputs", "averitec_signature", "label_correctness", "level_means", "read_inputs", "result", "summary_head",
+    "thresholded", "veracity",
+]

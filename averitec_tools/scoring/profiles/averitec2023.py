@@ -44,9 +44,11 @@ from averitec_tools.scoring.engine import (
 )
 from averitec_tools.scoring.profiles._averitec import (
     averitec_signature,
+    label_correctness,
     level_means,
     read_inputs,
     result,
+    summary_head,
     thresholded,
     veracity,
 )
@@ -118,18 +120,10 @@ class Profile(ScoringProfile):
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
         sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
-        summary: dict[str, Any] = {
-            "profile": self.name,
-            "signature": sig,
-            "n_claims": n,
-            "questions_only": float(np.mean(q_scores)),
-            "questions_answers": float(np.mean(qa_scores)),
-        }
-        if lenience.enabled:
-            summary["tolerated"] = lenience.summary()
-        gold_labels = [g.label for g in gold]
+        summary = summary_head(profile=self.name, sig=sig, lenience=lenience,
+                               means={"questions_only": q_scores, "questions_answers": qa_scores})
         pred_labels = [p.label for p in preds]
-        correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
+        gold_labels, correct = label_correctness(gold, pred_labels)
         per_level = np.zeros((n, len(AVERITEC_THRESHOLDS)))
         per_level_j = np.zeros((n, len(AVERITEC_THRESHOLDS)))
         if metric == "all":

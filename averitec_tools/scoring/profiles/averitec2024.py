@@ -46,8 +46,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
@@ -59,9 +57,11 @@ from averitec_tools.scoring.engine import (
 )
 from averitec_tools.scoring.profiles._averitec import (
     averitec_signature,
+    label_correctness,
     level_means,
     read_inputs,
     result,
+    summary_head,
     thresholded,
     veracity,
 )
@@ -129,20 +129,12 @@ class Profile(ScoringProfile):
         raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
 
         sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
-        summary: dict[str, Any] = {
-            "profile": self.name,
-            "signature": sig,
-            "n_claims": n,
-            "questions_only": float(np.mean(q_scores)),
-            "answers_only": float(np.mean(raw_scores)),
-            "answers_only_averitec_tools": float(np.mean(a_scores)),
-            "questions_answers": float(np.mean(qa_scores)),
-        }
-        if lenience.enabled:
-            summary["tolerated"] = lenience.summary()
-        gold_labels = [g.label for g in gold]
+        summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means={
+            "questions_only": q_scores, "answers_only": raw_scores, "answers_only_averitec_tools": a_scores,
+            "questions_answers": qa_scores,
+        })
         pred_labels = [p.pred_label for p in preds]
-        correct = [pl == gl for pl, gl in zip(pred_labels, gold_labels, strict=True)]
+        gold_labels, correct = label_correctness(gold, pred_labels)
         per_level = thresholded(qa_scores, correct)
         if metric == "all":
             summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
