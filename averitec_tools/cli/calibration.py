@@ -14,8 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from averitec_tools.cli._profile_scores import add_profile_argument
-from averitec_tools.jsonio import print_json
+from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
 
 def add_parser(subparsers: Any) -> None:
@@ -146,12 +145,8 @@ def run(args: argparse.Namespace) -> int:
         drop_missing_confidence=args.drop_missing_confidence, threshold=args.threshold,
         target_risk=args.target_risk, target_coverage=args.target_coverage, n_resamples=args.n_resamples,
         ci_method=args.ci_method, confidence_level=args.confidence_level, seed=args.seed, plot_dir=args.plot,
-    ).to_dict()
-    if args.json:
-        print_json(report)
-    else:
-        _print_text(report)
-    return 0
+    )
+    return print_report(report.to_dict(), as_json=args.json, text=_print_text)
 
 
 __all__ = ["add_parser", "run"]

@@ -15,8 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from averitec_tools.cli._profile_scores import add_profile_argument
-from averitec_tools.jsonio import print_json
+from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
 
 def add_parser(subparsers: Any) -> None:
@@ -87,12 +86,8 @@ def run(args: argparse.Namespace) -> int:
         a=args.a, b=args.b, references=args.references, profile=args.profile, metrics=args.metric,
         n_resamples=args.n_resamples, seed=args.seed, test=args.test, alpha=args.alpha,
         confidence_level=args.confidence_level, ci_method=args.ci_method,
-    ).to_dict()
-    if args.json:
-        print_json(report)
-    else:
-        _print_text(report)
-    return 0
+    )
+    return print_report(report.to_dict(), as_json=args.json, text=_print_text)
 
 
 __all__ = ["add_parser", "run"]
