@@ -10,13 +10,12 @@ import pytest
 from _score_fixtures import GOLD, PRED_2024, make_files, pred_evalai, write_json, write_jsonl
 
 from averitec_tools.errors import UserError
+from averitec_tools.scoring.formats import iter_format, sniff_item_format
 from averitec_tools.scoring.profiles import get_profile
 from averitec_tools.scoring.submission import (
-    iter_format,
     load_evalai,
     load_gold_claims,
     load_predictions_2024,
-    sniff_item_format,
 )
 
 

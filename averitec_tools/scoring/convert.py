@@ -33,7 +33,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, iter_records
-from averitec_tools.scoring.formats import is_fever8_csv
+from averitec_tools.scoring.formats import is_fever8_csv, iter_format, sniff_item_format
 from averitec_tools.scoring.submission import (
     EvalAIItem,
     EvidenceItem,
@@ -41,8 +41,6 @@ from averitec_tools.scoring.submission import (
     Prediction2024,
     check_claim_text,
     check_label,
-    iter_format,
-    sniff_item_format,
 )
 
 #: The FEVER-8 leaderboard's separators inside the ``evi`` column.

@@ -11,7 +11,7 @@ Three prediction formats exist:
 
 Any item may also carry ``confidence`` (a number) and ``probabilities`` (``{label: number}``)
 for calibration analyses. Recognising a file's format and streaming it live in
-:mod:`averitec_tools.scoring.formats` (re-exported here).
+:mod:`averitec_tools.scoring.formats`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,7 @@ from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import Located
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
 from averitec_tools.records.probability import probability
-from averitec_tools.scoring.formats import (
-    FORMAT_DESCRIPTIONS,
-    FORMAT_PROFILE,
-    iter_format,
-    sniff_item_format,
-    wrong_format_error,
-)
+from averitec_tools.scoring.formats import iter_format
 from averitec_tools.scoring.lenient import Lenience
 
 # --------------------------------------------------------------------------- helpers
@@ -384,20 +378,15 @@ def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> Non
 
 
 __all__ = [
-    "FORMAT_DESCRIPTIONS",
-    "FORMAT_PROFILE",
     "EvalAIItem",
     "EvidenceItem",
     "Prediction2023",
     "Prediction2024",
     "check_claim_text",
     "check_label",
-    "iter_format",
     "load_evalai",
     "load_gold_claims",
     "load_predictions_2023",
     "load_predictions_2024",
     "parse_confidence",
-    "sniff_item_format",
-    "wrong_format_error",
 ]
