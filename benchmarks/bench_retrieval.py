@@ -67,7 +67,7 @@ def load_corpus_and_queries(*, n_passages: int) -> tuple[list[dict[str, str]], l
 
 
 def bench_dense(store: Any, queries: list[str], *, ks: tuple[int, ...]) -> dict[str, Any]:
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
+    from averitec_tools.models import load_sentence_encoder
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever, new_faiss_index
 
     encoder, _ = load_sentence_encoder(model="minilm", device="cpu")
@@ -155,7 +155,7 @@ def bench_answer_recall(*, alpha: float) -> dict[str, Any]:
     This is the offline configuration's oracle-style corpus: every AVeriTeC dev answer
     is a passage; a hit is any answer of the query question.
     """
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
+    from averitec_tools.models import load_sentence_encoder
     from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
     from averitec_tools.baselines.r2vc.retrieval.fusion import HybridRetriever
