@@ -11,7 +11,6 @@ import pytest
 
 from averitec_tools.baselines.r2vc.generator import parse_candidate
 from averitec_tools.baselines.r2vc.prompt import render_prompt
-from averitec_tools.baselines.r2vc.training.__main__ import main as training_main
 from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
 from averitec_tools.baselines.r2vc.training.data import (
     TrainingRow,
@@ -22,6 +21,7 @@ from averitec_tools.baselines.r2vc.training.data import (
     sft_record,
 )
 from averitec_tools.baselines.r2vc.training.layout import draw_layouts
+from averitec_tools.cli.baseline_r2vc_train import main as training_main
 from averitec_tools.errors import UserError
 
 ROWS = [
@@ -469,7 +469,7 @@ def test_cli_argument_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
 
 
 def test_split_safe_rows_drop_non_train_and_excluded_claims(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from averitec_tools.baselines.r2vc.training.__main__ import split_safe_rows
+    from averitec_tools.baselines.r2vc.training.run import split_safe_rows
 
     records = [{"claim": f"c{i}", "evidence_text": "e", "label": "SUPPORTS", "split": s}
                for i, s in enumerate(["train", "dev", "test", "train"])]
