@@ -105,6 +105,14 @@ def ensure_model(settings: TrainSettings, *, model: Any, tokenizer: Any) -> tupl
     return model, tokenizer
 
 
+def trainer_inputs(settings: TrainSettings, *, model: Any, tokenizer: Any,
+                   output_dir: str | os.PathLike[str]) -> tuple[Any, Any, dict[str, Any]]:
+    """``(model, prepared tokenizer, TRL config keyword arguments)`` for a stage's trainer."""
+    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
+    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
+    return model, prepare_tokenizer(tokenizer), kwargs
+
+
 def fit_and_save(
     *,
     stage: str,

@@ -15,11 +15,11 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.training._common import (
     TrainingReport,
-    cuda_available,
     ensure_model,
     fit_and_save,
     prepare_tokenizer,
     prompt_choice,
+    trainer_inputs,
 )
 from averitec_tools.baselines.r2vc.training.config import DPOSettings
 from averitec_tools.baselines.r2vc.training.data import (
@@ -92,9 +92,7 @@ def build_dpo_trainer(
 
     if not pairs:
         raise UserError("no preference pairs to train on")
-    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
-    tokenizer = prepare_tokenizer(tokenizer)
-    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
+    model, tokenizer, kwargs = trainer_inputs(settings, model=model, tokenizer=tokenizer, output_dir=output_dir)
     config = DPOConfig(**kwargs, beta=settings.beta)
     # TRL would reload the reference from the model's hub id/path, which fails for an
     # in-memory model and re-reads 16 GB for the paper's; a frozen copy is equivalent.

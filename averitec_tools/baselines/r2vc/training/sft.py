@@ -14,11 +14,10 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.training._common import (
     TrainingReport,
-    cuda_available,
     ensure_model,
     fit_and_save,
-    prepare_tokenizer,
     prompt_choice,
+    trainer_inputs,
 )
 from averitec_tools.baselines.r2vc.training.config import SFTSettings
 from averitec_tools.baselines.r2vc.training.data import TrainingRow, build_sft_dataset
@@ -55,9 +54,7 @@ def build_sft_trainer(
     """
     from trl import SFTConfig, SFTTrainer
 
-    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
-    tokenizer = prepare_tokenizer(tokenizer)
-    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
+    model, tokenizer, kwargs = trainer_inputs(settings, model=model, tokenizer=tokenizer, output_dir=output_dir)
     config = SFTConfig(**kwargs, completion_only_loss=True, packing=False)
     return SFTTrainer(
         model=model,
