@@ -67,8 +67,8 @@ def load_corpus_and_queries(*, n_passages: int) -> tuple[list[dict[str, str]], l
 
 
 def bench_dense(store: Any, queries: list[str], *, ks: tuple[int, ...]) -> dict[str, Any]:
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever, new_faiss_index
+    from averitec_tools.models import load_sentence_encoder
 
     encoder, _ = load_sentence_encoder(model="minilm", device="cpu")
     t0 = time.perf_counter()
@@ -155,10 +155,10 @@ def bench_answer_recall(*, alpha: float) -> dict[str, Any]:
     This is the offline configuration's oracle-style corpus: every AVeriTeC dev answer
     is a passage; a hit is any answer of the query question.
     """
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
     from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
     from averitec_tools.baselines.r2vc.retrieval.fusion import HybridRetriever
+    from averitec_tools.models import load_sentence_encoder
 
     dev = json.loads((_data_dir() / "averitec" / "dev.json").read_text(encoding="utf-8"))
     rows, questions = [], []

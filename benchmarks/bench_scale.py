@@ -39,7 +39,7 @@ RAY_CPUS = 2
 
 def _wordpiece_vocab(size: int) -> list[str]:
     """Whole alphabetic words (>= 3 letters) of the packaged MiniLM tokenizer, in id order."""
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
+    from averitec_tools.models import load_sentence_encoder
 
     encoder, _ = load_sentence_encoder(model="minilm", device="cpu")
     vocab = encoder.tokenizer.get_vocab()
@@ -128,18 +128,18 @@ def one_cell(*, corpus: Path, stage: str, engine_name: str, work: Path, shard_si
     with _WorkerPeak() as peak:
         t1 = time.perf_counter()
         if stage == "sparse":
-            from averitec_tools.engines.sparse import build_bm25s
+            from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
 
             info = build_bm25s(corpus=corpus, out_dir=out, engine=engine)
             row["n"] = info["num_paragraphs"]
         elif stage == "lucene":  # pyserini: JSONL blocks on the engine, Anserini in the driver's JVM
-            from averitec_tools.engines.lucene import build_pyserini
+            from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
 
             info = build_pyserini(corpus=corpus, out_dir=out, engine=engine)
             row["n"] = info["num_paragraphs"]
         else:
-            from averitec_tools.engines.encode import encode_corpus
-            from averitec_tools.engines.faiss_build import build_index_from_shards
+            from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
+            from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
 
             manifest = encode_corpus(corpus=corpus, shards_dir=f"{out}.shards", model="minilm", engine=engine,
                                      shard_size=shard_size)

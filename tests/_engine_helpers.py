@@ -32,8 +32,8 @@ class EncodedCorpus:
 
 def encode_tiny_corpus(root: Path) -> EncodedCorpus:
     """Build :class:`EncodedCorpus` under ``root`` (the session fixture ``encoded_tiny_corpus``)."""
-    from averitec_tools.engines.encode import encode_corpus
-    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
 
     corpus = tiny_corpus(root)
     encode_corpus(corpus=corpus, shards_dir=root / "shards", model="minilm", shard_size=64)

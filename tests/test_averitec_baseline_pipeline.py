@@ -156,7 +156,7 @@ def test_bad_input(env: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_
     assert "no-such-org/no-such-model" in err_of("--config", str(_yaml(tmp_path, {
         "base": "offline-minilm", "questions": {"model": "no-such-org/no-such-model"}})), "--store",
         str(env["store"]), *base)
-    assert "did you mean: reranker?" in err_of("--config", str(_yaml(tmp_path, {"rerankr": {}})), *base)
+    assert "unknown key 'rerankr' (did you mean: reranker" in err_of("--config", str(_yaml(tmp_path, {"rerankr": {}})), *base)
     assert "does not exist" in err_of("--config", str(env["fallback"]), "--store", str(tmp_path / "none"), *base)
     assert "--store DIR is required" in err_of("--config", str(env["fallback"]), *base)
     bad = tmp_path / "bad-store"

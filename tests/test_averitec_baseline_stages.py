@@ -144,7 +144,7 @@ def test_config_builtins_and_errors(tmp_path: Path) -> None:
         config_from_mapping({"verdict": {"train": {"epoch": 2}}}, source="c.yaml")
     with pytest.raises(UserError, match="expected int"):
         config_from_mapping({"reranker": {"keep": "3"}}, source="c.yaml")
-    with pytest.raises(UserError, match="did you mean 'offline-minilm'"):
+    with pytest.raises(UserError, match="did you mean: offline-minilm"):
         resolve_config("offline-minlm")
     (tmp_path / "bad.yaml").write_text("reranker: [\n")
     with pytest.raises(UserError, match="bad.yaml:2:1: invalid YAML"):

@@ -22,6 +22,7 @@ ARGUMENT_RESOLVERS = {
     "baseline:_claims_path": "--claims, or the offline config's default claims file",
     "baseline:_load": "--config and --claims as the resolved config and the claims read",
     "baseline:_write_run_manifest": "writes PREDICTIONS.manifest.json and returns its path",
+    "baseline_r2vc_train:_settings": "--config/--model/--max-steps/--limit as the stage's training settings",
     "data:_out": "--out, or the default download root",
     "data:_sources": "NAME/--split as the catalogue's sources",
     "data:_repo": "--repo/--repo-type/--revision as a hub location",

@@ -37,7 +37,7 @@ def test_ray_address_needs_ray_engine(tmp_path: Path) -> None:
 def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-    from averitec_tools.engines.sparse import build_bm25s
+    from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
 
     corpus = tiny_corpus(tmp_path)
     Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
@@ -70,7 +70,7 @@ def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
     assert (tmp_path / "engine" / META_FILE).read_bytes() == (tmp_path / "ref" / META_FILE).read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "engine", "ref"]  # no work dirs left
     # Smaller blocks: more JSONL files and indexing threads, the same results.
-    from averitec_tools.engines.lucene import build_pyserini
+    from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
 
     info = build_pyserini(corpus=corpus, out_dir=tmp_path / "blocks", block_rows=40)
     assert info["blocks"] == 4
@@ -129,8 +129,8 @@ class _Killed(Exception):
 
 
 def test_killed_encoding_job_resumes_and_corrupt_shard_is_named(tmp_path: Path, encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.engines.encode import encode_corpus
-    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.errors import UserError
 
     corpus = encoded_tiny_corpus.corpus
@@ -169,7 +169,7 @@ def test_killed_encoding_job_resumes_and_corrupt_shard_is_named(tmp_path: Path, 
 def test_ivfpq_index_loads_and_finds_the_paragraph(tmp_path: Path, encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
-    from averitec_tools.engines.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.errors import UserError
 
     corpus, shards = encoded_tiny_corpus.corpus, encoded_tiny_corpus.shards

@@ -23,10 +23,10 @@ def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
+    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
     from averitec_tools.engines import get_engine
-    from averitec_tools.engines.encode import encode_corpus
-    from averitec_tools.engines.faiss_build import build_index_from_shards
-    from averitec_tools.engines.sparse import build_bm25s
 
     corpus = encoded_tiny_corpus.corpus  # its local-engine shards and index are built once per session
     store = ParagraphStore.open(corpus)
@@ -81,8 +81,8 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
     assert (json.loads(out)["engine"], json.loads(out)["backend"]) == ("ray", "pyserini")
     ref = lucene_hits(tmp_path / "ref", corpus)
     assert lucene_hits(tmp_path / "ray", corpus) == ref
+    from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
     from averitec_tools.engines import get_engine
-    from averitec_tools.engines.lucene import build_pyserini
 
     info = build_pyserini(corpus=corpus, out_dir=tmp_path / "ray_blocks", engine=get_engine("ray"), block_rows=40)
     assert (info["blocks"], info["num_paragraphs"]) == (4, 150)
@@ -162,8 +162,8 @@ def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
     import shutil
 
     from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.retrieval.engine_build import DENSE_SHARDS
     from averitec_tools.cli.main import main
-    from averitec_tools.engines.retriever import DENSE_SHARDS
     from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 
     build_corpus(passages=tiny_passages(), out_dir=tmp_path / "corpus_local")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from averitec_tools.engines.faiss_build import (
+from averitec_tools.baselines.r2vc.retrieval.faiss_build import (
     NO_GPU_HNSW,
     build_index_from_shards,
     choose_faiss_device,
@@ -60,13 +60,13 @@ def test_gpu_refused_without_gpu_or_for_unsupported_pq() -> None:
 def _shards(root: Path, corpus: Path, *, n: int = 300, dim: int = 16, size: int = 128) -> Path:
     """Random unit vectors as encoding shards with a manifest (no encoder needed)."""
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.engines.encode import (
+    from averitec_tools.baselines.r2vc.retrieval.encode import (
         _header,
         _write_manifest,
-        file_sha256,
         shard_file,
         shard_specs,
     )
+    from averitec_tools.hashing import file_sha256
 
     store = ParagraphStore.open(corpus)
     vectors = np.random.default_rng(0).standard_normal((n, dim)).astype(np.float32)

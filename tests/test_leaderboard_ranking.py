@@ -43,6 +43,9 @@ def test_example_yaml_expands_env(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"visibility": "secret"}, "visibility"),
         ({"limits": {"per_day": 0}}, "positive integer"),
         ({"split": {"public_fraction": 1.5}}, r"\(0, 1\)"),
+        ({"limit": {"per_day": 1}}, r"c.yaml: phases\[0\]: unknown key 'limit' \(did you mean: limits\b"),
+        ({"limits": {"per_day": "5"}}, r"c.yaml: phases\[0\].limits.per_day: expected int or null, found str '5'"),
+        ({"split": {"public_fraction": 0.5, "seed": True}}, r"split.seed: expected int, found bool True"),
     ],
 )
 def test_bad_competition_is_a_user_error(phase: dict, message: str) -> None:
@@ -167,6 +170,11 @@ def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert not (tmp_path / "lb.db").exists()  # no empty database left behind
     assert main(["leaderboard", "init", str(tmp_path / "missing.yaml"), *db]) == 2
     assert "cannot read" in capsys.readouterr().err
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("name: c\ntitel: C\nphases: [{name: dev, gold: g.json, primary_metric: label_accuracy}]\n")
+    assert main(["leaderboard", "init", str(bad), *db]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{bad}: unknown key 'titel' (did you mean: title?)" in err
     assert main(["leaderboard", "status", "--db", f"sqlite:///{tmp_path}/nope/lb.db"]) == 2
     assert "does not exist" in capsys.readouterr().err
 

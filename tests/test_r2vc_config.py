@@ -38,13 +38,13 @@ def test_yaml_overrides_and_name(tmp_path) -> None:
 def test_unknown_keys_named_with_suggestions(tmp_path) -> None:
     p = tmp_path / "bad.yaml"
     p.write_text("retrieval:\n  top_mm: 3\n")
-    with pytest.raises(UserError, match=r"bad.yaml: retrieval: unknown key 'top_mm' \(did you mean: top_m\?\)"):
+    with pytest.raises(UserError, match=r"bad.yaml: retrieval: unknown key 'top_mm' \(did you mean: top_m\b"):
         load_config(p)
     p.write_text("ablations:\n  nli_only: true\n")
     with pytest.raises(UserError, match=r"unknown key 'ablations' \(did you mean: ablation\b"):
         load_config(p)
     p.write_text("zzz: 1\n")
-    with pytest.raises(UserError, match="known keys"):
+    with pytest.raises(UserError, match=r"unknown key 'zzz' \(known: ablation, calibration, generator, name"):
         load_config(p)
 
 

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
-from averitec_tools.baselines.r2vc.models import MINILM_ID, resolve_model
 from averitec_tools.baselines.r2vc.retrieval import HybridRetriever, build_retriever
 from averitec_tools.baselines.r2vc.retrieval.analysis import LuceneLikeAnalyzer
 from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
 from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever, new_faiss_index
 from averitec_tools.baselines.r2vc.types import Retriever
 from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.models import MINILM_ID, resolve_model
 
 # Short plain-prose paragraphs: every token is a plain word, so the Lucene-like analyser
 # and Anserini's analyser agree, and lengths stay below Lucene's exact-norm range.
@@ -52,7 +52,7 @@ def _store(out_dir: Path | None = None) -> ParagraphStore:
 
 @pytest.fixture(scope="module")
 def minilm() -> Any:
-    from averitec_tools.baselines.r2vc.models import load_sentence_encoder
+    from averitec_tools.models import load_sentence_encoder
 
     encoder, _ = load_sentence_encoder(model="minilm", device="cpu")
     return encoder

@@ -11,7 +11,6 @@ import pytest
 
 from averitec_tools.baselines.r2vc.generator import parse_candidate
 from averitec_tools.baselines.r2vc.prompt import render_prompt
-from averitec_tools.baselines.r2vc.training.__main__ import main as training_main
 from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
 from averitec_tools.baselines.r2vc.training.data import (
     TrainingRow,
@@ -22,6 +21,7 @@ from averitec_tools.baselines.r2vc.training.data import (
     sft_record,
 )
 from averitec_tools.baselines.r2vc.training.layout import draw_layouts
+from averitec_tools.cli.baseline_r2vc_train import main as training_main
 from averitec_tools.errors import UserError
 
 ROWS = [
@@ -113,7 +113,7 @@ def test_settings_from_yaml(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("learning_rat: 0.1\n", r"unknown SFTSettings key 'learning_rat' \(did you mean 'learning_rate'\?\)"),
+        ("learning_rat: 0.1\n", r"bad.yaml: unknown key 'learning_rat' \(did you mean: learning_rate\b"),
         ("learning_rate: -1\n", "learning_rate must be > 0"),
         ("bf16: maybe\n", "bf16 must be true, false or 'auto'"),
         ("warmup_ratio: 1.5\n", r"warmup_ratio must be in \[0, 1\)"),
@@ -133,7 +133,7 @@ def test_dpo_settings_validation_and_missing_file(tmp_path: Path) -> None:
         DPOSettings(beta=0)
     with pytest.raises(UserError, match="wrong_label_fraction"):
         DPOSettings(wrong_label_fraction=1.5)
-    with pytest.raises(UserError, match="settings file not found"):
+    with pytest.raises(UserError, match="missing.yaml: no such settings file"):
         DPOSettings.from_yaml(tmp_path / "missing.yaml")
 
 
@@ -449,7 +449,7 @@ def test_cli_errors_exit_2_with_one_line(saved_tiny: Path, data_file: Path, tmp_
     cfg = tmp_path / "c.yaml"
     cfg.write_text("betta: 0.3\n", encoding="utf-8")
     assert training_main(["dpo", "--config", str(cfg), "--data", str(data_file), "--out", str(tmp_path / "o2")]) == 2
-    assert "unknown DPOSettings key 'betta' (did you mean 'beta'?)" in capsys.readouterr().err
+    assert "unknown key 'betta' (did you mean: beta" in capsys.readouterr().err
 
     assert training_main(["sft", "--data", str(data_file), "--out", str(tmp_path / "o3"), "--max-steps", "0"]) == 2
     assert "--max-steps must be >= 1" in capsys.readouterr().err
@@ -469,7 +469,7 @@ def test_cli_argument_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
 
 
 def test_split_safe_rows_drop_non_train_and_excluded_claims(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from averitec_tools.baselines.r2vc.training.__main__ import split_safe_rows
+    from averitec_tools.baselines.r2vc.training.run import split_safe_rows
 
     records = [{"claim": f"c{i}", "evidence_text": "e", "label": "SUPPORTS", "split": s}
                for i, s in enumerate(["train", "dev", "test", "train"])]

@@ -21,7 +21,7 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
                                         "help": "fever8: 'official' = the organisers' prompt (downloaded at a pinned commit, or "
                                         "official:PATH from your clone of Raldir/FEVER-8-Shared-Task; verified by SHA-256), or a "
                                         "prompt file with [qa] and [questions] sections; name and hash go in the signature"}),
-    "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8: folder of the judgement cache (default ~/.cache/averitec-tools)"}),
+    "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8: folder of the judgement cache (default: the cache root, $AVERITEC_CACHE_DIR, else $XDG_CACHE_HOME/averitec-tools, else ~/.cache/averitec-tools)"}),
     "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 32; 1 for a local model)"}),
     "judge_retries": ("--judge-retries", {"type": int, "metavar": "N", "help": "fever8: retries of a failed request (default 5)"}),
     "judge_backoff": ("--judge-backoff", {"type": float, "metavar": "S", "help": "fever8: first retry wait in seconds, doubled each time (default 1)"}),

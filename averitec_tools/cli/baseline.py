@@ -233,7 +233,8 @@ def run_r2vc(args: argparse.Namespace) -> int:
     _given_evidence_components(pipe, args.evidence)
     predict_many = None
     if engine.name != "local":
-        from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
+        from averitec_tools.baselines.r2vc.claim_worker import R2VCClaimWorker
+        from averitec_tools.engines import engine_predictor
 
         predict_many = engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=args.corpus,
                                                                        claims=tuple(claims), evidence=args.evidence))

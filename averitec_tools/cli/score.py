@@ -100,9 +100,9 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
 
     options.update(judge_options(args, accepted))
     if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
-        from averitec_tools.metrics.prepared_cache import default_cache_dir
+        from averitec_tools.cache import cache_root
 
-        options["cache_dir"] = str(default_cache_dir())  # prepared gold strings, keyed by the gold file's hash
+        options["cache_dir"] = str(cache_root())  # prepared gold strings, keyed by the gold file's hash
     return options
 
 

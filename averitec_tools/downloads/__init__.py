@@ -22,7 +22,6 @@ from averitec_tools.downloads.fetch import (
     execute,
     hub_offline,
     prepare,
-    sha256_of,
 )
 from averitec_tools.downloads.plan import Plan, PlannedFile, check_space, disk_free, human, plan
 from averitec_tools.downloads.sources import (
@@ -62,7 +61,6 @@ __all__ = [
     "plan",
     "prepare",
     "register_source",
-    "sha256_of",
     "source_names",
     "splits_of",
 ]

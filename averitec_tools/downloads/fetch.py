@@ -41,6 +41,7 @@ from averitec_tools.downloads.hub import fetch_to_part, progress_bars
 from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
 from averitec_tools.downloads.sources import DataSource, HubLocation
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import file_sha256
 
 _GIT_BLOB_MAX = 64 << 20  # the hub keeps files above 10 MB in LFS; hash small ones as git does
 
@@ -49,18 +50,6 @@ def hub_offline() -> bool:
     """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``) is set."""
     return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"}
                for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
-
-
-def sha256_of(path: Path) -> str:
-    """The file's sha256, hashed by ``huggingface_hub`` as it hashes LFS files."""
-    try:
-        from huggingface_hub.utils.sha import sha_fileobj
-    except ImportError:
-        from averitec_tools.errors import ResourceError
-
-        raise ResourceError("downloads need huggingface_hub", hint="pip install 'averitec-tools[data]'") from None
-    with path.open("rb") as fh:
-        return sha_fileobj(fh).hex()
 
 
 @dataclass
@@ -123,7 +112,7 @@ def _verify(pf: PlannedFile, path: Path, source: DataSource, out: Path, *, delet
             installed: bool = False) -> tuple[str, str, bool | None]:
     """(sha256, status, hub_hash_match) of ``path``, or a refusal (deleting ``path`` if ``delete``)."""
     bad = path if delete else None
-    got = sha256_of(path)
+    got = file_sha256(path)
     if pf.spec.sha256 is not None:
         if got != pf.spec.sha256:
             _refuse(pf, source, got, pf.spec.sha256, f"recorded in the package: {pf.spec.checksum_source}",
@@ -351,4 +340,4 @@ def download(source: DataSource, **options: Any) -> DownloadReport:
     return download_all([source], **options)[0]
 
 
-__all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute", "hub_offline", "prepare", "sha256_of"]
+__all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute", "hub_offline", "prepare"]

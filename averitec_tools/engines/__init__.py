@@ -1,7 +1,7 @@
 """Execution engines: run a batched, model-holding map over many items locally or on Ray.
 
 Every scale-out path of the project (dense encoding, sparse tokenisation, the baselines'
-per-claim stages) is written once as a *worker factory* — a picklable callable that
+per-claim stages — each owned by its baseline) is written once as a *worker factory* — a picklable callable that
 loads what it needs (a model, a memory-mapped corpus) and returns a function from a batch
 of items to a batch of results — and handed to an engine:
 
@@ -113,9 +113,29 @@ def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield buf
 
 
+#: Claims per batch handed to a worker by :func:`engine_predictor`.
+CLAIM_BATCH = 4
+
+
+def engine_predictor(engine: Engine, *, worker: Callable[[], Worker],
+                     batch_size: int = CLAIM_BATCH) -> Callable[[list[Any]], Iterator[Any]]:
+    """A ``predict_many`` callable running ``worker`` on ``engine`` over claim batches.
+
+    Example:
+        >>> predict = engine_predictor(get_engine("local"), worker=lambda: (lambda cs: [c.upper() for c in cs]))
+        >>> list(predict(["a", "b"]))
+        ['A', 'B']
+    """
+
+    def predict_many(claims: list[Any]) -> Iterator[Any]:
+        return engine.map_batches(claims, worker=worker, batch_size=batch_size)
+
+    return predict_many
+
+
 def as_list(items: Iterable[Any]) -> Sequence[Any]:
     return items if isinstance(items, Sequence) else list(items)
 
 
-__all__ = ["ENGINES", "ENGINE_NAMES", "Engine", "Worker", "add_engine_arguments", "chunked",
-           "engine_from_args", "get_engine"]
+__all__ = ["CLAIM_BATCH", "ENGINES", "ENGINE_NAMES", "Engine", "Worker", "add_engine_arguments", "chunked",
+           "engine_from_args", "engine_predictor", "get_engine"]

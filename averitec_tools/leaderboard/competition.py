@@ -26,8 +26,10 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
         split: {public_fraction: 0.5, seed: 13}   # optional public/private claim split
         columns: [averitec_score@0.25, questions_answers, label_accuracy]
 
-``${VAR}`` in any string is replaced by the environment variable (an unset variable is
-an error naming the file and the key).
+``${VAR}`` in ``gold`` is replaced by the environment variable (an unset variable is an
+error naming the file and the key). The keys and their types are the schema of
+:mod:`averitec_tools.leaderboard.competition_schema`: an unknown key is an error with the
+close names.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from typing import Any
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.limits import SubmissionLimits
 
-VISIBILITIES = ("public", "private", "hidden")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Readable names of per-claim metric keys (anything else is shown as its key).
 METRIC_TITLES: dict[str, str] = {
@@ -192,68 +193,6 @@ class Competition:
         return int(self.max_upload_mb * 1024 * 1024)
 
 
-def _get(obj: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-    if key not in obj:
-        if default is ...:
-            raise UserError(f"{where}: missing key {key!r}")
-        return default
-    value = obj[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise UserError(f"{where}: {key!r} has the wrong type ({type(value).__name__})")
-    return value
-
-
-def _limit(obj: Mapping[str, Any], key: str, where: str) -> int | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{where}: {key} must be a positive integer, found {value!r}")
-    return value
-
-
-def _validation(data: Mapping[str, Any], where: str) -> SubmissionLimits:
-    raw = _get(data, "validation", where, dict, {})
-    defaults = SubmissionLimits()
-    known = ("max_tokens_per_string", "max_evidence_per_claim", "max_tokens_total")
-    unknown = sorted(set(raw) - set(known))
-    if unknown:
-        raise UserError(f"{where}: validation: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    values = {k: _limit(raw, k, f"{where}: validation") if raw.get(k) is not None else getattr(defaults, k) for k in known}
-    return SubmissionLimits(**values)
-
-
-def _scoring(data: Mapping[str, Any], where: str) -> ScoringPolicy:
-    raw = _get(data, "scoring", where, dict, {})
-    unknown = sorted(set(raw) - {"timeout_seconds", "max_attempts"})
-    if unknown:
-        raise UserError(f"{where}: scoring: unknown key(s) {', '.join(unknown)}; known: timeout_seconds, max_attempts")
-    timeout = _get(raw, "timeout_seconds", f"{where}: scoring", (int, float), 600.0)
-    if not 0 < float(timeout) <= 86_400:
-        raise UserError(f"{where}: scoring.timeout_seconds must be in (0, 86400], found {timeout!r}")
-    attempts = _limit(raw, "max_attempts", f"{where}: scoring") or 3
-    return ScoringPolicy(float(timeout), attempts)
-
-
-def _rate_limits(data: Mapping[str, Any], where: str) -> RateLimits:
-    raw = _get(data, "rate_limits", where, dict, {})
-    known = ("posts_per_team_per_minute", "failed_tokens_per_client")
-    unknown = sorted(set(raw) - set(known))
-    if unknown:
-        raise UserError(f"{where}: rate_limits: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    defaults = RateLimits()
-    return RateLimits(**{k: _limit(raw, k, f"{where}: rate_limits") or getattr(defaults, k) for k in known})
-
-
-def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = obj.get(key, [])
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{where}: {key!r} must be a list of strings")
-    return tuple(value)
-
-
 def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     """Reject a primary metric that the phase's first profile does not return per claim
     (when the profile declares its per-claim metrics), with the close names."""
@@ -267,52 +206,46 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
 
 
-def parse_phase(raw: Any, *, where: str) -> Phase:
-    """Validate one phase mapping (see the module docstring)."""
+def _phase(raw: Any, *, where: str) -> Phase:
+    """A schema-checked phase (:class:`~averitec_tools.leaderboard.competition_schema.PhaseFile`)
+    with its names checked against the registries and ``${VAR}`` in ``gold`` expanded."""
     from averitec_tools.scoring.profiles import PROFILES
 
-    if not isinstance(raw, Mapping):
-        raise UserError(f"{where}: each phase must be a mapping")
-    name = _get(raw, "name", where, str)
-    where = f"{where} ({name})"
-    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", name):
-        raise UserError(f"{where}: phase names use letters, digits, '_', '.', '-' only")
-    gold = expand_env(_get(raw, "gold", where, str), where=f"{where}: gold")
-    profiles = _str_list(raw, "profiles", where) or (_get(raw, "profile", where, str, "averitec2024"),)
+    where = f"{where} ({raw.name})"
+    gold = expand_env(raw.gold, where=f"{where}: gold")
+    profiles = raw.profiles or (raw.profile,)
     for p in profiles:
         PROFILES.get(p)  # UserError with close names if unknown
-    visibility = _get(raw, "visibility", where, str, "public")
-    if visibility not in VISIBILITIES:
-        raise UserError(f"{where}: visibility {visibility!r} is not one of {', '.join(VISIBILITIES)}")
-    limits_raw = _get(raw, "limits", where, dict, {})
-    limits = Limits(_limit(limits_raw, "per_day", f"{where}: limits"), _limit(limits_raw, "total", f"{where}: limits"))
-    split = None
-    if "split" in raw:
-        s = _get(raw, "split", where, dict)
-        frac = _get(s, "public_fraction", where, (int, float))
-        if not 0.0 < float(frac) < 1.0:
-            raise UserError(f"{where}: split.public_fraction must be in (0, 1), found {frac}")
-        split = Split(float(frac), int(_get(s, "seed", where, int, 0)))
-    primary = _get(raw, "primary_metric", where, str)
-    _check_primary_metric(primary, profile=profiles[0], where=where)
-    columns = _str_list(raw, "columns", where) or (primary,)
-    if primary not in columns:
-        columns = (primary, *columns)
+    _check_primary_metric(raw.primary_metric, profile=profiles[0], where=where)
+    columns = raw.columns or (raw.primary_metric,)
+    if raw.primary_metric not in columns:
+        columns = (raw.primary_metric, *columns)
+    split = None if raw.split is None else Split(raw.split.public_fraction, raw.split.seed)
     return Phase(
-        name=name,
+        name=raw.name,
         gold=gold,
         profiles=profiles,
-        primary_metric=primary,
-        visibility=visibility,
-        limits=limits,
+        primary_metric=raw.primary_metric,
+        visibility=raw.visibility,
+        limits=Limits(raw.limits.per_day, raw.limits.total),
         split=split,
         columns=columns,
-        title=_get(raw, "title", where, str, name),
+        title=raw.name if raw.title is None else raw.title,
     )
+
+
+def _or_defaults(values: Any, defaults: Any) -> dict[str, Any]:
+    """The section's values, a key left out or null taking the dataclass default."""
+    return {k: getattr(defaults, k) if v is None else v for k, v in values.model_dump().items()}
 
 
 def parse_competition(data: Any, *, where: str, source: str = "") -> Competition:
     """Validate a competition mapping (already loaded from YAML).
+
+    The keys and their types are the schema's
+    (:class:`~averitec_tools.leaderboard.competition_schema.CompetitionFile`: unknown keys
+    are errors with close names); profiles and primary metrics are checked against the
+    registries.
 
     Example:
         >>> c = parse_competition({"name": "demo", "phases": [{"name": "dev", "gold": "dev.json",
@@ -320,47 +253,38 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
         >>> c.phase("dev").profile, c.max_upload_mb
         ('averitec2024', 50.0)
     """
+    from averitec_tools.configfile import validate
+    from averitec_tools.leaderboard.competition_schema import CompetitionFile
+
     if not isinstance(data, Mapping):
         raise UserError(f"{where}: a competition file is a YAML mapping with 'name' and 'phases'")
-    name = _get(data, "name", where, str)
-    phases_raw = _get(data, "phases", where, list)
-    if not phases_raw:
-        raise UserError(f"{where}: 'phases' is empty")
-    phases = tuple(parse_phase(p, where=f"{where}: phases[{i}]") for i, p in enumerate(phases_raw))
+    raw = validate(CompetitionFile, data, where=where)
+    phases = tuple(_phase(p, where=f"{where}: phases[{i}]") for i, p in enumerate(raw.phases))
     names = [p.name for p in phases]
     if len(set(names)) != len(names):
         raise UserError(f"{where}: duplicate phase names in {names}")
-    test = _get(data, "test", where, str, "bootstrap")
-    if test not in ("bootstrap", "randomization"):
-        raise UserError(f"{where}: test must be 'bootstrap' or 'randomization', found {test!r}")
-    max_mb = float(_get(data, "max_upload_mb", where, (int, float), 50.0))
-    if max_mb <= 0:
-        raise UserError(f"{where}: max_upload_mb must be positive")
+    scoring = _or_defaults(raw.scoring, ScoringPolicy())
     return Competition(
-        name=name,
-        title=_get(data, "title", where, str, name),
+        name=raw.name,
+        title=raw.name if raw.title is None else raw.title,
         phases=phases,
-        disclosure=_str_list(data, "disclosure", where),
-        max_upload_mb=max_mb,
-        alpha=float(_get(data, "alpha", where, (int, float), 0.05)),
-        test=test,
-        n_resamples=int(_get(data, "n_resamples", where, int, 1000)),
+        disclosure=raw.disclosure,
+        max_upload_mb=raw.max_upload_mb,
+        alpha=raw.alpha,
+        test=raw.test,
+        n_resamples=raw.n_resamples,
         source=source,
-        validation=_validation(data, where),
-        scoring=_scoring(data, where),
-        rate_limits=_rate_limits(data, where),
+        validation=SubmissionLimits(**_or_defaults(raw.validation, SubmissionLimits())),
+        scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"]),
+        rate_limits=RateLimits(**_or_defaults(raw.rate_limits, RateLimits())),
     )
 
 
 def load_competition_text(text: str, *, where: str) -> Competition:
     """Parse competition YAML text (UserError with the file name on a YAML error)."""
-    import yaml
+    from averitec_tools.configfile import load_yaml_text
 
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
-    return parse_competition(data, where=where, source=text)
+    return parse_competition(load_yaml_text(text, where=where), where=where, source=text)
 
 
 def load_competition(path: str | os.PathLike[str]) -> Competition:

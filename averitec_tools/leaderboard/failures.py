@@ -30,6 +30,7 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 
 SERVER_SIDE = ("the submission could not be scored because of a problem on the server's side; the organisers have "
@@ -80,7 +81,7 @@ def server_paths(*paths: str | os.PathLike[str] | None) -> list[str]:
             out.append(form)
             if os.path.isabs(form):  # a relative folder name ("examples") is too common a word
                 out.append(os.path.dirname(form))
-    for folder in (tempfile.gettempdir(), os.environ.get("AVERITEC_DATA_DIR"), os.environ.get("AVERITEC_CACHE_DIR")):
+    for folder in (tempfile.gettempdir(), os.environ.get("AVERITEC_DATA_DIR"), str(cache_root())):
         if folder:
             out += [folder, os.path.realpath(folder)]
     return [p for p in out if p not in ("", "/", ".")]

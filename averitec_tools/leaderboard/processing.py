@@ -24,7 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from averitec_tools import hashing
 from averitec_tools._version import __version__
+from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.competition import Phase
 from averitec_tools.leaderboard.failures import (
@@ -46,19 +48,12 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     st = os.stat(path)
     key = (str(path), st.st_mtime, st.st_size)
     if key not in _GOLD_FILE_CACHE:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        _GOLD_FILE_CACHE[key] = h.hexdigest()
+        _GOLD_FILE_CACHE[key] = hashing.file_sha256(path)
     return _GOLD_FILE_CACHE[key]
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("AVERITEC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "averitec-tools"
-    )
-    return Path(base) / "leaderboard"
+    return cache_root("leaderboard")
 
 
 _GOLD_CLAIMS: dict[tuple[str, str, str], list[Any]] = {}

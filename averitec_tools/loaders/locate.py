@@ -30,9 +30,9 @@ from averitec_tools.loaders.base import DATA_DIR_ENV
 
 def download_root() -> Path:
     """The default ``--out`` of ``averitec data download``: ``<cache root>/data``."""
-    from averitec_tools.metrics.prepared_cache import default_cache_dir
+    from averitec_tools.cache import cache_root
 
-    return default_cache_dir() / "data"
+    return cache_root("data")
 
 
 def data_roots() -> list[Path]:

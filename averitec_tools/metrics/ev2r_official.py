@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from averitec_tools._version import __version__
+from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 from averitec_tools.metrics.ev2r import KINDS, JudgePrompt
-from averitec_tools.metrics.prepared_cache import default_cache_dir
 from averitec_tools.resources import downloads_allowed
 
 #: ``--judge-prompt official`` and ``--judge-prompt official:PATH``.
@@ -135,7 +135,7 @@ def cached_file(source: OfficialPromptSource, cache_dir: str | os.PathLike[str] 
         >>> cached_file(FEVER8_PROMPT_SOURCE, "/c").as_posix()
         '/c/judge-prompts/Raldir+FEVER-8-Shared-Task@5bf344fc725ea0f32cd5e48504d5ae34af953bcf/properties.py'
     """
-    base = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    base = Path(cache_dir) if cache_dir is not None else cache_root()
     return base / "judge-prompts" / f"{source.repo.replace('/', '+')}@{source.commit}" / Path(source.paths[0]).name
 
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r_judges import Judge, RetryableJudgeError
-from averitec_tools.metrics.prepared_cache import default_cache_dir
 
 FAILURE_MODES = ("raise", "zero")
 CACHE_FILE = "ev2r-judgements.sqlite"
@@ -38,7 +38,7 @@ CACHE_FILE = "ev2r-judgements.sqlite"
 
 def default_cache_path() -> Path:
     """``$AVERITEC_CACHE_DIR`` or ``$XDG_CACHE_HOME/averitec-tools`` (``~/.cache``), file ``ev2r-judgements.sqlite``."""
-    return default_cache_dir() / CACHE_FILE
+    return cache_root(CACHE_FILE)
 
 
 @dataclass(frozen=True)

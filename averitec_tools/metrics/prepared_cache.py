@@ -4,7 +4,8 @@ Tokenising and stemming the gold evidence is a large part of a cold ``averitec s
 the gold file rarely changes. The cache file's name holds the SHA-256 of the gold file's
 bytes, the tokenizer behaviour, the NLTK version (Porter stems come from NLTK) and the
 package version, so a changed file or setup never reads stale data. Only the ``averitec``
-CLI uses it (``$AVERITEC_CACHE_DIR``, default ``~/.cache/averitec-tools``;
+CLI uses it (:func:`averitec_tools.cache.cache_root`: ``$AVERITEC_CACHE_DIR``, else
+``$XDG_CACHE_HOME/averitec-tools``, default ``~/.cache/averitec-tools``;
 ``AVERITEC_NO_CACHE=1`` turns it off); an unreadable or unwritable cache is ignored.
 """
 
@@ -18,26 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools._version import __version__
+from averitec_tools.hashing import file_sha256
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
-
-
-def default_cache_dir() -> Path:
-    """``$AVERITEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/averitec-tools`` (``~/.cache/averitec-tools``).
-
-    Example:
-        >>> from unittest import mock
-        >>> with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": "/tmp/xdg"}):
-        ...     _ = os.environ.pop("AVERITEC_CACHE_DIR", None)
-        ...     default_cache_dir().as_posix()
-        '/tmp/xdg/averitec-tools'
-        >>> with mock.patch.dict(os.environ, {"AVERITEC_CACHE_DIR": "/tmp/mine"}):
-        ...     default_cache_dir().as_posix()
-        '/tmp/mine'
-    """
-    env = os.environ.get("AVERITEC_CACHE_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "averitec-tools"
 
 
 def _nltk_version() -> str:
@@ -63,7 +46,7 @@ def prepared_cache_file(*, references: str | os.PathLike[str], cache_dir: str | 
     if cache_dir is None:
         return None
     try:
-        digest = hashlib.sha256(Path(references).read_bytes()).hexdigest()
+        digest = file_sha256(references)
     except OSError:
         return None
     setup = hashlib.sha256(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}".encode()).hexdigest()[:12]
@@ -103,4 +86,4 @@ def save_prepared(engine: Any, path: Path | None, texts: Iterable[str]) -> None:
         return
 
 
-__all__ = ["default_cache_dir", "load_prepared", "prepared_cache_file", "save_prepared"]
+__all__ = ["load_prepared", "prepared_cache_file", "save_prepared"]

@@ -279,13 +279,9 @@ def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVer
     cache = lent_gold_cache()
     if cache is None:
         return _parse_gold_claims(path, profile=profile)
-    import hashlib
+    from averitec_tools.hashing import file_sha256
 
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    key = (str(path), digest.hexdigest(), profile)
+    key = (str(path), file_sha256(path), profile)
     if key not in cache:
         cache[key] = _parse_gold_claims(path, profile=profile)
     return list(cache[key])

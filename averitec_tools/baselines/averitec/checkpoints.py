@@ -11,7 +11,6 @@ from typing import Any
 from averitec_tools.baselines.averitec.config import AVeriTeCConfig, cache_dir, train_path
 from averitec_tools.baselines.averitec.data import (
     ClaimItem,
-    file_digest,
     read_claims,
     without_scored_claims,
 )
@@ -22,6 +21,7 @@ from averitec_tools.baselines.averitec.training import (
     train_classifier,
 )
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import file_sha256
 
 #: Held-out examples scored after each epoch are capped at this share of ``max_pairs``.
 HELDOUT_CAP_SHARE = 0.2
@@ -32,7 +32,7 @@ def training_claims(cfg: AVeriTeCConfig, *, exclude: Sequence[str] = ()) -> tupl
     path = train_path(cfg)
     claims = read_claims(path, skip_empty=True)
     kept, dropped = without_scored_claims(claims, exclude)
-    info = {"path": str(path), "sha256": file_digest(path), "claims": len(kept), "dropped_scored_claims": dropped,
+    info = {"path": str(path), "sha256": file_sha256(path), "claims": len(kept), "dropped_scored_claims": dropped,
             "skipped_empty_claims": (claims[-1].claim_id + 1 - len(claims)) if isinstance(claims[-1].claim_id, int)
             else 0}
     if dropped:

@@ -17,22 +17,23 @@ Example:
     >>> config_from_mapping({"rerankr": {}}, source="x.yaml")
     Traceback (most recent call last):
     ...
-    averitec_tools.errors.UserError: x.yaml: unknown key 'rerankr' (did you mean: reranker?)
+    averitec_tools.errors.UserError: x.yaml: unknown key 'rerankr' (did you mean: reranker, retrieval?)
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
 
 QUESTION_FALLBACK = "retrieval-fallback"
 JUSTIFICATION_FALLBACK = "extractive-fallback"
@@ -148,52 +149,15 @@ def _offline() -> AVeriTeCConfig:
     )
 
 
-BUILTIN_CONFIGS: dict[str, Any] = {"paper": AVeriTeCConfig, "offline-minilm": _offline}
+#: Built-in configurations selectable by name: name → factory.
+BUILTIN_CONFIGS: Registry[Callable[[], AVeriTeCConfig]] = Registry("built-in configuration")
+BUILTIN_CONFIGS.add("paper", AVeriTeCConfig)
+BUILTIN_CONFIGS.add("offline-minilm", _offline)
 
 
 def builtin_config(name: str) -> AVeriTeCConfig:
-    if name not in BUILTIN_CONFIGS:
-        close = difflib.get_close_matches(name, list(BUILTIN_CONFIGS), n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"built-ins: {', '.join(BUILTIN_CONFIGS)}"
-        raise UserError(f"unknown built-in configuration {name!r}", hint=hint)
-    cfg: AVeriTeCConfig = BUILTIN_CONFIGS[name]()
-    return cfg
-
-
-def _check(value: Any, annotation: str, where: str) -> Any:
-    kinds = [a.strip() for a in annotation.split("|")]
-    if value is None:
-        if "None" in kinds:
-            return None
-        raise UserError(f"{where}: must not be null")
-    ok = {"bool": isinstance(value, bool),
-          "int": isinstance(value, int) and not isinstance(value, bool),
-          "float": isinstance(value, (int, float)) and not isinstance(value, bool),
-          "str": isinstance(value, str)}
-    for kind in kinds:
-        if ok.get(kind):
-            return float(value) if kind == "float" else value
-    expected = " or ".join(k for k in kinds if k != "None") + (" or null" if "None" in kinds else "")
-    raise UserError(f"{where}: expected {expected}, found {type(value).__name__} {value!r}")
-
-
-def _merge(base: Any, values: Any, where: str) -> Any:
-    if not isinstance(values, Mapping):
-        raise UserError(f"{where}: expected a mapping of settings, found {type(values).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(base)}
-    updates = {}
-    for key, value in values.items():
-        if key not in fields:
-            close = difflib.get_close_matches(str(key), list(fields), n=3, cutoff=0.6)
-            hint = f"did you mean: {', '.join(close)}?" if close else f"known keys: {', '.join(fields)}"
-            raise UserError(f"{where}: unknown key {key!r} ({hint})")
-        current = getattr(base, key)
-        sub = f"{where}.{key}" if ":" in where else f"{where}: {key}"
-        if dataclasses.is_dataclass(current):
-            updates[key] = _merge(current, value, sub)
-        else:
-            updates[key] = _check(value, str(fields[key].type), sub)
-    return replace(base, **updates)
+    """A built-in configuration by name (with close-name suggestions)."""
+    return BUILTIN_CONFIGS.get(name)()
 
 
 def config_from_mapping(data: Any, *, source: str) -> AVeriTeCConfig:
@@ -204,28 +168,21 @@ def config_from_mapping(data: Any, *, source: str) -> AVeriTeCConfig:
         raise UserError(f"{source}: expected a mapping at the top level")
     data = dict(data)
     base = builtin_config(str(data.pop("base"))) if "base" in data else AVeriTeCConfig()
-    cfg: AVeriTeCConfig = _merge(base, data, source)
-    return cfg
+    from averitec_tools.configfile import override_dataclass
+
+    return override_dataclass(base, data, where=source)
 
 
 def resolve_config(spec: str) -> AVeriTeCConfig:
     """A built-in name or a YAML file path."""
     if spec in BUILTIN_CONFIGS:
         return builtin_config(spec)
-    import yaml
+    from averitec_tools.configfile import load_yaml_file
 
-    p = Path(spec)
-    if not p.is_file():
-        close = difflib.get_close_matches(spec, list(BUILTIN_CONFIGS), n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}"
-        raise UserError(f"{p}: no such configuration file", hint=hint)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        raise UserError(f"{p}{loc}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
-    return config_from_mapping(data, source=str(p))
+    if not Path(spec).exists() and not spec.endswith((".yaml", ".yml", ".json")):
+        builtin_config(spec)  # raises with suggestions
+    data = load_yaml_file(spec, hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
+    return config_from_mapping(data, source=spec)
 
 
 def train_path(cfg: AVeriTeCConfig) -> Path:
@@ -247,8 +204,7 @@ def train_path(cfg: AVeriTeCConfig) -> Path:
 def cache_dir(cfg: AVeriTeCConfig) -> Path:
     if cfg.data.cache_dir:
         return Path(cfg.data.cache_dir)
-    root = os.environ.get("AVERITEC_CACHE_DIR") or str(Path.home() / ".cache" / "averitec-tools")
-    return Path(root) / "averitec-baseline"
+    return cache_root("averitec-baseline")
 
 
 __all__ = ["JUSTIFICATION_FALLBACK", "OFFLINE_TRAIN", "QUESTION_FALLBACK", "AVeriTeCConfig", "TrainConfig",

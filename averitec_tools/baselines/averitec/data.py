@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.averitec.store import answer_text
@@ -91,14 +89,6 @@ def gold_pairs(record: AVeriTeCClaim) -> list[QAPair]:
             for q in record.questions for a in q.answers]
 
 
-def file_digest(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def without_scored_claims(train: Sequence[ClaimItem], scored: Sequence[str]) -> tuple[list[ClaimItem], int]:
     """Training claims whose text is not among the claims being scored, and how many were dropped.
 
@@ -112,4 +102,4 @@ def without_scored_claims(train: Sequence[ClaimItem], scored: Sequence[str]) -> 
     return kept, len(train) - len(kept)
 
 
-__all__ = ["ClaimItem", "QAPair", "file_digest", "gold_pairs", "read_claims", "without_scored_claims"]
+__all__ = ["ClaimItem", "QAPair", "gold_pairs", "read_claims", "without_scored_claims"]

@@ -1,6 +1,6 @@
 """Loading Hugging Face models offline, with one clear line when a model id cannot be loaded.
 
-Model ids resolve through :func:`averitec_tools.baselines.r2vc.models.resolve_model`
+Model ids resolve through :func:`averitec_tools.models.resolve_model`
 (``minilm`` → the packaged all-MiniLM-L6-v2, local directories, cached hub ids). Each
 loader returns the component name recorded in outputs: ``"<model id>@<revision>"``.
 """
@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.baselines.r2vc.models import MINILM_ID, ResolvedModel, resolve_model
 from averitec_tools.errors import ResourceError
+from averitec_tools.models import MINILM_ID, ResolvedModel, resolve_model
 
 
 def revision(resolved: ResolvedModel) -> str:

@@ -148,7 +148,7 @@ class AVeriTeCPipeline:
             progress: bool = False,
             run_many: Callable[[list[ClaimItem]], Iterable[ClaimResult]] | None = None) -> RunSummary:
         """Run every claim (``run_many``: claims still to do → results in order, e.g. on an
-        engine, :mod:`averitec_tools.engines.claims`; default :meth:`run_claim` here)."""
+        engine, :mod:`averitec_tools.baselines.averitec.claim_worker`; default :meth:`run_claim` here)."""
         from tqdm.auto import tqdm
 
         summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,

@@ -25,22 +25,22 @@ Example:
     >>> config_from_mapping({"verifer": {}}, source="x.yaml")
     Traceback (most recent call last):
     ...
-    averitec_tools.errors.UserError: x.yaml: unknown key 'verifer' (did you mean: verifier?)
+    averitec_tools.errors.UserError: x.yaml: unknown key 'verifer' (did you mean: verifier, retrieval?)
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -264,58 +264,6 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GeneratorConfig", "question_writer"): ("template", "lm"),
 }
 
-_SECTIONS: dict[str, type] = {
-    "retrieval": RetrievalConfig,
-    "generator": GeneratorConfig,
-    "verifier": VerifierConfig,
-    "calibration": CalibrationConfig,
-    "ablation": AblationConfig,
-    "offline": OfflineConfig,
-}
-
-
-def _unknown(key: str, known: list[str], where: str) -> UserError:
-    close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
-    hint = f"did you mean: {', '.join(close)}?" if close else f"known keys: {', '.join(sorted(known))}"
-    return UserError(f"{where}: unknown key {key!r} ({hint})")
-
-
-def _check_value(value: Any, annotation: str, where: str) -> Any:
-    kinds = [a.strip() for a in str(annotation).split("|")]
-    if value is None:
-        if "None" in kinds:
-            return None
-        raise UserError(f"{where}: must not be null")
-    if "bool" in kinds:
-        if isinstance(value, bool):
-            return value
-    elif "int" in kinds:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif "float" in kinds:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    elif "str" in kinds and isinstance(value, str):
-        return value
-    expected = " or ".join(k for k in kinds if k != "None") + (" or null" if "None" in kinds else "")
-    raise UserError(f"{where}: expected {expected}, found {type(value).__name__} {value!r}")
-
-
-def _section(cls: type, base: Any, values: Any, where: str) -> Any:
-    if not isinstance(values, Mapping):
-        raise UserError(f"{where}: expected a mapping of settings, found {type(values).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    updates = {}
-    for key, value in values.items():
-        if key not in fields:
-            raise _unknown(str(key), list(fields), f"{where}")
-        updates[key] = _check_value(value, str(fields[key].type), f"{where}.{key}")
-        choices = CHOICES.get((cls.__name__, key))
-        if choices is not None and updates[key] not in choices:
-            raise UserError(f"{where}.{key}: expected one of {', '.join(choices)}, found {updates[key]!r}")
-    return replace(base, **updates)
-
-
 def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = None) -> R2VCConfig:
     """Build a configuration from a parsed YAML/JSON mapping (unknown keys are errors).
 
@@ -335,19 +283,9 @@ def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = Non
         if not isinstance(base_name, str):
             raise UserError(f"{source}: base: expected the name of a built-in configuration")
         base = builtin_config(base_name)
-    cfg = base or R2VCConfig()
-    known = ["name", "base", *_SECTIONS]
-    updates: dict[str, Any] = {}
-    for key, value in data.items():
-        if key == "name":
-            updates["name"] = _check_value(value, "str", f"{source}: name")
-        elif key in _SECTIONS:
-            updates[key] = _section(_SECTIONS[key], getattr(cfg, key), value, f"{source}: {key}")
-        else:
-            close = difflib.get_close_matches(str(key), known, n=3, cutoff=0.6)
-            hint = f"did you mean: {', '.join(close)}?" if close else f"known keys: {', '.join(known)}"
-            raise UserError(f"{source}: unknown key {key!r} ({hint})")
-    return replace(cfg, **updates)
+    from averitec_tools.configfile import override_dataclass
+
+    return override_dataclass(base or R2VCConfig(), data, where=source, choices=CHOICES)
 
 
 def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
@@ -357,20 +295,10 @@ def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
         UserError: missing file, invalid YAML (with line and column), unknown keys,
             wrongly typed values.
     """
-    import yaml
+    from averitec_tools.configfile import load_yaml_file
 
     p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{p}: no such configuration file", hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise UserError(f"{p}{loc}: invalid YAML: {problem}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{p}: file is not valid UTF-8") from None
+    data = load_yaml_file(p, hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
     cfg = config_from_mapping(data, source=str(p))
     return cfg if cfg.name != "custom" else replace(cfg, name=p.stem)
 
@@ -390,17 +318,14 @@ def _offline_minilm() -> R2VCConfig:
     )
 
 
-#: Built-in configurations selectable by name (``--config offline-minilm``).
-BUILTIN_CONFIGS: dict[str, Any] = {"offline-minilm": _offline_minilm}
+#: Built-in configurations selectable by name (``--config offline-minilm``): name → factory.
+BUILTIN_CONFIGS: Registry[Callable[[], R2VCConfig]] = Registry("built-in configuration")
+BUILTIN_CONFIGS.add("offline-minilm", _offline_minilm)
 
 
 def builtin_config(name: str) -> R2VCConfig:
     """Return a built-in configuration by name (with close-name suggestions)."""
-    if name not in BUILTIN_CONFIGS:
-        close = difflib.get_close_matches(name, list(BUILTIN_CONFIGS), n=3, cutoff=0.5)
-        hint = f"did you mean: {', '.join(close)}?" if close else f"known: {', '.join(BUILTIN_CONFIGS)}"
-        raise UserError(f"unknown built-in configuration {name!r} ({hint})")
-    return BUILTIN_CONFIGS[name]()
+    return BUILTIN_CONFIGS.get(name)()
 
 
 def resolve_config(spec: str) -> R2VCConfig:

@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -36,6 +35,8 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from averitec_tools.hashing import file_sha256
 
 #: Distributions whose versions are recorded (``null`` when not installed).
 LIBRARIES: tuple[str, ...] = (
@@ -99,11 +100,7 @@ def describe_input(path: str | os.PathLike[str]) -> dict[str, Any]:
         return {"path": str(p), "kind": "directory"}
     if not p.is_file():
         return {"path": str(p), "missing": True}
-    digest = hashlib.sha256()
-    with p.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return {"path": str(p), "bytes": p.stat().st_size, "sha256": digest.hexdigest()}
+    return {"path": str(p), "bytes": p.stat().st_size, "sha256": file_sha256(p)}
 
 
 def run_manifest(

@@ -19,7 +19,9 @@ import numpy as np
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.types import Passage
+from averitec_tools.cache import cache_root as package_cache_root
 from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.hashing import file_sha256
 from averitec_tools.jsonio import iter_jsonl, load_json
 from averitec_tools.records.averitec import AVeriTeCClaim
 
@@ -35,10 +37,7 @@ def cache_root(cfg: R2VCConfig) -> Path:
     """Where the offline configuration caches its models, corpus and indexes."""
     if cfg.offline.cache_dir:
         return Path(cfg.offline.cache_dir)
-    env = os.environ.get("AVERITEC_CACHE_DIR")
-    if env:
-        return Path(env) / "r2vc-offline"
-    return Path.home() / ".cache" / "averitec-tools" / "r2vc-offline"
+    return package_cache_root("r2vc-offline")
 
 
 def data_dir() -> Path:
@@ -85,7 +84,7 @@ def _digest(*parts: Any) -> str:
 
 
 def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return file_sha256(path)[:16]
 
 
 def load_dev(path: Path) -> list[AVeriTeCClaim]:

@@ -113,15 +113,10 @@ def load_recipe(spec: str) -> Recipe:
     if spec in BUILTIN_RECIPES:
         data = _builtin(spec)
     else:
-        import yaml
+        from averitec_tools.configfile import load_yaml_file
 
         path = Path(spec)
-        if not path.is_file():
-            raise UserError(f"{spec}: no such recipe file", hint=f"or a built-in: {', '.join(BUILTIN_RECIPES)}")
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise UserError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
+        loaded = load_yaml_file(path, what="recipe file", hint=f"or a built-in: {', '.join(BUILTIN_RECIPES)}") or {}
         if not isinstance(loaded, dict):
             raise UserError(f"{path}: expected a mapping of recipe keys")
         parent = loaded.pop("base", None)

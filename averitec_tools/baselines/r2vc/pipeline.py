@@ -257,7 +257,7 @@ class R2VCPipeline:
             on_claim: Called with the number of claims finished in this run (tests use it
                 to simulate an interruption).
             predict_many: Predicts the claims still to do, yielding predictions in order
-                (:func:`averitec_tools.engines.claims.engine_predictor` runs them on an
+                (:func:`averitec_tools.engines.engine_predictor` runs them on an
                 engine); default: :meth:`predict` one claim at a time in this process.
         """
         from tqdm.auto import tqdm

@@ -32,6 +32,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from averitec_tools.baselines.r2vc.retrieval.backends import SPARSE_BACKENDS
 from averitec_tools.baselines.r2vc.retrieval.fusion import (
     DEFAULT_ALPHA,
     DEFAULT_EPSILON,
@@ -47,8 +48,6 @@ if TYPE_CHECKING:
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.types import Retriever
 
-#: Sparse backends accepted by :func:`build_retriever`.
-SPARSE_BACKENDS: tuple[str, ...] = ("bm25s", "pyserini")
 #: The paper's dense encoder (Table G.1).
 DEFAULT_DENSE_MODEL = "BAAI/bge-large-en-v1.5"
 
@@ -102,7 +101,7 @@ def build_retriever(
         rebuild: Rebuild indexes even if they exist.
         show_progress: Show progress bars while indexing.
         engine: An :mod:`averitec_tools.engines` engine. A non-local one (``ray``) builds
-            the missing indexes (:func:`averitec_tools.engines.retriever.build_missing_indexes`:
+            the missing indexes (:func:`averitec_tools.baselines.r2vc.retrieval.engine_build.build_missing_indexes`:
             the same files as the in-process builders) before they are loaded; it needs
             ``index_dir`` and a store on disk. ``None`` or ``local``: built in this process.
 
@@ -128,7 +127,7 @@ def build_retriever(
     if sparse is not None and sparse not in SPARSE_BACKENDS:
         raise UserError(
             f"unknown sparse retriever {sparse!r}",
-            hint=f"use one of: {', '.join(SPARSE_BACKENDS)}, or none",
+            hint=f"use one of: {', '.join(SPARSE_BACKENDS.names())}, or none",
         )
     if sparse is None and dense_model is None:
         raise UserError("no retriever configured: set a sparse backend, a dense model, or both")
@@ -136,7 +135,7 @@ def build_retriever(
     root = Path(index_dir) if index_dir is not None else None
     built_on_engine: dict[str, str] = {}
     if engine is not None and engine.name != "local":
-        from averitec_tools.engines.retriever import build_missing_indexes
+        from averitec_tools.baselines.r2vc.retrieval.engine_build import build_missing_indexes
 
         built = build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse,
                                       dense_model=dense_model, dense_index=dense_index, device=device,
@@ -145,22 +144,12 @@ def build_retriever(
         rebuild = False  # freshly built: load them
 
     sparse_retriever: Retriever | None = None
-    if sparse == "bm25s":
-        from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-
-        sparse_retriever = Bm25sRetriever.load_or_build(
+    if sparse is not None:
+        sparse_retriever = SPARSE_BACKENDS.get(sparse).load_or_build(
             store=store,
-            index_dir=None if root is None else root / "bm25s",
+            index_dir=None if root is None else root / sparse,
             rebuild=rebuild,
             show_progress=show_progress,
-        )
-    elif sparse == "pyserini":
-        from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
-
-        sparse_retriever = PyseriniRetriever.load_or_build(
-            store=store,
-            index_dir=None if root is None else root / "pyserini",
-            rebuild=rebuild,
         )
 
     dense_retriever: Retriever | None = None

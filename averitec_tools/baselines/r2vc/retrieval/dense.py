@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-from averitec_tools.baselines.r2vc.models import ResolvedModel, load_sentence_encoder, resolve_model
 from averitec_tools.baselines.r2vc.retrieval._index_meta import read_index_meta, rebuild_hint
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
+from averitec_tools.models import ResolvedModel, load_sentence_encoder, resolve_model
 
 META_FILE = "averitec_dense.json"
 INDEX_FILE = "faiss.index"
@@ -223,7 +223,7 @@ class DenseRetriever:
             }
             if self.index_type == "hnsw":
                 meta.update(hnsw_m=HNSW_M, ef_construction=int(self.index.hnsw.efConstruction))
-            meta["build_device"] = "cpu"  # as averitec_tools.engines.faiss_build records it
+            meta["build_device"] = "cpu"  # as averitec_tools.baselines.r2vc.retrieval.faiss_build records it
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod

@@ -1,4 +1,5 @@
-"""Helpers shared by the SFT and DPO entry points (model loading, output directory, report)."""
+"""The flow shared by the SFT and DPO stages: model loading, the checked training run, the
+staged output directory and the report."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,79 @@ def load_model_for_training(settings: TrainSettings, *, cuda: bool) -> tuple[Any
     )
     model.train()
     return model, prepare_tokenizer(tokenizer)
+
+
+def ensure_model(settings: TrainSettings, *, model: Any, tokenizer: Any) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` as given, or ``settings.model`` loaded when ``model`` is None."""
+    if model is None:
+        return load_model_for_training(settings, cuda=cuda_available())
+    if tokenizer is None:
+        raise ValueError("tokenizer is required when model is given")
+    return model, tokenizer
+
+
+def trainer_inputs(settings: TrainSettings, *, model: Any, tokenizer: Any,
+                   output_dir: str | os.PathLike[str]) -> tuple[Any, Any, dict[str, Any]]:
+    """``(model, prepared tokenizer, TRL config keyword arguments)`` for a stage's trainer."""
+    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
+    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
+    return model, prepare_tokenizer(tokenizer), kwargs
+
+
+def fit_and_save(
+    *,
+    stage: str,
+    settings: TrainSettings,
+    build_trainer: Callable[[str], Any],
+    reasoning: Any,
+    n_examples: int,
+    output_dir: str | os.PathLike[str] | None,
+    overwrite: bool,
+    manifest: dict[str, Any] | None,
+    n_dropped: int = 0,
+    tokenizer: Any = None,
+) -> tuple[TrainingReport, Any]:
+    """Build the stage's trainer in a scratch directory, train it with the weight checks, and
+    save the model where asked.
+
+    The run happens in a scratch directory that replaces ``output_dir`` only when training
+    succeeded (:func:`staged_output_dir`), so an interrupted run leaves no half-written
+    model; with ``output_dir`` None nothing is saved.
+
+    Args:
+        stage: ``"sft"`` or ``"dpo"``.
+        settings: The stage's settings.
+        build_trainer: Working directory → the TRL trainer.
+        reasoning: The prompts' reasoning mode (:func:`prompt_choice`).
+        n_examples: Training examples (rows or preference pairs) in the report.
+        output_dir: Where to save the model, tokenizer and ``r2vc_training.json``.
+        overwrite: Replace an existing ``output_dir``.
+        manifest: The run manifest saved in ``r2vc_training.json``.
+        n_dropped: Examples dropped before training (reported).
+        tokenizer: The tokenizer to save (default: the trainer's processing class).
+
+    Returns:
+        ``(report, trained_model)``.
+    """
+
+    def fit(workdir: str, saved_to: str | None) -> tuple[Any, TrainingReport]:
+        trainer = build_trainer(workdir)
+        result, run = train_checked(trainer, settings=settings, stage=stage, reasoning=reasoning)
+        history = list(trainer.state.log_history)
+        report = TrainingReport(stage=stage, output_dir=saved_to, n_examples=n_examples, n_dropped=n_dropped,
+                                global_steps=int(result.global_step), final_loss=final_loss(history),
+                                log_history=tuple(history), device="cuda" if cuda_available() else "cpu", run=run)
+        return trainer, report
+
+    if output_dir is None:
+        with tempfile.TemporaryDirectory(prefix=f"r2vc-{stage}-") as tmp:
+            trainer, report = fit(tmp, None)
+            return report, trainer.model
+    with staged_output_dir(output_dir, overwrite=overwrite) as staged:
+        trainer, report = fit(str(staged), os.fspath(output_dir))
+        save_run(trainer, tokenizer=trainer.processing_class if tokenizer is None else tokenizer,
+                 directory=staged, settings=settings, report=report.to_json(), manifest=manifest)
+    return report, trainer.model
 
 
 def model_name(model: Any, settings: TrainSettings) -> str:

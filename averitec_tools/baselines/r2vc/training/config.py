@@ -18,7 +18,6 @@ weights moved (:mod:`~averitec_tools.baselines.r2vc.training.weights`).
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import asdict, dataclass, fields
 from importlib.util import find_spec
@@ -138,19 +137,9 @@ class TrainSettings:
             >>> SFTSettings.from_dict({"learning_rate": 1e-4}).learning_rate
             0.0001
         """
-        prefix = f"{where}: " if where else ""
-        if not isinstance(mapping, dict):
-            raise UserError(f"{prefix}expected a mapping of settings, found {type(mapping).__name__}")
-        known = {f.name for f in fields(cls)}
-        for key in mapping:
-            if key not in known:
-                close = difflib.get_close_matches(str(key), sorted(known), n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(known))}"
-                raise UserError(f"{prefix}unknown {cls.__name__} key {key!r}", hint=hint)
-        try:
-            return cls(**mapping)
-        except TypeError as exc:
-            raise UserError(f"{prefix}{exc}") from None
+        from averitec_tools.configfile import override_dataclass
+
+        return override_dataclass(cls(), mapping, where=where or cls.__name__)
 
     @classmethod
     def from_yaml(cls: type[S], path: str | os.PathLike[str]) -> S:
@@ -159,16 +148,10 @@ class TrainSettings:
         Example:
             >>> SFTSettings.from_yaml("sft.yaml")  # doctest: +SKIP
         """
-        import yaml
+        from averitec_tools.configfile import load_yaml_file
 
         where = os.fspath(path)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = yaml.safe_load(handle)
-        except FileNotFoundError:
-            raise UserError(f"{where}: settings file not found") from None
-        except yaml.YAMLError as exc:
-            raise UserError(f"{where}: invalid YAML: {str(exc).splitlines()[0]}") from None
+        data = load_yaml_file(path, what="settings file")
         data = data or {}
         section = cls.SECTION
         if isinstance(data, dict) and isinstance(data.get(section), dict):

@@ -15,14 +15,11 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.training._common import (
     TrainingReport,
-    cuda_available,
-    final_loss,
-    load_model_for_training,
+    ensure_model,
+    fit_and_save,
     prepare_tokenizer,
     prompt_choice,
-    save_run,
-    staged_output_dir,
-    train_checked,
+    trainer_inputs,
 )
 from averitec_tools.baselines.r2vc.training.config import DPOSettings
 from averitec_tools.baselines.r2vc.training.data import (
@@ -95,13 +92,7 @@ def build_dpo_trainer(
 
     if not pairs:
         raise UserError("no preference pairs to train on")
-    cuda = cuda_available()
-    if model is None:
-        model, tokenizer = load_model_for_training(settings, cuda=cuda)
-    elif tokenizer is None:
-        raise ValueError("tokenizer is required when model is given")
-    tokenizer = prepare_tokenizer(tokenizer)
-    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda)
+    model, tokenizer, kwargs = trainer_inputs(settings, model=model, tokenizer=tokenizer, output_dir=output_dir)
     config = DPOConfig(**kwargs, beta=settings.beta)
     # TRL would reload the reference from the model's hub id/path, which fails for an
     # in-memory model and re-reads 16 GB for the paper's; a frozen copy is equivalent.
@@ -151,15 +142,9 @@ def train_dpo(
         ...                        rows=read_training_rows("train.jsonl"),
         ...                        output_dir="dpo-out")  # doctest: +SKIP
     """
-    import tempfile
-
     if settings.limit is not None:
         rows = rows[: settings.limit]
-    cuda = cuda_available()
-    if model is None:
-        model, tokenizer = load_model_for_training(settings, cuda=cuda)
-    elif tokenizer is None:
-        raise ValueError("tokenizer is required when model is given")
+    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
     tokenizer = prepare_tokenizer(tokenizer)
     pairs = build_preference_pairs(
         rows, seed=settings.pair_seed, wrong_label_fraction=settings.wrong_label_fraction,
@@ -169,39 +154,11 @@ def train_dpo(
     pairs, n_dropped = filter_long_pairs(
         pairs, tokenizer=tokenizer, max_target_length=settings.max_target_length
     )
-    if output_dir is None:
-        with tempfile.TemporaryDirectory(prefix="r2vc-dpo-") as scratch:
-            trainer = build_dpo_trainer(settings=settings, pairs=pairs, output_dir=scratch, model=model,
-                                        tokenizer=tokenizer, system=choice.system)
-            result, run = train_checked(trainer, settings=settings, stage="dpo", reasoning=choice)
-            report = _report(trainer, result, n=len(pairs), dropped=n_dropped, output_dir=None, run=run)
-            return report, trainer.model
-    with staged_output_dir(output_dir, overwrite=overwrite) as scratch:
-        trainer = build_dpo_trainer(settings=settings, pairs=pairs, output_dir=scratch, model=model,
-                                    tokenizer=tokenizer, system=choice.system)
-        result, run = train_checked(trainer, settings=settings, stage="dpo", reasoning=choice)
-        report = _report(
-            trainer, result, n=len(pairs), dropped=n_dropped, output_dir=os.fspath(output_dir), run=run
-        )
-        save_run(trainer, tokenizer=tokenizer, directory=scratch, settings=settings, report=report.to_json(),
-                 manifest=manifest)
-    return report, trainer.model
-
-
-def _report(
-    trainer: Any, result: Any, *, n: int, dropped: int, output_dir: str | None, run: dict[str, Any]
-) -> TrainingReport:
-    history = list(trainer.state.log_history)
-    return TrainingReport(
-        stage="dpo",
-        output_dir=output_dir,
-        n_examples=n,
-        n_dropped=dropped,
-        global_steps=int(result.global_step),
-        final_loss=final_loss(history),
-        log_history=tuple(history),
-        device="cuda" if cuda_available() else "cpu",
-        run=run,
+    return fit_and_save(
+        stage="dpo", settings=settings, reasoning=choice, n_examples=len(pairs), n_dropped=n_dropped,
+        output_dir=output_dir, overwrite=overwrite, manifest=manifest, tokenizer=tokenizer,
+        build_trainer=lambda workdir: build_dpo_trainer(settings=settings, pairs=pairs, output_dir=workdir,
+                                                        model=model, tokenizer=tokenizer, system=choice.system),
     )
 
 

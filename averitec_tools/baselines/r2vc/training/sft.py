@@ -14,14 +14,10 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.training._common import (
     TrainingReport,
-    cuda_available,
-    final_loss,
-    load_model_for_training,
-    prepare_tokenizer,
+    ensure_model,
+    fit_and_save,
     prompt_choice,
-    save_run,
-    staged_output_dir,
-    train_checked,
+    trainer_inputs,
 )
 from averitec_tools.baselines.r2vc.training.config import SFTSettings
 from averitec_tools.baselines.r2vc.training.data import TrainingRow, build_sft_dataset
@@ -58,13 +54,7 @@ def build_sft_trainer(
     """
     from trl import SFTConfig, SFTTrainer
 
-    cuda = cuda_available()
-    if model is None:
-        model, tokenizer = load_model_for_training(settings, cuda=cuda)
-    elif tokenizer is None:
-        raise ValueError("tokenizer is required when model is given")
-    tokenizer = prepare_tokenizer(tokenizer)
-    kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda)
+    model, tokenizer, kwargs = trainer_inputs(settings, model=model, tokenizer=tokenizer, output_dir=output_dir)
     config = SFTConfig(**kwargs, completion_only_loss=True, packing=False)
     return SFTTrainer(
         model=model,
@@ -108,49 +98,15 @@ def train_sft(
         ...                        rows=read_training_rows("train.jsonl"),
         ...                        output_dir="sft-out")  # doctest: +SKIP
     """
-    import tempfile
-
     if settings.limit is not None:
         rows = rows[: settings.limit]
-    cuda = cuda_available()
-    if model is None:
-        model, tokenizer = load_model_for_training(settings, cuda=cuda)
-    elif tokenizer is None:
-        raise ValueError("tokenizer is required when model is given")
+    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
     choice = prompt_choice(model, settings)
-    if output_dir is None:
-        with tempfile.TemporaryDirectory(prefix="r2vc-sft-") as scratch:
-            trainer = build_sft_trainer(settings=settings, rows=rows, output_dir=scratch, model=model,
-                                        tokenizer=tokenizer, system=choice.system)
-            result, run = train_checked(trainer, settings=settings, stage="sft", reasoning=choice)
-            return _report(trainer, result, n=len(rows), output_dir=None, run=run), trainer.model
-    with staged_output_dir(output_dir, overwrite=overwrite) as scratch:
-        trainer = build_sft_trainer(settings=settings, rows=rows, output_dir=scratch, model=model,
-                                    tokenizer=tokenizer, system=choice.system)
-        result, run = train_checked(trainer, settings=settings, stage="sft", reasoning=choice)
-        report = _report(trainer, result, n=len(rows), output_dir=os.fspath(output_dir), run=run)
-        save_run(
-            trainer,
-            tokenizer=trainer.processing_class,
-            directory=scratch,
-            settings=settings,
-            report=report.to_json(), manifest=manifest,
-        )
-    return report, trainer.model
-
-
-def _report(trainer: Any, result: Any, *, n: int, output_dir: str | None, run: dict[str, Any]) -> TrainingReport:
-    history = list(trainer.state.log_history)
-    return TrainingReport(
-        stage="sft",
-        output_dir=output_dir,
-        n_examples=n,
-        n_dropped=0,
-        global_steps=int(result.global_step),
-        final_loss=final_loss(history),
-        log_history=tuple(history),
-        device="cuda" if cuda_available() else "cpu",
-        run=run,
+    return fit_and_save(
+        stage="sft", settings=settings, reasoning=choice, n_examples=len(rows), output_dir=output_dir,
+        overwrite=overwrite, manifest=manifest,
+        build_trainer=lambda workdir: build_sft_trainer(settings=settings, rows=rows, output_dir=workdir, model=model,
+                                                        tokenizer=tokenizer, system=choice.system),
     )
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.engines.encode import shard_specs
+from averitec_tools.baselines.r2vc.retrieval.encode import shard_specs
 
 #: Rows per JSONL block (one work item).
 BLOCK_ROWS = 8192

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.engines.encode import read_manifest, rebuild_command, shard_ok
+from averitec_tools.baselines.r2vc.retrieval.encode import read_manifest, rebuild_command, shard_ok
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
 

