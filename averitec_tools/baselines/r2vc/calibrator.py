@@ -49,6 +49,7 @@ import numpy as np
 from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, load_json
+from averitec_tools.labels import map_label
 
 FEATURE_NAMES: tuple[str, ...] = (
     "mean_logprob",
@@ -277,14 +278,20 @@ def simulate_examples(
     gold_labels: Sequence[str],
     candidates_for: Callable[[str], Sequence[VerifiedCandidate]],
     progress: bool = False,
+    label_space: str | None = None,
 ) -> list[CalibrationExample]:
     """Simulate inference on a held-out slice to build calibrator training examples.
 
     Args:
         claims: Claim texts of the slice.
-        gold_labels: Their gold labels in the R2VC space (True/False/Uncertain).
+        gold_labels: Their gold labels, in ``label_space`` (or in the R2VC space
+            True/False/Uncertain when it is None).
         candidates_for: Runs retrieve → generate (≤ 12 candidates) → verify for a claim.
         progress: Show a tqdm bar.
+        label_space: The space the predictions are scored in (``averitec``, ``fever``):
+            candidate labels are written there before they are compared with the gold
+            label, so the targets are what the scorer counts (an Uncertain candidate is
+            Not Enough Evidence and wrong on a Conflicting Evidence/Cherrypicking claim).
 
     Claims without candidates (empty retrieval) are skipped: the pipeline abstains on
     them without consulting the calibrator.
@@ -297,9 +304,12 @@ def simulate_examples(
         verified = list(candidates_for(claim))
         if not verified:
             continue
+        labels = tuple(v.candidate.label for v in verified)
+        if label_space is not None:
+            labels = tuple(map_label(lab, source="r2vc", target=label_space) for lab in labels)
         out.append(CalibrationExample(
             claim=claim, all_features=candidate_features(verified),
-            labels=tuple(v.candidate.label for v in verified),
+            labels=labels,
             s_ver=np.array([v.scores.s_ver for v in verified], dtype=np.float64), gold=gold,
         ))
     return out

@@ -117,6 +117,9 @@ class CalibrationConfig:
     heldout_fraction: float = 0.2
     max_iter: int = 2000
     abstain: bool = True
+    #: What an abstention emits: ``uncertain`` (Algorithm C.1: the label Uncertain) or
+    #: ``candidate`` (the chosen candidate's label, flagged ``abstained``; see decision.py).
+    on_abstain: str = "uncertain"
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,7 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("VerifierConfig", "score"): ("label-aware", "literal"),
     ("VerifierConfig", "pair_order"): ("evidence-claim", "claim-evidence"),
     ("CalibrationConfig", "fit_on"): ("all", "max_s_ver"),
+    ("CalibrationConfig", "on_abstain"): ("uncertain", "candidate"),
 }
 
 _SECTIONS: dict[str, type] = {

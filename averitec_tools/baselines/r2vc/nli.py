@@ -250,6 +250,21 @@ class CachedNLI:
             return np.zeros((0, 3), dtype=np.float64)
         return np.stack([self._cache[(claim, t)] for t in texts])
 
+    def prefill(self, claim: str, texts: Sequence[str], probs: np.ndarray) -> None:
+        """Put known probabilities (e.g. from a candidate store) into the cache.
+
+        Example:
+            >>> nli = CachedNLI(type("B", (), {"name": "b", "predict": None})())
+            >>> nli.prefill("c", ["a"], np.array([[0.1, 0.2, 0.7]]))
+            >>> nli.probs("c", ["a"]).tolist()
+            [[0.1, 0.2, 0.7]]
+        """
+        rows = np.asarray(probs, dtype=np.float64).reshape(len(texts), 3)
+        if len(self._cache) + len(texts) > self.max_entries:
+            self._cache.clear()
+        for text, row in zip(texts, rows, strict=True):
+            self._cache[(claim, text)] = row
+
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """:class:`NLIBackend` interface, so a cache can stand in for its backend."""
         if not pairs:

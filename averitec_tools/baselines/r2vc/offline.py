@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,10 @@ from averitec_tools.baselines.r2vc.offline_data import (  # re-exported: the old
 )
 from averitec_tools.baselines.r2vc.output import ClaimInput
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, fit_calibrator
+from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
+from averitec_tools.records.averitec import AVeriTeCClaim
 
 #: The verifier's label order (config.id2label of the fine-tuned models).
 ID2LABEL: dict[int, str] = {0: "contradiction", 1: "neutral", 2: "entailment"}
@@ -162,19 +164,28 @@ class ExcludeOwnRetriever:
         return out
 
 
-def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
-                           engine: Any = None) -> Any:
-    """Build (training and caching what is missing) the offline-minilm pipeline.
+@dataclass
+class OfflineData:
+    """The offline configuration's data, corpus and retriever (built or loaded from the cache)."""
 
-    A non-local ``engine`` builds the missing retrieval indexes on it.
-    """
+    train: list[AVeriTeCClaim]
+    dev: list[AVeriTeCClaim]
+    train_passages: list[tuple[int, Passage]]
+    dev_passages: list[tuple[int, Passage]]
+    store: Any
+    retriever: Any
+    data_key: tuple[Any, ...]
+    corpus_key: str
+    train_path: Path
+    build_seconds: dict[str, float]
+
+
+def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None) -> OfflineData:
+    """Read the AVeriTeC files and build (or load) the corpus and its retriever."""
     import time
 
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend, verifier_from_config
-    from averitec_tools.labels import map_label
 
     off = cfg.offline
     build_seconds: dict[str, float] = {}
@@ -219,6 +230,30 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
                 own.setdefault(split_claims[ci].claim, set()).add(p.doc_id)
         retriever = ExcludeOwnRetriever(base=retriever, own=own)
     build_seconds["indexes"] = time.perf_counter() - t0
+    return OfflineData(train=train, dev=dev, train_passages=train_passages, dev_passages=dev_passages,
+                       store=store, retriever=retriever, data_key=data_key, corpus_key=corpus_key,
+                       train_path=train_path, build_seconds=build_seconds)
+
+
+def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
+                           engine: Any = None) -> Any:
+    """Build (training and caching what is missing) the offline-minilm pipeline.
+
+    A non-local ``engine`` builds the missing retrieval indexes on it.
+    """
+    import time
+
+    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend, verifier_from_config
+    from averitec_tools.labels import map_label
+
+    off = cfg.offline
+    data = build_offline_data(cfg, progress=progress, engine=engine)
+    train, train_passages, dev_passages = data.train, data.train_passages, data.dev_passages
+    store, retriever, data_key, corpus_key, train_path = (data.store, data.retriever, data.data_key,
+                                                          data.corpus_key, data.train_path)
+    build_seconds = data.build_seconds
+    cache = cache_root(cfg)
     t0 = time.perf_counter()
 
     # Verifier: fine-tuned on training claims outside the calibration slice.
@@ -259,7 +294,8 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
                                  calibrator=None, config=cfg)
             slice_claims = [
                 ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
-                           gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"))
+                           gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
+                           gold_label_raw=str(train[i].label))
                 for i in np.flatnonzero(held) if train[i].label is not None
             ]
             calibrator = fit_calibrator(probe, claims=slice_claims, where=str(train_path), progress=progress)
