@@ -120,6 +120,8 @@ class CalibrationConfig:
     #: What an abstention emits: ``uncertain`` (Algorithm C.1: the label Uncertain) or
     #: ``candidate`` (the chosen candidate's label, flagged ``abstained``; see decision.py).
     on_abstain: str = "uncertain"
+    #: Add label indicators (True / False candidate) to the seven §3.5 features (ours).
+    label_features: bool = False
 
 
 @dataclass(frozen=True)

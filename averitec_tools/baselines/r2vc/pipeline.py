@@ -254,7 +254,8 @@ class R2VCPipeline:
             cal = cal.for_claim(claim)
         if cal is None:
             return monotone_confidence(np.array([v.scores.s_ver for v in verified]))
-        return np.asarray(cal.predict(candidate_features(verified)))  # type: ignore[union-attr]
+        return np.asarray(cal.predict(candidate_features(  # type: ignore[union-attr]
+            verified, label_features=bool(getattr(cal, "label_features", False)))))
 
     def predict(self, claim: ClaimInput) -> ClaimPrediction:
         """Run every stage on one claim."""
@@ -451,7 +452,8 @@ def fit_calibrator(
     )
     c = cfg.calibration
     return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
-                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed)
+                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed,
+                             label_features=c.label_features)
 
 
 __all__ = [
