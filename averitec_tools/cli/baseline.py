@@ -61,9 +61,10 @@ def add_parser(subparsers: Any) -> None:
 
     add_engine_arguments(r2vc)
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
+    from averitec_tools.cli.baseline_r2vc_ablations import add_ablations_subcommand
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
-    add_train_subcommand(r2vc)
+    add_ablations_subcommand(add_train_subcommand(r2vc), common=_common)
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -86,6 +87,9 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--candidates", metavar="DIR",
+                   help="store every claim's candidates and NLI probabilities here (resumable; claims already "
+                   "stored are replayed, not decoded again), for `averitec baseline r2vc ablations`")
 
 
 def _claims_path(args: argparse.Namespace, config: Any) -> str:
@@ -157,6 +161,16 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     return config, claims
 
 
+def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
+    """``--candidates DIR``: store (or replay) every claim's candidates there."""
+    if not getattr(args, "candidates", None):
+        return
+    from averitec_tools.baselines.r2vc.candidates import open_store
+
+    pipe.candidate_store = open_store(args.candidates, config=pipe.config, components=pipe.components,
+                                      corpus=args.corpus)
+
+
 def _quiet_models(progress: bool) -> None:
     """Without progress bars, also silence transformers' weight-loading bars."""
     if progress:
@@ -181,9 +195,12 @@ def run_r2vc(args: argparse.Namespace) -> int:
     _quiet_models(progress)
     from averitec_tools.engines import engine_from_args
 
+    if args.candidates and getattr(args, "engine", "local") != "local":
+        raise UserError("--candidates needs --engine local (claims predicted on engine workers are not stored)")
     engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress, engine=engine)
+    _attach_store(pipe, args)
     predict_many = None
     if engine.name != "local":
         from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
@@ -200,6 +217,8 @@ def run_r2vc(args: argparse.Namespace) -> int:
               "the same command with --resume to continue", file=sys.stderr)
         return 130
     summary.extra["engine"] = engine.describe()
+    if pipe.candidate_store is not None:
+        summary.extra["candidate_store"] = pipe.candidate_store.describe()
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:
@@ -248,10 +267,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress)
+    _attach_store(pipe, args)
     cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
     cal.save(args.out)
     result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
               "intercept": cal.intercept}
+    if pipe.candidate_store is not None:
+        result["candidate_store"] = pipe.candidate_store.describe()
     if args.json:
         print_json(result)
     else:

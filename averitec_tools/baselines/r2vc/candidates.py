@@ -214,6 +214,20 @@ class CandidateStore:
                 "replayed": self.n_replayed}
 
 
+def open_store(directory: str | os.PathLike[str], *, config: R2VCConfig, components: dict[str, Any],
+               corpus: str | None = None, replay_only: bool = False) -> CandidateStore:
+    """The store of ``config`` (effective, ablation switches applied) under ``directory``.
+
+    The offline configuration's trained verifier enters the key through its
+    ``components`` (its name carries the training hash); other configurations name
+    their models in the configuration itself.
+    """
+    described = components if config.offline.enabled else None
+    key = store_key(config, components=described, corpus=corpus)
+    meta = {"config": config.name, "components": components, "corpus": corpus or config.retrieval.corpus}
+    return CandidateStore.open(directory, key=key, replay_only=replay_only, meta=json.loads(json.dumps(meta, default=str)))
+
+
 class StoredNLI:
     """An NLI backend that only knows the store's probabilities (replays never run a model)."""
 
@@ -245,5 +259,6 @@ __all__ = [
     "StoredClaim",
     "StoredGenerator",
     "StoredNLI",
+    "open_store",
     "store_key",
 ]

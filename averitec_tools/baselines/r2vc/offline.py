@@ -121,7 +121,11 @@ def train_verifier(
 
     import torch
     from tqdm.auto import tqdm
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
     from transformers.utils import logging as hf_logging
 
     from averitec_tools.baselines.r2vc.verifier import order_pairs

@@ -101,7 +101,7 @@ def fit_nli_thresholds(
     for te in grid:
         for tc in grid:
             for d in deltas:
-                pred = np.where((E >= te) & (E >= C + d), _S, np.where((C >= tc) & (C >= E + d), _R, _N))
+                pred = np.where((te <= E) & (C + d <= E), _S, np.where((tc <= C) & (E + d <= C), _R, _N))
                 f1 = _macro_f1(G, pred, W, labels)
                 if best is None or f1 > best[3] + 1e-12:
                     best = (float(te), float(tc), float(d), f1)
@@ -149,9 +149,9 @@ def fit_gates(
         raise ValueError("no claims to fit the gates on")
     best: tuple[float, float, float, float] | None = None  # (covered acc, coverage, tau_cal, tau_ver)
     for tv in [-np.inf, *np.unique(V)]:
-        ok_v = V >= tv
+        ok_v = tv <= V
         for tc in np.unique(P):
-            cov = ok_v & (P >= tc)
+            cov = ok_v & (tc <= P)
             c = cov.sum() / n
             if c + 1e-12 < target_coverage:
                 continue

@@ -210,7 +210,7 @@ class R2VCPipeline:
         timings["retrieve"] = timings.get("retrieve", 0.0) + time.perf_counter() - t0
         full = max(k, self.config.generator.k) if store is not None else k
         verified, malformed = self._generate_and_verify(claim, evidence, k=full, timings=timings)
-        if store is not None and evidence:
+        if store is not None:  # empty retrieval is stored too: a replay abstains the same way
             store.add(claim=claim, pool=evidence, probs=self.verifier.nli.probs(claim.claim, [p.text for p in evidence]),
                       candidates=[v.candidate for v in verified], malformed=malformed,
                       scores=[dataclasses.asdict(v.scores) for v in verified],
@@ -426,7 +426,6 @@ def fit_calibrator(
         UserError: if a claim has no gold label.
     """
     from averitec_tools.baselines.r2vc.calibrator import fit_from_examples, simulate_examples
-
     from averitec_tools.baselines.r2vc.output import KIND_SPACES, scored_gold
 
     unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
