@@ -8,7 +8,9 @@ import importlib
 import pytest
 
 MODULES = [
+    "averitec_tools.baselines.r2vc.ablations",
     "averitec_tools.baselines.r2vc.build",
+    "averitec_tools.baselines.r2vc.candidates",
     "averitec_tools.baselines.r2vc.calibrator",
     "averitec_tools.baselines.r2vc.config",
     "averitec_tools.baselines.r2vc.decision",
@@ -19,12 +21,15 @@ MODULES = [
     "averitec_tools.baselines.r2vc.parsing",
     "averitec_tools.baselines.r2vc.sampling",
     "averitec_tools.cli.baseline_r2vc_train",
+    "averitec_tools.cli.baseline_r2vc_ablations",
     "averitec_tools.baselines.r2vc.retrieval.dense",
     "averitec_tools.baselines.r2vc.retrieval.pyserini_backend",
     "averitec_tools.baselines.r2vc.training.__main__",
     "averitec_tools.baselines.r2vc.nli_fallback",
     "averitec_tools.baselines.r2vc.offline",
     "averitec_tools.baselines.r2vc.offline_data",
+    "averitec_tools.baselines.r2vc.offline_fit",
+    "averitec_tools.baselines.r2vc.offline_gold",
     "averitec_tools.baselines.r2vc.output",
     "averitec_tools.baselines.r2vc.pipeline",
     "averitec_tools.baselines.r2vc.reporting",

@@ -11,6 +11,7 @@ Example:
     >>> parser = argparse.ArgumentParser(prog="r2vc")
     >>> def common(p, required=True):
     ...     p.add_argument("--config", required=required)
+    ...     p.add_argument("--candidates")
     >>> add_ablations_subcommand(parser.add_subparsers(dest="cmd"), common=common)
     >>> args = parser.parse_args(["ablations", "--config", "c.yaml", "--candidates", "s", "--out", "o"])
     >>> args.rows, args.func.__name__
@@ -57,7 +58,7 @@ def _calibrator_and_config(config: Any, claims: list[Any], *, progress: bool) ->
     if cfg.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
 
-        pipe = build_offline_pipeline(cfg, claims=claims, progress=progress)
+        pipe = build_offline_pipeline(cfg, claims=claims, progress=progress, base=config)
         return pipe.calibrator, pipe.config, pipe.components
     from averitec_tools.baselines.r2vc.calibrator import load_or_none
 

@@ -7,7 +7,7 @@ The same command as ``python -m averitec_tools.baselines.r2vc.training``; see
 Example:
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="r2vc")
-    >>> add_train_subcommand(parser)
+    >>> _ = add_train_subcommand(parser)
     >>> args = parser.parse_args(["train", "sft", "--data", "d.jsonl", "--out", "runs/sft"])
     >>> (args.stage, args.data, args.func.__name__)
     ('sft', 'd.jsonl', 'run_train')

@@ -140,8 +140,8 @@ def fit_gates(
     Example:
         >>> g = fit_gates(pi=[0.9, 0.8, 0.3, 0.2], s_ver=[0.5, 0.1, 0.6, 0.4], correct=[1, 0, 1, 0],
         ...               target_coverage=0.25)
-        >>> g.tau_cal, g.covered_accuracy, g.coverage
-        (0.9, 1.0, 0.25)
+        >>> g.tau_cal, g.tau_ver, g.covered_accuracy, g.coverage  # both right claims, through both gates
+        (0.3, 0.5, 1.0, 0.5)
     """
     P, V, Y = np.asarray(pi, float), np.asarray(s_ver, float), np.asarray(correct, int)
     n = len(P)
@@ -189,6 +189,115 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
     return pi, sv, ok
 
 
+def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
+    """``cfg`` with the fitted thresholds and gates of a ``fitted`` block (unchanged without one).
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.config import R2VCConfig
+        >>> fit = {"nli_thresholds": {"t_ent": 0.3, "t_contr": 0.4, "delta": 0.0},
+        ...        "gates": {"tau_cal": 0.5, "tau_ver": 0.1}}
+        >>> c = apply_fitted(R2VCConfig(), fit)
+        >>> c.verifier.t_ent, c.verifier.delta, c.calibration.tau_ver
+        (0.3, 0.0, 0.1)
+    """
+    from dataclasses import replace
+
+    if not fitted:
+        return cfg
+    th, gates = fitted.get("nli_thresholds"), fitted.get("gates")
+    if th:
+        cfg = replace(cfg, verifier=replace(cfg.verifier, t_ent=th["t_ent"], t_contr=th["t_contr"],
+                                            delta=th["delta"]))
+    if gates:
+        cfg = replace(cfg, calibration=replace(cfg.calibration, tau_cal=gates["tau_cal"], tau_ver=gates["tau_ver"]))
+    return cfg
+
+
+def fit_on_slice(
+    cfg: Any,
+    *,
+    nli: Any,
+    retriever: Any,
+    claims: Sequence[Any],
+    cal_file: Any,
+    store_dir: Any,
+    where: str,
+    slice_desc: str,
+    progress: bool = False,
+) -> tuple[Any, dict[str, Any] | None]:
+    """Fit the calibrator — and, with ``offline.fit_thresholds``, the y_NLI thresholds and gates — on a slice.
+
+    The slice's claims are decoded once into a candidate store under ``store_dir``
+    (every pool passage scored by the NLI model); thresholds are fitted on the stored
+    probabilities, then the calibrator on the candidates re-derived with them, then the
+    gates on out-of-fold π. The calibrator is saved to ``cal_file`` with the fitted
+    values in ``fit_info["fitted"]``; a later call loads it instead.
+
+    Returns:
+        ``(calibrator, fitted)`` (``fitted`` is None without ``fit_thresholds``).
+    """
+    from pathlib import Path
+
+    from tqdm.auto import tqdm
+
+    from averitec_tools.baselines.r2vc.calibrator import Calibrator, fit_from_examples
+    from averitec_tools.baselines.r2vc.candidates import open_store
+    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.output import scored_gold
+    from averitec_tools.baselines.r2vc.pipeline import (
+        R2VCPipeline,
+        calibration_examples,
+        claim_seed,
+    )
+    from averitec_tools.baselines.r2vc.sampling import sample_evidence_subsets
+    from averitec_tools.baselines.r2vc.verifier import verifier_from_config
+
+    cal_path = Path(cal_file)
+    if cal_path.is_file():
+        cal = Calibrator.load(cal_path)
+        return cal, cal.fit_info.get("fitted")
+
+    def pipeline(c: Any) -> R2VCPipeline:
+        v = c.verifier
+        gen = NLIFallbackGenerator(nli=nli, subset_size=c.generator.subset_size, t_ent=v.t_ent,
+                                   t_contr=v.t_contr, delta=v.delta)
+        return R2VCPipeline(retriever=retriever, generator=gen, verifier=verifier_from_config(backend=nli, config=v),
+                            calibrator=None, config=c)
+
+    off = cfg.offline
+    probe = pipeline(cfg)
+    probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components)
+    for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
+        probe.decode(claim)
+    thresholds = gates = None
+    if off.fit_thresholds:
+        stored = [probe.candidate_store.get(c) for c in claims]
+        g = cfg.generator
+        thresholds = fit_nli_thresholds(
+            probs=[s.probs for s in stored],
+            subsets=[sample_evidence_subsets(n_passages=len(s.pool), k=g.k, seed=claim_seed(g.seed, c.claim_id),
+                                             subset_size=g.subset_size) if s.pool else []
+                     for c, s in zip(claims, stored, strict=True)],
+            gold=[str(scored_gold(c)) for c in claims],
+        )
+        cfg = apply_fitted(cfg, {"nli_thresholds": asdict(thresholds)})
+    fitter = pipeline(cfg)
+    fitter.candidate_store = probe.candidate_store
+    examples = calibration_examples(fitter, claims=claims, where=where)
+    c = cfg.calibration
+    cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=c.heldout_fraction,
+                            seed=cfg.generator.seed, label_features=c.label_features)
+    if off.fit_thresholds:
+        pi, sv, ok = out_of_fold_choice(examples, folds=off.gate_folds, seed=cfg.generator.seed, fit_on=c.fit_on,
+                                        max_iter=c.max_iter, label_features=c.label_features)
+        gates = fit_gates(pi=pi, s_ver=sv, correct=ok, target_coverage=off.target_coverage)
+    fitted = fitted_summary(thresholds=thresholds, gates=gates, slice_desc=slice_desc) if off.fit_thresholds else None
+    if fitted is not None:
+        cal.fit_info["fitted"] = fitted
+    cal.save(cal_path)
+    return Calibrator.load(cal_path), fitted
+
+
 def fitted_summary(*, thresholds: FittedThresholds | None, gates: FittedGates | None, slice_desc: str) -> dict[str, Any]:
     """The ``fitted`` block of a run summary: values, targets and the slice they came from."""
     out: dict[str, Any] = {"slice": slice_desc}
@@ -206,6 +315,8 @@ def fitted_summary(*, thresholds: FittedThresholds | None, gates: FittedGates | 
 
 __all__ = [
     "DELTA_GRID",
+    "apply_fitted",
+    "fit_on_slice",
     "THRESHOLD_GRID",
     "FittedGates",
     "FittedThresholds",

@@ -155,6 +155,8 @@ class R2VCPipeline:
         self.components: dict[str, Any] = describe_components(self)
         #: Stores every claim's candidates, or replays them (``--candidates``; candidates.py).
         self.candidate_store: CandidateStore | None = None
+        #: Settings fitted on held-out training claims, reported in the run summary (offline).
+        self.fitted: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -404,28 +406,28 @@ class R2VCPipeline:
             warnings=warnings,
             decision=decision_metrics(claims=claims, records=records,
                                       on_abstain=self.config.calibration.on_abstain),
+            extra={"fitted": self.fitted} if self.fitted else {},
         )
 
 
 
 
-def fit_calibrator(
+def calibration_examples(
     pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
-) -> Calibrator:
-    """Fit the SLC calibrator (§3.5) by simulating inference on labelled ``claims``.
+) -> list[Any]:
+    """Simulate inference on labelled ``claims`` (§3.5): the calibrator's training examples.
 
     The first ``calibration.fit_size`` claims are used. A candidate's target is whether
     its label, written in the claims' own label space (AVeriTeC's four labels, FEVER's
-    three), equals the gold label there — what ``averitec score`` counts. Each gets
-    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper); the
-    calibrator is fitted on ``calibration.fit_on`` candidates (see
-    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
-    reports Brier/ECE on held-out claims); claims with empty retrieval are skipped.
+    three), equals the gold label there — what ``averitec score`` counts. Each claim gets
+    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper; with a
+    candidate store, the first ones of its stored decoding); claims with empty retrieval
+    are skipped.
 
     Raises:
-        UserError: if a claim has no gold label.
+        UserError: if a claim has no gold label, or the claims mix label spaces.
     """
-    from averitec_tools.baselines.r2vc.calibrator import fit_from_examples, simulate_examples
+    from averitec_tools.baselines.r2vc.calibrator import simulate_examples
     from averitec_tools.baselines.r2vc.output import KIND_SPACES, scored_gold
 
     unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
@@ -442,16 +444,30 @@ def fit_calibrator(
     def candidates_for(text: str) -> list[VerifiedCandidate]:
         return pipe.decode(by_text[text], k=k)[1]
 
-    examples = simulate_examples(
+    return simulate_examples(
         claims=[c.claim for c in claims],
         gold_labels=[str(scored_gold(c)) for c in claims],
         candidates_for=candidates_for,
         progress=progress,
         label_space=spaces.pop() if spaces else None,
     )
-    c = cfg.calibration
+
+
+def fit_calibrator(
+    pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
+) -> Calibrator:
+    """Fit the SLC calibrator (§3.5) on :func:`calibration_examples` of labelled ``claims``.
+
+    The calibrator is fitted on ``calibration.fit_on`` candidates (see
+    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
+    reports Brier/ECE on held-out claims).
+    """
+    from averitec_tools.baselines.r2vc.calibrator import fit_from_examples
+
+    examples = calibration_examples(pipe, claims=claims, where=where, progress=progress)
+    c = pipe.config.calibration
     return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
-                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed,
+                             heldout_fraction=c.heldout_fraction, seed=pipe.config.generator.seed,
                              label_features=c.label_features)
 
 
@@ -463,6 +479,7 @@ __all__ = [
     "decision_metrics",
     "describe_components",
     "gate_warning",
+    "calibration_examples",
     "claim_seed",
     "fit_calibrator",
     "sidecar_path",
