@@ -22,8 +22,8 @@ Example:
     >>> subsets = [[(0, 1)], [(0,)]]
     >>> fit = fit_nli_thresholds(probs=probs, subsets=subsets, gold=["Supported", "Refuted"],
     ...                          grid=(0.5, 0.6), deltas=(0.1,))
-    >>> (fit.t_ent, fit.t_contr, fit.delta, fit.macro_f1)
-    (0.5, 0.5, 0.1, 1.0)
+    >>> (fit.t_ent, fit.t_contr, fit.delta, fit.macro_f1)  # S and R right; NEE and C have no claims
+    (0.5, 0.5, 0.1, 0.5)
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def fit_gates(
         >>> g = fit_gates(pi=[0.9, 0.8, 0.3, 0.2], s_ver=[0.5, 0.1, 0.6, 0.4], correct=[1, 0, 1, 0],
         ...               target_coverage=0.25)
         >>> g.tau_cal, g.tau_ver, g.covered_accuracy, g.coverage  # both right claims, through both gates
-        (0.3, 0.5, 1.0, 0.5)
+        (0.3, 0.4, 1.0, 0.5)
     """
     P, V, Y = np.asarray(pi, float), np.asarray(s_ver, float), np.asarray(correct, int)
     n = len(P)
