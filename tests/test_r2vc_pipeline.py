@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -232,9 +233,10 @@ def test_read_claims_errors(tmp_path: Path) -> None:
 
 OFFLINE_TEST_SETTINGS = {
     "base": "offline-minilm",
-    # A CI-sized subset (the first 150 training claims, 64 training pairs, 24 calibration
-    # claims, 100 distractors); the documented dev runs use the built-in defaults.
-    "offline": {"train_claims": 150, "train_pairs": 64, "calibration_claims": 24, "distractors": 100},
+    # A CI-sized subset (the first 150 training claims, 1 epoch of at most 24 pairs per class,
+    # 24 calibration claims, 100 distractors); the documented dev runs use the built-in defaults.
+    "offline": {"train_claims": 150, "pairs_per_class": 24, "epochs": 1, "calibration_claims": 24,
+                "distractors": 100},
 }
 
 
@@ -256,7 +258,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
         build_offline_pipeline,
         load_dev,
         split_train,
-        training_pairs,
+        verifier_epochs,
     )
     from averitec_tools.cli.main import main
 
@@ -283,6 +285,12 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert [p["claim_id"] for p in preds] == list(range(20))
     assert all(0.0 <= p["confidence"] <= 1.0 for p in preds)
     assert all(p["pred_label"] in {"Supported", "Refuted", "Not Enough Evidence"} for p in preds)
+    # the summary's accuracy is `averitec score`'s on the same file (4-way labels)
+    gold = tmp_path / "gold20.json"
+    gold.write_text(json.dumps(json.loads((shared_data / "averitec" / "dev.json").read_text())[:20]))
+    assert main(["score", str(out), str(gold), "--profile", "averitec2024", "--json"]) == 0
+    scored = json.loads(capsys.readouterr()[0])
+    assert summary["decision"]["accuracy"] == pytest.approx(scored["veracity"]["accuracy"], abs=1e-12)
 
     # Rebuilding reuses the cached verifier and calibrator (no retraining).
     cfg = config_from_mapping(settings, source="test").effective()
@@ -297,13 +305,19 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     # calibration slice, and the calibrator's slice is training claims too.
     train = load_dev(shared_data / "averitec" / "train.json")[:150]
     held = split_train([c.claim for c in train], n_calibration=24, seed=cfg.offline.seed)
-    pairs = training_pairs(train=train, passages=answer_passages(train, split="train"), use=~held,
-                           n_pairs=64, seed=cfg.offline.seed)
+    (pairs,) = verifier_epochs(train=train, passages=answer_passages(train, split="train"), use=~held,
+                               epochs=1, seed=cfg.offline.seed, max_per_class=24)
     train_texts = {c.claim for c, h in zip(train, held, strict=True) if not h}
     assert pairs and all(c in train_texts for c, _, _ in pairs)
+    assert sorted(Counter(y for _, _, y in pairs).values()) == [24, 24, 24]  # class-balanced
     assert int(held.sum()) >= 24 and not train_texts & {c.claim for c, h in zip(train, held, strict=True) if h}
     meta = json.loads((Path(pipe.components["verifier"]["model"]) / "training.json").read_text())
     assert meta["pairs"] == len(pairs) and meta["pair_order"] == "evidence-claim"
+    assert meta["pair_labels"] == "decisive" and meta["cpu_seconds"] > 0
+    # thresholds and gates were fitted on the held-out training claims and are reported
+    fitted = summary["fitted"]
+    assert "training claims held out" in fitted["slice"] and fitted["gates"]["n_claims"] >= 20
+    assert summary["decision"]["label_space"] == "averitec"
     # exclude_own_evidence: no claim retrieves its own gold answers (same cached verifier).
     settings["offline"]["exclude_own_evidence"] = True
     excl = build_offline_pipeline(config_from_mapping(settings, source="test").effective(), progress=False)

@@ -55,10 +55,10 @@ def _calibrator_and_config(config: Any, claims: list[Any], *, progress: bool) ->
     """The calibrator, the configuration as run (offline: fitted values) and the components, loading no LM."""
     cfg = config.effective()
     cfg.check_components()
-    if cfg.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
+    if cfg.offline.enabled:  # small models, cached: build it for its fitted values and calibrator
+        from averitec_tools.baselines.r2vc import build
 
-        pipe = build_offline_pipeline(cfg, claims=claims, progress=progress, base=config)
+        pipe = build.build_pipeline(config, claims=claims, progress=progress)
         return pipe.calibrator, pipe.config, pipe.components
     from averitec_tools.baselines.r2vc.calibrator import load_or_none
 
