@@ -402,7 +402,7 @@ def _offline_minilm() -> R2VCConfig:
             sparse="bm25s", dense_model="minilm", dense_index="hnsw", encode_batch_size=64, device="cpu"
         ),
         generator=GeneratorConfig(model=None, k=16, subset_size=16),
-        verifier=VerifierConfig(model="offline-minilm-cv", batch_size=64, max_length=128, device="cpu"),
+        verifier=VerifierConfig(model="offline-minilm-cv", batch_size=8, max_length=128, device="cpu"),
         # Departures from Table G.1: OFFLINE_DEPARTURES (thresholds and gates are fitted).
         calibration=CalibrationConfig(fit_candidates=12, label_features=True, on_abstain="candidate"),
         # No language model offline: this configuration *is* the paper's NLI-only row.
