@@ -274,6 +274,15 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
                        train_path=train_path, build_seconds=build_seconds)
 
 
+def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
+    """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
+    off = cfg.offline
+    return _digest("verifier-v4", data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+                   {k: val for k, val in asdict(off).items()
+                    if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
+                             "train_batch_size", "seed")})
+
+
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
                            engine: Any = None, base: R2VCConfig | None = None) -> Any:
     """Build (training, fitting and caching what is missing) the offline-minilm pipeline.
@@ -302,10 +311,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     # Verifier: fine-tuned on every training claim outside the calibration slice.
     held = split_train([c.claim for c in train], n_calibration=off.calibration_claims, seed=off.seed)
     v = cfg.verifier
-    train_key = _digest("verifier-v4", data.data_key, v.pair_order, v.max_length,
-                        {k: val for k, val in asdict(off).items()
-                         if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
-                                  "train_batch_size", "seed")})
+    train_key = verifier_key(cfg, data_key=data.data_key)
     model_dir = cache / f"verifier-{train_key}"
     if not (model_dir / "config.json").is_file():
         epochs = verifier_epochs(train=train, passages=train_passages, use=~held, epochs=off.epochs, seed=off.seed,
