@@ -47,8 +47,35 @@ FEVER_GOLD = [{"id": i, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim"
 FEVER_PRED = [{"id": i, "predicted_label": "SUPPORTS", "predicted_evidence": [["Page", i]], "confidence": 0.7}
               for i in range(3)]
 CONF_PRED = [{**p, "confidence": 0.3 + 0.2 * i} for i, p in enumerate(PRED_2024)]
+VITAMINC_ROWS = [{"unique_id": f"u{i}", "case_id": f"c{i // 2}", "wiki_revision_id": "1", "label": "SUPPORTS",
+                  "claim": f"claim {i}", "evidence": f"evidence {i}", "page": "P", "revision_type": "real"}
+                 for i in range(6)]
+FEVER_WIKI = [{"id": "", "text": "", "lines": ""}] + [
+    {"id": f"Page_{i}", "text": "t", "lines": f"0\tSentence {i} .\tlink\n1\t"} for i in range(3)]
+PAPER_RECIPE = (b"base: paper-vitaminc\ntrain_rows: rows.jsonl\neval_claims: rows.jsonl\nslice_size: 2\n"
+                b"generator: ./no-such-model\n")
 GOLD_DATED = [{**g, "claim_date": f"0{i + 1}-10-2020", "fact_checking_article": "https://factcheck.org/a"}
               for i, g in enumerate(GOLD)]
+
+
+def _judgement_cache() -> bytes:
+    """An Ev2R judgement cache holding two judges' Q+A replies for the fixture claims (judge-agreement --cache-only)."""
+    from averitec_tools.leaderboard.fever8_inputs import judge_requests, load_claims
+    from averitec_tools.metrics.ev2r import JudgePrompt
+    from averitec_tools.metrics.ev2r_runner import JudgementCache
+
+    with tempfile.TemporaryDirectory() as d:
+        pred, gold = Path(d) / "pred.json", Path(d) / "gold.json"
+        pred.write_bytes(_json(PRED_2024))
+        gold.write_bytes(_json(GOLD))
+        claims = load_claims(predictions=pred, references=gold).claims
+        cache = JudgementCache(Path(d) / "c.sqlite")
+        for model, supported in (("judge-a", 2), ("judge-b", 1)):
+            for _, _, r in judge_requests(claims, prompt=JudgePrompt.load(), model=model, kinds=("qa",)):
+                cache.put(r.key, json.dumps({"facts count predicted evidence": 2, "support predicted evidence": 1,
+                                             "facts count reference evidence": 2, "support reference evidence": supported}))
+        cache.close()
+        return (Path(d) / "c.sqlite").read_bytes()
 
 
 def _jsonl(items: list[Any]) -> bytes:
@@ -127,12 +154,35 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
                        "--out", str(o or d / "store")],
          "dir", "--out", ["claims.json"]),
+    Case("data-download", {"test.json": _json(GOLD)},
+         lambda d, o: ["data", "download", "averitec", "--split", "test", "--from", str(d), "--json",
+                       "--out", str(o or d / "data")],
+         "dir", "--out", ["test.json"]),
+    Case("judge-agreement", {"pred.json": _json(PRED_2024), "gold.json": _json(GOLD),
+                             "ev2r-judgements.sqlite": _judgement_cache()},
+         lambda d, o: ["judge-agreement", str(d / "pred.json"), str(d / "gold.json"), "--judge-model", "judge-a",
+                       "--second-judge-model", "judge-b", "--judge-cache", str(d), "--cache-only",
+                       "--bootstrap-resamples", "50", "--json", *(["--per-claim", str(o)] if o else [])],
+         "file", "--per-claim", ["pred.json", "gold.json"]),
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
+    Case("r2vc-slice", {"rows.jsonl": _jsonl(VITAMINC_ROWS)},
+         lambda d, o: ["baseline", "r2vc", "slice", "--data", str(d / "rows.jsonl"), "--n", "2", "--json",
+                       "--out", str(o or d / "slice.jsonl")],
+         "file", "--out", ["rows.jsonl"]),
+    Case("index-fever-wiki", {"wiki-001.jsonl": _jsonl(FEVER_WIKI)},
+         lambda d, o: ["index", "corpus", "--fever-wiki", str(d / "wiki-001.jsonl"), "--json",
+                       "--out", str(o or d / "store")],
+         "dir", "--out", ["wiki-001.jsonl"]),
+    # its generator does not exist: refused before anything is written (the models are not the point here)
+    Case("r2vc-paper", {"rows.jsonl": _jsonl(VITAMINC_ROWS), "recipe.yaml": PAPER_RECIPE},
+         lambda d, o: ["baseline", "r2vc", "paper", "--recipe", str(d / "recipe.yaml"), "--json",
+                       "--work", str(o or d / "work")],
+         "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec"}
+STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -307,7 +357,7 @@ def mutations(draw: st.DrawFn, data: bytes) -> tuple[str, bytes]:
 
 
 MUTATED = [c.name for c in CASES]
-# 14 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
+# 15 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
 # AVERITEC_HARNESS_EXAMPLES=500 (random, not derandomised).
 _EXAMPLES = int(os.environ.get("AVERITEC_HARNESS_EXAMPLES", "12"))
 HARNESS = settings(max_examples=_EXAMPLES, deadline=None, derandomize="AVERITEC_HARNESS_EXAMPLES" not in os.environ,

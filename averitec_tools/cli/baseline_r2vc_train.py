@@ -20,7 +20,7 @@ from typing import Any
 
 
 def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> Any:
-    """Add ``train {sft,dpo}`` under the ``r2vc`` parser; returns its subcommand group."""
+    """Add ``train {sft,dpo}`` under the ``r2vc`` parser; returns the sub-command group."""
     from averitec_tools.baselines.r2vc.training.__main__ import add_arguments
 
     sub = r2vc_parser.add_subparsers(dest="r2vc_command", metavar="COMMAND")

@@ -137,10 +137,11 @@ def run(args: argparse.Namespace) -> int:
                 **options,
             )
     except UserError as exc:
-        counts = re.search(r"(\d+) predictions (?:for|but) .*?(\d+) (?:reference )?claims", exc.message)
+        # "N predictions, not one per reference claim (REF has M claims)": the count is in the detail
+        counts = re.search(r"(\d+) predictions, not one (?:for every|per) reference claim.*?(\d+) (?:reference )?claims", str(exc))
         if args.subset or not counts or int(counts[1]) >= int(counts[2]):
             raise
-        raise UserError(exc.message, hint="for a partial run (--limit N) pass --subset to score only the "
+        raise UserError(exc.message, detail=exc.detail, hint="for a partial run (--limit N) pass --subset to score only the "
                         "claims predicted") from None
     for warning in result.warnings:
         print(f"averitec score: warning: {warning}", file=sys.stderr)

@@ -165,6 +165,12 @@ class R2VCPipeline:
         hits = self.retriever.search([claim], k=self.config.retrieval.top_m)
         return [h.passage for h in (hits[0] if hits else [])]
 
+    def evidence_for(self, claim: ClaimInput) -> list[Passage]:
+        """E(c): the claim's own evidence when it carries it (``--evidence given``), else retrieved."""
+        if claim.evidence is not None:
+            return list(claim.evidence)
+        return self.retrieve(claim.claim)
+
     def candidates(self, claim: ClaimInput, evidence: Sequence[Passage], *, k: int | None = None,
                    timings: dict[str, float] | None = None) -> tuple[list[VerifiedCandidate], int]:
         """Generate and verify the candidates of one claim; returns them and the malformed count."""
@@ -208,7 +214,7 @@ class R2VCPipeline:
             raise UserError(f"{store.path}: claim {claim.claim_id!r} is not in the candidate store",
                             hint="write it with `averitec baseline r2vc --candidates DIR` on the same claims")
         t0 = time.perf_counter()
-        evidence = self.retrieve(claim.claim)
+        evidence = self.evidence_for(claim)
         timings["retrieve"] = timings.get("retrieve", 0.0) + time.perf_counter() - t0
         full = max(k, self.config.generator.k) if store is not None else k
         verified, malformed = self._generate_and_verify(claim, evidence, k=full, timings=timings)
@@ -289,7 +295,11 @@ class R2VCPipeline:
             fallbacks["uncited_top_evidence"] += 1
         t0 = time.perf_counter()
         before = getattr(self.question_writer, "n_fallback", 0)
-        questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited)) if cited else ()
+        questions: tuple[str, ...] = ()
+        if claim.kind == "ternary":  # FEVER/VitaminC output has no questions: none are written
+            fallbacks["questions_not_written"] += 1
+        elif cited:
+            questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited))
         if getattr(self.question_writer, "n_fallback", 0) > before:
             fallbacks["template_question"] += self.question_writer.n_fallback - before  # type: ignore[attr-defined]
         timings["questions"] = time.perf_counter() - t0
@@ -439,10 +449,14 @@ def calibration_examples(
     if len(spaces) > 1:
         raise UserError(f"{where}: AVeriTeC and FEVER-style claims are mixed; fit one calibrator per label space")
     k = min(cfg.calibration.fit_candidates, cfg.generator.k)
-    by_text = {c.claim: c for c in claims}
+    # simulate_examples asks in claim order; claims may share a text (VitaminC's contrastive
+    # pairs) and differ in their given evidence, so they are taken in order, not by text.
+    pending = iter(claims)
 
     def candidates_for(text: str) -> list[VerifiedCandidate]:
-        return pipe.decode(by_text[text], k=k)[1]
+        claim = next(pending)
+        assert claim.claim == text
+        return pipe.decode(claim, k=k)[1]
 
     return simulate_examples(
         claims=[c.claim for c in claims],

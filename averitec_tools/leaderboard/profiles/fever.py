@@ -140,20 +140,22 @@ class Profile(ScoringProfile):
         n_lines = _count_jsonl_items(predictions)
         if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
             raise UserError(
-                f"{predictions}: {n_lines} predictions but {references} has {len(golds)} claims",
+                f"{predictions}: {n_lines} predictions, not one per reference claim",
+                detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )
         preds = _read_predictions(predictions)
         if len(preds) != len(golds):
             raise UserError(
-                f"{predictions}: {len(preds)} predictions but {references} has {len(golds)} claims",
+                f"{predictions}: {len(preds)} predictions, not one per reference claim",
+                detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )
         for gold, (where, pred) in zip(golds, preds, strict=True):
             if pred.id is not None and pred.id != gold.id:
                 raise UserError(
-                    f"{where}: prediction id {pred.id!r} does not match claim id {gold.id!r} "
-                    f"on the same line of {references}",
+                    f"{where}: prediction id {pred.id!r} is not the claim id on the same line of the references",
+                    detail=f"{references} has claim id {gold.id!r} there",
                     hint="keep the predictions in the order of the gold file",
                 )
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
