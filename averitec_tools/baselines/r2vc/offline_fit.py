@@ -126,9 +126,9 @@ class FittedGates:
 
 def fit_gates(
     *,
-    pi: Sequence[float],
-    s_ver: Sequence[float],
-    correct: Sequence[int],
+    pi: Sequence[float] | np.ndarray,
+    s_ver: Sequence[float] | np.ndarray,
+    correct: Sequence[int] | np.ndarray,
     target_coverage: float = 0.5,
 ) -> FittedGates:
     """(τ_cal, τ_ver) maximising covered accuracy with coverage ≥ ``target_coverage``.
@@ -182,7 +182,7 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
         cal = fit_from_examples(fit or list(examples), max_iter=max_iter, fit_on=fit_on, heldout_fraction=0.0,
                                 seed=seed, label_features=label_features)
         for i in np.flatnonzero(fold == f):
-            e = examples[i]
+            e = examples[int(i)]
             p = cal.predict(e.features_for(cal))
             best = int(np.argmax(p))
             pi[i], sv[i], ok[i] = p[best], e.s_ver[best], int(e.labels[best] == e.gold)
@@ -271,7 +271,8 @@ def fit_on_slice(
         probe.decode(claim)
     thresholds = gates = None
     if off.fit_thresholds:
-        stored = [probe.candidate_store.get(c) for c in claims]
+        stored = [s for s in map(probe.candidate_store.get, claims) if s is not None]
+        assert len(stored) == len(claims)  # every slice claim was decoded just above
         g = cfg.generator
         thresholds = fit_nli_thresholds(
             probs=[s.probs for s in stored],
