@@ -126,6 +126,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=500, help="first N dev claims")
     parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--no-oracle-corpus", action="store_true",
+                        help="skip the own-evidence (oracle corpus) row: it fits its own calibrator on the slice")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -135,6 +137,8 @@ def main() -> int:
     table: dict[str, Any] = {"n": args.n, "rows": {}}
     lines = [HEADER]
     for i, (name, settings) in enumerate(SETTINGS.items()):
+        if i > 0 and args.no_oracle_corpus:
+            continue
         cfg = out / f"setting{i}.yaml"
         cfg.write_text(json.dumps({"base": "offline-minilm", **settings}))  # JSON is YAML
         pred, store = out / f"setting{i}.json", out / f"candidates{i}"

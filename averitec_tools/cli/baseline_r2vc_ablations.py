@@ -108,6 +108,10 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
     calibrator, cfg, components = _calibrator_and_config(config, claims, progress=progress)
+    if args.evidence == "given":  # as `r2vc --evidence given` named it when it wrote the store
+        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+
+        components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
     if config.offline.enabled:
         config = replace(cfg, ablation=config.ablation)  # the fitted values, ablation switches as given
     store = open_store(args.candidates, config=cfg, components=components, corpus=args.corpus, replay_only=True)
