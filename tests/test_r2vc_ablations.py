@@ -136,3 +136,32 @@ def test_ablations_errors(tiny, tmp_path, capsys) -> None:
         _, err = capsys.readouterr()
         assert code == 2 and message in err and "Traceback" not in err
     assert not (tmp_path / "rows").exists()
+
+
+@pytest.mark.slow
+def test_given_evidence_rows_equal_separate_runs(tiny, tmp_path, capsys) -> None:
+    """`--evidence given` (VitaminC rows carry their evidence): the store is written and replayed the same way."""
+    rows = [{"unique_id": f"v{i}", "claim": c, "evidence": e, "label": lab} for i, (c, e, lab) in enumerate([
+        ("Zorbland won the zorb cup", "It is confirmed that Zorbland won the zorb cup in 2020.", "SUPPORTS"),
+        ("Quuxia banned quux imports", "The claim that Quuxia banned quux imports is false.", "REFUTES"),
+        ("Plimf is famous", "Plimf is a word about which little is written.", "NOT ENOUGH INFO"),
+    ])]
+    claims = tmp_path / "vitaminc.jsonl"
+    claims.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = _config(tiny, "given", "generator:\n  k: 4\nablation:\n  nli_only: true\n")
+    common = ["--claims", str(claims), "--evidence", "given"]
+    store = tmp_path / "store"
+    _run(["baseline", "r2vc-calibrate", "--config", str(cfg), *common, "--out", str(tiny["root"] / "given-cal.json"),
+          "--candidates", str(store)], capsys)
+    first = _run(["baseline", "r2vc", "--config", str(cfg), *common, "--out", str(tmp_path / "full.jsonl"),
+                  "--candidates", str(store)], capsys)
+    assert first["candidate_store"]["replayed"] == 3
+    table = _run(["baseline", "r2vc", "ablations", "--config", str(cfg), *common, "--candidates", str(store),
+                  "--out", str(tmp_path / "rows"), "--rows", "full,no_calibration"], capsys)
+    for row in ("full", "no_calibration"):
+        separate = _config(tiny, f"given-{row}", "generator:\n  k: 4\nablation:\n  nli_only: true\n", SWITCH[row],
+                           cal="given")
+        out = tmp_path / f"sep-{row}.jsonl"
+        summary = _run(["baseline", "r2vc", "--config", str(separate), *common, "--out", str(out)], capsys)
+        assert (tmp_path / "rows" / f"{row}.jsonl").read_text() == out.read_text(), row
+        assert table["rows"][row]["decision"] == summary["decision"], row
