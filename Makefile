@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -54,6 +54,10 @@ $(NLTK_REF):
 
 bench: $(VENV)/.core-stamp $(NLTK_REF)
 	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF)
+
+# One claim with one very long answer (a word repeated 10k-100k times, 100k words of text, ...).
+bench-long: $(VENV)/.core-stamp $(NLTK_REF)
+	$(PY) benchmarks/bench_long_strings.py --nltk-path $(NLTK_REF)
 
 # fever8 judge throughput: dev through a local judge answering after 0.5 s, cold and warm (~15 min).
 bench-ev2r: $(VENV)/.core-stamp

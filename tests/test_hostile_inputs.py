@@ -387,3 +387,67 @@ def test_output_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
     code, err = run_checked(case, work, work)
     assert code == 2
     assert "holds the input" in err
+
+
+# ---------------------------------------------------------------- deeply nested JSON (issue 19)
+
+def _nested(data: bytes, *, depth: int = 1000) -> dict[str, bytes]:
+    """Variants of an input file nested ``depth`` brackets deep: the whole file, one field
+    of the first item, and (for JSON lines) the last line replaced."""
+    deep = "[" * depth + "]" * depth
+    text = data.decode()
+    jsonl = not text.lstrip().startswith("[")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    first = json.loads(lines[0]) if jsonl else json.loads(text)[0]
+    key = sorted(first)[0]
+    inner = json.dumps({**first, key: "@@"}).replace('"@@"', deep)
+    variants = {"whole file": deep.encode()}
+    if jsonl:
+        last = json.loads(lines[-1])
+        variants["first line"] = ("\n".join([inner, *lines[1:]]) + "\n").encode()
+        variants["last line"] = ("\n".join([*lines[:-1], json.dumps({**last, key: "@@"}).replace('"@@"', deep)]) + "\n").encode()
+    else:
+        variants["first item"] = ("[" + inner + text.strip()[1:]).encode() if len(json.loads(text)) > 1 else f"[{inner}]".encode()
+    return variants
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_deeply_nested_json_is_one_line_exit_2(name: str, tmp_path: Path) -> None:
+    """1,000 nested brackets (2 KB) in any input file: exit 2, one line naming the file."""
+    case = BY_NAME[name]
+    json_inputs = {t: d for t, d in case.inputs.items() if t.endswith((".json", ".jsonl"))}
+    assert json_inputs, f"{name}: no JSON input to nest"
+    for target, data in json_inputs.items():
+        for label, nested in _nested(data).items():
+            with tempfile.TemporaryDirectory(dir=tmp_path) as root:
+                work = make_work(case, Path(root))
+                (work / target).write_bytes(nested)
+                if name == "r2vc-paper":  # a generator that exists, so the run gets as far as reading the rows
+                    (work / "model").mkdir()
+                    (work / "recipe.yaml").write_bytes(PAPER_RECIPE.replace(b"./no-such-model", str(work / "model").encode()))
+                output = work / "out.result" if case.output_kind == "file" else work / "outdir"
+                code, err = run_checked(case, work, output if case.output_kind else None)
+                assert code == 2, (name, target, label, err)
+                assert "nested too deeply" in err and target in err, (name, target, label, err)
+
+
+def test_leaderboard_submit_refuses_deeply_nested_json(tmp_path: Path) -> None:
+    """The admin submit path reads uploads through the same layer: a failed submission, exit 2."""
+    from _leaderboard_helpers import competition_yaml
+
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(_json(GOLD))
+    (tmp_path / "comp.yaml").write_text(competition_yaml(gold))
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["leaderboard", "init", str(tmp_path / "comp.yaml"), "--db", db]) == 0
+        assert main(["leaderboard", "team", "add", "blue", "--db", db]) == 0
+    for label, nested in _nested(_json(PRED_2024)).items():
+        upload = tmp_path / "pred.json"
+        upload.write_bytes(nested)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["leaderboard", "submit", str(upload), "--db", db, "--team", "blue", "--system", label,
+                         "--phase", "dev"])
+        assert code == 2, (label, out.getvalue(), err.getvalue())
+        assert "nested too deeply" in out.getvalue() + err.getvalue(), label

@@ -43,8 +43,8 @@ class WordNetSynonyms:
 
     Example:
         >>> from averitec_tools.resources import find_resource
-        >>> wn = WordNetSynonyms(find_resource("wordnet", allow_download=False))  # doctest: +SKIP
-        >>> sorted(wn.synonyms("dogs"))[:3]  # doctest: +SKIP
+        >>> wn = WordNetSynonyms(find_resource("wordnet", allow_download=False))
+        >>> sorted(wn.synonyms("dogs"))[:3]
         ['andiron', 'blackguard', 'bounder']
     """
 
@@ -145,6 +145,10 @@ class WordNetSynonyms:
             names = tuple(_SYNTACTIC_MARKER.match(name).group(1) for name in raw)  # type: ignore[union-attr]
         self._names_cache[key] = names
         return names
+
+    def clear_cache(self) -> None:
+        """Forget the synonym sets computed so far (the files stay loaded)."""
+        self._syn_cache.clear()
 
     def synonyms(self, word: str) -> frozenset[str]:
         """The set NLTK METEOR compares reference words against for hypothesis word ``word``.
