@@ -54,7 +54,6 @@ SKIP_ONLY = {
 NO_EXAMPLES = {
     "averitec_tools.baselines.averitec.checkpoints",
     "averitec_tools.baselines.averitec.pipeline",
-    "averitec_tools.baselines.r2vc.reporting",
     "averitec_tools.baselines.r2vc.sidecar",
     "averitec_tools.baselines.r2vc.types",
     "averitec_tools.engines.ray_engine",

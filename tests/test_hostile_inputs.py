@@ -141,6 +141,11 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "r2vc", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--json", "--out", str(o or d / "preds.json")],
          "file", "--out", ["claims.json"]),
+    Case("baseline-r2vc-ablations", {"claims.json": _json(GOLD)},
+         lambda d, o: ["baseline", "r2vc", "ablations", "--config", "offline-minilm", "--claims",
+                       str(d / "claims.json"), "--candidates", str(d / "store"), "--json",
+                       "--out", str(o or d / "rows")],
+         "dir", "--out", ["claims.json"]),
     Case("baseline-averitec", {"claims.json": _json(GOLD)},
          lambda d, o: ["baseline", "averitec", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--store", str(d), "--json", "--out", str(o or d / "preds.json")],
@@ -177,7 +182,7 @@ CASES: list[Case] = [
          "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-averitec", "r2vc-paper"}
+STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 

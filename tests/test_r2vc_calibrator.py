@@ -26,21 +26,26 @@ P = Passage("d", "t", "u", "x")
 
 
 def vc(label: str, s_ver: float, *, logprob: float | None = -0.5, n_pass: int = 2,
-       rationale: str = "one two three", s_cons: float = 1.0, s_align: float = 0.5) -> VerifiedCandidate:
+       rationale: str = "one two three", s_cons: float = 1.0, s_align: float = 0.5,
+       cites: tuple[int, ...] = (0, 1)) -> VerifiedCandidate:
     scores = VerifierScores(0.5, 0.1, 0.4, 0.8, label, s_cons, s_align, s_ver)
-    return VerifiedCandidate(Candidate(label, rationale, (0,), (P,) * n_pass, logprob, 0), scores,
+    return VerifiedCandidate(Candidate(label, rationale, cites, (P,) * n_pass, logprob, 0), scores,
                              np.zeros((n_pass, 3)))
 
 
 def test_feature_vector_by_hand() -> None:
-    cands = [vc("True", 0.7), vc("True", 0.6, logprob=None, n_pass=5, rationale=""),
-             vc("False", 0.2, s_cons=0.0, s_align=0.0), vc("Uncertain", 0.1)]
+    cands = [vc("True", 0.7), vc("True", 0.6, logprob=None, n_pass=5, rationale="", cites=(4, 1, 9)),
+             vc("False", 0.2, s_cons=0.0, s_align=0.0, cites=(0, 0)), vc("Uncertain", 0.1, cites=())]
     X = candidate_features(cands)
     assert X.shape == (4, len(FEATURE_NAMES)) == (4, 7)
     assert X[0].tolist() == [-0.5, 0.7, 0.5, 2.0, 3.0, 1.0, 0.5]
-    assert X[1].tolist() == [0.0, 0.6, 0.5, 5.0, 0.0, 1.0, 0.5]  # missing logprob → 0
-    assert X[2].tolist() == [-0.5, 0.2, 0.25, 2.0, 3.0, 0.0, 0.0]
+    # missing logprob → 0; n_passages counts the distinct valid citations (2 of the 5 shown)
+    assert X[1].tolist() == [0.0, 0.6, 0.5, 2.0, 0.0, 1.0, 0.5]
+    assert X[2].tolist() == [-0.5, 0.2, 0.25, 1.0, 3.0, 0.0, 0.0]
+    assert X[3, 3] == 0.0  # cites nothing
     assert candidate_features([]).shape == (0, 7)
+    # label indicators (calibration.label_features): True, False; Uncertain is the baseline
+    assert candidate_features(cands, label_features=True)[:, 7:].tolist() == [[1, 0], [1, 0], [0, 1], [0, 0]]
 
 
 def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -157,7 +162,7 @@ def test_simulate_examples_chooses_max_sver_and_skips_empty() -> None:
                            candidates_for=lambda c: pools[c])
     assert [(e.claim, e.predicted, e.target) for e in ex] == [("a", "False", 1), ("c", "Uncertain", 0)]
     assert ex[0].features.tolist() == [-0.5, 0.9, 2 / 3, 2.0, 3.0, 1.0, 0.5]
-    assert ex[0].targets.tolist() == [0, 1, 1] and ex[0].all_features.shape == (3, 7)
+    assert ex[0].targets.tolist() == [0, 1, 1] and ex[0].all_features.shape == (3, 9)  # + label indicators
     cal = fit_from_examples(ex, fit_on="max_s_ver")
     assert cal.fit_info["n"] == 2 and cal.fit_info["fit_on"] == "max_s_ver"
     cal = fit_from_examples(ex)  # all candidates, weighted 1/k per claim
@@ -183,7 +188,7 @@ def test_heldout_metrics_and_gate_frontier() -> None:
     # held-out metrics come from a calibrator that never saw those claims: refit by hand
     perm = np.random.default_rng(1).permutation(40)
     test, train = [ex[i] for i in perm[:10]], [ex[i] for i in perm[10:]]
-    X = np.concatenate([e.all_features for e in train])
+    X = np.concatenate([e.all_features[:, :7] for e in train])
     y = np.concatenate([e.targets for e in train])
     w = np.concatenate([np.full(4, 0.25) for _ in train])
     part = Calibrator.fit(features=X, targets=y, sample_weight=w)
@@ -192,5 +197,5 @@ def test_heldout_metrics_and_gate_frontier() -> None:
     # the frontier dominates every slice candidate
     frontier = np.array(info["gate_frontier"])
     for e in ex:
-        for p, s in zip(cal.predict(e.all_features), e.s_ver, strict=True):
+        for p, s in zip(cal.predict(e.all_features[:, :7]), e.s_ver, strict=True):
             assert ((frontier[:, 0] >= p - 1e-6) & (frontier[:, 1] >= s - 1e-6)).any()
