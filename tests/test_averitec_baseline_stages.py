@@ -38,7 +38,12 @@ from averitec_tools.baselines.averitec.questions import (
     training_examples,
     upstream_shots,
 )
-from averitec_tools.baselines.averitec.reranker import rerank, reranker_examples, reranker_groups, reranker_input
+from averitec_tools.baselines.averitec.reranker import (
+    rerank,
+    reranker_examples,
+    reranker_groups,
+    reranker_input,
+)
 from averitec_tools.baselines.averitec.retrieval import BM25Index, gold_recall, retrieve_sentences
 from averitec_tools.baselines.averitec.store import StoreDocument
 from averitec_tools.baselines.averitec.training import batch_weights, cap_examples, split_heldout

@@ -81,39 +81,40 @@ class OkapiIndex:
 
     def __init__(self, texts: Sequence[str] | None = None, *, tokens: Sequence[Sequence[str]] | None = None,
                  k1: float = OKAPI_K1, b: float = OKAPI_B, epsilon: float = OKAPI_EPSILON) -> None:
-        docs = [list(t) for t in tokens] if tokens is not None else [word_tokenize(t) for t in texts or ()]
+        docs = tokens if tokens is not None else [word_tokenize(t) for t in texts or ()]
         self.n = len(docs)
         self.k1, self.b = k1, b
-        lengths = np.array([len(d) for d in docs], dtype=np.int64)
-        total = int(lengths.sum())
-        # word -> (rows, counts); dict order = first occurrence, as rank_bm25's document counts
-        postings: dict[str, tuple[list[int], list[int]]] = {}
+        # Word ids in first-occurrence order: the order rank_bm25 fills its document counts in,
+        # which fixes the order of its idf sum.
+        vocab: dict[str, int] = {}
+        ids: list[int] = []
+        lengths = np.zeros(self.n, dtype=np.int64)
         for row, doc in enumerate(docs):
-            counts: dict[str, int] = {}
+            lengths[row] = len(doc)
             for w in doc:
-                counts[w] = counts.get(w, 0) + 1
-            for w, c in counts.items():
-                rows, cs = postings.setdefault(w, ([], []))
-                rows.append(row)
-                cs.append(c)
-        self.postings = {w: (np.array(r, dtype=np.int64), np.array(c, dtype=np.int64)) for w, (r, c) in postings.items()}
+                i = vocab.get(w)
+                if i is None:
+                    i = vocab[w] = len(vocab)
+                ids.append(i)
+        self.vocab = vocab
         self.idf: dict[str, float] = {}
-        self.empty = total == 0
+        self.empty = not ids
         if self.empty:
             return
-        avgdl = total / self.n
+        # (word, document) pairs with their counts, sorted by word: the postings
+        pair = np.asarray(ids, dtype=np.int64) * self.n + np.repeat(np.arange(self.n, dtype=np.int64), lengths)
+        keys, counts = np.unique(pair, return_counts=True)
+        self._rows, self._tf = keys % self.n, counts
+        df = np.bincount(keys // self.n, minlength=len(vocab))
+        self._start = np.concatenate([[0], np.cumsum(df)])
+        avgdl = int(lengths.sum()) / self.n
+        idf = [math.log(self.n - d + 0.5) - math.log(d + 0.5) for d in df.tolist()]
         idf_sum = 0.0
-        negative = []
-        for w, (hits, _) in self.postings.items():
-            df = len(hits)
-            idf = math.log(self.n - df + 0.5) - math.log(df + 0.5)
-            self.idf[w] = idf
-            idf_sum += idf
-            if idf < 0:
-                negative.append(w)
-        eps = epsilon * (idf_sum / len(self.idf))
-        for w in negative:
-            self.idf[w] = eps
+        for v in idf:  # summed in rank_bm25's order
+            idf_sum += v
+        eps = epsilon * (idf_sum / len(idf))
+        self._idf = [eps if v < 0 else v for v in idf]
+        self.idf = dict(zip(vocab, self._idf, strict=True))
         # rank_bm25's length term, element by element as it computes it
         self._norm = k1 * (1 - b + b * lengths / avgdl)
 
@@ -123,11 +124,12 @@ class OkapiIndex:
         if self.empty:
             return score
         for q in query:
-            hit = self.postings.get(q)
-            if hit is None:  # rank_bm25 adds 0.0 for every document: no change
+            i = self.vocab.get(q)
+            if i is None:  # rank_bm25 adds 0.0 for every document: no change
                 continue
-            rows, tf = hit
-            score[rows] += self.idf[q] * (tf * (self.k1 + 1) / (tf + self._norm[rows]))
+            lo, hi = self._start[i], self._start[i + 1]
+            rows, tf = self._rows[lo:hi], self._tf[lo:hi]
+            score[rows] += self._idf[i] * (tf * (self.k1 + 1) / (tf + self._norm[rows]))
         return score
 
     def scores(self, query: str) -> np.ndarray:

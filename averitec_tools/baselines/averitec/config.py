@@ -290,7 +290,8 @@ def _offline_ours() -> AVeriTeCConfig:
         reranker=replace(base.reranker, input="pair", negatives="one-swap", train=OFFLINE_TRAIN),
         verdict=replace(base.verdict, input="pair", aggregation="conflicting-pair", train=OFFLINE_TRAIN),
         justification=replace(base.justification, input="plain", decoder_start="model", max_new_tokens=100,
-                              batch_size=8),
+                              batch_size=8, train=TrainConfig(learning_rate=5e-5, batch_size=8, grad_accumulation=1,
+                                                              epochs=10, max_length=256, select="last")),
     )
 
 

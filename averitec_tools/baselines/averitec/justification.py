@@ -156,14 +156,19 @@ class Seq2SeqJustifier:
         _, component = describe(model=config.checkpoint or config.model)
         self.component = component if config.checkpoint else f"{component} (untrained ablation)"
         self._loaded: tuple[Any, Any] | None = None
+        self.load_seconds = 0.0
 
     def justify(self, items: Sequence[tuple[str, Sequence[QAPair], str]]) -> list[str]:
         if self._loaded is None:
+            import time
+
             from averitec_tools.baselines.averitec.models import load_seq2seq
 
+            t0 = time.perf_counter()
             model, tok, _ = load_seq2seq(model=self.config.checkpoint or self.config.model, device=self.config.device,
                                          add_prefix_space=self.config.input == "upstream")
             self._loaded = (model, tok)
+            self.load_seconds = time.perf_counter() - t0
         texts = [justification_input(claim=c, evidence=e, verdict=v, style=self.config.input) for c, e, v in items]
         return _generate(*self._loaded, texts, self.config)
 

@@ -22,6 +22,7 @@ Prompt layouts (``questions.prompt``):
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -140,13 +141,16 @@ class _Shots:
         self.layout = layout
         self._shots: list[Shot] | None = None
         self._index: Any = None
+        self.load_seconds = 0.0
 
     def nearest(self, sentence: str, k: int) -> tuple[list[Shot], list[float]]:
         """The ``k`` nearest examples, nearest first, with their BM25 scores."""
         if self._shots is None:
+            t0 = time.perf_counter()
             self._shots = upstream_shots(self.train) if self.layout == "upstream" else header_shots(self.train)
             self._index = make_index("upstream" if self.layout == "upstream" else "bm25s",
                                      [s.lookup for s in self._shots])
+            self.load_seconds = time.perf_counter() - t0
         rows = self._index.top(sentence, k=k)
         scores = self._index.scores(sentence) if rows else []
         return [self._shots[i] for i in rows], [float(scores[i]) for i in rows]
@@ -173,6 +177,11 @@ class RetrievalQuestionWriter:
         self.shots = _Shots(train=train, layout=layout)
         self.generic = 0
 
+    @property
+    def load_seconds(self) -> float:
+        """Seconds spent building the example index (on first use)."""
+        return self.shots.load_seconds
+
     def write(self, sentences: Sequence[str]) -> list[str]:
         out = []
         for s in sentences:
@@ -196,6 +205,12 @@ class CausalLMQuestionWriter:
         self.shots = _Shots(train=train, layout=config.prompt)
         _, self.component = describe(model=config.model)
         self._model: Any = None
+        self._lm_seconds = 0.0
+
+    @property
+    def load_seconds(self) -> float:
+        """Seconds spent loading the LM and building the example index (on first use)."""
+        return self._lm_seconds + self.shots.load_seconds
 
     def prompt(self, sentence: str) -> str:
         shots, _ = self.shots.nearest(sentence, self.config.few_shot)
@@ -207,7 +222,9 @@ class CausalLMQuestionWriter:
         if self._model is None:
             from averitec_tools.baselines.averitec.models import load_causal_lm
 
+            t0 = time.perf_counter()
             self._model = load_causal_lm(model=self.config.model, dtype=self.config.dtype, device=self.config.device)
+            self._lm_seconds = time.perf_counter() - t0
         return self._model[0], self._model[1]
 
     def write(self, sentences: Sequence[str]) -> list[str]:

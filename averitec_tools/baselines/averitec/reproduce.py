@@ -112,10 +112,9 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
     from averitec_tools.baselines.averitec.data import read_claims
     from averitec_tools.baselines.averitec.output import write_gold_subset
     from averitec_tools.baselines.averitec.pipeline import build_pipeline
+    from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.leaderboard.profiles import get_profile
-
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
 
     chosen = [get_variant(v) for v in variants]
     if not chosen:

@@ -270,13 +270,16 @@ class PairClassifier:
         self.manifest = json.loads(manifest.read_text()) if manifest.is_file() else {}
         self.max_length = max_length or int(self.manifest.get("settings", {}).get("max_length", 512))
         self._loaded: tuple[Any, Any] | None = None
+        self.load_seconds = 0.0
 
     def predict(self, pairs: Sequence[tuple[str, str | None]]) -> np.ndarray:
         if self._loaded is None:
             from averitec_tools.baselines.averitec.models import load_classifier
 
+            t0 = time.perf_counter()
             model, tok, _ = load_classifier(model=self.checkpoint, device=self.device)
             self._loaded = (model.eval(), tok)
+            self.load_seconds = time.perf_counter() - t0
         return predict_proba(model=self._loaded[0], tokenizer=self._loaded[1], pairs=pairs,
                              max_length=self.max_length, batch_size=self.batch_size)
 
