@@ -153,7 +153,7 @@ class JustificationConfig:
     max_length: int = 512
     batch_size: int = 1
     device: str | None = None
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(select="meteor"))
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(select="meteor", micro_batch=8))
 
 
 @dataclass(frozen=True)

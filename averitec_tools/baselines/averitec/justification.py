@@ -203,7 +203,6 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
     """Fine-tune the seq2seq model on the training claims; keep the epoch with the best mean
     METEOR on ``heldout`` (``train.select: meteor``; ``last`` keeps the last epoch); writes
     model + manifest."""
-    import copy
     import json
     import time
     from dataclasses import asdict
@@ -213,7 +212,7 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
     from tqdm.auto import tqdm
 
     from averitec_tools.baselines.averitec.models import load_seq2seq
-    from averitec_tools.baselines.averitec.training import fingerprint, library_versions
+    from averitec_tools.baselines.averitec.training import BestEpoch, fingerprint, library_versions
     from averitec_tools.jsonio import atomic_directory
 
     t0 = time.perf_counter()
@@ -230,8 +229,7 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
     if not data:
         raise UserError(f"{data_info.get('path')}: no training claims with a justification")
     losses: list[float] = []
-    history: list[float | None] = []
-    best_state, best_score, best_epoch = None, -1.0, 0
+    keep = BestEpoch(epochs=s.epochs)
     bs = max(1, s.batch_size)
     for epoch in range(s.epochs):
         model.train()
@@ -242,15 +240,25 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
             enc = tok([data[i][0] for i in batch], text_target=[data[i][1] for i in batch], truncation=True,
                       max_length=s.max_length, padding=True, return_tensors="pt").to(model.device)
             labels = enc["labels"].masked_fill(enc["labels"] == tok.pad_token_id, -100)
-            extra = {"decoder_input_ids": _shift_right(enc["labels"], tok.pad_token_id)} \
-                if config.decoder_start == "pad" else {}
-            loss = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=labels,
-                         **extra).loss
-            (loss / s.grad_accumulation).backward()
+            start = tok.pad_token_id if config.decoder_start == "pad" else model.config.decoder_start_token_id
+            decoder_in = _shift_right(enc["labels"], start)
+            # the batch's mean over target tokens, summed over micro-batches (same gradient)
+            n_tokens = int((labels != -100).sum())
+            size = s.micro_batch or len(batch)
+            total = 0.0
+            for c0 in range(0, len(batch), size):
+                part = slice(c0, c0 + size)
+                logits = model(input_ids=enc["input_ids"][part], attention_mask=enc["attention_mask"][part],
+                               decoder_input_ids=decoder_in[part]).logits
+                loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
+                                                         labels[part].reshape(-1), ignore_index=-100,
+                                                         reduction="sum") / max(1, n_tokens)
+                (loss / s.grad_accumulation).backward()
+                total += float(loss.detach())
+            losses.append(total)
             if (step + 1) % s.grad_accumulation == 0 or step + 1 == len(batches):
                 opt.step()
                 opt.zero_grad()
-            losses.append(float(loss.detach()))
         score = None
         if held and s.select == "meteor":
             from averitec_tools.metrics.meteor import default_engine
@@ -260,19 +268,13 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
             engine = default_engine()
             score = float(np.mean([engine.score(candidate=g, reference=ref)
                                    for g, (_, ref) in zip(generated, held, strict=True)]))
-        history.append(score)
-        ranked = score if score is not None else float(epoch)
-        if ranked > best_score:
-            best_score, best_epoch = ranked, epoch + 1
-            best_state = copy.deepcopy(model.state_dict()) if s.epochs > 1 else None
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
+        keep.update(model, epoch, score)
+    keep.restore(model)
     manifest = {"kind": "justification", "base": base_component,
                 "data": {**data_info, "train_examples": len(data), "heldout_examples": len(held)},
                 "settings": asdict(s), "input": config.input, "decoder_start": config.decoder_start,
                 "versions": library_versions(), "final_loss": losses[-1] if losses else None,
-                "heldout_metric": s.select, "heldout_per_epoch": history, "best_epoch": best_epoch,
+                "heldout_metric": s.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
                 "seconds": round(time.perf_counter() - t0, 1)}
     manifest["fingerprint"] = fingerprint("justification", base_component, data_info, asdict(s), config.input,
                                           config.decoder_start)

@@ -137,6 +137,36 @@ def _encode(tok: Any, pairs: Sequence[tuple[str, str | None]], max_length: int) 
                return_tensors="pt")
 
 
+class BestEpoch:
+    """The epoch to keep: the best held-out score (the last epoch when nothing is scored).
+
+    Example:
+        >>> keep = BestEpoch(epochs=3)
+        >>> for epoch, score in enumerate([0.5, 0.7, 0.6]):
+        ...     keep.update(None, epoch, score)
+        >>> keep.best_epoch, keep.history
+        (2, [0.5, 0.7, 0.6])
+    """
+
+    def __init__(self, *, epochs: int) -> None:
+        self.epochs = epochs
+        self.history: list[float | None] = []
+        self.best_epoch, self._best, self._state = 0, -1.0, None
+
+    def update(self, model: Any, epoch: int, score: float | None) -> None:
+        self.history.append(score)
+        ranked = score if score is not None else float(epoch)
+        if ranked > self._best:
+            self._best, self.best_epoch = ranked, epoch + 1
+            self._state = copy.deepcopy(model.state_dict()) if self.epochs > 1 and model is not None else None
+
+    def restore(self, model: Any) -> None:
+        """Load the kept epoch's weights into ``model`` and set it to evaluation mode."""
+        if self._state is not None:
+            model.load_state_dict(self._state)
+        model.eval()
+
+
 def train_classifier(
     *,
     base: str,
@@ -186,8 +216,7 @@ def train_classifier(
         def evaluate(fn: Callable[[list[tuple[str, str | None]]], np.ndarray]) -> float:
             return float(np.mean(fn([(a, b) for a, b, _ in heldout]).argmax(1) == held_y))
 
-    history: list[float | None] = []
-    best_state, best_score, best_epoch = None, -1.0, 0
+    keep = BestEpoch(epochs=settings.epochs)
     bs = max(1, settings.batch_size)
     chunk = settings.micro_batch or None
     for epoch in range(settings.epochs):
@@ -213,14 +242,8 @@ def train_classifier(
         if evaluate is not None and settings.select != "last":
             model.eval()
             score = float(evaluate(predict))
-        history.append(score)
-        ranked = score if score is not None else float(epoch)
-        if ranked > best_score:
-            best_score, best_epoch = ranked, epoch + 1
-            best_state = copy.deepcopy(model.state_dict()) if settings.epochs > 1 else None
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
+        keep.update(model, epoch, score)
+    keep.restore(model)
     counts: dict[str, int] = {}
     for *_, y in train:
         counts[labels[y]] = counts.get(labels[y], 0) + 1
@@ -229,7 +252,7 @@ def train_classifier(
         "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
                  "class_counts": counts, **({"groups": len(units)} if groups is not None else {})},
         "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
-        "loss": loss_kind, "heldout_metric": settings.select, "heldout_per_epoch": history, "best_epoch": best_epoch,
+        "loss": loss_kind, "heldout_metric": settings.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     manifest["fingerprint"] = fingerprint(kind, base_component, dict(data_info), asdict(settings))
@@ -284,5 +307,5 @@ class PairClassifier:
                              max_length=self.max_length, batch_size=self.batch_size)
 
 
-__all__ = ["PairClassifier", "batch_weights", "cap_examples", "fingerprint", "freeze_bottom", "library_versions",
+__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "freeze_bottom", "library_versions",
            "predict_proba", "split_heldout", "train_classifier"]
