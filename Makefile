@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all demo test lint bench bench-r2vc bench-leaderboard r2vc-dev r2vc-table averitec-dev averitec-paper leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -36,6 +36,7 @@ $(VENV)/.leaderboard-stamp: $(VENV)/.core-stamp pyproject.toml
 
 venv-core: $(VENV)/.core-stamp
 venv-all: $(VENV)/.all-stamp
+venv-leaderboard: $(VENV)/.leaderboard-stamp
 venv: venv-all
 
 demo: $(VENV)/.core-stamp
@@ -53,6 +54,14 @@ $(NLTK_REF):
 
 bench: $(VENV)/.core-stamp $(NLTK_REF)
 	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF)
+
+# One claim with one very long answer (a word repeated 10k-100k times, 100k words of text, ...).
+bench-long: $(VENV)/.core-stamp $(NLTK_REF)
+	$(PY) benchmarks/bench_long_strings.py --nltk-path $(NLTK_REF)
+
+# fever8 judge throughput: dev through a local judge answering after 0.5 s, cold and warm (~15 min).
+bench-ev2r: $(VENV)/.core-stamp
+	$(PY) benchmarks/bench_ev2r_judge.py --concurrency 1,4,8,16,32,64
 
 bench-r2vc: $(VENV)/.all-stamp
 	$(PY) benchmarks/bench_r2vc.py --n 20
@@ -83,6 +92,18 @@ r2vc-dev: $(VENV)/.all-stamp
 R2VC_N ?= 500
 r2vc-table: $(VENV)/.all-stamp
 	$(PY) benchmarks/r2vc_offline_table.py --n $(R2VC_N) --out results/r2vc-table
+
+# The paper's FEVER and VitaminC configurations with its hub ids (a GPU, the hub, and FEVER's
+# wiki-pages + VitaminC under $AVERITEC_DATA_DIR/{fever,vitaminc}): data → SFT → DPO →
+# calibrate → predict → score → table in results/r2vc-paper/<recipe>/table.md. A rerun
+# continues where it stopped. r2vc-paper-ci runs the same command with tiny random models.
+R2VC_PAPER_RECIPES ?= paper-fever paper-vitaminc
+R2VC_PAPER_OUT ?= results/r2vc-paper
+r2vc-paper: $(VENV)/.all-stamp
+	for recipe in $(R2VC_PAPER_RECIPES); do \
+	  $(VENV)/bin/averitec baseline r2vc paper --recipe $$recipe --work $(R2VC_PAPER_OUT)/$$recipe || exit $$?; done
+r2vc-paper-ci: $(VENV)/.all-stamp
+	$(PY) -m pytest -q tests/test_r2vc_paper.py
 
 # The AVeriTeC baseline (offline-minilm) on dev: every row of docs/averitec_baseline.md.
 # AVERITEC_DEV_LIMIT=N runs the first N dev claims, scored against exactly those gold claims.

@@ -20,6 +20,11 @@ ensure_ci_packages() {
     echo "CI: installing ${missing[*]}" >&2
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
   fi
+  # pdflatex for the leaderboard's LaTeX-export test (15 packages without the recommends)
+  if ! command -v pdflatex >/dev/null; then
+    echo "CI: installing texlive-latex-base" >&2
+    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends texlive-latex-base
+  fi
 }
 
 start_test_postgres() {

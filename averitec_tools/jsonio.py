@@ -1,7 +1,8 @@
 """Reading JSON / JSONL input files with errors that name the file, line and column.
 
 Every reader here turns malformed input into a one-line :class:`UserError`:
-non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file.
+non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file,
+arrays or objects nested deeper than Python's parser goes (about a thousand levels).
 JSONL is streamed line by line; a JSON array is parsed once.
 """
 
@@ -86,9 +87,17 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
             return "jsonl"
         except (json.JSONDecodeError, UnicodeDecodeError):
             return "json"
+        except RecursionError:
+            raise _too_deep(f"{p}:1") from None
     raise UserError(
         f"{p}:1:1: expected a JSON array or JSON lines, found {stripped[:20]!r}"
     )
+
+
+def _too_deep(where: str) -> UserError:
+    # json raises RecursionError past the interpreter's recursion limit (~1,000 levels);
+    # no submission or gold format nests more than a handful
+    return UserError(f"{where}: JSON nested too deeply (arrays or objects more than about 1,000 levels deep)")
 
 
 def _is_truncation(exc: json.JSONDecodeError, text: str) -> bool:
@@ -109,6 +118,8 @@ def load_json(path: str | os.PathLike[str]) -> Any:
     except json.JSONDecodeError as exc:
         what = "truncated JSON" if _is_truncation(exc, text) else "invalid JSON"
         raise UserError(f"{p}:{exc.lineno}:{exc.colno}: {what}: {exc.msg}") from None
+    except RecursionError:
+        raise _too_deep(str(p)) from None
 
 
 def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
@@ -128,6 +139,8 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
             except json.JSONDecodeError as exc:
                 what = "truncated JSON" if _is_truncation(exc, line) else "invalid JSON"
                 raise UserError(f"{p}:{lineno}:{exc.colno}: {what}: {exc.msg}") from None
+            except RecursionError:
+                raise _too_deep(f"{p}:{lineno}") from None
             yield Located(value, str(p), lineno, index)
             index += 1
 

@@ -3,9 +3,10 @@
 The file pins, for every string the AVeriTeC profiles tokenise on the shared data, NLTK
 3.9.1's ``word_tokenize`` output (one digest), the Porter stems and WordNet synonym sets
 METEOR uses (digests), the strings on which the installed NLTK (3.10.x) tokenises
-differently (the 100 shortest), and ``single_meteor_score`` of a fixed list
+differently (the 100 shortest), ``single_meteor_score`` of a fixed list
 of (candidate, reference) pairs (taken from the existing file; ``--sample N`` draws N new
-ones with a fixed seed instead).
+ones with a fixed seed instead), and ``single_meteor_score`` of :data:`LONG_PAIRS`, long
+and repetitive strings given as recipes (``tests/test_meteor.py`` rebuilds them).
 
 Run it under NLTK 3.9.1 (it refuses any other version); the installed NLTK is run in a
 subprocess for the comparison::
@@ -28,6 +29,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "data" / "nltk391_reference.json"
 N_DIFFERENCES = 100
+
+#: Long and repetitive (candidate, reference) pairs, each string a recipe
+#: ``[prefix, unit, n, suffix]``: prefix + unit (with ``{i}`` replaced by 0..n-1) n times + suffix.
+LONG_PAIRS: list[tuple[list[Any], list[Any]]] = [
+    (["", "rock ", 3000, "."], ["", "What is the moon made of? Rock and dust.", 1, ""]),
+    (["", "car ", 2000, ""], ["auto ", "zzz ", 400, ""]),
+    (["", "stone dust cheese ", 600, ""], ["The moon is made of rock, dust and ", "cheese? ", 40, "No."]),
+    (["The site is run by Mr.", " ", 3000, "a satire site ."], ["It is run by a satire site.", "", 0, ""]),
+    (["", "It was false. ", 800, ""], ["", "It was not false . ", 200, "Mr. Smith said so."]),
+    (["", "running runs ran ", 600, ""], ["", "run race ", 300, ""]),
+    (["", "item{i} and ", 1000, ""], ["", "item{i} or ", 1000, ""]),
+]
+
+
+def build_recipe(recipe: list[Any]) -> str:
+    """The string a :data:`LONG_PAIRS` recipe stands for."""
+    prefix, unit, n, suffix = recipe
+    return prefix + "".join(unit.replace("{i}", str(i)) for i in range(n)) + suffix
 
 
 def _corpus(data_dir: Path) -> list[str]:
@@ -92,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         {"candidate": c, "reference": r, "meteor": single_meteor_score(nltk.word_tokenize(r), nltk.word_tokenize(c))}
         for c, r in pairs
     ]
+    long_pairs = [
+        {"candidate": c, "reference": r,
+         "meteor": single_meteor_score(nltk.word_tokenize(build_recipe(r)), nltk.word_tokenize(build_recipe(c)))}
+        for c, r in LONG_PAIRS
+    ]
     result = {
         "nltk_version": nltk.__version__,
         "n_strings": len(strings),
@@ -102,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "n_stems": len(distinct_stems),
         "tokenizer_differs_from_3_10": differs[:N_DIFFERENCES],
         "meteor_pairs": meteor_pairs,
+        "long_pairs": long_pairs,
     }
     Path(args.out).write_text(json.dumps(result, indent=0, ensure_ascii=False), encoding="utf-8")
     print(f"{args.out}: {len(strings)} strings, {len(differs)} tokenised differently by the installed NLTK")

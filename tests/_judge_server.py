@@ -5,23 +5,53 @@ port, printed as the first line on stdout) and answers ``POST .../chat/completio
 the fixtures. A fixture rule matches when every string of its ``match`` list occurs in the
 prompt; its ``responses`` are served in turn (the last one repeats). A response is
 ``{"status": 200, "content": "..."}``, optionally with ``"delay"`` (seconds before
-answering), ``"body"`` (a raw body instead of a chat completion) or ``"retry_after"``.
-Unmatched prompts get ``default``. Every request is appended to LOG as one JSON line.
+answering), ``"body"`` (a raw body instead of a chat completion), ``"retry_after"`` or ``"drop"`` (close
+the connection without answering); or
+``{"derive": SALT}``: a reply whose counts :func:`derived_counts` computes from the salt,
+the prompt's last ``Claim:`` line and (at a temperature above 0) the request's seed --
+deterministic, different per salt, and varying with the seed like a sampling judge.
+Unmatched prompts get ``default``. Every request is appended to LOG as one JSON line
+(with the whole request body under ``request``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import re
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 FIXTURES: dict[str, Any] = {}
 LOG_PATH = ""
 LOCK = threading.Lock()
 COUNTS: dict[int, int] = {}
+
+
+def derived_counts(salt: str, claim: str, *, seed: object = None, temperature: float = 0) -> dict[str, int]:
+    """The four counts of a ``derive`` reply (1-4 facts a side, any number of them supported)."""
+    ident = f"{salt}|{claim}" if not temperature else f"{salt}|{claim}|{seed}|{temperature}"
+    h = hashlib.sha256(ident.encode("utf-8")).digest()
+    n_pred, n_ref = 1 + h[0] % 4, 1 + h[1] % 4
+    return {"pred": n_pred, "sup_pred": h[2] % (n_pred + 1), "ref": n_ref, "sup_ref": h[3] % (n_ref + 1)}
+
+
+def _derived_reply(salt: str, prompt: str, request: dict[str, Any]) -> str:
+    claims = re.findall(r"Claim: (.*)", prompt)
+    c = derived_counts(salt, claims[-1].strip() if claims else "", seed=request.get("seed"),
+                       temperature=float(request.get("temperature") or 0))
+    fields = {}
+    for kind in ("evidence", "questions"):
+        fields.update({f"facts count predicted {kind}": c["pred"], f"support predicted {kind}": c["sup_pred"],
+                       f"facts count reference {kind}": c["ref"], f"support reference {kind}": c["sup_ref"]})
+    return "Output: " + json.dumps(fields)
 
 
 def _pick(prompt: str) -> tuple[int, dict[str, Any]]:
@@ -48,15 +78,19 @@ class Handler(BaseHTTPRequestHandler):
             log.write(json.dumps({"path": self.path, "rule": index, "model": request.get("model"),
                                   "temperature": request.get("temperature"),
                                   "authorization": self.headers.get("Authorization"),
-                                  "prompt_head": prompt[:60]}) + "\n")
+                                  "prompt_head": prompt[:60], "request": request}) + "\n")
         time.sleep(float(response.get("delay", 0)))
+        if response.get("drop"):  # hang up without answering (the client sees a reset connection)
+            self.close_connection = True
+            return
         status = int(response.get("status", 200))
         if "body" in response:
             body = response["body"].encode("utf-8")
         else:
+            content = _derived_reply(response["derive"], prompt, request) if "derive" in response else response.get("content", "")
             completion = {"id": "x", "object": "chat.completion", "model": request.get("model"),
                           "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": response.get("content", "")}}]}
+                                       "message": {"role": "assistant", "content": content}}]}
             body = json.dumps(completion if status == 200 else {"error": {"message": "fixture error"}}).encode("utf-8")
         try:
             self.send_response(status)
@@ -70,12 +104,34 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+@contextlib.contextmanager
+def running(fixtures: dict[str, Any], workdir: Path, name: str = "judge") -> Iterator[tuple[str, Path]]:
+    """Start this server as a process answering ``fixtures``; yields (base URL, request log)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    path, log = workdir / f"{name}-fixtures.json", workdir / f"{name}-requests.jsonl"
+    path.write_text(json.dumps(fixtures), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, __file__, str(path), str(log)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}/v1", log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def requests_sent(log: Path) -> list[dict[str, Any]]:
+    """The logged requests, in arrival order."""
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
 def main() -> None:
     global FIXTURES, LOG_PATH
     with open(sys.argv[1], encoding="utf-8") as fh:
         FIXTURES = json.load(fh)
     LOG_PATH = sys.argv[2]
     open(LOG_PATH, "a").close()
+    ThreadingHTTPServer.request_queue_size = 256  # the benchmark opens up to 64+ connections at once
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)

@@ -6,11 +6,13 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,20 +34,30 @@ def env() -> dict[str, str]:
 
 
 @contextmanager
-def running_server(db: str, *, workers: int = 0, extra: Sequence[str] = (), timeout: float = 90.0) -> Iterator[str]:
-    """A server on a free port; yields its base URL and stops it (and its workers) after."""
+def running_server(db: str, *, workers: int = 0, extra: Sequence[str] = (), timeout: float = 90.0) -> Iterator[tuple[str, Callable[[], str]]]:
+    """A server on a free port; yields its base URL and a function returning its log so far
+    (stdout and stderr, kept in a file so that a chatty server never blocks on a full pipe),
+    and stops it (and its workers) after."""
     port = free_port()
+    with tempfile.NamedTemporaryFile(prefix="averitec-serve-", suffix=".log") as log_file:
+        yield from _serve(db, port, log_file, workers=workers, extra=extra, timeout=timeout)
+
+
+def _serve(db: str, port: int, log_file: IO[bytes], *, workers: int, extra: Sequence[str], timeout: float) -> Iterator[tuple[str, Callable[[], str]]]:
     proc = subprocess.Popen(
         cli("serve", "--db", db, "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), *extra),
-        env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        env=env(), stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
+
+    def log() -> str:
+        return Path(log_file.name).read_text(errors="replace")
+
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                raise RuntimeError(f"server exited with {proc.returncode}: {out}")
+                raise RuntimeError(f"server exited with {proc.returncode}: {log()}")
             try:
                 with urllib.request.urlopen(base + "/submit", timeout=2) as r:
                     if r.status == 200:
@@ -53,9 +65,9 @@ def running_server(db: str, *, workers: int = 0, extra: Sequence[str] = (), time
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError("server did not start")
+                raise RuntimeError(f"server did not start: {log()}")
             time.sleep(0.2)
-        yield base
+        yield base, log
     finally:
         proc.terminate()
         try:

@@ -58,6 +58,34 @@ def test_table_and_signature(capsys: pytest.CaptureFixture[str], files: dict[str
     assert "signature: profile:averitec2024|metric:hu-meteor|tok:nltk-3.9.1-word_tokenize" in out
 
 
+def test_table_at_80_columns_explains_our_own_rows(capsys: pytest.CaptureFixture[str], files: dict[str, Path],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert "answers only averitec tools: this package's answer-only score" in " ".join(out.split())
+
+
+def test_wide_tables_become_one_block_per_row() -> None:
+    """A leaderboard-wide table that cannot fit 80 columns: every cell whole, row by row."""
+    import io
+
+    from rich.console import Console
+
+    from averitec_tools.cli._tables import print_rows
+
+    header = ["Rank", "Team", "System", *(f"metric {i}" for i in range(8)), "95% CI"]
+    rows = [["1", "blue", "a long system name " * 3, *(f"0.{i}123" for i in range(8)), "[0.0600, 0.2800]"]]
+    buffer = io.StringIO()
+    print_rows(title="board", header=header, rows=rows, console=Console(file=buffer, width=80, color_system=None))
+    out = buffer.getvalue()
+    assert "…" not in out and "95% CI    [0.0600, 0.2800]" in out and "metric 7  0.7123" in out
+    buffer = io.StringIO()
+    print_rows(title="board", header=header[:4], rows=[r[:4] for r in rows], console=Console(file=buffer, width=80))
+    assert "┃ Rank ┃" in buffer.getvalue()  # fits: a table
+
+
 def test_per_claim_file(capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path) -> None:
     target = tmp_path / "out" / "claims.jsonl"
     summary = run_json(capsys, str(files["pred2024"]), str(files["gold"]), "--per-claim", str(target))

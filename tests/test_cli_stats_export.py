@@ -51,6 +51,20 @@ def test_stats_table_shows_paper_column(data_dir: Path, capsys: pytest.CaptureFi
     assert "questions_per_claim" in out and "paper" in out and "2.6" in out
 
 
+def test_stats_table_readable_at_80_columns(data_dir: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every figure printed whole (rich used to cut them to "0.…"), groups named once."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["stats", "averitec/dev", "--data-dir", str(data_dir), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert main(["stats", "averitec/dev", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80
+    for share in stats["answer_types"].values():
+        assert f"{share:.4g}" in out
+    assert "answer_types" in out and "  Unanswerable" in out and "2020-10-01 .. 2020-10-02" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -84,7 +84,7 @@ def test_fever_wrong_length_is_found_before_parsing(tmp_path, capsys, monkeypatc
     pred = write_jsonl(tmp_path / "pred.jsonl", [{"id": 0, "predicted_label": "SUPPORTS", "predicted_evidence": []}])
     monkeypatch.setattr(fever, "_read_predictions", lambda path: pytest.fail("parsed every prediction"))
     err = error_line(capsys, main(["score", pred, gold, "--profile", "fever"]))
-    assert "1 predictions but" in err and "has 3 claims" in err
+    assert "1 predictions, not one per reference claim" in err and "has 3 claims" in err
 
 
 @pytest.mark.parametrize("evidence", [[1, 2], "q a", None, [{"q": "a"}]])

@@ -40,10 +40,30 @@ def test_2024_to_fever8_to_2024_scores_identically(tmp_path: Path) -> None:
     assert result.dropped == {"url": 15, "confidence": 1}
     rows = read_fever8_csv(tmp_path / "sub.csv")
     assert list(rows[0]) == ["id", "claim", "evi", "label", "split"]
-    assert rows[0]["evi"] == f"What is the moon made of?{SEP_QA}Rock.{SEP_PAIR}Is the moon cheese?{SEP_QA}No"
+    assert rows[0]["evi"] == f"What is the moon made of?{SEP_QA}Rock.{SEP_PAIR}Is the moon cheese?{SEP_QA}No{SEP_PAIR}"
+    # Byte for byte what the organisers' prepare_leaderboard_submission.py writes: csv.writer's
+    # CRLF rows, every pair followed by the pair separator, split "pred".
+    head = (tmp_path / "sub.csv").read_bytes().split(b"\r\n")[:2]
+    assert head == [b"id,claim,evi,label,split",
+                    b'0,The moon is made of cheese.,"What is the moon made of?\t\t\nRock.\t\t\n\nIs the moon cheese?'
+                    b'\t\t\nNo\t\t\n\n",Refuted,pred']
     assert sniff_submission_format(tmp_path / "sub.csv") == "fever8"
     convert(source=tmp_path / "sub.csv", target_format="2024", out=tmp_path / "back.json")
     assert _score(tmp_path / "back.json", files["gold"]) == _score(files["pred2024"], files["gold"])
+
+
+def test_fever8_csv_is_recognised_by_its_header_whatever_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = make_files(tmp_path)
+    out = tmp_path / "x.fever8"
+    assert main(["convert", str(files["pred2024"]), "--to", "fever8", "--out", str(out)]) == 0
+    assert main(["convert", str(out), "--to", "2024", "--out", str(tmp_path / "back.json"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["from"] == "fever8"
+    assert _score(tmp_path / "back.json", files["gold"]) == _score(files["pred2024"], files["gold"])
+    # A BOM and a header without the optional split column are recognised too; JSON is not.
+    bom = tmp_path / "sub.txt"
+    bom.write_bytes(b"\xef\xbb\xbfid,claim,evi,label\r\n0,c,\"Q?\t\t\nA.\",Refuted\r\n")
+    assert sniff_submission_format(bom) == "fever8"
+    assert sniff_submission_format(files["pred2024"]) == "2024"
 
 
 def test_evalai_back_to_2024_needs_references(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,13 +7,12 @@ fixtures below; the 3-claim aggregation is checked by hand.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _judge_server import requests_sent, running
 from _score_fixtures import GOLD, make_files
 
 from averitec_tools.cli.main import main
@@ -22,7 +21,6 @@ from averitec_tools.leaderboard.profiles import get_profile
 from averitec_tools.metrics.ev2r import JudgePrompt, parse_judgement
 from averitec_tools.metrics.signature import parse_signature
 
-HERE = Path(__file__).resolve().parent
 QA = "question-answer pairs written"  # only in the [qa] prompt
 QUESTIONS = "Reference questions"  # only in the [questions] prompt
 
@@ -47,28 +45,14 @@ FIXTURES: dict[str, Any] = {
         {"match": [GOLD[2]["claim"], QUESTIONS],
          "responses": [{"delay": 3.0, "content": "late"}, {"content": reply(12, 6, 1, 1, "questions")}]},
     ],
-    "default": {"status": 200, "content": reply(3, 2, 4, 2)},
+    "default": {"status": 200, "content": reply(3, 2, 4, 3)},
 }
 
 
 @pytest.fixture()
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    fixtures = tmp_path / "fixtures.json"
-    fixtures.write_text(json.dumps(FIXTURES), encoding="utf-8")
-    log = tmp_path / "requests.jsonl"
-    proc = subprocess.Popen([sys.executable, str(HERE / "_judge_server.py"), str(fixtures), str(log)],
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        yield f"http://127.0.0.1:{port}/v1", log
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def requests_sent(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with running(FIXTURES, tmp_path) as (url, log):
+        yield url, log
 
 
 def judge_options(url: str, cache: Path, **extra: Any) -> dict[str, Any]:
@@ -87,19 +71,24 @@ def test_three_claims_by_hand_then_cache(tmp_path: Path, server: tuple[str, Path
     # questions (P, R) = (1, 1), unparseable (0, 0), (6/12, 1/1).
     assert s["ev2r"]["questions_answers"] == pytest.approx({"precision": (0.75 + 1 + 0) / 3, "recall": (0.5 + 1 + 0) / 3})
     assert s["ev2r"]["questions_only"] == pytest.approx({"precision": (1 + 0 + 0.5) / 3, "recall": (1 + 0 + 1) / 3})
-    # Labels: claim 0 right (recall 0.5 >= 0.5 counts), claim 1 wrong, claim 2 right but recall 0.
-    assert s["averitec_score_ev2r"] == {"0.5": pytest.approx(1 / 3)}
+    # Labels: claim 0 right but recall 0.5 is not > 0.5 (the leaderboard's rule), claim 1 wrong,
+    # claim 2 right but recall 0.
+    assert s["averitec_score_ev2r"] == {"0.5": 0.0}
+    assert s["threshold"]["preset"] == "leaderboard" and s["threshold"]["comparison"] == ">"
     assert s["veracity"]["accuracy"] == pytest.approx(2 / 3)
     judge = s["judge"]
     assert judge["unparseable"] == {"questions_answers": 1, "questions_only": 1}
     assert (judge["calls"], judge["from_cache"], judge["sent"], judge["retries"]) == (6, 0, 6, 3)
-    assert r.warnings == ("2 of 6 judge replies could not be parsed; they score 0, as in the official code",)
+    assert r.warnings[0] == "2 of 6 judge replies could not be parsed; they score 0, as in the official code"
+    assert "is not the organisers'" in r.warnings[1] and len(r.warnings) == 2
     sent = requests_sent(log)
     assert len(sent) == 9  # 6 judgements + the 500, the 429 and the timed-out request
     assert {e["model"] for e in sent} == {"fixture-judge"} and {e["temperature"] for e in sent} == {0}
     assert {e["authorization"] for e in sent} == {"Bearer secret-from-env"}
     sig = parse_signature(r.signature)
-    assert sig["judge"] == "openai:fixture-judge" and sig["thr"] == "0.5(>=)"
+    assert sig["judge"] == "openai:fixture-judge" and sig["thr"] == "0.5(>)" and sig["thr_preset"] == "leaderboard"
+    assert sig["failures"] == "raise" and sig["max_tokens"] == "3000"
+    assert {e["request"]["max_tokens"] for e in sent} == {3000}
     assert sig["prompt"] == f"ev2r_prompt_v1.txt+sha256.{JudgePrompt.load().sha256[:12]}"
     # Hungarian METEOR alongside equals the averitec2024 profile on the same files.
     hu = get_profile("averitec2024").score(predictions=files["pred2024"], references=files["gold"], jobs=1).summary
@@ -113,11 +102,17 @@ def test_three_claims_by_hand_then_cache(tmp_path: Path, server: tuple[str, Path
     assert again.summary["judge"]["from_cache"] == 6 and again.summary["judge"]["sent"] == 0
     assert {k: v for k, v in again.summary.items() if k != "judge"} == {k: v for k, v in s.items() if k != "judge"}
 
-    # Strict comparison and another threshold come from the cache too and change only the score.
-    strict = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
-                                         **opts, ev2r_comparison=">")
-    assert strict.summary["averitec_score_ev2r"] == {"0.5": 0.0}
-    assert parse_signature(strict.signature)["thr"] == "0.5(>)"
+    # The EvalAI copy's `>=` (a preset) comes from the cache too and changes only the score.
+    evalai = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                         **opts, ev2r_preset="evalai-2025-04")
+    assert evalai.summary["averitec_score_ev2r"] == {"0.5": pytest.approx(1 / 3)}
+    assert evalai.summary["judge"]["sent"] == 0
+    sig = parse_signature(evalai.signature)
+    assert (sig["thr"], sig["thr_preset"]) == ("0.5(>=)", "evalai-2025-04")
+    custom = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                         **opts, ev2r_comparison=">=", ev2r_threshold=0.5)
+    assert parse_signature(custom.signature)["thr_preset"] == "custom"
+    assert custom.summary["averitec_score_ev2r"] == evalai.summary["averitec_score_ev2r"]
 
 
 def test_dry_run_needs_no_network(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,10 +130,11 @@ def test_cli_end_to_end_and_resume(tmp_path: Path, server: tuple[str, Path], cap
     base = ["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever8", "--json", "--jobs", "1",
             "--judge-url", url, "--judge-model", "fixture-judge", "--judge-cache", str(tmp_path / "cache"),
             "--judge-timeout", "1", "--judge-backoff", "0.01"]
-    # No retries allowed: the 500 on claim 1 stops the run with one line; finished judgements stay cached.
+    # No retries allowed: the first failure stops the run with one line naming the failed
+    # requests; finished judgements stay cached.
     assert main([*base, "--judge-retries", "0"]) == 2
     err = capsys.readouterr().err
-    assert "the judge failed 1 times" in err and err.count("\n") == 1
+    assert "the judge failed for" in err and "after 1 attempt(s)" in err and err.count("\n") == 1
     assert main([*base, "--dry-run"]) == 0
     left = json.loads(capsys.readouterr().out)["judge_calls"]
     assert 0 < left < 6
@@ -201,10 +197,10 @@ def test_dev_end_to_end_and_cached_rerun(shared_data: Path, tmp_path: Path, serv
     first = get_profile("fever8").score(predictions=base / "baseline_dev_predictions.json", references=base / "dev.json", **opts)
     n = first.n_claims
     assert n == 500 and len(requests_sent(log)) == 2 * n
-    # Every reply is the default (3 predicted facts, 2 supported; 4 reference facts, 2 supported).
-    assert first.summary["ev2r"]["questions_answers"] == pytest.approx({"precision": 2 / 3, "recall": 0.5})
+    # Every reply is the default (3 predicted facts, 2 supported; 4 reference facts, 3 supported).
+    assert first.summary["ev2r"]["questions_answers"] == pytest.approx({"precision": 2 / 3, "recall": 0.75})
     correct = first.summary["veracity"]["accuracy"]
-    assert first.summary["averitec_score_ev2r"]["0.5"] == pytest.approx(correct)  # recall 0.5 >= 0.5 everywhere
+    assert first.summary["averitec_score_ev2r"]["0.5"] == pytest.approx(correct)  # recall 0.75 > 0.5 everywhere
     second = get_profile("fever8").score(predictions=base / "baseline_dev_predictions.json", references=base / "dev.json", **opts)
     assert len(requests_sent(log)) == 2 * n and second.summary["judge"]["sent"] == 0
     assert second.summary["ev2r"] == first.summary["ev2r"]

@@ -225,8 +225,8 @@ def test_label_evidence_synonym_keys(tmp_path: Path) -> None:
         ({"id": 1, "predicted_label": "MAYBE", "predicted_evidence": []}, "unknown label 'MAYBE'"),
         ({"id": 1, "predicted_label": "SUPPORTS"}, "missing key 'predicted_evidence'"),
         ({"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": [["A", "0"]]}, r"predicted_evidence\[0\] must be a \[page<string>, line<int>\]"),
-        ({"id": 2, "predicted_label": "SUPPORTS", "predicted_evidence": []}, "prediction id 2 does not match claim id 1"),
-        ({"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": [], "confidence": "high"}, "'confidence' must be a number"),
+        ({"id": 2, "predicted_label": "SUPPORTS", "predicted_evidence": []}, r"prediction id 2 is not the claim id on the same line of the references \(.* has claim id 1 there\)"),
+        ({"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": [], "confidence": "high"}, "'confidence' must be a number in \\[0, 1\\]"),
     ],
 )
 def test_bad_predictions(tmp_path: Path, pred: dict[str, Any], match: str) -> None:
@@ -244,7 +244,7 @@ def test_bad_files(tmp_path: Path, files: tuple[Path, Path]) -> None:
     with pytest.raises(UserError, match="looks like a FEVER predictions file"):
         prof.score(predictions=pred, references=pred)
     short = _write_jsonl(tmp_path / "short.jsonl", PREDS[:2])
-    with pytest.raises(UserError, match="2 predictions but .* has 4 claims"):
+    with pytest.raises(UserError, match="2 predictions, not one per reference claim .* has 4 claims"):
         prof.score(predictions=short, references=gold)
     with pytest.raises(UserError, match="does not take option"):
         prof.score(predictions=pred, references=gold, lam=0.3)

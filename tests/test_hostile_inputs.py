@@ -47,8 +47,35 @@ FEVER_GOLD = [{"id": i, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim"
 FEVER_PRED = [{"id": i, "predicted_label": "SUPPORTS", "predicted_evidence": [["Page", i]], "confidence": 0.7}
               for i in range(3)]
 CONF_PRED = [{**p, "confidence": 0.3 + 0.2 * i} for i, p in enumerate(PRED_2024)]
+VITAMINC_ROWS = [{"unique_id": f"u{i}", "case_id": f"c{i // 2}", "wiki_revision_id": "1", "label": "SUPPORTS",
+                  "claim": f"claim {i}", "evidence": f"evidence {i}", "page": "P", "revision_type": "real"}
+                 for i in range(6)]
+FEVER_WIKI = [{"id": "", "text": "", "lines": ""}] + [
+    {"id": f"Page_{i}", "text": "t", "lines": f"0\tSentence {i} .\tlink\n1\t"} for i in range(3)]
+PAPER_RECIPE = (b"base: paper-vitaminc\ntrain_rows: rows.jsonl\neval_claims: rows.jsonl\nslice_size: 2\n"
+                b"generator: ./no-such-model\n")
 GOLD_DATED = [{**g, "claim_date": f"0{i + 1}-10-2020", "fact_checking_article": "https://factcheck.org/a"}
               for i, g in enumerate(GOLD)]
+
+
+def _judgement_cache() -> bytes:
+    """An Ev2R judgement cache holding two judges' Q+A replies for the fixture claims (judge-agreement --cache-only)."""
+    from averitec_tools.leaderboard.fever8_inputs import judge_requests, load_claims
+    from averitec_tools.metrics.ev2r import JudgePrompt
+    from averitec_tools.metrics.ev2r_runner import JudgementCache
+
+    with tempfile.TemporaryDirectory() as d:
+        pred, gold = Path(d) / "pred.json", Path(d) / "gold.json"
+        pred.write_bytes(_json(PRED_2024))
+        gold.write_bytes(_json(GOLD))
+        claims = load_claims(predictions=pred, references=gold).claims
+        cache = JudgementCache(Path(d) / "c.sqlite")
+        for model, supported in (("judge-a", 2), ("judge-b", 1)):
+            for _, _, r in judge_requests(claims, prompt=JudgePrompt.load(), model=model, kinds=("qa",)):
+                cache.put(r.key, json.dumps({"facts count predicted evidence": 2, "support predicted evidence": 1,
+                                             "facts count reference evidence": 2, "support reference evidence": supported}))
+        cache.close()
+        return (Path(d) / "c.sqlite").read_bytes()
 
 
 def _jsonl(items: list[Any]) -> bytes:
@@ -126,12 +153,35 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
                        "--out", str(o or d / "store")],
          "dir", "--out", ["claims.json"]),
+    Case("data-download", {"test.json": _json(GOLD)},
+         lambda d, o: ["data", "download", "averitec", "--split", "test", "--from", str(d), "--json",
+                       "--out", str(o or d / "data")],
+         "dir", "--out", ["test.json"]),
+    Case("judge-agreement", {"pred.json": _json(PRED_2024), "gold.json": _json(GOLD),
+                             "ev2r-judgements.sqlite": _judgement_cache()},
+         lambda d, o: ["judge-agreement", str(d / "pred.json"), str(d / "gold.json"), "--judge-model", "judge-a",
+                       "--second-judge-model", "judge-b", "--judge-cache", str(d), "--cache-only",
+                       "--bootstrap-resamples", "50", "--json", *(["--per-claim", str(o)] if o else [])],
+         "file", "--per-claim", ["pred.json", "gold.json"]),
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
+    Case("r2vc-slice", {"rows.jsonl": _jsonl(VITAMINC_ROWS)},
+         lambda d, o: ["baseline", "r2vc", "slice", "--data", str(d / "rows.jsonl"), "--n", "2", "--json",
+                       "--out", str(o or d / "slice.jsonl")],
+         "file", "--out", ["rows.jsonl"]),
+    Case("index-fever-wiki", {"wiki-001.jsonl": _jsonl(FEVER_WIKI)},
+         lambda d, o: ["index", "corpus", "--fever-wiki", str(d / "wiki-001.jsonl"), "--json",
+                       "--out", str(o or d / "store")],
+         "dir", "--out", ["wiki-001.jsonl"]),
+    # its generator does not exist: refused before anything is written (the models are not the point here)
+    Case("r2vc-paper", {"rows.jsonl": _jsonl(VITAMINC_ROWS), "recipe.yaml": PAPER_RECIPE},
+         lambda d, o: ["baseline", "r2vc", "paper", "--recipe", str(d / "recipe.yaml"), "--json",
+                       "--work", str(o or d / "work")],
+         "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-averitec", "baseline-averitec-reproduce"}
+STUBBED = {"baseline-r2vc", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -309,7 +359,7 @@ def mutations(draw: st.DrawFn, data: bytes) -> tuple[str, bytes]:
 
 
 MUTATED = [c.name for c in CASES]
-# 14 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
+# 15 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
 # AVERITEC_HARNESS_EXAMPLES=500 (random, not derandomised).
 _EXAMPLES = int(os.environ.get("AVERITEC_HARNESS_EXAMPLES", "12"))
 HARNESS = settings(max_examples=_EXAMPLES, deadline=None, derandomize="AVERITEC_HARNESS_EXAMPLES" not in os.environ,
@@ -339,3 +389,62 @@ def test_output_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
     code, err = run_checked(case, work, work)
     assert code == 2
     assert "holds the input" in err
+
+
+# ---------------------------------------------------------------- deeply nested JSON (issue 19)
+
+def _nested(data: bytes, *, depth: int = 1000) -> dict[str, bytes]:
+    """Variants of an input file nested ``depth`` brackets deep: the whole file, one field
+    of the first item, and (for JSON lines) the last line replaced."""
+    deep = "[" * depth + "]" * depth
+    text = data.decode()
+    jsonl = not text.lstrip().startswith("[")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    first = json.loads(lines[0]) if jsonl else json.loads(text)[0]
+    key = sorted(first)[0]
+    inner = json.dumps({**first, key: "@@"}).replace('"@@"', deep)
+    variants = {"whole file": deep.encode()}
+    if jsonl:
+        last = json.loads(lines[-1])
+        variants["first line"] = ("\n".join([inner, *lines[1:]]) + "\n").encode()
+        variants["last line"] = ("\n".join([*lines[:-1], json.dumps({**last, key: "@@"}).replace('"@@"', deep)]) + "\n").encode()
+    else:
+        variants["first item"] = ("[" + inner + text.strip()[1:]).encode() if len(json.loads(text)) > 1 else f"[{inner}]".encode()
+    return variants
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_deeply_nested_json_is_one_line_exit_2(name: str, tmp_path: Path) -> None:
+    """1,000 nested brackets (2 KB) in any input file: exit 2, one line naming the file."""
+    case = BY_NAME[name]
+    for target, data in case.inputs.items():
+        for label, nested in _nested(data).items():
+            with tempfile.TemporaryDirectory(dir=tmp_path) as root:
+                work = make_work(case, Path(root))
+                (work / target).write_bytes(nested)
+                output = work / "out.result" if case.output_kind == "file" else work / "outdir"
+                code, err = run_checked(case, work, output if case.output_kind else None)
+                assert code == 2, (name, target, label, err)
+                assert "nested too deeply" in err and target in err, (name, target, label, err)
+
+
+def test_leaderboard_submit_refuses_deeply_nested_json(tmp_path: Path) -> None:
+    """The admin submit path reads uploads through the same layer: a failed submission, exit 2."""
+    from _leaderboard_helpers import competition_yaml
+
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(_json(GOLD))
+    (tmp_path / "comp.yaml").write_text(competition_yaml(gold))
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["leaderboard", "init", str(tmp_path / "comp.yaml"), "--db", db]) == 0
+        assert main(["leaderboard", "team", "add", "blue", "--db", db]) == 0
+    for label, nested in _nested(_json(PRED_2024)).items():
+        upload = tmp_path / "pred.json"
+        upload.write_bytes(nested)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["leaderboard", "submit", str(upload), "--db", db, "--team", "blue", "--system", label,
+                         "--phase", "dev"])
+        assert code == 2, (label, out.getvalue(), err.getvalue())
+        assert "nested too deeply" in out.getvalue() + err.getvalue(), label

@@ -1,7 +1,8 @@
 """The web app in a real headless Chromium (Debian's chromium + chromium-driver, selenium).
 
-Upload through the form, watch the submission page refresh until it is finished, see the
-system ranked. Screenshots are kept in ``$AVERITEC_TEST_ARTIFACTS`` (default
+Sign in with the team token, upload through the form (a real browser sends the Origin
+header the server checks), watch the submission page refresh until it is finished, see the
+system ranked; a team with a 100-character name still leaves the scores on screen. Screenshots are kept in ``$AVERITEC_TEST_ARTIFACTS`` (default
 ``test-artifacts/``) under ``leaderboard/``. Without Chromium the test skips, except in
 CI, where it fails.
 """
@@ -15,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.worker import process_one
 from tests._leaderboard_helpers import REPO, competition_yaml, require_or_skip, variant
 from tests._leaderboard_server import running_server
 
@@ -71,13 +73,18 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
     store.add_team("<b>red</b>")
     store.submit(team="<b>red</b>", system="<script>alert(1)</script>", phase="dev", content=variant(1, n_wrong=15),
                  file_name="r.json", meta={"model": "bm25 + nli", "open_weights": "yes"})
+    long_name = "an-extraordinarily-long-team-name-without-any-spaces-" + "x" * 46
+    store.add_team(long_name)
+    store.submit(team=long_name, system="y" * 150, phase="dev", content=variant(2, n_wrong=25), file_name="l.json")
     process_one(store, Scorer(n_resamples=200))
     upload = tmp_path / "predictions.json"
     upload.write_bytes(variant(0))
     shots = artifacts_dir()
-    with running_server(db, workers=1) as base:
+    with running_server(db, workers=1) as (base, _):
         browser.get(base + "/submit")
         browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "login").click()
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "system"))
         browser.find_element(By.ID, "system").send_keys("baseline (BLOOM QA + BERT)")
         Select(browser.find_element(By.ID, "phase")).select_by_value("dev")
         browser.find_element(By.ID, "file").send_keys(str(upload))
@@ -96,6 +103,10 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
         assert cells[0][:4] == ["1", "1", "blue", "baseline (BLOOM QA + BERT)"]
         assert cells[1][2:4] == ["<b>red</b>", "<script>alert(1)</script>"]  # shown as text
+        assert cells[2][2] == long_name
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        for score in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.primary"):
+            assert score.rect["x"] + score.rect["width"] <= width  # long names wrap, the scores stay on screen
         browser.save_screenshot(str(shots / "leaderboard.png"))
         browser.get(base + "/team/blue")
         assert "left in total" in browser.page_source

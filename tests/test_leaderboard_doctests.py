@@ -15,6 +15,14 @@ MODULES = [
     "averitec_tools.leaderboard.ranking",
     "averitec_tools.leaderboard.export",
     "averitec_tools.leaderboard.web.security",
+    "averitec_tools.leaderboard.web.site",
+    "averitec_tools.leaderboard.names",
+    "averitec_tools.leaderboard.limits",
+    "averitec_tools.leaderboard.failures",
+    "averitec_tools.leaderboard.deadline",
+    "averitec_tools.leaderboard.health",
+    "averitec_tools.leaderboard.worker",
+    "averitec_tools.leaderboard.queue",
 ]
 
 

@@ -78,9 +78,40 @@ def test_tiers_group_systems_not_significantly_different() -> None:
     assert [e.team for e in entries][2] == "team3"
     assert [e.tier for e in entries] == [1, 1, 2]
     assert entries[1].p_vs_tier_best is not None and entries[1].p_vs_tier_best >= 0.05
-    # identical systems: a tie in score and in tier; the earlier submission ranks first
-    tied = assign_tiers([_entry(2, base), _entry(1, base.copy())], primary="m", alpha=0.05, test="randomization", n_resamples=200)
-    assert [e.team for e in tied] == ["team1", "team2"] and [e.tier for e in tied] == [1, 1]
+    # the comparisons behind the tiers: raw and Holm p-values of each round, with its m
+    near_e, far_e = entries[1], entries[2]
+    assert [(c.tier, c.head, c.m, c.joined) for c in near_e.comparisons] == [(1, 1, 2, True)]
+    assert [(c.tier, c.m, c.joined) for c in far_e.comparisons] == [(1, 2, False)]
+    assert holm([near_e.comparisons[0].p_raw, far_e.comparisons[0].p_raw]) == [near_e.comparisons[0].p_holm, far_e.comparisons[0].p_holm]
+    # identical systems: the same rank and tier; the earlier submission is listed first
+    tied = assign_tiers([_entry(3, far), _entry(2, base), _entry(1, base.copy())], primary="m", alpha=0.05, test="randomization", n_resamples=200)
+    assert [(e.team, e.rank, e.tier) for e in tied] == [("team1", 1, 1), ("team2", 1, 1), ("team3", 3, 2)]
+
+
+def test_new_systems_of_one_team_can_move_another_and_the_comparisons_show_why() -> None:
+    """The documented property of Holm tiers: team 3 adds four near-copies of the best
+    system, so team 2's test becomes the round's smallest p of m = 5 and is multiplied by
+    5: team 2 moves from tier 2 into tier 1 with the same raw p. The comparisons (raw p,
+    Holm p, m), which the board page shows, carry the reason."""
+    rng = np.random.default_rng(1)
+    best = (rng.random(300) < 0.6).astype(float)
+    right = np.flatnonzero(best == 1)
+    second = best.copy()
+    second[right[:6]] = 0.0  # six claims fewer than the best: significant alone (p = 0.022)
+    copies = []
+    for k in range(4):
+        c = best.copy()
+        c[right[100 + k]] = 0.0
+        copies.append(c)
+    kwargs = {"primary": "m", "alpha": 0.05, "test": "bootstrap", "n_resamples": 2000}
+    alone = assign_tiers([_entry(1, best), _entry(2, second)], **kwargs)
+    crowded = assign_tiers([_entry(1, best), _entry(2, second), *(_entry(3 + k, c) for k, c in enumerate(copies))], **kwargs)
+    before = next(e for e in alone if e.submission_id == 2)
+    after = next(e for e in crowded if e.submission_id == 2)
+    assert (before.tier, after.tier) == (2, 1)
+    (was,), (now,) = before.comparisons[:1], after.comparisons[:1]
+    assert now.p_raw == pytest.approx(was.p_raw) and (was.m, now.m) == (1, 5)
+    assert was.p_holm < 0.05 <= now.p_holm == pytest.approx(5 * now.p_raw)
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
@@ -128,7 +159,8 @@ def test_cli_end_to_end(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
     assert main(["leaderboard", "status", *db]) == 2
-    assert "no competition" in capsys.readouterr().err
+    assert "no leaderboard database here" in capsys.readouterr().err
+    assert not (tmp_path / "lb.db").exists()  # no empty database left behind
     assert main(["leaderboard", "init", str(tmp_path / "missing.yaml"), *db]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert main(["leaderboard", "status", "--db", f"sqlite:///{tmp_path}/nope/lb.db"]) == 2
@@ -136,9 +168,10 @@ def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_private_split_is_revealed_at_the_end(tmp_path) -> None:
-    from averitec_tools.leaderboard.processing import Scorer, process_one
+    from averitec_tools.leaderboard.processing import Scorer
     from averitec_tools.leaderboard.ranking import rank_store
     from averitec_tools.leaderboard.store import Store
+    from averitec_tools.leaderboard.worker import process_one
 
     store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
     store.init(competition_yaml(visibility="private", split={"public_fraction": 0.4, "seed": 3}), where="c.yaml")

@@ -1,4 +1,4 @@
-"""Real processes on 127.0.0.1: a worker killed mid-scoring, and a bounded concurrent load.
+"""Real processes on 127.0.0.1: a supervised worker killed mid-scoring, and a bounded concurrent load.
 
 The load test runs two server processes on one database (SQLite and PostgreSQL): 10
 clients upload 50 files (20 distinct, the rest repeats) against a total quota of 15.
@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import subprocess
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from averitec_tools.leaderboard.store import Store, utcnow
+from averitec_tools.leaderboard.store import Store
 from tests import _leaderboard_helpers as helpers
 from tests._leaderboard_helpers import DEMO_GOLD, DEMO_PREDS, competition_yaml, variant
 from tests._leaderboard_server import cli, env, running_server
@@ -39,55 +41,78 @@ def _big_phase(tmp_path, copies: int = 40):
     return gold_path, json.dumps(preds).encode()
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether a live (non-zombie) process is left in process group ``pgid``."""
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid``."""
+    out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        fields = _proc_stat(int(stat.parent.name))
+        if fields is not None and int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    fields = _proc_stat(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def _worker_row(store: Store) -> dict:
+    from averitec_tools.leaderboard.health import workers
+
+    rows = workers(store)
+    return rows[0] if rows else {}
 
 
 @pytest.mark.timeout(300)
-def test_killed_worker_leaves_no_half_row_and_is_scored_again(tmp_path) -> None:
+def test_killed_worker_is_restarted_and_finishes_the_submission_once(tmp_path) -> None:
+    """``serve`` supervises its worker: SIGKILL it mid-scoring; no half-written result, the
+    supervisor logs the exit and starts a new worker, which takes the submission again once
+    its lease runs out and stores exactly one result. Worker health shows the restart."""
+    from averitec_tools.leaderboard.health import workers
+
     gold, content = _big_phase(tmp_path)
     db = f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(db)
     store.init(competition_yaml(gold), where="c.yaml")
     store.add_team("blue")
-    sid = store.submit(team="blue", system="s", phase="dev", content=content, file_name="p.json").id
     # --jobs 2: the worker forks a kept scoring helper, which must die with it
-    worker = subprocess.Popen(cli("work", "--db", db, "--lease-seconds", "2", "--jobs", "2"), env=env(),
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while store.submission(sid)["state"] == "pending":
-            assert time.monotonic() < deadline and worker.poll() is None
-            time.sleep(0.005)
-        worker.send_signal(signal.SIGKILL)
-        worker.wait()
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
-    deadline = time.monotonic() + 30  # a bound, not a timing assertion
-    while _group_alive(worker.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _group_alive(worker.pid), "the worker's scoring helper outlived it"
-    row = store.submission(sid)
-    assert row["state"] == "running" and store.results() == {}  # killed mid-way: nothing half-written
-    while store.submission(sid)["lease_until"] >= utcnow():  # the lease runs out (2 s)
-        time.sleep(0.1)
-    subprocess.run(cli("work", "--db", db, "--once", "--jobs", "2"), env=env(), check=True, timeout=240,
-                   stdout=subprocess.DEVNULL)
-    row = store.submission(sid)
-    assert (row["state"], row["attempts"]) == ("finished", 2)
-    (result,) = store.results()[sid]
-    assert len(result["per_claim"]) == 2000
-    assert result["summary"]["averitec_score"]["0.25"] == pytest.approx(0.16)
+    with running_server(db, workers=1, extra=("--lease-seconds", "2", "--jobs", "2")) as (base, log):
+        with urllib.request.urlopen(base + "/phase/dev") as page:  # uvicorn's `server` header is gone
+            assert page.headers.get("server") is None and page.headers["x-frame-options"] == "DENY"
+        sid = store.submit(team="blue", system="s", phase="dev", content=content, file_name="p.json").id
+        deadline = time.monotonic() + 180
+        while store.submission(sid)["state"] == "pending" or _worker_row(store).get("state") != "scoring":
+            assert time.monotonic() < deadline, log()
+            time.sleep(0.01)
+        victim = _worker_row(store)["pid"]
+        helpers = _children(victim)
+        assert helpers, "the worker forked no scoring helper"
+        os.kill(victim, signal.SIGKILL)
+        assert store.submission(sid)["state"] == "running" and store.results() == {}  # killed mid-way: nothing half-written
+        while store.submission(sid)["state"] != "finished":
+            assert time.monotonic() < deadline, log()
+            time.sleep(0.1)
+        row = store.submission(sid)
+        (result,) = store.results()[sid]  # exactly one result
+        assert row["attempts"] == 2 and len(result["per_claim"]) == 2000
+        assert result["summary"]["averitec_score"]["0.25"] == pytest.approx(0.16)
+        (worker,) = workers(store)
+        assert worker["restarts"] == 1 and worker["pid"] != victim and worker["alive"]
+        assert "SIGKILL" in worker["last_exit"]
+        status = subprocess.run(cli("status", "--db", db, "--json"), env=env(), capture_output=True, text=True, check=True)
+        assert json.loads(status.stdout)["workers"][0]["restarts"] == 1
+        assert "killed by SIGKILL; restarting it in 1 s" in log()
+        deadline = time.monotonic() + 30  # a bound, not a timing assertion
+        while any(map(_alive, helpers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, helpers)), "the killed worker's scoring helper outlived it"
 
 
 @pytest.mark.timeout(300)
@@ -98,7 +123,7 @@ def test_concurrent_uploads_to_two_servers_store_each_file_once_within_quota(tmp
     store.init(competition_yaml(limits={"total": QUOTA}), where="c.yaml")
     token = store.add_team("blue")
     files = [variant(seed) for seed in range(DISTINCT)]
-    with running_server(db_url) as a, running_server(db_url) as b:
+    with running_server(db_url) as (a, _), running_server(db_url) as (b, _):
 
         def client(i: int) -> list[tuple[int, int, int | None]]:
             out = []

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 import sqlalchemy as sa
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard import models
-from averitec_tools.leaderboard.processing import Scorer, process_one
+from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import (
     QuotaExceeded,
     Store,
@@ -17,6 +18,7 @@ from averitec_tools.leaderboard.store import (
     schema_revision,
     utcnow,
 )
+from averitec_tools.leaderboard.worker import process_one
 from tests import _leaderboard_helpers as helpers
 from tests._leaderboard_helpers import competition_yaml, variant
 
@@ -33,7 +35,7 @@ def _store(url: str, **phase: object) -> Store:
 
 def test_migrations_create_the_model_schema(db_url: str) -> None:
     store = _store(db_url)
-    assert schema_revision(store.engine) == "0001"
+    assert schema_revision(store.engine) == "0002"
     inspector = sa.inspect(store.engine)
     for table in models.metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -100,15 +102,123 @@ def test_state_machine_and_atomic_finish(db_url: str) -> None:
     assert len(result["per_claim"]) == 50
 
 
-def test_bad_submission_fails_with_reason(db_url: str) -> None:
-    store = _store(db_url)
+def test_bad_submission_fails_counts_and_can_be_uploaded_again(db_url: str) -> None:
+    store = _store(db_url, limits={"total": 5})
     store.add_team("blue")
-    sid = store.submit(team="blue", system="s", phase="dev", content=b'[{"claim_id": 0}]', file_name="p.json").id
+    bad = b'[{"claim_id": 0}]'
+    sid = store.submit(team="blue", system="s", phase="dev", content=bad, file_name="p.json").id
     process_one(store, Scorer(cache_dir=False))
     row = store.submission(sid)
-    assert row["state"] == "failed" and "pred_label" in row["reason"]
-    # failed submissions do not use the quota
-    assert store.quota("blue", "dev")["used_total"] == 0
+    assert row["state"] == "failed" and row["reason"].startswith("p.json[0] (claim_id 0): missing key 'pred_label'")
+    assert row["charged"] and store.quota("blue", "dev")["used_total"] == 1  # probing is not free
+    # the same bytes after a failure: a new submission, scored again (and charged again)
+    again = store.submit(team="blue", system="s", phase="dev", content=bad, file_name="p.json")
+    assert again.created and again.again and again.id != sid and again.state == "pending"
+    assert store.submit(team="blue", system="s", phase="dev", content=bad, file_name="p.json").id == again.id  # live twin
+    assert store.quota("blue", "dev")["used_total"] == 2
+    # an organiser cancellation gives the quota back
+    assert store.cancel(again.id) == "pending"
+    assert store.submission(again.id)["state"] == "cancelled" and store.quota("blue", "dev")["used_total"] == 1
+    with pytest.raises(UserError, match="no submission 999"):
+        store.cancel(999)
+
+
+def test_names_and_metadata_rules(db_url: str) -> None:
+    store = _store(db_url)
+    store.add_team("blue")
+    for twin in ("BLUE", "ｂｌｕｅ", " blue "):
+        with pytest.raises(UserError, match="already exists"):
+            store.add_team(twin)
+    for bad in ("", "x" * 101, "evil\u202etxt", "nul\x00", "tab\tname", "zero\u200bwidth"):
+        with pytest.raises(UserError, match="team name"):
+            store.add_team(bad)
+    assert store.team("BLUE")["name"] == "blue"  # lookups fold case and width too
+    submit = {"team": "ＢＬＵＥ", "phase": "dev", "file_name": "p.json"}
+    with pytest.raises(UserError, match="system name: character U\\+202E"):
+        store.submit(system="s\u202e", content=variant(0), **submit)
+    with pytest.raises(UserError, match="metadata key 'secret' is not one of the competition's disclosure keys: model, open_weights"):
+        store.submit(system="s", content=variant(0), meta={"secret": "x"}, **submit)
+    with pytest.raises(UserError, match="p.json: the file is empty"):
+        store.submit(system="s", content=b" \n", **submit)
+    new = store.submit(system="s", content=variant(0), meta={"model": "bloom\u3000 7b"}, **{**submit, "file_name": "../a\x00b.json"})
+    row = store.submission(new.id)
+    assert (row["team"], row["meta"], row["file_name"]) == ("blue", {"model": "bloom 7b"}, "ab.json")
+
+
+def test_interrupted_submission_is_retried_behind_fresh_ones_then_failed(db_url: str) -> None:
+    store = _store(db_url, limits={"total": 10})
+    comp = json.loads(competition_yaml())
+    comp["scoring"] = {"max_attempts": 2}
+    store.init(json.dumps(comp), where="c.yaml")
+    store.add_team("blue")
+    first = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
+
+    def worker_dies(sid: int) -> None:
+        with store.tx() as conn:
+            conn.execute(models.submissions.update().where(models.submissions.c.id == sid)
+                         .values(lease_until=utcnow() - dt.timedelta(seconds=1)))
+        assert store.recover() == 1
+
+    assert store.claim(lease_seconds=60) == first
+    worker_dies(first)
+    fresh = store.submit(team="blue", system="s", phase="dev", content=variant(1), file_name="p.json").id
+    assert store.claim(lease_seconds=60) == fresh  # the retried one waits behind the fresh one
+    assert store.claim(lease_seconds=60) == first
+    worker_dies(first)  # second run interrupted: the cap (2) is reached
+    row = store.submission(first)
+    assert row["state"] == "failed" and "interrupted 2 times" in row["reason"] and row["attempts"] == 2
+    assert store.claim(lease_seconds=60) is None
+
+
+def test_sqlite_database_and_wal_files_are_owner_only(tmp_path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        store = _store(f"sqlite:///{tmp_path / 'lb.db'}")
+        store.add_team("blue")
+        with store.engine.connect() as conn:  # a reader keeps the WAL files in place
+            conn.execute(sa.text("SELECT 1")).all()
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.glob("lb.db*")}
+    finally:
+        os.umask(old)
+    assert {"lb.db", "lb.db-wal", "lb.db-shm"} <= set(modes)
+    assert set(modes.values()) == {0o600}, modes
+    loose = tmp_path / "old.db"
+    loose.touch(mode=0o644)
+    Store(f"sqlite:///{loose}")
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o600  # an existing world-readable one is tightened
+    with pytest.raises(UserError, match="no leaderboard database here"):
+        Store(f"sqlite:///{tmp_path / 'missing.db'}", create=False)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_migration_from_0001_keeps_rows_and_hides_old_reasons(db_url: str) -> None:
+    from alembic import command
+
+    from averitec_tools.leaderboard.db import _alembic_config, upgrade_schema
+
+    engine = Store(db_url).engine
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "0001")
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO teams (name, token_hash, created_at) VALUES ('blue', 'h1', '2024-01-01'), "
+                             "('BLUE', 'h2', '2024-01-01')"))
+        conn.execute(sa.text("INSERT INTO phases (name) VALUES ('dev')"))
+        conn.execute(sa.text("INSERT INTO submissions (team_id, phase, system, content_hash, file_name, size, content, meta, state, "
+                             "reason, attempts, created_at) VALUES (1, 'dev', 's', 'abc', 'f', 1, :c, '{}', 'failed', "
+                             "'/tmp/averitec-lb-x/submission.json: bad; dev.json has 500 claims', 1, '2024-01-01')"), {"c": b"x"})
+        conn.execute(sa.text("INSERT INTO results (submission_id, profile, scorer_version, signature, summary, cis, per_claim, "
+                             "created_at) VALUES (1, 'p', 'v', 's', '{}', '{}', '[]', '2024-01-01')"))
+    upgrade_schema(engine)
+    assert schema_revision(engine) == "0002"
+    with engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT reason, server_reason, charged FROM submissions")).one()
+        keys = conn.execute(sa.text("SELECT name_key FROM teams ORDER BY id")).scalars().all()
+        assert conn.execute(sa.text("SELECT count(*) FROM results")).scalar() == 1
+    assert "/tmp" not in row[0] and "500 claims" in row[1] and not row[2]
+    assert keys == ["blue", "blue#2"]  # colliding old names keep distinct keys
 
 
 def test_unknown_names_are_user_errors(tmp_path) -> None:
@@ -138,6 +248,10 @@ def test_rescore_keeps_results_of_older_scorer_versions(tmp_path, monkeypatch: p
     assert versions[0] == "99.0" and len(versions) == 2  # newest first, the old one kept
     (entry,) = rank_store(store, "dev")
     assert entry.scorer_version == "99.0"
+    # while queued again, the board keeps showing the current result
+    assert store.requeue() == 1 and store.submission(sid)["state"] == "pending"
+    (still,) = rank_store(store, "dev")
+    assert still.rescoring and still.scorer_version == "99.0" and still.metrics == entry.metrics
     assert list((tmp_path / "cache").glob("gold-*.json"))  # the prepared gold side on disk
 
 
@@ -160,7 +274,8 @@ def test_undeclared_primary_metric_fails_the_submission(tmp_path, monkeypatch: p
     sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
     process_one(store, Scorer(cache_dir=False, n_resamples=100))
     row = store.submission(sid)
-    assert row["state"] == "failed" and "averitec_score@0.25" in row["reason"] and "macro_f1" in row["reason"]
+    assert row["state"] == "failed" and "averitec_score@0.25" in row["server_reason"] and "macro_f1" in row["server_reason"]
+    assert "server's side" in row["reason"] and "macro_f1" not in row["reason"] and not row["charged"]  # a setting, not the team's fault
 
 
 def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:

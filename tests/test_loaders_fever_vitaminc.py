@@ -121,8 +121,9 @@ def test_bad_fever_and_vitaminc_lines(tmp_path: Path) -> None:
 
 def test_fever_has_no_default_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
-    with pytest.raises(UserError, match="no default hub repository"):
+    with pytest.raises(UserError, match="no hub copy of FEVER's files is known") as err:
         loaders.load("fever/train")
+    assert "averitec data download fever --split train --repo MIRROR" in str(err.value)
 
 
 @pytest.mark.shared_data

@@ -115,6 +115,19 @@ def test_recorded_nltk_391_scores(engine: MeteorEngine, pair: dict) -> None:
     assert engine.score(candidate=pair["candidate"], reference=pair["reference"]) == pair["meteor"]
 
 
+def _recipe(recipe: list) -> str:  # type: ignore[type-arg]
+    """A string of ``long_pairs`` (see ``benchmarks/regen_nltk391_reference.py``)."""
+    prefix, unit, n, suffix = recipe
+    return prefix + "".join(unit.replace("{i}", str(i)) for i in range(n)) + suffix
+
+
+@pytest.mark.parametrize("pair", REFERENCE["long_pairs"], ids=lambda p: p["candidate"][1][:12] + str(p["candidate"][2]))
+def test_recorded_nltk_391_scores_of_long_repetitive_strings(engine: MeteorEngine, pair: dict) -> None:
+    """Long and repetitive strings (one word 3,000 times, a period before 3,000 spaces,
+    800 sentences, 1,000 distinct words): tokenizer and matcher bit-identical to 3.9.1."""
+    assert engine.score(candidate=_recipe(pair["candidate"]), reference=_recipe(pair["reference"])) == pair["meteor"]
+
+
 def test_registered() -> None:
     assert METRICS.get("meteor").info.higher_is_better
 
@@ -140,3 +153,135 @@ def test_stems_and_synonyms_equal_nltk_391_corpus_wide(shared_data: Path, engine
     assert digest(stems) == REFERENCE["stems_sha256"]
     synonyms = {s: sorted(engine.wordnet.synonyms(s)) for s in sorted(set(stems.values()))}
     assert digest(synonyms) == REFERENCE["synonyms_sha256"]
+
+
+# --- long and repetitive strings ------------------------------------------------------
+# One answer repeating a word (or its synonym) thousands of times once made preparation and
+# the WordNet stage quadratic; the scores must stay NLTK's on such strings too.
+
+def _long_cases() -> list[tuple[str, list[str], list[str]]]:
+    filler = [f"w{i}" for i in range(600)]
+    return [
+        ("one word repeated", ["a", "word", "here", "word"], ["word"] * 3000),
+        ("repeats on both sides", ["word", "x"] * 400, ["word"] * 1500 + ["x"] * 700),
+        ("a synonym once in the gold", ["auto"] + ["zzz"] * 400, ["car"] * 1500),
+        ("synonyms competing", ["auto", "machine", "zzz", "motorcar"] * 150, ["car", "automobile", "cars"] * 500),
+        ("stem classes repeated", ["ran", "runs", "running", "race"] * 200, ["run", "running", "runs", "racing"] * 400),
+        ("long, non-repetitive", filler[::-1] + VOCAB, filler + VOCAB[::-1] + filler[:50]),
+        ("many chunks", [w for i in range(400) for w in (f"w{i}", "gap")], [f"w{i}" for i in range(400)]),
+    ]
+
+
+@pytest.mark.parametrize(("ref", "hyp"), [c[1:] for c in _long_cases()], ids=[c[0] for c in _long_cases()])
+def test_long_repetitive_strings_match_installed_nltk(engine: MeteorEngine, nltk_meteor, ref: list[str], hyp: list[str]) -> None:
+    assert engine.single_meteor_score(ref, hyp) == nltk_meteor(ref, hyp)
+    assert engine.single_meteor_score(hyp, ref) == nltk_meteor(hyp, ref)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(VOCAB + STEM_CLASS_VOCAB), min_size=1, max_size=120),
+       st.lists(st.sampled_from(VOCAB + STEM_CLASS_VOCAB), min_size=1, max_size=120))
+def test_longer_random_sentences_match_installed_nltk(engine: MeteorEngine, nltk_meteor, ref: list[str], hyp: list[str]) -> None:
+    assert engine.single_meteor_score(ref, hyp) == nltk_meteor(ref, hyp)
+
+
+def _opcodes(fn) -> int:  # type: ignore[no-untyped-def]
+    """Python bytecode instructions executed by ``fn()`` (a deterministic work count)."""
+    import sys
+
+    count = 0
+
+    def tracer(frame, event, arg):  # type: ignore[no-untyped-def]
+        nonlocal count
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            count += 1
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+@pytest.mark.parametrize(("name", "make"), [
+    ("one word repeated", lambda n: (["word"] * n, ["a", "word", "here"])),
+    ("a synonym once in the gold", lambda n: (["car"] * n, ["auto"] + ["zzz"] * n)),
+    ("synonyms competing", lambda n: (["car", "automobile"] * n, ["zzz", "auto", "machine"] * n)),
+    ("stem classes", lambda n: (["run", "running", "x"] * n, ["runs", "ran", "running"] * n)),
+    ("many chunks", lambda n: ([w for i in range(n) for w in (f"w{i}", "gap")], [f"w{i}" for i in range(n)])),
+])
+def test_preparing_and_matching_work_is_linear(engine: MeteorEngine, name: str, make) -> None:  # type: ignore[no-untyped-def]
+    """Instructions executed to prepare and score a pair grow linearly with its length.
+
+    Counted, not timed: 4x the words may cost at most ~4x the instructions (the quadratic
+    WordNet stage this replaced executed 2,000x more at n=2000). Caches are warmed first,
+    so only the per-pair work is counted.
+    """
+    def work(n: int) -> int:
+        hyp, ref = make(n)
+        engine.single_meteor_score(ref, hyp)  # stems and synonyms cached
+        return _opcodes(lambda: engine.single_meteor_score(ref, hyp))
+
+    small, large = work(500), work(2000)
+    assert large <= 4.4 * small, (name, small, large)
+
+
+# --- the Porter stemmer on every NLTK ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def porter_391():  # type: ignore[no-untyped-def]
+    """NLTK 3.9.1's own ``PorterStemmer`` class (recursive consonant test), loaded from its file."""
+    import importlib.util
+
+    from _score_fixtures import nltk391_path
+
+    spec = importlib.util.spec_from_file_location("_nltk391_porter", nltk391_path() / "nltk" / "stem" / "porter.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PorterStemmer
+
+
+def test_nltk_391_porter_recurses_on_a_run_of_y(porter_391) -> None:  # type: ignore[no-untyped-def]
+    """Guards the fixture: 3.9.1's stemmer itself fails on a long run of y's."""
+    with pytest.raises(RecursionError):
+        porter_391().stem("y" * 5000)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aeiouyybcrstlngy", min_size=1, max_size=16) | st.builds(lambda k, s: "y" * k + s, st.integers(0, 900), st.sampled_from(["", "ing", "ed", "ies", "s", "ational", "fulness"])))
+def test_linear_porter_equals_nltk_391_and_installed(porter_391, word: str) -> None:  # type: ignore[no-untyped-def]
+    from nltk.stem.porter import PorterStemmer
+
+    from averitec_tools.metrics.porter import linear_porter
+
+    expected = porter_391().stem(word)
+    assert linear_porter(porter_391)().stem(word) == expected
+    assert linear_porter(PorterStemmer)().stem(word) == expected
+    assert PorterStemmer().stem(word) == expected
+
+
+def test_engine_stems_a_long_run_of_y(engine: MeteorEngine, porter_391) -> None:  # type: ignore[no-untyped-def]
+    from averitec_tools.metrics.porter import linear_porter
+
+    word = "y" * 20_000 + "ing"
+    assert engine.stem(word) == linear_porter(porter_391)().stem(word)
+    assert engine.score(candidate=word + " claims", reference="the claims") > 0
+
+
+def test_trim_bounds_the_word_caches() -> None:
+    """Many distinct words in a few strings (one hostile upload) trigger trim too; scores stay."""
+    engine = MeteorEngine(allow_download=False)
+    engine.max_prepared, engine.max_words = 10**9, 1000
+    gold = "the cat sat on a mat"
+    engine.pin([gold])
+    junk = " ".join(f"w{i}" for i in range(1500)) + " cat"
+    before = engine.score(candidate=junk, reference=gold)
+    assert len(engine._stems) > 1000 and engine.trim()
+    assert len(engine._stems) == 0 and not engine.wordnet._syn_cache and engine.is_prepared(gold)
+    assert not engine.is_prepared(junk) and engine.score(candidate=junk, reference=gold) == before

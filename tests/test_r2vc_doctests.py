@@ -30,6 +30,19 @@ MODULES = [
     "averitec_tools.baselines.r2vc.reporting",
     "averitec_tools.baselines.r2vc.sidecar",
     "averitec_tools.baselines.r2vc.verifier",
+    "averitec_tools.baselines.r2vc.calibration_slice",
+    "averitec_tools.baselines.r2vc.fever_wiki",
+    "averitec_tools.baselines.r2vc.given_evidence",
+    "averitec_tools.baselines.r2vc.manifest",
+    "averitec_tools.baselines.r2vc.paper",
+    "averitec_tools.baselines.r2vc.paper_recipe",
+    "averitec_tools.baselines.r2vc.paper_table",
+    "averitec_tools.baselines.r2vc.prompt",
+    "averitec_tools.baselines.r2vc.reasoning",
+    "averitec_tools.baselines.r2vc.training.data",
+    "averitec_tools.baselines.r2vc.training.layout",
+    "averitec_tools.baselines.r2vc.training.weights",
+    "averitec_tools.cli.baseline_r2vc_paper",
 ]
 
 

@@ -330,3 +330,17 @@ def test_device_and_dtype_selection() -> None:
     if not torch.cuda.is_available():
         with pytest.raises(UserError, match="CUDA is not available"):
             select_device_dtype(device="cuda")
+
+
+def test_a_reasoning_model_gets_its_switch_as_system_prompt_and_its_trace_is_skipped() -> None:
+    from averitec_tools.baselines.r2vc.prompt import SYSTEM_PROMPT
+    from averitec_tools.baselines.r2vc.reasoning import resolve_reasoning
+
+    gen = ScriptedGenerator(["<think>\n</think>\nFalse. No [1].", "<think>the dates differ"])
+    gen.reasoning = resolve_reasoning(model="nvidia/Llama-3.1-Nemotron-Nano-8B-v1")  # what HFGenerator resolves
+    result = gen.generate("claim", _pool(3), k=2, seed=0)
+    prompt = gen.calls[0][0][0]
+    # the fallback template writes the roles literally: the switch is the system turn, the paper's sentence opens the user turn
+    assert prompt.startswith(f"<|system|>\ndetailed thinking off\n<|user|>\n{SYSTEM_PROMPT}\nClaim: claim")
+    # an empty trace is skipped; a trace cut off by max_new_tokens has no label: counted, Uncertain
+    assert [c.label for c in result.candidates] == ["False", "Uncertain"] and result.n_malformed == 1

@@ -95,7 +95,10 @@ def test_sft_dpo_calibrate_run_with_tiny_models(tmp_path: Path, capsys: pytest.C
     comp = summary["components"]
     assert comp["generator"]["model"] == str(tmp_path / "dpo")
     assert comp["verifier"]["backend"] == f"hf:{nli}" and comp["verifier"]["pair_order"] == "evidence-claim"
-    assert comp["calibrator"] == str(cal) and comp["question_writer"].startswith("lm:")
+    # the generator was never trained to write questions: the template writes them unless asked otherwise
+    assert comp["calibrator"] == str(cal) and comp["question_writer"].startswith("template:")
+    assert comp["generator"]["attention"] == "sdpa" and comp["generator"]["reasoning"]["mode"] == "none"
+    assert comp["generator"]["dtype"] == "float32"
     assert comp["retrieval"] == {"retriever": "hybrid", "sparse": "bm25s", "dense": str(encoder)}
     assert summary["n_claims"] == 4 and summary["n_candidates"] == 4 * 3  # dense retrieval always finds some passage
     # a random LM mostly writes no label: those outputs are Uncertain candidates, counted

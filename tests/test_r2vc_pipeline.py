@@ -77,7 +77,7 @@ def test_end_to_end_fake_backends_by_hand(tmp_path: Path, claims_file: Path) -> 
     assert comp["question_writer"].startswith("template:")
     assert comp["retrieval"]["retriever"] == "list"
     assert s["fallbacks"] == {"no_candidates": 1, "uncited_top_evidence": 0, "unparseable_output": 0,
-                              "template_question": 0}
+                              "template_question": 0, "questions_not_written": 0}
     # emitted decisions against gold: 1 accepted (right), 3 abstained (1 right: claim 2 is NEE)
     d = s["decision"]
     assert (d["n"], d["coverage"], d["selective_risk"], d["accuracy"]) == (4, 0.25, 0.0, 0.5)
@@ -276,7 +276,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert comp["verifier"]["score"] == "label-aware" and comp["verifier"]["pair_order"] == "evidence-claim"
     assert comp["corpus"]["oracle_corpus"] and comp["corpus"]["train_answers"] > 0
     assert set(summary["fallbacks"]) == {"no_candidates", "uncited_top_evidence", "unparseable_output",
-                                         "template_question"}
+                                         "template_question", "questions_not_written"}
     assert summary["decision"]["n"] == 20 and 0 <= summary["decision"]["coverage"] <= 1
     preds = json.loads(out.read_text())
     assert [p["claim_id"] for p in preds] == list(range(20))
@@ -334,7 +334,9 @@ def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
             assert messages[-1]["role"] == "user" and "Evidence:" in messages[-1]["content"]
             return "PROMPT " + messages[-1]["content"]
 
-        def __call__(self, text, return_tensors, return_token_type_ids=True):
+        def __call__(self, text, return_tensors, return_token_type_ids=True, add_special_tokens=True):
+            # the chat template wrote the begin-of-text token: a second one must not be added
+            assert add_special_tokens is False
             return Enc(input_ids=torch.ones((1, 3), dtype=torch.long))
 
         def decode(self, ids, skip_special_tokens):

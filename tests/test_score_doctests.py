@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "averitec_tools.jsonio",
     "averitec_tools.registry",
+    "averitec_tools.errors",
     "averitec_tools.metrics.signature",
     "averitec_tools.leaderboard.scoring",
     "averitec_tools.leaderboard.lenient",
@@ -19,10 +20,16 @@ MODULES = [
     "averitec_tools.metrics.ev2r",
     "averitec_tools.metrics.ev2r_judges",
     "averitec_tools.metrics.ev2r_runner",
+    "averitec_tools.metrics.ev2r_official",
+    "averitec_tools.metrics.agreement",
+    "averitec_tools.leaderboard.fever8_inputs",
+    "averitec_tools.leaderboard.judge_agreement",
     "averitec_tools.metrics._lean",
     "averitec_tools.metrics.prepared_cache",
     "averitec_tools.metrics.warm_pool",
     "averitec_tools.metrics._gc",
+    "averitec_tools.metrics.porter",
+    "averitec_tools.cli._tables",
     "averitec_tools.leaderboard.processing",
 ]
 

@@ -163,10 +163,60 @@ def test_lenient_on_clean_input_changes_only_the_signature(tmp_path: Path) -> No
     assert {k: v for k, v in lenient.summary.items() if k not in drop} == {k: v for k, v in strict.summary.items() if k not in drop}
 
 
-def test_lenient_not_offered_by_fever(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    files = make_files(tmp_path)
-    assert main(["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever", "--lenient"]) == 2
-    assert "--lenient is not available for profile 'fever'" in capsys.readouterr().err
+# FEVER gold lines without evidence: sheffieldnlp/fever-scorer asserts the 'evidence' key
+# (any label) and iterates it for SUPPORTS/REFUTES, so it raises on both; read as "no
+# evidence" a SUPPORTS/REFUTES claim would get recall 1.0 whatever was predicted.
+FEVER_OK = {"id": 1, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim": "c", "evidence": [[[0, 0, "P", 1]]]}
+
+
+def _fever_files(tmp_path: Path, gold_line: dict[str, Any]) -> tuple[Path, Path]:
+    gold = write_jsonl(tmp_path / "fgold.jsonl", [FEVER_OK, {"id": 2, "claim": "d", **gold_line}])
+    pred = write_jsonl(tmp_path / "fpred.jsonl", [{"id": i, "predicted_label": "SUPPORTS", "predicted_evidence": [["Q", 9]]}
+                                                  for i in (1, 2)])
+    return pred, gold
+
+
+@pytest.mark.parametrize("gold_line", [
+    {"label": "REFUTES", "verifiable": "VERIFIABLE"},
+    {"label": "SUPPORTS", "verifiable": "VERIFIABLE", "evidence": None},
+    {"label": "NOT ENOUGH INFO", "verifiable": "NOT VERIFIABLE"},
+], ids=["no key", "null", "NEI without key"])
+def test_fever_gold_without_evidence_is_an_error_unless_lenient(tmp_path: Path, gold_line: dict[str, Any]) -> None:
+    pred, gold = _fever_files(tmp_path, gold_line)
+    with pytest.raises(UserError, match=r"fgold.jsonl:2: claim 2 .* has (no 'evidence' key|\"evidence\": null)"):
+        get_profile("fever").score(predictions=pred, references=gold)
+    result = get_profile("fever").score(predictions=pred, references=gold, lenient=True)
+    assert result.summary["tolerated"] == {"missing_gold_evidence": 1}
+    assert parse_signature(result.signature)["mode"] == "lenient"
+    assert result.warnings == ("lenient: 1 gold line(s) with a label but no 'evidence' (missing or null), scored as "
+                               "having no evidence sets (the FEVER scorer raises on them)",)
+    # scored as "evidence": [] is: claim 1 misses its one set (recall 0), claim 2 has none
+    # (the reference's rule: recall 1 if the label is not NEI); nothing strictly correct
+    as_empty = get_profile("fever").score(predictions=pred, references=write_jsonl(
+        tmp_path / "empty.jsonl", [FEVER_OK, {"id": 2, "claim": "d", **gold_line, "evidence": []}]))
+    drop = {"signature", "tolerated"}
+    assert {k: v for k, v in result.summary.items() if k not in drop} == {k: v for k, v in as_empty.summary.items() if k not in drop}
+    assert result.summary["recall"] == (0.5 if gold_line["label"] != "NOT ENOUGH INFO" else 0.0)
+
+
+def test_fever_nei_with_null_evidence_is_read_as_the_reference_reads_it(tmp_path: Path) -> None:
+    """The reference never looks at an NEI line's evidence: null there is accepted, uncounted."""
+    pred, gold = _fever_files(tmp_path, {"label": "NOT ENOUGH INFO", "verifiable": "NOT VERIFIABLE", "evidence": None})
+    strict = get_profile("fever").score(predictions=pred, references=gold)
+    assert strict.summary["strict_score"] == 0.0 and strict.summary["n_claims"] == 2
+    assert get_profile("fever").score(predictions=pred, references=gold, lenient=True).summary["tolerated"] == {}
+
+
+def test_fever_cli_strict_error_and_lenient_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pred, gold = _fever_files(tmp_path, {"label": "REFUTES", "verifiable": "VERIFIABLE", "evidence": None})
+    assert main(["score", str(pred), str(gold), "--profile", "fever"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--lenient" in err and "fgold.jsonl:2" in err
+    assert main(["score", str(pred), str(gold), "--profile", "fever", "--lenient", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["tolerated"] == {"missing_gold_evidence": 1}
+    assert "|mode:lenient|" in json.loads(captured.out)["signature"]
+    assert "warning: lenient: 1 gold line(s) with a label but no 'evidence'" in captured.err
 
 
 def test_gold_evalai_fixture_unchanged() -> None:

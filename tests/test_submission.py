@@ -74,7 +74,7 @@ def test_mixed_formats(tmp_path: Path, files: dict[str, Path]) -> None:
 def test_missing_and_extra_claim_ids(tmp_path: Path, files: dict[str, Path]) -> None:
     p = write_json(tmp_path / "p.json", PRED_2024[:2])
     msg = error_of("averitec2024", p, files["gold"])
-    assert "2 predictions for 3 reference claims; missing claim_id 2" in msg
+    assert "2 predictions, not one for every reference claim (3 reference claims; missing claim_id 2)" in msg
     extra = json.loads(json.dumps(PRED_2024)) + [dict(PRED_2024[0], claim_id=7)]
     msg = error_of("averitec2024", write_json(tmp_path / "e.json", extra), files["gold"])
     assert "claim_id 7 has no reference" in msg
@@ -84,16 +84,16 @@ def test_missing_and_extra_claim_ids(tmp_path: Path, files: dict[str, Path]) -> 
 
 def test_count_mismatch_2023_and_evalai(tmp_path: Path, files: dict[str, Path]) -> None:
     p = write_json(tmp_path / "p.json", json.loads(files["pred2023"].read_text())[:2])
-    assert "2 predictions but" in error_of("averitec2023", p, files["gold"])
+    assert "2 predictions, not one per reference claim" in error_of("averitec2023", p, files["gold"])
     p = write_jsonl(tmp_path / "p.jsonl", pred_evalai()[:1])
-    assert "1 predictions but" in error_of("evalai", p, files["gold_evalai"])
+    assert "1 predictions, not one per reference claim" in error_of("evalai", p, files["gold_evalai"])
 
 
 def test_evalai_id_mismatch(tmp_path: Path, files: dict[str, Path]) -> None:
     items = pred_evalai()
     items[0], items[1] = items[1], items[0]
     msg = error_of("evalai", write_jsonl(tmp_path / "p.jsonl", items), files["gold_evalai"])
-    assert "item 1 has id 1 but the reference item 1 has id 0" in msg
+    assert "item 1 has id 1, not the id of reference item 1 (reference item 1 has id 0)" in msg
 
 
 def test_unknown_label_lists_valid_and_hints_case(tmp_path: Path, files: dict[str, Path]) -> None:
@@ -164,8 +164,13 @@ def test_jsonl_is_streamed(tmp_path: Path) -> None:
 
 def test_bad_confidence_and_probabilities(tmp_path: Path, files: dict[str, Path]) -> None:
     items = json.loads(json.dumps(PRED_2024))
-    items[0]["confidence"] = "high"
-    assert "'confidence' must be a finite number" in error_of("averitec2024", write_json(tmp_path / "p.json", items), files["gold"])
+    for bad in ("high", 1.5, -0.1, float("nan"), float("inf"), True):
+        items[0]["confidence"] = bad
+        msg = error_of("averitec2024", write_json(tmp_path / "p.json", items), files["gold"])
+        assert "[0] (claim_id 0): field 'confidence' must be a number in [0, 1]" in msg
+    items[0]["confidence"] = 0.5
+    items[0]["probabilities"] = {"Refuted": 1.01}
+    assert "\"probabilities['Refuted']\" must be a number in [0, 1]" in error_of("averitec2024", write_json(tmp_path / "p.json", items), files["gold"])
     items[0]["confidence"] = 0.5
     items[0]["probabilities"] = {"Refutd": 1.0}
     assert "unknown label in 'probabilities'" in error_of("averitec2024", write_json(tmp_path / "p.json", items), files["gold"])

@@ -84,3 +84,25 @@ _ALPHABET = st.sampled_from(list("ab .?!,;:'\"()-\n\t”“") + ["Mr.", "U.S.", 
 def test_sentence_shortcut_equals_punkt(tokenizer: WordTokenizer, text: str) -> None:
     """The no-boundary shortcut in sentences() returns what Punkt itself returns."""
     assert tokenizer.sentences(text) == tokenizer._sentence_splitter.tokenize(text)
+
+
+# NLTK 3.9.1's first punctuation rule as NLTK writes it (quadratic on a period followed by a
+# long run of spaces); tokenize.py uses an equivalent linear form.
+_NLTK_PERIOD_RULE = r'([^\.])(\.)([\]\)}>"\'' "»”’ " r"]*)\s*$"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(list(". .. \t\n)]}>\"'’»”ax") + [" " * 7]), max_size=30).map("".join))
+def test_linear_period_rule_equals_nltk_pattern(text: str) -> None:
+    import re
+
+    from averitec_tools.metrics.tokenize import _PUNCTUATION
+
+    ours, substitution = _PUNCTUATION[0]
+    assert ours.sub(substitution, text) == re.compile(_NLTK_PERIOD_RULE, re.U).sub(r"\1 \2 \3 ", text)
+
+
+def test_period_before_long_run_of_spaces(tokenizer: WordTokenizer) -> None:
+    # Punkt keeps "Mr." and what follows in one sentence; NLTK's own rule then backtracks
+    # over every split of the spaces (about 10^10 steps here)
+    assert tokenizer.tokenize("The site is run by Mr." + " " * 100_000 + "x )")[-3:] == ["Mr.", "x", ")"]

@@ -17,15 +17,25 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "judge_url": ("--judge-url", {"metavar": "URL", "help": "fever8: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"}),
     "judge_model": ("--judge-model", {"metavar": "NAME", "help": "fever8: judge model (default meta-llama/Llama-3.3-70B-Instruct)"}),
     "judge_api_key_env": ("--judge-api-key-env", {"metavar": "VAR", "help": "fever8: environment variable holding the API key (default AVERITEC_JUDGE_API_KEY)"}),
-    "judge_prompt": ("--judge-prompt", {"metavar": "FILE", "help": "fever8: another prompt file ([qa] and [questions] sections); its hash goes in the signature"}),
+    "judge_prompt": ("--judge-prompt", {"metavar": "FILE|official[:PATH]",
+                                        "help": "fever8: 'official' = the organisers' prompt (downloaded at a pinned commit, or "
+                                        "official:PATH from your clone of Raldir/FEVER-8-Shared-Task; verified by SHA-256), or a "
+                                        "prompt file with [qa] and [questions] sections; name and hash go in the signature"}),
     "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8: folder of the judgement cache (default ~/.cache/averitec-tools)"}),
-    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 4)"}),
+    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8: requests in flight (default 32; 1 for a local model)"}),
     "judge_retries": ("--judge-retries", {"type": int, "metavar": "N", "help": "fever8: retries of a failed request (default 5)"}),
     "judge_backoff": ("--judge-backoff", {"type": float, "metavar": "S", "help": "fever8: first retry wait in seconds, doubled each time (default 1)"}),
     "judge_timeout": ("--judge-timeout", {"type": float, "metavar": "S", "help": "fever8: seconds per request (default 120)"}),
-    "judge_max_tokens": ("--judge-max-tokens", {"type": int, "metavar": "N", "help": "fever8: reply length limit (default 1024)"}),
-    "ev2r_threshold": ("--ev2r-threshold", {"type": float, "metavar": "T", "help": "fever8: Q+A recall a claim needs (default 0.5)"}),
-    "ev2r_comparison": ("--ev2r-comparison", {"choices": (">=", ">"), "help": "fever8: recall vs threshold comparison (default >=)"}),
+    "judge_max_tokens": ("--judge-max-tokens", {"type": int, "metavar": "N", "help": "fever8: reply length limit (default 3000, as the organisers)"}),
+    "ev2r_preset": ("--ev2r-preset", {"metavar": "NAME",
+                                      "help": "fever8: published threshold rule: leaderboard (> 0.5, default), evalai-2025-04 "
+                                      "(>= 0.5), evalai-2025-01-debug (> 0.46), commented-0.44 (> 0.44); see docs/fever8.md"}),
+    "ev2r_threshold": ("--ev2r-threshold", {"type": float, "metavar": "T", "help": "fever8: override the preset's Q+A recall threshold"}),
+    "ev2r_comparison": ("--ev2r-comparison", {"choices": (">=", ">"), "help": "fever8: override the preset's comparison"}),
+    "official_failure_mode": ("--official-failure-mode", {"action": "store_true", "default": None,
+                                                          "help": "fever8: a request that still fails after its retries scores 0, "
+                                                          "as in the organisers' scorer (counted in the summary and signature) "
+                                                          "instead of stopping the run"}),
     "dry_run": ("--dry-run", {"action": "store_true", "default": None,
                               "help": "fever8: print the judge calls and estimated prompt tokens; send nothing"}),
 }

@@ -49,19 +49,18 @@ def add_parser(subparsers: Any) -> None:
 
 def _print_table(report: Any, max_rows: int) -> None:
     from rich.console import Console
-    from rich.table import Table
 
+    from averitec_tools.cli._tables import print_rows
     from averitec_tools.leakage import RULE_ORDER
 
     console = Console()
-    table = Table(title=f"audit: {report.path} ({report.kind}, {report.n_claims} claims, {report.n_evidence} evidence URLs)")
-    for col in ("rule", "flagged", "rate", "claims"):
-        table.add_column(col, justify="left" if col == "rule" else "right")
+    rows = []
     for name in RULE_ORDER:
         r = report.rules[name]
         label = name + (" (upper bound only)" if name == "archived_after_claim" else "")
-        table.add_row(label, str(r.count), f"{r.rate:.2%}", str(r.n_claims))
-    console.print(table)
+        rows.append([label, str(r.count), f"{r.rate:.2%}", str(r.n_claims)])
+    print_rows(title=f"audit: {report.path} ({report.kind}, {report.n_claims} claims, {report.n_evidence} evidence URLs)",
+               header=["rule", "flagged", "rate", "claims"], rows=rows, console=console)
     for sr in report.split_ranges:
         console.print(f"split {sr.split}: {sr.n_claims} claims, claim dates {sr.first} .. {sr.last}")
     for o in report.split_overlaps:

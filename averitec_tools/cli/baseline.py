@@ -61,9 +61,10 @@ def add_parser(subparsers: Any) -> None:
 
     add_engine_arguments(r2vc)
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
+    from averitec_tools.cli.baseline_r2vc_paper import add_paper_subcommands
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
-    add_train_subcommand(r2vc)
+    add_paper_subcommands(add_train_subcommand(r2vc))
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -81,7 +82,12 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--claims", metavar="FILE",
                    help="claims (AVeriTeC dev.json-style or FEVER/VitaminC JSONL); "
                    "offline-minilm defaults to $AVERITEC_DATA_DIR/averitec/dev.json")
-    p.add_argument("--corpus", metavar="DIR", help="paragraph store directory (not needed for offline-minilm)")
+    p.add_argument("--corpus", metavar="DIR", help="paragraph store directory (not needed for offline-minilm; "
+                   "with --evidence given, the FEVER wiki-pages store FEVER sentences are looked up in)")
+    p.add_argument("--evidence", choices=("retrieved", "given"), default="retrieved",
+                   help="retrieved (default): retrieve E(c) from the corpus; given: claims carry their own "
+                   "evidence (VitaminC 'evidence', 'evidence_text', FEVER evidence sets, AVeriTeC gold QA) and "
+                   "retrieval is skipped — the paper's oracle-document setting")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -104,6 +110,10 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
 
     inputs = [claims_path, args.config if args.config and "." in str(args.config) else None]
     check_output_file(args.out, option="--out", inputs=inputs)
+    if hasattr(args, "resume"):  # `r2vc` runs write PREDICTIONS.manifest.json beside the predictions
+        from averitec_tools.baselines.r2vc.manifest import manifest_path
+
+        check_output_file(manifest_path(args.out), option="--out (its .manifest.json)", inputs=inputs)
     if getattr(args, "write_gold_subset", None):
         check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=inputs)
         if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
@@ -154,7 +164,24 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     claims = read_claims(claims_path)
     if args.limit is not None:
         claims = claims[: args.limit]
+    if args.evidence == "given":
+        from averitec_tools.baselines.r2vc.given_evidence import with_given_evidence
+
+        store = None
+        if args.corpus:
+            from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+
+            store = ParagraphStore.open(args.corpus)
+        claims = with_given_evidence(path=claims_path, claims=claims, store=store)
     return config, claims
+
+
+def _given_evidence_components(pipe: Any, evidence: str) -> None:
+    """Name the oracle-document setting in the summary's components."""
+    if evidence == "given":
+        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+
+        pipe.components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
 
 
 def _quiet_models(progress: bool) -> None:
@@ -166,6 +193,25 @@ def _quiet_models(progress: bool) -> None:
     except ImportError:  # pragma: no cover - depends on the install
         return
     hf_logging.disable_progress_bar()
+
+
+def _write_run_manifest(args: argparse.Namespace, config: Any) -> str:
+    """PREDICTIONS.manifest.json: git commit, versions, GPU/CUDA, seeds, data sha256, config."""
+    from averitec_tools.baselines.r2vc.manifest import manifest_path, run_manifest, write_manifest
+
+    g = config.generator
+    data = {"claims": args.claims_path, "corpus": args.corpus or config.retrieval.corpus,
+            "calibrator": config.calibration.path, "config": args.config if os.path.isfile(args.config) else None}
+    for role, model in (("generator", g.model), ("verifier", config.verifier.model)):
+        if model and os.path.exists(model):
+            data[role] = model
+    seeds = {"generator": g.seed, "calibrator_heldout": g.seed}
+    if config.offline.enabled:
+        seeds["offline"] = config.offline.seed
+    path = manifest_path(args.out)
+    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config,
+                                      extra={"evidence": args.evidence, "limit": args.limit}))
+    return str(path)
 
 
 def run_r2vc(args: argparse.Namespace) -> int:
@@ -183,13 +229,14 @@ def run_r2vc(args: argparse.Namespace) -> int:
 
     engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress, engine=engine)
+                          progress=progress, engine=engine, evidence=args.evidence)
+    _given_evidence_components(pipe, args.evidence)
     predict_many = None
     if engine.name != "local":
         from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
 
         predict_many = engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=args.corpus,
-                                                                       claims=tuple(claims)))
+                                                                       claims=tuple(claims), evidence=args.evidence))
     try:
         summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress,
                            predict_many=predict_many)
@@ -200,6 +247,8 @@ def run_r2vc(args: argparse.Namespace) -> int:
               "the same command with --resume to continue", file=sys.stderr)
         return 130
     summary.extra["engine"] = engine.describe()
+    summary.extra["evidence"] = args.evidence
+    summary.extra["manifest"] = _write_run_manifest(args, pipe.config)
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:
@@ -247,7 +296,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress)
+                          progress=progress, evidence=args.evidence)
     cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
     cal.save(args.out)
     result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),

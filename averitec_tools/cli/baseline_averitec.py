@@ -31,8 +31,10 @@ def add_parser(subparsers: Any) -> None:
                               description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (offline-minilm, paper)")
-    p.add_argument("--claims", metavar="FILE", help="AVeriTeC claims (dev.json schema)")
-    p.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker)")
+    p.add_argument("--claims", metavar="FILE",
+                   help="AVeriTeC claims (dev.json schema; default: the downloaded / $AVERITEC_DATA_DIR dev set)")
+    p.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker; default: the "
+                   "downloaded store of the claims' split, averitec data download averitec-store --split S)")
     p.add_argument("--out", metavar="PREDICTIONS", help="prediction file to write")
     p.add_argument("--variant", default="full", choices=("full", "no-reranker", "claim-only", "gold-evidence"))
     p.add_argument("--format", default="2024", choices=("2024", "2023"), help="output format (default 2024)")
@@ -103,7 +105,16 @@ def run_baseline(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.output import write_gold_subset
     from averitec_tools.baselines.averitec.pipeline import build_pipeline
     from averitec_tools.baselines.averitec.variants import get_variant
+    from averitec_tools.loaders.locate import find_data_file, store_for_claims
 
+    if not args.claims:  # the dev set from $AVERITEC_DATA_DIR or `averitec data download`
+        found = find_data_file("averitec", "dev.json")
+        if found is None:
+            raise UserError("--claims is required", hint="or download the dev set: averitec data download averitec --split dev")
+        args.claims = str(found)
+    if args.store is None and args.claims:  # that split's downloaded knowledge store
+        store = store_for_claims(args.claims)
+        args.store = str(store) if store is not None else None
     for opt in ("config", "claims", "out"):
         if not getattr(args, opt):
             raise UserError(f"--{opt} is required")

@@ -7,7 +7,7 @@ The same command as ``python -m averitec_tools.baselines.r2vc.training``; see
 Example:
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="r2vc")
-    >>> add_train_subcommand(parser)
+    >>> _ = add_train_subcommand(parser)
     >>> args = parser.parse_args(["train", "sft", "--data", "d.jsonl", "--out", "runs/sft"])
     >>> (args.stage, args.data, args.func.__name__)
     ('sft', 'd.jsonl', 'run_train')
@@ -19,8 +19,8 @@ import argparse
 from typing import Any
 
 
-def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> None:
-    """Add ``train {sft,dpo}`` under the ``r2vc`` parser."""
+def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> Any:
+    """Add ``train {sft,dpo}`` under the ``r2vc`` parser; returns the sub-command group."""
     from averitec_tools.baselines.r2vc.training.__main__ import add_arguments
 
     sub = r2vc_parser.add_subparsers(dest="r2vc_command", metavar="COMMAND")
@@ -31,6 +31,7 @@ def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> None:
     )
     add_arguments(train)
     train.set_defaults(func=run_train)
+    return sub
 
 
 def run_train(args: Any) -> int:

@@ -9,7 +9,8 @@ from them (flat/IVF-PQ on the GPUs when faiss-gpu sees one; HNSW on the CPU).
 [--engine ...]`` builds the bm25s index or the pyserini (Lucene) index (JSONL blocks
 written on the engine, one Anserini indexing run over them); ``averitec index corpus
 --wikipedia DUMP --out DIR [--engine ...]`` builds the paragraph store from a
-WikiExtractor dump, one dump file per work item. All write the layout the R2VC
+WikiExtractor dump, one dump file per work item; ``--fever-wiki WIKI_PAGES`` instead
+builds one unit per sentence of FEVER's wiki-pages, with doc ids ``<page>#<line>``. All write the layout the R2VC
 retrievers load, identical between engines.
 """
 
@@ -48,8 +49,13 @@ def add_parser(subparsers: Any) -> None:
                        help="where FAISS builds flat/IVF-PQ: a GPU when faiss-gpu sees one (auto, default), "
                             "cpu, or gpu (error without one); HNSW is always built on the CPU")
     dense.set_defaults(func=run_dense)
-    corpus = sub.add_parser("corpus", help="paragraph store from a WikiExtractor JSONL dump (file or directory)")
-    corpus.add_argument("--wikipedia", required=True, metavar="DUMP", help="dump file or WikiExtractor --json folder")
+    corpus = sub.add_parser("corpus", help="paragraph store from a WikiExtractor JSONL dump (file or directory) "
+                            "or FEVER's wiki-pages (sentence units with FEVER ids)")
+    source = corpus.add_mutually_exclusive_group(required=True)
+    source.add_argument("--wikipedia", metavar="DUMP", help="dump file or WikiExtractor --json folder")
+    source.add_argument("--fever-wiki", metavar="WIKI_PAGES",
+                        help="FEVER's wiki-pages folder (wiki-001.jsonl ...): one unit per sentence, doc id "
+                        "'<page>#<line>', so R2VC's predicted_evidence is FEVER evidence")
     corpus.add_argument("--out", required=True, metavar="CORPUS_DIR", help="paragraph store to write")
     corpus.add_argument("--min-chars", type=int, default=1, help="drop shorter paragraphs")
     add_engine_arguments(corpus)
@@ -155,12 +161,29 @@ def run_corpus(args: argparse.Namespace) -> int:
     from averitec_tools.engines.corpus import build_wikipedia_corpus
     from averitec_tools.errors import UserError
 
-    if not Path(args.wikipedia).exists():
-        raise UserError(f"{args.wikipedia}: dump not found")
-    engine = engine_from_args(args)
+    dump = args.wikipedia or args.fever_wiki
+    if not Path(dump).exists():
+        raise UserError(f"{dump}: dump not found")
+    if args.min_chars < 1:
+        raise UserError(f"--min-chars must be at least 1, got {args.min_chars}")
+    from averitec_tools.outputs import check_output_dir
+
+    check_output_dir(args.out, option="--out", inputs=[dump])
+    extra: dict[str, Any] = {}
     start = time.perf_counter()
-    store = build_wikipedia_corpus(path=args.wikipedia, out_dir=args.out, engine=engine, min_chars=args.min_chars)
+    if args.fever_wiki:
+        from averitec_tools.baselines.r2vc.fever_wiki import build_corpus_from_fever_wiki
+
+        if args.engine != "local":
+            raise UserError("--fever-wiki builds in this process: drop --engine")
+        engine = engine_from_args(args)
+        store, stats = build_corpus_from_fever_wiki(path=dump, out_dir=args.out, min_chars=args.min_chars)
+        extra = {"units": "sentence", "doc_id": "<page>#<line>", "fever_wiki": stats.to_dict()}
+    else:
+        engine = engine_from_args(args)
+        store = build_wikipedia_corpus(path=dump, out_dir=args.out, engine=engine, min_chars=args.min_chars)
     seconds = time.perf_counter() - start
     result = {"out": args.out, **engine.describe(), "num_paragraphs": len(store), "fingerprint": store.fingerprint,
-              "seconds": seconds}
-    return _report(args, result, f"wrote {len(store)} paragraphs to {args.out} ({seconds:.1f} s)")
+              "seconds": seconds, **extra}
+    what = "sentences" if args.fever_wiki else "paragraphs"
+    return _report(args, result, f"wrote {len(store)} {what} to {args.out} ({seconds:.1f} s)")

@@ -6,12 +6,14 @@ Every command takes ``--db URL`` (default ``$AVERITEC_LEADERBOARD_DB`` or
     averitec leaderboard init examples/leaderboard/averitec-dev.yaml
     averitec leaderboard team add blue              # prints the team's token once
     averitec leaderboard submit preds.json --team blue --system bm25 --phase dev --meta model=bloom-7b1
-    averitec leaderboard status
+    averitec leaderboard status                     # submissions, queue and worker health
+    averitec leaderboard cancel 17                  # take a submission out of the queue or off the board
     averitec leaderboard show --phase dev
     averitec leaderboard export --phase dev --format md|html|json|csv|latex
     averitec leaderboard rescore                    # after a scorer version change
     averitec leaderboard reveal --phase test        # end a phase: private scores shown
     averitec leaderboard serve --port 8000 --workers 1
+    averitec leaderboard work                       # a scoring worker without the web server
 """
 
 from __future__ import annotations
@@ -62,10 +64,15 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
     p.set_defaults(func=_submit)
 
-    p = sub.add_parser("status", parents=[common], help="list submissions and their states")
+    p = sub.add_parser("status", parents=[common], help="list submissions and their states, the queue and the workers")
     p.add_argument("--phase")
     p.add_argument("--team")
     p.set_defaults(func=_status)
+
+    p = sub.add_parser("cancel", parents=[common], help="cancel a submission: out of the queue (its worker stops) or off the board; "
+                       "it does not count against the team's quota")
+    p.add_argument("id", type=_submission_id, metavar="ID")
+    p.set_defaults(func=_cancel)
 
     p = sub.add_parser("show", parents=[common], help="print the ranked leaderboard of a phase")
     p.add_argument("--phase", required=True)
@@ -96,12 +103,19 @@ def add_parser(subparsers: Any) -> None:
                    "shared out among the workers, at most 4 each); default 1")
     p.set_defaults(func=_serve)
 
-    p = sub.add_parser("work", parents=[common], help="run a scoring worker (no web server)")
+    p = sub.add_parser("work", parents=[common], help="run a scoring worker without the web server (e.g. on another machine "
+                       "against the same PostgreSQL database; run it under a process supervisor such as systemd)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
     p.add_argument("--lease-seconds", type=float, default=120.0)
     p.add_argument("--poll-seconds", type=float, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
+
+
+def _submission_id(value: str) -> int:
+    if not value.isdigit() or not 1 <= int(value) < 2**31:  # the id column is a 32-bit INTEGER on PostgreSQL
+        raise argparse.ArgumentTypeError(f"expected a submission id (a positive integer), found {value[:30]!r}")
+    return int(value)
 
 
 def _jobs(value: str) -> int | None:
@@ -120,11 +134,11 @@ def _need_extra(*modules: str) -> None:
         raise UserError(f"the leaderboard needs {', '.join(missing)}", hint="pip install 'averitec-tools[leaderboard]'")
 
 
-def _store(args: argparse.Namespace) -> Any:
+def _store(args: argparse.Namespace, *, create: bool = False) -> Any:
     _need_extra("sqlalchemy", "alembic")
     from averitec_tools.leaderboard.store import Store
 
-    return Store(args.db or _db_default())
+    return Store(args.db or _db_default(), create=create)
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -132,7 +146,7 @@ def _init(args: argparse.Namespace) -> int:
 
     path = Path(args.competition)
     comp = load_competition(path)
-    store = _store(args)
+    store = _store(args, create=True)
     token = store.init(path.read_text(encoding="utf-8"), where=str(path))
     missing = [p.gold for p in comp.phases if not Path(p.gold).is_file()]
     out = {"db": store.url, "competition": comp.name, "phases": [p.name for p in comp.phases], "admin_token": token, "missing_gold": missing}
@@ -169,19 +183,29 @@ def _parse_meta(items: list[str]) -> dict[str, str]:
 
 
 def _submit(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.processing import Scorer, process_one
+    """The web upload's path from the command line: the same checks (empty file, names,
+    disclosure keys, quota), the same scoring; a failure is one line on stderr naming the
+    file, exit 2."""
+    from averitec_tools.leaderboard.processing import Scorer
+    from averitec_tools.leaderboard.worker import process_one
 
     path = Path(args.file)
     try:
         content = path.read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read the submission ({exc.strerror})") from None
+    if not content.strip():
+        raise UserError(f"{path}: the file is empty")
     store = _store(args)
     new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name, meta=_parse_meta(args.meta))
     if new.created and not args.no_score:
         process_one(store, Scorer(n_resamples=store.competition().n_resamples), submission_id=new.id)
     row = store.submission(new.id)
-    out = {"id": new.id, "created": new.created, "state": row["state"], "reason": row["reason"]}
+    if row["state"] == "failed":
+        reason, shown = row["reason"], row["file_name"]
+        reason = f"{path}{reason[len(shown):]}" if reason.startswith(shown) else f"{path}: {reason}"
+        raise UserError(f"{reason} (submission {new.id} failed)")
+    out = {"id": new.id, "created": new.created, "again": new.again, "state": row["state"], "reason": row["reason"]}
     if row["state"] == "finished":
         res = store.results([new.id])[new.id][0]
         out["signature"] = res["signature"]
@@ -189,13 +213,25 @@ def _submit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
     else:
-        print(f"submission {new.id}: {'stored' if new.created else 'already stored (same file)'}; state {row['state']}")
-        if row["reason"]:
-            print(f"reason: {row['reason']}")
-    return 0 if row["state"] != "failed" else 2
+        how = "stored again (the same file had failed)" if new.again else "stored" if new.created else "already stored (same file)"
+        print(f"submission {new.id}: {how}; state {row['state']}")
+    return 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.competition()
+    was = store.cancel(args.id)
+    if args.json:
+        print_json({"id": args.id, "state": "cancelled", "was": was})
+    else:
+        print(f"submission {args.id} cancelled (was {was})")
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:
+    from averitec_tools.leaderboard.health import queue, workers
+
     store = _store(args)
     store.competition()
     rows = store.submissions(phase=args.phase, team=args.team)
@@ -203,19 +239,33 @@ def _status(args: argparse.Namespace) -> int:
         {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in r.items() if k not in ("content_hash", "lease_until")}
         for r in rows
     ]
+    health = [{k: (str(v) if k in ("started_at", "last_seen") and v is not None else v) for k, v in w.items() if k != "id"}
+              for w in workers(store)]
+    counts = queue(store)
     if args.json:
-        print_json({"submissions": items})
+        print_json({"submissions": items, "queue": counts, "workers": health})
         return 0
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    console = Console()
     table = Table(title="submissions")
-    for col in ("id", "team", "system", "phase", "state", "created_at", "reason"):
-        table.add_column(col)
+    cols = ("id", "team", "system", "phase", "state", "created_at", "reason")
+    for col in cols:
+        table.add_column(col, overflow="fold")
     for r in items:
-        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in ("id", "team", "system", "phase", "state", "created_at", "reason")))
-    Console().print(table)
+        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
+    console.print(table)
+    console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    if health:
+        wt = Table(title="workers")
+        wcols = ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit")
+        for col in wcols:
+            wt.add_column(col.replace("_", " "), overflow="fold")
+        for w in health:
+            wt.add_row(*(escape(str(w[c] if w[c] is not None else "")) for c in wcols))
+        console.print(wt)
     return 0
 
 
@@ -229,7 +279,7 @@ def _ranked(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.export import export, table_rows
+    from averitec_tools.leaderboard.export import export
 
     comp, phase, entries = _ranked(args)
     if args.json:
@@ -238,16 +288,12 @@ def _show(args: argparse.Namespace) -> int:
         print_json(json.loads(export(entries, competition=comp, phase=phase, fmt="json")))
         return 0
     from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
-    header, rows = table_rows(entries, phase=phase, disclosure=comp.disclosure)
-    table = Table(title=f"{comp.title}: {phase.title} (tiers: Holm-corrected paired {comp.test}, α={comp.alpha})")
-    for h in header:
-        table.add_column(escape(h))
-    for row in rows:
-        table.add_row(*(escape(c) for c in row))
-    Console().print(table)
+    from averitec_tools.cli._leaderboard_tables import terminal_tables
+
+    console = Console()
+    for table in terminal_tables(entries, competition=comp, phase=phase, width=console.width):
+        console.print(table)
     return 0
 
 
@@ -274,7 +320,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _rescore(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.processing import Scorer, process_one
+    from averitec_tools.leaderboard.processing import Scorer
+    from averitec_tools.leaderboard.worker import process_one
 
     store = _store(args)
     comp = store.competition()
@@ -314,15 +361,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _work(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.processing import run_worker
+    from averitec_tools.leaderboard.health import worker_name
+    from averitec_tools.leaderboard.processing import worker_jobs
+    from averitec_tools.leaderboard.worker import configure_logging, run_worker
 
     store = _store(args)
     store.competition()
     store.close()
-    from averitec_tools.leaderboard.processing import worker_jobs
-
+    configure_logging()
     done = run_worker(args.db or _db_default(), lease_seconds=args.lease_seconds, poll_seconds=args.poll_seconds, once=args.once,
-                      jobs=worker_jobs(args.jobs, workers=1))
+                      jobs=worker_jobs(args.jobs, workers=1), name=worker_name("work", server_pid=os.getpid()),
+                      hard_exit=True)
     if args.json:
         print_json({"scored": done})
     return 0

@@ -137,10 +137,11 @@ def run(args: argparse.Namespace) -> int:
                 **options,
             )
     except UserError as exc:
-        counts = re.search(r"(\d+) predictions (?:for|but) .*?(\d+) (?:reference )?claims", exc.message)
+        # "N predictions, not one per reference claim (REF has M claims)": the count is in the detail
+        counts = re.search(r"(\d+) predictions, not one (?:for every|per) reference claim.*?(\d+) (?:reference )?claims", str(exc))
         if args.subset or not counts or int(counts[1]) >= int(counts[2]):
             raise
-        raise UserError(exc.message, hint="for a partial run (--limit N) pass --subset to score only the "
+        raise UserError(exc.message, detail=exc.detail, hint="for a partial run (--limit N) pass --subset to score only the "
                         "claims predicted") from None
     for warning in result.warnings:
         print(f"averitec score: warning: {warning}", file=sys.stderr)
@@ -189,20 +190,29 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def print_table(summary: Mapping[str, Any]) -> None:
-    """Readable rich table of a summary, followed by its signature."""
-    from rich.console import Console
-    from rich.table import Table
+#: Rows the official scripts do not print, explained under the table.
+ROW_NOTES = {
+    "answers_only": "answers only: not in the official 2024 script; the public evaluate_answers_only "
+    "(raw gold 'answer' fields, no Boolean explanations)",
+    "answers_only_averitec_tools": "answers only averitec tools: this package's answer-only score, gold answers "
+    "as in the Q+A strings (Boolean answers with their explanation, an unanswered question as "
+    "\"No answer could be found.\"); see docs/scorer.md",
+}
 
-    console = Console()
+
+def print_table(summary: Mapping[str, Any]) -> None:
+    """Readable table of a summary (explaining rows the official scripts lack), then its signature."""
+    from rich.console import Console
+
+    from averitec_tools.cli._tables import print_rows
+
     subset = f", subset: {summary['subset']}" if "subset" in summary else ""
-    table = Table(title=f"averitec score — {summary.get('profile')} ({summary.get('n_claims')} claims{subset})")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for name, value in _flatten({k: v for k, v in summary.items() if k not in {"profile", "signature", "n_claims", "subset"}}):
-        table.add_row(name.replace("_", " "), _fmt(value))
-    console.print(table)
-    console.print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
+    shown = {k: v for k, v in summary.items() if k not in {"profile", "signature", "n_claims", "subset"}}
+    rows = [[name.replace("_", " "), _fmt(value)] for name, value in _flatten(shown)]
+    notes = [note for key, note in ROW_NOTES.items() if key in shown]
+    print_rows(title=f"averitec score — {summary.get('profile')} ({summary.get('n_claims')} claims{subset})",
+               header=["metric", "value"], rows=rows, caption="\n".join(notes) or None)
+    Console().print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
 
 
 __all__ = ["add_parser", "print_table", "run", "write_per_claim"]

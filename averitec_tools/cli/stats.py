@@ -32,40 +32,50 @@ def add_parser(subparsers: Any) -> None:
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return " .. ".join(map(str, value)) if len(value) == 2 else ", ".join(map(str, value))
     return str(value)
 
 
-def _print(stats: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+#: stats key -> key of the paper's whole-dataset figure shown beside it
+_PAPER_KEYS = {
+    "questions_per_claim": "questions_per_claim",
+    "answers_per_question": "answers_per_question",
+    "unanswerable_questions": "unanswerable_questions",
+    "answer_types.Extractive": "extractive",
+    "answer_types.Abstractive": "abstractive",
+    "answer_types.Boolean": "boolean",
+}
 
-    console = Console()
+
+def _print(stats: dict[str, Any]) -> None:
+    from averitec_tools.cli._tables import print_rows
+
     paper = stats.get("paper_whole_dataset", {})
-    table = Table(title=f"{stats['dataset']} statistics")
-    table.add_column("statistic")
-    table.add_column("value", justify="right")
-    if paper:
-        table.add_column("paper (whole dataset)", justify="right")
-    paper_keys = {
-        "questions_per_claim": "questions_per_claim",
-        "answers_per_question": "answers_per_question",
-        "unanswerable_questions": "unanswerable_questions",
-        "answer_types.Extractive": "extractive",
-        "answer_types.Abstractive": "abstractive",
-        "answer_types.Boolean": "boolean",
-    }
+    rows: list[list[str]] = []
+    notes = []
     for key, value in stats.items():
         if key in ("dataset", "paper_whole_dataset"):
             continue
-        items = value.items() if isinstance(value, dict) else [(None, value)]
-        for sub, v in items:
-            name = key if sub is None else f"{key}.{sub}"
-            row = [name, _fmt(v)]
-            if paper:
-                ref = paper.get(paper_keys.get(name, ""))
-                row.append("" if ref is None else _fmt(ref))
-            table.add_row(*row)
-    console.print(table)
+        if isinstance(value, dict):  # a group: its name, then its entries indented
+            rows.append([key, "", ""])
+            items = [(f"  {sub}", f"{key}.{sub}", v) for sub, v in value.items()]
+        elif isinstance(value, int | float):
+            items = [(key, key, value)]
+        else:  # the split, the claim date range: beside the title, not in a number column
+            notes.append(f"{key}: {_fmt(value)}")
+            continue
+        for label, name, v in items:
+            ref = paper.get(_PAPER_KEYS.get(name, ""))
+            rows.append([label, _fmt(v), "" if ref is None else _fmt(ref)])
+    header = ["statistic", "value", "paper"]
+    if not paper:
+        header, rows = header[:2], [r[:2] for r in rows]
+    title = f"{stats['dataset']} statistics"
+    caption = "; ".join(notes)
+    if paper:
+        caption += ("; " if caption else "") + "paper: the AVeriTeC paper's figures for the whole dataset"
+    print_rows(title=title, header=header, rows=rows, caption=caption or None)
 
 
 def run(args: argparse.Namespace) -> int:

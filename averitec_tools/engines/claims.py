@@ -33,11 +33,14 @@ class R2VCClaimWorker:
     config: Any
     corpus: str | None
     claims: tuple[Any, ...] = ()
+    #: ``retrieved`` or ``given`` (claims carry their evidence: no retriever is built).
+    evidence: str = "retrieved"
 
     def __call__(self) -> Callable[[list[Any]], list[Any]]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
 
-        pipe = build_pipeline(self.config, corpus=self.corpus, claims=list(self.claims), progress=False)
+        pipe = build_pipeline(self.config, corpus=self.corpus, claims=list(self.claims), progress=False,
+                              evidence=self.evidence)
         return lambda batch: [pipe.predict(c) for c in batch]
 
 

@@ -6,6 +6,16 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
     title: AVeriTeC dev leaderboard
     max_upload_mb: 50
     disclosure: [model, open_weights, seconds_per_claim]
+    validation:                     # checked before scoring; defaults shown
+      max_tokens_per_string: 5000
+      max_evidence_per_claim: 200
+      max_tokens_total: 5000000
+    scoring:
+      timeout_seconds: 600          # a submission still scoring then fails
+      max_attempts: 3               # runs interrupted (worker killed) before it fails
+    rate_limits:                    # per server process; past them: 429 with Retry-After
+      posts_per_team_per_minute: 30
+      failed_tokens_per_client: 10  # per 5 minutes
     phases:
       - name: dev
         gold: ${AVERITEC_DATA_DIR}/averitec/dev.json
@@ -30,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.limits import SubmissionLimits
 
 VISIBILITIES = ("public", "private", "hidden")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -82,6 +93,30 @@ class Limits:
 
     per_day: int | None = None
     total: int | None = None
+
+
+@dataclass(frozen=True)
+class ScoringPolicy:
+    """How long one submission may be scored and how often a run may be interrupted.
+
+    ``timeout_seconds`` bounds one scoring run (validation, parsing, METEOR, CIs): a
+    submission still running then fails with a message and the worker takes the next.
+    ``max_attempts`` bounds the runs a submission gets when its worker dies under it
+    (killed, out of memory): after that many it fails instead of being leased again.
+    """
+
+    timeout_seconds: float = 600.0
+    max_attempts: int = 3
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Bounds of the web app, per server process: authenticated posts (sign-ins and
+    uploads) per team per minute, and failed token checks per client address per five
+    minutes."""
+
+    posts_per_team_per_minute: int = 30
+    failed_tokens_per_client: int = 10
 
 
 @dataclass(frozen=True)
@@ -141,6 +176,9 @@ class Competition:
     test: str = "bootstrap"
     n_resamples: int = 1000
     source: str = ""
+    validation: SubmissionLimits = field(default_factory=SubmissionLimits)
+    scoring: ScoringPolicy = field(default_factory=ScoringPolicy)
+    rate_limits: RateLimits = field(default_factory=RateLimits)
 
     def phase(self, name: str) -> Phase:
         """The phase called ``name`` (UserError listing the phases otherwise)."""
@@ -170,8 +208,41 @@ def _limit(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{where}: limits.{key} must be a positive integer, found {value!r}")
+        raise UserError(f"{where}: {key} must be a positive integer, found {value!r}")
     return value
+
+
+def _validation(data: Mapping[str, Any], where: str) -> SubmissionLimits:
+    raw = _get(data, "validation", where, dict, {})
+    defaults = SubmissionLimits()
+    known = ("max_tokens_per_string", "max_evidence_per_claim", "max_tokens_total")
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise UserError(f"{where}: validation: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    values = {k: _limit(raw, k, f"{where}: validation") if raw.get(k) is not None else getattr(defaults, k) for k in known}
+    return SubmissionLimits(**values)
+
+
+def _scoring(data: Mapping[str, Any], where: str) -> ScoringPolicy:
+    raw = _get(data, "scoring", where, dict, {})
+    unknown = sorted(set(raw) - {"timeout_seconds", "max_attempts"})
+    if unknown:
+        raise UserError(f"{where}: scoring: unknown key(s) {', '.join(unknown)}; known: timeout_seconds, max_attempts")
+    timeout = _get(raw, "timeout_seconds", f"{where}: scoring", (int, float), 600.0)
+    if not 0 < float(timeout) <= 86_400:
+        raise UserError(f"{where}: scoring.timeout_seconds must be in (0, 86400], found {timeout!r}")
+    attempts = _limit(raw, "max_attempts", f"{where}: scoring") or 3
+    return ScoringPolicy(float(timeout), attempts)
+
+
+def _rate_limits(data: Mapping[str, Any], where: str) -> RateLimits:
+    raw = _get(data, "rate_limits", where, dict, {})
+    known = ("posts_per_team_per_minute", "failed_tokens_per_client")
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise UserError(f"{where}: rate_limits: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    defaults = RateLimits()
+    return RateLimits(**{k: _limit(raw, k, f"{where}: rate_limits") or getattr(defaults, k) for k in known})
 
 
 def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -214,7 +285,7 @@ def parse_phase(raw: Any, *, where: str) -> Phase:
     if visibility not in VISIBILITIES:
         raise UserError(f"{where}: visibility {visibility!r} is not one of {', '.join(VISIBILITIES)}")
     limits_raw = _get(raw, "limits", where, dict, {})
-    limits = Limits(_limit(limits_raw, "per_day", where), _limit(limits_raw, "total", where))
+    limits = Limits(_limit(limits_raw, "per_day", f"{where}: limits"), _limit(limits_raw, "total", f"{where}: limits"))
     split = None
     if "split" in raw:
         s = _get(raw, "split", where, dict)
@@ -275,6 +346,9 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
         test=test,
         n_resamples=int(_get(data, "n_resamples", where, int, 1000)),
         source=source,
+        validation=_validation(data, where),
+        scoring=_scoring(data, where),
+        rate_limits=_rate_limits(data, where),
     )
 
 
@@ -303,6 +377,8 @@ __all__ = [
     "Competition",
     "Limits",
     "Phase",
+    "RateLimits",
+    "ScoringPolicy",
     "Split",
     "expand_env",
     "load_competition",

@@ -8,7 +8,9 @@ Formats (see :mod:`averitec_tools.leaderboard.submission`):
   [{question, answers: [{answer, source_url}]}]}`` aligned with the references by position;
 * ``evalai`` -- JSON lines ``{id, label, evidence: ["question answer", ...]}``;
 * ``fever8`` -- the FEVER-8 leaderboard CSV ``id, claim, evi, label, split`` where ``evi``
-  holds the question/answer pairs as ``question SEP_QA answer`` joined by ``SEP_PAIR``.
+  holds the question/answer pairs as ``question SEP_QA answer SEP_PAIR`` each, written
+  byte for byte as the organisers' ``prepare_leaderboard_submission.py`` writes it (CRLF
+  rows, ``split`` = ``pred``). A file is recognised as FEVER-8 by its header, whatever its name.
 
 Everything a scorer reads (claim id and text, label, questions, answers, evidence
 strings) is carried over exactly or the conversion stops with an error naming what the
@@ -31,6 +33,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, iter_records
+from averitec_tools.leaderboard.formats import is_fever8_csv
 from averitec_tools.leaderboard.submission import (
     EvalAIItem,
     EvidenceItem,
@@ -78,19 +81,22 @@ class Converted:
 
 
 def join_evi(pairs: Iterable[tuple[str, str]], *, where: str = "evidence") -> str:
-    """The FEVER-8 ``evi`` string of question/answer pairs.
+    """The FEVER-8 ``evi`` string of question/answer pairs, as the organisers build it.
+
+    Every pair is ``question SEP_QA answer SEP_PAIR`` (the last one too), which is what
+    their converter writes and what their judge is shown.
 
     Example:
         >>> join_evi([("Who?", "Bob."), ("When?", "2020.")])
-        'Who?\\t\\t\\nBob.\\t\\t\\n\\nWhen?\\t\\t\\n2020.'
+        'Who?\\t\\t\\nBob.\\t\\t\\n\\nWhen?\\t\\t\\n2020.\\t\\t\\n\\n'
     """
     out = []
     for question, answer in pairs:
         for text in (question, answer):
             if SEP_QA in text:
                 raise UserError(f"{where}: text contains the FEVER-8 separator '\\t\\t\\n' and cannot be written as evi")
-        out.append(f"{question}{SEP_QA}{answer}")
-    return SEP_PAIR.join(out)
+        out.append(f"{question}{SEP_QA}{answer}{SEP_PAIR}")
+    return "".join(out)
 
 
 def split_evi(evi: str, *, where: str) -> list[tuple[str, str]]:
@@ -109,6 +115,19 @@ def split_evi(evi: str, *, where: str) -> list[tuple[str, str]]:
             raise UserError(f"{where}: evi pair {k} is not 'question<TAB><TAB><NL>answer' ({len(parts)} parts)")
         pairs.append((parts[0], parts[1]))
     return pairs
+
+
+def evi_questions(evi: str) -> str:
+    """The questions of an ``evi`` string joined by spaces, as the organisers' Ev2R sends them.
+
+    Each piece between ``SEP_PAIR`` separators contributes the text before its first
+    ``SEP_QA`` when that text is not empty.
+
+    Example:
+        >>> evi_questions('Who?\\t\\t\\nBob.\\t\\t\\n\\n\\t\\t\\nx\\t\\t\\n\\nWhen?\\t\\t\\n2020.\\t\\t\\n\\n')
+        'Who? When?'
+    """
+    return " ".join(q for q in (piece.split(SEP_QA)[0] for piece in evi.split(SEP_PAIR)) if q)
 
 
 def read_fever8_csv(path: str | os.PathLike[str]) -> list[dict[str, str]]:
@@ -196,7 +215,7 @@ _SNIFFED = {"averitec2024": "2024", "averitec2023": "2023", "evalai": "evalai"}
 
 
 def sniff_submission_format(path: str | os.PathLike[str]) -> str:
-    """Which of :data:`FORMATS` a submission file is in (``.csv`` files are FEVER-8).
+    """Which of :data:`FORMATS` a submission file is in (FEVER-8: a ``.csv`` name or a FEVER-8 header).
 
     Example:
         >>> import json, pathlib, tempfile
@@ -205,7 +224,7 @@ def sniff_submission_format(path: str | os.PathLike[str]) -> str:
         >>> sniff_submission_format(p)
         'evalai'
     """
-    if str(path).lower().endswith(".csv"):
+    if str(path).lower().endswith(".csv") or is_fever8_csv(path):
         return "fever8"
     for loc in iter_records(path):
         found = sniff_item_format(loc.value)
@@ -298,9 +317,9 @@ def _write_evalai(items: Sequence[Item], out: Path, dropped: Counter[str]) -> No
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def _write_fever8(items: Sequence[Item], out: Path, dropped: Counter[str], split: str = "dev") -> None:
+def _write_fever8(items: Sequence[Item], out: Path, dropped: Counter[str], split: str = "pred") -> None:
     with atomic_writer(out) as fh:
-        writer = csv.writer(fh, lineterminator="\n")
+        writer = csv.writer(fh)  # CRLF rows, as the organisers' converter writes them
         writer.writerow(FEVER8_COLUMNS)
         for item in items:
             where = f"claim {item.id!r}"
@@ -393,6 +412,7 @@ __all__ = [
     "Converted",
     "Item",
     "convert",
+    "evi_questions",
     "join_evi",
     "read_fever8_csv",
     "read_submission",

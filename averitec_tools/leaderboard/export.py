@@ -1,4 +1,19 @@
-"""Leaderboard tables as Markdown, HTML, JSON, CSV or LaTeX (``averitec leaderboard export``)."""
+"""Leaderboard tables as Markdown, HTML, JSON, CSV or LaTeX (``averitec leaderboard export``).
+
+Team and system names and metadata are chosen by teams, so every text format escapes
+them for where the file will be opened (``tests/test_leaderboard_exports.py`` runs an
+injection set through each):
+
+* CSV: a cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return (after
+  leading spaces) is prefixed with ``'`` so spreadsheets show it as text instead of
+  running it as a formula (OWASP "CSV injection"); the csv module quotes the rest.
+* Markdown: HTML is escaped (``&``, ``<``, ``>``, quotes), as are Markdown's own
+  punctuation (links, emphasis, code, table pipes) and line breaks, so a renderer shows
+  the text, never markup.
+* LaTeX: the special characters are escaped, control and format characters removed,
+  line breaks become spaces: every row is one line, so the table holds no blank line.
+* HTML: :func:`html.escape`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +21,12 @@ import csv
 import html
 import io
 import json
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from averitec_tools.leaderboard.competition import Competition, Phase, metric_title
+from averitec_tools.leaderboard.names import REFUSED_CATEGORIES
 from averitec_tools.leaderboard.ranking import Entry
 from averitec_tools.registry import Registry
 
@@ -54,14 +71,49 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
     return header, rows
 
 
+def one_line(text: str) -> str:
+    """``text`` without control, format or separator characters; line breaks and tabs
+    become spaces.
+
+    Example:
+        >>> one_line("a\\nb\\u202ec\\x00d")
+        'a bcd'
+    """
+    out = []
+    for ch in text:
+        if ch in "\t\n\r\v\f\u2028\u2029\x85":
+            out.append(" ")
+        elif unicodedata.category(ch) not in REFUSED_CATEGORIES:
+            out.append(ch)
+    return "".join(out)
+
+
+_MD_PUNCTUATION = frozenset("\\`*_{}[]()#+-.!|~<>")
+
+
+def markdown_escape(text: str) -> str:
+    r"""Escape ``text`` for a Markdown table cell: HTML entities for ``& < > " '``,
+    backslashes before Markdown punctuation, one line.
+
+    Example:
+        >>> markdown_escape("<b>x</b> [a](javascript:1) | *y*")
+        '&lt;b&gt;x&lt;/b&gt; \\[a\\]\\(javascript:1\\) \\| \\*y\\*'
+    """
+    out = []
+    for ch in one_line(text):
+        if ch in "&<>\"'":
+            out.append(html.escape(ch, quote=True))
+        elif ch in _MD_PUNCTUATION:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _markdown(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
-
-    def cell(s: str) -> str:
-        return s.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -85,26 +137,44 @@ def _json(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -
     return json.dumps(obj, ensure_ascii=False) + "\n"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(text: str) -> str:
+    """Neutralise a spreadsheet formula (OWASP CSV injection): a cell that starts, after
+    spaces, with ``= + - @``, tab or CR gets a leading ``'``.
+
+    Example:
+        >>> print(csv_cell('=HYPERLINK("http://x")'), csv_cell(" @SUM(A1)"), csv_cell("0.1600"))
+        '=HYPERLINK("http://x") ' @SUM(A1) 0.1600
+    """
+    return "'" + text if text.lstrip(" ").startswith(_FORMULA_START) or text.startswith(_FORMULA_START) else text
+
+
 def _csv(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow([csv_cell(h) for h in header])
+    writer.writerows([[csv_cell(c) for c in row] for row in rows])
     return buf.getvalue()
 
 
-_LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+_LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", '"': r"\textquotedbl{}",
+}
 
 
 def latex_escape(text: str) -> str:
-    r"""Escape LaTeX special characters.
+    r"""Escape LaTeX special characters; control characters dropped, line breaks spaces
+    (so a cell is one line and a table never holds a blank line).
 
     Example:
-        >>> latex_escape("a_b & 50%")
-        'a\\_b \\& 50\\%'
+        >>> latex_escape("a_b & 50%\n\n\\input{x}")
+        'a\\_b \\& 50\\%  \\textbackslash{}input\\{x\\}'
     """
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in one_line(text))
 
 
 def _latex(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
@@ -126,4 +196,4 @@ def export(entries: Sequence[Entry], *, competition: Competition, phase: Phase, 
     return EXPORTERS.get(fmt)(entries, competition=competition, phase=phase)
 
 
-__all__ = ["EXPORTERS", "entry_dict", "export", "latex_escape", "table_rows"]
+__all__ = ["EXPORTERS", "csv_cell", "entry_dict", "export", "latex_escape", "markdown_escape", "one_line", "table_rows"]

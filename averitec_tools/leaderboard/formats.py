@@ -7,6 +7,7 @@ file's items and rejects items of another (or mixed) format as it reads them.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -57,6 +58,29 @@ def sniff_item_format(item: Any) -> str | None:
     return None
 
 
+#: The columns that make a CSV a FEVER-8 submission or solution file (``split`` is optional).
+FEVER8_CSV_COLUMNS = frozenset({"id", "claim", "evi", "label"})
+
+
+def is_fever8_csv(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` starts with a FEVER-8 CSV header (``id,claim,evi,label[,split]``), whatever its name.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.fever8"
+        >>> _ = p.write_bytes(b"\\xef\\xbb\\xbfid,claim,evi,label,split\\r\\n0,c,q,Refuted,pred\\r\\n")
+        >>> is_fever8_csv(p), is_fever8_csv(__file__)
+        (True, False)
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).split(b"\n", 1)[0]
+        line = head.decode("utf-8-sig").rstrip("\r")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return {c.strip() for c in next(csv.reader([line]), [])} >= FEVER8_CSV_COLUMNS
+
+
 def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:
     """The "this looks like X, profile P expects Y" error."""
     hint = None
@@ -96,4 +120,12 @@ def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, ro
         raise UserError(f"{path}: no {role} found (empty array or file)")
 
 
-__all__ = ["FORMAT_DESCRIPTIONS", "FORMAT_PROFILE", "iter_format", "sniff_item_format", "wrong_format_error"]
+__all__ = [
+    "FEVER8_CSV_COLUMNS",
+    "FORMAT_DESCRIPTIONS",
+    "FORMAT_PROFILE",
+    "is_fever8_csv",
+    "iter_format",
+    "sniff_item_format",
+    "wrong_format_error",
+]

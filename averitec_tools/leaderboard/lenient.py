@@ -2,8 +2,9 @@
 
 Strict is the default: input the official scripts would score in a surprising way is an
 error. With ``--lenient`` each such case below is tolerated, counted, scored exactly as
-the profile's official scorer scores it, and reported as one warning line per class; the
-signature records ``mode:lenient``.
+the profile's official scorer scores it (``missing_gold_evidence``, on which the FEVER
+scorer raises: as the nearest input it scores, ``"evidence": []``), and reported as one
+warning line per class; the signature records ``mode:lenient``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ TOLERATED: dict[str, str] = {
     "empty_questions": "prediction(s) with an empty 'questions' list, scored as eval.py does (question-only 0, "
     "string_evidence only for Q+A)",
     "null_justification": "prediction(s) with \"justification\": null, treated as absent",
+    "missing_gold_evidence": "gold line(s) with a label but no 'evidence' (missing or null), scored as having no "
+    "evidence sets (the FEVER scorer raises on them)",
 }
 
 

@@ -32,6 +32,8 @@ teams = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(100), nullable=False, unique=True),
+    # NFKC + case-folded name (leaderboard.names.name_key): one team per key
+    sa.Column("name_key", sa.String(100), nullable=False, unique=True),
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
@@ -49,14 +51,21 @@ submissions = sa.Table(
     sa.Column("content", sa.LargeBinary, nullable=False),
     sa.Column("meta", sa.JSON, nullable=False),
     sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("reason", sa.Text, nullable=True),  # what the team sees
+    sa.Column("server_reason", sa.Text, nullable=True),  # the full message, for organisers only
+    sa.Column("charged", sa.Boolean, nullable=False, server_default=sa.true()),  # counts against the quota
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
     sa.Column("lease_until", sa.DateTime, nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("started_at", sa.DateTime, nullable=True),
     sa.Column("finished_at", sa.DateTime, nullable=True),
-    sa.UniqueConstraint("team_id", "phase", "content_hash", name="uq_submission_content"),
     sa.Index("ix_submissions_state", "state"),
+    # the same bytes are one live submission; after a failure they may be uploaded again
+    sa.Index(
+        "uq_submission_live_content", "team_id", "phase", "content_hash", unique=True,
+        sqlite_where=sa.text("state NOT IN ('failed', 'cancelled')"),
+        postgresql_where=sa.text("state NOT IN ('failed', 'cancelled')"),
+    ),
 )
 
 results = sa.Table(
@@ -72,4 +81,20 @@ results = sa.Table(
     sa.Column("per_claim", sa.JSON, nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.UniqueConstraint("submission_id", "profile", "scorer_version", name="uq_result_version"),
+)
+
+workers = sa.Table(
+    "workers",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),  # host/server pid/slot
+    sa.Column("host", sa.String(200), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=True),
+    sa.Column("state", sa.String(16), nullable=False),  # starting | idle | scoring | restarting | stopped
+    sa.Column("submission_id", sa.Integer, nullable=True),
+    sa.Column("scored", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("restarts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("started_at", sa.DateTime, nullable=True),
+    sa.Column("last_seen", sa.DateTime, nullable=True),
+    sa.Column("last_exit", sa.Text, nullable=True),
 )

@@ -1,4 +1,5 @@
-"""Scoring stored submissions: a warm per-process scorer and the worker loop.
+"""Scoring stored submissions: a warm per-process scorer (the worker loop that feeds it
+is :mod:`averitec_tools.leaderboard.worker`).
 
 :class:`Scorer` keeps one METEOR engine per process. Each phase's gold strings are
 tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256 and the
@@ -14,14 +15,10 @@ exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
-import sys
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +27,13 @@ from typing import Any
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.competition import Phase
-from averitec_tools.leaderboard.store import Store, _LostLease
+from averitec_tools.leaderboard.failures import (
+    SERVER_SIDE,
+    Failure,
+    failure_from_error,
+    server_paths,
+)
+from averitec_tools.leaderboard.limits import SubmissionLimits, check_submission
 
 #: Per-claim metric values are rounded to this many digits in the store (well below the
 #: reproducibility tolerance of 1e-9 for the summary, which is stored exactly).
@@ -159,6 +162,20 @@ class Scorer:
         if self.engine.pool is not None:
             self.engine.pool.close()
 
+    def reset(self) -> None:
+        """After an interrupted submission: forget everything but the gold side (a stop
+        may land between two cache updates) and replace the helpers (they may still be
+        busy with its parts). Call with no other thread running (it forks)."""
+        saved, self.engine.max_prepared = self.engine.max_prepared, 0
+        try:
+            self.engine.trim()  # with a bound of 0: everything not pinned goes
+        finally:
+            self.engine.max_prepared = saved
+        if self.engine.pool is not None:
+            self.engine.pool.close()
+            self.engine.pool = None
+            self.start_helpers()
+
     def prepare_gold(self, phase: Phase) -> int:
         """Tokenise and stem the phase's gold strings once; returns how many are ready."""
         from averitec_tools.metrics.tokenize import TOKENIZER_NAME
@@ -198,67 +215,88 @@ class Scorer:
         self._prepared_gold.add(digest)
         return len(strings)
 
-    def score(self, *, phase: Phase, content: bytes) -> list[dict[str, Any]]:
+    def score(self, *, phase: Phase, content: bytes, file_name: str = "submission", limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
         """Score ``content`` under every profile of ``phase``; one result dict each.
 
+        Args:
+            phase: The phase.
+            content: The uploaded bytes.
+            file_name: The name the team uploaded it under (the only file name in
+                team-visible messages).
+            limits: Bounds checked before scoring (:func:`~averitec_tools.leaderboard.limits.check_submission`).
+
         Raises:
-            UserError: the submission is malformed or does not match the gold file.
+            Failure: the submission is malformed, past a limit or does not match the
+                gold file (``team``: its team-safe message), or the phase cannot be
+                scored (a failure on the server's side, not charged).
         """
         from averitec_tools.metrics._gc import paused_gc
 
-        self.prepare_gold(phase)
+        try:
+            self.prepare_gold(phase)
+        except UserError as exc:  # the phase's gold file: the server's side
+            raise Failure(SERVER_SIDE, str(exc), charged=False) from None
         try:
             with paused_gc():
-                return self._score(phase=phase, content=content)
+                return self._score(phase=phase, content=content, file_name=file_name, limits=limits)
         finally:
             self.engine.trim()
 
-    def _score(self, *, phase: Phase, content: bytes) -> list[dict[str, Any]]:
-        from averitec_tools.leaderboard.profiles import get_profile
-        from averitec_tools.metrics.bootstrap import mean_ci
-
+    def _score(self, *, phase: Phase, content: bytes, file_name: str, limits: SubmissionLimits | None) -> list[dict[str, Any]]:
         head = content.lstrip()[:1]
         suffix = ".json" if head in (b"[", b"{") and not _looks_jsonl(content) else ".jsonl"
-        out = []
         with tempfile.TemporaryDirectory(prefix="averitec-lb-") as tmp:
             path = Path(tmp) / f"submission{suffix}"  # never the uploaded name
             path.write_bytes(content)
-            for name in phase.profiles:
-                with pinned_engine(name, self.engine):
-                    jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
-                    result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, allow_download=True)
-                per_claim = [
-                    {
-                        "id": c.claim_id,
-                        "gold": c.gold_label,
-                        "pred": c.pred_label,
-                        "values": {k: round(float(v), _PER_CLAIM_DIGITS) for k, v in c.values.items()},
-                        "confidence": c.confidence,
-                        "types": list(c.claim_types),
-                    }
-                    for c in result.per_claim
-                ]
-                keys = list(result.per_claim[0].values) if result.per_claim else []
-                if name == phase.profile and phase.primary_metric not in keys:
-                    raise UserError(
-                        f"phase {phase.name!r}: primary_metric {phase.primary_metric!r} is not a per-claim metric of profile "
-                        f"{name!r} (the competition file needs one of: {', '.join(keys)})"
-                    )
-                cis = {}
-                for k in [k for k in keys if k in phase.columns]:  # the shown metrics only
-                    ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
-                    cis[k] = [ci.low, ci.high]
-                summary = json.loads(json.dumps(dict(result.summary), default=str).replace(str(path), "submission"))
-                out.append(
-                    {
-                        "profile": name,
-                        "scorer_version": __version__,
-                        "signature": result.signature,
-                        "summary": summary,
-                        "cis": cis,
-                        "per_claim": per_claim,
-                    }
+            try:
+                if limits is not None:
+                    check_submission(content, limits=limits, file_name=str(path))
+                return self._score_file(phase=phase, path=path)
+            except UserError as exc:
+                raise failure_from_error(exc, submission_path=str(path), display_name=file_name,
+                                         private=server_paths(tmp, phase.gold, self.cache_dir)) from None
+
+    def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
+        from averitec_tools.leaderboard.profiles import get_profile
+        from averitec_tools.metrics.bootstrap import mean_ci
+
+        out = []
+        for name in phase.profiles:
+            with pinned_engine(name, self.engine):
+                jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
+                result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, allow_download=True)
+            per_claim = [
+                {
+                    "id": c.claim_id,
+                    "gold": c.gold_label,
+                    "pred": c.pred_label,
+                    "values": {k: round(float(v), _PER_CLAIM_DIGITS) for k, v in c.values.items()},
+                    "confidence": c.confidence,
+                    "types": list(c.claim_types),
+                }
+                for c in result.per_claim
+            ]
+            keys = list(result.per_claim[0].values) if result.per_claim else []
+            if name == phase.profile and phase.primary_metric not in keys:
+                raise UserError(
+                    f"phase {phase.name!r}: primary_metric {phase.primary_metric!r} is not a per-claim metric of profile "
+                    f"{name!r} (the competition file needs one of: {', '.join(keys)})"
                 )
+            cis = {}
+            for k in [k for k in keys if k in phase.columns]:  # the shown metrics only
+                ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
+                cis[k] = [ci.low, ci.high]
+            summary = json.loads(json.dumps(dict(result.summary), default=str).replace(str(path), "submission"))
+            out.append(
+                {
+                    "profile": name,
+                    "scorer_version": __version__,
+                    "signature": result.signature,
+                    "summary": summary,
+                    "cis": cis,
+                    "per_claim": per_claim,
+                }
+            )
         return out
 
 
@@ -280,95 +318,4 @@ def _looks_jsonl(content: bytes) -> bool:
     return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
 
 
-def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, submission_id: int | None = None) -> int | None:
-    """Claim one pending submission, score it and store the outcome; returns its id."""
-    sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id)
-    if sid is None:
-        return None
-    row = store.submission(sid)
-    assert row is not None
-    stop = threading.Event()
-
-    def heartbeat() -> None:
-        while not stop.wait(lease_seconds / 3):
-            store.renew(sid, lease_seconds=lease_seconds)
-
-    beat = threading.Thread(target=heartbeat, daemon=True)
-    beat.start()
-    try:
-        phase = store.competition().phase(row["phase"])
-        results = scorer.score(phase=phase, content=store.content(sid))
-    except UserError as exc:
-        store.fail(sid, str(exc))
-    except Exception as exc:  # a scorer bug must not leave the submission stuck
-        store.fail(sid, f"internal error while scoring: {type(exc).__name__}: {exc}")
-    else:
-        try:
-            store.finish(sid, results)
-        except _LostLease:
-            print(f"averitec leaderboard: submission {sid} was taken back while being scored", file=sys.stderr)
-    finally:
-        stop.set()
-        beat.join()
-    return sid
-
-
-def run_worker(
-    url: str,
-    *,
-    lease_seconds: float = 120.0,
-    poll_seconds: float = 0.5,
-    stop: threading.Event | None = None,
-    once: bool = False,
-    prepare: bool = True,
-    parent_pid: int | None = None,
-    jobs: int | None = 1,
-) -> int:
-    """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
-
-    With ``parent_pid`` the worker also stops when that process is gone (a server killed
-    without cleaning up must not leave workers behind).
-    """
-    store = Store(url)
-    scorer = Scorer(n_resamples=store.competition().n_resamples, jobs=jobs)
-    done = 0
-    try:
-        if prepare:
-            for phase in store.competition().phases:
-                try:
-                    scorer.prepare_gold(phase)
-                except UserError as exc:
-                    print(f"averitec leaderboard: warning: {exc}", file=sys.stderr)
-            # The prepared gold side, WordNet and the code are kept for the process's life:
-            # take them out of the collector's walks (and out of the helpers' copy-on-write).
-            gc.collect()
-            gc.freeze()
-            scorer.start_helpers()
-        while stop is None or not stop.is_set():
-            if parent_pid is not None and os.getppid() != parent_pid:
-                break
-            store.recover()
-            if process_one(store, scorer, lease_seconds=lease_seconds) is not None:
-                done += 1
-                continue
-            if once:
-                break
-            time.sleep(poll_seconds)
-    finally:
-        scorer.close()
-        store.close()
-    return done
-
-
-def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1) -> None:
-    """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
-    server process is gone)."""
-    import signal
-
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
-    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs)
-
-
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "process_one", "run_worker", "warm_engine", "worker_jobs", "worker_main"]
+__all__ = ["Scorer", "file_sha256", "pinned_engine", "warm_engine", "worker_jobs"]

@@ -7,6 +7,19 @@ other remaining system is compared with it by a paired test on the per-claim val
 the p-values of that round are Holm-corrected and the systems whose difference is not
 significant at α join the tier. Repeat with the rest.
 
+Ties: systems with the same primary score (to 12 digits) get the same rank (1, 1, 3);
+the earlier submission is listed first. Every comparison behind a tier is kept
+(:attr:`Entry.comparisons`: tier head, raw and Holm-adjusted p, the round's number of
+comparisons m), and the board page shows them.
+
+A property of the method, shown on the page: Holm multiplies a round's smallest p-value
+by m, the number of systems compared in that round, so any new system -- of any team --
+below a tier's head raises m and can move another system into the head's tier (or, as a
+new head, out of it). The p-values and m on the page say which comparison moved it.
+
+Rescoring: a submission queued again keeps its current result on the board until the
+new one replaces it (:data:`~averitec_tools.leaderboard.store.BOARD_STATES`).
+
 Private splits: until a phase is revealed only the public claims count (``private``
 visibility) or nothing is shown (``hidden``); afterwards the private claims rank.
 """
@@ -39,9 +52,22 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """One paired test behind a tier: this system against ``head`` (a submission id)."""
+
+    tier: int
+    head: int
+    p_raw: float
+    p_holm: float
+    m: int
+    joined: bool
+
+
 @dataclass
 class Entry:
-    """One ranked system."""
+    """One ranked system (``rescoring``: its submission is queued to be scored again and
+    this is its current result)."""
 
     submission_id: int
     team: str
@@ -56,6 +82,8 @@ class Entry:
     rank: int = 0
     tier: int = 0
     p_vs_tier_best: float | None = None
+    comparisons: list[Comparison] = field(default_factory=list)
+    rescoring: bool = False
 
 
 def claim_mask(phase: Phase, n_claims: int, *, revealed: bool) -> np.ndarray | None:
@@ -81,11 +109,12 @@ def build_entries(
     *, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]], revealed: bool, n_resamples: int
 ) -> list[Entry]:
     """The best finished submission per (team, system), with metrics on the counted claims."""
+    from averitec_tools.leaderboard.store import BOARD_STATES
     from averitec_tools.metrics.bootstrap import mean_ci
 
     best: dict[tuple[str, str], Entry] = {}
     for sub in submissions:
-        if sub["state"] != "finished":
+        if sub["state"] not in BOARD_STATES:
             continue
         res = _current_result(results.get(int(sub["id"]), ()), phase.profile)
         if res is None:
@@ -118,6 +147,7 @@ def build_entries(
             scorer_version=res["scorer_version"],
             created_at=sub["created_at"],
             values=primary,
+            rescoring=sub["state"] != "finished",
         )
         key = (sub["team"], sub["system"])
         if key not in best or entry.metrics[phase.primary_metric] > best[key].metrics[phase.primary_metric]:
@@ -126,12 +156,23 @@ def build_entries(
 
 
 def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str, n_resamples: int) -> list[Entry]:
-    """Sort by ``primary`` (ties: earlier submission first), then rank and tier in place."""
+    """Sort by ``primary`` (ties: the same rank, earlier submission first), then rank and
+    tier in place (see the module docstring).
+
+    Example:
+        >>> a, b, c = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .5), (3, .2)))
+        >>> [(e.team, e.rank) for e in assign_tiers([c, b, a], primary="m", alpha=0.05, test="bootstrap", n_resamples=10)]
+        [('t1', 1), ('t2', 1), ('t3', 3)]
+    """
     from averitec_tools.metrics.bootstrap import paired_test
 
-    entries.sort(key=lambda e: (-e.metrics[primary], str(e.created_at), e.submission_id))
+    def score(e: Entry) -> float:
+        return round(e.metrics[primary], 12)
+
+    entries.sort(key=lambda e: (-score(e), str(e.created_at), e.submission_id))
     for i, e in enumerate(entries):
-        e.rank = i + 1
+        e.rank = entries[i - 1].rank if i and score(entries[i - 1]) == score(e) else i + 1
+        e.comparisons = []
     remaining = list(entries)
     tier = 0
     while remaining:
@@ -149,8 +190,9 @@ def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str,
             p_raw.append(result.p_value)
         adjusted = holm(p_raw)
         next_remaining = []
-        for other, p in zip(rest, adjusted, strict=True):
+        for other, raw, p in zip(rest, p_raw, adjusted, strict=True):
             other.p_vs_tier_best = p
+            other.comparisons.append(Comparison(tier, head.submission_id, float(raw), float(p), len(rest), p >= alpha))
             if p >= alpha:
                 other.tier = tier
             else:
@@ -171,9 +213,11 @@ def rank_store(store: Any, phase_name: str) -> list[Entry]:
     """:func:`rank_phase` on a :class:`~averitec_tools.leaderboard.store.Store`."""
     comp = store.competition()
     phase = comp.phase(phase_name)
-    subs = store.submissions(phase=phase_name, state="finished")
+    from averitec_tools.leaderboard.store import BOARD_STATES
+
+    subs = store.submissions(phase=phase_name, state=BOARD_STATES)
     results = store.results([int(s["id"]) for s in subs]) if subs else {}
     return rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=store.revealed(phase_name))
 
 
-__all__ = ["Entry", "assign_tiers", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store"]
+__all__ = ["Comparison", "Entry", "assign_tiers", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store"]

@@ -6,23 +6,27 @@ PostgreSQL: the team row locked ``FOR UPDATE``), idempotence is a unique constra
 (team, phase, content hash), and a submission's state moves only by guarded updates::
 
     pending ──claim──▶ running ──finish──▶ finished
-                        │  └────fail────▶ failed
-                        └─lease expired (worker killed)─▶ pending
+                        │  └────fail────▶ failed      (invalid, time limit, retry cap)
+                        └─lease expired (worker killed)─▶ pending, or failed after
+                                                          ``scoring.max_attempts`` runs
+    any state ──cancel (organisers)──▶ cancelled
 
 Scores are written in the same transaction that marks a submission finished, so a crash
 leaves either no result or a complete one; :meth:`Store.recover` returns submissions
-whose worker stopped renewing its lease to ``pending``.
+whose worker stopped renewing its lease to ``pending`` (behind the fresh ones).
+
+Quota: every submission counts (``charged``), failed ones included, so that probing
+with broken files is not free; not charged are failures on the server's side (the
+phase's reference file unreadable, an internal error) and organiser cancellations.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -38,9 +42,19 @@ from averitec_tools.leaderboard.db import (
     upgrade_schema,
     utcnow,
 )
+from averitec_tools.leaderboard.names import (
+    check_meta,
+    file_display_name,
+    name_key,
+    system_name,
+    team_name,
+)
+from averitec_tools.leaderboard.queue import LIVE_STATES, SubmissionQueue
 
 DEFAULT_DB = "sqlite:///leaderboard.db"
-STATES = ("pending", "running", "finished", "failed")
+STATES = ("pending", "running", "finished", "failed", "cancelled")
+#: States whose stored result may stand on the board (a rescore keeps the old one shown).
+BOARD_STATES = ("finished", "pending", "running")
 
 
 class QuotaExceeded(UserError):
@@ -49,18 +63,23 @@ class QuotaExceeded(UserError):
 
 @dataclass(frozen=True)
 class NewSubmission:
-    """What :meth:`Store.submit` returns: the row id and whether it was new."""
+    """What :meth:`Store.submit` returns: the row id, whether it was new, and whether the
+    same bytes had failed before (then they are scored again)."""
 
     id: int
     created: bool
     state: str
+    again: bool = False
 
 
-class Store:
+class Store(SubmissionQueue):
     """Access to one leaderboard database.
 
     Args:
         url: SQLAlchemy URL (``sqlite:///file.db`` or ``postgresql+psycopg://...``).
+        create: Whether a missing SQLite file may be created (``init``); otherwise a
+            missing file is a :class:`UserError` saying to run ``init`` (or to pass the
+            ``--db`` it used) instead of an empty database appearing.
 
     Example:
         >>> import tempfile, os
@@ -75,9 +94,9 @@ class Store:
         False
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, create: bool = True) -> None:
         self.url = url
-        self.engine = create_db_engine(url)
+        self.engine = create_db_engine(url, create=create)
         self.is_postgres = self.engine.dialect.name == "postgresql"
         self._competition: Competition | None = None
 
@@ -152,14 +171,20 @@ class Store:
     # ------------------------------------------------------------------ teams
 
     def add_team(self, name: str) -> str:
-        """Create a team and return its token (shown once; only its hash is stored)."""
-        name = name.strip()
-        if not name or len(name) > 100:
-            raise UserError("team names are 1-100 characters")
+        """Create a team and return its token (shown once; only its hash is stored).
+
+        Names follow :mod:`averitec_tools.leaderboard.names`; ``blue``, ``BLUE`` and
+        ``ｂｌｕｅ`` are the same name.
+        """
+        name = team_name(name)
+        key = name_key(name)
         token = new_token()
         try:
             with self.tx() as conn:
-                conn.execute(m.teams.insert().values(name=name, token_hash=hash_token(token), created_at=utcnow()))
+                taken = conn.execute(sa.select(m.teams.c.name).where(m.teams.c.name_key == key)).scalar()
+                if taken is not None:
+                    raise UserError(f"team {name!r} already exists" + (f" (as {taken!r}; names are compared case- and width-insensitively)" if taken != name else ""))
+                conn.execute(m.teams.insert().values(name=name, name_key=key, token_hash=hash_token(token), created_at=utcnow()))
         except sa.exc.IntegrityError:
             raise UserError(f"team {name!r} already exists") from None
         return token
@@ -168,8 +193,35 @@ class Store:
         with self.engine.connect() as conn:
             return conn.execute(sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token))).scalar()
 
+    def team_by_id(self, team_id: int) -> dict[str, Any] | None:
+        """``{id, name, token_hash}`` of team ``team_id`` (``None`` if there is none)."""
+        t = m.teams.c
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id)).first()
+        return dict(row._mapping) if row is not None else None
+
+    def admin_token_hash(self) -> str:
+        with self.engine.connect() as conn:
+            return str(conn.execute(sa.select(m.competition.c.admin_token_hash)).scalar() or "")
+
+    def team(self, name: str) -> dict[str, Any] | None:
+        """The team called ``name`` (compared as :func:`~averitec_tools.leaderboard.names.name_key`
+        does), as ``{id, name, token_hash}``; ``None`` for no such team or an invalid name."""
+        try:
+            key = name_key(team_name(name))
+        except UserError:
+            return None
+        t = m.teams.c
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key)).first()
+        return dict(row._mapping) if row is not None else None
+
     def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
-        query = sa.select(m.teams.c.id).where(m.teams.c.name == team)
+        try:
+            key = name_key(team_name(team))
+        except UserError:
+            key = None
+        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key)
         if lock and self.is_postgres:
             query = query.with_for_update()
         team_id = conn.execute(query).scalar()
@@ -178,15 +230,14 @@ class Store:
         return int(team_id)
 
     def quota(self, team: str, phase: str, conn: sa.Connection | None = None) -> dict[str, Any]:
-        """Submissions used and left today (UTC) and in total (failed ones do not count)."""
+        """Submissions used and left today (UTC) and in total: every charged submission
+        (failed ones too; see the module docstring)."""
         limits = self.competition().phase(phase).limits
         day_start = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
 
         def count(c: sa.Connection) -> tuple[int, int]:
             s = m.submissions.c
-            base = sa.select(sa.func.count()).where(
-                s.team_id == self._team_id(c, team), s.phase == phase, s.state != "failed"
-            )
+            base = sa.select(sa.func.count()).where(s.team_id == self._team_id(c, team), s.phase == phase, s.charged.is_(True))
             return int(c.execute(base).scalar() or 0), int(c.execute(base.where(s.created_at >= day_start)).scalar() or 0)
 
         if conn is None:
@@ -215,21 +266,31 @@ class Store:
         file_name: str,
         meta: Mapping[str, str] | None = None,
     ) -> NewSubmission:
-        """Store a submission as ``pending``; the same bytes again return the same row."""
-        self.competition().phase(phase)
-        system = system.strip()
-        if not system or len(system) > 200:
-            raise UserError("system names are 1-200 characters")
+        """Store a submission as ``pending``; the same bytes again return the same row,
+        unless it failed or was cancelled: then they are a new submission, scored again.
+
+        Raises:
+            UserError: an empty file, an invalid system name, metadata keys outside the
+                competition's ``disclosure`` list or invalid values, unknown team/phase.
+            QuotaExceeded: the team's limits are used up.
+        """
+        comp = self.competition()
+        comp.phase(phase)
+        system = system_name(system)
+        display_name = file_display_name(file_name)
+        if not content.strip():
+            raise UserError(f"{display_name}: the file is empty")
+        meta = check_meta(meta or {}, allowed=comp.disclosure)
         digest = hashlib.sha256(content).hexdigest()
-        display_name = Path(file_name.replace("\\", "/")).name[:200] or "submission"
         s = m.submissions.c
         with self.tx() as conn:
             team_id = self._team_id(conn, team, lock=True)
-            existing = conn.execute(
+            twins = conn.execute(
                 sa.select(s.id, s.state).where(s.team_id == team_id, s.phase == phase, s.content_hash == digest)
-            ).first()
-            if existing is not None:
-                return NewSubmission(int(existing.id), False, existing.state)
+            ).all()
+            live = [t for t in twins if t.state in LIVE_STATES]
+            if live:
+                return NewSubmission(int(live[0].id), False, live[0].state)
             q = self.quota(team, phase, conn)
             if q["left_today"] == 0:
                 raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
@@ -244,97 +305,15 @@ class Store:
                     file_name=display_name,
                     size=len(content),
                     content=content,
-                    meta=dict(meta or {}),
+                    meta=meta,
                     state="pending",
                     attempts=0,
+                    charged=True,
                     created_at=utcnow(),
                 )
             )
             new_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]
-        return NewSubmission(new_id, True, "pending")
-
-    def claim(self, *, lease_seconds: float, submission_id: int | None = None) -> int | None:
-        """Move the oldest pending submission (or ``submission_id``) to ``running``."""
-        s = m.submissions.c
-        with self.tx() as conn:
-            query = sa.select(s.id).where(s.state == "pending").order_by(s.id).limit(1)
-            if submission_id is not None:
-                query = query.where(s.id == submission_id)
-            if self.is_postgres:
-                query = query.with_for_update(skip_locked=True)
-            job = conn.execute(query).scalar()
-            if job is None:
-                return None
-            now = utcnow()
-            done = conn.execute(
-                m.submissions.update()
-                .where(s.id == job, s.state == "pending")
-                .values(state="running", started_at=now, attempts=s.attempts + 1, lease_until=now + dt.timedelta(seconds=lease_seconds))
-            ).rowcount
-        return int(job) if done == 1 else None
-
-    def renew(self, submission_id: int, *, lease_seconds: float) -> bool:
-        s = m.submissions.c
-        with self.tx() as conn:
-            return bool(
-                conn.execute(
-                    m.submissions.update()
-                    .where(s.id == submission_id, s.state == "running")
-                    .values(lease_until=utcnow() + dt.timedelta(seconds=lease_seconds))
-                ).rowcount
-            )
-
-    def recover(self) -> int:
-        """Return running submissions whose lease expired to ``pending``; returns how many."""
-        s = m.submissions.c
-        with self.tx() as conn:
-            return int(
-                conn.execute(
-                    m.submissions.update()
-                    .where(s.state == "running", s.lease_until < utcnow())
-                    .values(state="pending", lease_until=None)
-                ).rowcount
-            )
-
-    def finish(self, submission_id: int, results: list[dict[str, Any]]) -> bool:
-        """Store every profile's result and mark the submission finished, atomically."""
-        s = m.submissions.c
-        with self.tx() as conn:
-            now = utcnow()
-            updated = conn.execute(
-                m.submissions.update()
-                .where(s.id == submission_id, s.state == "running")
-                .values(state="finished", finished_at=now, lease_until=None, reason=None)
-            ).rowcount
-            if updated != 1:
-                raise _LostLease()
-            r = m.results.c
-            for res in results:
-                conn.execute(
-                    m.results.delete().where(
-                        r.submission_id == submission_id, r.profile == res["profile"], r.scorer_version == res["scorer_version"]
-                    )
-                )
-                conn.execute(m.results.insert().values(submission_id=submission_id, created_at=now, **res))
-        return True
-
-    def fail(self, submission_id: int, reason: str) -> None:
-        s = m.submissions.c
-        with self.tx() as conn:
-            conn.execute(
-                m.submissions.update()
-                .where(s.id == submission_id, s.state == "running")
-                .values(state="failed", reason=reason[:2000], finished_at=utcnow(), lease_until=None)
-            )
-
-    def requeue(self, *, phase: str | None = None) -> int:
-        """Put finished/failed submissions back to ``pending`` (rescoring keeps old results)."""
-        s = m.submissions.c
-        with self.tx() as conn:
-            query = m.submissions.update().where(s.state.in_(("finished", "failed")))
-            if phase is not None:
-                query = query.where(s.phase == phase)
-            return int(conn.execute(query.values(state="pending", reason=None)).rowcount)
+        return NewSubmission(new_id, True, "pending", again=bool(twins))
 
     def content(self, submission_id: int) -> bytes:
         with self.engine.connect() as conn:
@@ -345,15 +324,19 @@ class Store:
         return rows[0] if rows else None
 
     def submissions(
-        self, *, phase: str | None = None, team: str | None = None, state: str | None = None, submission_id: int | None = None
+        self, *, phase: str | None = None, team: str | None = None, state: str | tuple[str, ...] | None = None,
+        submission_id: int | None = None,
     ) -> list[dict[str, Any]]:
         """Submission rows (without content) joined with their team, oldest first."""
         s, t = m.submissions.c, m.teams.c
         cols = [c for c in m.submissions.c if c.name != "content"]
         query = sa.select(*cols, t.name.label("team")).join(m.teams, t.id == s.team_id).order_by(s.id)
-        for col, value in ((s.phase, phase), (t.name, team), (s.state, state), (s.id, submission_id)):
+        if team is not None:
+            row = self.team(team)
+            query = query.where(t.id == (row["id"] if row else None))
+        for col, value in ((s.phase, phase), (s.state, state), (s.id, submission_id)):
             if value is not None:
-                query = query.where(col == value)
+                query = query.where(col.in_(value) if isinstance(value, (tuple, list)) else col == value)
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
@@ -364,9 +347,10 @@ class Store:
             finished = conn.execute(
                 sa.select(sa.func.count(), sa.func.max(s.finished_at)).where(s.phase == phase, s.state == "finished")
             ).one()
+            cancelled = conn.execute(sa.select(sa.func.count()).where(s.phase == phase, s.state == "cancelled")).scalar()
             newest = conn.execute(sa.select(sa.func.max(r.id))).scalar()
             revealed = conn.execute(sa.select(m.phases.c.revealed_at).where(m.phases.c.name == phase)).scalar()
-        return (int(finished[0]), str(finished[1]), newest, str(revealed))
+        return (int(finished[0]), str(finished[1]), int(cancelled or 0), newest, str(revealed))
 
     def results(self, submission_ids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
         """Every stored result per submission, newest first."""
@@ -381,12 +365,11 @@ class Store:
         return out
 
 
-class _LostLease(Exception):
-    """The submission was taken back (lease expired) while this worker scored it."""
-
 
 __all__ = [
+    "BOARD_STATES",
     "DEFAULT_DB",
+    "LIVE_STATES",
     "STATES",
     "NewSubmission",
     "QuotaExceeded",

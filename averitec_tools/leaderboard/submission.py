@@ -16,7 +16,6 @@ for calibration analyses. Recognising a file's format and streaming it live in
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from averitec_tools.leaderboard.formats import (
 )
 from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim, Question
+from averitec_tools.records.probability import probability
 
 # --------------------------------------------------------------------------- helpers
 
@@ -83,9 +83,7 @@ def parse_confidence(obj: Mapping[str, Any], where: str, labels: Sequence[str]) 
     """Validate the optional ``confidence`` and ``probabilities`` fields."""
     confidence = obj.get("confidence")
     if confidence is not None:
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence):
-            raise UserError(f"{where}: field 'confidence' must be a finite number, found {confidence!r}")
-        confidence = float(confidence)
+        confidence = probability(confidence, where=where, field="confidence")
     probs_raw = obj.get("probabilities")
     probabilities: dict[str, float] | None = None
     if probs_raw is not None:
@@ -94,9 +92,7 @@ def parse_confidence(obj: Mapping[str, Any], where: str, labels: Sequence[str]) 
         probabilities = {}
         for label, value in probs_raw.items():
             check_label(label, where, labels, key="label in 'probabilities'")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise UserError(f"{where}: probabilities[{label!r}] must be a finite number, found {value!r}")
-            probabilities[label] = float(value)
+            probabilities[label] = probability(value, where=where, field=f"probabilities[{label!r}]")
     return confidence, probabilities
 
 
@@ -328,14 +324,16 @@ def load_predictions_2024(
             raise UserError(f"{loc.where}: duplicate claim_id {pred.claim_id}")
         if not 0 <= pred.claim_id < n_references:
             raise UserError(
-                f"{loc.where}: claim_id {pred.claim_id} has no reference ({references} has {n_references} claims, ids 0..{n_references - 1})"
+                f"{loc.where}: claim_id {pred.claim_id} has no reference claim",
+                detail=f"{references} has {n_references} claims, ids 0..{n_references - 1}",
             )
         by_id[pred.claim_id] = pred
     missing = [i for i in range(n_references) if i not in by_id]
     if missing:
         shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
         raise UserError(
-            f"{path}: {len(by_id)} predictions for {n_references} reference claims; missing claim_id {shown}",
+            f"{path}: {len(by_id)} predictions, not one for every reference claim",
+            detail=f"{n_references} reference claims; missing claim_id {shown}",
             hint="the official scorer silently substitutes the first prediction for missing claims",
         )
     return [by_id[i] for i in range(n_references)]
@@ -351,7 +349,8 @@ def load_predictions_2023(
     ]
     if len(preds) != n_references:
         raise UserError(
-            f"{path}: {len(preds)} predictions but {references} has {n_references} claims (eval.py aligns them by position)"
+            f"{path}: {len(preds)} predictions, not one per reference claim (eval.py aligns them by position)",
+            detail=f"{references} has {n_references} claims",
         )
     return preds
 
@@ -376,7 +375,8 @@ def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> Non
     """
     if pred_claim is not None and pred_claim.strip() != gold_claim.strip():
         raise UserError(
-            f"{where}: claim text {pred_claim[:60]!r} differs from the reference claim {gold_claim[:60]!r}",
+            f"{where}: claim text {pred_claim[:60]!r} differs from the reference claim",
+            detail=f"reference: {gold_claim[:60]!r}",
             hint="are the predictions and references the same split, in the same order?",
         )
 

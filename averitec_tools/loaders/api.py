@@ -151,7 +151,7 @@ def to_polars(
         >>> d = pathlib.Path(tempfile.mkdtemp())
         >>> _ = (d / "dev.jsonl").write_text(json.dumps({"claim": "c", "evidence": "e", "label": "SUPPORTS"}))
         >>> to_polars("vitaminc", split="dev", data_dir=d).shape
-        (1, 7)
+        (1, 9)
     """
     import polars as pl
 

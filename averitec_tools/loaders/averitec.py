@@ -1,9 +1,11 @@
-"""AVeriTeC (Schlichtkrull et al., 2023): ``averitec/train``, ``averitec/dev``, ``averitec/test``.
+"""AVeriTeC (Schlichtkrull et al., 2023): ``averitec/train``, ``averitec/dev``, ``averitec/test``
+and the FEVER-8 (2025) test claims ``averitec/test_2025``.
 
-Upstream files: ``train.json``, ``dev.json`` (full gold) and ``test.json`` (claims and
-metadata only). Rows carry every field of ``dev.json`` plus ``claim_id`` (the position in
-the file, which is what the scorers align on) and ``claim_date_parsed`` (a ``date32``;
-``null`` when the raw ``claim_date`` string does not parse).
+Upstream files: ``train.json``, ``dev.json`` (full gold), ``test.json`` (the 2024 shared
+task's claims and metadata only) and ``test_2025.json`` (FEVER-8's). Rows carry every
+field of ``dev.json`` plus ``claim_id`` (the position in the file, which is what the
+scorers align on) and ``claim_date_parsed`` (a ``date32``; ``null`` when the raw
+``claim_date`` string does not parse).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class AVeriTeCFamily(DatasetFamily):
         "train": ("train.json",),
         "dev": ("dev.json",),
         "test": ("test.json",),
+        "test_2025": ("test_2025.json",),
     }
     #: Raw train/dev JSON pushed to the hub with the upstream field names.
     hub_id: ClassVar[str | None] = "pminervini/averitec"

@@ -2,8 +2,10 @@
 and the R2VC view ``vitaminc/r2vc``.
 
 Upstream JSONL files ``train.jsonl``, ``dev.jsonl``, ``test.jsonl`` with ``claim``,
-``evidence`` (one sentence) and ``label``. The hub copy ``tals/vitaminc`` names the dev
-split ``validation``.
+``evidence`` (one sentence) and ``label``. The hub copy ``tals/vitaminc`` (a dataset
+repository of data files, no loading script, so every ``datasets`` version reads it) names
+the dev split ``validation``. Rows keep every upstream field, ``wiki_revision_id`` and
+``FEVER_id`` included.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ CITATION = """@inproceedings{schuster2021vitaminc,
   year={2021}
 }"""
 
-_FIELDS = ("unique_id", "case_id", "claim", "evidence", "label", "page", "revision_type")
+_FIELDS = ("unique_id", "case_id", "claim", "evidence", "label", "page", "revision_type", "wiki_revision_id",
+           "FEVER_id")
 
 
 class VitaminCFamily(DatasetFamily):
@@ -73,6 +76,8 @@ class VitaminCFamily(DatasetFamily):
             case_id=row.get("case_id"),
             page=row.get("page"),
             revision_type=row.get("revision_type"),
+            wiki_revision_id=row.get("wiki_revision_id"),
+            fever_id=row.get("FEVER_id"),
         )
 
     def standardize(self, record: VitaminCClaim, *, source: str) -> StandardizedExample | None:

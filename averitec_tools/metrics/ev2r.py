@@ -8,19 +8,23 @@ atomic facts and counts how many facts on each side the other side supports; the
 
 once for the question-answer pairs (``qa``) and once for the questions only
 (``questions``). As in the organisers' scorer, the first ``{...}`` block of the reply is
-parsed as JSON; a reply without one, invalid JSON, a missing key or a zero fact count
-scores 0 and is counted as unparseable. The new AVeriTeC score counts a claim whose label
-is right and whose Q+A recall reaches the threshold (see
-:mod:`averitec_tools.leaderboard.profiles.fever8`).
+parsed as JSON and the counts are divided with Python's semantics; anything that makes
+their code raise (no block, invalid JSON, a missing key, a non-numeric count, a zero fact
+count) scores 0 and is counted as unparseable. The new AVeriTeC score counts a claim whose
+label is right and whose Q+A recall clears the threshold of a :data:`THRESHOLD_PRESETS`
+entry (default ``leaderboard``: ``> 0.5``; see :mod:`averitec_tools.leaderboard.profiles.fever8`).
 
-The prompt is a versioned text file (``averitec_tools/data/ev2r_prompt_v1.txt``); its
-SHA-256 goes into the signature and into every cache key.
+The packaged prompt is a versioned text file (``averitec_tools/data/ev2r_prompt_v1.txt``);
+the organisers' own prompt is fetched and verified by
+:mod:`averitec_tools.metrics.ev2r_official`. The prompt's SHA-256 goes into the signature
+and into every cache key.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -29,6 +33,7 @@ from importlib.resources import files
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.registry import Registry
 
 KINDS = ("qa", "questions")
 #: The JSON keys of a reply, per kind: (predicted facts, supported predicted, reference facts, supported reference).
@@ -66,6 +71,10 @@ class JudgePrompt:
     name: str
     sha256: str
     templates: dict[str, str]
+    #: ``"named"``: ``{claim}``, ``{reference}``, ``{prediction}`` replaced literally (other
+    #: braces kept); ``"positional"``: ``str.format(claim, reference, prediction)``, as the
+    #: organisers fill their templates (``{}`` placeholders, literal braces doubled).
+    style: str = "named"
 
     @classmethod
     def from_text(cls, text: str, *, name: str) -> JudgePrompt:
@@ -97,10 +106,17 @@ class JudgePrompt:
         return cls.from_text(text, name=os.path.basename(p))
 
     def render(self, kind: str, *, claim: str, reference: str, prediction: str) -> str:
-        """The prompt for one judgement (placeholders replaced literally, braces kept)."""
-        return (
-            self.templates[kind].replace("{claim}", claim).replace("{reference}", reference).replace("{prediction}", prediction)
-        )
+        """The prompt for one judgement (see :attr:`style`).
+
+        Example:
+            >>> JudgePrompt("p", "0" * 64, {"qa": "{{x}} {} | {} | {}"}, style="positional").render(
+            ...     "qa", claim="C", reference="R", prediction="P")
+            '{x} C | R | P'
+        """
+        template = self.templates[kind]
+        if self.style == "positional":
+            return template.format(claim, reference, prediction)
+        return template.replace("{claim}", claim).replace("{reference}", reference).replace("{prediction}", prediction)
 
 
 @dataclass(frozen=True)
@@ -115,8 +131,19 @@ class Judgement:
 UNPARSEABLE = Judgement(0.0, 0.0, False)
 
 
+def _no_constants(name: str) -> float:
+    raise ValueError(f"{name} is not a count")
+
+
 def parse_judgement(text: str, kind: str) -> Judgement:
-    """Precision and recall from a judge reply (the first ``{...}`` block, parsed as JSON).
+    """Precision and recall from a judge reply, exactly as the organisers' scorer computes them.
+
+    The first ``{...}`` block (non-greedy, across lines) is parsed as JSON and
+    ``support / facts count`` is computed with Python's division on the parsed values, so
+    integers, floats and booleans count, while strings, ``null``, a missing key or a zero
+    count make the reply unparseable (precision and recall 0), as the organisers' ``except``
+    does. One departure, so that no summary holds NaN or infinity: a non-finite count or
+    ratio is unparseable too (their code would let it poison the mean).
 
     Example:
         >>> parse_judgement('Sure. {"facts count predicted evidence": 4, "support predicted evidence": 3, '
@@ -125,28 +152,77 @@ def parse_judgement(text: str, kind: str) -> Judgement:
         >>> parse_judgement('{"facts count predicted evidence": 4,', "qa").parsed
         False
     """
-    match = _FIRST_OBJECT.search(text or "")
+    match = _FIRST_OBJECT.search(text) if isinstance(text, str) else None
     if match is None:
         return UNPARSEABLE
     try:
-        obj = json.loads("{" + match.group(1) + "}")
+        obj = json.loads("{" + match.group(1) + "}", parse_constant=_no_constants)
         n_pred, sup_pred, n_ref, sup_ref = (obj[k] for k in REPLY_KEYS[kind])
-        values = [float(v) for v in (n_pred, sup_pred, n_ref, sup_ref) if not isinstance(v, bool)]
-        if len(values) != 4:
-            return UNPARSEABLE
-        return Judgement(values[1] / values[0], values[3] / values[2], True)
-    except (ValueError, TypeError, KeyError, ZeroDivisionError, AttributeError):
+        precision, recall = float(sup_pred / n_pred), float(sup_ref / n_ref)
+    except (ValueError, TypeError, KeyError, ZeroDivisionError, OverflowError, RecursionError):
         return UNPARSEABLE
+    if not (math.isfinite(precision) and math.isfinite(recall)):
+        return UNPARSEABLE
+    return Judgement(precision, recall, True)
 
 
-def questions_text(pairs: Sequence[tuple[str, str]]) -> str:
-    """The questions of the pairs joined by spaces (what the organisers send for ``questions``).
+@dataclass(frozen=True)
+class ThresholdPreset:
+    """A published rule for the new AVeriTeC score: Q+A recall ``comparison`` ``threshold``.
 
     Example:
-        >>> questions_text([("Who?", "Bob."), ("", "x"), ("When?", "2020.")])
-        'Who? When?'
+        >>> p = THRESHOLD_PRESETS.get("leaderboard")
+        >>> p.threshold, p.comparison, p.passes(0.5), p.passes(0.51)
+        (0.5, '>', False, True)
     """
-    return " ".join(q for q, _ in pairs if q)
+
+    name: str
+    threshold: float
+    comparison: str
+    #: Where the rule is published (repository, file, commits, dates).
+    source: str
+
+    def passes(self, recall: float) -> bool:
+        return recall > self.threshold if self.comparison == ">" else recall >= self.threshold
+
+
+#: The published threshold rules (``--ev2r-preset``); provenance in ``docs/fever8.md``.
+THRESHOLD_PRESETS: Registry[ThresholdPreset] = Registry("Ev2R threshold preset")
+for _preset in (
+    ThresholdPreset("leaderboard", 0.5, ">", "Raldir/FEVER-8-Shared-Task averitec_evaluate.py since 547e9f7 "
+                    "(2025-04-26), the Hugging Face leaderboard's scorer: ev2r_reporting_levels = [0.5], recall > level"),
+    ThresholdPreset("evalai-2025-04", 0.5, ">=", "zhenyundeng/AVeriTeC_EV2R evaluation_script/main.py "
+                    "(EvalAI copy, commits 30ca071..0f63439, 2025-04-21/22): recall >= level"),
+    ThresholdPreset("evalai-2025-01-debug", 0.46, ">", "zhenyundeng/AVeriTeC_FEVER8 evaluation_script/main.py "
+                    "(EvalAI, 2025-01-11; Gemini judge, scores only the first 2 claims): levels [0.46], recall > level"),
+    ThresholdPreset("commented-0.44", 0.44, ">", "the commented-out candidate list [0.44, 0.46, 0.48] beside "
+                    "ev2r_reporting_levels in both EvalAI copies; no reachable source shows a board using it"),
+):
+    THRESHOLD_PRESETS.add(_preset.name, _preset)
+DEFAULT_PRESET = "leaderboard"
+COMPARISONS = (">=", ">")
+
+
+def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = None,
+                   comparison: str | None = None) -> ThresholdPreset:
+    """The preset, with ``--ev2r-threshold`` / ``--ev2r-comparison`` overrides (named ``custom`` if they change it).
+
+    Example:
+        >>> threshold_rule().comparison, threshold_rule(comparison=">=").name
+        ('>', 'custom')
+        >>> threshold_rule(preset="evalai-2025-04", comparison=">=").name
+        'evalai-2025-04'
+    """
+    base = THRESHOLD_PRESETS.get(preset)
+    thr = base.threshold if threshold is None else float(threshold)
+    cmp = base.comparison if comparison is None else comparison
+    if cmp not in COMPARISONS:
+        raise UserError(f"--ev2r-comparison must be one of {', '.join(COMPARISONS)}")
+    if not 0.0 <= thr <= 1.0:
+        raise UserError(f"--ev2r-threshold must be between 0 and 1, got {thr}")
+    if (thr, cmp) == (base.threshold, base.comparison):
+        return base
+    return ThresholdPreset("custom", thr, cmp, f"{base.name} with --ev2r-threshold/--ev2r-comparison")
 
 
 @dataclass(frozen=True)
@@ -172,12 +248,16 @@ EV2R_RECALL = register_metric(
 )
 
 __all__ = [
+    "COMPARISONS",
+    "DEFAULT_PRESET",
     "EV2R_RECALL",
     "KINDS",
     "REPLY_KEYS",
+    "THRESHOLD_PRESETS",
     "UNPARSEABLE",
     "Judgement",
     "JudgePrompt",
+    "ThresholdPreset",
     "parse_judgement",
-    "questions_text",
+    "threshold_rule",
 ]

@@ -1,6 +1,9 @@
 """Ev2R judge back-ends: any OpenAI-compatible chat endpoint, or a local HF transformers model.
 
-Both answer :meth:`Judge.complete` (one prompt in, the reply text out) with temperature 0.
+Both answer :meth:`Judge.complete` (one prompt in, the reply text out), by default as the
+organisers call their judge: one user message, temperature 0, at most 3000 tokens
+(:data:`ORGANISERS_CALL`). A temperature above 0 and a per-request seed serve repeat runs
+(``averitec judge-agreement``).
 A transient failure (HTTP 429/5xx, a timeout, a refused connection) raises
 :class:`RetryableJudgeError`, which :mod:`averitec_tools.metrics.ev2r_runner` retries with
 backoff; any other failure is a :class:`~averitec_tools.errors.UserError`. API keys come
@@ -9,6 +12,7 @@ from an environment variable, never from a file.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -19,9 +23,18 @@ from typing import Any, Protocol
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
-#: The organisers' judge (FEVER-8).
+#: The organisers' judge (FEVER-8), by its hub id (what vLLM serves it as).
 DEFAULT_JUDGE_MODEL = "meta-llama/Llama-3.3-70B-Instruct"
 DEFAULT_API_KEY_ENV = "AVERITEC_JUDGE_API_KEY"
+#: The leaderboard scorer's judge call (Raldir/FEVER-8-Shared-Task averitec_evaluate.py,
+#: ``EV2REvaluator``): the OpenAI client against llmapi.com, these request fields and nothing else.
+ORGANISERS_CALL: dict[str, object] = {
+    "base_url": "https://api.llmapi.com/",
+    "model": "llama3.3-70b",
+    "temperature": 0,
+    "max_tokens": 3000,
+}
+DEFAULT_MAX_TOKENS = 3000
 
 
 class RetryableJudgeError(Exception):
@@ -37,10 +50,11 @@ class Judge(Protocol):
 
     backend: str
     model: str
+    temperature: float
     #: How many requests may run at once (1 for an in-process model).
     max_concurrency: int
 
-    def complete(self, prompt: str) -> str: ...
+    def complete(self, prompt: str, *, seed: int | None = None) -> str: ...
 
 
 def chat_completions_url(url: str) -> str:
@@ -69,23 +83,34 @@ class OpenAICompatibleJudge:
     model: str = DEFAULT_JUDGE_MODEL
     api_key_env: str = DEFAULT_API_KEY_ENV
     timeout: float = 120.0
-    max_tokens: int = 1024
-    max_concurrency: int = 8
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    temperature: float = 0.0
+    max_concurrency: int = 1 << 16  # no cap of its own: --judge-concurrency decides
     backend: str = field(default="openai", init=False)
 
     @property
     def endpoint(self) -> str:
         return chat_completions_url(self.url)
 
-    def complete(self, prompt: str) -> str:
-        body = json.dumps(
-            {
-                "model": self.model,
-                "messages": [{"role": "user", "content": prompt}],
-                "temperature": 0,
-                "max_tokens": self.max_tokens,
-            }
-        ).encode("utf-8")
+    def request_body(self, prompt: str, *, seed: int | None = None) -> dict[str, Any]:
+        """The JSON body sent: the organisers' four fields, plus ``seed`` only when given.
+
+        Example:
+            >>> OpenAICompatibleJudge(url="http://h/v1", model="m").request_body("hi")
+            {'messages': [{'role': 'user', 'content': 'hi'}], 'model': 'm', 'temperature': 0, 'max_tokens': 3000}
+        """
+        body: dict[str, Any] = {
+            "messages": [{"role": "user", "content": prompt}],
+            "model": self.model,
+            "temperature": int(self.temperature) if float(self.temperature).is_integer() else self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if seed is not None:
+            body["seed"] = seed
+        return body
+
+    def complete(self, prompt: str, *, seed: int | None = None) -> str:
+        body = json.dumps(self.request_body(prompt, seed=seed)).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
         if key:
@@ -112,6 +137,8 @@ class OpenAICompatibleJudge:
             raise RetryableJudgeError(f"cannot reach {self.endpoint}: {exc.reason}") from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RetryableJudgeError("the server's reply is not JSON") from None
+        except (OSError, http.client.HTTPException) as exc:  # connection reset, truncated reply, ...
+            raise RetryableJudgeError(f"connection to {self.endpoint} failed: {type(exc).__name__}: {exc}") from None
         try:
             content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -128,8 +155,9 @@ class TransformersJudge:
     """
 
     model: str = DEFAULT_JUDGE_MODEL
-    max_new_tokens: int = 512
+    max_new_tokens: int = DEFAULT_MAX_TOKENS
     device: str | None = None
+    temperature: float = 0.0
     max_concurrency: int = 1
     backend: str = field(default="transformers", init=False)
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False)
@@ -152,7 +180,7 @@ class TransformersJudge:
             self._loaded = (tokenizer, model.eval())
         return self._loaded
 
-    def complete(self, prompt: str) -> str:
+    def complete(self, prompt: str, *, seed: int | None = None) -> str:
         import torch
 
         tokenizer, model = self._load()
@@ -163,12 +191,17 @@ class TransformersJudge:
         else:
             ids = tokenizer(prompt, return_tensors="pt").input_ids
         ids = ids.to(model.device)
+        sampling: dict[str, Any] = {"do_sample": False}
+        if self.temperature > 0:
+            sampling = {"do_sample": True, "temperature": self.temperature}
+            if seed is not None:
+                torch.manual_seed(seed)
         with torch.no_grad():
             out = model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),
                 max_new_tokens=self.max_new_tokens,
-                do_sample=False,
+                **sampling,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
             )
         text: str = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
@@ -195,10 +228,10 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
                 "the fever8 profile needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
                 hint="or --judge-backend transformers --judge-model NAME_OR_PATH; --dry-run needs neither",
             )
-        http_keys = ("api_key_env", "timeout", "max_tokens")
+        http_keys = ("api_key_env", "timeout", "max_tokens", "temperature")
         judge: Judge = OpenAICompatibleJudge(url=url, model=model, **{k: v for k, v in settings.items() if k in http_keys})
         return judge
-    local_keys = ("max_new_tokens", "device")
+    local_keys = ("max_new_tokens", "device", "temperature")
     local: Judge = cls(model=model, **{k: v for k, v in settings.items() if k in local_keys})
     return local
 
@@ -206,7 +239,9 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
 __all__ = [
     "DEFAULT_API_KEY_ENV",
     "DEFAULT_JUDGE_MODEL",
+    "DEFAULT_MAX_TOKENS",
     "JUDGE_BACKENDS",
+    "ORGANISERS_CALL",
     "Judge",
     "OpenAICompatibleJudge",
     "RetryableJudgeError",

@@ -1,10 +1,16 @@
 """Running Ev2R judgements: disk cache, bounded concurrency, retries with backoff, dry runs.
 
 Every reply is stored in an SQLite file keyed by (judge model, prompt hash, claim id,
-kind, reference text, predicted text) as soon as it arrives, so re-scoring a file, or
-scoring a second system that shares evidence, sends nothing for what is known, and an
-interrupted run resumes where it stopped. Raw replies are cached (parsing happens at
-scoring time), failures are not.
+kind, reference text, predicted text, and the sampling settings of a repeat run) as it
+arrives (committed at least once a second and when the run ends), so re-scoring a file, or scoring a second system that shares evidence,
+sends nothing for what is known, and an interrupted run resumes where it stopped. Raw
+replies are cached (parsing happens at scoring time), failures are not.
+
+A request that still fails after its retries either stops the run (``on_failure="raise"``,
+the default: the requests in flight finish and are cached, then one error names every
+failed claim) or, as the organisers' scorer does (its query function swallows every
+exception and returns an empty reply), scores 0 (``on_failure="zero"``), counted in
+:attr:`RunStats.failed`.
 """
 
 from __future__ import annotations
@@ -15,47 +21,69 @@ import os
 import sqlite3
 import sys
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r_judges import Judge, RetryableJudgeError
+from averitec_tools.metrics.prepared_cache import default_cache_dir
+
+FAILURE_MODES = ("raise", "zero")
+CACHE_FILE = "ev2r-judgements.sqlite"
 
 
 def default_cache_path() -> Path:
     """``$AVERITEC_CACHE_DIR`` or ``$XDG_CACHE_HOME/averitec-tools`` (``~/.cache``), file ``ev2r-judgements.sqlite``."""
-    base = os.environ.get("AVERITEC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "averitec-tools"
-    )
-    return Path(base) / "ev2r-judgements.sqlite"
+    return default_cache_dir() / CACHE_FILE
 
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt`` and where it is from."""
+    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt``, where it is from, and its seed."""
 
     key: str
     prompt: str
     where: str
+    seed: int | None = None
 
 
-def cache_key(*, model: str, prompt_sha256: str, claim_id: int | str, kind: str, reference: str, prediction: str) -> str:
-    """SHA-256 of the judgement's identity.
+def sampling_tag(*, temperature: float = 0.0, seed: int | None = None, repeat: int = 0) -> str:
+    """The part of a cache key that tells repeat runs apart (empty for the default run).
+
+    Example:
+        >>> sampling_tag(), sampling_tag(temperature=0.7, seed=3, repeat=1)
+        ('', 't=0.7;seed=3;rep=1')
+    """
+    if temperature == 0 and seed is None and repeat == 0:
+        return ""
+    return f"t={float(temperature)!r};seed={seed};rep={repeat}"
+
+
+def cache_key(
+    *, model: str, prompt_sha256: str, claim_id: int | str, kind: str, reference: str, prediction: str, sampling: str = ""
+) -> str:
+    """SHA-256 of the judgement's identity (``sampling``: :func:`sampling_tag` of a repeat run).
 
     Example:
         >>> k = cache_key(model="m", prompt_sha256="p", claim_id=0, kind="qa", reference="r", prediction="x")
         >>> len(k), k == cache_key(model="m", prompt_sha256="p", claim_id=0, kind="qa", reference="r", prediction="y")
         (64, False)
     """
-    ident = json.dumps([model, prompt_sha256, str(claim_id), kind, reference, prediction], ensure_ascii=False)
-    return hashlib.sha256(ident.encode("utf-8")).hexdigest()
+    parts = [model, prompt_sha256, str(claim_id), kind, reference, prediction, *([sampling] if sampling else [])]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 class JudgementCache:
     """Judge replies on disk (SQLite; written only from the calling thread).
+
+    Writes are committed at most ``commit_every`` seconds apart (and on :meth:`flush` and
+    :meth:`close`): a commit costs an fsync (~30 ms on a network disk), which one commit
+    per reply would make the bottleneck of a concurrent run. A crash loses at most that
+    much of the replies, which a re-run asks for again.
 
     Example:
         >>> import tempfile, pathlib
@@ -64,8 +92,11 @@ class JudgementCache:
         ('reply', None)
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, commit_every: float = 1.0) -> None:
         self.path = Path(path)
+        self.commit_every = commit_every
+        self._last_commit = time.monotonic()
+        self._dirty = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path))
@@ -74,26 +105,64 @@ class JudgementCache:
         except (OSError, sqlite3.Error) as exc:
             raise UserError(f"{self.path}: cannot open the judgement cache ({exc})", hint="choose another --judge-cache") from None
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """The cached replies among ``keys`` (one query per 500 keys)."""
+        found: dict[str, str] = {}
+        unique = list(dict.fromkeys(keys))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self._db.execute(f"SELECT key, reply FROM judgements WHERE key IN ({marks})", chunk).fetchall())
+        return found
+
     def get(self, key: str) -> str | None:
         row = self._db.execute("SELECT reply FROM judgements WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def put(self, key: str, reply: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO judgements (key, reply) VALUES (?, ?)", (key, reply))
-        self._db.commit()
+        self._dirty = True
+        if time.monotonic() - self._last_commit >= self.commit_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit what :meth:`put` wrote."""
+        if self._dirty:
+            try:
+                self._db.commit()
+            except sqlite3.Error as exc:
+                raise UserError(f"{self.path}: cannot write the judgement cache ({exc})") from None
+            self._dirty = False
+        self._last_commit = time.monotonic()
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
 
 @dataclass
 class RunStats:
-    """How many judgements were needed, found in the cache and sent (with retries)."""
+    """How many judgements were needed, found in the cache and sent (with retries), and which failed.
+
+    ``failed`` lists the requests that failed after their retries and were scored 0
+    (``on_failure="zero"``); ``failure_mode`` is the mode the run used.
+    """
 
     needed: int = 0
     cached: int = 0
     sent: int = 0
     retries: int = 0
+    failed: list[JudgeRequest] = field(default_factory=list)
+    failure_mode: str = "raise"
+
+
+class JudgeFailure(Exception):
+    """A request that failed after its retries (or was refused); ``message`` says why."""
+
+    def __init__(self, message: str, *, refused: UserError | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.refused = refused
 
 
 def estimate_tokens(text: str) -> int:
@@ -110,16 +179,26 @@ def _ask(judge: Judge, request: JudgeRequest, retries: int, backoff: float) -> t
     attempt = 0
     while True:
         try:
-            return judge.complete(request.prompt), attempt
+            return judge.complete(request.prompt, seed=request.seed), attempt
         except RetryableJudgeError as exc:
             if attempt >= retries:
-                raise UserError(
-                    f"{request.where}: the judge failed {attempt + 1} times (last: {exc})",
-                    hint="re-run to resume: finished judgements are cached",
-                ) from None
+                raise JudgeFailure(f"{exc} after {attempt + 1} attempt(s)") from None
             delay = exc.retry_after if exc.retry_after is not None else backoff * 2**attempt
             time.sleep(min(delay, 60.0))
             attempt += 1
+        except UserError as exc:  # refused (e.g. HTTP 401): retrying cannot help
+            raise JudgeFailure(exc.message, refused=exc) from None
+
+
+def _failure_error(failures: list[tuple[JudgeRequest, JudgeFailure]]) -> UserError:
+    refused = next((f.refused for _, f in failures if f.refused is not None), None)
+    if refused is not None and len(failures) == 1:
+        return refused
+    shown = ", ".join(r.where for r, _ in failures[:5]) + (f" and {len(failures) - 5} more" if len(failures) > 5 else "")
+    return UserError(
+        f"the judge failed for {len(failures)} request(s): {shown} (last error: {failures[-1][1].message})",
+        hint="re-run to resume: finished judgements are cached; --official-failure-mode scores failures 0 as the organisers do",
+    )
 
 
 def run_judgements(
@@ -131,43 +210,47 @@ def run_judgements(
     retries: int = 5,
     backoff: float = 1.0,
     progress: bool = False,
+    on_failure: str = "raise",
 ) -> tuple[dict[str, str], RunStats]:
     """Replies for every request (``key -> reply``), from the cache or from the judge.
 
     At most ``concurrency`` requests (and never more than the judge allows) are in flight;
     a transient failure is retried up to ``retries`` times, waiting ``backoff * 2**k``
-    seconds (or the server's ``Retry-After``). Each reply is cached as it arrives.
+    seconds (or the server's ``Retry-After``). Each reply is cached as it arrives. A request
+    that still fails stops the run (``on_failure="raise"``: nothing new is sent, what is in
+    flight finishes, one :class:`UserError` names every failed request) or gets the empty
+    reply, which scores 0 (``"zero"``, the organisers' behaviour; listed in ``stats.failed``).
     """
-    stats = RunStats(needed=len({r.key for r in requests}))
-    replies: dict[str, str] = {}
-    todo: dict[str, JudgeRequest] = {}
-    for r in requests:
-        if r.key in replies or r.key in todo:
-            continue
-        hit = cache.get(r.key)
-        if hit is None:
-            todo[r.key] = r
-        else:
-            replies[r.key] = hit
+    if on_failure not in FAILURE_MODES:
+        raise ValueError(f"on_failure must be one of {FAILURE_MODES}")
+    stats = RunStats(needed=len({r.key for r in requests}), failure_mode=on_failure)
+    replies = cache.get_many([r.key for r in requests])
+    todo = {r.key: r for r in requests if r.key not in replies}
     stats.cached = len(replies)
     bar = _bar(len(todo)) if progress and todo else None
     workers = max(1, min(concurrency, judge.max_concurrency))
+    failures: list[tuple[JudgeRequest, JudgeFailure]] = []
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending: dict[Future[tuple[str, int]], JudgeRequest] = {}
-            queue = list(todo.values())
+            queue = deque(todo.values())
             while queue or pending:
-                while queue and len(pending) < workers:
-                    r = queue.pop(0)
+                while queue and len(pending) < workers and not (failures and on_failure == "raise"):
+                    r = queue.popleft()
                     pending[pool.submit(_ask, judge, r, retries, backoff)] = r
+                if not pending:
+                    break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     r = pending.pop(fut)
                     try:
                         reply, n_retries = fut.result()
-                    except BaseException:
-                        _keep_finished(pending, cache)  # what is in flight is still worth caching
-                        raise
+                    except JudgeFailure as exc:
+                        failures.append((r, exc))
+                        if on_failure == "zero":
+                            replies[r.key] = ""
+                            stats.failed.append(r)
+                        continue
                     cache.put(r.key, reply)
                     replies[r.key] = reply
                     stats.sent += 1
@@ -175,20 +258,12 @@ def run_judgements(
                     if bar is not None:
                         bar.update(1)
     finally:
+        cache.flush()
         if bar is not None:
             bar.close()
+    if failures and on_failure == "raise":
+        raise _failure_error(failures)
     return replies, stats
-
-
-def _keep_finished(pending: dict[Future[tuple[str, int]], JudgeRequest], cache: JudgementCache) -> None:
-    for fut, r in pending.items():
-        if fut.cancel():
-            continue
-        try:
-            reply, _ = fut.result()
-        except BaseException:  # noqa: BLE001, S112 - the first failure is the one reported
-            continue
-        cache.put(r.key, reply)
 
 
 def _bar(total: int) -> Any:
@@ -198,6 +273,9 @@ def _bar(total: int) -> Any:
 
 
 __all__ = [
+    "CACHE_FILE",
+    "FAILURE_MODES",
+    "JudgeFailure",
     "JudgeRequest",
     "JudgementCache",
     "RunStats",
@@ -205,4 +283,5 @@ __all__ = [
     "default_cache_path",
     "estimate_tokens",
     "run_judgements",
+    "sampling_tag",
 ]

@@ -11,8 +11,13 @@ synonyms once per distinct stem, and then scores pairs with an equivalent matche
   directly from per-string position lists;
 * WordNet stage: NLTK looks synonyms up for the *stemmed* remaining hypothesis words and
   compares them with *stemmed* reference words (a quirk kept here); done sequentially,
-  as in NLTK, because different words compete for the same reference word;
-* the score formula uses NLTK's operations in NLTK's order, so results are bit-identical.
+  as in NLTK, because different words compete for the same reference word, with the free
+  reference words indexed by stem;
+* chunks are counted from the matches without sorting them, and the score formula uses
+  NLTK's operations in NLTK's order, so results are bit-identical.
+
+Every step is linear in the two strings' lengths, however often a word repeats (NLTK's
+own matcher is quadratic); ``benchmarks/bench_long_strings.py`` measures it.
 
 Example:
     >>> engine = MeteorEngine()  # doctest: +SKIP
@@ -55,10 +60,15 @@ class PreparedText:
     @classmethod
     def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
         words, stems = tuple(words), tuple(stems)
-        positions: dict[str, tuple[int, ...]] = {}
+        # lists grown in place, then frozen: linear in the text's length however often a word repeats
+        growing: dict[str, list[int]] = {}
         for i, s in enumerate(stems):
-            seen = positions.get(s)
-            positions[s] = (i,) if seen is None else (*seen, i)
+            seen = growing.get(s)
+            if seen is None:
+                growing[s] = [i]
+            else:
+                seen.append(i)
+        positions = {s: tuple(p) for s, p in growing.items()}
         if len(set(words)) == len(positions):  # as many word forms as stems: none mixed
             mixed: frozenset[str] = frozenset()
         else:
@@ -109,6 +119,48 @@ def _match_stem_class(
         matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
+def _match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], matches: list[tuple[int, int]]) -> None:
+    """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
+
+    NLTK visits the unmatched hypothesis words from last to first; each takes the last
+    unmatched reference word whose stem is among its synonyms. Scanning the free reference
+    words for each hypothesis word is quadratic (an answer repeating a word whose synonym
+    occurs once in the gold scans the whole gold side for every repeat); instead the free
+    reference positions are kept per stem, and the last one of a hypothesis word's
+    candidate stems is the largest of their last free positions.
+
+    Args:
+        syn_sets: Per hypothesis position, the synonyms of its stem, then their union.
+        ref_stems: The reference's stems.
+        matches: The exact and stem matches so far (extended in place).
+    """
+    matched_h = {h for h, _ in matches}
+    matched_r = {r for _, r in matches}
+    wanted = syn_sets[-1]
+    free: dict[str, list[int]] = {}  # stem -> its unmatched reference positions, ascending
+    for j, stem in enumerate(ref_stems):
+        if stem in wanted and j not in matched_r:
+            positions = free.get(stem)
+            if positions is None:
+                free[stem] = [j]
+            else:
+                positions.append(j)
+    free_stems = set(free)
+    for i in range(len(syn_sets) - 2, -1, -1):
+        if not free_stems:
+            break
+        if i in matched_h:
+            continue
+        candidates = syn_sets[i] & free_stems  # iterates over the smaller set
+        if not candidates:
+            continue
+        best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
+        positions = free[best]
+        matches.append((i, positions.pop()))
+        if not positions:
+            free_stems.discard(best)
+
+
 class MeteorEngine:
     """Reference-exact, cached METEOR (NLTK ``single_meteor_score`` defaults).
 
@@ -129,14 +181,20 @@ class MeteorEngine:
         #: :meth:`trim` forgets unpinned strings once more than this many are prepared
         #: (``None``: never; a long-lived scorer sets it so memory stays bounded).
         self.max_prepared: int | None = None
+        #: ... or once more than this many distinct words are stemmed (one upload of a
+        #: million distinct tokens is a few strings but hundreds of MB of word caches)
+        self.max_words: int = 500_000
         self._pinned: frozenset[str] = frozenset()
         self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
     @cached_property
     def _stemmer(self) -> Any:
         from averitec_tools.metrics._lean import import_lean
+        from averitec_tools.metrics.porter import linear_porter
 
-        return import_lean("nltk.stem.porter").PorterStemmer()  # without NLTK's package __init__
+        # NLTK's rules, its consonant test in one pass (NLTK <= 3.9.1 recurses: see porter.py);
+        # imported without NLTK's package __init__
+        return linear_porter(import_lean("nltk.stem.porter").PorterStemmer)()
 
     @cached_property
     def wordnet(self) -> Any:
@@ -198,15 +256,25 @@ class MeteorEngine:
 
     def trim(self) -> bool:
         """Forget strings prepared since :meth:`pin`, and the caches built from them, once
-        more than ``max_prepared`` strings are held; whether it did.
+        more than ``max_prepared`` strings (or ``max_words`` stemmed words) are held;
+        whether it did.
 
-        Scores never depend on it: a forgotten string is simply prepared again.
+        Scores never depend on it: a forgotten string is simply prepared again (pinned
+        strings keep their stems, so the word caches can go whole).
         """
-        if self.max_prepared is None or len(self._prepared) <= self.max_prepared:
+        if self.max_prepared is None:
+            return False
+        too_many_words = len(self._stems) > self.max_words
+        if len(self._prepared) <= self.max_prepared and not too_many_words:
             return False
         self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
         self._hyp_synonyms.clear()
         self.tokenizer.clear_cache()
+        if too_many_words:
+            self._stems.clear()
+            self._other_synonyms.clear()
+            if "wordnet" in self.__dict__:  # loaded (a cached_property)
+                self.wordnet.clear_cache()
         return True
 
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
@@ -233,37 +301,18 @@ class MeteorEngine:
                     matches.extend(zip(hp[len(hp) - k :], rp[len(rp) - k :], strict=True))
         m = len(matches)
         if m < hl and m < rl:
-            # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words,
-            # hypothesis words last to first, each taking the last free reference word
+            # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words
             syn_sets = self._synonym_sets(hyp)
-            ref_stems = ref.stem_set
-            if not syn_sets[-1].isdisjoint(ref_stems):  # [-1]: the union of all of them
-                rs = ref.stems
-                matched_h = {h for h, _ in matches}
-                matched_r = {r for _, r in matches}
-                ref_rest = [j for j in range(rl) if j not in matched_r]
-                for i in range(hl - 1, -1, -1):
-                    syns = syn_sets[i]
-                    if i in matched_h or syns.isdisjoint(ref_stems):
-                        continue
-                    for k in range(len(ref_rest) - 1, -1, -1):
-                        j = ref_rest[k]
-                        if rs[j] in syns:
-                            matches.append((i, j))
-                            del ref_rest[k]
-                            break
-                    if not ref_rest:
-                        break
+            if not syn_sets[-1].isdisjoint(ref.stem_set):  # [-1]: the union of all of them
+                _match_synonyms(syn_sets, ref.stems, matches)
                 m = len(matches)
         if m == 0:
             return 0.0
-        matches.sort()
-        chunks = 1
-        prev_h, prev_r = matches[0]
-        for h, r in matches[1:]:
-            if not (h == prev_h + 1 and r == prev_r + 1):
-                chunks += 1
-            prev_h, prev_r = h, r
+        # NLTK sorts the matches by hypothesis position and counts the breaks between
+        # neighbours; match (h, r) continues a chunk exactly when (h - 1, r - 1) is a match
+        # (hypothesis positions are matched at most once): no sort needed
+        reference_of = dict(matches)
+        chunks = sum(1 for h, r in matches if reference_of.get(h - 1) != r - 1)
         precision = float(m) / hl
         recall = float(m) / rl
         fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
@@ -286,13 +335,14 @@ class MeteorEngine:
         if entry is not None and entry[0] is hyp:
             return entry[1]
         cache = self._other_synonyms
-        sets = []
-        for stem in hyp.stems:
+        by_stem: dict[str, frozenset[str]] = {}
+        for stem in hyp.stem_positions:  # each distinct stem once: a repeated word costs nothing more
             syns = cache.get(stem)
             if syns is None:
                 syns = cache[stem] = self.wordnet.synonyms(stem) - {stem}
-            sets.append(syns)
-        sets.append(frozenset().union(*sets))
+            by_stem[stem] = syns
+        sets = [by_stem[stem] for stem in hyp.stems]
+        sets.append(frozenset().union(*by_stem.values()))
         if len(self._hyp_synonyms) >= 50_000:
             self._hyp_synonyms.clear()
         self._hyp_synonyms[key] = (hyp, sets)

@@ -146,6 +146,10 @@ class WordNetSynonyms:
         self._names_cache[key] = names
         return names
 
+    def clear_cache(self) -> None:
+        """Forget the synonym sets computed so far (the files stay loaded)."""
+        self._syn_cache.clear()
+
     def synonyms(self, word: str) -> frozenset[str]:
         """The set NLTK METEOR compares reference words against for hypothesis word ``word``.
 

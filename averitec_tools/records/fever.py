@@ -18,6 +18,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.labels import FEVER_LABELS, normalize_label
+from averitec_tools.records.probability import probability
 
 
 @dataclass(frozen=True)
@@ -194,15 +195,13 @@ class FeverPrediction:
                 )
             pairs.append((item[0], item[1]))
         confidence = obj.get("confidence")
-        if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, int | float)):
-            raise UserError(f"{where}: 'confidence' must be a number, found {confidence!r}")
+        if confidence is not None:
+            confidence = probability(confidence, where=where, field="confidence")
         probabilities = obj.get("probabilities")
         if probabilities is not None:
-            if not isinstance(probabilities, Mapping) or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in probabilities.values()
-            ):
+            if not isinstance(probabilities, Mapping):
                 raise UserError(f"{where}: 'probabilities' must map labels to numbers")
-            probabilities = {str(k): float(v) for k, v in probabilities.items()}
+            probabilities = {str(k): probability(v, where=where, field=f"probabilities[{k!r}]") for k, v in probabilities.items()}
         return cls(
             id=obj.get("id"),
             predicted_label=label,

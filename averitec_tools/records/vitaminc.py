@@ -1,7 +1,10 @@
 """VitaminC records (Schuster et al., 2021): contrastive claim–evidence pairs.
 
-Upstream JSONL lines: ``{unique_id, case_id, claim, evidence, label, page,
-revision_type}`` with ``label`` in SUPPORTS / REFUTES / NOT ENOUGH INFO.
+Upstream rows (the JSONL files and the hub copy ``tals/vitaminc``): ``{unique_id, case_id,
+claim, evidence, label, page, revision_type, wiki_revision_id, FEVER_id}`` with ``label`` in
+SUPPORTS / REFUTES / NOT ENOUGH INFO. ``wiki_revision_id`` is the Wikipedia revision the
+evidence sentence comes from; ``FEVER_id`` the FEVER claim a synthetic example was made
+from (empty for real revisions).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ class VitaminCClaim:
         >>> VitaminCClaim.from_dict({"claim": "c", "evidence": "e", "label": "supports"},
         ...                         where="train.jsonl:1").label
         'SUPPORTS'
+        >>> VitaminCClaim.from_dict({"claim": "c", "evidence": "e", "label": "REFUTES",
+        ...     "wiki_revision_id": 927477259, "FEVER_id": ""}, where="x").to_dict()["wiki_revision_id"]
+        '927477259'
     """
 
     claim: str
@@ -40,6 +46,8 @@ class VitaminCClaim:
     case_id: str | None = None
     page: str | None = None
     revision_type: str | None = None
+    wiki_revision_id: str | None = None
+    fever_id: str | None = None  # upstream field name: ``FEVER_id``
 
     @classmethod
     def from_dict(cls, obj: Any, *, where: str) -> VitaminCClaim:
@@ -59,6 +67,8 @@ class VitaminCClaim:
             case_id=_opt_str(obj, "case_id", where),
             page=_opt_str(obj, "page", where),
             revision_type=_opt_str(obj, "revision_type", where),
+            wiki_revision_id=_opt_str(obj, "wiki_revision_id", where),
+            fever_id=_opt_str(obj, "FEVER_id", where),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,6 +80,8 @@ class VitaminCClaim:
             "label": self.label,
             "page": self.page,
             "revision_type": self.revision_type,
+            "wiki_revision_id": self.wiki_revision_id,
+            "FEVER_id": self.fever_id,
         }
 
 

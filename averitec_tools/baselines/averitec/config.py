@@ -158,7 +158,7 @@ class JustificationConfig:
 
 @dataclass(frozen=True)
 class DataConfig:
-    train: str | None = None  # default $AVERITEC_DATA_DIR/averitec/train.json
+    train: str | None = None  # default averitec/train.json under $AVERITEC_DATA_DIR or the download root
     cache_dir: str | None = None  # default $AVERITEC_CACHE_DIR or ~/.cache/averitec-tools
     stage_cache: bool = True  # per-claim stage results under <cache_dir>/stages
 
@@ -386,12 +386,19 @@ def resolve_config(spec: str) -> AVeriTeCConfig:
 
 
 def train_path(cfg: AVeriTeCConfig) -> Path:
+    """``data.train``, else ``averitec/train.json`` under ``$AVERITEC_DATA_DIR`` or the download root."""
     if cfg.data.train:
         return Path(cfg.data.train)
+    from averitec_tools.loaders.locate import find_data_file
+
+    found = find_data_file("averitec", "train.json")
+    if found is not None:
+        return found
     root = os.environ.get("AVERITEC_DATA_DIR")
-    if not root:
-        raise UserError("no training data: set data.train in the config or AVERITEC_DATA_DIR")
-    return Path(root) / "averitec" / "train.json"
+    if root:
+        return Path(root) / "averitec" / "train.json"
+    raise UserError("no training data: set data.train in the config or AVERITEC_DATA_DIR",
+                    hint="or download it: averitec data download averitec --split train")
 
 
 def cache_dir(cfg: AVeriTeCConfig) -> Path:

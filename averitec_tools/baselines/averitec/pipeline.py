@@ -364,7 +364,8 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
     t = time.perf_counter()
     if variant.needs_store:
         if not store:
-            raise UserError(f"variant {variant.name!r} retrieves evidence: --store DIR is required")
+            raise UserError(f"variant {variant.name!r} retrieves evidence: --store DIR is required",
+                            hint="or download the split's store: averitec data download averitec-store --split dev")
         kstore = KnowledgeStore(store)
         components["store"] = str(Path(store))
         rc = config.retrieval

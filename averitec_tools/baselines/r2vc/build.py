@@ -39,8 +39,12 @@ def build_pipeline(
     rebuild_index: bool = False,
     progress: bool = True,
     engine: Any = None,
+    evidence: str = "retrieved",
 ) -> R2VCPipeline:
     """Build the stages of ``config`` (after applying its ablation switches).
+
+    With ``evidence="given"`` (claims carry their own evidence, the oracle-document
+    setting) no retriever is built and ``corpus`` is not needed.
 
     The offline configuration is built by
     :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`. A non-local
@@ -64,12 +68,12 @@ def build_pipeline(
     from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
-    if corpus_dir is None:
+    if corpus_dir is None and evidence != "given":
         raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
-    if not Path(corpus_dir).is_dir():
+    if corpus_dir is not None and not Path(corpus_dir).is_dir():
         raise UserError(f"{corpus_dir}: corpus directory not found")
     r = cfg.retrieval
-    retriever = build_retriever(
+    retriever = None if evidence == "given" or corpus_dir is None else build_retriever(
         corpus=corpus_dir,
         sparse=r.sparse,
         dense_model=r.dense_model,
@@ -102,15 +106,39 @@ def build_pipeline(
         from averitec_tools.baselines.r2vc.output import LMQuestionWriter
 
         hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
-                         subset_size=g.subset_size)
+                         subset_size=g.subset_size, reasoning=g.reasoning,
+                         attn_implementation=generator_attention(g.attn_implementation, device=g.device))
         generator = hf
-        question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer)
+        if g.question_writer == "lm":  # asked for: the generator was never trained to write questions
+            question_writer = LMQuestionWriter(model=hf.model, tokenizer=hf.tokenizer, system=hf.reasoning.system)
     pipe = R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier,
                         calibrator=calibrator, config=cfg, question_writer=question_writer)
     pipe.components["verifier"]["revision"] = model_revision(backend.model)
     if g.model is not None:
-        pipe.components["generator"] = {"model": g.model, "revision": model_revision(generator_model(generator))}
+        pipe.components["generator"] = {
+            "model": g.model, "revision": model_revision(generator_model(generator)),
+            "attention": getattr(generator, "attention", None),
+            "reasoning": hf.reasoning.to_dict(),
+            "dtype": str(getattr(next(generator_model(generator).parameters()), "dtype", "")).replace("torch.", ""),
+        }
     return pipe
+
+
+def generator_attention(requested: str, *, device: str) -> str | None:
+    """``auto`` → FlashAttention-2 on CUDA where flash-attn is installed, else the library default.
+
+    Example:
+        >>> generator_attention("auto", device="cpu") is None, generator_attention("eager", device="cpu")
+        (True, 'eager')
+    """
+    if requested != "auto":
+        return requested
+    from importlib.util import find_spec
+
+    import torch
+
+    on_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+    return "flash_attention_2" if on_cuda and find_spec("flash_attn") is not None else None
 
 
 def generator_model(generator: Any) -> Any:

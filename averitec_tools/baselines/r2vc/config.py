@@ -77,6 +77,15 @@ class GeneratorConfig:
     device: str = "auto"
     dtype: str = "auto"
     seed: int = 0
+    #: Reasoning mode of models that switch it in the system prompt (Llama-3.1-Nemotron-
+    #: Nano): ``auto`` (the trained model's recorded mode, else off), ``off``, ``on``, ``none``.
+    reasoning: str = "auto"
+    #: ``auto`` (FlashAttention-2 on CUDA where flash-attn is installed, else SDPA) or a
+    #: transformers attention implementation; the summary's components say which ran.
+    attn_implementation: str = "auto"
+    #: Evidence questions of AVeriTeC output: ``template`` ("Is it true that <claim>?") or
+    #: ``lm`` (ask the generator, which SFT/DPO never trained to write questions).
+    question_writer: str = "template"
 
 
 @dataclass(frozen=True)
@@ -251,6 +260,8 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("VerifierConfig", "score"): ("label-aware", "literal"),
     ("VerifierConfig", "pair_order"): ("evidence-claim", "claim-evidence"),
     ("CalibrationConfig", "fit_on"): ("all", "max_s_ver"),
+    ("GeneratorConfig", "reasoning"): ("auto", "off", "on", "none"),
+    ("GeneratorConfig", "question_writer"): ("template", "lm"),
 }
 
 _SECTIONS: dict[str, type] = {

@@ -29,6 +29,12 @@ from averitec_tools.baselines.r2vc.decoding import (
 from averitec_tools.baselines.r2vc.lm_loading import load_causal_lm, select_device_dtype
 from averitec_tools.baselines.r2vc.parsing import MalformedOutputError, parse_candidate
 from averitec_tools.baselines.r2vc.prompt import ensure_chat_template, render_prompt
+from averitec_tools.baselines.r2vc.reasoning import (
+    PAPER_PROMPT,
+    ReasoningChoice,
+    check_budget,
+    resolve_reasoning,
+)
 from averitec_tools.baselines.r2vc.sampling import DEFAULT_K, SUBSET_SIZE, sample_evidence_subsets
 from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
 from averitec_tools.errors import UserError
@@ -58,6 +64,15 @@ class HFGenerator:
         batch_size: Candidates decoded per ``generate`` call (k = 16 fits one call).
         local_files_only: Never download (``None``: follow ``HF_HUB_OFFLINE``).
         trust_remote_code: Passed to ``from_pretrained``.
+        attn_implementation: Transformers attention implementation (``None``: the
+            library's default, SDPA).
+        reasoning: The reasoning mode of models that switch it in the system prompt
+            (:mod:`~averitec_tools.baselines.r2vc.reasoning`; ``auto``: what a trained
+            model recorded, else off for Llama-3.1-Nemotron-Nano, the paper's prompt for
+            other models). :attr:`reasoning` holds the choice.
+
+    Attributes:
+        attention: The attention implementation the loaded model runs.
 
     Example:
         >>> gen = HFGenerator("meta-llama/Llama-3.1-8B-Instruct")  # doctest: +SKIP
@@ -78,6 +93,8 @@ class HFGenerator:
         batch_size: int = DEFAULT_K,
         local_files_only: bool | None = None,
         trust_remote_code: bool = False,
+        reasoning: str = "auto",
+        attn_implementation: str | None = None,
     ) -> None:
         resolved_device, torch_dtype = select_device_dtype(device=device, dtype=dtype)
         lm, tokenizer = load_causal_lm(
@@ -86,6 +103,7 @@ class HFGenerator:
             dtype=torch_dtype,
             local_files_only=local_files_only,
             trust_remote_code=trust_remote_code,
+            model_kwargs={"attn_implementation": attn_implementation} if attn_implementation else None,
         )
         self._setup(
             model=lm,
@@ -95,6 +113,7 @@ class HFGenerator:
             subset_size=subset_size,
             decoding_bank=decoding_bank,
             batch_size=batch_size,
+            reasoning=resolve_reasoning(model=model, requested=reasoning),
         )
 
     @classmethod
@@ -108,6 +127,7 @@ class HFGenerator:
         subset_size: int = SUBSET_SIZE,
         decoding_bank: Sequence[DecodingConfig] = DECODING_BANK,
         batch_size: int = DEFAULT_K,
+        reasoning: str = "auto",
     ) -> HFGenerator:
         """Wrap an already loaded model and tokenizer (e.g. straight after training).
 
@@ -123,6 +143,9 @@ class HFGenerator:
             subset_size=subset_size,
             decoding_bank=decoding_bank,
             batch_size=batch_size,
+            reasoning=resolve_reasoning(
+                model=str(getattr(getattr(model, "config", None), "_name_or_path", "") or name), requested=reasoning
+            ),
         )
         return self
 
@@ -136,7 +159,9 @@ class HFGenerator:
         subset_size: int,
         decoding_bank: Sequence[DecodingConfig],
         batch_size: int,
+        reasoning: ReasoningChoice = PAPER_PROMPT,
     ) -> None:
+        check_budget(reasoning, max_new_tokens=max_new_tokens)
         if not decoding_bank:
             raise ValueError("decoding_bank must not be empty")
         if max_new_tokens < 1 or subset_size < 1 or batch_size < 1:
@@ -150,6 +175,8 @@ class HFGenerator:
         self.subset_size = subset_size
         self.decoding_bank = tuple(decoding_bank)
         self.batch_size = batch_size
+        self.reasoning = reasoning
+        self.attention = getattr(getattr(model, "config", None), "_attn_implementation", None)
 
     def decoding_config(self, index: int) -> DecodingConfig:
         """θ_i: the bank entry candidate ``index`` decodes with."""
@@ -178,7 +205,7 @@ class HFGenerator:
         )
         passage_sets = [tuple(evidence[i] for i in subset) for subset in subsets]
         prompts = [
-            render_prompt(tokenizer=self.tokenizer, claim=claim, passages=ps)
+            render_prompt(tokenizer=self.tokenizer, claim=claim, passages=ps, system=self.reasoning.system)
             for ps in passage_sets
         ]
         configs = [self.decoding_config(i) for i in range(k)]

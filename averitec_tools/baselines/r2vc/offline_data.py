@@ -42,17 +42,22 @@ def cache_root(cfg: R2VCConfig) -> Path:
 
 
 def data_dir() -> Path:
-    """``$AVERITEC_DATA_DIR`` (the shared data root), or a clear error."""
+    """The data root holding ``averitec/dev.json``: ``$AVERITEC_DATA_DIR``, else the download
+    root of ``averitec data download`` (:mod:`averitec_tools.loaders.locate`), or a clear error."""
+    from averitec_tools.loaders.locate import find_data_root
+
+    root = find_data_root("averitec/dev.json")
+    if root is not None:
+        return root
     env = os.environ.get("AVERITEC_DATA_DIR")
-    if not env:
-        raise UserError(
-            "the offline-minilm configuration needs the AVeriTeC dev set",
-            hint="set AVERITEC_DATA_DIR to the folder holding averitec/dev.json",
-        )
-    root = Path(env)
-    if not (root / "averitec" / "dev.json").is_file():
-        raise UserError(f"{root / 'averitec' / 'dev.json'}: not found (AVERITEC_DATA_DIR={env})")
-    return root
+    if env:
+        raise UserError(f"{Path(env) / 'averitec' / 'dev.json'}: not found (AVERITEC_DATA_DIR={env})",
+                        hint="or download it: averitec data download averitec --split all")
+    raise UserError(
+        "the offline-minilm configuration needs the AVeriTeC dev set",
+        hint="averitec data download averitec --split all, or set AVERITEC_DATA_DIR to the folder holding "
+        "averitec/dev.json",
+    )
 
 
 def default_claims_path() -> Path:

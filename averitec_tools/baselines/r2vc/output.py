@@ -67,7 +67,9 @@ class ClaimInput:
         claim: Claim text.
         gold_label: Gold label in the R2VC space (True/False/Uncertain), if known.
         gold_label_raw: Gold label as written in the file.
-        kind: ``"averitec"`` or ``"ternary"`` — selects the default output format.
+        kind: ``"averitec"`` or ``"ternary"`` (FEVER ``id`` / VitaminC ``unique_id``
+            rows) — selects the default output format.
+        evidence: The claim's own evidence passages (``--evidence given``), or ``None``.
     """
 
     claim_id: Any
@@ -75,6 +77,9 @@ class ClaimInput:
     gold_label: str | None = None
     gold_label_raw: str | None = None
     kind: str = "averitec"
+    #: The claim's own evidence (``--evidence given``, the oracle-document setting):
+    #: retrieval is skipped and these passages are the pool E(c). ``None``: retrieve.
+    evidence: tuple[Passage, ...] | None = field(default=None, repr=False)
 
 
 def read_claims(path: str) -> list[ClaimInput]:
@@ -96,8 +101,10 @@ def read_claims(path: str) -> list[ClaimInput]:
         claim = item.get("claim")
         if not isinstance(claim, str) or not claim.strip():
             raise UserError(f"{loc.where}: missing or empty 'claim' text")
-        kind = "ternary" if "id" in item and "questions" not in item else "averitec"
-        claim_id = item["id"] if kind == "ternary" else item.get("claim_id", loc.index)
+        # FEVER rows have an ``id``, VitaminC rows (``tals/vitaminc``) a ``unique_id``.
+        ternary_key = next((key for key in ("id", "unique_id") if key in item), None)
+        kind = "ternary" if ternary_key is not None and "questions" not in item else "averitec"
+        claim_id = item[ternary_key] if kind == "ternary" else item.get("claim_id", loc.index)
         if not isinstance(claim_id, (int, str)) or isinstance(claim_id, bool):
             raise UserError(f"{loc.where}: claim id must be an integer or string, found {claim_id!r}")
         if claim_id in seen:
@@ -147,6 +154,9 @@ class FallbackQuestionWriter:
 class LMQuestionWriter:
     """Asks the generator's causal LM, greedily, for the question each passage answers.
 
+    Only with ``generator.question_writer: lm``: SFT/DPO never train the generator to
+    write questions, so the default is :class:`FallbackQuestionWriter`.
+
     Args:
         model: A transformers causal LM (e.g. ``HFGenerator.model``).
         tokenizer: Its tokenizer (with a chat template).
@@ -156,25 +166,31 @@ class LMQuestionWriter:
     ``n_fallback`` counts them (the run summary reports them as ``template_question``).
     """
 
-    def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32) -> None:
+    def __init__(self, *, model: Any, tokenizer: Any, max_new_tokens: int = 32, system: str | None = None) -> None:
         self.name = f"lm:{getattr(getattr(model, 'config', None), '_name_or_path', type(model).__name__)}"
         self.n_fallback = 0
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = max_new_tokens
+        #: A reasoning switch ("detailed thinking off") goes first; the instruction follows.
+        self.system = system
 
     def write(self, *, claim: str, passages: Sequence[Passage]) -> list[str]:
         import torch
 
         out = []
         for p in passages:
-            messages = [
-                {"role": "system", "content": "You write the question a fact-checker asked to find a piece of evidence."},
-                {"role": "user", "content": f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."},
-            ]
+            instruction = "You write the question a fact-checker asked to find a piece of evidence."
+            user = f"Claim: {claim}\nEvidence: {p.text[:1000]}\nWrite one short question that this evidence answers."
+            messages = ([{"role": "system", "content": self.system}, {"role": "user", "content": f"{instruction}\n{user}"}]
+                        if self.system else
+                        [{"role": "system", "content": instruction}, {"role": "user", "content": user}])
             prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            # token_type_ids (BERT-style tokenizers) are not a causal LM input
-            enc = self.tokenizer(prompt, return_tensors="pt", return_token_type_ids=False).to(self.model.device)
+            # The chat template already wrote the begin-of-text token: adding special tokens
+            # again would give Llama tokenizers a second one. token_type_ids (BERT-style
+            # tokenizers) are not a causal LM input.
+            enc = self.tokenizer(prompt, return_tensors="pt", return_token_type_ids=False,
+                                 add_special_tokens=False).to(self.model.device)
             with torch.inference_mode():
                 ids = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
                                           pad_token_id=self.tokenizer.pad_token_id)
@@ -226,15 +242,29 @@ def fever_page_id(title: str) -> str:
             .replace(":", "-COLON-"))
 
 
+_FEVER_SENTENCE = re.compile(r"^(.+)#(\d+)$")
+
+
 def _page_line(p: Passage) -> list[Any]:
     """``[page, line]`` of a passage: its title as a FEVER page id, the line from its doc id.
+
+    A FEVER wiki-pages sentence unit (doc id ``<FEVER page id>#<line>`` whose page id reads
+    as the passage's title) keeps its page id verbatim, so ``predicted_evidence`` is the
+    FEVER evidence id itself.
 
     Example:
         >>> _page_line(Passage("doc-17#3", "Barack Obama", "", "x"))
         ['Barack_Obama', 3]
         >>> _page_line(Passage("Barack_Obama:2", "", "", "x"))
         ['Barack_Obama', 2]
+        >>> _page_line(Passage("Star_Wars-COLON-_Episode_I_-LSB-x-RSB-#4", "Star Wars: Episode I [x]", "", "x"))
+        ['Star_Wars-COLON-_Episode_I_-LSB-x-RSB-', 4]
     """
+    from averitec_tools.loaders.fever import page_title
+
+    fever = _FEVER_SENTENCE.match(p.doc_id)
+    if fever is not None and page_title(fever.group(1)) == p.title:
+        return [fever.group(1), int(fever.group(2))]
     m = _DOC_LINE.match(p.doc_id)
     line = int(m.group(2)) if m and m.group(1) else 0
     if p.title.strip():
@@ -267,7 +297,9 @@ def to_averitec2024(pred: ClaimPrediction) -> dict[str, Any]:
         "pred_label": map_label(pred.label, source="r2vc", target="averitec"),
         "evidence": [
             {"question": q, "answer": p.text, "url": p.url}
-            for q, p in zip(pred.questions, pred.cited, strict=True)
+            # FEVER/VitaminC claims get no written question (counted as questions_not_written)
+            for q, p in zip(pred.questions or [fallback_question(pred.claim.claim)] * len(pred.cited),
+                            pred.cited, strict=True)
         ],
         "confidence": pred.confidence,
         "rationale": pred.rationale,

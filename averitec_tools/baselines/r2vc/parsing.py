@@ -33,6 +33,8 @@ _KEYED_CITATIONS = re.compile(r"^\W*citations?\W*[:=]\s*(.*)$", re.I | re.M)
 _CITATION_MARK = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _INTEGER = re.compile(r"\d+")
 _CODE_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$", re.M)
+#: A reasoning model's trace (``detailed thinking on``; an empty one with it off).
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _WS = re.compile(r"\s+")
 
 
@@ -149,6 +151,7 @@ def parse_candidate(
       ``Justification``, ``Explanation`` are synonyms);
     * a leading label word (canonical format; case-insensitive).
 
+    A reasoning trace (``<think>…</think>``) before the answer is skipped.
     Labels are read case-insensitively, with FEVER-style synonyms (``SUPPORTS``,
     ``Refuted``, ``NEI``, ``Not enough info``) mapped to True/False/Uncertain.
     Citations are the 1-based passage numbers written as ``[n]``/``[n, m]`` markers
@@ -177,8 +180,10 @@ def parse_candidate(
         >>> parse_candidate('{"label": "SUPPORTS", "rationale": "r", "citations": [1]}',
         ...                 passages=p).citations
         (0,)
+        >>> parse_candidate("<think>\\nThe dates differ.\\n</think>\\nFalse. Because [1].", passages=p).label
+        'False'
     """
-    stripped = _CODE_FENCE.sub("", text).strip()
+    stripped = _CODE_FENCE.sub("", _THINK.sub("", text)).strip()
     parsed = None
     if stripped:
         parsed = _from_json(stripped) or _from_keyed(stripped) or _from_leading_label(stripped)

@@ -142,6 +142,12 @@ class R2VCPipeline:
         hits = self.retriever.search([claim], k=self.config.retrieval.top_m)
         return [h.passage for h in (hits[0] if hits else [])]
 
+    def evidence_for(self, claim: ClaimInput) -> list[Passage]:
+        """E(c): the claim's own evidence when it carries it (``--evidence given``), else retrieved."""
+        if claim.evidence is not None:
+            return list(claim.evidence)
+        return self.retrieve(claim.claim)
+
     def candidates(self, claim: ClaimInput, evidence: Sequence[Passage], *, k: int | None = None,
                    timings: dict[str, float] | None = None) -> tuple[list[VerifiedCandidate], int]:
         """Generate and verify the candidates of one claim; returns them and the malformed count."""
@@ -175,7 +181,7 @@ class R2VCPipeline:
         """Run every stage on one claim."""
         timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         t0 = time.perf_counter()
-        evidence = self.retrieve(claim.claim)
+        evidence = self.evidence_for(claim)
         timings["retrieve"] = time.perf_counter() - t0
         verified, n_malformed = self.candidates(claim, evidence, timings=timings)
         t0 = time.perf_counter()
@@ -203,7 +209,11 @@ class R2VCPipeline:
             fallbacks["uncited_top_evidence"] += 1
         t0 = time.perf_counter()
         before = getattr(self.question_writer, "n_fallback", 0)
-        questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited)) if cited else ()
+        questions: tuple[str, ...] = ()
+        if claim.kind == "ternary":  # FEVER/VitaminC output has no questions: none are written
+            fallbacks["questions_not_written"] += 1
+        elif cited:
+            questions = tuple(self.question_writer.write(claim=claim.claim, passages=cited))
         if getattr(self.question_writer, "n_fallback", 0) > before:
             fallbacks["template_question"] += self.question_writer.n_fallback - before  # type: ignore[attr-defined]
         timings["questions"] = time.perf_counter() - t0
@@ -346,11 +356,14 @@ def fit_calibrator(
     cfg = pipe.config
     claims = list(claims)[: cfg.calibration.fit_size]
     k = min(cfg.calibration.fit_candidates, cfg.generator.k)
-    by_text = {c.claim: c for c in claims}
+    # simulate_examples asks in claim order; claims may share a text (VitaminC's contrastive
+    # pairs) and differ in their given evidence, so they are taken in order, not by text.
+    pending = iter(claims)
 
     def candidates_for(text: str) -> list[VerifiedCandidate]:
-        claim = by_text[text]
-        return pipe.candidates(claim, pipe.retrieve(text), k=k)[0]
+        claim = next(pending)
+        assert claim.claim == text
+        return pipe.candidates(claim, pipe.evidence_for(claim), k=k)[0]
 
     examples = simulate_examples(
         claims=[c.claim for c in claims],

@@ -84,12 +84,18 @@ def format_evidence(*, passages: Sequence[Passage]) -> str:
     return "\n".join(lines)
 
 
-def build_messages(*, claim: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
+def build_messages(
+    *, claim: str, passages: Sequence[Passage], system: str | None = None
+) -> list[dict[str, str]]:
     """The system and user messages of the Appendix B prompt for one claim.
 
     Args:
         claim: The claim text.
         passages: Evidence passages, numbered in this order.
+        system: A model's reasoning switch (``"detailed thinking off"``,
+            :mod:`~averitec_tools.baselines.r2vc.reasoning`): it becomes the system
+            prompt and the paper's system sentence opens the user turn. ``None``: the
+            paper's layout.
 
     Returns:
         ``[{"role": "system", ...}, {"role": "user", ...}]``.
@@ -100,10 +106,15 @@ def build_messages(*, claim: str, passages: Sequence[Passage]) -> list[dict[str,
         ['system', 'user']
         >>> msgs[1]["content"].splitlines()[0]
         'Claim: Paris is in France.'
+        >>> switched = build_messages(claim="X.", passages=[], system="detailed thinking off")
+        >>> switched[0]["content"], switched[1]["content"].splitlines()[:2]
+        ('detailed thinking off', ['You are a fact-checking assistant. Use evidence to decide.', 'Claim: X.'])
     """
     user = USER_TEMPLATE.format(
         claim=_WS.sub(" ", claim).strip(), evidence=format_evidence(passages=passages)
     )
+    if system is not None:
+        return [{"role": "system", "content": system}, {"role": "user", "content": f"{SYSTEM_PROMPT}\n{user}"}]
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -158,7 +169,7 @@ def ensure_chat_template(tokenizer: Any) -> Any:
     return tokenizer
 
 
-def render_prompt(*, tokenizer: Any, claim: str, passages: Sequence[Passage]) -> str:
+def render_prompt(*, tokenizer: Any, claim: str, passages: Sequence[Passage], system: str | None = None) -> str:
     """The full prompt text, ending with the assistant turn header, ready for generation.
 
     Uses the tokenizer's chat template, or :data:`FALLBACK_CHAT_TEMPLATE` when it has none.
@@ -167,6 +178,7 @@ def render_prompt(*, tokenizer: Any, claim: str, passages: Sequence[Passage]) ->
         tokenizer: A Hugging Face tokenizer.
         claim: The claim text.
         passages: Evidence passages.
+        system: The model's reasoning switch, or ``None`` (see :func:`build_messages`).
 
     Returns:
         The rendered prompt string.
@@ -184,7 +196,7 @@ def render_prompt(*, tokenizer: Any, claim: str, passages: Sequence[Passage]) ->
     """
     ensure_chat_template(tokenizer)
     text = tokenizer.apply_chat_template(
-        build_messages(claim=claim, passages=passages),
+        build_messages(claim=claim, passages=passages, system=system),
         tokenize=False,
         add_generation_prompt=True,
     )

@@ -23,6 +23,7 @@ FALLBACK_KINDS: dict[str, str] = {
     "retrieved passages are listed as evidence",
     "unparseable_output": "a generator output had no label: kept as an Uncertain candidate",
     "template_question": "the question writer's output was not a question: 'Is it true that <claim>?'",
+    "questions_not_written": "a FEVER/VitaminC claim: its output format has no questions, so none were written",
 }
 
 

@@ -69,13 +69,14 @@ class Profile(ScoringProfile):
         preds = load_evalai(predictions, role="predictions", lenience=lenience)
         if len(gold) != len(preds):
             raise UserError(
-                f"{predictions}: {len(preds)} predictions but {references} has {len(gold)} claims "
-                "(the EvalAI scorer aligns lines by position)"
+                f"{predictions}: {len(preds)} predictions, not one per reference claim (the EvalAI scorer aligns lines by position)",
+                detail=f"{references} has {len(gold)} claims",
             )
         for line, (p, g) in enumerate(zip(preds, gold, strict=True), start=1):
             if p.id != g.id:
                 raise UserError(
-                    f"{predictions}: item {line} has id {p.id!r} but the reference item {line} has id {g.id!r}",
+                    f"{predictions}: item {line} has id {p.id!r}, not the id of reference item {line}",
+                    detail=f"reference item {line} has id {g.id!r}",
                     hint="the EvalAI scorer aligns by line; write predictions in the reference order",
                 )
         engine = make_engine(options)

@@ -19,7 +19,13 @@ Reference behaviour reproduced (see :mod:`averitec_tools.metrics.fever_score`):
       0 or the file is empty; here F1 is 0.0 and an empty file is a clear error.
     * a predictions line that carries its own gold ``label`` *and* ``evidence`` would
       replace the reference file's gold in the reference scorer; here gold always comes
-      from the references file.
+      from the references file;
+    * a gold line without an ``evidence`` key (any label), or with ``"evidence": null``
+      and a SUPPORTS/REFUTES label, makes the reference raise; here it is an error, and
+      under ``lenient`` it is counted (``missing_gold_evidence``) and scored as a claim
+      with no evidence sets (recall 1 and never strictly correct, the reference's rule
+      for ``"evidence": []``). ``"evidence": null`` on a NOT ENOUGH INFO line is read as
+      no evidence, as the reference reads it (NEI evidence is never scored).
 
 Per-claim values are ``strict_score`` and ``label_accuracy`` (their means are the
 headline figures); ``precision``/``recall`` are macro averages over verifiable claims
@@ -34,6 +40,7 @@ from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
+from averitec_tools.leaderboard.lenient import Lenience
 from averitec_tools.leaderboard.profiles.base import (
     ClaimScore,
     PathLike,
@@ -44,16 +51,25 @@ from averitec_tools.metrics.fever_score import CITATION, FeverScore
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 
 
-def _signature(max_evidence: int | None) -> str:
+def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
     cap = "none" if max_evidence is None else str(max_evidence)
     return (
         f"profile:fever|metric:fever_score|cap:{cap}|labels:case-insensitive"
         f"|precision_recall:macro-over-verifiable|f1_zero_division:0|align:position+id"
-        f"|version:{__version__}"
+        f"{'|mode:lenient' if lenient else ''}|version:{__version__}"
     )
 
 
-def _read_gold(path: PathLike) -> list[FeverClaim]:
+def _missing_evidence(obj: dict[str, Any], label: str) -> str | None:
+    """How a gold line lacks the evidence the reference needs (``None``: it does not)."""
+    if "evidence" not in obj:
+        return "no 'evidence' key"  # the reference asserts the key, whatever the label
+    if obj["evidence"] is None and label.upper() != "NOT ENOUGH INFO":
+        return "\"evidence\": null"  # the reference iterates it for SUPPORTS/REFUTES
+    return None
+
+
+def _read_gold(path: PathLike, lenience: Lenience) -> list[FeverClaim]:
     golds = []
     for loc in iter_records(path):
         obj = loc.value
@@ -65,6 +81,14 @@ def _read_gold(path: PathLike) -> list[FeverClaim]:
         gold = FeverClaim.from_dict(obj, where=loc.where)
         if gold.label is None:
             raise UserError(f"{loc.where}: claim {gold.id!r} has no gold label")
+        missing = _missing_evidence(obj, gold.label)
+        if missing is not None and not lenience.tolerate("missing_gold_evidence"):
+            why = "" if gold.label.upper() == "NOT ENOUGH INFO" else " (read as no evidence, any prediction would get recall 1.0)"
+            raise UserError(
+                f"{loc.where}: claim {gold.id!r} ({gold.label}) has {missing}{why}",
+                hint="the FEVER scorer raises on such a line; give its evidence sets, or pass --lenient to score it "
+                "as a claim without evidence sets",
+            )
         golds.append(gold)
     return golds
 
@@ -102,6 +126,7 @@ class Profile(ScoringProfile):
 
     Options:
         max_evidence: predicted sentences that count (default 5; ``None`` = all).
+        lenient: tolerate (and count) gold lines without evidence (see the module notes).
 
     Example:
         >>> import json, pathlib, tempfile
@@ -118,6 +143,7 @@ class Profile(ScoringProfile):
     per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
+    OPTIONS: ClassVar[tuple[str, ...]] = ("max_evidence", "lenient")
 
     def score(
         self,
@@ -128,32 +154,35 @@ class Profile(ScoringProfile):
         progress: bool = False,
         **options: Any,
     ) -> ProfileResult:
-        unknown = set(options) - {"max_evidence"}
+        unknown = set(options) - set(self.OPTIONS)
         if unknown:
             raise UserError(
                 f"profile 'fever' does not take option(s): {', '.join(sorted(unknown))}",
-                hint="it takes max_evidence",
+                hint=f"it takes {', '.join(self.OPTIONS)}",
             )
         max_evidence = options.get("max_evidence", 5)
         metric = FeverScore(max_evidence=max_evidence)
-        golds = _read_gold(references)
+        lenience = Lenience(enabled=bool(options.get("lenient", False)))
+        golds = _read_gold(references, lenience)
         n_lines = _count_jsonl_items(predictions)
         if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
             raise UserError(
-                f"{predictions}: {n_lines} predictions but {references} has {len(golds)} claims",
+                f"{predictions}: {n_lines} predictions, not one per reference claim",
+                detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )
         preds = _read_predictions(predictions)
         if len(preds) != len(golds):
             raise UserError(
-                f"{predictions}: {len(preds)} predictions but {references} has {len(golds)} claims",
+                f"{predictions}: {len(preds)} predictions, not one per reference claim",
+                detail=f"{references} has {len(golds)} claims",
                 hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
             )
         for gold, (where, pred) in zip(golds, preds, strict=True):
             if pred.id is not None and pred.id != gold.id:
                 raise UserError(
-                    f"{where}: prediction id {pred.id!r} does not match claim id {gold.id!r} "
-                    f"on the same line of {references}",
+                    f"{where}: prediction id {pred.id!r} is not the claim id on the same line of the references",
+                    detail=f"{references} has claim id {gold.id!r} there",
                     hint="keep the predictions in the order of the gold file",
                 )
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
@@ -171,13 +200,15 @@ class Profile(ScoringProfile):
             )
             for gold, (_, pred), outcome in zip(golds, preds, result.per_claim, strict=True)
         )
-        signature = _signature(max_evidence)
+        signature = _signature(max_evidence, lenient=lenience.enabled)
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": signature,
             "n_claims": result.n_claims,
             **result.as_dict(),
         }
+        if lenience.enabled:
+            summary["tolerated"] = lenience.summary()
         return ProfileResult(
             profile=self.name,
             signature=signature,
@@ -185,6 +216,7 @@ class Profile(ScoringProfile):
             summary=summary,
             per_claim=per_claim,
             labels=FEVER_LABELS,
+            warnings=tuple(lenience.warnings()),
         )
 
 

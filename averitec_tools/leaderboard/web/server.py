@@ -1,38 +1,146 @@
-"""``averitec leaderboard serve``: uvicorn for the web app plus scoring worker processes."""
+"""``averitec leaderboard serve``: uvicorn for the web app plus supervised scoring workers.
+
+:class:`Supervisor` starts each worker as its own process and watches it: a worker that
+exits (killed, out of memory, a hard stop after the time limit) is logged and started
+again after a back-off that doubles with each quick failure (1 s, 2 s, 4 s ... at most
+60 s; reset once a worker has run for a minute). Each start and exit is recorded in the
+worker-health table, so ``/admin`` and ``status --json`` show every worker of every
+server process. The submission a killed worker held is scored again once its lease
+runs out (``--lease-seconds``), by whichever worker comes first.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.cli._json import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
 
-
-def start_workers(url: str, *, n: int, lease_seconds: float, poll_seconds: float = 0.5, jobs: int | None = 1) -> list[Any]:
-    """Start ``n`` scoring worker processes (each keeps its own warm gold cache)."""
-    from averitec_tools.leaderboard.processing import worker_jobs, worker_main
-
-    jobs = worker_jobs(jobs, workers=n)
-    context = multiprocessing.get_context("spawn")
-    procs = []
-    for _ in range(n):
-        proc = context.Process(target=worker_main, args=(url, lease_seconds, poll_seconds, os.getpid(), jobs), daemon=True)
-        proc.start()
-        procs.append(proc)
-    return procs
+logger = logging.getLogger("averitec.leaderboard")
 
 
-def stop_workers(procs: list[Any]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        proc.join(timeout=10)
-        if proc.is_alive():
-            proc.kill()
+@dataclass
+class _Slot:
+    index: int
+    name: str
+    proc: Any = None
+    started: float = 0.0
+    quick_failures: int = 0
+    restart_at: float | None = None
+
+
+class Supervisor:
+    """Start ``n`` worker processes and restart each one that exits, with back-off.
+
+    Args:
+        url: The database.
+        n: Worker processes.
+        lease_seconds, poll_seconds, jobs: Passed to each worker.
+        min_backoff, max_backoff: First and longest wait before a restart (seconds).
+        stable_after: A worker that ran this long before exiting restarts after ``min_backoff``.
+    """
+
+    def __init__(self, url: str, *, n: int, lease_seconds: float, poll_seconds: float = 0.5, jobs: int | None = 1,
+                 min_backoff: float = 1.0, max_backoff: float = 60.0, stable_after: float = 60.0) -> None:
+        from averitec_tools.leaderboard.health import worker_name
+        from averitec_tools.leaderboard.processing import worker_jobs
+
+        self.url = url
+        self.args = (lease_seconds, poll_seconds, os.getpid(), worker_jobs(jobs, workers=max(1, n)))
+        self.min_backoff, self.max_backoff, self.stable_after = min_backoff, max_backoff, stable_after
+        self.slots = [_Slot(i, worker_name(i, server_pid=os.getpid())) for i in range(n)]
+        self._context = multiprocessing.get_context("spawn")
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._store: Store | None = None
+
+    def _health(self, slot: _Slot) -> Any:
+        from averitec_tools.leaderboard.health import WorkerHealth
+
+        if self._store is None:
+            self._store = Store(self.url)
+        return WorkerHealth(self._store, slot.name)
+
+    def _spawn(self, slot: _Slot) -> None:
+        from averitec_tools.leaderboard.worker import worker_main
+
+        slot.proc = self._context.Process(target=worker_main, args=(self.url, *self.args, slot.name), daemon=True,
+                                          name=f"averitec-worker-{slot.index}")
+        slot.proc.start()
+        slot.started = time.monotonic()
+        slot.restart_at = None
+
+    def start(self) -> None:
+        """Start every worker and the thread that watches them."""
+        if not self.slots:
+            return
+        from averitec_tools.leaderboard.health import prune
+
+        store = Store(self.url)
+        prune(store)  # rows of earlier server runs not heard from for a day
+        store.close()
+        for slot in self.slots:
+            self._spawn(slot)
+        self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
+        self._thread.start()
+
+    def check(self) -> None:
+        """One round of watching: record exits, restart workers whose back-off is over."""
+        from averitec_tools.leaderboard.worker import describe_exit
+
+        now = time.monotonic()
+        for slot in self.slots:
+            if self._stopping.is_set():
+                return
+            if slot.restart_at is None and slot.proc is not None and not slot.proc.is_alive():
+                slot.proc.join(timeout=0)
+                how = describe_exit(slot.proc.exitcode)
+                if now - slot.started >= self.stable_after:
+                    slot.quick_failures = 0
+                delay = min(self.max_backoff, self.min_backoff * 2 ** slot.quick_failures)
+                slot.quick_failures += 1
+                slot.restart_at = now + delay
+                logger.warning("worker %d (pid %s) exited: %s; restarting it in %g s", slot.index, slot.proc.pid, how, delay)
+                try:
+                    self._health(slot).exited(how=f"pid {slot.proc.pid} {how}; restarting in {delay:g} s", restarting=True)
+                except Exception as exc:  # the database may be what failed: keep supervising
+                    logger.error("could not record the exit of worker %d: %s", slot.index, exc)
+            elif slot.restart_at is not None and now >= slot.restart_at:
+                self._spawn(slot)
+                logger.info("worker %d restarted (pid %s)", slot.index, slot.proc.pid)
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(0.25):
+            self.check()
+
+    def stop(self) -> None:
+        """Stop the workers (SIGTERM, then SIGKILL after 10 s) and record it."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        procs = [s.proc for s in self.slots if s.proc is not None]
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        for slot in self.slots:
+            with contextlib.suppress(Exception):  # the database may be gone at shutdown
+                self._health(slot).exited(how="stopped with the server", restarting=False)
+        if self._store is not None:
+            self._store.close()
 
 
 def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
@@ -41,8 +149,10 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     import uvicorn
 
     from averitec_tools.leaderboard.web.app import create_app
+    from averitec_tools.leaderboard.worker import configure_logging
 
-    store = Store(url)
+    configure_logging()
+    store = Store(url, create=False)
     store.competition()  # UserError if `init` has not run
     upgrade_schema(store.engine)
     store.close()
@@ -53,11 +163,12 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     else:
         print(f"averitec leaderboard: serving {address} (database {url}, {workers} scoring worker(s)); Ctrl-C stops", flush=True)
     sys.stdout.flush()
-    procs = start_workers(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
+    supervisor = Supervisor(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
+    supervisor.start()
     # uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler that
     # would end the process before `finally` stops the workers (they also watch our pid).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False)).run()
     finally:
-        stop_workers(procs)
+        supervisor.stop()

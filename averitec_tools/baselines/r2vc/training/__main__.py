@@ -123,16 +123,23 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         raise UserError(f"{args.data}: no training rows left after the split filter",
                         hint="pass --all-splits to keep every split")
+    from averitec_tools.baselines.r2vc.manifest import run_manifest
+
+    excludes = {f"exclude_claims[{i}]": path for i, path in enumerate(getattr(args, "exclude_claims", []))}
+    seeds = {"seed": settings.seed, **({"pair_seed": settings.pair_seed} if hasattr(settings, "pair_seed") else {})}
+    manifest = run_manifest(data={"data": args.data, "config": args.config, **excludes}, seeds=seeds)
     # Trainers print their logs on stdout; keep stdout for the report (--json: one object).
     with contextlib.redirect_stdout(sys.stderr):
         if args.stage == "sft":
             from averitec_tools.baselines.r2vc.training.sft import train_sft
 
-            report, _ = train_sft(settings=settings, rows=rows, output_dir=out, overwrite=args.overwrite)
+            report, _ = train_sft(settings=settings, rows=rows, output_dir=out, overwrite=args.overwrite,
+                                  manifest=manifest)
         else:
             from averitec_tools.baselines.r2vc.training.dpo import train_dpo
 
-            report, _ = train_dpo(settings=settings, rows=rows, output_dir=out, overwrite=args.overwrite)
+            report, _ = train_dpo(settings=settings, rows=rows, output_dir=out, overwrite=args.overwrite,
+                                  manifest=manifest)
     summary = report.to_json() | dropped
     if args.json:
         print(json.dumps(summary))

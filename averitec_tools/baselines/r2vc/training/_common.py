@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,10 @@ class TrainingReport:
         final_loss: Training loss of the last logged step.
         log_history: The trainer's log records.
         device: ``"cuda"`` or ``"cpu"``.
+        run: What ran: ``attention`` (the implementation the model used),
+            ``master_weights``/``weights_dtype``, ``bf16_autocast``, ``reasoning`` (the
+            prompt's reasoning mode), ``n_passages`` and ``weights`` (the weight-moved
+            measurements after the first step and at the end).
     """
 
     stage: str
@@ -41,6 +45,7 @@ class TrainingReport:
     final_loss: float | None
     log_history: tuple[dict[str, Any], ...]
     device: str
+    run: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serialisable summary (without the full log history)."""
@@ -52,6 +57,7 @@ class TrainingReport:
             "global_steps": self.global_steps,
             "final_loss": self.final_loss,
             "device": self.device,
+            **self.run,
         }
 
 
@@ -70,21 +76,77 @@ def prepare_tokenizer(tokenizer: Any) -> Any:
 
 
 def load_model_for_training(settings: TrainSettings, *, cuda: bool) -> tuple[Any, Any]:
-    """Load ``settings.model`` in the resolved dtype and attention implementation."""
+    """Load ``settings.model`` with fp32 master weights (bf16 only with ``master_weights: bf16``)
+    and the resolved attention implementation; bf16 compute is the trainer's autocast."""
     import torch
 
     from averitec_tools.baselines.r2vc.generator import load_causal_lm
 
     resolved = settings.resolved(cuda=cuda)
+    pure_bf16 = settings.master_weights == "bf16" and resolved["bf16"]
     model, tokenizer = load_causal_lm(
         settings.model,
         device=None,
-        dtype=torch.bfloat16 if resolved["bf16"] else torch.float32,
+        dtype=torch.bfloat16 if pure_bf16 else torch.float32,
         local_files_only=settings.local_files_only,
         model_kwargs={"attn_implementation": resolved["attn_implementation"]},
     )
     model.train()
     return model, prepare_tokenizer(tokenizer)
+
+
+def model_name(model: Any, settings: TrainSettings) -> str:
+    """The id or path of the model being trained (an in-memory model: its config's, if any)."""
+    name = getattr(getattr(model, "config", None), "_name_or_path", None)
+    return str(name) if name else settings.model
+
+
+def prompt_choice(model: Any, settings: TrainSettings) -> Any:
+    """The reasoning mode the training prompts use (recorded with the model)."""
+    from averitec_tools.baselines.r2vc.reasoning import resolve_reasoning
+
+    return resolve_reasoning(model=model_name(model, settings), requested=settings.reasoning)
+
+
+def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasoning: Any) -> tuple[Any, dict[str, Any]]:
+    """Run ``trainer.train()`` with the weight-moved checks (after step 1 and at the end).
+
+    Returns:
+        ``(train_output, run_info)``: ``run_info`` is :attr:`TrainingReport.run`.
+
+    Raises:
+        WeightsDidNotMoveError: fewer than ``settings.min_changed_fraction`` of the
+            sampled weights moved.
+    """
+    from averitec_tools.baselines.r2vc.training.weights import (
+        WeightProbe,
+        check_moved,
+        weight_check_callback,
+    )
+
+    model = trainer.model
+    probe = WeightProbe(model, seed=settings.seed)
+    callback = weight_check_callback(probe, stage=stage, min_changed_fraction=settings.min_changed_fraction,
+                                     master_weights=settings.master_weights, peak_lr=settings.learning_rate)
+    trainer.add_callback(callback)
+    result = trainer.train()
+    if callback.error is not None:
+        raise callback.error
+    final = probe.measure(trainer.model)
+    check_moved(final, stage=stage, when=f"after {int(result.global_step)} steps",
+                min_changed_fraction=settings.min_changed_fraction, master_weights=settings.master_weights)
+    weight = next(iter(trainer.model.parameters()))
+    info = {
+        "attention": getattr(trainer.model.config, "_attn_implementation", None),
+        "master_weights": settings.master_weights,
+        "weights_dtype": str(weight.dtype).replace("torch.", ""),
+        "bf16_autocast": bool(trainer.args.bf16),
+        "reasoning": reasoning.to_dict(),
+        "n_passages": settings.n_passages,
+        "weights": {"after_first_step": callback.first_step, "final": final,
+                    "min_changed_fraction": settings.min_changed_fraction},
+    }
+    return result, info
 
 
 def final_loss(log_history: list[dict[str, Any]]) -> float | None:
@@ -119,12 +181,17 @@ def staged_output_dir(output_dir: str | os.PathLike[str], *, overwrite: bool) ->
 
 
 def save_run(
-    trainer: Any, *, tokenizer: Any, directory: Path, settings: TrainSettings, report: dict[str, Any]
+    trainer: Any, *, tokenizer: Any, directory: Path, settings: TrainSettings, report: dict[str, Any],
+    manifest: dict[str, Any] | None = None,
 ) -> None:
     """Save the final model, tokenizer, settings and report (no intermediate checkpoints)."""
     for checkpoint in directory.glob("checkpoint-*"):
         shutil.rmtree(checkpoint, ignore_errors=True)
     trainer.save_model(str(directory))
     tokenizer.save_pretrained(str(directory))
+    record = {"settings": settings.to_dict(), "report": report,
+              # what the generator must reproduce at inference (reasoning.recorded_choice)
+              "prompt": {"reasoning": report.get("reasoning"), "n_passages": settings.n_passages},
+              "manifest": manifest}
     with open(directory / "r2vc_training.json", "w", encoding="utf-8") as handle:
-        json.dump({"settings": settings.to_dict(), "report": report}, handle, indent=2)
+        json.dump(record, handle, indent=2)

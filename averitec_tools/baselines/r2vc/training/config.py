@@ -2,11 +2,18 @@
 
 Settings load from YAML (``from_yaml``) or a mapping (``from_dict``); unknown keys are
 rejected with a close-name suggestion. ``"auto"`` values resolve at training time:
-on CUDA, bf16 weights, gradient checkpointing, ``paged_adamw_8bit`` (bitsandbytes) and
-``flash_attention_2`` (flash-attn) — the paper's recipe; if either package is missing
-on CUDA the run stops with an error naming the ``train`` extra instead of silently
-downgrading (set ``optim``/``attn_implementation`` explicitly to choose another). On
-CPU: fp32, no checkpointing, ``adamw_torch`` and SDPA attention.
+on CUDA, bf16 autocast over **fp32 master weights** (``master_weights: fp32``), gradient
+checkpointing, ``paged_adamw_8bit`` (bitsandbytes; an error naming the ``train`` extra
+when it is missing, never a silent downgrade) and ``flash_attention_2`` when flash-attn
+is installed, else SDPA — flash-attn is not in any extra (it needs a two-step install,
+``docs/r2vc_training.md``), and the report says which attention ran. On CPU: fp32, no
+checkpointing, ``adamw_torch`` and SDPA.
+
+The paper trains "bf16 full weights"; with bf16 weights an AdamW step at DPO's
+lr 4e-6 is below half a bf16 ulp for most weights and rounds away (measured on a tiny
+Llama: 7 % of the weights move per step, against 100 % with fp32 master weights), so
+``master_weights: bf16`` is allowed only knowingly, and every run checks that its
+weights moved (:mod:`~averitec_tools.baselines.r2vc.training.weights`).
 """
 
 from __future__ import annotations
@@ -47,10 +54,23 @@ class TrainSettings:
             sdpa), or any transformers attention implementation name.
         logging_steps: Log every n steps.
         save_steps: Checkpoint every n steps (0: only the final model).
-        seed: Training seed.
+        seed: Training seed (also draws each prompt's distractors and gold position).
         limit: Use only the first n data rows (None: all).
         local_files_only: Never download the model (None: follow ``HF_HUB_OFFLINE``).
         report_to: Experiment trackers (``"none"`` by default).
+        master_weights: ``"fp32"`` (default: fp32 weights and optimizer updates, bf16
+            autocast for compute when ``bf16``) or ``"bf16"`` (the weights themselves in
+            bf16 — small updates round away; the weight check catches it).
+        n_passages: Passages in each training prompt: the gold evidence at a random
+            position among other rows' evidence, as inference shows min(16, |E|)
+            passages in random order (1: the gold passage alone).
+        min_changed_fraction: The run fails unless at least this share of the
+            (sampled) non-embedding weights changed, checked after the first optimizer
+            step and at the end (0 disables the check).
+        reasoning: Reasoning mode of models that switch it in the system prompt
+            (Llama-3.1-Nemotron-Nano: ``"detailed thinking on/off"``): ``"auto"`` (off
+            for such models, the paper's prompt otherwise), ``"off"``, ``"on"``, or
+            ``"none"`` (always the paper's system prompt).
     """
 
     model: str = PAPER_MODEL
@@ -73,6 +93,10 @@ class TrainSettings:
     limit: int | None = None
     local_files_only: bool | None = None
     report_to: str = "none"
+    master_weights: str = "fp32"
+    n_passages: int = 16
+    min_changed_fraction: float = 0.5
+    reasoning: str = "auto"
 
     def __post_init__(self) -> None:
         positive = (
@@ -94,6 +118,17 @@ class TrainSettings:
                 raise UserError(f"{type(self).__name__}: {name} must be true, false or 'auto', got {value!r}")
         if self.limit is not None and self.limit < 1:
             raise UserError(f"{type(self).__name__}: limit must be >= 1, got {self.limit}")
+        name = type(self).__name__
+        if self.master_weights not in ("fp32", "bf16"):
+            raise UserError(f"{name}: master_weights must be 'fp32' or 'bf16', got {self.master_weights!r}")
+        if self.n_passages < 1:
+            raise UserError(f"{name}: n_passages must be >= 1, got {self.n_passages}")
+        if not 0.0 <= self.min_changed_fraction <= 1.0:
+            raise UserError(f"{name}: min_changed_fraction must be in [0, 1], got {self.min_changed_fraction}")
+        from averitec_tools.baselines.r2vc.reasoning import REASONING_MODES
+
+        if self.reasoning not in REASONING_MODES:
+            raise UserError(f"{name}: reasoning must be one of {', '.join(REASONING_MODES)}, got {self.reasoning!r}")
 
     @classmethod
     def from_dict(cls: type[S], mapping: dict[str, Any], *, where: str = "") -> S:
@@ -157,14 +192,16 @@ class TrainSettings:
         if optim == "auto":
             optim = "paged_adamw_8bit" if cuda else "adamw_torch"
         attn = self.attn_implementation
-        if attn == "auto":
-            attn = "flash_attention_2" if cuda else "sdpa"
+        if attn == "auto":  # flash-attn is a separate install: use it where it is, say which ran
+            attn = "flash_attention_2" if cuda and find_spec("flash_attn") is not None else "sdpa"
         for value, package, key in ((optim, "bitsandbytes", "optim"), (attn, "flash_attn", "attn_implementation")):
             needs = value.endswith("8bit") if package == "bitsandbytes" else value.startswith("flash_attention")
             if needs and find_spec(package) is None:
+                install = ("pip install 'averitec-tools[train]'" if package == "bitsandbytes" else
+                           "pip install flash-attn --no-build-isolation (after torch; docs/r2vc_training.md)")
                 raise UserError(
                     f"{type(self).__name__}: {key} {value!r} needs {package.replace('_', '-')}, which is not installed",
-                    hint=f"pip install 'averitec-tools[train]', or set {key} explicitly (e.g. "
+                    hint=f"{install}, or set {key} explicitly (e.g. "
                     f"{'adamw_torch' if key == 'optim' else 'sdpa'})",
                 )
         return {

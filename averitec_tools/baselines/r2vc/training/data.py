@@ -5,15 +5,20 @@ Input rows are standardised VitaminC-style records ``{claim, evidence_text, labe
 may be written in any of the FEVER/VitaminC, ternary or R2VC spellings (``SUPPORTS``,
 ``REFUTES``, ``NOT ENOUGH INFO``/``NEI``, ``True``/``False``/``Uncertain``).
 
-Each row's ``evidence_text`` is the single evidence passage ``[1]`` of the Appendix B
-prompt (the paper: "using the evidence_text field as the single evidence snippet").
+The paper uses "the evidence_text field as the single evidence snippet" of the Appendix
+B prompt; inference shows min(16, |E|) passages in random order. Prompts are therefore
+built in the inference layout (:mod:`~averitec_tools.baselines.r2vc.training.layout`):
+the row's evidence at a random position among ``n_passages - 1`` other rows' evidence
+(``n_passages=1``: the paper's single snippet as ``[1]``).
 
 * SFT example: prompt = system + user messages, completion = the templated response
-  with the gold label and a minimal rationale that quotes and cites the evidence.
+  with the gold label and a minimal rationale that quotes and cites the gold passage.
 * DPO pair (x, y+, y−): y+ is that same chosen response; y− is, by a seeded draw,
   either a *wrong label* (one of the two other labels, with a rationale written for
-  it, citing [1]) or a *mismatched citation* (the correct label, but quoting another
-  row's evidence and citing a passage number that is not in the prompt).
+  it, citing the gold passage) or a *mismatched citation* (the correct label, but
+  quoting and citing one of the prompt's distractors — a random position, not always
+  ``[2]``; in a one-passage prompt, another row's evidence cited as a passage number
+  the prompt does not have).
 
 Both are returned in TRL's conversational prompt–completion / preference formats.
 """
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.baselines.r2vc.prompt import build_messages, format_response
+from averitec_tools.baselines.r2vc.training.layout import PromptLayout, draw_layouts
 from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Passage
 from averitec_tools.errors import UserError
 
@@ -49,6 +55,8 @@ class TrainingRow:
         label: The R2VC label (True/False/Uncertain).
         title: The evidence page title ("" if unknown).
         row_id: Identifier for error messages and provenance.
+        group: VitaminC ``case_id`` ("" if unknown): rows of one group are never each
+            other's distractors.
     """
 
     claim: str
@@ -56,6 +64,7 @@ class TrainingRow:
     label: str
     title: str = ""
     row_id: str = ""
+    group: str = ""
 
     @property
     def passage(self) -> Passage:
@@ -72,12 +81,14 @@ class PreferencePair:
         chosen: y+, the correct, grounded response.
         rejected: y−, the corrupted response.
         rejection_kind: One of :data:`REJECTION_KINDS`.
+        layout: The prompt's passages (None: the row's evidence alone).
     """
 
     row: TrainingRow
     chosen: str
     rejected: str
     rejection_kind: str
+    layout: PromptLayout | None = None
 
 
 def _text_field(value: Any, *, where: str, name: str, required: bool) -> str:
@@ -117,6 +128,7 @@ def row_from_dict(record: Any, *, where: str) -> TrainingRow:
     if not isinstance(label_value, str):
         raise UserError(f"{where}: field 'label' must be a string, found {type(label_value).__name__}")
     row_id = record.get("id", record.get("unique_id", ""))
+    group = record.get("case_id")
     return TrainingRow(
         claim=_text_field(record.get("claim"), where=where, name="claim", required=True),
         evidence_text=_text_field(
@@ -125,6 +137,7 @@ def row_from_dict(record: Any, *, where: str) -> TrainingRow:
         label=map_label(label_value, source="ternary", target="r2vc", where=where),
         title=_text_field(record.get("title", record.get("page")), where=where, name="title", required=False),
         row_id=str(row_id) if row_id is not None else "",
+        group=str(group) if group is not None else "",
     )
 
 
@@ -159,6 +172,7 @@ def read_training_rows(path: str | os.PathLike[str], *, limit: int | None = None
                 label=row.label,
                 title=row.title,
                 row_id=located.where,
+                group=row.group,
             )
         rows.append(row)
     if not rows:
@@ -190,22 +204,25 @@ def templated_rationale(*, label: str, evidence_text: str) -> str:
     raise ValueError(f"label must be one of {R2VC_LABELS}, got {label!r}")
 
 
-def chosen_response(row: TrainingRow) -> str:
-    """y+: the gold label with a rationale that quotes the evidence and cites [1].
+def chosen_response(row: TrainingRow, *, gold: int = 0) -> str:
+    """y+: the gold label with a rationale that quotes the evidence and cites it (0-based ``gold``).
 
     Example:
         >>> chosen_response(TrainingRow(claim="c", evidence_text="e", label="True"))
         'True. Because the evidence states "e", which supports the claim [1].'
+        >>> chosen_response(TrainingRow(claim="c", evidence_text="e", label="True"), gold=6)[-4:]
+        '[7].'
     """
     return format_response(
         label=row.label,
         rationale=templated_rationale(label=row.label, evidence_text=row.evidence_text),
-        citations=[0],
+        citations=[gold],
     )
 
 
 def rejected_response(
-    row: TrainingRow, *, kind: str, rng: random.Random, other_evidence: Sequence[str]
+    row: TrainingRow, *, kind: str, rng: random.Random, other_evidence: Sequence[str],
+    layout: PromptLayout | None = None,
 ) -> str:
     """y−: a wrong label, or the right label with a clearly mismatched citation.
 
@@ -213,7 +230,10 @@ def rejected_response(
         row: The source row.
         kind: ``"wrong_label"`` or ``"mismatched_citation"``.
         rng: Seeded random source (picks the wrong label / the other evidence).
-        other_evidence: Evidence texts of other rows, quoted by a mismatched citation.
+        other_evidence: Evidence texts of other rows, quoted by a mismatched citation
+            when the prompt has no distractor.
+        layout: The prompt's passages: a mismatched citation quotes and cites one of its
+            distractors, a wrong label cites the gold passage.
 
     Example:
         >>> r = TrainingRow(claim="c", evidence_text="e", label="True")
@@ -221,12 +241,20 @@ def rejected_response(
         ...                   other_evidence=["x"])
         'True. Because the evidence states "x", which supports the claim [2].'
     """
+    gold = layout.gold if layout is not None else 0
     if kind == "wrong_label":
         wrong = rng.choice([label for label in R2VC_LABELS if label != row.label])
         return format_response(
             label=wrong,
             rationale=templated_rationale(label=wrong, evidence_text=row.evidence_text),
-            citations=[0],
+            citations=[gold],
+        )
+    if kind == "mismatched_citation" and layout is not None and layout.distractors:
+        cited = rng.choice(layout.distractors)
+        return format_response(
+            label=row.label,
+            rationale=templated_rationale(label=row.label, evidence_text=layout.passages[cited].text),
+            citations=[cited],
         )
     if kind == "mismatched_citation":
         candidates = [text for text in other_evidence if text != row.evidence_text]
@@ -241,7 +269,8 @@ def rejected_response(
 
 
 def build_preference_pairs(
-    rows: Sequence[TrainingRow], *, seed: int = 0, wrong_label_fraction: float = 0.5
+    rows: Sequence[TrainingRow], *, seed: int = 0, wrong_label_fraction: float = 0.5, n_passages: int = 1,
+    layout_seed: int = 0,
 ) -> list[PreferencePair]:
     """Build one DPO preference pair per row (seeded, reproducible).
 
@@ -250,6 +279,8 @@ def build_preference_pairs(
         seed: Seed of the corruption draws.
         wrong_label_fraction: Probability that y− is a wrong label (else a mismatched
             citation).
+        n_passages: Passages per prompt (the inference layout, :func:`draw_layouts`).
+        layout_seed: Seed of the distractors and gold positions.
 
     Returns:
         One pair per row, in row order.
@@ -264,35 +295,45 @@ def build_preference_pairs(
         raise UserError(f"wrong_label_fraction must be in [0, 1], got {wrong_label_fraction}")
     rng = random.Random(seed)
     evidence_pool = [row.evidence_text for row in rows]
+    layouts = draw_layouts(rows, n_passages=n_passages, seed=layout_seed)
     pairs = []
-    for row in rows:
+    for row, layout in zip(rows, layouts, strict=True):
         kind = "wrong_label" if rng.random() < wrong_label_fraction else "mismatched_citation"
         pairs.append(
             PreferencePair(
                 row=row,
-                chosen=chosen_response(row),
-                rejected=rejected_response(row, kind=kind, rng=rng, other_evidence=evidence_pool),
+                chosen=chosen_response(row, gold=layout.gold),
+                rejected=rejected_response(row, kind=kind, rng=rng, other_evidence=evidence_pool, layout=layout),
                 rejection_kind=kind,
+                layout=layout,
             )
         )
     return pairs
 
 
-def sft_record(row: TrainingRow) -> dict[str, list[dict[str, str]]]:
+def sft_record(
+    row: TrainingRow, *, layout: PromptLayout | None = None, system: str | None = None
+) -> dict[str, list[dict[str, str]]]:
     """One conversational prompt–completion record (TRL's SFT format).
+
+    Args:
+        row: The training row.
+        layout: The prompt's passages (None: the row's evidence alone).
+        system: The model's reasoning switch (see :func:`~averitec_tools.baselines.r2vc.prompt.build_messages`).
 
     Example:
         >>> rec = sft_record(TrainingRow(claim="c", evidence_text="e", label="Uncertain"))
         >>> [m["role"] for m in rec["prompt"]], rec["completion"][0]["role"]
         (['system', 'user'], 'assistant')
     """
+    layout = layout or PromptLayout(passages=(row.passage,), gold=0)
     return {
-        "prompt": build_messages(claim=row.claim, passages=[row.passage]),
-        "completion": [{"role": "assistant", "content": chosen_response(row)}],
+        "prompt": build_messages(claim=row.claim, passages=layout.passages, system=system),
+        "completion": [{"role": "assistant", "content": chosen_response(row, gold=layout.gold)}],
     }
 
 
-def dpo_record(pair: PreferencePair) -> dict[str, list[dict[str, str]]]:
+def dpo_record(pair: PreferencePair, *, system: str | None = None) -> dict[str, list[dict[str, str]]]:
     """One conversational preference record (TRL's DPO format).
 
     Example:
@@ -301,15 +342,24 @@ def dpo_record(pair: PreferencePair) -> dict[str, list[dict[str, str]]]:
         >>> sorted(rec)
         ['chosen', 'prompt', 'rejected']
     """
+    passages = pair.layout.passages if pair.layout is not None else (pair.row.passage,)
     return {
-        "prompt": build_messages(claim=pair.row.claim, passages=[pair.row.passage]),
+        "prompt": build_messages(claim=pair.row.claim, passages=passages, system=system),
         "chosen": [{"role": "assistant", "content": pair.chosen}],
         "rejected": [{"role": "assistant", "content": pair.rejected}],
     }
 
 
-def build_sft_dataset(rows: Iterable[TrainingRow]) -> Any:
+def build_sft_dataset(
+    rows: Sequence[TrainingRow], *, n_passages: int = 1, seed: int = 0, system: str | None = None
+) -> Any:
     """A ``datasets.Dataset`` of :func:`sft_record` rows (``prompt``, ``completion``).
+
+    Args:
+        rows: Training rows.
+        n_passages: Passages per prompt (the inference layout, :func:`draw_layouts`).
+        seed: Seed of the distractors and gold positions.
+        system: The model's reasoning switch, or None.
 
     Example:
         >>> ds = build_sft_dataset([TrainingRow(claim="c", evidence_text="e", label="True")])
@@ -318,10 +368,12 @@ def build_sft_dataset(rows: Iterable[TrainingRow]) -> Any:
     """
     from datasets import Dataset
 
-    return Dataset.from_list([sft_record(row) for row in rows])
+    layouts = draw_layouts(rows, n_passages=n_passages, seed=seed)
+    return Dataset.from_list([sft_record(row, layout=layout, system=system)
+                              for row, layout in zip(rows, layouts, strict=True)])
 
 
-def build_dpo_dataset(pairs: Iterable[PreferencePair]) -> Any:
+def build_dpo_dataset(pairs: Iterable[PreferencePair], *, system: str | None = None) -> Any:
     """A ``datasets.Dataset`` of :func:`dpo_record` rows (``prompt``, ``chosen``, ``rejected``).
 
     Example:
@@ -331,7 +383,7 @@ def build_dpo_dataset(pairs: Iterable[PreferencePair]) -> Any:
     """
     from datasets import Dataset
 
-    return Dataset.from_list([dpo_record(pair) for pair in pairs])
+    return Dataset.from_list([dpo_record(pair, system=system) for pair in pairs])
 
 
 __all__ = [

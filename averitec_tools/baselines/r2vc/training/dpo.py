@@ -19,8 +19,10 @@ from averitec_tools.baselines.r2vc.training._common import (
     final_loss,
     load_model_for_training,
     prepare_tokenizer,
+    prompt_choice,
     save_run,
     staged_output_dir,
+    train_checked,
 )
 from averitec_tools.baselines.r2vc.training.config import DPOSettings
 from averitec_tools.baselines.r2vc.training.data import (
@@ -61,6 +63,7 @@ def build_dpo_trainer(
     output_dir: str | os.PathLike[str],
     model: Any = None,
     tokenizer: Any = None,
+    system: str | None = None,
 ) -> Any:
     """Build (but do not run) a TRL ``DPOTrainer`` on the preference pairs.
 
@@ -70,6 +73,7 @@ def build_dpo_trainer(
         output_dir: Trainer working directory.
         model: An already loaded policy model (default: load ``settings.model``).
         tokenizer: Its tokenizer (required when ``model`` is given).
+        system: The model's reasoning switch (the system prompt), or None.
 
     Returns:
         The trainer; ``trainer.train()`` runs it.
@@ -94,11 +98,15 @@ def build_dpo_trainer(
     # in-memory model and re-reads 16 GB for the paper's; a frozen copy is equivalent.
     ref_model = copy.deepcopy(model).eval()
     ref_model.requires_grad_(False)
+    if config.bf16:  # the frozen reference only runs forward: bf16 weights halve its memory
+        import torch
+
+        ref_model.to(torch.bfloat16)
     return DPOTrainer(
         model=model,
         ref_model=ref_model,
         args=config,
-        train_dataset=build_dpo_dataset(pairs),
+        train_dataset=build_dpo_dataset(pairs, system=system),
         processing_class=tokenizer,
     )
 
@@ -111,6 +119,7 @@ def train_dpo(
     model: Any = None,
     tokenizer: Any = None,
     overwrite: bool = False,
+    manifest: dict[str, Any] | None = None,
 ) -> tuple[TrainingReport, Any]:
     """Build preference pairs from the rows and align the model with DPO.
 
@@ -122,6 +131,8 @@ def train_dpo(
         model: Already loaded SFT model (default: load ``settings.model``).
         tokenizer: Its tokenizer.
         overwrite: Replace an existing ``output_dir``.
+        manifest: The run manifest (:func:`~averitec_tools.baselines.r2vc.manifest.run_manifest`)
+            saved in ``r2vc_training.json``.
 
     Returns:
         ``(report, trained_model)``; ``report.n_dropped`` counts over-long pairs.
@@ -142,33 +153,34 @@ def train_dpo(
         raise ValueError("tokenizer is required when model is given")
     tokenizer = prepare_tokenizer(tokenizer)
     pairs = build_preference_pairs(
-        rows, seed=settings.pair_seed, wrong_label_fraction=settings.wrong_label_fraction
+        rows, seed=settings.pair_seed, wrong_label_fraction=settings.wrong_label_fraction,
+        n_passages=settings.n_passages, layout_seed=settings.seed,
     )
+    choice = prompt_choice(model, settings)
     pairs, n_dropped = filter_long_pairs(
         pairs, tokenizer=tokenizer, max_target_length=settings.max_target_length
     )
     if output_dir is None:
         with tempfile.TemporaryDirectory(prefix="r2vc-dpo-") as scratch:
-            trainer = build_dpo_trainer(
-                settings=settings, pairs=pairs, output_dir=scratch, model=model, tokenizer=tokenizer
-            )
-            result = trainer.train()
-            report = _report(trainer, result, n=len(pairs), dropped=n_dropped, output_dir=None)
+            trainer = build_dpo_trainer(settings=settings, pairs=pairs, output_dir=scratch, model=model,
+                                        tokenizer=tokenizer, system=choice.system)
+            result, run = train_checked(trainer, settings=settings, stage="dpo", reasoning=choice)
+            report = _report(trainer, result, n=len(pairs), dropped=n_dropped, output_dir=None, run=run)
             return report, trainer.model
     with staged_output_dir(output_dir, overwrite=overwrite) as scratch:
-        trainer = build_dpo_trainer(
-            settings=settings, pairs=pairs, output_dir=scratch, model=model, tokenizer=tokenizer
-        )
-        result = trainer.train()
+        trainer = build_dpo_trainer(settings=settings, pairs=pairs, output_dir=scratch, model=model,
+                                    tokenizer=tokenizer, system=choice.system)
+        result, run = train_checked(trainer, settings=settings, stage="dpo", reasoning=choice)
         report = _report(
-            trainer, result, n=len(pairs), dropped=n_dropped, output_dir=os.fspath(output_dir)
+            trainer, result, n=len(pairs), dropped=n_dropped, output_dir=os.fspath(output_dir), run=run
         )
-        save_run(trainer, tokenizer=tokenizer, directory=scratch, settings=settings, report=report.to_json())
+        save_run(trainer, tokenizer=tokenizer, directory=scratch, settings=settings, report=report.to_json(),
+                 manifest=manifest)
     return report, trainer.model
 
 
 def _report(
-    trainer: Any, result: Any, *, n: int, dropped: int, output_dir: str | None
+    trainer: Any, result: Any, *, n: int, dropped: int, output_dir: str | None, run: dict[str, Any]
 ) -> TrainingReport:
     history = list(trainer.state.log_history)
     return TrainingReport(
@@ -180,6 +192,7 @@ def _report(
         final_loss=final_loss(history),
         log_history=tuple(history),
         device="cuda" if cuda_available() else "cpu",
+        run=run,
     )
 
 

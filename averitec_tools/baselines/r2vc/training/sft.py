@@ -18,8 +18,10 @@ from averitec_tools.baselines.r2vc.training._common import (
     final_loss,
     load_model_for_training,
     prepare_tokenizer,
+    prompt_choice,
     save_run,
     staged_output_dir,
+    train_checked,
 )
 from averitec_tools.baselines.r2vc.training.config import SFTSettings
 from averitec_tools.baselines.r2vc.training.data import TrainingRow, build_sft_dataset
@@ -32,8 +34,12 @@ def build_sft_trainer(
     output_dir: str | os.PathLike[str],
     model: Any = None,
     tokenizer: Any = None,
+    system: str | None = None,
 ) -> Any:
     """Build (but do not run) a TRL ``SFTTrainer`` for the R2VC generator.
+
+    Prompts are in the inference layout (``settings.n_passages`` passages, the gold one
+    at a seeded random position).
 
     Args:
         settings: SFT settings (Table G.1 defaults).
@@ -41,6 +47,7 @@ def build_sft_trainer(
         output_dir: Trainer working directory.
         model: An already loaded causal LM (default: load ``settings.model``).
         tokenizer: Its tokenizer (required when ``model`` is given).
+        system: The model's reasoning switch (the system prompt), or None.
 
     Returns:
         The trainer; ``trainer.train()`` runs it.
@@ -62,7 +69,7 @@ def build_sft_trainer(
     return SFTTrainer(
         model=model,
         args=config,
-        train_dataset=build_sft_dataset(rows),
+        train_dataset=build_sft_dataset(rows, n_passages=settings.n_passages, seed=settings.seed, system=system),
         processing_class=tokenizer,
     )
 
@@ -75,6 +82,7 @@ def train_sft(
     model: Any = None,
     tokenizer: Any = None,
     overwrite: bool = False,
+    manifest: dict[str, Any] | None = None,
 ) -> tuple[TrainingReport, Any]:
     """Fine-tune the generator on the rows and save it to ``output_dir``.
 
@@ -89,6 +97,8 @@ def train_sft(
         model: Already loaded model (default: load ``settings.model``).
         tokenizer: Its tokenizer.
         overwrite: Replace an existing ``output_dir``.
+        manifest: The run manifest (:func:`~averitec_tools.baselines.r2vc.manifest.run_manifest`)
+            saved in ``r2vc_training.json``.
 
     Returns:
         ``(report, trained_model)``.
@@ -102,30 +112,34 @@ def train_sft(
 
     if settings.limit is not None:
         rows = rows[: settings.limit]
+    cuda = cuda_available()
+    if model is None:
+        model, tokenizer = load_model_for_training(settings, cuda=cuda)
+    elif tokenizer is None:
+        raise ValueError("tokenizer is required when model is given")
+    choice = prompt_choice(model, settings)
     if output_dir is None:
         with tempfile.TemporaryDirectory(prefix="r2vc-sft-") as scratch:
-            trainer = build_sft_trainer(
-                settings=settings, rows=rows, output_dir=scratch, model=model, tokenizer=tokenizer
-            )
-            result = trainer.train()
-            return _report(trainer, result, n=len(rows), output_dir=None), trainer.model
+            trainer = build_sft_trainer(settings=settings, rows=rows, output_dir=scratch, model=model,
+                                        tokenizer=tokenizer, system=choice.system)
+            result, run = train_checked(trainer, settings=settings, stage="sft", reasoning=choice)
+            return _report(trainer, result, n=len(rows), output_dir=None, run=run), trainer.model
     with staged_output_dir(output_dir, overwrite=overwrite) as scratch:
-        trainer = build_sft_trainer(
-            settings=settings, rows=rows, output_dir=scratch, model=model, tokenizer=tokenizer
-        )
-        result = trainer.train()
-        report = _report(trainer, result, n=len(rows), output_dir=os.fspath(output_dir))
+        trainer = build_sft_trainer(settings=settings, rows=rows, output_dir=scratch, model=model,
+                                    tokenizer=tokenizer, system=choice.system)
+        result, run = train_checked(trainer, settings=settings, stage="sft", reasoning=choice)
+        report = _report(trainer, result, n=len(rows), output_dir=os.fspath(output_dir), run=run)
         save_run(
             trainer,
             tokenizer=trainer.processing_class,
             directory=scratch,
             settings=settings,
-            report=report.to_json(),
+            report=report.to_json(), manifest=manifest,
         )
     return report, trainer.model
 
 
-def _report(trainer: Any, result: Any, *, n: int, output_dir: str | None) -> TrainingReport:
+def _report(trainer: Any, result: Any, *, n: int, output_dir: str | None, run: dict[str, Any]) -> TrainingReport:
     history = list(trainer.state.log_history)
     return TrainingReport(
         stage="sft",
@@ -136,6 +150,7 @@ def _report(trainer: Any, result: Any, *, n: int, output_dir: str | None) -> Tra
         final_loss=final_loss(history),
         log_history=tuple(history),
         device="cuda" if cuda_available() else "cpu",
+        run=run,
     )
 
 

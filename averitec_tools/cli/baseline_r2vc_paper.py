@@ -1,0 +1,147 @@
+"""``averitec baseline r2vc slice|table|paper``: the paper's calibration slice, tables and runs.
+
+* ``slice --data ROWS --n 10000 --out SLICE.jsonl [--rest TRAIN.jsonl] [--exclude-claims
+  FILE ...]`` draws the SLC calibration slice in whole VitaminC ``case_id`` groups,
+  disjoint from the generator's training data (``--rest`` writes that data).
+* ``table --gold GOLD --predictions P [--predictions P2 ...] [--name N ...]`` prints
+  accuracy, macro-F1, Brier and ECE as the paper's Tables 1 and 2 do.
+* ``paper --recipe fever|vitaminc|RECIPE.yaml --work DIR`` runs one paper configuration
+  end to end (see :mod:`averitec_tools.baselines.r2vc.paper`).
+
+Registered under ``averitec baseline r2vc`` by :mod:`averitec_tools.cli.baseline`.
+
+Example:
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="r2vc")
+    >>> add_paper_subcommands(parser.add_subparsers(dest="r2vc_command"))
+    >>> args = parser.parse_args(["slice", "--data", "d.jsonl", "--n", "5", "--out", "s.jsonl"])
+    >>> (args.n, args.func.__name__)
+    (5, 'run_slice')
+    >>> parser.parse_args(["paper", "--recipe", "paper-fever", "--work", "w"]).func.__name__
+    'run_paper'
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from averitec_tools.cli._json import print_json
+from averitec_tools.errors import UserError
+
+
+def add_paper_subcommands(sub: Any) -> None:
+    """Add ``slice``, ``table`` and ``paper`` to the ``r2vc`` sub-command group ``sub``."""
+    sl = sub.add_parser("slice", help="draw the SLC calibration slice, disjoint from the generator's training data",
+                        description="Draw the calibration slice (paper §3.5: 10,000 VitaminC examples) in whole "
+                        "case_id groups, none of whose claims is in --exclude-claims; --rest writes every other "
+                        "row (the SFT/DPO data disjoint from the slice).")
+    sl.add_argument("--data", required=True, metavar="ROWS", help="VitaminC-style rows (JSONL or JSON array)")
+    sl.add_argument("--n", type=int, default=10000, help="rows in the slice (default 10000, the paper's)")
+    sl.add_argument("--out", required=True, metavar="SLICE.jsonl", help="slice rows to write (JSONL)")
+    sl.add_argument("--rest", metavar="TRAIN.jsonl", help="also write the rows not in the slice here")
+    sl.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
+                    help="never put a group with a claim of FILE in the slice (e.g. the SFT data); repeatable")
+    sl.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
+    sl.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    sl.set_defaults(func=run_slice)
+
+    tb = sub.add_parser("table", help="accuracy, macro-F1, Brier and ECE as the paper's tables print them",
+                        description="Score FEVER/VitaminC ternary predictions against their gold rows and print "
+                        "the paper's four columns (Accuracy %, Macro-F1 ×100, Brier, ECE).")
+    tb.add_argument("--gold", required=True, help="gold rows (FEVER 'id' or VitaminC 'unique_id', with 'label')")
+    tb.add_argument("--predictions", required=True, action="append", metavar="PRED",
+                    help="ternary prediction file (JSONL, from averitec baseline r2vc); repeatable")
+    tb.add_argument("--name", action="append", default=[], help="row name of each --predictions (default: file)")
+    tb.add_argument("--dataset", default="FEVER", help="column group name (default FEVER)")
+    tb.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    tb.set_defaults(func=run_table)
+
+    pp = sub.add_parser("paper", help="one paper configuration end to end: data → SFT → DPO → calibrate → "
+                        "predict → score → table",
+                        description="Run the R2VC paper's FEVER or VitaminC configuration (built-in recipes "
+                        "paper-fever, paper-vitaminc with the paper's hub ids; or a YAML recipe, 'base: "
+                        "paper-fever' to override keys) into --work; finished stages are reused on a rerun.")
+    pp.add_argument("--recipe", required=True, help="paper-fever, paper-vitaminc or RECIPE.yaml")
+    pp.add_argument("--work", required=True, metavar="DIR", help="work directory (every stage's output)")
+    pp.add_argument("--no-progress", action="store_true", help="no progress bars")
+    pp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    pp.set_defaults(func=run_paper)
+
+
+def run_slice(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.r2vc.calibration_slice import (
+        claims_in,
+        draw_calibration_slice,
+        read_rows,
+        write_rows,
+    )
+    from averitec_tools.outputs import check_output_file
+
+    inputs = [args.data, *args.exclude_claims]
+    check_output_file(args.out, option="--out", inputs=inputs)
+    if args.rest:
+        check_output_file(args.rest, option="--rest", inputs=[*inputs, args.out])
+    drawn = draw_calibration_slice(rows=read_rows(args.data), n=args.n, seed=args.seed,
+                                   exclude=claims_in(args.exclude_claims))
+    write_rows(args.out, drawn.slice)
+    if args.rest:
+        write_rows(args.rest, drawn.rest)
+    result = {"out": args.out, "rest": args.rest, **drawn.info}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"wrote {len(drawn.slice)} slice rows ({drawn.info['slice_groups']} {drawn.info['group_key']} groups) "
+              f"to {args.out}" + (f" and the other {len(drawn.rest)} rows to {args.rest}" if args.rest else "")
+              + f"; {drawn.info['excluded_groups']} groups barred by --exclude-claims")
+    return 0
+
+
+def run_table(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from averitec_tools.baselines.r2vc.paper_table import markdown_table, paper_row, signature
+
+    if args.name and len(args.name) != len(args.predictions):
+        raise UserError(f"--name given {len(args.name)} times for {len(args.predictions)} --predictions")
+    names = args.name or [Path(p).stem for p in args.predictions]
+    rows = [paper_row(predictions=p, gold=args.gold, name=n, dataset=args.dataset)
+            for p, n in zip(args.predictions, names, strict=True)]
+    if args.json:
+        print_json({"signature": signature(), "rows": [r.to_dict() for r in rows]})
+    else:
+        print(markdown_table(rows))
+        print(f"signature: {signature()}")
+    return 0
+
+
+def run_paper(args: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+    from pathlib import Path
+
+    from averitec_tools.baselines.r2vc.paper import PaperRun, load_recipe
+    from averitec_tools.outputs import check_output_dir
+
+    recipe = load_recipe(args.recipe)
+    check_output_dir(args.work, option="--work", inputs=[recipe.train_rows, recipe.eval_claims,
+                                                         args.recipe if Path(args.recipe).is_file() else None])
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    if not progress:
+        from averitec_tools.cli.baseline import _quiet_models
+
+        _quiet_models(False)
+
+    def on_step(name: str, what: str) -> None:
+        print(f"r2vc paper {recipe.name}: {name} ({what})", file=sys.stderr)
+
+    with contextlib.redirect_stdout(sys.stderr):  # trainers log on stdout; keep it for the result
+        state = PaperRun(recipe, work=args.work, progress=progress).run(on_step=on_step)
+    if args.json:
+        print_json({"recipe": recipe.name, "work": args.work, "steps": state})
+    else:
+        print(Path(state["table"]["table"]).read_text(encoding="utf-8"), end="")
+    return 0
+
+
+__all__ = ["add_paper_subcommands", "run_paper", "run_slice", "run_table"]

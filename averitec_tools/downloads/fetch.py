@@ -1,0 +1,354 @@
+"""Download a source: check space, fetch (resuming), verify, install, unpack, record.
+
+:func:`download` runs a :class:`~averitec_tools.downloads.plan.Plan`: it refuses before the
+first byte when the disk is too small, fetches each missing file into a ``.part`` file
+(a later run continues where an interrupted one stopped), checks its sha256 against the
+checksum recorded in the package (``verified``) or, where none is recorded, against the
+sha256 the manifest recorded on the first download (``unverified``; the first download
+records it), and against the hub's own content hash (the Git LFS sha256, or the git blob
+id of small files) to catch a damaged transfer. A file that fails any check is deleted
+and nothing is installed. Claims files are then parsed once with the loaders' reader.
+Archives are unpacked together into one folder, swapped in atomically, then deleted
+unless ``keep_archives``. ``from_dir`` installs files a user already has (same checks,
+inputs never modified).
+
+Example:
+    >>> import json, pathlib, tempfile
+    >>> from averitec_tools.downloads.sources import DataSource, RemoteFile
+    >>> have = pathlib.Path(tempfile.mkdtemp()); _ = (have / "dev.json").write_text("[]")
+    >>> src = DataSource(name="demo", split="dev", title="Demo", license="cc0-1.0", hub=None,
+    ...     dest="demo", files=(RemoteFile("data/dev.json"),))
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> report = download(src, out=out, from_dir=have)
+    >>> [(f.status, f.action) for f in report.files], (out / "demo" / "dev.json").read_text()
+    ([('unverified', 'copied')], '[]')
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.downloads import manifest
+from averitec_tools.downloads.archive import Extracted, extract_all
+from averitec_tools.downloads.hub import fetch_to_part, progress_bars
+from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
+from averitec_tools.downloads.sources import DataSource, HubLocation
+from averitec_tools.errors import UserError
+
+_GIT_BLOB_MAX = 64 << 20  # the hub keeps files above 10 MB in LFS; hash small ones as git does
+
+
+def hub_offline() -> bool:
+    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``) is set."""
+    return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"}
+               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
+def sha256_of(path: Path) -> str:
+    """The file's sha256, hashed by ``huggingface_hub`` as it hashes LFS files."""
+    try:
+        from huggingface_hub.utils.sha import sha_fileobj
+    except ImportError:
+        from averitec_tools.errors import ResourceError
+
+        raise ResourceError("downloads need huggingface_hub", hint="pip install 'averitec-tools[data]'") from None
+    with path.open("rb") as fh:
+        return sha_fileobj(fh).hex()
+
+
+@dataclass
+class FileResult:
+    """One file after download: where it is, its sha256 and the verdict."""
+
+    path: str
+    dest: str
+    size: int
+    sha256: str
+    expected_sha256: str | None
+    checksum_source: str | None
+    status: str  # "verified" (package checksum) or "unverified" (manifest-recorded)
+    hub_hash_match: bool | None
+    action: str  # "downloaded", "resumed", "copied", "present"
+    commit: str | None = None
+    contents: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class DownloadReport:
+    """What :func:`download` did (or, for a dry run, would do)."""
+
+    plan: Plan
+    dry_run: bool
+    files: list[FileResult] = field(default_factory=list)
+    unpacked: Extracted | None = None
+    manifest: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.files) and all(f.status == "verified" for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.plan.to_dict()
+        out.update({"dry_run": self.dry_run, "manifest": self.manifest,
+                    "results": [f.to_dict() for f in self.files],
+                    "unpacked": None if self.unpacked is None else dict(self.unpacked.__dict__)})
+        if not self.dry_run:
+            out["status"] = "verified" if self.verified else "unverified"
+        return out
+
+
+def _refuse(pf: PlannedFile, source: DataSource, got: str, expected: str, against: str, *,
+            delete: Path | None, installed: bool) -> None:
+    if delete is not None:
+        delete.unlink(missing_ok=True)
+    if installed:
+        raise UserError(f"{source.key}: the installed {pf.dest} has sha256 {got}, not {expected} ({against})",
+                        hint="delete it to download it again")
+    gone = "; the download was deleted" if delete is not None else ""
+    raise UserError(f"{source.key}: {pf.spec.path}: sha256 {got} does not match {expected} ({against}){gone}; "
+                    "nothing was installed", hint="run again to download it afresh, or report the changed file")
+
+
+def _verify(pf: PlannedFile, path: Path, source: DataSource, out: Path, *, delete: bool,
+            installed: bool = False) -> tuple[str, str, bool | None]:
+    """(sha256, status, hub_hash_match) of ``path``, or a refusal (deleting ``path`` if ``delete``)."""
+    bad = path if delete else None
+    got = sha256_of(path)
+    if pf.spec.sha256 is not None:
+        if got != pf.spec.sha256:
+            _refuse(pf, source, got, pf.spec.sha256, f"recorded in the package: {pf.spec.checksum_source}",
+                    delete=bad, installed=installed)
+        status = "verified"
+    else:
+        prior = manifest.recorded_sha256(out, repo=source.hub.repo_id if source.hub else "", path=pf.spec.path)
+        if prior is not None and prior["sha256"] != got:
+            _refuse(pf, source, got, prior["sha256"], f"recorded on the first download, {prior.get('fetched_at')}",
+                    delete=bad, installed=installed)
+        status = "unverified"
+    match: bool | None = None
+    if pf.info is not None and pf.info.lfs_sha256:
+        match = got == pf.info.lfs_sha256
+        if not match:
+            _refuse(pf, source, got, pf.info.lfs_sha256, "the hub's Git LFS sha256: the transfer was damaged",
+                    delete=bad, installed=installed)
+    elif pf.info is not None and pf.info.git_blob and path.stat().st_size <= _GIT_BLOB_MAX:
+        data = path.read_bytes()
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+        match = blob == pf.info.git_blob
+        if not match:
+            _refuse(pf, source, f"(git blob {blob})", pf.info.git_blob,
+                    "the hub's git blob id: the transfer was damaged", delete=bad, installed=installed)
+    return got, status, match
+
+
+def _local_copy(from_dir: Path, pf: PlannedFile) -> Path:
+    for candidate in (from_dir / pf.spec.path, from_dir / pf.spec.path.rsplit("/", 1)[-1], from_dir / pf.dest.name):
+        if candidate.is_file():
+            return candidate
+    raise UserError(f"{from_dir}: no {pf.spec.path} (or {pf.dest.name}) to install")
+
+
+def _copy_into(src: Path, dest: Path) -> None:
+    from averitec_tools.jsonio import atomic_writer
+
+    with src.open("rb") as fh, atomic_writer(dest, "wb") as out:
+        shutil.copyfileobj(fh, out, 1 << 20)
+
+
+def _check(source: DataSource, path: Path, *, delete: bool) -> str | None:
+    """Parse a fetched claims file with the loaders' reader before it is installed."""
+    if source.check is None or source.unpack is not None:
+        return None
+    try:
+        return source.check(path)
+    except UserError:
+        if delete:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _result(pf: PlannedFile, path: Path, verdict: tuple[str, str, bool | None], action: str,
+            contents: str | None) -> FileResult:
+    sha, status, match = verdict
+    return FileResult(pf.spec.path, str(path), path.stat().st_size, sha, pf.spec.sha256,
+                      pf.spec.checksum_source or None, status, match, action,
+                      pf.info.commit if pf.info else None, contents)
+
+
+def _fetch(pf: PlannedFile, source: DataSource, out: Path, from_dir: Path | None) -> tuple[Path, FileResult]:
+    """Bring one file to where it is used (an archive: where it waits to be unpacked), verified."""
+    if from_dir is not None:
+        local = _local_copy(from_dir, pf)
+        verdict = _verify(pf, local, source, out, delete=False)
+        contents = _check(source, local, delete=False)
+        if pf.archive:
+            return local, _result(pf, local, verdict, "copied", contents)
+        _copy_into(local, pf.dest)
+        return pf.dest, _result(pf, pf.dest, verdict, "copied", contents)
+    if pf.archive and pf.dest.is_file():  # fetched by an earlier run that stopped before unpacking
+        return pf.dest, _result(pf, pf.dest, _verify(pf, pf.dest, source, out, delete=True), "present", None)
+    assert pf.info is not None
+    resumed = pf.partial > 0
+    fetch_to_part(pf.info, pf.part, label=f"{source.key}: {pf.spec.path}")
+    verdict = _verify(pf, pf.part, source, out, delete=True)
+    contents = _check(source, pf.part, delete=True)
+    pf.dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(pf.part, pf.dest)
+    return pf.dest, _result(pf, pf.dest, verdict, "resumed" if resumed else "downloaded", contents)
+
+
+def _present(pf: PlannedFile, source: DataSource, out: Path) -> FileResult:
+    verdict = _verify(pf, pf.dest, source, out, delete=False, installed=True)
+    return _result(pf, pf.dest, verdict, "present", _check(source, pf.dest, delete=False))
+
+
+def _entry(report: DownloadReport, *, complete: bool, from_dir: Path | None) -> dict[str, Any]:
+    src = report.plan.source
+    commits = sorted({f.commit for f in report.files if f.commit})
+    return {
+        "name": src.name, "split": src.split, "title": src.title, "license": src.license,
+        "repo": src.hub.repo_id if src.hub else None, "repo_type": src.hub.repo_type if src.hub else None,
+        "revision": src.hub.revision if src.hub else None, "commit": commits[0] if len(commits) == 1 else commits or None,
+        "from": str(from_dir) if from_dir else "hub",
+        "fetched_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "dest": str(report.plan.out / src.dest), "complete": complete,
+        "status": "verified" if report.verified else "unverified",
+        "files": [f.to_dict() for f in report.files],
+        "unpacked": None if report.unpacked is None else dict(report.unpacked.__dict__),
+    }
+
+
+def prepare(
+    source: DataSource,
+    *,
+    out: str | os.PathLike[str],
+    dry_run: bool = False,
+    reserve: int = 0,
+    from_dir: str | os.PathLike[str] | None = None,
+    repo: HubLocation | None = None,
+    free_space: FreeSpace = disk_free,
+) -> Plan:
+    """The plan of downloading ``source`` (see :func:`download` for the arguments).
+
+    Raises:
+        UserError: no hub copy known or the hub disabled (unless ``dry_run`` or ``from_dir``),
+            or the hub refused a metadata request.
+    """
+    if repo is not None:
+        source = source.with_hub(repo)
+    local = Path(from_dir) if from_dir is not None else None
+    online = local is None and not hub_offline()
+    if not dry_run and local is None:
+        if source.hub is None:
+            raise UserError(f"{source.key}: no hub copy of these files is known",
+                            hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
+        if not online:
+            raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
+                            hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
+    try:
+        p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space, local=local)
+    except UserError as exc:
+        if not (dry_run and online):
+            raise
+        # a dry run over many names reports a refusing source instead of stopping at it
+        p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
+        p.notes.append(f"the hub was not consulted for this source: {exc}")
+    if local is not None:
+        p.notes.append(f"installing from {local}")
+        for pf in p.files:
+            if not pf.present:
+                pf.size = _local_copy(local, pf).stat().st_size
+    return p
+
+
+def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str] | None = None,
+            keep_archives: bool = False) -> DownloadReport:
+    """Run a plan made by :func:`prepare` (space is checked by the caller: :func:`check_space`)."""
+    source, root = p.source, p.out
+    local = Path(from_dir) if from_dir is not None else None
+    report = DownloadReport(plan=p, dry_run=False)
+    waiting: list[Path] = []
+    with progress_bars(progress):
+        for pf in p.files:
+            if pf.present and not pf.archive:
+                report.files.append(_present(pf, source, root))
+                continue
+            if pf.present:
+                continue
+            path, result = _fetch(pf, source, root, local)
+            report.files.append(result)
+            if pf.archive:
+                waiting.append(path)
+            manifest.update(root, source.key, _entry(report, complete=False, from_dir=local))
+    if source.unpack is not None and waiting:
+        assert p.unpack_dir is not None
+        report.unpacked = extract_all(waiting, p.unpack_dir, pattern=source.unpack.members, progress=progress)
+        if not keep_archives and local is None:
+            for path in waiting:
+                path.unlink(missing_ok=True)
+    report.manifest = str(manifest.path_of(root))
+    fresh = any(f.action != "present" for f in report.files) or report.unpacked is not None
+    if fresh or source.key not in manifest.load(root)["sources"]:  # a re-check keeps the first record
+        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+    return report
+
+
+def download_all(
+    sources: list[DataSource],
+    *,
+    out: str | os.PathLike[str],
+    dry_run: bool = False,
+    reserve: int = 0,
+    progress: bool = False,
+    from_dir: str | os.PathLike[str] | None = None,
+    keep_archives: bool = False,
+    repo: HubLocation | None = None,
+    free_space: FreeSpace = disk_free,
+    on_plan: Callable[[list[Plan]], None] | None = None,
+) -> list[DownloadReport]:
+    """Download (or with ``dry_run`` only plan) ``sources`` into the output root ``out``.
+
+    All sources are planned first and must fit together before any byte is fetched.
+
+    Args:
+        sources: What to fetch.
+        out: Output root; files go to ``out/<source.dest>/``, the manifest to ``out``.
+        dry_run: Plan only (the hub is still asked for sizes unless offline); write nothing.
+        reserve: Bytes that must stay free after the download.
+        progress: Progress bars (a terminal).
+        from_dir: Install from files already here instead of the hub.
+        keep_archives: Keep downloaded archives after unpacking.
+        repo: Read from this repository instead (a mirror); recorded checksums still apply.
+        free_space: Free bytes of the file system holding a path (injectable for tests).
+        on_plan: Called with the plans before anything is fetched (to show them).
+
+    Raises:
+        UserError: no space, offline, the hub refused, a checksum mismatch, an unreadable
+            claims file; nothing is installed for a file that fails.
+    """
+    plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
+                     free_space=free_space) for s in sources]
+    if on_plan is not None:
+        on_plan(plans)
+    if dry_run:
+        return [DownloadReport(plan=p, dry_run=True) for p in plans]
+    check_space(*plans)
+    return [execute(p, progress=progress, from_dir=from_dir, keep_archives=keep_archives) for p in plans]
+
+
+def download(source: DataSource, **options: Any) -> DownloadReport:
+    """:func:`download_all` for one source (the same keyword arguments)."""
+    return download_all([source], **options)[0]
+
+
+__all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute", "hub_offline", "prepare", "sha256_of"]

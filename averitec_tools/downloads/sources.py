@@ -1,0 +1,255 @@
+"""What a named download is: hub location, files with recorded checksums, destination.
+
+A :class:`DataSource` is one downloadable unit (``averitec/dev``, ``averitec-store/dev``):
+where its files live on the Hugging Face hub (repository id *and type*, revision, paths, or
+a folder whose files are listed at download time), the sha256 and size recorded for each
+file with where that checksum comes from, its licence, where it goes under the output
+folder and whether it is an archive to unpack. Sources are registered by key in
+:data:`SOURCES` (the project's :class:`~averitec_tools.registry.Registry`), so unknown names
+get suggestions; the dataset catalogue lives in :mod:`averitec_tools.loaders.catalogue`.
+
+Example:
+    >>> src = DataSource(name="demo", split="dev", title="Demo", license="cc0-1.0",
+    ...     hub=HubLocation("someone/demo", repo_type="dataset"), dest="demo",
+    ...     files=(RemoteFile("data/dev.json", sha256="0" * 64, size=3),))
+    >>> src.key, src.hub.repo_type, src.files[0].verified, src.files[0].target_name
+    ('demo/dev', 'dataset', True, 'dev.json')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space")
+
+
+@dataclass(frozen=True)
+class HubLocation:
+    """A repository on the Hugging Face hub.
+
+    Attributes:
+        repo_id: ``owner/name``.
+        repo_type: ``"model"``, ``"dataset"`` or ``"space"`` (the organisers' AVeriTeC files
+            live in a *model* repository).
+        revision: Branch, tag or commit.
+    """
+
+    repo_id: str
+    repo_type: str = "model"
+    revision: str = "main"
+
+    def __post_init__(self) -> None:
+        if self.repo_type not in REPO_TYPES:
+            raise ValueError(f"repo_type must be one of {REPO_TYPES}, got {self.repo_type!r}")
+
+    def describe(self) -> str:
+        """``repo_id (type, revision)``."""
+        return f"{self.repo_id} ({self.repo_type}, {self.revision})"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a source.
+
+    Attributes:
+        path: Path inside the repository.
+        sha256: The checksum recorded in the package, or ``None`` (then the file is
+            *unverified*: its sha256 is recorded in the manifest on first download).
+        size: Size in bytes, when recorded.
+        checksum_source: Where ``sha256`` (and ``size``) come from.
+        dest: File name under the source's destination folder (default: the base name).
+        unpacked_size: Bytes the archive's selected members take unpacked, when recorded.
+    """
+
+    path: str
+    sha256: str | None = None
+    size: int | None = None
+    checksum_source: str = ""
+    dest: str | None = None
+    unpacked_size: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sha256 is not None and not _SHA256.fullmatch(self.sha256):
+            raise ValueError(f"{self.path}: sha256 must be 64 lowercase hex digits")
+
+    @property
+    def verified(self) -> bool:
+        """Whether the package records a checksum for this file."""
+        return self.sha256 is not None
+
+    @property
+    def target_name(self) -> str:
+        return self.dest or self.path.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class FolderListing:
+    """Files of a repository folder resolved when the download runs (names not known here).
+
+    Attributes:
+        folder: Folder inside the repository (``""`` for the root).
+        patterns: ``fnmatch`` patterns on the path inside the folder; a file matching any is taken.
+        keep_paths: Keep the paths relative to ``folder`` under the destination (else base names).
+    """
+
+    folder: str
+    patterns: tuple[str, ...] = ("*",)
+    keep_paths: bool = False
+
+
+@dataclass(frozen=True)
+class Unpack:
+    """Unpack downloaded zip archives into one folder.
+
+    Attributes:
+        into: Folder (relative to the source's destination) that receives the members.
+        members: ``fnmatch`` pattern on a member's base name; others are skipped and counted.
+        flatten: Write members by base name (archives nest them differently: ``output_dev/0.json``,
+            ``data_store/train/2000.json``); two members with one base name are an error.
+    """
+
+    into: str
+    members: str = "*"
+    flatten: bool = True
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """One downloadable unit: a named dataset file set (one split, or the whole dataset).
+
+    Attributes:
+        name: The name users type (``averitec-store``).
+        split: The split, or ``None`` for a source without splits.
+        title: One line for listings.
+        license: SPDX-style licence id.
+        hub: Where the files live, or ``None`` when no hub copy is known (``--repo`` names one).
+        dest: Folder under the output root (``averitec``); loaders look there.
+        files: Files with known paths.
+        listing: A folder whose files are listed at download time.
+        unpack: How archives are unpacked (``None``: files are kept as they are).
+        homepage: Where the dataset is described.
+        notes: What a user should know (provenance, departures, known problems).
+        check: Parses a fetched file (the loaders' reader) and says what it holds
+            (``"500 claims"``); a file it refuses is not installed.
+    """
+
+    name: str
+    split: str | None
+    title: str
+    license: str
+    hub: HubLocation | None
+    dest: str
+    files: tuple[RemoteFile, ...] = ()
+    listing: FolderListing | None = None
+    unpack: Unpack | None = None
+    homepage: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    check: Callable[[Path], str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        return self.name if self.split is None else f"{self.name}/{self.split}"
+
+    @property
+    def verified(self) -> bool:
+        """Every file has a checksum recorded in the package (a listing never does)."""
+        return self.listing is None and bool(self.files) and all(f.verified for f in self.files)
+
+    def with_hub(self, hub: HubLocation) -> DataSource:
+        """The same source read from another repository (a mirror): checksums still apply."""
+        return replace(self, hub=hub)
+
+
+#: Every registered source, by key (``name/split`` or ``name``).
+SOURCES: Registry[DataSource] = Registry("data source")
+_ORDER: list[str] = []  # registration order: the catalogue lists sources as users read them
+
+
+def register_source(source: DataSource) -> DataSource:
+    """Add ``source`` under its key (a duplicate key is a bug)."""
+    if not source.files and source.listing is None:
+        raise ValueError(f"{source.key}: a source needs files or a listing")
+    SOURCES.add(source.key, source)
+    _ORDER.append(source.key)
+    return source
+
+
+def source_names() -> list[str]:
+    """Registered names (without splits), in registration order."""
+    return list(dict.fromkeys(SOURCES.get(k).name for k in _keys_in_order()))
+
+
+def _keys_in_order() -> Iterable[str]:
+    return list(_ORDER)
+
+
+def all_sources() -> list[DataSource]:
+    """Every registered source, in registration order."""
+    return [SOURCES.get(k) for k in _keys_in_order()]
+
+
+def splits_of(name: str) -> list[str | None]:
+    """The splits registered for ``name`` (``[None]`` for a source without splits)."""
+    return [SOURCES.get(k).split for k in _keys_in_order() if SOURCES.get(k).name == name]
+
+
+def get_sources(name: str, split: str | None = None) -> list[DataSource]:
+    """The sources ``name`` (``--split S`` or ``all``) refers to.
+
+    Raises:
+        UserError: unknown name (with suggestions), a split the name lacks, or no split
+            given for a name that has several.
+
+    Example:
+        >>> import averitec_tools.loaders.catalogue  # registers the dataset sources
+        >>> [s.key for s in get_sources("averitec", "dev")], [s.key for s in get_sources("averitec/dev")]
+        (['averitec/dev'], ['averitec/dev'])
+        >>> [s.key for s in get_sources("averitec", "all")]
+        ['averitec/train', 'averitec/dev', 'averitec/test']
+    """
+    if "/" in name and name in SOURCES:
+        full = SOURCES.get(name)
+        if split not in (None, full.split):
+            raise UserError(f"{name!r} is the {full.split!r} split; got --split {split}")
+        return [full]
+    splits = splits_of(name)
+    if not splits:
+        names = Registry.of_names("data source", source_names())
+        raise UserError(names.unknown_message(name), hint="averitec data list shows every name")
+    if splits == [None]:
+        if split not in (None, "all"):
+            raise UserError(f"{name} has no splits; drop --split {split}")
+        return [SOURCES.get(name)]
+    listed = ", ".join(str(s) for s in splits)
+    if split is None:
+        if len(splits) == 1:
+            return [SOURCES.get(f"{name}/{splits[0]}")]
+        raise UserError(f"{name} has several splits: pass --split", hint=f"one of: {listed}, or all")
+    if split == "all":
+        return [SOURCES.get(f"{name}/{s}") for s in splits]
+    if split not in splits:
+        raise UserError(f"{name} has no split {split!r}", hint=f"splits: {listed}")
+    return [SOURCES.get(f"{name}/{split}")]
+
+
+__all__ = [
+    "REPO_TYPES",
+    "SOURCES",
+    "DataSource",
+    "FolderListing",
+    "HubLocation",
+    "RemoteFile",
+    "Unpack",
+    "all_sources",
+    "get_sources",
+    "register_source",
+    "source_names",
+    "splits_of",
+]

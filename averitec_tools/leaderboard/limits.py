@@ -1,0 +1,165 @@
+"""Bounds on one submission's size, checked before any scoring work.
+
+Scoring cost grows with the number and length of the evidence strings, so a competition
+bounds them (competition YAML, ``validation:``): tokens per string, evidence items per
+claim and tokens in the whole submission. :func:`check_submission` reads the uploaded
+bytes once (a JSON array or JSON lines, whatever the format), walks every item and
+refuses the first one past a bound with a message naming the file, the line (JSON
+lines) or item index (JSON array), and the claim id.
+
+Tokens are counted as runs of word characters and single other non-space characters
+(``\\w+|[^\\w\\s]``): linear, independent of NLTK, and within a factor of two of the
+scorer's NLTK tokens either way (NLTK splits "cannot" in two; this splits "U.S." in
+four), which is all a bound on work needs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+#: Keys whose list entries are evidence items in some format (2024 ``evidence``, 2023
+#: ``questions``, ``string_evidence``, EvalAI ``evidence``, FEVER ``predicted_evidence``).
+EVIDENCE_KEYS = ("evidence", "questions", "string_evidence", "predicted_evidence")
+#: Nesting deeper than this is refused (every format needs at most 5 levels).
+MAX_DEPTH = 16
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of ``text`` as :mod:`this module <averitec_tools.leaderboard.limits>` counts
+    them (one C-level pass: ``re.subn``).
+
+    Example:
+        >>> count_tokens("The U.S. isn't big."), count_tokens("a " * 10)
+        (10, 10)
+    """
+    return _TOKEN.subn("", text)[1]
+
+
+@dataclass(frozen=True)
+class SubmissionLimits:
+    """Bounds checked by :func:`check_submission` (``None``: no bound).
+
+    The defaults are far above every real system measured (docs/leaderboard.md,
+    "Submission limits": the 2024 baseline and every shipped prediction file).
+    """
+
+    max_tokens_per_string: int | None = 5_000
+    max_evidence_per_claim: int | None = 200
+    max_tokens_total: int | None = 5_000_000
+
+
+@dataclass(frozen=True)
+class SubmissionStats:
+    """What :func:`check_submission` counted (for logs and the reliability figures)."""
+
+    items: int
+    strings: int
+    tokens: int
+    max_tokens_per_string: int
+    max_evidence_per_claim: int
+
+
+def _items(content: bytes, file_name: str) -> Iterator[tuple[str, Any]]:
+    """(where, item) of a JSON array or JSON-lines upload; nothing if it does not parse
+    (the profile's reader then reports the syntax error with line and column)."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    stripped = text.lstrip()
+    first_line = stripped.split("\n", 1)[0].strip()
+    try:
+        if stripped.startswith("[") or not (first_line.startswith("{") and first_line.endswith("}")):
+            value = json.loads(text)
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    yield f"{file_name}[{i}]", item
+            return
+        lines = []
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if line.strip():
+                lines.append((f"{file_name}:{lineno}", json.loads(line)))
+    except RecursionError:
+        raise UserError(f"{file_name}: JSON nested too deeply (at most {MAX_DEPTH} levels are read)") from None
+    except ValueError:
+        return
+    yield from lines
+
+
+def _claim_label(item: Any) -> str:
+    if isinstance(item, dict):
+        for key in ("claim_id", "id"):
+            value = item.get(key)
+            if isinstance(value, (int, str)) and not isinstance(value, bool):
+                return f" ({key} {str(value)[:40]})"
+    return ""
+
+
+def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str) -> SubmissionStats:
+    """Refuse an upload past ``limits`` before it is scored.
+
+    Args:
+        content: The uploaded bytes.
+        limits: The competition's bounds.
+        file_name: The name the team gave the file (used in messages).
+
+    Raises:
+        UserError: naming ``file_name``, the line or item and the claim id.
+
+    Example:
+        >>> big = json.dumps([{"claim_id": 0, "evidence": [{"question": "q", "answer": "w " * 9}]}]).encode()
+        >>> check_submission(big, limits=SubmissionLimits(max_tokens_per_string=10), file_name="p.json").tokens
+        10
+        >>> check_submission(big, limits=SubmissionLimits(max_tokens_per_string=5), file_name="p.json")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: p.json[0] (claim_id 0): a string of more than 5 tokens ...
+    """
+    per_string, per_claim, total_limit = limits.max_tokens_per_string, limits.max_evidence_per_claim, limits.max_tokens_total
+    items = strings = total = longest = most_evidence = 0
+    for where, item in _items(content, file_name):
+        items += 1
+        here = where + _claim_label(item)
+        if isinstance(item, dict):
+            n_evidence = 0
+            for key in EVIDENCE_KEYS:
+                value = item.get(key)
+                if isinstance(value, list):
+                    n_evidence += len(value)
+                    if key == "questions":  # 2023 format: answers are evidence too
+                        n_evidence += sum(len(q["answers"]) for q in value if isinstance(q, dict) and isinstance(q.get("answers"), list))
+            most_evidence = max(most_evidence, n_evidence)
+            if per_claim is not None and n_evidence > per_claim:
+                raise UserError(f"{here}: {n_evidence} evidence items, the competition allows at most {per_claim} per claim")
+        stack: list[tuple[Any, int]] = [(item, 1)]
+        while stack:
+            value, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                raise UserError(f"{here}: JSON nested deeper than {MAX_DEPTH} levels")
+            if isinstance(value, str):
+                strings += 1
+                n = count_tokens(value)
+                if per_string is not None and n > per_string:
+                    raise UserError(
+                        f"{here}: a string of more than {per_string} tokens ({value[:30]!r}...); "
+                        f"the competition allows at most {per_string} tokens per string"
+                    )
+                longest = max(longest, n)
+                total += n
+                if total_limit is not None and total > total_limit:
+                    raise UserError(f"{file_name}: more than {total_limit} tokens in the submission (the competition's limit)")
+            elif isinstance(value, dict):
+                stack.extend((v, depth + 1) for v in value.values())
+            elif isinstance(value, list):
+                stack.extend((v, depth + 1) for v in value)
+    return SubmissionStats(items, strings, total, longest, most_evidence)
+
+
+__all__ = ["EVIDENCE_KEYS", "MAX_DEPTH", "SubmissionLimits", "SubmissionStats", "check_submission", "count_tokens"]

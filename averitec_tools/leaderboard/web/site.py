@@ -1,0 +1,212 @@
+"""What every route of the web app shares: the store, the templates, who is asking
+(team or admin session, bearer tokens), the rate limits, and the error pages.
+
+Sessions: signing in with a team token (the upload page) or the admin token (``/admin``)
+sets an ``HttpOnly``, ``SameSite=Strict`` cookie (``Secure`` over HTTPS) holding a
+signature keyed by the stored token hash (:func:`~averitec_tools.leaderboard.web.security.sign_session`),
+valid for :data:`SESSION_SECONDS`. Failed token checks are counted per client address
+and a team's authenticated posts per team (the competition's ``rate_limits``: by default
+10 per :data:`AUTH_WINDOW` seconds and 30 per :data:`TEAM_WINDOW`); past either, requests
+get 429 with ``Retry-After``. Limits are per server process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from averitec_tools.leaderboard.competition import metric_title
+from averitec_tools.leaderboard.ranking import rank_store
+from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.web.security import (
+    CSRF_COOKIE,
+    RateLimiter,
+    check_session,
+    csrf_ok,
+    same_origin,
+    session_subject,
+    sign_session,
+)
+
+HERE = Path(__file__).parent
+TEAM_COOKIE = "lb_team"
+ADMIN_COOKIE = "lb_admin"
+SESSION_SECONDS = 12 * 3600
+AUTH_WINDOW, TEAM_WINDOW = 300.0, 60.0
+MAX_ID = 2**31 - 1  # the id columns are 32-bit INTEGER on PostgreSQL
+PLOT_CACHE_ENTRIES = 128
+
+
+def parse_id(text: str) -> int | None:
+    """A submission id from a URL (``None`` unless 1 <= id <= :data:`MAX_ID`: never a database error).
+
+    Example:
+        >>> parse_id("17"), parse_id("9223372036854775808"), parse_id("-1"), parse_id("1e3")
+        (17, None, None, None)
+    """
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    value = int(text)
+    return value if 1 <= value <= MAX_ID else None
+
+
+def wants_json(request: Request) -> bool:
+    """API paths, and clients that ask for JSON rather than HTML, get JSON errors."""
+    path = request.url.path
+    if path.startswith("/api/") or (path.startswith("/admin/") and request.method == "POST" and "authorization" in request.headers):
+        return True
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+class Site:
+    """Shared state of one app instance (one per server process)."""
+
+    def __init__(self, url: str, *, upload_limit: int | None = None) -> None:
+        self.store = Store(url)
+        self.comp = self.store.competition()
+        self.upload_limit = upload_limit or self.comp.max_upload_bytes
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+        env.globals.update(metric_title=metric_title, competition=self.comp)
+        env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
+        self.templates = Jinja2Templates(env=env)
+        limits = self.comp.rate_limits
+        self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
+        self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
+        self._boards: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+        self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+    # ------------------------------------------------------------------ pages and errors
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("signed_in", self.team_of(request))
+        return self.templates.TemplateResponse(request, name, {"phases": self.comp.phases, **context}, status_code=status)
+
+    def error(self, request: Request, text: str, status: int, *, headers: dict[str, str] | None = None) -> Response:
+        """``text`` as JSON (``{"error": ...}``) for API clients, else as an HTML page."""
+        if wants_json(request):
+            return JSONResponse({"error": text}, status_code=status, headers=headers)
+        response = self.page(request, "message.html", status=status, text=text, title="Error" if status >= 400 else "Note")
+        for k, v in (headers or {}).items():
+            response.headers[k] = v
+        return response
+
+    def too_many(self, request: Request, wait: int, what: str) -> Response:
+        return self.error(request, f"too many {what}; try again in {wait} s", 429, headers={"retry-after": str(wait)})
+
+    # ------------------------------------------------------------------ who is asking
+
+    @staticmethod
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
+
+    @staticmethod
+    def bearer(request: Request) -> str | None:
+        auth = request.headers.get("authorization", "")
+        return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+
+    def team_of(self, request: Request) -> str | None:
+        """The team whose session cookie came with ``request`` (``None``: none, or expired)."""
+        value = request.cookies.get(TEAM_COOKIE)
+        subject = session_subject(value)
+        if not subject or not subject.startswith("team:") or not subject[5:].isdigit():
+            return None
+        row = self.store.team_by_id(int(subject[5:]))
+        if row is None or not check_session(row["token_hash"], value, subject=subject, now=time.time(), max_age=SESSION_SECONDS):
+            return None
+        return str(row["name"])
+
+    def is_admin(self, request: Request) -> bool:
+        """An admin session cookie, or ``Authorization: Bearer ADMIN_TOKEN``."""
+        token = self.bearer(request)
+        if token is not None:
+            return self.store.check_admin(token)
+        return check_session(self.store.admin_token_hash(), request.cookies.get(ADMIN_COOKIE), subject="admin",
+                             now=time.time(), max_age=SESSION_SECONDS)
+
+    def set_session(self, request: Request, response: Response, *, cookie: str, key: str, subject: str) -> None:
+        value = sign_session(key, subject, issued=int(time.time()))
+        response.set_cookie(cookie, value, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+
+    def csrf_cookie(self, request: Request, response: Response, token: str) -> None:
+        response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
+
+    def check_token(self, request: Request, token: str | None, lookup: Callable[[str], Any]) -> tuple[Any, Response | None]:
+        """``lookup(token)`` under the per-client bound on failed attempts: (result, None),
+        or (None, the 403/429 response)."""
+        client = self.client(request)
+        wait = self.auth_failures.retry_after(client)
+        if wait is not None:
+            return None, self.too_many(request, wait, "failed token attempts from this address")
+        result = lookup(token) if token else None
+        if not result:
+            self.auth_failures.hit(client)
+            return None, self.error(request, "invalid token", 403)
+        return result, None
+
+    def team_post_allowed(self, request: Request, team: str) -> Response | None:
+        """Count one authenticated post of ``team``; the 429 response past its bound."""
+        wait = self.team_posts.hit(team)
+        return None if wait is None else self.too_many(request, wait, f"requests for team {team!r}")
+
+    def form_origin_ok(self, request: Request) -> bool:
+        own = f"{request.url.scheme}://{request.url.netloc}"
+        return same_origin(origin=request.headers.get("origin"), referer=request.headers.get("referer"), own=own)
+
+    @staticmethod
+    def csrf_ok(request: Request, form: Any) -> bool:
+        return csrf_ok(request.cookies.get(CSRF_COOKIE), str(form.get("csrf", "")))
+
+    # ------------------------------------------------------------------ boards
+
+    def ranked(self, phase: str) -> list[Any]:
+        """The phase's ranking, computed again only when it can have changed."""
+        version = self.store.board_version(phase)
+        cached = self._boards.get(phase)
+        if cached is None or cached[0] != version:
+            self._boards[phase] = (version, rank_store(self.store, phase))
+        return list(self._boards[phase][1])
+
+    def board_hidden(self, phase: Any) -> bool:
+        return phase.visibility == "hidden" and not self.store.revealed(phase.name)
+
+    def on_board(self, row: dict[str, Any]) -> bool:
+        """Whether the submission stands on a board anyone can see (then it is public)."""
+        phase = self.comp.phase(row["phase"])
+        if self.board_hidden(phase):
+            return False
+        return any(e.submission_id == row["id"] for e in self.ranked(phase.name))
+
+    def may_see(self, request: Request, row: dict[str, Any]) -> bool:
+        """A submission's details: its team, the organisers, or anyone once it is on the board."""
+        if self.team_of(request) == row["team"] or self.is_admin(request):
+            return True
+        token = self.bearer(request)
+        if token is not None and self.store.team_by_token(token) == row["team"]:
+            return True
+        return self.on_board(row)
+
+    # ------------------------------------------------------------------ plots
+
+    def plot(self, key: tuple[Any, ...], draw: Callable[[], bytes]) -> bytes:
+        """A plot drawn once per key (submission, kind, result, visible claims), LRU-bounded."""
+        if key in self._plots:
+            self._plots.move_to_end(key)
+            return self._plots[key]
+        png = draw()
+        self._plots[key] = png
+        while len(self._plots) > PLOT_CACHE_ENTRIES:
+            self._plots.popitem(last=False)
+        return png
+
+
+__all__ = ["ADMIN_COOKIE", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "wants_json"]

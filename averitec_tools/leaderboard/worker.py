@@ -1,0 +1,228 @@
+"""The scoring worker: take the next submission, score it within its limits, store the outcome.
+
+:func:`process_one` claims one pending submission with a lease that a heartbeat thread
+renews, and scores it under the competition's ``scoring.timeout_seconds``
+(:class:`~averitec_tools.leaderboard.deadline.Deadline`). The outcome is stored in one
+transaction: the results and ``finished``, or ``failed`` with the team-safe reason and
+the organisers' full one (:mod:`averitec_tools.leaderboard.failures`). A submission
+cancelled while it is scored is dropped at the next heartbeat. :func:`run_worker` loops
+over the queue, returns submissions of dead workers to it (:meth:`Store.recover`) and
+keeps its row in the worker-health table current.
+
+The server log is the ``averitec.leaderboard`` logger (stderr under ``serve``/``work``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.deadline import Deadline, Interrupted
+from averitec_tools.leaderboard.failures import Failure, internal_failure
+from averitec_tools.leaderboard.health import WorkerHealth
+from averitec_tools.leaderboard.processing import Scorer
+from averitec_tools.leaderboard.queue import _LostLease
+from averitec_tools.leaderboard.store import Store
+
+logger = logging.getLogger("averitec.leaderboard")
+#: Seconds, past the time limit, after which a worker whose submission did not stop
+#: (stuck inside one C call) records the failure and exits for its supervisor to restart.
+HARD_STOP_GRACE = 30.0
+
+
+def time_limit_reason(file_name: str, seconds: float) -> str:
+    """The team-visible reason of a submission stopped by the time limit.
+
+    Example:
+        >>> time_limit_reason("p.json", 600)
+        "p.json: scoring stopped at the competition's time limit of 600 s (make the submission smaller: fewer or shorter evidence strings)"
+    """
+    return (f"{file_name}: scoring stopped at the competition's time limit of {seconds:g} s "
+            "(make the submission smaller: fewer or shorter evidence strings)")
+
+
+def configure_logging() -> None:
+    """The server log on stderr, with timestamps and the process id (once per process)."""
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s averitec-leaderboard[%(process)d] %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, submission_id: int | None = None,
+                health: WorkerHealth | None = None, hard_exit: bool = False) -> int | None:
+    """Claim one pending submission (or ``submission_id``), score it and store the
+    outcome; returns its id (``None``: nothing pending).
+
+    With ``hard_exit`` (a supervised worker process) a submission that does not stop at
+    its time limit within :data:`HARD_STOP_GRACE` seconds is failed and the process
+    exits, for its supervisor to replace.
+    """
+    sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id)
+    if sid is None:
+        return None
+    row = store.submission(sid)
+    assert row is not None
+    comp = store.competition()
+    limit = comp.scoring.timeout_seconds
+    file_name = row["file_name"]
+    if health is not None:
+        health.beat(state="scoring", submission_id=sid, force=True)
+
+    def hard_stop() -> None:
+        store.fail(sid, time_limit_reason(file_name, limit), server_reason=f"submission {sid}: still scoring "
+                   f"{HARD_STOP_GRACE:g} s after the time limit ({limit:g} s); worker process {os.getpid()} exits")
+        logger.error("submission %d did not stop at its time limit; worker %d exits for its supervisor to restart it", sid, os.getpid())
+        logging.shutdown()
+        os._exit(3)
+
+    deadline = Deadline(limit, hard_after=HARD_STOP_GRACE if hard_exit else None, on_hard_stop=hard_stop)
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(lease_seconds / 3):
+            if not store.renew(sid, lease_seconds=lease_seconds):  # cancelled, or the lease was taken back
+                deadline.interrupt("cancelled")
+                return
+            if health is not None:
+                health.beat(state="scoring", submission_id=sid)
+
+    beat = threading.Thread(target=heartbeat, name=f"lease-{sid}", daemon=True)
+    interrupted = False
+    started = time.monotonic()
+    try:
+        with deadline:
+            beat.start()
+            phase = comp.phase(row["phase"])
+            results = scorer.score(phase=phase, content=store.content(sid), file_name=file_name, limits=comp.validation)
+    except Interrupted as stopped:
+        interrupted = True
+        if stopped.kind == "time":
+            store.fail(sid, time_limit_reason(file_name, limit),
+                       server_reason=f"submission {sid}: stopped at the time limit ({limit:g} s)")
+            logger.warning("submission %d (team %s) stopped at the time limit of %g s", sid, row["team"], limit)
+        else:
+            logger.info("submission %d was cancelled (or taken back) while being scored; dropped", sid)
+    except Failure as failure:
+        store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged)
+        logger.info("submission %d (team %s) failed%s: %s", sid, row["team"], "" if failure.charged else " (not charged)", failure.server)
+    except Exception as exc:  # a bug must not leave the submission stuck
+        internal = internal_failure(exc)
+        store.fail(sid, internal.team, server_reason=internal.server, charged=internal.charged)
+        logger.error("submission %d: internal error while scoring:\n%s", sid, internal.server)
+    else:
+        try:
+            store.finish(sid, results)
+            logger.info("submission %d (team %s) finished in %.2f s", sid, row["team"], time.monotonic() - started)
+        except _LostLease:
+            logger.warning("submission %d was taken back or cancelled while being scored; its result is dropped", sid)
+    finally:
+        stop.set()
+        if beat.is_alive():
+            beat.join()
+        if interrupted:
+            scorer.reset()  # after the heartbeat stopped: it forks new helpers
+    if health is not None:
+        health.beat(state="idle", scored=1, force=True)
+    return sid
+
+
+def run_worker(
+    url: str,
+    *,
+    lease_seconds: float = 120.0,
+    poll_seconds: float = 0.5,
+    stop: threading.Event | None = None,
+    once: bool = False,
+    prepare: bool = True,
+    parent_pid: int | None = None,
+    jobs: int | None = 1,
+    name: str | None = None,
+    hard_exit: bool = False,
+) -> int:
+    """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
+
+    With ``parent_pid`` the worker also stops when that process is gone (a server killed
+    without cleaning up must not leave workers behind). With ``name`` it keeps that row of
+    the worker-health table (:mod:`averitec_tools.leaderboard.health`) current.
+    """
+    store = Store(url)
+    scorer = Scorer(n_resamples=store.competition().n_resamples, jobs=jobs)
+    health = WorkerHealth(store, name) if name else None
+    if health is not None:
+        health.started(pid=os.getpid())
+    done = 0
+    try:
+        if prepare:
+            for phase in store.competition().phases:
+                try:
+                    scorer.prepare_gold(phase)
+                except UserError as exc:
+                    logger.warning("%s", exc)
+            # The prepared gold side, WordNet and the code are kept for the process's life:
+            # take them out of the collector's walks (and out of the helpers' copy-on-write).
+            gc.collect()
+            gc.freeze()
+            scorer.start_helpers()
+        while stop is None or not stop.is_set():
+            if parent_pid is not None and os.getppid() != parent_pid:
+                break
+            if health is not None:
+                health.beat(state="idle")
+            if store.recover():
+                logger.info("returned submissions of a stopped worker to the queue (or failed them after their last attempt)")
+            if process_one(store, scorer, lease_seconds=lease_seconds, health=health, hard_exit=hard_exit) is not None:
+                done += 1
+                continue
+            if once:
+                break
+            time.sleep(poll_seconds)
+    finally:
+        scorer.close()
+        if health is not None:
+            with contextlib.suppress(UserError):  # the database went away: the supervisor records the exit
+                health.beat(state="stopped", force=True)
+        store.close()
+    return done
+
+
+def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1,
+                name: str | None = None) -> None:
+    """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
+    server process is gone)."""
+    import signal
+
+    configure_logging()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
+    run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs,
+               name=name, hard_exit=True)
+
+
+def describe_exit(code: Any) -> str:
+    """A process exit code as words (``-9`` is SIGKILL).
+
+    Example:
+        >>> describe_exit(-9), describe_exit(3)
+        ('killed by SIGKILL', 'exit code 3')
+    """
+    import signal
+
+    if isinstance(code, int) and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+__all__ = ["HARD_STOP_GRACE", "configure_logging", "describe_exit", "process_one", "run_worker", "time_limit_reason", "worker_main"]

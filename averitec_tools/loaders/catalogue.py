@@ -1,0 +1,186 @@
+"""The official data files, one verified download away: names, sources, checksums.
+
+Every entry says where the files live (hub repository *and its type*: the organisers keep
+AVeriTeC in a **model** repository, ``chenxwh/AVeriTeC``, which their ``download_data.sh``
+fetches with ``wget``), the licence, sizes, and for each file whether the package records
+its sha256 and where that checksum comes from. ``docs/data.md`` lists the same table for
+readers. Checksums were computed from the public files wherever they could be reached:
+
+* AVeriTeC ``train.json`` / ``dev.json``: sha256 of files whose git blob ids (``0f190e11…``,
+  ``40974243…``) are those of ``data/train.json`` / ``data/dev.json`` in ``chenxwh/AVeriTeC``
+  at commit ``8a4d25e`` (the hub repository's history up to 2024-04-12 is mirrored on GitHub
+  in ``skmalviya/AVeriTeC_SKDU``) and of the AVeriTeC GitHub repository's ``data/``;
+* the train and dev knowledge stores: the Git LFS ``oid sha256`` and ``size`` of their pointer
+  files at that commit;
+* FEVER 1.0's files: the sha256 and sizes ``huggingface/datasets`` recorded for the official
+  ``fever.ai`` downloads (``datasets/fever/dataset_infos.json``, ``download_checksums``).
+
+The AVeriTeC 2024 test claims and test store, the FEVER-8 2025 test data and VitaminC have
+no checksum recorded here (they were not reachable): they download as *unverified*, their
+sha256 is recorded in the manifest on first download (later downloads must match it), and
+each file is still checked against the hub's own content hash (Git LFS sha256 / git blob id).
+FEVER's files have no known hub copy (the ``fever/fever`` dataset is a loading script that
+fetches them from ``fever.ai``, which now answers 403): ``--repo`` names a mirror, and the
+recorded checksums make any mirror safe to use.
+
+Example:
+    >>> from averitec_tools.downloads import get_sources
+    >>> dev = get_sources("averitec", "dev")[0]
+    >>> dev.hub.describe(), dev.files[0].path, dev.verified
+    ('chenxwh/AVeriTeC (model, main)', 'data/dev.json', True)
+    >>> source_for("averitec", "test_2025").key, source_for("vitaminc", "dev").key
+    ('fever8/test', 'vitaminc')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from averitec_tools.downloads.sources import (
+    SOURCES,
+    DataSource,
+    FolderListing,
+    HubLocation,
+    RemoteFile,
+    Unpack,
+    register_source,
+)
+
+AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision="main")
+VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision="main")
+_AV_COMMIT = "chenxwh/AVeriTeC at commit 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
+_LFS = f"Git LFS pointer (oid sha256, size) in {_AV_COMMIT}, mirrored in github:skmalviya/AVeriTeC_SKDU"
+_FEVER_RECORD = ("sha256 and size huggingface/datasets recorded for the official fever.ai file "
+                 "(github:huggingface/datasets datasets/fever/dataset_infos.json, commit 040102f)")
+_AV_LICENSE = "cc-by-nc-4.0"
+_AV_HOME = "https://fever.ai/dataset/averitec.html"
+_STORE_MEMBERS = "[0-9]*.json"  # one JSON-lines file per claim, named <claim_id>.json
+
+
+def _count(family: str, what: str) -> Callable[[Path], str]:
+    def check(path: Path) -> str:
+        from averitec_tools.loaders.base import FAMILIES
+
+        n = sum(1 for _ in FAMILIES.get(family).read_file(path))
+        return f"{n} {what}"
+
+    return check
+
+
+_AV_CLAIMS = _count("averitec", "claims")
+_FEVER_CLAIMS = _count("fever", "claims")
+
+for split, spec in (
+    ("train", RemoteFile("data/train.json", sha256="ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c",
+                         size=10184813, checksum_source=f"computed from the file with git blob 0f190e11 ({_AV_COMMIT}; "
+                         "identical to github:MichSchli/AVeriTeC data/train.json)")),
+    ("dev", RemoteFile("data/dev.json", sha256="499793726b4a5406780928a3d9dedc48d6dd53de778f22437d129cacdb08e300",
+                       size=1785475, checksum_source=f"computed from the file with git blob 40974243 ({_AV_COMMIT}; "
+                       "identical to github:MichSchli/AVeriTeC data/dev.json)")),
+    ("test", RemoteFile("data/test.json")),
+):
+    register_source(DataSource(
+        name="averitec", split=split, title=f"AVeriTeC {split} claims" + (" (2024 shared task, no labels)"
+                                                                        if split == "test" else ""),
+        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=(spec,), homepage=_AV_HOME, check=_AV_CLAIMS,
+        notes=() if spec.verified else ("2,215 claims released 18 July 2024 (ids 0-999 from the AVeriTeC "
+                                        "sources, 1000-2214 new); no checksum recorded in the package",),
+    ))
+
+_TRAIN_STORE = (
+    RemoteFile("data_store/knowledge_store/train/train_0_999.zip", checksum_source=_LFS, size=20730339734,
+               sha256="389d2284c5f25410205ec530c2101c3e6d575eae460731e1909ad19192dcb810"),
+    RemoteFile("data_store/knowledge_store/train/train_1000_1999.zip", checksum_source=_LFS, size=21273604733,
+               sha256="e2bf5c1dccc855cf3474ccd3f14678fe60f21e6c69685a34d7bc884996fec446"),
+    RemoteFile("data_store/knowledge_store/train/train_2000_3067.zip", checksum_source=_LFS, size=21520772573,
+               sha256="d3e27cc4072cd085dbac44272f1ea918dd3ff970b39d94f143e40c51bbde43d0"),
+)
+_DEV_STORE = (RemoteFile("data_store/knowledge_store/dev_knowledge_store.zip", checksum_source=_LFS,
+                         size=11537899362,
+                         sha256="021e258cd6fb5fe6d627a4667d663e95c184c966939c15124df9206142fc2212"),)
+_STORE_NOTE = ("2024 layout: one <claim_id>.json per claim, JSON lines {claim_id, type, query, url, url2text}; "
+               "unpacked flat into knowledge_store/<split>/ (the archives nest members differently)")
+for split, files, listing, extra in (
+    ("train", _TRAIN_STORE, None, ()),
+    ("dev", _DEV_STORE, None, ()),
+    ("test", (), FolderListing("data_store/knowledge_store/test_updated", ("*.zip",)),
+     ("the store updated on 15 Nov 2024 (test_updated/, which fixed a leak in the July test/ store); archive "
+      "names are listed from the hub when the download runs; no checksum recorded in the package",)),
+):
+    register_source(DataSource(
+        name="averitec-store", split=split, title=f"AVeriTeC {split} knowledge store (2024 shared task)",
+        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=files, listing=listing,
+        unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS), homepage=_AV_HOME,
+        notes=(_STORE_NOTE, *extra),
+    ))
+
+register_source(DataSource(
+    name="fever8", split="test", title="FEVER-8 (2025) AVeriTeC test claims", license=_AV_LICENSE, hub=AVERITEC_HUB,
+    dest="averitec", files=(RemoteFile("data/test_2025.json"),), homepage="https://fever.ai/task.html",
+    check=_AV_CLAIMS, notes=("the file the organisers' download_data.sh fetches (Raldir/FEVER-8-Shared-Task); "
+                             "loads as averitec/test_2025; no checksum recorded in the package",),
+))
+register_source(DataSource(
+    name="fever8-store", split="test", title="FEVER-8 (2025) test knowledge store", license=_AV_LICENSE,
+    hub=AVERITEC_HUB, dest="averitec",
+    listing=FolderListing("data_store/knowledge_store/test_2025", ("*.zip",)),
+    unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS), homepage="https://fever.ai/task.html",
+    notes=(_STORE_NOTE, "archive names are listed from the hub when the download runs, as the organisers' "
+           "download_data.sh does; no checksum recorded in the package"),
+))
+
+_FEVER_FILES: Mapping[str, RemoteFile] = {
+    "train": RemoteFile("train.jsonl", size=33024303, checksum_source=_FEVER_RECORD,
+                        sha256="eba7e8f87076753f8494718b9a857827af7bf73e76c9e4b75420207d26e588b6"),
+    "shared_task_dev": RemoteFile("shared_task_dev.jsonl", size=4349935, checksum_source=_FEVER_RECORD,
+                                  sha256="e89865bfe1b4dd054e03dd57d7241a6fde24862905f31117cf0cd719f7c78df7"),
+    "shared_task_test": RemoteFile("shared_task_test.jsonl", size=1599159, checksum_source=_FEVER_RECORD,
+                                   sha256="76dd0872d8fa1f49efe1194fe8a88b7dd4c715c77d87a142b615d4be583e1e51"),
+    "paper_dev": RemoteFile("paper_dev.jsonl", size=2168767, checksum_source=_FEVER_RECORD,
+                            sha256="41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c"),
+    "paper_test": RemoteFile("paper_test.jsonl", size=2181168, checksum_source=_FEVER_RECORD,
+                             sha256="fb7b0280a0adc2302bbb29bfb7af37274fa585de3171bcf908f180642d11d88e"),
+}
+_FEVER_NOTE = ("no hub copy of the original files is known: fever/fever (dataset) is a loading script that "
+               "fetches them from fever.ai (403 today) and that datasets >= 4 refuses; name a mirror with --repo "
+               "OWNER/NAME (files at its root, original names) or install your copies with --from DIR")
+for split, spec in _FEVER_FILES.items():
+    register_source(DataSource(
+        name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=None,
+        dest="fever", files=(spec,), homepage="https://fever.ai/dataset/fever.html", check=_FEVER_CLAIMS,
+        notes=(_FEVER_NOTE,),
+    ))
+register_source(DataSource(
+    name="fever-wiki-pages", split=None, title="FEVER 1.0 wiki-pages (June 2017 Wikipedia, 5.4M pages)",
+    license="cc-by-sa-3.0", hub=None, dest="fever",
+    files=(RemoteFile("wiki-pages.zip", size=1713485474, checksum_source=_FEVER_RECORD,
+                      sha256="4b06d95da6adf7fe02d2796176c670dacccb21348da89cba4c50676ab99665f2"),),
+    unpack=Unpack(into="wiki-pages", members="*.jsonl"), homepage="https://fever.ai/dataset/fever.html",
+    notes=(_FEVER_NOTE, "unpacked into fever/wiki-pages/, the wiki_dir= the FEVER loader takes"),
+))
+register_source(DataSource(
+    name="vitaminc", split=None, title="VitaminC fact verification (train / validation / test)",
+    license="cc-by-sa-3.0", hub=VITAMINC_HUB, dest="vitaminc/hub",
+    listing=FolderListing("", ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv"), keep_paths=True),
+    homepage="https://github.com/TalSchuster/VitaminC",
+    notes=("the hub dataset's data files and card, kept in its layout and read with datasets.load_dataset "
+           "(no loading script: every datasets version reads it); no checksum recorded in the package",),
+))
+
+#: (family, split) → the source whose files that split is read from.
+_SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
+    **{("averitec", s): f"averitec/{s}" for s in ("train", "dev", "test")},
+    ("averitec", "test_2025"): "fever8/test",
+    **{("fever", s): f"fever/{s}" for s in _FEVER_FILES},
+    **{("vitaminc", s): "vitaminc" for s in ("train", "dev", "test")},
+}
+
+
+def source_for(family: str, split: str) -> DataSource | None:
+    """The registered source a loader split is downloaded from (``None``: none)."""
+    key = _SPLIT_SOURCES.get((family, split))
+    return SOURCES.get(key) if key else None
+
+
+__all__ = ["AVERITEC_HUB", "VITAMINC_HUB", "source_for"]

@@ -1,0 +1,242 @@
+"""Soak run: mixed uploads from many clients to two server processes while a worker is killed.
+
+Two ``averitec leaderboard serve`` processes (one supervised worker each) share one
+database. ``--clients`` threads upload ``--uploads`` files over HTTP, alternating between
+the servers: valid submissions (each one new), exact re-uploads of an earlier valid one
+(same team, same bytes), hostile files (each one new: bad labels, out-of-range ids,
+100k-repeat answers, nesting), uploads with a wrong token and uploads over the size limit.
+While they run, the worker of the first server is killed with SIGKILL ``--kills`` times
+while it is scoring. Then the run waits until the queue is empty and checks that nothing
+was lost or duplicated:
+
+* every accepted upload has its row; a re-upload got its original's id;
+* every valid submission is finished with exactly one result, every hostile one failed,
+  none is left pending or running;
+* refused uploads (403, 413) left no row; the worker restarts recorded equal the kills.
+
+Not part of ``make test`` (it takes minutes); the bounded versions of each check are in
+``tests/test_leaderboard_{hostile,reliability,web}.py``. Usage::
+
+    python benchmarks/soak_leaderboard.py                      # SQLite in a temporary folder
+    python benchmarks/soak_leaderboard.py --db postgresql+psycopg://user@host/db   # an empty database
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+from bench_leaderboard import Server, cli  # noqa: E402
+
+DEMO_GOLD, DEMO_PREDS = REPO / "examples/demo_gold.json", REPO / "examples/demo_predictions.json"
+
+
+def valid(tag: str) -> bytes:
+    preds = json.loads(DEMO_PREDS.read_text())
+    preds[0]["evidence"][0]["answer"] += f" {tag}"
+    return json.dumps(preds).encode()
+
+
+def hostile(k: int, tag: str) -> bytes:
+    preds = json.loads(DEMO_PREDS.read_text())
+    kind = k % 5
+    if kind == 0:
+        preds[1]["pred_label"] = f"True {tag}"
+    elif kind == 1:
+        preds.append({**preds[0], "claim_id": 10**6, "claim": tag})
+    elif kind == 2:
+        preds[0]["evidence"][0]["answer"] = f"{tag} " + "yes " * 100_000
+    elif kind == 3:
+        return (b"[" * 1000 + b"]" * 1000).replace(b"[]", f'["{tag}"]'.encode(), 1)
+    else:
+        preds[2]["confidence"] = 1.5
+        preds[2]["claim"] = tag
+    return json.dumps(preds).encode()
+
+
+def upload(base: str, token: str, system: str, content: bytes) -> tuple[int, dict[str, Any]]:
+    boundary = uuid.uuid4().hex
+    body = b"".join([
+        f'--{boundary}\r\nContent-Disposition: form-data; name="system"\r\n\r\n{system}\r\n'.encode(),
+        f'--{boundary}\r\nContent-Disposition: form-data; name="phase"\r\n\r\ndev\r\n'.encode(),
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.json"\r\n\r\n'.encode(),
+        content, f"\r\n--{boundary}--\r\n".encode(),
+    ])
+    req = urllib.request.Request(base + "/api/submissions", data=body, method="POST", headers={
+        "Authorization": f"Bearer {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, {}
+    except (ConnectionError, urllib.error.URLError):  # a 413 may close the connection mid-upload
+        return 413, {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="soak run: mixed uploads, two servers, a worker killed")
+    parser.add_argument("--uploads", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=10)
+    parser.add_argument("--kills", type=int, default=2)
+    parser.add_argument("--db", default=None, help="database URL (default: SQLite in a temporary folder); must be empty")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    env.setdefault("NLTK_DATA", str(REPO.parent / "shared" / "nltk_data"))
+    env["AVERITEC_NO_DOWNLOAD"] = "1"
+
+    with tempfile.TemporaryDirectory(prefix="soak-lb-") as tmp:
+        env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
+        db = args.db or f"sqlite:///{tmp}/lb.db"
+        comp = {"name": "soak", "n_resamples": 100, "max_upload_mb": 1, "rate_limits": {"posts_per_team_per_minute": 100_000},
+                "phases": [{"name": "dev", "gold": str(DEMO_GOLD), "profiles": ["averitec2024"], "primary_metric": "averitec_score@0.25",
+                            "columns": ["averitec_score@0.25", "label_accuracy"]}]}
+        (Path(tmp) / "soak.yaml").write_text(json.dumps(comp))
+        cli(env, "init", str(Path(tmp) / "soak.yaml"), "--db", db)
+        tokens = [cli(env, "team", "add", f"team{i}", "--db", db)["token"] for i in range(3)]
+
+        kinds = rng.choices(["valid", "again", "hostile", "wrong-token", "too-large"], weights=[60, 15, 15, 5, 5], k=args.uploads)
+        plan: list[tuple[str, int, bytes]] = []
+        originals: list[tuple[int, bytes]] = []
+        for k, kind in enumerate(kinds):
+            team = rng.randrange(len(tokens))
+            if kind == "again" and originals:
+                team, content = rng.choice(originals)
+            elif kind in ("valid", "again"):
+                kind, content = "valid", valid(f"soak-{k}")
+                originals.append((team, content))
+            elif kind == "hostile":
+                content = hostile(k, f"soak-{k}")
+            elif kind == "too-large":
+                content = b"[" + b" " * (1024 * 1024 + 10) + b"]"
+            else:
+                content = valid(f"soak-{k}")
+            plan.append((kind, team, content))
+
+        # a short lease: the submission a killed worker held is taken again after 3 s
+        servers = [Server(db, 1, env, extra=("--lease-seconds", "3")), Server(db, 1, env, extra=("--lease-seconds", "3"))]
+        outcomes: list[tuple[str, int, bytes, int, dict[str, Any]]] = []
+        lock = threading.Lock()
+        posted = [0]
+        started = time.monotonic()
+
+        def client(i: int) -> None:
+            for k in range(i, len(plan), args.clients):
+                kind, team, content = plan[k]
+                token = "wrong-token" if kind == "wrong-token" else tokens[team]
+                status, body = upload(servers[k % 2].base, token, f"s{k}", content)
+                with lock:
+                    outcomes.append((kind, team, content, status, body))
+                    posted[0] += 1
+
+        kills: list[float] = []
+        killed: set[int] = set()
+
+        def killer() -> None:
+            from averitec_tools.leaderboard.health import workers
+            from averitec_tools.leaderboard.store import Store
+
+            store = Store(db)
+            server_pid = servers[0].proc.pid
+            for n in range(args.kills):
+                while posted[0] < (n + 1) * len(plan) // (args.kills + 1):
+                    time.sleep(0.05)
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline:
+                    mine = [w for w in workers(store) if f"/{server_pid}/" in w["name"] and w["state"] == "scoring"
+                            and w["alive"] and int(w["pid"]) not in killed]  # the restarted worker, not the dead one
+                    if mine:
+                        killed.add(int(mine[0]["pid"]))
+                        os.kill(int(mine[0]["pid"]), signal.SIGKILL)
+                        kills.append(time.monotonic() - started)
+                        break
+                    time.sleep(0.02)
+            store.close()
+
+        kill_thread = threading.Thread(target=killer)
+        kill_thread.start()
+        with ThreadPoolExecutor(args.clients) as pool:
+            list(pool.map(client, range(args.clients)))
+        uploaded = time.monotonic() - started
+        kill_thread.join()
+
+        from averitec_tools.leaderboard.health import queue, workers
+        from averitec_tools.leaderboard.store import Store
+
+        store = Store(db)
+        deadline = time.monotonic() + 1800
+        while (q := queue(store))["pending"] + q["running"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        drained = time.monotonic() - started
+        rows = {r["id"]: r for r in store.submissions()}
+        results = store.results()
+        restarts = sum(w["restarts"] for w in workers(store))
+        for s in servers:
+            s.stop()
+
+        problems: list[str] = []
+        by_content: dict[tuple[int, bytes], int] = {}
+        for kind, team, content, status, body in outcomes:
+            if kind == "wrong-token":
+                problems += [] if status == 403 else [f"wrong token got {status}"]
+                continue
+            if kind == "too-large":
+                problems += [] if status == 413 else [f"too-large upload got {status}"]
+                continue
+            if status not in (200, 201):
+                problems.append(f"{kind} upload got {status}")
+                continue
+            sid = int(body["id"])
+            if sid not in rows:
+                problems.append(f"accepted upload {sid} has no row (lost)")
+                continue
+            if kind == "valid":
+                first = by_content.setdefault((team, content), sid)
+                if first != sid:
+                    problems.append(f"re-upload got {sid}, its original is {first} (duplicated)")
+        valid_ids = set(by_content.values())
+        for sid, row in rows.items():
+            want = "finished" if sid in valid_ids else "failed"
+            if row["state"] != want:
+                problems.append(f"submission {sid} is {row['state']}, expected {want}")
+            n_results = len(results.get(sid, []))
+            if n_results != (1 if want == "finished" else 0):
+                problems.append(f"submission {sid} has {n_results} results")
+        accepted = sum(1 for o in outcomes if o[3] in (200, 201))
+        if len(rows) != len(valid_ids) + sum(1 for o in outcomes if o[0] == "hostile" and o[3] in (200, 201)):
+            problems.append(f"{len(rows)} rows for {len(valid_ids)} valid and the hostile uploads")
+        if restarts != len(kills):
+            problems.append(f"{restarts} worker restarts recorded for {len(kills)} kills")
+        report = {
+            "uploads": len(outcomes), "accepted": accepted, "statuses": dict(Counter(o[3] for o in outcomes)),
+            "kinds": dict(Counter(o[0] for o in outcomes)), "rows": len(rows), "states": dict(Counter(r["state"] for r in rows.values())),
+            "kills_at_s": [round(t, 1) for t in kills], "restarts": restarts, "uploaded_s": round(uploaded, 1),
+            "drained_s": round(drained, 1), "lost": sum("lost" in p for p in problems),
+            "duplicated": sum("duplicated" in p for p in problems), "problems": problems[:20],
+            "db": "postgresql" if db.startswith("postgresql") else "sqlite", "load_average": os.getloadavg()[0],
+        }
+        print(json.dumps(report, indent=1))
+        return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``averitec leaderboard submit|cancel|status|show`` as organisers use them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from averitec_tools.cli.main import main
+from tests._leaderboard_helpers import competition_yaml, variant
+
+
+@pytest.fixture
+def db(tmp_path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    args = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
+    yaml_path = tmp_path / "c.yaml"
+    columns = ["averitec_score@0.25", "averitec_score@0.2", "averitec_score@0.3", "questions_only", "questions_answers", "label_accuracy"]
+    yaml_path.write_text(competition_yaml(limits={"total": 10}, columns=columns))
+    assert main(["leaderboard", "init", str(yaml_path), *args]) == 0
+    assert main(["leaderboard", "team", "add", "blue", *args]) == 0
+    assert main(["leaderboard", "team", "add", "a-team-with-a-rather-long-name-that-must-wrap", *args]) == 0
+    capsys.readouterr()
+    return args
+
+
+def _err(capsys: pytest.CaptureFixture[str], code: int) -> str:
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    return captured.err
+
+
+def _submit(path, db: list[str], *extra: str, team: str = "blue", system: str = "s") -> int:
+    return main(["leaderboard", "submit", str(path), "--team", team, "--system", system, "--phase", "dev", *extra, *db])
+
+
+def test_submit_refuses_like_the_web(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    assert "empty.json: the file is empty" in _err(capsys, _submit(empty, db))
+    good = tmp_path / "good.json"
+    good.write_bytes(variant(0))
+    assert "metadata key 'secret' is not one of the competition's disclosure keys" in _err(capsys, _submit(good, db, "--meta", "secret=1"))
+    bad = tmp_path / "sub" / "bad.json"
+    bad.parent.mkdir()
+    bad.write_text('[{"claim_id": 0, "pred_label": "Supported", "evidence": []}]')
+    err = _err(capsys, _submit(bad, db))
+    assert err.startswith(f"averitec leaderboard: error: {bad}[0] (claim_id 0): empty evidence list") and "submission 1 failed" in err
+    assert "/tmp/averitec-lb" not in err
+    # the same bytes after a failure are scored again (a new submission, not the failed row)
+    assert "submission 2 failed" in _err(capsys, _submit(bad, db))
+    assert _submit(good, db, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["id"], out["state"], out["again"]) == (3, "finished", False)
+
+
+def test_cancel_and_status(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.json"
+    path.write_bytes(variant(0))
+    assert _submit(path, db, "--no-score") == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "cancel", "1", "--json", *db]) == 0
+    assert json.loads(capsys.readouterr().out) == {"id": 1, "state": "cancelled", "was": "pending"}
+    assert "no submission 5" in _err(capsys, main(["leaderboard", "cancel", "5", *db]))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["leaderboard", "cancel", "99999999999999999999", *db])
+    assert exit_info.value.code == 2 and "expected a submission id" in capsys.readouterr().err
+    assert main(["leaderboard", "status", "--json", *db]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["queue"]["cancelled"] == 1 and status["workers"] == []
+    assert status["submissions"][0]["state"] == "cancelled" and status["submissions"][0]["charged"] is False
+
+
+def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed, team in ((0, "blue"), (1, "a-team-with-a-rather-long-name-that-must-wrap")):
+        path = tmp_path / f"p{seed}.json"
+        path.write_bytes(variant(seed, n_wrong=5 * seed))
+        assert _submit(path, db, "--meta", "model=bloom-7b1", team=team, system="baseline (BLOOM QA + BERT reranker)") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["leaderboard", "show", "--phase", "dev", *db]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out  # nothing cut off
+    assert "0.1600" in out and "[0." in out and "bloom-7b1" in out
+    assert "more metrics" in out and "Label acc." in out  # the columns that did not fit continue below

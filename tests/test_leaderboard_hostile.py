@@ -1,0 +1,358 @@
+"""Hostile uploads against the leaderboard (bounded): every failure kind, nothing leaked,
+the queue keeps moving.
+
+Each case is uploaded through the API like a team would, scored by the warm worker code
+(:func:`process_one`), and checked three ways: the HTTP status and the stored state,
+the team-visible texts (API reason, submission page, team page) free of server paths
+and gold facts, and a valid submission uploaded right after it finishing (the queue
+still moves). The gold file has 37 claims and lives in a folder whose name must never
+appear. A summary (cases tried, refused cleanly, seconds for the queue to move past each
+hostile upload) goes to ``$AVERITEC_TEST_ARTIFACTS/leaderboard/hostile-uploads.json``;
+docs/leaderboard.md quotes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from averitec_tools.leaderboard import failures  # noqa: E402
+from averitec_tools.leaderboard.processing import Scorer  # noqa: E402
+from averitec_tools.leaderboard.store import Store  # noqa: E402
+from averitec_tools.leaderboard.web.app import create_app  # noqa: E402
+from averitec_tools.leaderboard.worker import process_one  # noqa: E402
+from tests._leaderboard_helpers import DEMO_GOLD, DEMO_PREDS, REPO  # noqa: E402
+
+N = 37  # claims in the hidden gold file (a count that must not leak)
+BASE = "http://127.0.0.1"
+
+
+def _gold() -> list[dict]:
+    return json.loads(DEMO_GOLD.read_text())[:N]
+
+
+def _preds() -> list[dict]:
+    return json.loads(DEMO_PREDS.read_text())[:N]
+
+
+def _dump(items: list[dict]) -> bytes:
+    return json.dumps(items).encode()
+
+
+def _evalai_gold() -> list[dict]:
+    out = []
+    for i, g in enumerate(_gold()):
+        ev = [q["question"] + " " + (q["answers"][0]["answer"] if q["answers"] else "No answer could be found.") for q in g["questions"]]
+        out.append({"id": i, "label": g["label"], "evidence": ev})
+    return out
+
+
+def _competition(gold: Path, evalai_gold: Path, **top: object) -> str:
+    phase = {"profiles": ["averitec2024"], "primary_metric": "averitec_score@0.25", "columns": ["averitec_score@0.25", "label_accuracy"]}
+    spec = {
+        "name": "hostile", "n_resamples": 50, "disclosure": ["model"],
+        "validation": {"max_tokens_total": 50_000},
+        "rate_limits": {"posts_per_team_per_minute": 1000},  # this harness posts more than a team may
+        "phases": [
+            {"name": "dev", "gold": str(gold), **phase},
+            {"name": "dev23", "gold": str(gold), **phase, "profiles": ["averitec2023"]},
+            {"name": "evalai", "gold": str(evalai_gold), "profiles": ["evalai"], "primary_metric": "evidence_score",
+             "columns": ["evidence_score"]},
+            {"name": "hidden", "gold": str(gold), **phase, "visibility": "hidden"},
+        ],
+        **top,
+    }
+    return json.dumps(spec)
+
+
+def _mutate(fn) -> bytes:
+    items = _preds()
+    fn(items)
+    return _dump(items)
+
+
+def _as_2023(items: list[dict]) -> list[dict]:
+    return [{"claim": p["claim"], "label": p["pred_label"],
+             "questions": [{"question": e["question"], "answers": [{"answer": e["answer"]}]} for e in p["evidence"]]} for p in items]
+
+
+def _as_evalai(items: list[dict]) -> list[dict]:
+    return [{"id": p["claim_id"], "label": p["pred_label"], "evidence": [e["question"] + " " + e["answer"] for e in p["evidence"]]}
+            for p in items]
+
+
+def _jsonl(items: list[dict]) -> bytes:
+    return "".join(json.dumps(i) + "\n" for i in items).encode()
+
+
+# (name, phase, content, what the team-visible reason must contain)
+CASES: list[tuple[str, str, bytes, str]] = [
+    ("truncated JSON", "dev", _dump(_preds())[:-40], "p.json:1:"),
+    ("not UTF-8", "dev", b'[{"claim_id": 0, "pred_label": "\xff\xfe"}]', "not valid UTF-8"),
+    ("empty array", "dev", b"[]", "p.json: no predictions found"),
+    ("one JSON object", "dev", b'{"claim_id": 0}', "p.json:1 (claim_id 0): missing key 'pred_label'"),
+    ("EvalAI lines for the 2024 phase", "dev", _jsonl(_as_evalai(_preds())), "this looks like the EvalAI line format"),
+    ("missing key", "dev", _mutate(lambda p: p[3].pop("pred_label")), "p.json[3] (claim_id 3): missing key 'pred_label'"),
+    ("unknown label", "dev", _mutate(lambda p: p[4].update(pred_label="True")), "p.json[4] (claim_id 4): unknown pred_label 'True'"),
+    ("empty evidence", "dev", _mutate(lambda p: p[5].update(evidence=[])), "p.json[5] (claim_id 5): empty evidence list"),
+    ("claim id past the gold", "dev", _mutate(lambda p: p.append({**p[0], "claim_id": N})), f"claim_id {N} has no reference claim"),
+    ("huge claim id", "dev", _mutate(lambda p: p.append({**p[0], "claim_id": 2**70})), "has no reference claim"),
+    ("duplicate claim id", "dev", _mutate(lambda p: p.append(dict(p[0]))), "duplicate claim_id 0"),
+    ("a claim missing", "dev", _dump(_preds()[:-1]), f"p.json: {N - 1} predictions, not one for every reference claim"),
+    ("claim text of another claim", "dev", _mutate(lambda p: p[2].update(claim="Something else entirely.")), "differs from the reference claim"),
+    ("confidence above 1", "dev", _mutate(lambda p: p[1].update(confidence=1.5)), "field 'confidence' must be a number in [0, 1]"),
+    ("confidence NaN", "dev", _mutate(lambda p: p[1].update(confidence=float("nan"))), "found nan"),
+    ("deeply nested JSON", "dev", b"[" * 1000 + b"]" * 1000, "nested too deeply"),
+    ("100k repeats of a word", "dev", _mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 100_000)),
+     "the competition allows at most 5000 tokens per string"),
+    ("201 evidence items", "dev", _mutate(lambda p: p[6].update(evidence=p[6]["evidence"] * 67)), "201 evidence items, the competition allows at most 200"),
+    ("more tokens than the submission limit", "dev", _mutate(lambda p: [q.update(evidence=[{"question": "q " * 600, "answer": "a " * 600}] * 3) for q in p]),
+     "more than 50000 tokens in the submission"),
+    ("2023 format, a claim missing", "dev23", _dump(_as_2023(_preds()[:-2])), f"p.json: {N - 2} predictions, not one per reference claim"),
+    ("EvalAI lines out of order", "evalai", _jsonl(_as_evalai(_preds())[::-1]), "item 1 has id 36, not the id of reference item 1"),
+    ("EvalAI, a line missing", "evalai", _jsonl(_as_evalai(_preds())[:-1]), "predictions, not one per reference claim"),
+    ("hidden phase, claim id past the gold", "hidden", _mutate(lambda p: p.append({**p[0], "claim_id": N + 5})), "has no reference claim"),
+    ("hidden phase, a claim missing", "hidden", _dump(_preds()[:-3]), "not one for every reference claim"),
+]
+
+
+def _leaks(text: str, *, gold_dir: Path) -> list[str]:
+    """Server paths and gold facts found in a team-visible text."""
+    found = [s for s in (str(gold_dir), gold_dir.name, "averitec-lb-", "/tmp", str(REPO), "submission.json", "submission.jsonl") if s in text]
+    found += [m.group(0) for m in re.finditer(rf"\b{N} (reference )?claims\b|\b0\.\.{N - 1}\b|\bids 0\b|has {N}\b", text)]
+    os_data = os.environ.get("AVERITEC_DATA_DIR")
+    if os_data and os_data in text:
+        found.append(os_data)
+    found += [c["claim"] for c in _gold() if len(c["claim"]) > 20 and c["claim"] in text]
+    return found
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    gold_dir = root / "secret-gold-dir"
+    gold_dir.mkdir()
+    gold = gold_dir / "test_gold.json"
+    gold.write_text(json.dumps(_gold()))
+    evalai_gold = gold_dir / "test_gold.jsonl"
+    evalai_gold.write_bytes(_jsonl(_evalai_gold()))
+    url = f"sqlite:///{root / 'lb.db'}"
+    store = Store(url)
+    store.init(_competition(gold, evalai_gold), where="hostile.yaml")
+    token = store.add_team("blue")
+    client = TestClient(create_app(url), base_url=BASE)
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    return store, client, token, scorer, gold_dir
+
+
+def _team_texts(client: TestClient, token: str, sid: int) -> tuple[str, list[str]]:
+    auth = {"Authorization": f"Bearer {token}"}
+    reason = client.get(f"/api/submissions/{sid}", headers=auth).json()["reason"] or ""
+    team_view = TestClient(client.app, base_url=BASE)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', team_view.get("/submit").text).group(1)
+    team_view.post("/login", data={"csrf": csrf, "token": token}, headers={"origin": BASE})
+    return reason, [reason, team_view.get(f"/submission/{sid}").text, team_view.get("/team/blue").text]
+
+
+def _upload(client: TestClient, token: str, phase: str, content: bytes, system: str):
+    return client.post("/api/submissions", headers={"Authorization": f"Bearer {token}"}, data={"system": system, "phase": phase},
+                       files={"file": ("p.json", content)})
+
+
+def test_hostile_uploads_fail_cleanly_leak_nothing_and_the_queue_moves(arena) -> None:
+    store, client, token, scorer, gold_dir = arena
+    summary: dict[str, object] = {"cases": []}
+    refused = 0
+    for k, (name, phase, content, expected) in enumerate(CASES):
+        started = time.monotonic()
+        r = _upload(client, token, phase, content, f"hostile-{k}")
+        assert r.status_code == 201, (name, r.text)
+        sid = r.json()["id"]
+        assert process_one(store, scorer) == sid
+        row = store.submission(sid)
+        reason, texts = _team_texts(client, token, sid)
+        assert row["state"] == "failed" and row["charged"], (name, row["state"], row["server_reason"])
+        assert expected in reason, (name, reason)
+        for text in texts:
+            assert not _leaks(text, gold_dir=gold_dir), (name, _leaks(text, gold_dir=gold_dir), reason)
+        refused += 1
+        # the queue still moves: a valid submission right behind it is scored
+        ok = _upload(client, token, phase if phase != "evalai" and phase != "dev23" else "dev",
+                     _mutate(lambda p, k=k: p[0]["evidence"][0].update(answer=f"fresh answer {k}")), f"valid-{k}").json()["id"]
+        assert process_one(store, scorer) == ok and store.submission(ok)["state"] == "finished", name
+        summary["cases"].append({"case": name, "seconds_until_the_next_finished": round(time.monotonic() - started, 3)})  # type: ignore[union-attr]
+    # the organisers keep the facts the teams do not see
+    past = next(r for r in store.submissions(state="failed") if r["system"] == "hostile-8")
+    assert f"{N} claims, ids 0..{N - 1}" in past["server_reason"] and str(gold_dir) in past["server_reason"]
+    summary.update(tried=len(CASES), refused_cleanly=refused)
+    out = Path(os.environ.get("AVERITEC_TEST_ARTIFACTS") or REPO / "test-artifacts") / "leaderboard"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "hostile-uploads.json").write_text(json.dumps(summary, indent=1))
+
+
+def test_upload_refusals_are_4xx_and_store_nothing(arena) -> None:
+    store, client, token, _, _ = arena
+    before = len(store.submissions())
+    for content, system, phase, status in ((b"", "s", "dev", 400), (b"[1]", "s\u202e", "dev", 400), (b"[1]", "", "dev", 400),
+                                           (b"[1]", "s", "no-such-phase", 400), (b"[1]", "s\x00", "dev", 400)):
+        r = _upload(client, token, phase, content, system)
+        assert r.status_code == status and "error" in r.json(), (system, r.text)
+    assert len(store.submissions()) == before
+
+
+def test_server_side_failures_are_neutral_and_not_charged(arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.leaderboard.profiles import averitec2024
+
+    store, client, token, scorer, gold_dir = arena
+    secret = str(gold_dir / "test_gold.json")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"boom while reading {secret}")
+
+    monkeypatch.setattr(averitec2024.Profile, "score", broken)
+    sid = _upload(client, token, "dev", _mutate(lambda p: p[0].update(pred_label="Refuted")), "bug").json()["id"]
+    process_one(store, scorer)
+    row = store.submission(sid)
+    assert (row["state"], row["charged"], row["reason"]) == ("failed", False, failures.INTERNAL)
+    assert secret in row["server_reason"] and "RuntimeError" in row["server_reason"]
+    reason, texts = _team_texts(client, token, sid)
+    assert all(not _leaks(t, gold_dir=gold_dir) for t in texts)
+
+
+def test_missing_gold_is_the_servers_fault(tmp_path) -> None:
+    gold = tmp_path / "gone" / "gold.json"
+    gold.parent.mkdir()
+    gold.write_text(json.dumps(_gold()))
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(_competition(gold, gold), where="c.yaml")
+    store.add_team("blue")
+    gold.unlink()
+    sid = store.submit(team="blue", system="s", phase="dev", content=_dump(_preds()), file_name="p.json").id
+    process_one(store, Scorer(cache_dir=False, n_resamples=50))
+    row = store.submission(sid)
+    assert (row["state"], row["charged"], row["reason"]) == ("failed", False, failures.SERVER_SIDE)
+    assert str(gold) in row["server_reason"]
+    assert store.quota("blue", "dev")["used_total"] == 0
+
+
+@pytest.mark.timeout(120)
+def test_time_limit_stops_a_slow_submission_and_the_worker_moves_on(tmp_path) -> None:
+    """200k repeats of one word in an answer, past a raised token limit: scoring it is slow
+    (METEOR preparation of such a string), the 0.5 s limit stops it, the next one finishes."""
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(_competition(gold, gold, validation={"max_tokens_per_string": 10**6, "max_tokens_total": 10**6},
+                            scoring={"timeout_seconds": 0.5}), where="c.yaml")
+    store.add_team("blue")
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    scorer.prepare_gold(store.competition().phase("dev"))
+    slow = store.submit(team="blue", system="slow", phase="dev", file_name="slow.json",
+                        content=_mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 200_000))).id
+    ok = store.submit(team="blue", system="ok", phase="dev", content=_dump(_preds()), file_name="ok.json").id
+    started = time.monotonic()
+    assert process_one(store, scorer) == slow
+    stopped_after = time.monotonic() - started
+    row = store.submission(slow)
+    assert row["state"] == "failed" and row["reason"].startswith("slow.json: scoring stopped at the competition's time limit of 0.5 s")
+    store.init(_competition(gold, gold), where="c.yaml")  # the usual limit again: the next one is not slow
+    store._competition = None
+    assert process_one(store, scorer) == ok and store.submission(ok)["state"] == "finished"
+    assert stopped_after < 60  # a bound on the test, not a timing claim: without the limit this runs for minutes
+
+
+def test_cancel_stops_the_worker_at_its_next_heartbeat(tmp_path) -> None:
+    import threading
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(_competition(gold, gold, validation={"max_tokens_per_string": 10**6, "max_tokens_total": 10**6}), where="c.yaml")
+    store.add_team("blue")
+    slow = store.submit(team="blue", system="slow", phase="dev", file_name="slow.json",
+                        content=_mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 200_000))).id
+
+    def cancel_when_running() -> None:
+        while store.submission(slow)["state"] != "running":
+            time.sleep(0.05)
+        store.cancel(slow)
+
+    canceller = threading.Thread(target=cancel_when_running)
+    canceller.start()
+    assert process_one(store, Scorer(cache_dir=False, n_resamples=50), lease_seconds=0.6) == slow
+    canceller.join()
+    row = store.submission(slow)
+    assert row["state"] == "cancelled" and not row["charged"] and store.results() == {}
+
+
+def test_deadline_watchdog_and_early_interrupt() -> None:
+    """The hard stop (a block that no signal can stop: here, outside the main thread) and
+    an interrupt sent from another thread before the time limit."""
+    import threading
+
+    from averitec_tools.leaderboard.deadline import Deadline, Interrupted
+
+    fired = threading.Event()
+
+    def stuck() -> None:
+        with Deadline(0.05, hard_after=0.05, on_hard_stop=fired.set):
+            fired.wait(5)
+
+    worker = threading.Thread(target=stuck)
+    worker.start()
+    worker.join()
+    assert fired.is_set()
+    deadline = Deadline(60)
+    timer = threading.Timer(0.1, deadline.interrupt)
+    with pytest.raises(Interrupted) as stop, deadline:
+        timer.start()
+        while True:
+            time.sleep(0.01)
+    assert stop.value.kind == "cancelled"
+
+
+def test_supervisor_backs_off_on_quick_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.leaderboard.web import server
+
+    class DeadProc:
+        pid, exitcode = 4242, -9
+
+        def is_alive(self) -> bool:
+            return False
+
+        def join(self, timeout: float | None = None) -> None:
+            pass
+
+    clock = [1000.0]
+    monkeypatch.setattr(server.time, "monotonic", lambda: clock[0])
+    sup = server.Supervisor("sqlite:///unused.db", n=1, lease_seconds=60)
+    exits: list[str] = []
+    monkeypatch.setattr(sup, "_health", lambda slot: type("H", (), {"exited": lambda self, how, restarting: exits.append(how)})())
+    spawned: list[float] = []
+
+    def spawn(slot) -> None:
+        spawned.append(clock[0])
+        slot.proc, slot.started, slot.restart_at = DeadProc(), clock[0], None
+
+    monkeypatch.setattr(sup, "_spawn", spawn)
+    spawn(sup.slots[0])
+    delays = []
+    for _ in range(4):  # each new worker dies at once
+        sup.check()
+        delays.append(sup.slots[0].restart_at - clock[0])
+        clock[0] = sup.slots[0].restart_at
+        sup.check()
+    assert delays == [1.0, 2.0, 4.0, 8.0] and len(spawned) == 5
+    assert all("killed by SIGKILL" in how for how in exits)
+    clock[0] += 120  # a worker that ran for two minutes before dying restarts after 1 s again
+    sup.check()
+    assert sup.slots[0].restart_at - clock[0] == 1.0
