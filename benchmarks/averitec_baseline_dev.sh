@@ -64,7 +64,7 @@ for name, label in rows:
     s = json.loads(f.read_text())
     cf, rf = out / f"{name}.calibration.json", out / f"{name}.run.json"
     c = json.loads(cf.read_text()) if cf.exists() else {}
-    r = json.loads(rf.read_text()) if rf.exists() else {}
+    r = json.loads(rf.read_text()) if rf.exists() and rf.stat().st_size else {}  # empty: a row still running
     a = s["averitec_score"]; v = s["veracity"]
     rec = r.get("retrieval_recall_at_k")
     cal = f"{c['brier']:.3f} | {c['ece']:.3f}" if c else "– | –"
@@ -82,7 +82,7 @@ print("calibration signature:", json.loads((out / first / "gold-evidence.calibra
 for cfg in sys.argv[2:]:
     for n, _ in names:
         rf = out / cfg / f"{n}.run.json"
-        if rf.exists():
+        if rf.exists() and rf.stat().st_size:
             r = json.loads(rf.read_text())
             print(f"{cfg}/{n}: s/claim {r['seconds_per_claim']}; cached {r['cached_stages']}; fallbacks {r['fallbacks']}")
 PY
