@@ -161,7 +161,10 @@ def find_resource(name: str, *, allow_download: bool = True) -> Any:
         ResourceError: the resource is missing and cannot (or may not) be downloaded.
 
     Example:
-        >>> ptr = find_resource("wordnet", allow_download=False)  # doctest: +SKIP
+        >>> ptr = find_resource("wordnet", allow_download=False)
+        >>> with ptr.join("lexnames").open() as fh:
+        ...     fh.readline().split()[1]
+        b'adj.all'
     """
     resource = RESOURCES[name]
     found = _find(resource)

@@ -1,18 +1,28 @@
-"""Measure the offline-minilm R2VC variants on AVeriTeC dev (the docs/r2vc.md table).
+"""Measure the offline-minilm R2VC configuration on AVeriTeC dev (the docs/r2vc.md table).
 
-Variants: verifier score literal / label-aware × corpus with own evidence (oracle) /
-``exclude_own_evidence``, each gated (the paper's τ_cal, τ_ver) and ungated. The
-ungated row of a variant is derived from its gated run: with ``calibration.abstain:
-false`` the pipeline emits the label of the same chosen candidate i* (same π, same
-evidence), which every gated record keeps as ``r2vc.candidate_label``; this script
-rewrites ``pred_label`` from it, so no second run is needed.
+Rows, all on the first ``--n`` dev claims (default: all 500):
+
+* **exclude_own_evidence** (the honest setting: each claim's own gold answers are
+  removed from its retrieval results) — the configuration as built in, with its
+  candidates stored (``--candidates``), then the ablation rows computed from them
+  (``averitec baseline r2vc ablations``: no calibration, no verifier selection, single
+  candidate, gates off);
+* **own evidence (oracle corpus)** — the corpus holds each claim's gold answers;
+* **gold evidence (oracle)** — the verifier alone on each claim's gold QA pairs
+  (:mod:`averitec_tools.baselines.r2vc.offline_gold`), with the fitted thresholds;
+* the official AVeriTeC 2024 baseline's shipped dev predictions, for reference.
+
+Every prediction file is scored with ``averitec score --profile averitec2024`` and
+``averitec calibration --n-resamples 0`` (π as confidence); coverage and covered
+accuracy are the run summary's ``decision`` block (abstentions emit the chosen
+candidate's label flagged ``abstained``, so ``averitec score`` sees the ungated labels).
+The targets of issue 17 §2 are checked for the honest row and printed.
 
 Usage (from the repository root, with AVERITEC_DATA_DIR set)::
 
     python benchmarks/r2vc_offline_table.py --n 500 --out results/r2vc-table
 
-``--n N`` scores the first N dev claims against the matching gold subset (written to
-``OUT/gold_first_N.json``). Prints a markdown table and writes ``OUT/table.json``.
+Writes ``OUT/table.json`` and ``OUT/table.md`` and prints the markdown table.
 """
 
 from __future__ import annotations
@@ -22,17 +32,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-VARIANTS: dict[str, dict[str, Any]] = {
-    "label-aware, own evidence (oracle)": {"verifier": {"score": "label-aware"}},
-    "literal, own evidence (oracle)": {"verifier": {"score": "literal"}},
-    "label-aware, exclude_own_evidence": {"verifier": {"score": "label-aware"},
-                                          "offline": {"exclude_own_evidence": True}},
-    "literal, exclude_own_evidence": {"verifier": {"score": "literal"}, "offline": {"exclude_own_evidence": True}},
+SETTINGS: dict[str, dict[str, Any]] = {
+    "exclude_own_evidence": {"offline": {"exclude_own_evidence": True}},
+    "own evidence (oracle corpus)": {"offline": {"exclude_own_evidence": False}},
 }
-R2VC_TO_AVERITEC = {"True": "Supported", "False": "Refuted", "Uncertain": "Not Enough Evidence"}
+ABLATION_ROWS = "no_calibration,no_verifier_selection,single_candidate,gates_off"
+SHORT = {"Supported": "S", "Refuted": "R", "Not Enough Evidence": "NEE", "Conflicting Evidence/Cherrypicking": "C"}
 
 
 def averitec(*args: str) -> dict[str, Any]:
@@ -41,89 +50,134 @@ def averitec(*args: str) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def ungated(pred_file: Path, out: Path) -> None:
-    records = json.loads(pred_file.read_text())
-    for r in records:
-        label = r["r2vc"]["candidate_label"]
-        if label is not None:
-            r["pred_label"] = R2VC_TO_AVERITEC[label]
-    out.write_text(json.dumps(records))
-
-
 def score(pred: Path, gold: Path) -> dict[str, Any]:
-    s = averitec("score", str(pred), str(gold), "--profile", "averitec2024")
-    c = averitec("calibration", str(pred), str(gold), "--profile", "averitec2024", "--n-resamples", "0")
-    return {"score": s, "calibration": c}
+    out = {"score": averitec("score", str(pred), str(gold), "--profile", "averitec2024")}
+    records = json.loads(pred.read_text())
+    if all("confidence" in r for r in records):
+        out["calibration"] = averitec("calibration", str(pred), str(gold), "--profile", "averitec2024",
+                                      "--n-resamples", "0")
+    labels: dict[str, int] = {}
+    for r in records:
+        labels[r["pred_label"]] = labels.get(r["pred_label"], 0) + 1
+    out["labels"] = dict(sorted(labels.items()))
+    return out
 
 
-def row(name: str, gate: str, result: dict[str, Any], decision: dict[str, Any] | None) -> str:
-    sc, cal = result["score"], result.get("calibration") or {}
+def _f(x: Any) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def row(name: str, res: dict[str, Any], decision: dict[str, Any] | None) -> str:
+    sc, cal = res["score"], res.get("calibration") or {}
+    acc = sc["veracity"]["accuracy"]
+    labels = ", ".join(f"{SHORT[k]} {v}" for k, v in res["labels"].items())
+    cov = cacc = "–"
+    if decision:
+        cov = _f(decision["coverage"])
+        cacc = _f(decision["covered_accuracy"]) + (f" (+{100 * (decision['covered_accuracy'] - acc):.1f})"
+                                                   if decision["covered_accuracy"] is not None else "")
+    aurc = f"{_f(cal.get('aurc'))} / {_f(1 - acc)}" if cal else "–"
     lam = sc["averitec_score"]
-    labels = ", ".join(f"{k.split()[0][0] if k != 'Not Enough Evidence' else 'NEE'} {v}"
-                       for k, v in sorted(result.get("labels", {}).items()))
-    cov = "–" if decision is None else f"{decision['coverage']:.3f}"
-    brier = f"{cal['brier']:.3f}" if cal else "–"
-    ece = f"{cal['ece']:.3f}" if cal else "–"
-    aurc = f"{cal['aurc']:.3f}" if cal else "–"
-    return (f"| {name} | {gate} | {sc['veracity']['accuracy']:.3f} | {sc['veracity']['macro_f1']:.3f} | "
-            f"{sc['questions_only']:.3f} | {sc['questions_answers']:.3f} | "
-            f"{lam['0.2']:.3f} / {lam['0.25']:.3f} / {lam['0.3']:.3f} | {brier} | {ece} | {aurc} | {cov} | {labels} |")
+    return (f"| {name} | {acc:.3f} | {sc['veracity']['macro_f1']:.3f} | {labels} | {cov} | {cacc} | {aurc} | "
+            f"{_f(cal.get('brier'))} | {_f(cal.get('ece'))} | {sc['questions_only']:.3f} | "
+            f"{sc['questions_answers']:.3f} | {lam['0.2']:.3f} / {lam['0.25']:.3f} / {lam['0.3']:.3f} |")
 
 
-def render(table: dict[str, Any], official: dict[str, Any] | None) -> str:
-    lines = ["| run | gates | label acc | macro-F1 | Q-only | Q+A | AVeriTeC λ=0.2 / 0.25 / 0.3 | Brier | ECE | AURC | coverage | labels |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, t in table.items():
-        lines.append(row(name, "gated", t["gated"], t["run"].get("decision")))
-        lines.append(row(name, "ungated", t["ungated"], None))
-    if official is not None:
-        lines.append(row("*official AVeriTeC 2024 baseline (BLOOM-7b1 + BERT)*", "–", official, None))
-    return "\n".join(lines)
+HEADER = ("| run | label acc (ungated) | macro-F1 | labels | gated coverage | covered acc (Δ points) | "
+          "AURC / constant | Brier | ECE | Q-only | Q+A | AVeriTeC λ=0.2 / 0.25 / 0.3 |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def label_counts(pred: Path) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for r in json.loads(pred.read_text()):
-        counts[r["pred_label"]] = counts.get(r["pred_label"], 0) + 1
-    return counts
+def targets(res: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+    """Issue 17 §2's targets on the honest row: value, threshold, met."""
+    acc = res["score"]["veracity"]["accuracy"]
+    f1 = res["score"]["veracity"]["macro_f1"]
+    non_nee = [k for k, v in res["labels"].items() if k != "Not Enough Evidence" and v > 0]
+    aurc = res["calibration"]["aurc"]
+    cov, cacc = decision["coverage"], decision["covered_accuracy"]
+    return {
+        "macro_f1>=0.28": {"value": f1, "met": f1 >= 0.28},
+        "non_nee_labels>=2": {"value": len(non_nee), "met": len(non_nee) >= 2},
+        "coverage_in_[0.2,0.9]": {"value": cov, "met": 0.2 <= cov <= 0.9},
+        "covered_acc>=acc+0.05": {"value": None if cacc is None else cacc - acc,
+                                  "met": cacc is not None and cacc >= acc + 0.05},
+        "aurc<constant": {"value": aurc - (1 - acc), "met": aurc < 1 - acc},
+    }
+
+
+def gold_row(n: int, cfg_file: Path, out: Path) -> Path:
+    """The gold-evidence predictions (oracle), with the trained verifier and fitted thresholds."""
+    from averitec_tools.baselines.r2vc.build import build_pipeline
+    from averitec_tools.baselines.r2vc.config import load_config
+    from averitec_tools.baselines.r2vc.offline import load_dev
+    from averitec_tools.baselines.r2vc.offline_gold import gold_evidence_records
+
+    pipe = build_pipeline(load_config(cfg_file), progress=False)
+    v = pipe.config.verifier
+    dev = load_dev(Path(os.environ["AVERITEC_DATA_DIR"]) / "averitec" / "dev.json")[:n]
+    records = gold_evidence_records(claims=dev, nli=pipe.verifier.nli, t_ent=v.t_ent, t_contr=v.t_contr,
+                                    delta=v.delta)
+    path = out / "gold_evidence.json"
+    path.write_text(json.dumps(records))
+    return path
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=500, help="first N dev claims")
     parser.add_argument("--out", required=True, help="output folder")
-    parser.add_argument("--only", nargs="*", help="variant indexes to run (default: all)")
+    parser.add_argument("--no-oracle-corpus", action="store_true",
+                        help="skip the own-evidence (oracle corpus) row: it fits its own calibrator on the slice")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    dev = json.loads((Path(os.environ["AVERITEC_DATA_DIR"]) / "averitec" / "dev.json").read_text())
+    data = Path(os.environ["AVERITEC_DATA_DIR"]) / "averitec"
     gold = out / f"gold_first_{args.n}.json"
-    gold.write_text(json.dumps(dev[: args.n]))
-    table_file = out / "table.json"
-    table: dict[str, Any] = json.loads(table_file.read_text()) if table_file.is_file() else {}
-    for i, (name, settings) in enumerate(VARIANTS.items()):
-        if args.only and str(i) not in args.only:
+    gold.write_text(json.dumps(json.loads((data / "dev.json").read_text())[: args.n]))
+    table: dict[str, Any] = {"n": args.n, "rows": {}}
+    lines = [HEADER]
+    for i, (name, settings) in enumerate(SETTINGS.items()):
+        if i > 0 and args.no_oracle_corpus:
             continue
-        cfg = out / f"variant{i}.yaml"
+        cfg = out / f"setting{i}.yaml"
         cfg.write_text(json.dumps({"base": "offline-minilm", **settings}))  # JSON is YAML
-        pred = out / f"variant{i}.json"
+        pred, store = out / f"setting{i}.json", out / f"candidates{i}"
+        t0 = time.perf_counter()
         run = averitec("baseline", "r2vc", "--config", str(cfg), "--limit", str(args.n), "--out", str(pred),
-                       "--no-progress")
-        free = out / f"variant{i}_ungated.json"
-        ungated(pred, free)
-        table[name] = {"run": run, "gated": score(pred, gold) | {"labels": label_counts(pred)},
-                       "ungated": score(free, gold) | {"labels": label_counts(free)}}
-        (out / "table.json").write_text(json.dumps(table, indent=1))
+                       "--candidates", str(store), "--no-progress", "--resume")
+        run["wall_seconds_with_build"] = time.perf_counter() - t0
+        res = score(pred, gold)
+        table["rows"][name] = {"run": run, **res}
+        lines.append(row(f"offline-minilm, {name}", res, run["decision"]))
+        if i == 0:
+            table["targets"] = targets(res, run["decision"])
+            abl = averitec("baseline", "r2vc", "ablations", "--config", str(cfg), "--limit", str(args.n),
+                           "--candidates", str(store), "--out", str(out / "ablations"), "--rows", ABLATION_ROWS,
+                           "--no-progress")
+            for r_name, r in abl["rows"].items():
+                r_res = score(Path(r["out"]), gold)
+                table["rows"][f"{name}: {r_name}"] = {"ablation": r, **r_res}
+                lines.append(row(f"  ↳ ablation {r_name} (from stored candidates)", r_res, r["decision"]))
+        (out / "table.json").write_text(json.dumps(table, indent=1, default=str))
         print(f"done: {name}", file=sys.stderr)
-    official_src = Path(os.environ["AVERITEC_DATA_DIR"]) / "averitec" / "baseline_dev_predictions.json"
-    official = None
+    g = score(gold_row(args.n, out / "setting0.yaml", out), gold)
+    table["rows"]["gold evidence (oracle)"] = g
+    lines.append(row("gold evidence, verifier alone (oracle)", g, None))
+    official_src = data / "baseline_dev_predictions.json"
     if official_src.is_file():
         sub = out / f"official_first_{args.n}.json"
         sub.write_text(json.dumps(json.loads(official_src.read_text())[: args.n]))
-        official = {"score": averitec("score", str(sub), str(gold), "--profile", "averitec2024"),
-                    "labels": label_counts(sub)}
-    (out / "official.json").write_text(json.dumps(official))
-    print(render(table, official))
+        o = score(sub, gold)
+        table["rows"]["official"] = o
+        lines.append(row("*official AVeriTeC 2024 baseline (BLOOM-7b1 + BERT), shipped predictions*", o, None))
+    table["signature"] = g["score"]["signature"]
+    calib = next((r["calibration"] for r in table["rows"].values() if r.get("calibration")), {})
+    table["calibration_signature"] = calib.get("signature")
+    text = "\n".join(lines)
+    (out / "table.md").write_text(text + "\n")
+    (out / "table.json").write_text(json.dumps(table, indent=1, default=str))
+    print(text)
+    print(json.dumps(table["targets"], indent=1))
     return 0
 
 

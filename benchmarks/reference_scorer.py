@@ -17,11 +17,16 @@ Usage::
 
     python benchmarks/reference_scorer.py --profile averitec2024 PREDICTIONS REFERENCES
     # prints one JSON object with the same keys as ``averitec score --json`` (no signature)
+    python benchmarks/reference_scorer.py --serve
+    # one job per stdin line (a JSON list of the arguments above), one JSON line out per job:
+    # the tests start one such process instead of paying NLTK's and WordNet's start-up per file
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 from typing import Any
@@ -218,5 +223,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def serve() -> int:
+    """Run :func:`main` once per stdin line; write ``{"code", "stdout"}`` as one JSON line each."""
+    for line in sys.stdin:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            try:
+                code = main(json.loads(line))
+            except SystemExit as exc:  # argparse errors and the NLTK version check
+                code = exc.code if isinstance(exc.code, int) else 2
+        sys.stdout.write(json.dumps({"code": code, "stdout": buffer.getvalue()}) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main())

@@ -5,8 +5,11 @@ The file pins, for every string the AVeriTeC profiles tokenise on the shared dat
 METEOR uses (digests), the strings on which the installed NLTK (3.10.x) tokenises
 differently (the 100 shortest), ``single_meteor_score`` of a fixed list
 of (candidate, reference) pairs (taken from the existing file; ``--sample N`` draws N new
-ones with a fixed seed instead), and ``single_meteor_score`` of :data:`LONG_PAIRS`, long
-and repetitive strings given as recipes (``tests/test_meteor.py`` rebuilds them).
+ones with a fixed seed instead), ``single_meteor_score`` of :data:`LONG_PAIRS`, long
+and repetitive strings given as recipes (``tests/test_meteor.py`` rebuilds them), and the
+full METEOR matrices of the first dev claims' predicted vs gold questions
+(``hungarian_cases``: the independent reference for the Hungarian METEOR matrix and
+assignment).
 
 Run it under NLTK 3.9.1 (it refuses any other version); the installed NLTK is run in a
 subprocess for the comparison::
@@ -65,6 +68,23 @@ def _installed_tokens(strings: list[str]) -> list[list[str]]:
                           env=env, check=True)
     tokens: list[list[str]] = json.loads(proc.stdout)
     return tokens
+
+
+N_HUNGARIAN_CASES = 3
+
+
+def _hungarian_cases(data_dir: Path, score: Any) -> list[dict[str, Any]]:
+    """Predicted (baseline) vs gold questions of the first dev claims, with every pair scored."""
+    base = data_dir / "averitec"
+    gold = json.loads((base / "dev.json").read_text(encoding="utf-8"))
+    preds = json.loads((base / "baseline_dev_predictions.json").read_text(encoding="utf-8"))
+    cases = []
+    for claim, pred in list(zip(gold, preds, strict=True))[:N_HUNGARIAN_CASES]:
+        candidates = [e["question"] for e in pred["evidence"]][:10]
+        references = [q["question"] for q in claim["questions"]]
+        matrix = [[score(c, r) for r in references] for c in candidates]
+        cases.append({"candidates": candidates, "references": references, "meteor": matrix})
+    return cases
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         "tokenizer_differs_from_3_10": differs[:N_DIFFERENCES],
         "meteor_pairs": meteor_pairs,
         "long_pairs": long_pairs,
+        "hungarian_cases": _hungarian_cases(
+            Path(args.data_dir), lambda c, r: single_meteor_score(nltk.word_tokenize(r), nltk.word_tokenize(c))
+        ),
     }
     Path(args.out).write_text(json.dumps(result, indent=0, ensure_ascii=False), encoding="utf-8")
     print(f"{args.out}: {len(strings)} strings, {len(differs)} tokenised differently by the installed NLTK")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 WORDS = ("river", "election", "vaccine", "budget", "harbour", "senate", "drought", "tariff")
@@ -18,6 +19,26 @@ def tiny_corpus(root: Path, *, n: int = 150) -> Path:
     out = root / "corpus"
     build_corpus(passages=passages, out_dir=str(out))
     return out
+
+
+@dataclass(frozen=True)
+class EncodedCorpus:
+    """:func:`tiny_corpus` with its MiniLM shards and flat FAISS index (local engine)."""
+
+    corpus: Path
+    shards: Path
+    flat: Path
+
+
+def encode_tiny_corpus(root: Path) -> EncodedCorpus:
+    """Build :class:`EncodedCorpus` under ``root`` (the session fixture ``encoded_tiny_corpus``)."""
+    from averitec_tools.engines.encode import encode_corpus
+    from averitec_tools.engines.faiss_build import build_index_from_shards
+
+    corpus = tiny_corpus(root)
+    encode_corpus(corpus=corpus, shards_dir=root / "shards", model="minilm", shard_size=64)
+    build_index_from_shards(shards_dir=root / "shards", out_dir=root / "flat", corpus=str(corpus), model="minilm")
+    return EncodedCorpus(corpus=corpus, shards=root / "shards", flat=root / "flat")
 
 
 def tree_digest(path: Path) -> dict[str, str]:

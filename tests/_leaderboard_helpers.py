@@ -14,20 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_GOLD = REPO / "examples" / "demo_gold.json"
 DEMO_PREDS = REPO / "examples" / "demo_predictions.json"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
-def require_or_skip(what: str) -> None:
-    if in_ci():
-        pytest.fail(f"{what} is required in CI")
-    pytest.skip(f"{what} not available")
 
 
 def competition_yaml(gold: Path = DEMO_GOLD, **phase: object) -> str:
@@ -86,5 +77,5 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         return
     base = os.environ.get("AVERITEC_TEST_POSTGRES_URL")
     if not base:
-        require_or_skip("AVERITEC_TEST_POSTGRES_URL (a PostgreSQL server)")
+        skip_or_fail("AVERITEC_TEST_POSTGRES_URL (a PostgreSQL server) not available")
     yield from _pg_database(base)  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -30,19 +31,52 @@ def nltk391_path() -> Path:
     return path
 
 
+class _ReferenceProcess:
+    """One ``reference_scorer.py --serve`` process for the whole test session.
+
+    Importing NLTK 3.9.1, scikit-learn and loading WordNet costs the reference several CPU
+    seconds; the tests' files are tiny, so one process scores them all, a job at a time.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.stderr: Any = None
+
+    def run(self, argv: list[str]) -> dict[str, Any]:
+        if self.proc is None or self.proc.poll() is not None:
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join([str(nltk391_path()), str(ROOT)])
+            self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 - lives with the process
+            self.proc = subprocess.Popen(
+                [sys.executable, str(ROOT / "benchmarks" / "reference_scorer.py"), "--serve"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=env,
+            )
+            atexit.register(self.close)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(argv) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            self.stderr.seek(0)
+            pytest.fail(f"reference scorer exited: {self.stderr.read()[-2000:]}")
+        reply = json.loads(line)
+        assert reply["code"] == 0, reply
+        result: dict[str, Any] = json.loads(reply["stdout"])
+        return result
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+_REFERENCE = _ReferenceProcess()
+
+
 def run_reference(profile: str, predictions: Path, references: Path, *extra: str) -> dict[str, Any]:
-    """Run ``benchmarks/reference_scorer.py`` in a subprocess under the real NLTK 3.9.1."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(nltk391_path()), str(ROOT)])
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "reference_scorer.py"), "--profile", profile,
-         str(predictions), str(references), *extra],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert out.returncode == 0, out.stderr
-    result: dict[str, Any] = json.loads(out.stdout)
+    """Score with ``benchmarks/reference_scorer.py`` under the real NLTK 3.9.1 (a separate process)."""
+    result = _REFERENCE.run(["--profile", profile, str(predictions), str(references), *extra])
     assert result["tokenizer"] == "nltk-3.9.1", result["tokenizer"]
     return result
 

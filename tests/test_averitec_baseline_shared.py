@@ -4,6 +4,7 @@ built-in so CI stays short), scored by ``averitec score`` against the same 20 go
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from averitec_tools.cli.main import main
 pytestmark = pytest.mark.slow
 
 CI_TRAIN = {"max_pairs": 160, "max_length": 48}
+#: sha256 of the upstream AVeriTeC data/train.json, as ../shared/README.md records it (the
+#: test also hashes the shared file itself, so a different train.json fails here, not later).
 TRAIN_SHA256 = "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c"
 
 
@@ -42,7 +45,8 @@ def test_offline_minilm_on_20_dev_claims(shared_data: Path, tmp_path: Path, caps
     assert 0.0 < summary["retrieval_recall_at_k"] <= 1.0
     (manifest_path,) = (tmp_path / "cache").glob("verdict-*/manifest.json")
     manifest = json.loads(manifest_path.read_text())
-    assert manifest["data"]["sha256"] == TRAIN_SHA256 and manifest["data"]["dropped_scored_claims"] == 0
+    train_digest = hashlib.sha256((shared_data / "averitec" / "train.json").read_bytes()).hexdigest()
+    assert manifest["data"]["sha256"] == train_digest == TRAIN_SHA256 and manifest["data"]["dropped_scored_claims"] == 0
     assert manifest["data"]["class_counts"].get("Conflicting Evidence/Cherrypicking", 0) == 0
     assert main(["score", str(tmp_path / "p.json"), str(tmp_path / "gold.json"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n_claims"] == 20

@@ -102,17 +102,3 @@ def test_brier_bounds_and_decomposition_order(pairs) -> None:
     # Brier ≥ ECE² with one bin (Jensen: mean squared gap ≥ squared mean gap).
     ece1 = expected_calibration_error(confidences=conf, correct=ok, n_bins=1)
     assert b + 1e-12 >= ece1**2
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["_inputs", "brier", "ece", "selective", "abstention", "bootstrap", "plots"],
-)
-def test_docstring_examples_run(module: str) -> None:
-    import doctest
-    import importlib
-
-    mod = importlib.import_module(f"averitec_tools.metrics.{module}")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
-    assert result.attempted > 0 or module == "_inputs"

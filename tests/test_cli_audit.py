@@ -108,4 +108,6 @@ def test_cli_on_baseline_predictions(shared_data: Path, capsys: pytest.CaptureFi
     code = main(["audit", str(preds), "--references", str(shared_data / "averitec" / "dev.json"), "--json", "--fail-on", "own_fact_check_article"])
     assert code == 1
     out = json.loads(capsys.readouterr().out)
+    # 9 and 1,500: recomputed from the raw files with urllib in
+    # test_leakage_rules.py::test_audit_on_baseline_predictions (this checks the CLI passes them on).
     assert out["rules"]["own_fact_check_article"]["count"] == 9 and out["n_evidence"] == 1500

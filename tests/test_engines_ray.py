@@ -18,7 +18,8 @@ class _Killed(Exception):
     pass
 
 
-def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_runtime: object) -> None:
+def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_runtime: object,
+                                                            encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
     from averitec_tools.baselines.r2vc.corpus import ParagraphStore
     from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
     from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
@@ -27,21 +28,20 @@ def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_
     from averitec_tools.engines.faiss_build import build_index_from_shards
     from averitec_tools.engines.sparse import build_bm25s
 
-    corpus = tiny_corpus(tmp_path)
+    corpus = encoded_tiny_corpus.corpus  # its local-engine shards and index are built once per session
     store = ParagraphStore.open(corpus)
     DenseRetriever.build(store=store, model="minilm", chunk_size=64, show_progress=False).save(tmp_path / "ref")
     Bm25sRetriever.build(store=store, show_progress=False).save(tmp_path / "ref_bm25")
     ray_engine = get_engine("ray")
-    digests = {}
+    encode_corpus(corpus=corpus, shards_dir=tmp_path / "s_ray", model="minilm", shard_size=64, engine=ray_engine)
+    build_index_from_shards(shards_dir=tmp_path / "s_ray", out_dir=tmp_path / "ix_ray", corpus=str(corpus),
+                            model="minilm")
+    digests = {"local": tree_digest(encoded_tiny_corpus.flat), "ray": tree_digest(tmp_path / "ix_ray")}
     for name, engine in (("local", get_engine("local")), ("ray", ray_engine)):
-        encode_corpus(corpus=corpus, shards_dir=tmp_path / f"s_{name}", model="minilm", shard_size=64, engine=engine)
-        build_index_from_shards(shards_dir=tmp_path / f"s_{name}", out_dir=tmp_path / f"ix_{name}",
-                                corpus=str(corpus), model="minilm")
-        digests[name] = tree_digest(tmp_path / f"ix_{name}")
         build_bm25s(corpus=corpus, out_dir=tmp_path / f"bm_{name}", engine=engine, block_rows=40)
         assert tree_digest(tmp_path / f"bm_{name}") == tree_digest(tmp_path / "ref_bm25")
     assert digests["local"] == digests["ray"] == tree_digest(tmp_path / "ref")
-    shard_digest = tree_digest(tmp_path / "s_local")
+    shard_digest = tree_digest(encoded_tiny_corpus.shards)
     shard_digest.pop("manifest.json")
     ray_shards = tree_digest(tmp_path / "s_ray")
     ray_shards.pop("manifest.json")

@@ -141,6 +141,11 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "r2vc", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--json", "--out", str(o or d / "preds.json")],
          "file", "--out", ["claims.json"]),
+    Case("baseline-r2vc-ablations", {"claims.json": _json(GOLD)},
+         lambda d, o: ["baseline", "r2vc", "ablations", "--config", "offline-minilm", "--claims",
+                       str(d / "claims.json"), "--candidates", str(d / "store"), "--json",
+                       "--out", str(o or d / "rows")],
+         "dir", "--out", ["claims.json"]),
     Case("baseline-averitec", {"claims.json": _json(GOLD)},
          lambda d, o: ["baseline", "averitec", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--store", str(d), "--json", "--out", str(o or d / "preds.json")],
@@ -181,7 +186,7 @@ CASES: list[Case] = [
          "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
+STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -417,11 +422,16 @@ def _nested(data: bytes, *, depth: int = 1000) -> dict[str, bytes]:
 def test_deeply_nested_json_is_one_line_exit_2(name: str, tmp_path: Path) -> None:
     """1,000 nested brackets (2 KB) in any input file: exit 2, one line naming the file."""
     case = BY_NAME[name]
-    for target, data in case.inputs.items():
+    json_inputs = {t: d for t, d in case.inputs.items() if t.endswith((".json", ".jsonl"))}
+    assert json_inputs, f"{name}: no JSON input to nest"
+    for target, data in json_inputs.items():
         for label, nested in _nested(data).items():
             with tempfile.TemporaryDirectory(dir=tmp_path) as root:
                 work = make_work(case, Path(root))
                 (work / target).write_bytes(nested)
+                if name == "r2vc-paper":  # a generator that exists, so the run gets as far as reading the rows
+                    (work / "model").mkdir()
+                    (work / "recipe.yaml").write_bytes(PAPER_RECIPE.replace(b"./no-such-model", str(work / "model").encode()))
                 output = work / "out.result" if case.output_kind == "file" else work / "outdir"
                 code, err = run_checked(case, work, output if case.output_kind else None)
                 assert code == 2, (name, target, label, err)

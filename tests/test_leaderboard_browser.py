@@ -15,11 +15,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import skip_or_fail
 
 from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import Store
 from averitec_tools.leaderboard.worker import process_one
-from tests._leaderboard_helpers import REPO, competition_yaml, require_or_skip, variant
+from tests._leaderboard_helpers import REPO, competition_yaml, variant
 from tests._leaderboard_server import running_server
 
 CHROME_FLAGS = (
@@ -40,12 +41,12 @@ def browser(monkeypatch: pytest.MonkeyPatch):
     chromium = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
     driver_path = shutil.which("chromedriver")
     if not chromium or not driver_path:
-        require_or_skip("chromium and chromedriver (apt-get install chromium chromium-driver)")
+        skip_or_fail("chromium and chromedriver not found (apt-get install chromium chromium-driver)")
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        require_or_skip("selenium")
+        skip_or_fail("selenium not installed (pip install 'averitec-tools[leaderboard]')")
     monkeypatch.setenv("SE_OFFLINE", "1")  # never let Selenium Manager download a browser or driver
     profile = tempfile.mkdtemp(prefix="averitec-chromium-")
     options = webdriver.ChromeOptions()

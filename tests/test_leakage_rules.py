@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from averitec_tools.errors import UserError
 from averitec_tools.leakage import RULE_ORDER, run_audit
 from averitec_tools.leakage.html_report import render_html
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _answer(url: str | None, **extra: Any) -> dict[str, Any]:
@@ -186,31 +190,72 @@ def test_html_escapes_and_lists_rules(report) -> None:  # type: ignore[no-untype
     assert "upper bound" in page and "<script" not in page.split("<style>")[0]
 
 
+def _plain_host(url: str) -> str:
+    url = re.sub(r"^https?://web\.archive\.org/web/[^/]*/", "", url)  # a Wayback capture: the page it holds
+    host = (urlsplit(url).hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+def _plain_page(url: str) -> str:
+    url = re.sub(r"^https?://web\.archive\.org/web/[^/]*/", "", url)
+    return _plain_host(url) + urlsplit(url).path.rstrip("/")
+
+
+def _independent_counts(urls_per_claim: list[list[str]], gold: list[dict[str, Any]]) -> dict[str, int]:
+    """What the simple rules must find, recomputed with urllib and the shipped misinformation list."""
+    lines = (REPO / "averitec_tools" / "data" / "misinfo_list.txt").read_text(encoding="utf-8").splitlines()
+    misinfo = {line.strip().lower().removeprefix("www.") for line in lines if line.strip()}
+    counts = {"n_evidence": 0, "own_fact_check_article": 0, "misinfo_source": 0, "placeholders": 0}
+    for urls, claim in zip(urls_per_claim, gold, strict=True):
+        fca = claim["fact_checking_article"]
+        for url in urls:
+            counts["n_evidence"] += 1
+            counts["placeholders"] += url == "Metadata"
+            host = _plain_host(url)
+            counts["own_fact_check_article"] += bool(fca and host and _plain_page(url) == _plain_page(fca))
+            labels = host.split(".")
+            counts["misinfo_source"] += any(".".join(labels[i:]) in misinfo for i in range(len(labels) - 1))
+    return counts
+
+
 @pytest.mark.shared_data
 def test_audit_on_dev_gold(shared_data: Path) -> None:
+    gold = json.loads((shared_data / "averitec" / "dev.json").read_text(encoding="utf-8"))
+    urls = [[a.get("source_url") or a.get("cached_source_url") for q in c["questions"] for a in q["answers"]
+             if a.get("source_url") or a.get("cached_source_url")] for c in gold]
+    expected = _independent_counts(urls, gold)
     report = run_audit(shared_data / "averitec" / "dev.json")
     r = report.rules
-    assert (report.n_claims, report.n_evidence) == (500, 1360)
-    # URL-dated and fact-checker evidence is present in the dev gold
+    assert (report.n_claims, report.n_evidence) == (len(gold), expected["n_evidence"]) == (500, 1360)
+    assert r["own_fact_check_article"].count == expected["own_fact_check_article"] == 4
+    assert r["misinfo_source"].count == expected["misinfo_source"] == 18
+    assert len(report.invalid_urls) == expected["placeholders"] == 79  # "Metadata" placeholders
+    assert {row.url for row in report.invalid_urls} == {"Metadata"}
+    # Snapshot (URL-date parsing and the fact-checker list; not derived independently), from
+    # `averitec audit $AVERITEC_DATA_DIR/averitec/dev.json --json` (rules.<name>.count):
     assert r["published_after_claim"].count == 30 and r["published_after_claim"].n_claims == 21
     assert r["fact_checker_source"].count == 87
     assert sum("shipped list" in row.detail for row in r["fact_checker_source"].rows) == 50
-    assert r["own_fact_check_article"].count == 4
-    assert r["misinfo_source"].count == 18
     # nearly every snapshot postdates the claim: why capture dates are not publication dates
     assert r["archived_after_claim"].rate > 0.85
-    assert len(report.invalid_urls) == 79  # "Metadata" placeholders
     assert [(s.split, str(s.first), str(s.last)) for s in report.split_ranges] == [("dev", "2020-08-26", "2020-10-31")]
 
 
 @pytest.mark.shared_data
 def test_audit_on_baseline_predictions(shared_data: Path) -> None:
+    gold = json.loads((shared_data / "averitec" / "dev.json").read_text(encoding="utf-8"))
+    preds = json.loads((shared_data / "averitec" / "baseline_dev_predictions.json").read_text(encoding="utf-8"))
+    assert [p["claim_id"] for p in preds] == list(range(len(gold)))
+    expected = _independent_counts([[e["url"] for e in p["evidence"] if e.get("url")] for p in preds], gold)
     report = run_audit(
         shared_data / "averitec" / "baseline_dev_predictions.json", references=[shared_data / "averitec" / "dev.json"]
     )
     r = report.rules
-    assert (report.kind, report.n_claims, report.n_evidence) == ("submission", 500, 1500)
+    assert (report.kind, report.n_claims, report.n_evidence) == ("submission", 500, expected["n_evidence"])
+    assert expected["n_evidence"] == 1500
+    assert r["own_fact_check_article"].count == expected["own_fact_check_article"] == 9
+    assert r["misinfo_source"].count == expected["misinfo_source"] == 16
+    # Snapshot, from `averitec audit $AVERITEC_DATA_DIR/averitec/baseline_dev_predictions.json
+    # --references $AVERITEC_DATA_DIR/averitec/dev.json --json` (rules.<name>.count):
     assert r["published_after_claim"].count == 12
     assert r["fact_checker_source"].count == 121
-    assert r["own_fact_check_article"].count == 9
-    assert r["misinfo_source"].count == 16

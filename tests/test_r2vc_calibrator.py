@@ -1,4 +1,4 @@
-"""SLC calibrator (§3.5): features, scikit-learn fit, save/load, Brier/ECE."""
+"""SLC calibrator (§3.5): features, the logistic fit against Newton's method by hand, save/load, Brier/ECE."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import brier_score_loss
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from averitec_tools.baselines.r2vc.calibrator import (
     FEATURE_NAMES,
@@ -29,21 +26,26 @@ P = Passage("d", "t", "u", "x")
 
 
 def vc(label: str, s_ver: float, *, logprob: float | None = -0.5, n_pass: int = 2,
-       rationale: str = "one two three", s_cons: float = 1.0, s_align: float = 0.5) -> VerifiedCandidate:
+       rationale: str = "one two three", s_cons: float = 1.0, s_align: float = 0.5,
+       cites: tuple[int, ...] = (0, 1)) -> VerifiedCandidate:
     scores = VerifierScores(0.5, 0.1, 0.4, 0.8, label, s_cons, s_align, s_ver)
-    return VerifiedCandidate(Candidate(label, rationale, (0,), (P,) * n_pass, logprob, 0), scores,
+    return VerifiedCandidate(Candidate(label, rationale, cites, (P,) * n_pass, logprob, 0), scores,
                              np.zeros((n_pass, 3)))
 
 
 def test_feature_vector_by_hand() -> None:
-    cands = [vc("True", 0.7), vc("True", 0.6, logprob=None, n_pass=5, rationale=""),
-             vc("False", 0.2, s_cons=0.0, s_align=0.0), vc("Uncertain", 0.1)]
+    cands = [vc("True", 0.7), vc("True", 0.6, logprob=None, n_pass=5, rationale="", cites=(4, 1, 9)),
+             vc("False", 0.2, s_cons=0.0, s_align=0.0, cites=(0, 0)), vc("Uncertain", 0.1, cites=())]
     X = candidate_features(cands)
     assert X.shape == (4, len(FEATURE_NAMES)) == (4, 7)
     assert X[0].tolist() == [-0.5, 0.7, 0.5, 2.0, 3.0, 1.0, 0.5]
-    assert X[1].tolist() == [0.0, 0.6, 0.5, 5.0, 0.0, 1.0, 0.5]  # missing logprob → 0
-    assert X[2].tolist() == [-0.5, 0.2, 0.25, 2.0, 3.0, 0.0, 0.0]
+    # missing logprob → 0; n_passages counts the distinct valid citations (2 of the 5 shown)
+    assert X[1].tolist() == [0.0, 0.6, 0.5, 2.0, 0.0, 1.0, 0.5]
+    assert X[2].tolist() == [-0.5, 0.2, 0.25, 1.0, 3.0, 0.0, 0.0]
+    assert X[3, 3] == 0.0  # cites nothing
     assert candidate_features([]).shape == (0, 7)
+    # label indicators (calibration.label_features): True, False; Uncertain is the baseline
+    assert candidate_features(cands, label_features=True)[:, 7:].tolist() == [[1, 0], [1, 0], [0, 1], [0, 0]]
 
 
 def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -55,17 +57,41 @@ def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def test_fit_matches_sklearn_and_predict_proba() -> None:
+def _newton_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """Independent reference: standardise (population std), then minimise
+    ½‖w‖² + Σ log-loss (scikit-learn's C = 1; intercept unpenalised) by Newton's method."""
+    mean, std = X.mean(axis=0), X.std(axis=0)
+    A = np.column_stack([(X - mean) / std, np.ones(len(X))])
+    penalty = np.r_[np.ones(X.shape[1]), 0.0]
+    w = np.zeros(A.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-A @ w))
+        gradient = A.T @ (p - y) + penalty * w
+        hessian = A.T @ (A * (p * (1 - p))[:, None]) + np.diag(penalty)
+        w -= np.linalg.solve(hessian, gradient)
+    return w[:-1], float(w[-1]), mean, std
+
+
+def _probabilities(X: np.ndarray, coef: np.ndarray, intercept: float, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-(((X - mean) / std) @ coef + intercept)))
+
+
+# scikit-learn's lbfgs stops at a gradient tolerance of 1e-4; Newton converges to machine precision.
+LBFGS_ATOL = 1e-3
+
+
+def test_fit_matches_a_newton_solution_by_hand() -> None:
     X, y = _data()
     cal = Calibrator.fit(features=X, targets=y)
-    # reference: scikit-learn's StandardScaler + LogisticRegression
-    ref = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X, y)
-    np.testing.assert_allclose(cal.coef, ref[-1].coef_[0], rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(cal.mean, ref[0].mean_, rtol=1e-12)
-    np.testing.assert_allclose(cal.scale, ref[0].scale_, rtol=1e-12)
-    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X)[:, 1], rtol=1e-7)
+    coef, intercept, mean, std = _newton_logistic(X, y)
+    np.testing.assert_allclose(cal.mean, mean, rtol=1e-12)
+    np.testing.assert_allclose(cal.scale, std, rtol=1e-12)
+    np.testing.assert_allclose(cal.coef, coef, atol=LBFGS_ATOL)
+    assert cal.intercept == pytest.approx(intercept, abs=LBFGS_ATOL)
+    p = _probabilities(X, coef, intercept, mean, std)
+    np.testing.assert_allclose(cal.predict(X), p, atol=LBFGS_ATOL)
     assert cal.fit_info["n"] == 200 and not cal.fit_info["degenerate"]
-    assert cal.fit_info["brier"] == pytest.approx(brier_score_loss(y, ref.predict_proba(X)[:, 1]))
+    assert cal.fit_info["brier"] == pytest.approx(np.mean((p - y) ** 2), abs=LBFGS_ATOL)
     assert cal.coef[1] > 0  # s_ver drives correctness in this synthetic set
     assert cal.fit_info["dropped_features"] == []
 
@@ -75,8 +101,8 @@ def test_constant_features_dropped_and_scale_invariant() -> None:
     X[:, 0] = 0.0  # no LM: mean_logprob constant
     cal = Calibrator.fit(features=X, targets=y)
     assert cal.fit_info["dropped_features"] == ["mean_logprob"] and cal.coef[0] == 0.0
-    ref = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X[:, 1:], y)
-    np.testing.assert_allclose(cal.predict(X), ref.predict_proba(X[:, 1:])[:, 1], rtol=1e-7)
+    coef, intercept, mean, std = _newton_logistic(X[:, 1:], y)
+    np.testing.assert_allclose(cal.predict(X), _probabilities(X[:, 1:], coef, intercept, mean, std), atol=LBFGS_ATOL)
     X2 = X.copy()
     X2[:, 4] *= 1000.0  # standardised: rescaling a feature does not change π
     np.testing.assert_allclose(Calibrator.fit(features=X2, targets=y).predict(X2), cal.predict(X), rtol=1e-6)
@@ -117,6 +143,7 @@ def test_metrics_against_sklearn_and_by_hand() -> None:
     y, p = [1, 0, 1, 1], [0.9, 0.1, 0.8, 0.6]
     m = calibration_metrics(y_true=y, prob=p)
     assert m["brier"] == pytest.approx(brier_score_loss(y, p))
+    assert m["brier"] == pytest.approx((0.1**2 + 0.1**2 + 0.2**2 + 0.4**2) / 4)
     # 15 equal-width bins, one prediction each: mean |y − p| = (0.1+0.1+0.2+0.4)/4
     assert m["ece"] == pytest.approx(0.2)
 
@@ -135,7 +162,7 @@ def test_simulate_examples_chooses_max_sver_and_skips_empty() -> None:
                            candidates_for=lambda c: pools[c])
     assert [(e.claim, e.predicted, e.target) for e in ex] == [("a", "False", 1), ("c", "Uncertain", 0)]
     assert ex[0].features.tolist() == [-0.5, 0.9, 2 / 3, 2.0, 3.0, 1.0, 0.5]
-    assert ex[0].targets.tolist() == [0, 1, 1] and ex[0].all_features.shape == (3, 7)
+    assert ex[0].targets.tolist() == [0, 1, 1] and ex[0].all_features.shape == (3, 9)  # + label indicators
     cal = fit_from_examples(ex, fit_on="max_s_ver")
     assert cal.fit_info["n"] == 2 and cal.fit_info["fit_on"] == "max_s_ver"
     cal = fit_from_examples(ex)  # all candidates, weighted 1/k per claim
@@ -161,7 +188,7 @@ def test_heldout_metrics_and_gate_frontier() -> None:
     # held-out metrics come from a calibrator that never saw those claims: refit by hand
     perm = np.random.default_rng(1).permutation(40)
     test, train = [ex[i] for i in perm[:10]], [ex[i] for i in perm[10:]]
-    X = np.concatenate([e.all_features for e in train])
+    X = np.concatenate([e.all_features[:, :7] for e in train])
     y = np.concatenate([e.targets for e in train])
     w = np.concatenate([np.full(4, 0.25) for _ in train])
     part = Calibrator.fit(features=X, targets=y, sample_weight=w)
@@ -170,5 +197,5 @@ def test_heldout_metrics_and_gate_frontier() -> None:
     # the frontier dominates every slice candidate
     frontier = np.array(info["gate_frontier"])
     for e in ex:
-        for p, s in zip(cal.predict(e.all_features), e.s_ver, strict=True):
+        for p, s in zip(cal.predict(e.all_features[:, :7]), e.s_ver, strict=True):
             assert ((frontier[:, 0] >= p - 1e-6) & (frontier[:, 1] >= s - 1e-6)).any()

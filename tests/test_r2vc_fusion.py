@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -104,8 +107,31 @@ def test_fusion_bad_parameters(kwargs: dict[str, float], msg: str) -> None:
         fuse(SPARSE, DENSE, **kwargs)  # type: ignore[arg-type]
 
 
+# ranx.fuse in a child process with numba's JIT off: the same ranx code, run by the
+# interpreter. Compiling ranx's kernels cost ~40 s CPU per test run (a fresh venv has no
+# numba cache); interpreted, the two tiny runs take milliseconds.
+_RANX_FUSE = """
+import json, sys, warnings
+import ranx
+spec = json.load(sys.stdin)
+runs = [ranx.Run(run, name=name) for name, run in spec["runs"].items()]
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    fused = ranx.fuse(runs=runs, norm="min-max", method="wsum", params={"weights": spec["weights"]})
+print(json.dumps({q: {d: float(s) for d, s in hits.items()} for q, hits in fused.to_dict().items()}))
+"""
+
+
+def _ranx_fuse(runs: dict[str, dict[str, dict[str, float]]], weights: list[float]) -> dict[str, dict[str, float]]:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run([sys.executable, "-c", _RANX_FUSE], input=json.dumps({"runs": runs, "weights": weights}),
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, dict[str, float]] = json.loads(proc.stdout)
+    return result
+
+
 def test_fusion_matches_ranx() -> None:
-    import ranx
     sparse = {
         "q1": SPARSE,
         "q2": [ScoredPassage(_p(d), s) for d, s in [("x", 31.5), ("y", 20.25), ("z", 3.0), ("w", 1.0)]],
@@ -115,13 +141,9 @@ def test_fusion_matches_ranx() -> None:
         "q2": [ScoredPassage(_p(d), s) for d, s in [("v", 0.91), ("y", 0.74), ("x", 0.42), ("u", 0.05)]],
     }
     alpha = 0.35
-    runs = [
-        ranx.Run({q: {h.passage.doc_id: h.score for h in hits} for q, hits in src.items()}, name=name)
-        for name, src in (("sparse", sparse), ("dense", dense))
-    ]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba type-safety chatter
-        ref = ranx.fuse(runs=runs, norm="min-max", method="wsum", params={"weights": [alpha, 1 - alpha]}).to_dict()
+    runs = {name: {q: {h.passage.doc_id: h.score for h in hits} for q, hits in src.items()}
+            for name, src in (("sparse", sparse), ("dense", dense))}
+    ref = _ranx_fuse(runs, [alpha, 1 - alpha])
     for q in sparse:
         ours = fuse(sparse[q], dense[q], alpha=alpha, epsilon=0.0, top_m=100)
         assert {h.passage.doc_id for h in ours} == set(ref[q])

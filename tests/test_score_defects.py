@@ -34,6 +34,17 @@ def test_long_first_answer_scores(tmp_path: Path) -> None:
                                                {"id": 1, "label": "Refuted", "evidence": ["Why? No."]}])
     result = get_profile("evalai").score(predictions=pred, references=gold, jobs=1)
     assert result.n_claims == 2
+    # By hand (METEOR, alpha 0.9, penalty 0.5 * frag^3; checked against real NLTK 3.9.1):
+    # claim 0: 2,002 hypothesis tokens (Who ? Bob x 2000) vs 4 reference tokens (Who ? Bob .);
+    # 3 matches, P = 3/2002, R = 3/4. NLTK aligns "Bob" with the last "Bob", so 2 chunks.
+    p, r = 3 / 2002, 3 / 4
+    long_answer = p * r / (0.9 * p + 0.1 * r) * (1 - 0.5 * (2 / 3) ** 3)
+    # claim 1: identical 4 tokens, one chunk: 1 - 0.5 * (1/4)^3.
+    same = 1 - 0.5 * (1 / 4) ** 3
+    assert [c.values["evidence_score"] for c in result.per_claim] == pytest.approx([long_answer, same], abs=1e-12)
+    # Claim 0's evidence (0.0125) is below every lambda: only claim 1 counts.
+    assert result.summary["label_accuracy"] == {"0.2": 0.5, "0.25": 0.5, "0.3": 0.5}
+    assert result.summary["evidence_meteor"] == pytest.approx({"0.2": same / 2, "0.25": same / 2, "0.3": same / 2}, abs=1e-12)
 
 
 def test_pretty_printed_json_object_is_still_json(tmp_path: Path) -> None:

@@ -220,4 +220,17 @@ def test_fever_cli_strict_error_and_lenient_warning(tmp_path: Path, capsys: pyte
 
 
 def test_gold_evalai_fixture_unchanged() -> None:
-    assert len(gold_evalai()) == len(pred_evalai())
+    # Runs after the tests above that mutate copies: the shared fixtures still hold these values.
+    assert gold_evalai() == [
+        {"id": 0, "label": "Refuted", "evidence": ["What is the moon made of? Rock and dust.",
+                                                   "Is the moon cheese? No. It is rock."]},
+        {"id": 1, "label": "Refuted", "evidence": ["Do cats have wings? No answer could be found."]},
+        {"id": 2, "label": "Supported",
+         "evidence": ["At what temperature does water boil? 100 degrees Celsius at sea level."]},
+    ]
+    assert pred_evalai() == [
+        {"id": 0, "label": "Refuted", "evidence": ["What is the moon made of? Rock.", "Is the moon cheese? No"]},
+        {"id": 1, "label": "Supported", "evidence": ["Do cats have wings? No answer could be found."]},
+        {"id": 2, "label": "Supported",
+         "evidence": [f"Question {i} about water? It boils at 100 degrees." for i in range(12)]},
+    ]

@@ -9,6 +9,7 @@ from pathlib import Path
 import nltk
 import pytest
 from _score_fixtures import make_files
+from conftest import skip_or_fail
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import ResourceError
@@ -57,7 +58,7 @@ def test_offline_download_failure_is_actionable(no_nltk_data: Path, monkeypatch:
 def test_download_is_announced_and_used(no_nltk_data: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     source = Path(os.environ.get("NLTK_DATA", "nonexistent"))
     if not (source / "tokenizers" / "punkt_tab").exists():
-        pytest.skip("NLTK_DATA has no punkt_tab to simulate a download with")
+        skip_or_fail("NLTK_DATA has no punkt_tab to simulate a download with")
 
     def fake_download(package: str, **kwargs: object) -> bool:
         print("[nltk_data] Downloading package", package)  # nltk writes progress to stdout

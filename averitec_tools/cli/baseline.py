@@ -5,8 +5,9 @@
 decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
 the AVeriTeC 2024 submission format for AVeriTeC claims, JSON lines in the FEVER format
 for FEVER/VitaminC claims. ``--config offline-minilm`` is the built-in offline CPU
-configuration (corpus built from the dev gold answers — an oracle corpus — no
-``--corpus``; ``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
+configuration (trained on train.json; corpus built from the train and dev gold answers —
+an oracle corpus unless ``offline.exclude_own_evidence: true`` — no ``--corpus``;
+``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
 Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
@@ -61,10 +62,13 @@ def add_parser(subparsers: Any) -> None:
 
     add_engine_arguments(r2vc)
     r2vc.set_defaults(func=run_r2vc, r2vc_parser=r2vc)
+    from averitec_tools.cli.baseline_r2vc_ablations import add_ablations_subcommand
     from averitec_tools.cli.baseline_r2vc_paper import add_paper_subcommands
     from averitec_tools.cli.baseline_r2vc_train import add_train_subcommand
 
-    add_paper_subcommands(add_train_subcommand(r2vc))
+    r2vc_sub = add_train_subcommand(r2vc)
+    add_paper_subcommands(r2vc_sub)
+    add_ablations_subcommand(r2vc_sub, common=_common)
 
     cal = sub.add_parser("r2vc-calibrate", help="fit the R2VC SLC calibrator on labelled claims")
     _common(cal)
@@ -92,6 +96,9 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--candidates", metavar="DIR",
+                   help="store every claim's candidates and NLI probabilities here (resumable; claims already "
+                   "stored are replayed, not decoded again), for `averitec baseline r2vc ablations`")
 
 
 def _claims_path(args: argparse.Namespace, config: Any) -> str:
@@ -176,6 +183,16 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     return config, claims
 
 
+def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
+    """``--candidates DIR``: store (or replay) every claim's candidates there."""
+    if not getattr(args, "candidates", None):
+        return
+    from averitec_tools.baselines.r2vc.candidates import open_store
+
+    pipe.candidate_store = open_store(args.candidates, config=pipe.config, components=pipe.components,
+                                      corpus=args.corpus)
+
+
 def _given_evidence_components(pipe: Any, evidence: str) -> None:
     """Name the oracle-document setting in the summary's components."""
     if evidence == "given":
@@ -227,10 +244,13 @@ def run_r2vc(args: argparse.Namespace) -> int:
     _quiet_models(progress)
     from averitec_tools.engines import engine_from_args
 
+    if args.candidates and getattr(args, "engine", "local") != "local":
+        raise UserError("--candidates needs --engine local (claims predicted on engine workers are not stored)")
     engine = engine_from_args(args)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress, engine=engine, evidence=args.evidence)
     _given_evidence_components(pipe, args.evidence)
+    _attach_store(pipe, args)
     predict_many = None
     if engine.name != "local":
         from averitec_tools.engines.claims import R2VCClaimWorker, engine_predictor
@@ -247,6 +267,8 @@ def run_r2vc(args: argparse.Namespace) -> int:
               "the same command with --resume to continue", file=sys.stderr)
         return 130
     summary.extra["engine"] = engine.describe()
+    if pipe.candidate_store is not None:
+        summary.extra["candidate_store"] = pipe.candidate_store.describe()
     summary.extra["evidence"] = args.evidence
     summary.extra["manifest"] = _write_run_manifest(args, pipe.config)
     for warning in summary.warnings:
@@ -297,10 +319,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
     _quiet_models(progress)
     pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
                           progress=progress, evidence=args.evidence)
+    _attach_store(pipe, args)
     cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
     cal.save(args.out)
     result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
               "intercept": cal.intercept}
+    if pipe.candidate_store is not None:
+        result["candidate_store"] = pipe.candidate_store.describe()
     if args.json:
         print_json(result)
     else:

@@ -136,7 +136,8 @@ def run_paper(args: argparse.Namespace) -> int:
         print(f"r2vc paper {recipe.name}: {name} ({what})", file=sys.stderr)
 
     with contextlib.redirect_stdout(sys.stderr):  # trainers log on stdout; keep it for the result
-        state = PaperRun(recipe, work=args.work, progress=progress).run(on_step=on_step)
+        # --json: the result lists every step (reused or run); stderr keeps only a failure's one line
+        state = PaperRun(recipe, work=args.work, progress=progress).run(on_step=None if args.json else on_step)
     if args.json:
         print_json({"recipe": recipe.name, "work": args.work, "steps": state})
     else:

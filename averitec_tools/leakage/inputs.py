@@ -84,6 +84,17 @@ def _evidence(url: Any, *, cached: Any = None, metadata: Any = None, html: Any =
 
 
 def claim_from_gold(record: AVeriTeCClaim, *, index: int, where: str) -> AuditClaim:
+    """The audit view of one gold claim: its parsed date, fact-check article and evidence URLs.
+
+    Example:
+        >>> gold = AVeriTeCClaim.from_dict({"claim": "x", "claim_date": "31-10-2020", "questions": [
+        ...     {"question": "Q?", "answers": [
+        ...         {"answer": "A", "source_url": "https://www.a.org/2020/11/02/story"},
+        ...         {"answer": "No answer could be found.", "answer_type": "Unanswerable"}]}]}, where="x")
+        >>> c = claim_from_gold(gold, index=0, where="dev.json[0]")
+        >>> c.claim_date.isoformat(), [e.parsed.host for e in c.evidence], c.n_without_url
+        ('2020-10-31', ['a.org'], 1)
+    """
     evidence = []
     without = 0
     for qi, q in enumerate(record.questions):
@@ -169,8 +180,22 @@ def read_audit_input(
 ) -> AuditInput:
     """Read a gold file or a submission (plus optional gold ``references``).
 
+    A submission's claims take their dates and fact-checking articles from the first
+    ``references`` file, aligned on ``claim_id``.
+
     Raises:
         UserError: for malformed files or a format the audit cannot use.
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "dev.json").write_text(json.dumps([{"claim": "x", "claim_date": "31-10-2020",
+        ...     "questions": [{"question": "Q?", "answers": [{"answer": "A", "source_url": "https://a.org/"}]}]}]))
+        >>> _ = (d / "pred.json").write_text(json.dumps([{"claim_id": 0, "claim": "x", "pred_label": "Refuted",
+        ...     "evidence": [{"question": "Q?", "answer": "A", "url": "https://b.org/2021/01/05/y"}]}]))
+        >>> audit = read_audit_input(d / "pred.json", references=[d / "dev.json"])
+        >>> audit.kind, audit.claims[0].claim_date.isoformat(), sorted(audit.splits)
+        ('submission', '2020-10-31', ['dev'])
     """
     ref_splits = {_split_name(p): read_gold(p) for p in references}
     first_ref = next(iter(ref_splits.values()), None)

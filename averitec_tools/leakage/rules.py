@@ -2,6 +2,22 @@
 
 A rule looks at one evidence item of one claim and returns a :class:`Finding` when it
 fires. ``count`` in reports is the number of evidence items flagged.
+
+Example:
+    >>> import averitec_tools.leakage  # registers the built-in rules
+    >>> from averitec_tools.leakage.inputs import AuditEvidence, claim_from_gold
+    >>> from averitec_tools.leakage.urls import parse_url
+    >>> from averitec_tools.records.averitec import AVeriTeCClaim
+    >>> none = DomainList([], name="empty")
+    >>> ctx = AuditContext(fact_checkers=DomainList.from_lines(["snopes.com"], name="demo"),
+    ...                    split_fact_checkers=none, misinfo=none)
+    >>> claim = claim_from_gold(AVeriTeCClaim(claim="x"), index=0, where="x")
+    >>> url = "https://www.snopes.com/fact-check/x/"
+    >>> evidence = AuditEvidence(url, parse_url(url))
+    >>> RULES.get("fact_checker_source").check(claim, evidence, ctx)
+    Finding(date=None, detail='fact-checker snopes.com (shipped list)')
+    >>> RULES.get("misinfo_source").check(claim, evidence, ctx) is None
+    True
 """
 
 from __future__ import annotations

@@ -2,6 +2,22 @@
 
 AVeriTeC's annotation forbade fact-checking articles as evidence; systems that search
 the open web often retrieve them (the verdict is then copied, not inferred).
+
+Example:
+    >>> from averitec_tools.leakage.inputs import claim_from_gold
+    >>> from averitec_tools.leakage.urls import DomainList
+    >>> from averitec_tools.records.averitec import AVeriTeCClaim
+    >>> gold = AVeriTeCClaim.from_dict({"claim": "x", "fact_checking_article": "https://www.politifact.com/f/x/",
+    ...     "questions": [{"question": "Q?", "answers": [
+    ...         {"answer": "A", "source_url": "https://web.archive.org/web/2020/https://politifact.com/f/x"}]}]},
+    ...     where="x")
+    >>> claim = claim_from_gold(gold, index=0, where="x")
+    >>> none = DomainList([], name="empty")
+    >>> ctx = AuditContext(fact_checkers=shipped_fact_checkers(), split_fact_checkers=none, misinfo=shipped_misinfo())
+    >>> OWN_FACT_CHECK_ARTICLE.check(claim, claim.evidence[0], ctx).detail
+    "is the claim's fact_checking_article https://www.politifact.com/f/x/"
+    >>> FACT_CHECKER_SOURCE.check(claim, claim.evidence[0], ctx).detail
+    'fact-checker politifact.com (shipped list)'
 """
 
 from __future__ import annotations

@@ -5,6 +5,19 @@ page metadata (:mod:`averitec_tools.leakage.dates`). ``archived_after_claim`` re
 Wayback captures made after the claim date; a capture date only bounds the publication
 date from above (annotators archived pages after the claim), so it is *not* evidence of
 leakage by itself and is kept as a separate rule.
+
+Example:
+    >>> from averitec_tools.leakage.inputs import claim_from_gold
+    >>> from averitec_tools.records.averitec import AVeriTeCClaim
+    >>> gold = AVeriTeCClaim.from_dict({"claim": "x", "claim_date": "31-10-2020", "questions": [
+    ...     {"question": "Q?", "answers": [{"answer": "A", "source_url": "https://a.org/2020/11/02/story",
+    ...      "cached_source_url": "https://web.archive.org/web/20201105000000/https://a.org/2020/11/02/story"}]}]},
+    ...     where="x")
+    >>> claim = claim_from_gold(gold, index=0, where="x")
+    >>> PUBLISHED_AFTER_CLAIM.check(claim, claim.evidence[0], None).detail  # dates need no lists: ctx=None
+    "published 2020-11-02 (URL path '2020/11/02'), 2 day(s) after the claim date 2020-10-31"
+    >>> ARCHIVED_AFTER_CLAIM.check(claim, claim.evidence[0], None).date
+    '2020-11-05'
 """
 
 from __future__ import annotations
@@ -17,7 +30,16 @@ from averitec_tools.leakage.rules import AuditContext, Finding, Rule, register_r
 
 
 def publication_date(evidence: AuditEvidence) -> tuple[EvidenceDate | None, tuple[str, ...]]:
-    """The evidence's publication date (metadata first, then URL) and unparseable metadata dates."""
+    """The evidence's publication date (metadata first, then URL) and unparseable metadata dates.
+
+    Example:
+        >>> from averitec_tools.leakage.inputs import AuditEvidence
+        >>> from averitec_tools.leakage.urls import parse_url
+        >>> url = "https://a.org/2020/11/02/story"
+        >>> date, bad = publication_date(AuditEvidence(url, parse_url(url), metadata={"article:published_time": "soon"}))
+        >>> date.iso(), date.source, bad
+        ('2020-11-02', 'url-path', ('soon',))
+    """
     meta = date_from_metadata(metadata=evidence.metadata, html=evidence.html)
     if meta.date is not None:
         return meta.date, meta.unparseable

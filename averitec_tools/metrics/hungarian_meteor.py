@@ -152,7 +152,7 @@ def score_tasks(
             ``n_claims``: tasks laid out kind by kind, task ``i`` of claim ``i % n_claims``).
 
     Example:
-        >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])  # doctest: +SKIP
+        >>> score_tasks([HungarianTask(("a cat",), ("a cat", "a dog"))])
         [0.46875]
     """
     engine = engine or default_engine()

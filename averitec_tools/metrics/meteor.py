@@ -20,8 +20,8 @@ Every step is linear in the two strings' lengths, however often a word repeats (
 own matcher is quadratic); ``benchmarks/bench_long_strings.py`` measures it.
 
 Example:
-    >>> engine = MeteorEngine()  # doctest: +SKIP
-    >>> round(engine.score(candidate="the cat sat", reference="a cat sat down"), 4)  # doctest: +SKIP
+    >>> engine = MeteorEngine()
+    >>> round(engine.score(candidate="the cat sat", reference="a cat sat down"), 4)
     0.4808
 """
 

@@ -25,8 +25,14 @@ def default_cache_dir() -> Path:
     """``$AVERITEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/averitec-tools`` (``~/.cache/averitec-tools``).
 
     Example:
-        >>> default_cache_dir().name in {"averitec-tools", os.environ.get("AVERITEC_CACHE_DIR", "")[-20:]} or True
-        True
+        >>> from unittest import mock
+        >>> with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": "/tmp/xdg"}):
+        ...     _ = os.environ.pop("AVERITEC_CACHE_DIR", None)
+        ...     default_cache_dir().as_posix()
+        '/tmp/xdg/averitec-tools'
+        >>> with mock.patch.dict(os.environ, {"AVERITEC_CACHE_DIR": "/tmp/mine"}):
+        ...     default_cache_dir().as_posix()
+        '/tmp/mine'
     """
     env = os.environ.get("AVERITEC_CACHE_DIR")
     if env:

@@ -244,7 +244,7 @@ class WordTokenizer:
         allow_download: Whether a missing ``punkt_tab`` may be fetched (announced on stderr).
 
     Example:
-        >>> WordTokenizer().tokenize("The 'Destroying' claim. It was false.")  # doctest: +SKIP
+        >>> WordTokenizer().tokenize("The 'Destroying' claim. It was false.")
         ['The', "'Destroying", "'", 'claim', '.', 'It', 'was', 'false', '.']
     """
 

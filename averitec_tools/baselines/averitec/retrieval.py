@@ -32,11 +32,10 @@ def retrieve_sentences(*, claim: str, documents: Iterable[StoreDocument], k: int
                        bm25: str = "upstream") -> list[Sentence]:
     """The ``k`` store sentences most BM25-similar to ``claim``.
 
-    Example:
+    Example (upstream: case kept, "Cheese" is not "cheese"; zero-score ties last row first):
         >>> docs = [StoreDocument(0, "t", "q", "u1", ("The moon is cheese.", "Sky.")),
         ...         StoreDocument(0, "t", "q", "u2", ("Cheese is made of milk.",)),
         ...         StoreDocument(0, "t", "q", "u3", ("Rain.",))]
-        >>> # upstream: case kept ("Cheese" is not "cheese"), zero-score ties last row first
         >>> [s.url for s in retrieve_sentences(claim="moon cheese", documents=docs, k=2)]
         ['u1', 'u3']
         >>> [s.url for s in retrieve_sentences(claim="moon cheese", documents=docs, k=9, bm25="bm25s")]

@@ -61,7 +61,7 @@ def build_pipeline(
     if cfg.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
 
-        return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine)
+        return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine, base=config)
     from averitec_tools.baselines.r2vc.calibrator import load_or_none
     from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.retrieval import build_retriever

@@ -49,6 +49,7 @@ import numpy as np
 from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer, load_json
+from averitec_tools.labels import map_label
 
 FEATURE_NAMES: tuple[str, ...] = (
     "mean_logprob",
@@ -59,11 +60,19 @@ FEATURE_NAMES: tuple[str, ...] = (
     "s_cons",
     "s_align",
 )
+#: Optional label indicators (``calibration.label_features``; ours, not §3.5): P(correct)
+#: depends on which label a candidate has (on AVeriTeC a Refuted verdict is right far
+#: more often than a Not Enough Evidence one), which the seven features cannot see.
+LABEL_FEATURES: tuple[str, ...] = ("label_true", "label_false")
+ALL_FEATURES: tuple[str, ...] = FEATURE_NAMES + LABEL_FEATURES
 _FORMAT = "averitec-tools/r2vc-slc"
 
 
-def candidate_features(verified: Sequence[VerifiedCandidate]) -> np.ndarray:
-    """Feature matrix ``(len(verified), 7)`` for the candidates of one claim.
+def candidate_features(verified: Sequence[VerifiedCandidate], *, label_features: bool = False) -> np.ndarray:
+    """Feature matrix ``(len(verified), 7)`` for the candidates of one claim (9 with ``label_features``).
+
+    ``n_passages`` counts the distinct passages the candidate cites (the evidence it
+    uses), not the size of the subset it was shown.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
@@ -73,6 +82,8 @@ def candidate_features(verified: Sequence[VerifiedCandidate]) -> np.ndarray:
         ...                         np.zeros((1, 3))) for lab in ("True", "True", "False")]
         >>> candidate_features(vc)[2].tolist()
         [-0.5, 0.9, 0.3333333333333333, 1.0, 2.0, 1.0, 0.5]
+        >>> candidate_features(vc, label_features=True)[2, 7:].tolist()
+        [0.0, 1.0]
     """
     counts = Counter(v.candidate.label for v in verified)
     rows = [
@@ -80,14 +91,17 @@ def candidate_features(verified: Sequence[VerifiedCandidate]) -> np.ndarray:
             v.candidate.mean_logprob if v.candidate.mean_logprob is not None else 0.0,
             v.scores.s_ver,
             counts[v.candidate.label] / len(verified),
-            float(len(v.candidate.passages)),
+            float(len({i for i in v.candidate.citations if 0 <= i < len(v.candidate.passages)})),
             float(len(v.candidate.rationale.split())),
             v.scores.s_cons,
             v.scores.s_align,
+            float(v.candidate.label == "True"),
+            float(v.candidate.label == "False"),
         ]
         for v in verified
     ]
-    return np.asarray(rows, dtype=np.float64).reshape(len(verified), len(FEATURE_NAMES))
+    width = len(ALL_FEATURES) if label_features else len(FEATURE_NAMES)
+    return np.asarray(rows, dtype=np.float64).reshape(len(verified), len(ALL_FEATURES))[:, :width]
 
 
 def calibration_metrics(*, y_true: Sequence[float] | np.ndarray, prob: Sequence[float] | np.ndarray) -> dict[str, float]:
@@ -121,6 +135,8 @@ class Calibrator:
         True
         >>> cal.fit_info["dropped_features"]  # constant on the fit data
         ['mean_logprob', 'n_passages', 'rationale_tokens']
+
+    With 9 columns the features are :data:`ALL_FEATURES` (the label indicators added).
     """
 
     coef: tuple[float, ...]
@@ -140,32 +156,38 @@ class Calibrator:
 
         X = np.asarray(features, dtype=np.float64)
         y = np.asarray(targets, dtype=int)
-        if X.ndim != 2 or X.shape[1] != len(FEATURE_NAMES) or len(X) != len(y):
-            raise ValueError(f"features must be (n, {len(FEATURE_NAMES)}) with n targets")
+        if X.ndim != 2 or X.shape[1] not in (len(FEATURE_NAMES), len(ALL_FEATURES)) or len(X) != len(y):
+            raise ValueError(f"features must be (n, {len(FEATURE_NAMES)}) or (n, {len(ALL_FEATURES)}) with n targets")
+        names = ALL_FEATURES[: X.shape[1]]
         if len(y) == 0:
             raise UserError("calibrator: no examples to fit on (the calibration slice is empty)")
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         info: dict[str, Any] = {"n": len(y), "positive_rate": float(np.average(y, weights=w))}
         keep = np.ptp(X, axis=0) > 1e-12
-        info["dropped_features"] = [n for n, k in zip(FEATURE_NAMES, keep, strict=True) if not k]
+        info["dropped_features"] = [n for n, k in zip(names, keep, strict=True) if not k]
         mean = np.where(keep, np.average(X, axis=0, weights=w), 0.0)
         std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
         scale = np.where(keep & (std > 1e-12), std, 1.0)
         if len(set(y.tolist())) < 2 or not keep.any():
             rate = min(max(info["positive_rate"], 1e-3), 1 - 1e-3)
-            cal = cls(coef=(0.0,) * len(FEATURE_NAMES), intercept=math.log(rate / (1 - rate)),
-                      fit_info=info | {"degenerate": True})
+            cal = cls(coef=(0.0,) * len(names), intercept=math.log(rate / (1 - rate)), feature_names=names,
+                      fit_info=info | {"degenerate": True}, mean=(0.0,) * len(names), scale=(1.0,) * len(names))
         else:
             Z = (X - mean) / scale
             lr = LogisticRegression(max_iter=max_iter)
             lr.fit(Z[:, keep], y, sample_weight=w)
-            coef = np.zeros(len(FEATURE_NAMES))
+            coef = np.zeros(len(names))
             coef[keep] = lr.coef_[0]
-            cal = cls(coef=tuple(float(c) for c in coef), intercept=float(lr.intercept_[0]),
+            cal = cls(coef=tuple(float(c) for c in coef), intercept=float(lr.intercept_[0]), feature_names=names,
                       fit_info=info | {"degenerate": False},
                       mean=tuple(float(m) for m in mean), scale=tuple(float(v) for v in scale))
         cal.fit_info.update(calibration_metrics(y_true=y, prob=cal.predict(X)))
         return cal
+
+    @property
+    def label_features(self) -> bool:
+        """Whether this calibrator reads the label indicators (:data:`LABEL_FEATURES`)."""
+        return len(self.coef) == len(ALL_FEATURES)
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         """Calibrated probabilities of correctness, shape ``(n,)``."""
@@ -198,22 +220,22 @@ class Calibrator:
         if not isinstance(obj, dict) or obj.get("format") != _FORMAT:
             raise UserError(f"{path}: not an R2VC calibrator file (expected format {_FORMAT!r})")
         names = tuple(obj.get("feature_names") or ())
-        if names != FEATURE_NAMES:
+        if names not in (FEATURE_NAMES, ALL_FEATURES):
             raise UserError(
                 f"{path}: calibrator features {list(names)} do not match this version's "
-                f"{list(FEATURE_NAMES)}",
+                f"{list(FEATURE_NAMES)} (optionally + {list(LABEL_FEATURES)})",
                 hint="refit the calibrator",
             )
         coef = obj.get("coef")
         intercept = obj.get("intercept")
         if (
             not isinstance(coef, list)
-            or len(coef) != len(FEATURE_NAMES)
+            or len(coef) != len(names)
             or not all(isinstance(c, (int, float)) for c in coef)
             or not isinstance(intercept, (int, float))
         ):
             raise UserError(f"{path}: calibrator coefficients are missing or malformed")
-        n = len(FEATURE_NAMES)
+        n = len(names)
         mean = obj.get("mean", [0.0] * n)
         scale = obj.get("scale", [1.0] * n)
         for name, vec in (("mean", mean), ("scale", scale)):
@@ -221,7 +243,7 @@ class Calibrator:
                 raise UserError(f"{path}: calibrator {name} is malformed")
         if any(v <= 0 for v in scale):
             raise UserError(f"{path}: calibrator scale must be positive")
-        return cls(coef=tuple(float(c) for c in coef), intercept=float(intercept),
+        return cls(coef=tuple(float(c) for c in coef), intercept=float(intercept), feature_names=names,
                    fit_info=dict(obj.get("fit_info") or {}), mean=tuple(float(v) for v in mean),
                    scale=tuple(float(v) for v in scale), source=str(path))
 
@@ -238,7 +260,7 @@ def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CalibrationExample:
-    """One simulated-inference claim: every candidate's features, labels and s_ver.
+    """One simulated-inference claim: every candidate's features (all of :data:`ALL_FEATURES`), labels and s_ver.
 
     ``features``/``predicted`` of the max-s_ver candidate (the paper's rule) are
     :attr:`chosen_features` / :attr:`predicted`.
@@ -256,7 +278,7 @@ class CalibrationExample:
 
     @property
     def features(self) -> np.ndarray:
-        return self.all_features[self.best]
+        return self.all_features[self.best, : len(FEATURE_NAMES)]
 
     @property
     def predicted(self) -> str:
@@ -270,6 +292,11 @@ class CalibrationExample:
     def targets(self) -> np.ndarray:
         return np.array([int(lab == self.gold) for lab in self.labels])
 
+    def features_for(self, cal: Calibrator | None = None, *, label_features: bool = False) -> np.ndarray:
+        """Every candidate's features in the width ``cal`` (or ``label_features``) reads."""
+        width = len(cal.coef) if cal is not None else (len(ALL_FEATURES) if label_features else len(FEATURE_NAMES))
+        return self.all_features[:, :width]
+
 
 def simulate_examples(
     *,
@@ -277,14 +304,20 @@ def simulate_examples(
     gold_labels: Sequence[str],
     candidates_for: Callable[[str], Sequence[VerifiedCandidate]],
     progress: bool = False,
+    label_space: str | None = None,
 ) -> list[CalibrationExample]:
     """Simulate inference on a held-out slice to build calibrator training examples.
 
     Args:
         claims: Claim texts of the slice.
-        gold_labels: Their gold labels in the R2VC space (True/False/Uncertain).
+        gold_labels: Their gold labels, in ``label_space`` (or in the R2VC space
+            True/False/Uncertain when it is None).
         candidates_for: Runs retrieve → generate (≤ 12 candidates) → verify for a claim.
         progress: Show a tqdm bar.
+        label_space: The space the predictions are scored in (``averitec``, ``fever``):
+            candidate labels are written there before they are compared with the gold
+            label, so the targets are what the scorer counts (an Uncertain candidate is
+            Not Enough Evidence and wrong on a Conflicting Evidence/Cherrypicking claim).
 
     Claims without candidates (empty retrieval) are skipped: the pipeline abstains on
     them without consulting the calibrator.
@@ -297,21 +330,25 @@ def simulate_examples(
         verified = list(candidates_for(claim))
         if not verified:
             continue
+        labels = tuple(v.candidate.label for v in verified)
+        if label_space is not None:
+            labels = tuple(map_label(lab, source="r2vc", target=label_space) for lab in labels)
         out.append(CalibrationExample(
-            claim=claim, all_features=candidate_features(verified),
-            labels=tuple(v.candidate.label for v in verified),
+            claim=claim, all_features=candidate_features(verified, label_features=True),
+            labels=labels,
             s_ver=np.array([v.scores.s_ver for v in verified], dtype=np.float64), gold=gold,
         ))
     return out
 
 
-def _design(examples: Sequence[CalibrationExample], fit_on: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _design(examples: Sequence[CalibrationExample], fit_on: str,
+            label_features: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if fit_on == "max_s_ver":
-        return (np.stack([e.features for e in examples]), np.array([e.target for e in examples]),
-                np.ones(len(examples)))
+        return (np.stack([e.features_for(label_features=label_features)[e.best] for e in examples]),
+                np.array([e.target for e in examples]), np.ones(len(examples)))
     if fit_on != "all":
         raise ValueError(f"fit_on must be 'all' or 'max_s_ver', got {fit_on!r}")
-    X = np.concatenate([e.all_features for e in examples])
+    X = np.concatenate([e.features_for(label_features=label_features) for e in examples])
     y = np.concatenate([e.targets for e in examples])
     w = np.concatenate([np.full(len(e.labels), 1.0 / len(e.labels)) for e in examples])
     return X, y, w
@@ -321,7 +358,7 @@ def chosen_correctness(cal: Calibrator, examples: Sequence[CalibrationExample]) 
     """π(i*) and whether i* = argmax π is right, per claim (the inference rule)."""
     prob, correct = [], []
     for e in examples:
-        pi = cal.predict(e.all_features)
+        pi = cal.predict(e.features_for(cal))
         best = int(np.argmax(pi))
         prob.append(float(pi[best]))
         correct.append(int(e.labels[best] == e.gold))
@@ -353,6 +390,7 @@ def fit_from_examples(
     fit_on: str = "all",
     heldout_fraction: float = 0.2,
     seed: int = 0,
+    label_features: bool = False,
 ) -> Calibrator:
     """Fit a :class:`Calibrator` on simulated examples (see the module docs).
 
@@ -370,16 +408,16 @@ def fit_from_examples(
         perm = np.random.default_rng(seed).permutation(n)
         test = [examples[i] for i in perm[:n_out]]
         train = [examples[i] for i in perm[n_out:]]
-        X, y, w = _design(train, fit_on)
+        X, y, w = _design(train, fit_on, label_features)
         part = Calibrator.fit(features=X, targets=y, max_iter=max_iter, sample_weight=w)
         prob, correct = chosen_correctness(part, test)
         m = calibration_metrics(y_true=correct, prob=prob)
         heldout = {"heldout_brier": m["brier"], "heldout_ece": m["ece"], "heldout_n": m["n"],
                    "heldout_accuracy": float(correct.mean())}
-    X, y, w = _design(examples, fit_on)
+    X, y, w = _design(examples, fit_on, label_features)
     cal = Calibrator.fit(features=X, targets=y, max_iter=max_iter, sample_weight=w)
     prob, correct = chosen_correctness(cal, examples)
-    points = np.array([[p, s] for e in examples for p, s in zip(cal.predict(e.all_features), e.s_ver, strict=True)])
+    points = np.array([[p, s] for e in examples for p, s in zip(cal.predict(e.features_for(cal)), e.s_ver, strict=True)])
     cal.fit_info.update({
         "fit_on": fit_on,
         "claims": n,
@@ -400,7 +438,9 @@ def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
 
 
 __all__ = [
+    "ALL_FEATURES",
     "FEATURE_NAMES",
+    "LABEL_FEATURES",
     "CalibrationExample",
     "Calibrator",
     "calibration_metrics",

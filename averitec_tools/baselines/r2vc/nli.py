@@ -131,7 +131,7 @@ class HFNLIBackend:
         model_id: Hub id or local directory (default the paper's
             ``cross-encoder/nli-deberta-v3-large``).
         device: torch device (``"cpu"``, ``"cuda"``); ``None`` picks CUDA when available.
-        batch_size: Pairs per forward pass.
+        batch_size: Pairs per forward pass (pairs are batched by token length).
         max_length: Tokenizer truncation length.
         pair_order: ``evidence-claim`` (premise = passage, the default and what NLI
             cross-encoders are trained on) or ``claim-evidence``.
@@ -167,15 +167,21 @@ class HFNLIBackend:
         self.order = label_order_from_id2label(dict(self.model.config.id2label), model_id=model_id)
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Probabilities of ``pairs``, in batches of similar length (less padding), in input order."""
         import torch
 
         out = np.zeros((len(pairs), 3), dtype=np.float64)
+        if not pairs:
+            return out
+        premises, hypotheses = order_pairs(pairs, pair_order=self.pair_order)
+        lengths = [len(ids) for ids in self.tokenizer(premises, hypotheses, truncation=True,
+                                                       max_length=self.max_length)["input_ids"]]
+        order = np.argsort(lengths, kind="stable")
         for start in range(0, len(pairs), self.batch_size):
-            chunk = pairs[start : start + self.batch_size]
-            premises, hypotheses = order_pairs(chunk, pair_order=self.pair_order)
+            idx = order[start : start + self.batch_size]
             enc = self.tokenizer(
-                premises,
-                hypotheses,
+                [premises[i] for i in idx],
+                [hypotheses[i] for i in idx],
                 truncation=True,
                 max_length=self.max_length,
                 padding=True,
@@ -184,7 +190,7 @@ class HFNLIBackend:
             with torch.inference_mode():
                 logits = self.model(**enc).logits.float()
             probs = torch.softmax(logits, dim=-1).cpu().numpy()
-            out[start : start + len(chunk)] = probs[:, self.order]
+            out[idx] = probs[:, self.order]
         return out
 
 
@@ -249,6 +255,21 @@ class CachedNLI:
         if not texts:
             return np.zeros((0, 3), dtype=np.float64)
         return np.stack([self._cache[(claim, t)] for t in texts])
+
+    def prefill(self, claim: str, texts: Sequence[str], probs: np.ndarray) -> None:
+        """Put known probabilities (e.g. from a candidate store) into the cache.
+
+        Example:
+            >>> nli = CachedNLI(type("B", (), {"name": "b", "predict": None})())
+            >>> nli.prefill("c", ["a"], np.array([[0.1, 0.2, 0.7]]))
+            >>> nli.probs("c", ["a"]).tolist()
+            [[0.1, 0.2, 0.7]]
+        """
+        rows = np.asarray(probs, dtype=np.float64).reshape(len(texts), 3)
+        if len(self._cache) + len(texts) > self.max_entries:
+            self._cache.clear()
+        for text, row in zip(texts, rows, strict=True):
+            self._cache[(claim, text)] = row
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """:class:`NLIBackend` interface, so a cache can stand in for its backend."""

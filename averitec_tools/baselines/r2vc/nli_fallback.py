@@ -9,8 +9,13 @@ paper's "NLI-only" ablation row. For candidate ``i`` (of ``k``):
    subsets the LM generator would see with the same seed.
 2. Label: the verifier's rule ``y_NLI`` (:func:`~averitec_tools.baselines.r2vc.verifier.nli_label`)
    applied to the max entailment / contradiction probabilities over ``S_i``.
-3. Citations: the ``max_citations`` passages of ``S_i`` with the highest entailment
-   (True), contradiction (False), or max(entailment, contradiction) (Uncertain).
+3. Citations — the passages that carry the label, so the calibrator's ``n_passages``
+   (passages the candidate uses) and the label-aware ``s_align`` mean something: for
+   True (False) the passages of ``S_i`` whose own entailment (contradiction) reaches
+   T_ent (T_contr), strongest first; for Uncertain the passages that decide nothing
+   (neither threshold reached), most neutral first — the column the label-aware
+   verifier ranks by. At least one passage (the strongest for the label), at most
+   ``max_citations``.
 4. Rationale: a templated sentence naming the cited passages and their NLI probability.
 5. ``mean_logprob``: ``log p`` of the chosen label — ``s_ent`` for True, ``s_contr`` for
    False, ``1 − max(s_ent, s_contr)`` for Uncertain — standing in for the LM's mean token
@@ -31,6 +36,7 @@ from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Pas
 from averitec_tools.baselines.r2vc.verifier import (
     CONTR,
     ENT,
+    NEUT,
     CachedNLI,
     NLIBackend,
     nli_label,
@@ -44,7 +50,7 @@ class NLIFallbackGenerator:
     Args:
         nli: The NLI backend (shared with the verifier; wrapped in a cache if needed).
         subset_size: Passages per candidate (paper: 16).
-        max_citations: Passages cited per candidate.
+        max_citations: At most this many passages are cited per candidate.
         t_ent, t_contr, delta: Thresholds of the verdict rule (paper §3.4).
 
     Example:
@@ -64,7 +70,7 @@ class NLIFallbackGenerator:
         *,
         nli: NLIBackend,
         subset_size: int = 16,
-        max_citations: int = 2,
+        max_citations: int = 3,
         t_ent: float = 0.60,
         t_contr: float = 0.60,
         delta: float = 0.10,
@@ -98,12 +104,16 @@ class NLIFallbackGenerator:
             )
             if label == "True":
                 key, p_label, verb = probs[:, ENT], s_ent, "supports"
+                carries = probs[:, ENT] >= self.t_ent
             elif label == "False":
                 key, p_label, verb = probs[:, CONTR], s_contr, "contradicts"
+                carries = probs[:, CONTR] >= self.t_contr
             else:
-                key = np.maximum(probs[:, ENT], probs[:, CONTR])
+                key = probs[:, NEUT]
                 p_label, verb = 1.0 - max(s_ent, s_contr), "is inconclusive about"
-            cited = tuple(int(j) for j in np.argsort(-key, kind="stable")[: self.max_citations])
+                carries = (probs[:, ENT] < self.t_ent) & (probs[:, CONTR] < self.t_contr)
+            ranked = [int(j) for j in np.argsort(-key, kind="stable")]
+            cited = tuple(([j for j in ranked if carries[j]] or ranked[:1])[: self.max_citations])
             passages = tuple(evidence[j] for j in idx)
             names = ", ".join(f"[{passages[j].title or passages[j].doc_id}]" for j in cited)
             rationale = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -159,38 +160,101 @@ def split_train(claims: Sequence[str], *, n_calibration: int, seed: int) -> np.n
     return np.array([c in held for c in claims], dtype=bool)
 
 
-def training_pairs(
+#: ``offline.pair_labels``: which of a claim's own answers carry its verdict.
+PAIR_LABELS: tuple[str, ...] = ("decisive", "verdict")
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if len(w) > 2}
+
+
+def decisive_answers(claim: AVeriTeCClaim, answers: Sequence[Passage]) -> list[bool]:
+    """Which of a Supported/Refuted claim's answers decide it (the rest are background).
+
+    An answer is decisive if it is a Boolean answer (a yes/no to a question about the
+    claim, with its explanation), or if it is the claim's answer sharing the most
+    content words with the annotators' justification — the evidence the verdict rests
+    on. Answers are in :func:`answer_passages` order; ``answers`` are the claim's own.
+
+    Example:
+        >>> c = AVeriTeCClaim.from_dict({"claim": "x", "label": "Refuted",
+        ...     "justification": "The vaccine trial was never stopped.", "questions": [
+        ...     {"question": "q1", "answers": [{"answer": "It is a vaccine.", "answer_type": "Extractive"}]},
+        ...     {"question": "q2", "answers": [{"answer": "The trial was not stopped.", "answer_type": "Extractive"}]}]},
+        ...     where="t")
+        >>> decisive_answers(c, [p for _, p in answer_passages([c])])
+        [False, True]
+    """
+    types = [a.answer_type for q in claim.questions for a in q.answers
+             if a.answer_type != "Unanswerable" and a.answer.strip()]
+    just = _content(claim.justification or "")
+    overlap = [len(_content(p.text) & just) for p in answers]
+    best = int(np.argmax(overlap)) if answers and max(overlap) > 0 else -1
+    return [t == "Boolean" or i == best for i, t in enumerate(types)]
+
+
+def verifier_epochs(
     *,
     train: Sequence[AVeriTeCClaim],
     passages: Sequence[tuple[int, Passage]],
     use: np.ndarray,
-    n_pairs: int,
+    epochs: int,
     seed: int,
-) -> list[tuple[str, str, int]]:
-    """(claim, passage, NLI class) pairs from the training claims with ``use[ci]``.
+    pair_labels: str = "decisive",
+    max_per_class: int | None = None,
+) -> list[list[tuple[str, str, int]]]:
+    """Class-balanced (claim, passage, NLI class) pairs of the training claims with ``use[ci]``, per epoch.
 
-    About a quarter are (claim, another claim's answer) pairs labelled neutral; the rest
-    are (claim, own answer) pairs labelled by the claim's verdict, drawn with weights
-    inversely proportional to their class frequency.
+    Labels (``pair_labels``):
+
+    * ``decisive`` — a Supported (Refuted) claim's decisive answers
+      (:func:`decisive_answers`) are entailment (contradiction); its other answers,
+      every answer of a Not Enough Evidence / Conflicting claim, and answers of other
+      claims are neutral.
+    * ``verdict`` — every own answer carries the claim's verdict (Supported →
+      entailment, Refuted → contradiction, otherwise neutral); other claims' answers are
+      neutral.
+
+    Each epoch draws, with a fresh seeded permutation, the same number of pairs from
+    each class (the smallest class, capped at ``max_per_class``), half of the neutral
+    ones from other claims' answers; every epoch sees each entailment pair once when
+    that class is the smallest.
     """
+    if pair_labels not in PAIR_LABELS:
+        raise ValueError(f"pair_labels must be one of {PAIR_LABELS}, got {pair_labels!r}")
     rng = np.random.default_rng(seed)
-    own = [(ci, p) for ci, p in passages if use[ci] and train[ci].label in VERDICT_TO_NLI]
-    if not own:
+    by_claim: dict[int, list[Passage]] = {}
+    for ci, p in passages:
+        if use[ci] and train[ci].label in VERDICT_TO_NLI:
+            by_claim.setdefault(ci, []).append(p)
+    if not by_claim:
         raise UserError("offline verifier: no labelled training claims to fine-tune on")
-    labels = np.array([VERDICT_TO_NLI[str(train[ci].label)] for ci, _ in own])
-    counts = np.bincount(labels, minlength=3).astype(float)
-    weights = 1.0 / counts[labels]
-    weights /= weights.sum()
-    n_neg = n_pairs // 4
-    n_own = min(n_pairs - n_neg, len(own))
-    chosen = rng.choice(len(own), size=n_own, replace=False, p=weights)
-    pairs = [(train[own[i][0]].claim, own[i][1].text, int(labels[i])) for i in chosen]
-    while len(pairs) < n_own + n_neg and len(own) > 1:
-        a, b = rng.choice(len(own), size=2, replace=False)
-        if train[own[a][0]].claim != train[own[b][0]].claim:
-            pairs.append((train[own[a][0]].claim, own[b][1].text, 1))
-    order = rng.permutation(len(pairs))
-    return [pairs[i] for i in order]
+    pools: dict[int, list[tuple[str, str, int]]] = {0: [], 1: [], 2: []}
+    for ci, answers in by_claim.items():
+        cls = VERDICT_TO_NLI[str(train[ci].label)]
+        carries = decisive_answers(train[ci], answers) if pair_labels == "decisive" else [True] * len(answers)
+        for p, dec in zip(answers, carries, strict=True):
+            pools[cls if dec else 1].append((train[ci].claim, p.text, cls if dec else 1))
+    claims = list(by_claim)
+    n = min(len(pools[0]), len(pools[2]), max(len(pools[1]), 1) * 2)
+    if max_per_class is not None:
+        n = min(n, max_per_class)
+    if n == 0:
+        raise UserError("offline verifier: the training claims give no entailment or no contradiction pairs")
+    out = []
+    for _ in range(epochs):
+        pairs = [pools[c][i] for c in (0, 2) for i in rng.permutation(len(pools[c]))[:n]]
+        own_neutral = n - n // 2
+        pairs += [pools[1][i] for i in rng.permutation(len(pools[1]))[:own_neutral]]
+        while len(pairs) < 3 * n:  # other claims' answers: neutral
+            a, b = rng.choice(len(claims), size=2, replace=False)
+            if train[claims[a]].claim != train[claims[b]].claim:
+                answers = by_claim[claims[b]]
+                pairs.append((train[claims[a]].claim, answers[int(rng.integers(len(answers)))].text, 1))
+        out.append([pairs[i] for i in rng.permutation(len(pairs))])
+    return out
 
 
 __all__ = [
@@ -202,6 +266,8 @@ __all__ = [
     "distractor_passages",
     "load_dev",
     "minilm_dir",
+    "PAIR_LABELS",
+    "decisive_answers",
     "split_train",
-    "training_pairs",
+    "verifier_epochs",
 ]

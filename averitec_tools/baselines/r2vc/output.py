@@ -53,6 +53,10 @@ from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import map_label
 
 OUTPUT_FORMATS: tuple[str, ...] = ("averitec2024", "ternary")
+#: The label space an output format is scored in (``averitec score`` compares there).
+FORMAT_SPACES: dict[str, str] = {"averitec2024": "averitec", "ternary": "fever"}
+#: The label space a claim file's ``label`` field is written in, by :attr:`ClaimInput.kind`.
+KIND_SPACES: dict[str, str] = {"averitec": "averitec", "ternary": "fever"}
 #: Evidence items listed when the prediction cites nothing.
 FALLBACK_EVIDENCE = 3
 
@@ -120,6 +124,29 @@ def read_claims(path: str) -> list[ClaimInput]:
     if not out:
         raise UserError(f"{path}: no claims in file")
     return out
+
+
+def scored_gold(claim: ClaimInput, *, space: str | None = None) -> str | None:
+    """The claim's gold label in the space it is scored in (``None`` without a label).
+
+    ``space`` defaults to the claim file's own space (AVeriTeC's four labels, FEVER's
+    three): Conflicting Evidence/Cherrypicking stays itself, so no R2VC label matches it,
+    exactly as ``averitec score`` counts it.
+
+    Example:
+        >>> c = ClaimInput(0, "x", "Uncertain", "Conflicting Evidence/Cherrypicking")
+        >>> scored_gold(c), scored_label("Uncertain", space="averitec")
+        ('Conflicting Evidence/Cherrypicking', 'Not Enough Evidence')
+    """
+    if claim.gold_label_raw is None:
+        return None
+    source = KIND_SPACES[claim.kind]
+    return map_label(claim.gold_label_raw, source=source, target=space or source)
+
+
+def scored_label(label: str, *, space: str) -> str:
+    """An R2VC label (True/False/Uncertain) written in ``space``, as an output file has it."""
+    return map_label(label, source="r2vc", target=space)
 
 
 class QuestionWriter(Protocol):
@@ -333,6 +360,8 @@ def default_format(claims: Sequence[ClaimInput]) -> str:
 __all__ = [
     "FALLBACK_EVIDENCE",
     "FORMATTERS",
+    "FORMAT_SPACES",
+    "KIND_SPACES",
     "OUTPUT_FORMATS",
     "ClaimInput",
     "ClaimPrediction",
@@ -343,6 +372,8 @@ __all__ = [
     "fallback_question",
     "fever_page_id",
     "read_claims",
+    "scored_gold",
+    "scored_label",
     "to_averitec2024",
     "to_ternary",
 ]

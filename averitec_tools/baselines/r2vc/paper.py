@@ -55,7 +55,16 @@ def _need(path: str | None, *, what: str) -> str:
 
 
 def row_config(recipe: Recipe, row: str, *, work: Path, corpus: str | None) -> Any:
-    """The pipeline configuration of one table row (the recipe's ``pipeline`` + its models)."""
+    """The pipeline configuration of one table row (the recipe's ``pipeline`` + its models).
+
+    Example:
+        >>> import os
+        >>> from averitec_tools.baselines.r2vc.paper_recipe import load_recipe
+        >>> _ = os.environ.setdefault("AVERITEC_DATA_DIR", "/data")
+        >>> cfg = row_config(load_recipe("paper-fever"), "nli_only", work=Path("/w"), corpus=None)
+        >>> cfg.name, cfg.generator.model, cfg.calibration.path
+        ('paper-fever:nli_only', '/w/dpo', '/w/calibrator.json')
+    """
     from averitec_tools.baselines.r2vc.config import AblationConfig, config_from_mapping
 
     cfg = config_from_mapping(dict(recipe.pipeline), source=f"recipe {recipe.name}: pipeline")

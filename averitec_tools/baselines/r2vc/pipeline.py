@@ -23,6 +23,7 @@ runs claims with:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -38,6 +39,7 @@ from averitec_tools.baselines.r2vc.calibrator import (
     candidate_features,
     monotone_confidence,
 )
+from averitec_tools.baselines.r2vc.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.decision import decide
 from averitec_tools.baselines.r2vc.output import (
@@ -61,7 +63,7 @@ from averitec_tools.baselines.r2vc.sidecar import (
     sidecar_key,
     sidecar_path,
 )
-from averitec_tools.baselines.r2vc.types import Generator, Passage, Retriever
+from averitec_tools.baselines.r2vc.types import GenerationResult, Generator, Passage, Retriever
 from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate, Verifier
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
@@ -75,6 +77,23 @@ class ClaimCalibrator(Protocol):
     def for_claim(self, claim: str) -> Calibrator | None:
         ...
 
+
+
+def malformed_flags(result: GenerationResult) -> list[bool]:
+    """Which candidates of ``result`` came from an unparseable output (re-parsed only when some did)."""
+    from averitec_tools.baselines.r2vc.parsing import MalformedOutputError, parse_candidate
+
+    if not result.n_malformed:
+        return [False] * len(result.candidates)
+    flags = []
+    for c in result.candidates:
+        try:
+            parse_candidate(c.raw_text, passages=c.passages, mean_logprob=c.mean_logprob,
+                            config_index=c.config_index)
+            flags.append(False)
+        except MalformedOutputError:
+            flags.append(True)
+    return flags
 
 
 def claim_seed(base: int, claim_id: Any) -> int:
@@ -134,6 +153,10 @@ class R2VCPipeline:
         self.build_seconds: dict[str, float] = {}
         #: Stage → model id and revision, or the named ablation/fallback (set by builders).
         self.components: dict[str, Any] = describe_components(self)
+        #: Stores every claim's candidates, or replays them (``--candidates``; candidates.py).
+        self.candidate_store: CandidateStore | None = None
+        #: Settings fitted on held-out training claims, reported in the run summary (offline).
+        self.fitted: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -151,20 +174,84 @@ class R2VCPipeline:
     def candidates(self, claim: ClaimInput, evidence: Sequence[Passage], *, k: int | None = None,
                    timings: dict[str, float] | None = None) -> tuple[list[VerifiedCandidate], int]:
         """Generate and verify the candidates of one claim; returns them and the malformed count."""
+        verified, malformed = self._generate_and_verify(claim, evidence, k=k, timings=timings)
+        return verified, sum(malformed)
+
+    def _generate_and_verify(self, claim: ClaimInput, evidence: Sequence[Passage], *, k: int | None,
+                             timings: dict[str, float] | None) -> tuple[list[VerifiedCandidate], list[bool]]:
         timings = {} if timings is None else timings
         if not evidence:
-            return [], 0
+            return [], []
         t0 = time.perf_counter()
         result = self.generator.generate(
             claim.claim, evidence, k=k or self.config.generator.k,
             seed=claim_seed(self.config.generator.seed, claim.claim_id),
         )
         t1 = time.perf_counter()
+        # The whole pool in one batch, in pool order: the same NLI floats whether or not
+        # the candidates are stored, and every passage an NLI-only replay may need.
+        self.verifier.nli.probs(claim.claim, [p.text for p in evidence])
         verified = self.verifier.verify(claim=claim.claim, candidates=result.candidates)
         t2 = time.perf_counter()
         timings["generate"] = timings.get("generate", 0.0) + t1 - t0
         timings["verify"] = timings.get("verify", 0.0) + t2 - t1
-        return verified, result.n_malformed
+        return verified, malformed_flags(result)
+
+    def decode(self, claim: ClaimInput, *, k: int | None = None, timings: dict[str, float] | None = None
+               ) -> tuple[list[Passage], list[VerifiedCandidate], int]:
+        """Retrieve, generate and verify one claim, or replay it from :attr:`candidate_store`.
+
+        With a store, a claim not yet in it is decoded with ``generator.k`` candidates
+        and stored; the first ``k`` are returned.
+        """
+        timings = {} if timings is None else timings
+        k = k or self.config.generator.k
+        store = self.candidate_store
+        stored = store.get(claim) if store is not None else None
+        if stored is not None:
+            return self._replay(claim, stored, k=k, timings=timings)
+        if store is not None and store.replay_only:
+            raise UserError(f"{store.path}: claim {claim.claim_id!r} is not in the candidate store",
+                            hint="write it with `averitec baseline r2vc --candidates DIR` on the same claims")
+        t0 = time.perf_counter()
+        evidence = self.evidence_for(claim)
+        timings["retrieve"] = timings.get("retrieve", 0.0) + time.perf_counter() - t0
+        full = max(k, self.config.generator.k) if store is not None else k
+        verified, malformed = self._generate_and_verify(claim, evidence, k=full, timings=timings)
+        if store is not None:  # empty retrieval is stored too: a replay abstains the same way
+            store.add(claim=claim, pool=evidence, probs=self.verifier.nli.probs(claim.claim, [p.text for p in evidence]),
+                      candidates=[v.candidate for v in verified], malformed=malformed,
+                      scores=[dataclasses.asdict(v.scores) for v in verified],
+                      features=candidate_features(verified) if verified else None)
+        return evidence, verified[:k], sum(malformed[:k])
+
+    def _replay(self, claim: ClaimInput, stored: Any, *, k: int, timings: dict[str, float]
+                ) -> tuple[list[Passage], list[VerifiedCandidate], int]:
+        from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+
+        assert self.candidate_store is not None
+        self.candidate_store.n_replayed += 1
+        evidence = list(stored.pool)
+        if not evidence:
+            return [], [], 0
+        t0 = time.perf_counter()
+        self.verifier.nli.prefill(claim.claim, [p.text for p in evidence], stored.probs)
+        if isinstance(self.generator, NLIFallbackGenerator):
+            # Re-derived with this configuration's thresholds (the store keeps the probabilities).
+            cands = list(self.generator.generate(claim.claim, evidence, k=k,
+                                                 seed=claim_seed(self.config.generator.seed, claim.claim_id)).candidates)
+            n_malformed = 0
+        else:
+            if len(stored.candidates) < k:
+                raise UserError(f"{self.candidate_store.path}: claim {claim.claim_id!r} has "
+                                f"{len(stored.candidates)} stored candidates, {k} are needed")
+            cands = list(stored.candidates[:k])
+            n_malformed = sum(stored.malformed[:k])
+        t1 = time.perf_counter()
+        verified = self.verifier.verify(claim=claim.claim, candidates=cands)
+        timings["generate"] = timings.get("generate", 0.0) + t1 - t0
+        timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t1
+        return evidence, verified, n_malformed
 
     def confidences(self, claim: str, verified: Sequence[VerifiedCandidate]) -> np.ndarray:
         """π_i: the calibrator's probabilities, or s_ver clipped to [0, 1] without one."""
@@ -175,15 +262,13 @@ class R2VCPipeline:
             cal = cal.for_claim(claim)
         if cal is None:
             return monotone_confidence(np.array([v.scores.s_ver for v in verified]))
-        return np.asarray(cal.predict(candidate_features(verified)))  # type: ignore[union-attr]
+        return np.asarray(cal.predict(candidate_features(  # type: ignore[union-attr]
+            verified, label_features=bool(getattr(cal, "label_features", False)))))
 
     def predict(self, claim: ClaimInput) -> ClaimPrediction:
         """Run every stage on one claim."""
         timings: dict[str, float] = dict.fromkeys(STAGES, 0.0)
-        t0 = time.perf_counter()
-        evidence = self.evidence_for(claim)
-        timings["retrieve"] = time.perf_counter() - t0
-        verified, n_malformed = self.candidates(claim, evidence, timings=timings)
+        evidence, verified, n_malformed = self.decode(claim, timings=timings)
         t0 = time.perf_counter()
         pi = self.confidences(claim.claim, verified)
         cal_cfg = self.config.calibration
@@ -194,6 +279,7 @@ class R2VCPipeline:
             tau_ver=cal_cfg.tau_ver,
             verifier_selection=not self.config.ablation.no_verifier_selection,
             abstain=cal_cfg.abstain,
+            on_abstain=cal_cfg.on_abstain,
         )
         timings["calibrate"] = time.perf_counter() - t0
         cited: tuple[Passage, ...] = ()
@@ -328,33 +414,40 @@ class R2VCPipeline:
             components=self.components,
             fallbacks={k: int(fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
             warnings=warnings,
-            decision=decision_metrics(claims=claims, records=records),
+            decision=decision_metrics(claims=claims, records=records,
+                                      on_abstain=self.config.calibration.on_abstain),
+            extra={"fitted": self.fitted} if self.fitted else {},
         )
 
 
 
 
-def fit_calibrator(
+def calibration_examples(
     pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
-) -> Calibrator:
-    """Fit the SLC calibrator (§3.5) by simulating inference on labelled ``claims``.
+) -> list[Any]:
+    """Simulate inference on labelled ``claims`` (§3.5): the calibrator's training examples.
 
-    The first ``calibration.fit_size`` claims are used. Each gets
-    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper); the
-    calibrator is fitted on ``calibration.fit_on`` candidates (see
-    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
-    reports Brier/ECE on held-out claims); claims with empty retrieval are skipped.
+    The first ``calibration.fit_size`` claims are used. A candidate's target is whether
+    its label, written in the claims' own label space (AVeriTeC's four labels, FEVER's
+    three), equals the gold label there — what ``averitec score`` counts. Each claim gets
+    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper; with a
+    candidate store, the first ones of its stored decoding); claims with empty retrieval
+    are skipped.
 
     Raises:
-        UserError: if a claim has no gold label.
+        UserError: if a claim has no gold label, or the claims mix label spaces.
     """
-    from averitec_tools.baselines.r2vc.calibrator import fit_from_examples, simulate_examples
+    from averitec_tools.baselines.r2vc.calibrator import simulate_examples
+    from averitec_tools.baselines.r2vc.output import KIND_SPACES, scored_gold
 
-    unlabelled = [c.claim_id for c in claims if c.gold_label is None]
+    unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
     if unlabelled:
         raise UserError(f"{where}: claim {unlabelled[0]!r} has no gold label; the calibrator needs labelled claims")
     cfg = pipe.config
     claims = list(claims)[: cfg.calibration.fit_size]
+    spaces = {KIND_SPACES[c.kind] for c in claims}
+    if len(spaces) > 1:
+        raise UserError(f"{where}: AVeriTeC and FEVER-style claims are mixed; fit one calibrator per label space")
     k = min(cfg.calibration.fit_candidates, cfg.generator.k)
     # simulate_examples asks in claim order; claims may share a text (VitaminC's contrastive
     # pairs) and differ in their given evidence, so they are taken in order, not by text.
@@ -363,17 +456,33 @@ def fit_calibrator(
     def candidates_for(text: str) -> list[VerifiedCandidate]:
         claim = next(pending)
         assert claim.claim == text
-        return pipe.candidates(claim, pipe.evidence_for(claim), k=k)[0]
+        return pipe.decode(claim, k=k)[1]
 
-    examples = simulate_examples(
+    return simulate_examples(
         claims=[c.claim for c in claims],
-        gold_labels=[str(c.gold_label) for c in claims],
+        gold_labels=[str(scored_gold(c)) for c in claims],
         candidates_for=candidates_for,
         progress=progress,
+        label_space=spaces.pop() if spaces else None,
     )
-    c = cfg.calibration
+
+
+def fit_calibrator(
+    pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
+) -> Calibrator:
+    """Fit the SLC calibrator (§3.5) on :func:`calibration_examples` of labelled ``claims``.
+
+    The calibrator is fitted on ``calibration.fit_on`` candidates (see
+    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
+    reports Brier/ECE on held-out claims).
+    """
+    from averitec_tools.baselines.r2vc.calibrator import fit_from_examples
+
+    examples = calibration_examples(pipe, claims=claims, where=where, progress=progress)
+    c = pipe.config.calibration
     return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
-                             heldout_fraction=c.heldout_fraction, seed=cfg.generator.seed)
+                             heldout_fraction=c.heldout_fraction, seed=pipe.config.generator.seed,
+                             label_features=c.label_features)
 
 
 __all__ = [
@@ -384,6 +493,7 @@ __all__ = [
     "decision_metrics",
     "describe_components",
     "gate_warning",
+    "calibration_examples",
     "claim_seed",
     "fit_calibrator",
     "sidecar_path",

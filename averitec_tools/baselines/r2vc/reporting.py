@@ -137,38 +137,69 @@ def gate_warning(pipe: Any) -> str | None:
     return msg
 
 
-def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Calibration of the *emitted* decisions against gold labels (when the claims have them).
+#: How an abstention is scored in the output's label space, by ``calibration.on_abstain``.
+ABSTENTION_SCORING: dict[str, str] = {
+    "uncertain": "an abstention emits Uncertain (AVeriTeC: Not Enough Evidence, FEVER: NOT ENOUGH INFO): "
+    "correct only when that is the gold label",
+    "candidate": "an abstention emits the chosen candidate's label with r2vc.abstained = true: `averitec "
+    "score` scores that label (full coverage); coverage, covered_accuracy and aurc count the claim as "
+    "abstained",
+}
 
-    ``coverage`` = share of claims not abstained; ``selective_risk`` = error rate of the
-    emitted labels on the covered claims; ``aurc`` ranks every emitted label by π with
-    the abstained claims after all accepted ones (ranking score (1 + π)/2 when
-    accepted, π/2 when abstained), correctness = emitted label (Uncertain included)
-    equals the gold label.
+
+def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]],
+                     on_abstain: str = "uncertain") -> dict[str, Any]:
+    """The *emitted* decisions against gold labels, in the label space the output is scored in.
+
+    Correctness is the record's ``pred_label`` (``predicted_label`` for FEVER output)
+    equal to the claim's gold label in the same space — AVeriTeC's four labels, so a
+    Conflicting Evidence/Cherrypicking claim is never right — exactly what
+    ``averitec score`` counts, so ``accuracy`` equals its label accuracy on the same
+    file. ``coverage`` = share of claims not abstained; ``covered_accuracy`` and
+    ``selective_risk`` = accuracy and error rate of the covered claims; ``aurc`` ranks
+    every emitted label by π with the abstained claims after all accepted ones (ranking
+    score (1 + π)/2 when accepted, π/2 when abstained); ``aurc_constant`` is the AURC of
+    a constant confidence (the error rate). Claims without a gold label are skipped.
+
+    Example:
+        >>> c = [ClaimInput(0, "a", "False", "Refuted"), ClaimInput(1, "b", "Uncertain", "Not Enough Evidence")]
+        >>> r = [{"pred_label": "Refuted", "confidence": 0.9, "r2vc": {"abstained": False}},
+        ...      {"pred_label": "Supported", "confidence": 0.2, "r2vc": {"abstained": True}}]
+        >>> d = decision_metrics(claims=c, records=r, on_abstain="candidate")
+        >>> d["accuracy"], d["coverage"], d["covered_accuracy"], d["aurc"]
+        (0.5, 0.5, 1.0, 0.25)
     """
+    from averitec_tools.baselines.r2vc.output import scored_gold
     from averitec_tools.metrics.selective import aurc
 
-    pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label is not None]
+    pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label_raw is not None]
     if not pairs:
         return {}
     conf, correct, covered = [], [], []
+    spaces = set()
     for claim, rec in pairs:
-        diag = rec.get("r2vc", {})
-        emitted = diag.get("label")
-        abstained = bool(diag.get("abstained"))
+        space = "averitec" if "pred_label" in rec else "fever"
+        spaces.add(space)
+        emitted = rec.get("pred_label", rec.get("predicted_label"))
+        abstained = bool(rec.get("r2vc", {}).get("abstained"))
         pi = min(max(float(rec.get("confidence", 0.0)), 0.0), 1.0)
         conf.append(pi / 2 if abstained else (1.0 + pi) / 2)
-        correct.append(int(emitted == claim.gold_label))
+        correct.append(int(emitted == scored_gold(claim, space=space)))
         covered.append(not abstained)
     n_cov = sum(covered)
-    errors = sum(1 - ok for ok, cov in zip(correct, covered, strict=True) if cov)
+    right_cov = sum(ok for ok, cov in zip(correct, covered, strict=True) if cov)
+    accuracy = sum(correct) / len(pairs)
     return {
         "n": len(pairs),
-        "accuracy": sum(correct) / len(pairs),
+        "label_space": "/".join(sorted(spaces)),
+        "abstention_scoring": ABSTENTION_SCORING[on_abstain],
+        "accuracy": accuracy,
         "coverage": n_cov / len(pairs),
-        "selective_risk": errors / n_cov if n_cov else None,
+        "covered_accuracy": right_cov / n_cov if n_cov else None,
+        "selective_risk": 1 - right_cov / n_cov if n_cov else None,
         "aurc": aurc(confidences=conf, correct=correct),
+        "aurc_constant": 1 - accuracy,
     }
 
 
-__all__ = ["FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning"]
+__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning"]

@@ -26,8 +26,11 @@ def sidecar_key(claim_id: Any) -> str:
     return json.dumps(claim_id)
 
 
-def read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
-    """Read a partial run; drops a torn last line (truncating the file to the last good one)."""
+def read_sidecar(path: Path, header: dict[str, Any], *, what: str = "partial-run file") -> dict[str, Any]:
+    """Read a partial run; drops a torn last line (truncating the file to the last good one).
+
+    ``what`` names the file in error messages (the candidate store reuses this format).
+    """
     done: dict[str, Any] = {}
     good_end = 0
     with path.open("rb") as fh:
@@ -44,18 +47,18 @@ def read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
         except (json.JSONDecodeError, UnicodeDecodeError):
             if i >= len(lines) - 2:  # torn last line from an interrupted write
                 break
-            raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume") from None
+            raise UserError(f"{path}:{i + 1}: corrupt {what}", hint="delete it and rerun without --resume") from None
         if i == 0:
             if not isinstance(obj, dict) or obj.get("_r2vc_sidecar") != SIDECAR_VERSION:
-                raise UserError(f"{path}:1: not an R2VC partial-run file", hint="delete it or choose another --out")
+                raise UserError(f"{path}:1: not an R2VC {what}", hint="delete it or choose another --out")
             if obj.get("config") != header["config"] or obj.get("format") != header["format"]:
                 raise UserError(
-                    f"{path}: the partial run used a different configuration or output format",
+                    f"{path}: the {what} was written with a different configuration or output format",
                     hint="rerun without --resume to start over",
                 )
         else:
             if not isinstance(obj, dict) or "key" not in obj or "record" not in obj:
-                raise UserError(f"{path}:{i + 1}: corrupt partial-run file", hint="delete it and rerun without --resume")
+                raise UserError(f"{path}:{i + 1}: corrupt {what}", hint="delete it and rerun without --resume")
             done[obj["key"]] = obj["record"]
         good_end = min(end, len(data))
         pos = end
@@ -66,7 +69,7 @@ def read_sidecar(path: Path, header: dict[str, Any]) -> dict[str, Any]:
                 fh.seek(good_end)
                 fh.write(b"\n")
     if good_end == 0:
-        raise UserError(f"{path}: partial-run file has no header", hint="delete it and rerun without --resume")
+        raise UserError(f"{path}: {what} has no header", hint="delete it and rerun without --resume")
     return done
 
 

@@ -24,7 +24,16 @@ RECENT = 50
 
 
 def add_admin_routes(app: FastAPI, site: Site) -> None:
-    """Register the routes of this module on ``app``."""
+    """Register the routes of this module on ``app``.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> app = FastAPI()
+        >>> add_admin_routes(app, SimpleNamespace(store=None))  # routes only; a real Site serves them
+        >>> sorted(r.path for r in app.routes if "admin" in r.path)  # doctest: +NORMALIZE_WHITESPACE
+        ['/admin', '/admin/cancel/{sid}', '/admin/login', '/admin/rescore', '/admin/reveal/{phase}',
+         '/api/admin/status']
+    """
     store = site.store
 
     def need_admin(request: Request) -> Response | None:

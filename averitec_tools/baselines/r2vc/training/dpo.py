@@ -44,6 +44,15 @@ def filter_long_pairs(
 
     Returns:
         ``(kept_pairs, n_dropped)``.
+
+    Example:
+        >>> row = TrainingRow(claim="c", evidence_text="e", label="True")
+        >>> pairs = [PreferencePair(row, "True: short.", "False: short.", "wrong_label"),
+        ...          PreferencePair(row, "True: " + "long " * 20, "False: short.", "wrong_label")]
+        >>> words = lambda text, add_special_tokens: {"input_ids": text.split()}  # a whitespace "tokenizer"
+        >>> kept, dropped = filter_long_pairs(pairs, tokenizer=words, max_target_length=8)
+        >>> [p.chosen for p in kept], dropped
+        (['True: short.'], 1)
     """
     kept = []
     for pair in pairs:
