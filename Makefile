@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -115,6 +115,19 @@ AVERITEC_DEV_LIMIT ?= 500
 averitec-dev: $(VENV)/.all-stamp
 	AVERITEC=$(abspath $(VENV))/bin/averitec PYTHON=$(abspath $(PY)) \
 	  benchmarks/averitec_baseline_dev.sh $(AVERITEC_DEV_OUT) $(AVERITEC_DEV_LIMIT)
+
+# The paper configuration from data to table (train reranker, verdict, justification -> run ->
+# score -> table) with the hub ids, on a GPU machine with the 2024 dev knowledge store:
+#   make averitec-paper AVERITEC_STORE=<store dir> HF_HUB_OFFLINE=0 TRANSFORMERS_OFFLINE=0
+# CI runs the same command with tiny random models (tests/test_averitec_baseline_pipeline.py).
+AVERITEC_PAPER_CONFIG ?= paper
+AVERITEC_PAPER_OUT ?= results/averitec_paper
+AVERITEC_PAPER_VARIANTS ?= full,no-reranker
+averitec-paper: $(VENV)/.all-stamp
+	@test -n "$(AVERITEC_STORE)" || { echo "averitec-paper: set AVERITEC_STORE=<knowledge store directory>" >&2; exit 2; }
+	$(VENV)/bin/averitec baseline averitec reproduce --config $(AVERITEC_PAPER_CONFIG) \
+	  --claims $(AVERITEC_DATA_DIR)/averitec/dev.json --store $(AVERITEC_STORE) \
+	  --out $(AVERITEC_PAPER_OUT) --variants $(AVERITEC_PAPER_VARIANTS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -31,7 +31,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
           "questions": {"model": str(models["bloom"]), "batch_size": 4, "max_new_tokens": 6, "few_shot": 2},
           "reranker": {"base": str(models["bert"]), "train": SMALL_TRAIN},
           "verdict": {"base": str(models["bert"]), "train": SMALL_TRAIN},
-          "justification": {"model": str(models["bart"]), "max_new_tokens": 8,
+          "justification": {"model": str(models["bart"]), "max_new_tokens": 8, "untrained": True,
                             "train": {"max_pairs": 6, "epochs": 1, "batch_size": 3, "max_length": 64,
                                       "device": "cpu"}}}
     fallback = {**hf, "questions": {"model": "retrieval-fallback"}, "justification": {"model": "extractive-fallback"}}
@@ -163,9 +163,15 @@ def test_bad_input(env: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_
     bad.mkdir()
     (bad / "0.json").write_text("{oops\n")
     assert "0.json:1:" in err_of("--config", str(env["fallback"]), "--store", str(bad), *base)
-    assert "'bigscience/bloom-7b1' is not in the local" in err_of("--config", "paper", "--store", str(env["store"]),
+    # paper refuses the un-fine-tuned BART unless the config names that ablation
+    assert "justification.checkpoint is not set" in err_of("--config", "paper", "--store", str(env["store"]), *base)
+    extractive = str(_yaml(tmp_path, {"base": "paper", "justification": {"model": "extractive-fallback"}}))
+    assert "'bigscience/bloom-7b1' is not in the local" in err_of("--config", extractive, "--store", str(env["store"]),
                                                                   *base)
-    assert "verdict.checkpoint is not set" in err_of("--config", "paper", "--variant", "gold-evidence", *base)
+    assert "verdict.checkpoint is not set" in err_of("--config", extractive, "--variant", "gold-evidence", *base)
+    untrained = str(_yaml(tmp_path, {"base": "paper", "justification": {"untrained": True}}))
+    assert "'facebook/bart-large' is not in the local" in err_of("--config", untrained, "--variant", "gold-evidence",
+                                                                 *base)
     assert not (tmp_path / "p.json").exists()
 
 
@@ -175,3 +181,128 @@ def _yaml(tmp_path: Path, data: dict) -> Path:
     p = tmp_path / f"c{len(list(tmp_path.glob('c*.yaml')))}.yaml"
     p.write_text(yaml.safe_dump(data))
     return p
+
+
+def _own_cache_config(env: dict[str, Any], name: str, cache: str, **overrides: Any) -> Path:
+    import yaml
+
+    cfg = yaml.safe_load(env["hf"].read_text())
+    cfg["data"] = {**cfg["data"], "cache_dir": str(env["root"] / f"cache-{cache}")}
+    for section, values in overrides.items():
+        cfg[section] = {**cfg.get(section, {}), **values}
+    path = env["root"] / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def test_stage_cache_reused_by_variants_and_verdict_reruns(env: dict[str, Any],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from averitec_tools.baselines.averitec.config import resolve_config
+    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.pipeline import build_pipeline
+    from averitec_tools.baselines.averitec.variants import get_variant
+
+    cfg_path = _own_cache_config(env, "stages", "stages")
+    env["stages"] = cfg_path
+    code, first, err = _run(env, capsys, config="stages", out="c-full.json")
+    assert code == 0, err
+    assert first["stage_cache"]["questions"] == {"cached": 0, "computed": 3} and first["cached_stages"] == []
+    # no-reranker: same retrieval and questions, read back; the LM is never loaded
+    claims = read_claims(env["dev"])
+    pipe = build_pipeline(config=resolve_config(str(cfg_path)), variant=get_variant("no-reranker"),
+                          store=str(env["store"]), claims=claims)
+    summary = pipe.run(claims, out=str(env["root"] / "c-norr.json"), output_format="2024").to_dict()
+    assert summary["stage_cache"]["questions"] == {"cached": 3, "computed": 0}
+    assert summary["cached_stages"] == ["retrieval", "questions"] and pipe.question_writer._model is None
+    # another verdict model: everything up to the reranker is cached, the verdict is not
+    env["stages2"] = _own_cache_config(env, "stages2", "stages", verdict={"train": {"seed": 1}})
+    code, rerun, err = _run(env, capsys, config="stages2", out="c-full2.json")
+    assert code == 0, err
+    assert rerun["cached_stages"] == ["retrieval", "questions", "reranker"]
+    assert rerun["stage_cache"]["verdict"]["computed"] == 4 and rerun["components"]["verdict"] != first["components"][
+        "verdict"]
+    code = main(["baseline", "averitec", "--config", str(cfg_path), "--claims", str(env["dev"]), "--store",
+                 str(env["store"]), "--out", str(env["root"] / "c-full3.json")])
+    text = capsys.readouterr().out
+    assert code == 0 and "cached: retrieval, questions, reranker, verdict, justification" in text
+    assert "peak process memory" in text and "departures from the upstream code: " in text
+    preds = [json.loads((env["root"] / f).read_text()) for f in ("c-full.json", "c-full3.json")]
+    assert preds[0] == preds[1]  # cached results reproduce the computed ones exactly
+
+
+def test_summary_efficiency_and_departures(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary, err = _run(env, capsys, "--no-stage-cache", out="eff.json")
+    assert code == 0, err
+    assert set(summary["seconds_per_claim"]) == {"store", "retrieval", "questions", "reranker", "verdict",
+                                                 "justification"}
+    assert summary["seconds_per_claim_total"] >= max(summary["seconds_per_claim"].values())
+    assert summary["memory"]["peak_rss_mb"] > 100 and summary["memory"]["peak_gpu_mb"] is None  # CPU run
+    assert summary["stage_cache"]["questions"] == {"cached": 0, "computed": 3}  # nothing read, nothing kept
+    assert "questions.max_new_tokens=6 (upstream: None)" in summary["departures"]
+    assert "justification.untrained=True (upstream: False)" in summary["departures"]
+    assert any("held-out training claims" in d for d in summary["departures"])
+    assert summary["components"]["justification"].endswith("(untrained ablation)")
+
+
+def test_bloom_loads_straight_onto_the_device(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any]) -> None:
+    from transformers import AutoModelForCausalLM
+
+    from averitec_tools.baselines.averitec import models
+
+    seen: dict[str, Any] = {}
+
+    def fake(location: str, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise OSError("stop here")
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", fake)
+    with pytest.raises(Exception, match="stop here"):
+        models.load_causal_lm(model=str(env["models"]["bloom"]), device="cuda")
+    assert seen["device_map"] == "cuda" and str(seen["dtype"]) == "torch.bfloat16"
+
+
+def test_reproduce_trains_runs_scores_and_tabulates(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    m = env["models"]
+    cfg = {"base": "paper", "data": {"train": str(env["train"]), "cache_dir": str(env["root"] / "cache-repro")},
+           "questions": {"model": str(m["bloom"]), "max_new_tokens": 6, "few_shot": 2, "batch_size": 4},
+           "reranker": {"base": str(m["bert"]), "train": SMALL_TRAIN},
+           "verdict": {"base": str(m["bert"]), "train": SMALL_TRAIN},
+           "justification": {"model": str(m["bart"]), "max_new_tokens": 8,
+                             "train": {"max_pairs": 6, "epochs": 2, "batch_size": 3, "max_length": 64,
+                                       "heldout": 0.2, "device": "cpu"}}}
+    (env["root"] / "repro.yaml").write_text(yaml.safe_dump(cfg))
+    out = env["root"] / "repro"
+    argv = ["baseline", "averitec", "reproduce", "--config", str(env["root"] / "repro.yaml"), "--claims",
+            str(env["dev"]), "--store", str(env["store"]), "--out", str(out), "--variants", "full,no-reranker",
+            "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    report = json.loads(capsys.readouterr().out)
+    assert {k: v["trained"] for k, v in report["trained"].items()} == {"reranker": True, "verdict": True,
+                                                                         "justification": True}
+    assert report["trained"]["justification"]["heldout_metric"] == "meteor"
+    assert all(isinstance(x, float) for x in report["trained"]["justification"]["heldout_per_epoch"])
+    rows = [ln for ln in (out / "table.md").read_text().splitlines() if ln.startswith("| paper |")]
+    assert [r.split(" | ")[1] for r in rows] == ["full", "no-reranker"]
+    full = report["variants"]["full"]
+    assert full["run"]["components"]["justification"].startswith(str(out / "checkpoints" / "justification-"))
+    assert full["score"]["n_claims"] == 4 and (out / "full.pred.json").is_file() and (out / "config.yaml").is_file()
+    assert report["variants"]["no-reranker"]["run"]["cached_stages"] == ["retrieval", "questions"]
+    # a second reproduction reuses the checkpoints and every cached stage
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert not any(v["trained"] for v in again["trained"].values())
+    assert again["variants"]["full"]["run"]["cached_stages"] == ["retrieval", "questions", "reranker", "verdict",
+                                                                 "justification"]
+
+
+def test_reproduce_bad_input(env: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    base = ["baseline", "averitec", "reproduce", "--config", str(env["fallback"]), "--claims", str(env["dev"]),
+            "--out", str(tmp_path / "r")]
+    for extra, message in ((["--variants", "fulll"], "unknown variant 'fulll'"), (["--limit", "0"], "--limit must"),
+                           ([], "--store DIR is required")):
+        assert main([*base, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()

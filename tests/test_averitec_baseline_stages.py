@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,20 +32,30 @@ from averitec_tools.baselines.averitec.output import (
 )
 from averitec_tools.baselines.averitec.questions import (
     RetrievalQuestionWriter,
+    Shot,
     build_prompt,
+    cut_output,
     training_examples,
+    upstream_shots,
 )
-from averitec_tools.baselines.averitec.reranker import rerank, reranker_examples
+from averitec_tools.baselines.averitec.reranker import (
+    rerank,
+    reranker_examples,
+    reranker_groups,
+    reranker_input,
+)
 from averitec_tools.baselines.averitec.retrieval import BM25Index, gold_recall, retrieve_sentences
 from averitec_tools.baselines.averitec.store import StoreDocument
-from averitec_tools.baselines.averitec.training import cap_examples, split_heldout
+from averitec_tools.baselines.averitec.training import batch_weights, cap_examples, split_heldout
 from averitec_tools.baselines.averitec.variants import VARIANTS, get_variant
 from averitec_tools.baselines.averitec.verdict import (
     LABELS,
     aggregate_labels,
     aggregate_probabilities,
+    claim_macro_f1,
     decide,
     verdict_examples,
+    verdict_input,
 )
 from averitec_tools.errors import UserError
 from averitec_tools.records.averitec import AVeriTeCClaim
@@ -63,23 +75,56 @@ def test_bm25_ranks_by_hand() -> None:
 
 def test_retrieve_sentences_top_k_and_recall() -> None:
     docs = [StoreDocument(0, "gold_answer", "q", "u1", ("The bridge collapsed in May.", "Nobody was hurt.")),
-            StoreDocument(0, "distractor", "q", "u2", ("Taxes rose.", "The bridge was repainted."))]
-    got = retrieve_sentences(claim="The bridge collapsed", documents=docs, k=2)
+            StoreDocument(0, "distractor", "q", "u2", ("Taxes rose.", "The bridge was repainted.", ""))]
+    got = retrieve_sentences(claim="The bridge collapsed", documents=docs, k=2, bm25="bm25s")
     assert [s.text for s in got] == ["The bridge collapsed in May.", "The bridge was repainted."]
     assert gold_recall(retrieved=got, gold=["The bridge collapsed in May.", "Nobody was hurt."]) == 0.5
     assert retrieve_sentences(claim="x", documents=[], k=5) == []
+    # upstream: every sentence ranked (the empty one too), zero scores included, case kept
+    up = retrieve_sentences(claim="The bridge collapsed", documents=docs, k=100)
+    assert len(up) == 5 and up[0].text == "The bridge collapsed in May." and up[-1].score == 0.0
+    assert retrieve_sentences(claim="BRIDGE", documents=docs, k=5)[0].score == 0.0
 
 
-def test_question_fallback_and_prompt() -> None:
-    items = read_claims(write_json(Path(__import__("tempfile").mkdtemp()) / "t.json", claims("train", 3)))
-    ex = training_examples(items)
-    assert len(ex) == 6 and ex[0] == ("The moon was seen on Monday. It was train 0.", "What happened to the moon?")
-    w = RetrievalQuestionWriter(ex)
-    assert w.write(["a vaccine was seen", "zzz"]) == ["What happened to the vaccine?",
-                                                      "What does this source say about the claim?"]
+def test_upstream_question_prompt_and_cut() -> None:
+    recs = claims("train", 3)
+    recs[0]["questions"][1]["question"] = "Who reported it"  # upstream adds the "?"
+    recs[1]["questions"][0]["answers"][0] = {"answer": "Yes", "answer_type": "Boolean",
+                                             "boolean_explanation": " The Paper Said So "}
+    items = read_claims(write_json(Path(__import__("tempfile").mkdtemp()) / "t.json", recs))
+    shots = upstream_shots(items)
+    assert len(shots) == 6 and shots[1].question == "Who reported it?"
+    assert shots[2].lookup == "Yes, because the paper said so."
+    assert shots[2].block == "Evidence:  Yes, because the paper said so.\nQuestion answered: What happened to the vaccine?"
+    prompt = build_prompt(sentence="A\nB.", shots=shots[:2])
+    assert prompt == (shots[0].block + "\n\n" + shots[1].block + "\n\nEvidence: A B.\nQuestion answered: ")
+    assert cut_output("x" * 300 + "?", style="upstream") == "x" * 250 + "?"
+    assert cut_output(" Is it\ntrue? And more?", style="upstream") == "Is it true?"
+    w = RetrievalQuestionWriter(train=items)
+    assert w.write(["the election was seen", "zzz"]) == ["What happened to the election?",
+                                                         "What does this source say about the claim?"]
     assert w.generic == 1
-    p = build_prompt(sentence="S.", shots=[("A1.", "Q1?"), ("A2.", "Q2?")])
-    assert p.endswith("Evidence: A2.\nQuestion answered: Q2?\n\nEvidence: S.\nQuestion answered:")
+    old = RetrievalQuestionWriter(train=items, layout="header-nearest-last")
+    assert old.write(["the election was seen"]) == ["What happened to the election?"]
+    assert training_examples(items)[0] == ("The moon was seen on Monday. It was train 0.", "What happened to the moon?")
+    p = build_prompt(sentence="S.", shots=[Shot("A1.", "Q1?", "Evidence: A1.\nQuestion answered: Q1?")],
+                     layout="header-nearest-last")
+    assert p.endswith("Evidence: A1.\nQuestion answered: Q1?\n\nEvidence: S.\nQuestion answered:")
+
+
+def test_upstream_reranker_negatives_and_input() -> None:
+    items = [ClaimItem(i, AVeriTeCClaim.from_dict({"claim": f"c{i}", "questions": [
+        {"question": f"q{i}?", "answers": [{"answer": f"a{i}"}]}]}, where="x")) for i in range(3)]
+    groups = reranker_groups(items, seed=0)
+    assert [len(g) for g in groups] == [10, 10, 10]
+    pos, *negs = groups[0]
+    assert pos == ("c0 </s> q0? </s> a0", None, 1) and all(y == 0 for *_, y in negs)
+    for draw in range(3):  # each draw: claim, question, answer swapped, in that order
+        parts = [n[0].split(" </s> ") for n in negs[3 * draw : 3 * draw + 3]]
+        assert [sum(a != b for a, b in zip(p, ["c0", "q0?", "a0"], strict=True)) for p in parts] == [1, 1, 1]
+        assert [p[0] != "c0" for p in parts] == [True, False, False] and parts[2][2] != "a0"
+    assert reranker_input(claim=" C ", pair=QAPair("Q?", "A."), style="upstream") == ("C </s> Q? </s> A.", None)
+    assert batch_weights([1, 0, 0, 0, 1], loss="class-mean") == [0.5, 1 / 3, 1 / 3, 1 / 3, 0.5]
 
 
 def test_reranker_examples_and_rerank() -> None:
@@ -113,13 +158,35 @@ def test_aggregation_rule_and_probabilities() -> None:
     assert LABELS[aggregate_labels([r, r])] == "Refuted"
     assert LABELS[aggregate_labels([s, r, n])] == "Not Enough Evidence"
     assert LABELS[aggregate_labels([s, r])] == "Conflicting Evidence/Cherrypicking"
-    assert LABELS[aggregate_labels([r, c])] == "Conflicting Evidence/Cherrypicking"
-    # Two pairs: P(S)=.8*.6, P(R)=.1*.2, P(NEE)=1-.9*.9, P(C)=.9*.9-.48-.02
-    p = aggregate_probabilities(np.array([[0.8, 0.1, 0.1, 0.0], [0.6, 0.2, 0.1, 0.1]]))
-    assert p.tolist() == pytest.approx([0.48, 0.02, 0.19, 0.31])
-    label, conf, probs = decide(np.array([[0.8, 0.1, 0.1, 0.0], [0.6, 0.2, 0.1, 0.1]]))
+    # upstream: a pair predicted Conflicting counts as unanswerable; the earlier rule: Conflicting
+    assert LABELS[aggregate_labels([r, c])] == "Not Enough Evidence"
+    assert LABELS[aggregate_labels([r, c], rule="conflicting-pair")] == "Conflicting Evidence/Cherrypicking"
+    pairs = np.array([[0.8, 0.1, 0.1, 0.0], [0.6, 0.2, 0.1, 0.1]])
+    # upstream: P(S)=.8*.6, P(R)=.1*.2, P(NEE)=1-.9*.8, P(C)=.9*.8-.48-.02
+    assert aggregate_probabilities(pairs).tolist() == pytest.approx([0.48, 0.02, 0.28, 0.22])
+    # conflicting-pair: P(NEE)=1-.9*.9, P(C)=.9*.9-.48-.02
+    assert aggregate_probabilities(pairs, rule="conflicting-pair").tolist() == pytest.approx([0.48, 0.02, 0.19, 0.31])
+    label, conf, probs = decide(pairs)
     assert (label, conf) == ("Supported", 0.48) and sum(probs.values()) == pytest.approx(1.0)
     assert decide(np.zeros((0, 4)))[:2] == ("Not Enough Evidence", 1.0)
+
+
+def test_verdict_inputs_and_claim_f1() -> None:
+    p = QAPair("Q ", "Yes. It Was.", base_answer="Yes", explanation=" It Was. ")
+    assert verdict_input(claim="C", pair=p, style="upstream") == ("[CLAIM] C [QUESTION] Q Yes, because it was.", None)
+    assert verdict_input(claim="C", pair=QAPair("Q?", "A sentence."), style="upstream") == (
+        "[CLAIM] C [QUESTION] Q? A sentence.", None)
+    items = read_claims(write_json(Path(__import__("tempfile").mkdtemp()) / "t.json", claims("t", 4)))
+
+    def always(label: int) -> Any:
+        return lambda pairs: np.eye(4)[[label] * len(pairs)]
+
+    # one claim per label (S, R, NEE, C): always Supported gives F1(S) = 2/(1 + 4) = 0.4, the
+    # others 0 -> 0.1; a Conflicting pair prediction aggregates to NEE upstream -> 0.1 too
+    assert claim_macro_f1(claims=items, predict=always(0), style="upstream", rule="upstream") == pytest.approx(0.1)
+    assert claim_macro_f1(claims=items, predict=always(3), style="upstream", rule="upstream") == pytest.approx(0.1)
+    assert claim_macro_f1(claims=items, predict=always(3), style="upstream", rule="conflicting-pair") == \
+        pytest.approx(0.1)
 
 
 def test_extractive_justification() -> None:
@@ -127,12 +194,19 @@ def test_extractive_justification() -> None:
     assert ExtractiveJustifier().justify([("C.", ev, "Refuted")]) == ["Refuted. The evidence says: Q1? A1. Q2? A2."]
     assert ExtractiveJustifier().justify([("C.", [], "Not Enough Evidence")]) == [
         "Not Enough Evidence. No evidence was found."]
-    assert justification_input(claim="C.", evidence=ev[:1], verdict="S") == "Claim: C. Evidence: Q1? A1. Verdict: S"
+    assert justification_input(claim="C.", evidence=ev[:1], verdict="S", style="plain") == \
+        "Claim: C. Evidence: Q1? A1. Verdict: S"
+    # upstream: "?" and "." added, answers of one question together, two spaces before [VERDICT]
+    two = [QAPair("Q1", "A1"), QAPair("Q1", "A2."), QAPair("Q2?", "No. B", base_answer="No", explanation="B")]
+    assert justification_input(claim="C.", evidence=two, verdict="S") == \
+        "[CLAIM] C. [EVIDENCE] Q1? A1. A2. Q2? No. B.  [VERDICT] S"
+    assert justification_input(claim="C.", evidence=[], verdict="S") == "[CLAIM] C. [EVIDENCE]  [VERDICT] S"
 
 
 def test_config_builtins_and_errors(tmp_path: Path) -> None:
     off = builtin_config("offline-minilm")
-    assert off.reranker.train == OFFLINE_TRAIN and off.justification.model == "extractive-fallback"
+    assert off.verdict.train == replace(OFFLINE_TRAIN, select="claim-macro-f1")
+    assert off.reranker.train == replace(OFFLINE_TRAIN, batch_size=2) and off.justification.model == "extractive-fallback"
     paper = builtin_config("paper")
     assert (paper.questions.model, paper.reranker.base, paper.justification.model) == (
         "bigscience/bloom-7b1", "bert-base-uncased", "facebook/bart-large")
@@ -146,7 +220,16 @@ def test_config_builtins_and_errors(tmp_path: Path) -> None:
         config_from_mapping({"reranker": {"keep": "3"}}, source="c.yaml")
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
         resolve_config("offline-minlm")
+    with pytest.raises(UserError, match=r"c.yaml: retrieval.bm25: unknown value 'bm25' \(did you mean 'bm25s'\?\)"):
+        config_from_mapping({"retrieval": {"bm25": "bm25"}}, source="c.yaml")
+    with pytest.raises(UserError, match=r"verdict.train.select: unknown value 'f1'"):
+        config_from_mapping({"verdict": {"train": {"select": "f1"}}}, source="c.yaml")
+    assert paper.departures() == [] and paper.retrieval.bm25 == "upstream" and paper.verdict.max_length == 400
+    ours = builtin_config("offline-minilm-ours")
+    assert "verdict.aggregation='conflicting-pair' (upstream: 'upstream')" in ours.departures()
+    assert not [d for d in off.departures() if d.startswith("questions.max")]  # fallback: LM settings do not apply
     (tmp_path / "bad.yaml").write_text("reranker: [\n")
+
     with pytest.raises(UserError, match="bad.yaml:2:1: invalid YAML"):
         resolve_config(str(tmp_path / "bad.yaml"))
 

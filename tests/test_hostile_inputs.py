@@ -150,6 +150,10 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "averitec", "--config", "offline-minilm", "--claims", str(d / "claims.json"),
                        "--store", str(d), "--json", "--out", str(o or d / "preds.json")],
          "file", "--out", ["claims.json"]),
+    Case("baseline-averitec-reproduce", {"claims.json": _json(GOLD)},
+         lambda d, o: ["baseline", "averitec", "reproduce", "--config", "offline-minilm", "--claims",
+                       str(d / "claims.json"), "--store", str(d), "--json", "--out", str(o or d / "repro")],
+         "dir", "--out", ["claims.json"]),
     Case("build-store", {"claims.json": _json(GOLD)},
          lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
                        "--out", str(o or d / "store")],
@@ -182,16 +186,18 @@ CASES: list[Case] = [
          "dir", "--work", ["rows.jsonl"]),
 ]
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "r2vc-paper"}
+STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
 
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Stub the R2VC model build and keep the datasets cache out of the user's home."""
+    """Stub the baselines' model builds (R2VC; AVeriTeC run and reproduce) and keep the datasets
+    cache out of the user's home."""
     import datasets
 
     from averitec_tools.baselines.averitec import pipeline as averitec_pipeline
+    from averitec_tools.baselines.averitec import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
 
@@ -200,6 +206,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     monkeypatch.setattr(r2vc_build, "build_pipeline", no_models)
     monkeypatch.setattr(averitec_pipeline, "build_pipeline", no_models)
+    monkeypatch.setattr(averitec_reproduce, "train_missing", no_models)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     datasets.disable_progress_bars()
 

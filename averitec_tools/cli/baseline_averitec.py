@@ -7,7 +7,9 @@
 ``averitec baseline averitec build-store --claims F --out DIR [--exclude-own-evidence]
 [--temporal-filter]`` writes a knowledge store in the 2024 layout from gold annotation;
 ``averitec baseline averitec train reranker|verdict|justification --config C --out DIR``
-trains one stage on the training split (``data.train``) into a checkpoint with a manifest.
+trains one stage on the training split (``data.train``) into a checkpoint with a manifest;
+``averitec baseline averitec reproduce --config paper --claims F --store DIR --out DIR``
+trains all three, runs the variants, scores them and writes the table.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from averitec_tools.errors import UserError
@@ -40,6 +43,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--write-gold-subset", metavar="GOLD.json",
                    help="also write the gold items of the claims run (the reference for a --limit run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-stage-cache", action="store_true",
+                   help="neither read nor write the per-claim stage cache (data.stage_cache: false)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     from averitec_tools.engines import add_engine_arguments
 
@@ -70,6 +75,18 @@ def add_parser(subparsers: Any) -> None:
     tr.add_argument("--no-progress", action="store_true")
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     tr.set_defaults(func=run_train)
+
+    rp = sub.add_parser("reproduce", help="train reranker, verdict and justification, run, score, and write the table")
+    rp.add_argument("--config", required=True, metavar="CONFIG", help="YAML file or built-in (paper on a GPU)")
+    rp.add_argument("--claims", required=True, metavar="FILE", help="claims to run and score (with gold labels)")
+    rp.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker)")
+    rp.add_argument("--out", required=True, metavar="DIR", help="directory for checkpoints, predictions, scores, table")
+    rp.add_argument("--variants", default="full", metavar="V[,V...]",
+                    help="comma-separated variants to run (default full)")
+    rp.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    rp.add_argument("--no-progress", action="store_true")
+    rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    rp.set_defaults(func=run_reproduce)
 
 
 def _quiet(progress: bool) -> None:
@@ -110,6 +127,8 @@ def run_baseline(args: argparse.Namespace) -> int:
         if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
             raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
     config = resolve_config(args.config)
+    if args.no_stage_cache:
+        config = replace(config, data=replace(config.data, stage_cache=False))
     variant = get_variant(args.variant)
     claims = read_claims(args.claims)
     if args.limit is not None:
@@ -127,8 +146,8 @@ def run_baseline(args: argparse.Namespace) -> int:
 
         run_many = engine_predictor(engine, worker=AVeriTeCClaimWorker(
             config=config, variant=variant.name, store=args.store, claims=tuple(claims)))
-        summary_note = (f"engine {engine.name}: stage seconds below count only this process, "
-                        "not the Ray workers")
+        summary_note = (f"engine {engine.name}: stage seconds, memory and stage-cache counts below count only "
+                        "this process, not the Ray workers")
     summary = pipe.run(claims, out=args.out, output_format=args.format, resume=args.resume, progress=progress,
                        run_many=run_many)
     if run_many is not None:
@@ -145,6 +164,9 @@ def run_baseline(args: argparse.Namespace) -> int:
     print(f"labels: {result['labels']}")
     print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
     print("fallbacks: " + (", ".join(f"{k} ×{v}" for k, v in result["fallbacks"].items()) or "none"))
+    print("departures from the upstream code: " + ("; ".join(result["departures"]) or "none"))
+    if result["cached_stages"]:
+        print("cached: " + ", ".join(result["cached_stages"]) + " (every claim read from the stage cache)")
     if result["retrieval_recall_at_k"] is not None:
         print(f"gold answer sentences in the top {config.retrieval.top_k}: {result['retrieval_recall_at_k']:.4f}")
     if result["missing_store_files"]:
@@ -192,27 +214,47 @@ def run_train(args: argparse.Namespace) -> int:
     claims, info = training_claims(config, exclude=exclude)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet(progress)
-    if args.stage == "justification":
-        from averitec_tools.baselines.averitec.data import gold_pairs
-        from averitec_tools.baselines.averitec.justification import (
-            justification_input,
-            train_justifier,
-        )
-
-        examples = [(justification_input(claim=c.claim, evidence=gold_pairs(c.record), verdict=str(c.record.label)),
-                     c.record.justification) for c in claims if c.record.justification and c.record.label]
-        manifest = train_justifier(config=config.justification, examples=examples, out_dir=args.out,
-                                   data_info=info, progress=progress)
-    else:
-        manifest = train_stage(kind=args.stage, cfg=config, claims=claims, data_info=info, out_dir=args.out,
-                               progress=progress)
+    manifest = train_stage(kind=args.stage, cfg=config, claims=claims, data_info=info, out_dir=args.out,
+                           progress=progress)
     result = {"out": args.out, **manifest}
     if args.json:
         print_json(result)
     else:
         print(f"wrote the {args.stage} checkpoint to {args.out} (base {manifest['base']}; "
               f"{manifest['data'].get('train_examples')} examples; {manifest['seconds']} s)")
-        if manifest.get("heldout_accuracy_per_epoch"):
-            print(f"held-out accuracy per epoch: {manifest['heldout_accuracy_per_epoch']}; "
+        if any(v is not None for v in manifest.get("heldout_per_epoch") or []):
+            print(f"held-out {manifest['heldout_metric']} per epoch: {manifest['heldout_per_epoch']}; "
                   f"kept epoch {manifest['best_epoch']}")
+    return 0
+
+
+def run_reproduce(args: argparse.Namespace) -> int:
+    from averitec_tools.baselines.averitec.config import resolve_config
+    from averitec_tools.baselines.averitec.reproduce import reproduce
+    from averitec_tools.baselines.averitec.variants import get_variant
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit must be at least 1, got {args.limit}")
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    for v in variants:
+        get_variant(v)
+    if not variants:
+        raise UserError("--variants: no variant named")
+    config_file = args.config if os.path.exists(args.config) else None
+    files = ["config.yaml", "gold.json", "table.md", "results.json",
+             *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
+    check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
+    config = resolve_config(args.config)
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    _quiet(progress)
+    report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,
+                       limit=args.limit, progress=progress)
+    if args.json:
+        print_json(report)
+        return 0
+    for kind, info in report["trained"].items():
+        state = "trained now" if info["trained"] else "reused"
+        print(f"{kind}: {info['checkpoint'] or 'not trained (fallback)'} ({state})")
+    print(report["table"])
+    print(f"wrote {args.out}/table.md and {args.out}/results.json")
     return 0

@@ -3,12 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.baselines.averitec.config import AVeriTeCConfig, cache_dir, train_path
+import numpy as np
+
+from averitec_tools.baselines.averitec.config import (
+    JUSTIFICATION_FALLBACK,
+    AVeriTeCConfig,
+    cache_dir,
+    train_path,
+)
 from averitec_tools.baselines.averitec.data import (
     ClaimItem,
     read_claims,
@@ -40,31 +48,116 @@ def training_claims(cfg: AVeriTeCConfig, *, exclude: Sequence[str] = ()) -> tupl
     return kept, info
 
 
-def _stage_examples(kind: str, claims: Sequence[ClaimItem], seed: int) -> list[tuple[str, str, int]]:
-    from averitec_tools.baselines.averitec.reranker import reranker_examples
-    from averitec_tools.baselines.averitec.verdict import verdict_examples
+def cap_groups(groups: Sequence[Sequence[Any]], *, cap: int | None, seed: int) -> list[list[Any]]:
+    """A seeded sample of whole groups holding at most ``cap`` examples (all when ``None``).
 
-    return reranker_examples(claims, seed=seed) if kind == "reranker" else verdict_examples(claims)
+    Example:
+        >>> cap_groups([[1, 2], [3, 4], [5, 6]], cap=4, seed=0)
+        [[5, 6], [1, 2]]
+    """
+    if cap is None or sum(len(g) for g in groups) <= cap:
+        return [list(g) for g in groups]
+    out: list[list[Any]] = []
+    total = 0
+    for i in np.random.default_rng(seed).permutation(len(groups)):
+        if total + len(groups[i]) > cap:
+            break
+        out.append(list(groups[i]))
+        total += len(groups[i])
+    return out
+
+
+def _split(claims: Sequence[ClaimItem], s: Any) -> tuple[list[ClaimItem], list[ClaimItem]]:
+    held = split_heldout(len(claims), share=s.heldout, seed=s.seed)
+    return ([c for c, h in zip(claims, held, strict=True) if not h], [c for c, h in zip(claims, held, strict=True) if h])
+
+
+def _held_cap(s: Any) -> int | None:
+    return None if s.max_pairs is None else max(50, int(s.max_pairs * HELDOUT_CAP_SHARE))
+
+
+def _train_reranker(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
+                    progress: bool) -> dict[str, Any]:
+    from averitec_tools.baselines.averitec.reranker import LABELS, reranker_groups
+
+    sec, s = cfg.reranker, cfg.reranker.train
+    train_c, held_c = _split(claims, s)
+    make = partial(reranker_groups, negatives=sec.negatives, style=sec.input)
+    groups_train, groups_held = make(train_c, seed=s.seed), make(held_c, seed=s.seed + 1)
+    if sec.negatives == "upstream":
+        kept = cap_groups(groups_train, cap=s.max_pairs, seed=s.seed)
+        train_ex = [e for g in kept for e in g]
+        spans, start = [], 0
+        for g in kept:
+            spans.append(list(range(start, start + len(g))))
+            start += len(g)
+        held_ex = [e for g in cap_groups(groups_held, cap=_held_cap(s), seed=s.seed) for e in g]
+        groups: list[list[int]] | None = spans
+    else:
+        train_ex = cap_examples([e for g in groups_train for e in g], cap=s.max_pairs, seed=s.seed)
+        held_ex = cap_examples([e for g in groups_held for e in g], cap=_held_cap(s), seed=s.seed)
+        groups = None
+    if not train_ex:
+        raise UserError(f"{data_info.get('path')}: no training examples for the reranker")
+    return train_classifier(base=sec.base, labels=LABELS, train=train_ex, heldout=held_ex, settings=s, out_dir=out_dir,
+                            kind="reranker", data_info=data_info, progress=progress, groups=groups)
+
+
+def _train_verdict(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
+                   progress: bool) -> dict[str, Any]:
+    from averitec_tools.baselines.averitec.verdict import LABELS, claim_macro_f1, verdict_examples
+
+    sec, s = cfg.verdict, cfg.verdict.train
+    train_c, held_c = _split(claims, s)
+    train_ex = cap_examples(verdict_examples(train_c, style=sec.input), cap=s.max_pairs, seed=s.seed)
+    held_ex = cap_examples(verdict_examples(held_c, style=sec.input), cap=_held_cap(s), seed=s.seed)
+    if not train_ex:
+        raise UserError(f"{data_info.get('path')}: no training examples for the verdict")
+    evaluate = None
+    if s.select == "claim-macro-f1" and held_c:
+        def evaluate(fn: Any) -> float:
+            return claim_macro_f1(claims=held_c, predict=fn, style=sec.input, rule=sec.aggregation)
+    return train_classifier(base=sec.base, labels=LABELS, train=train_ex, heldout=held_ex, settings=s, out_dir=out_dir,
+                            kind="verdict", data_info=data_info, progress=progress, evaluate=evaluate)
+
+
+def _train_justification(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
+                         progress: bool) -> dict[str, Any]:
+    from averitec_tools.baselines.averitec.justification import train_justifier
+
+    if cfg.justification.model == JUSTIFICATION_FALLBACK:
+        raise UserError(f"config {cfg.name!r}: justification.model is the extractive fallback: nothing to train",
+                        hint="set justification.model to a seq2seq model id, e.g. facebook/bart-large")
+    s = cfg.justification.train
+    train_c, held_c = _split(claims, s)
+    return train_justifier(config=cfg.justification, train=train_c, heldout=held_c, out_dir=out_dir,
+                           data_info=data_info, progress=progress)
+
+
+#: Stage -> trainer(cfg, training claims, data info, out_dir, progress) -> manifest.
+TRAINERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "reranker": _train_reranker, "verdict": _train_verdict, "justification": _train_justification}
 
 
 def train_stage(*, kind: str, cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any],
                 out_dir: str | Path, progress: bool = False) -> dict[str, Any]:
-    """Train the ``reranker`` or ``verdict`` model of ``cfg`` on ``claims`` into ``out_dir``."""
-    from averitec_tools.baselines.averitec import reranker, verdict
+    """Train the ``reranker``, ``verdict`` or ``justification`` model of ``cfg`` on ``claims``
+    into ``out_dir``; the held-out share of the claims picks the epoch."""
+    return TRAINERS[kind](cfg, claims, data_info, out_dir, progress)
 
+
+def training_settings(kind: str, cfg: AVeriTeCConfig) -> dict[str, Any]:
+    """Every setting that changes the trained model of ``kind`` (the cache key's part).
+
+    Example:
+        >>> from averitec_tools.baselines.averitec.config import builtin_config
+        >>> sorted(training_settings("reranker", builtin_config("paper")))
+        ['base', 'input', 'negatives', 'train']
+    """
     section = getattr(cfg, kind)
-    s = section.train
-    held = split_heldout(len(claims), share=s.heldout, seed=s.seed)
-    train_ex = _stage_examples(kind, [c for c, h in zip(claims, held, strict=True) if not h], s.seed)
-    held_ex = _stage_examples(kind, [c for c, h in zip(claims, held, strict=True) if h], s.seed + 1)
-    train_ex = cap_examples(train_ex, cap=s.max_pairs, seed=s.seed)
-    held_cap = None if s.max_pairs is None else max(50, int(s.max_pairs * HELDOUT_CAP_SHARE))
-    held_ex = cap_examples(held_ex, cap=held_cap, seed=s.seed)
-    if not train_ex:
-        raise UserError(f"{data_info.get('path')}: no training examples for the {kind}")
-    labels = reranker.LABELS if kind == "reranker" else verdict.LABELS
-    return train_classifier(base=section.base, labels=labels, train=train_ex, heldout=held_ex, settings=s,
-                            out_dir=out_dir, kind=kind, data_info=data_info, progress=progress)
+    keys = {"reranker": ("base", "input", "negatives"), "verdict": ("base", "input", "aggregation"),
+            "justification": ("model", "input", "decoder_start", "num_beams", "max_new_tokens")}[kind]
+    return {**{k: getattr(section, k) for k in keys}, "train": asdict(section.train)}
 
 
 def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str], progress: bool) -> tuple[str, bool]:
@@ -82,7 +175,7 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
             f"{kind}.checkpoint: DIR, or set {kind}.auto_train: true",
         )
     claims, info = training_claims(cfg, exclude=exclude)
-    key = fingerprint(kind, section.base, info, asdict(section.train), "v1")
+    key = fingerprint(kind, info, training_settings(kind, cfg), "v2")
     target = cache_dir(cfg) / f"{kind}-{key}"
     if (target / "manifest.json").is_file():
         return str(target), False
@@ -90,4 +183,4 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     return str(target), True
 
 
-__all__ = ["obtain_checkpoint", "train_stage", "training_claims"]
+__all__ = ["TRAINERS", "cap_groups", "obtain_checkpoint", "train_stage", "training_claims", "training_settings"]

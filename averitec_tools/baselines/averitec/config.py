@@ -1,9 +1,12 @@
 """Configuration of the AVeriTeC baseline: one section per stage, YAML or built-in.
 
-Built-ins: ``paper`` (the upstream models: BLOOM-7b1 questions, BERT reranker and
-verdict classifier, BART-large justification; GPU settings) and ``offline-minilm`` (runs
-here on CPU: reranker and verdict fine-tuned from the packaged all-MiniLM-L6-v2 on
-``train.json``, retrieval-based questions, extractive justification).
+Built-ins: ``paper`` (the upstream models and settings: BLOOM-7b1 questions, BERT reranker
+and verdict classifier, BART-large justification; GPU settings), ``offline-minilm`` (runs
+here on CPU with the upstream settings: reranker and verdict fine-tuned from the packaged
+all-MiniLM-L6-v2 on ``train.json``, retrieval-based questions, extractive justification)
+and ``offline-minilm-ours`` (the same with this project's earlier choices wherever the
+upstream code differs). :data:`UPSTREAM` lists the upstream value of every setting that
+changes results; :meth:`AVeriTeCConfig.departures` names the ones a configuration changes.
 
 A model id names the component; the fallbacks are named explicitly
 (``questions.model: retrieval-fallback``, ``justification.model: extractive-fallback``), so
@@ -45,7 +48,11 @@ class TrainConfig:
 
     ``max_pairs`` caps the training examples (a seeded, class-balanced sample) so CPU
     training stays short; ``None`` uses all. ``heldout`` is the share of training *claims*
-    held out for model selection (the epoch with the best held-out accuracy is kept).
+    held out for model selection: after each epoch the model is scored on them with
+    ``select`` (``accuracy`` of the held-out examples, ``claim-macro-f1`` of the aggregated
+    claim verdicts, ``meteor`` of generated justifications, or ``last``: keep the last epoch)
+    and the best epoch is kept. ``micro_batch`` splits a batch into forward passes of at
+    most that many sequences (same gradient; memory only).
     """
 
     learning_rate: float = 1e-5
@@ -54,65 +61,107 @@ class TrainConfig:
     epochs: int = 20
     max_pairs: int | None = None
     heldout: float = 0.1
-    max_length: int = 256
+    max_length: int = 512
     freeze_layers: int = 0
+    select: str = "accuracy"
+    micro_batch: int | None = None
     seed: int = 0
     device: str | None = None
 
 
 @dataclass(frozen=True)
 class RetrievalConfig:
+    """``bm25``: ``upstream`` (rank_bm25 Okapi over NLTK tokens, every sentence ranked) or
+    ``bm25s`` (Lucene BM25, lower-cased, stop words removed, positive scores only)."""
+
     top_k: int = 100
+    bm25: str = "upstream"
 
 
 @dataclass(frozen=True)
 class QuestionsConfig:
+    """``prompt``: ``upstream`` (10 nearest training pairs by rank_bm25 Okapi, nearest first,
+    no header, Boolean answers "<answer>, because <explanation>") or ``header-nearest-last``.
+    ``max_length`` bounds prompt + generation (upstream: 5000); ``max_new_tokens`` bounds the
+    generation alone. ``output_cut``: ``upstream`` (first 250 characters, up to the first
+    "?") or ``first-line``. ``prompt_max_tokens`` left-truncates long prompts (upstream: none)."""
+
     model: str = "bigscience/bloom-7b1"
     few_shot: int = 10
+    prompt: str = "upstream"
     num_beams: int = 2
     no_repeat_ngram_size: int = 2
-    max_new_tokens: int = 32
-    batch_size: int = 8
+    max_length: int | None = 5000
+    max_new_tokens: int | None = None
+    output_cut: str = "upstream"
+    prompt_max_tokens: int | None = None
+    batch_size: int = 1
     dtype: str = "bfloat16"
     device: str | None = None
 
 
 @dataclass(frozen=True)
 class RerankerConfig:
+    """``input``: ``upstream`` (one text "claim </s> question </s> answer") or ``pair``
+    (claim, "question answer"); ``negatives``: ``upstream`` (3 draws of another claim's pair
+    x 3 swapped parts = 9 per positive, loss = mean over positives + mean over negatives)
+    or ``one-swap`` (one swapped part per positive, plain mean loss). ``max_length`` is the
+    inference cut (None: the training one)."""
+
     base: str = "bert-base-uncased"
     checkpoint: str | None = None
     auto_train: bool = False
     keep: int = 3
     batch_size: int = 64
-    train: TrainConfig = field(default_factory=TrainConfig)
+    input: str = "upstream"
+    negatives: str = "upstream"
+    max_length: int | None = 512
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(micro_batch=64))
 
 
 @dataclass(frozen=True)
 class VerdictConfig:
+    """``input``: ``upstream`` ("[CLAIM] c [QUESTION] q a") or ``pair``; ``aggregation``:
+    ``upstream`` (a pair predicted Not Enough Evidence *or* Conflicting makes the claim NEE)
+    or ``conflicting-pair`` (a pair predicted Conflicting makes the claim Conflicting)."""
+
     base: str = "bert-base-uncased"
     checkpoint: str | None = None
     auto_train: bool = False
     batch_size: int = 64
-    train: TrainConfig = field(default_factory=TrainConfig)
+    input: str = "upstream"
+    aggregation: str = "upstream"
+    max_length: int | None = 400
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(select="claim-macro-f1"))
 
 
 @dataclass(frozen=True)
 class JustificationConfig:
+    """``input``: ``upstream`` ("[CLAIM] c [EVIDENCE] q? a. ... [VERDICT] l") or ``plain``
+    ("Claim: ... Evidence: ... Verdict: ..."). ``untrained: true`` names the ablation that
+    runs ``model`` without fine-tuning; otherwise a seq2seq model needs ``checkpoint``.
+    ``decoder_start``: ``pad`` (upstream trains and generates from the pad token) or
+    ``model`` (the model's ``decoder_start_token_id``). ``max_new_tokens`` 99 = upstream's
+    ``max_length=100``, which counts the start token."""
+
     model: str = "facebook/bart-large"
     checkpoint: str | None = None
+    untrained: bool = False
+    input: str = "upstream"
+    decoder_start: str = "pad"
     num_beams: int = 2
-    max_new_tokens: int = 100
+    max_new_tokens: int = 99
     max_length: int = 512
-    batch_size: int = 8
+    batch_size: int = 1
     device: str | None = None
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(learning_rate=5e-5, batch_size=8,
-                                                                   grad_accumulation=1, epochs=10))
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(select="meteor", micro_batch=8))
 
 
 @dataclass(frozen=True)
 class DataConfig:
     train: str | None = None  # default averitec/train.json under $AVERITEC_DATA_DIR or the download root
     cache_dir: str | None = None  # default $AVERITEC_CACHE_DIR or ~/.cache/averitec-tools
+    stage_cache: bool = True  # per-claim stage results under <cache_dir>/stages
 
 
 @dataclass(frozen=True)
@@ -131,21 +180,119 @@ class AVeriTeCConfig:
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
+    def departures(self) -> list[str]:
+        """Every setting that differs from the upstream code, as ``key=value (upstream: x)``.
 
-#: CPU fine-tuning caps of ``offline-minilm``: 1,200 examples (75 steps of 16), inputs cut
-#: at 64 tokens, embeddings and the bottom 3 of MiniLM's 6 layers frozen — a few minutes
-#: per model on 2 cores.
+        Example:
+            >>> builtin_config("paper").departures()
+            []
+            >>> builtin_config("offline-minilm").departures()[0]
+            "questions.model='retrieval-fallback' (upstream: 'bigscience/bloom-7b1')"
+        """
+        flat = _flatten(self.to_dict())
+        return [f"{k}={flat[k]!r} (upstream: {v!r})" for k, v in UPSTREAM.items()
+                if flat.get(k) != v and self._applies(k)]
+
+    def _applies(self, key: str) -> bool:
+        """Whether a setting can change this configuration's results (a fallback ignores
+        its stage's model settings)."""
+        if self.questions.model == QUESTION_FALLBACK and key.startswith("questions."):
+            return key in ("questions.model", "questions.prompt")
+        if self.justification.model == JUSTIFICATION_FALLBACK and not self.justification.checkpoint:
+            return not key.startswith("justification.") or key == "justification.model"
+        return True
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+#: The settings the upstream scripts use (2024 shared-task baseline for retrieval, questions,
+#: reranker inference and verdict inference; the 2023 training scripts for training and the
+#: justification). Execution-only keys (devices, inference batch sizes of the classifiers,
+#: micro-batches, cache paths, checkpoints) are not listed: they do not change results.
+#: The reranker's training script is not released; its settings are the verdict script's.
+UPSTREAM: dict[str, Any] = {
+    "retrieval.top_k": 100, "retrieval.bm25": "upstream",
+    "questions.model": "bigscience/bloom-7b1", "questions.few_shot": 10, "questions.prompt": "upstream",
+    "questions.num_beams": 2, "questions.no_repeat_ngram_size": 2, "questions.max_length": 5000,
+    "questions.max_new_tokens": None, "questions.output_cut": "upstream", "questions.prompt_max_tokens": None,
+    "questions.batch_size": 1, "questions.dtype": "bfloat16",
+    "reranker.base": "bert-base-uncased", "reranker.keep": 3, "reranker.input": "upstream",
+    "reranker.negatives": "upstream", "reranker.max_length": 512,
+    "verdict.base": "bert-base-uncased", "verdict.input": "upstream", "verdict.aggregation": "upstream",
+    "verdict.max_length": 400,
+    "justification.model": "facebook/bart-large", "justification.untrained": False, "justification.input": "upstream",
+    "justification.decoder_start": "pad", "justification.num_beams": 2, "justification.max_new_tokens": 99,
+    "justification.max_length": 512, "justification.batch_size": 1,
+    **{f"{stage}.train.{k}": v for stage, sel in (("reranker", "accuracy"), ("verdict", "claim-macro-f1"),
+                                                   ("justification", "meteor"))
+       for k, v in {"learning_rate": 1e-5, "batch_size": 32, "grad_accumulation": 4, "epochs": 20,
+                    "max_pairs": None, "max_length": 512, "freeze_layers": 0, "select": sel}.items()},
+}
+
+#: Departures that no setting turns off (see docs/averitec_baseline.md).
+STRUCTURAL_DEPARTURES: tuple[str, ...] = (
+    "training epochs are picked on held-out training claims (upstream: on dev)",
+    "a claim without evidence is predicted Not Enough Evidence with a placeholder QA pair "
+    "(upstream: left out of the prediction file)",
+    "the reranker trains on AVeriTeC train only (upstream: plus Full Fact QA pairs not released)",
+)
+
+#: Allowed values of the settings that name a behaviour.
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("RetrievalConfig", "bm25"): ("upstream", "bm25s"),
+    ("QuestionsConfig", "prompt"): ("upstream", "header-nearest-last"),
+    ("QuestionsConfig", "output_cut"): ("upstream", "first-line"),
+    ("RerankerConfig", "input"): ("upstream", "pair"),
+    ("RerankerConfig", "negatives"): ("upstream", "one-swap"),
+    ("VerdictConfig", "input"): ("upstream", "pair"),
+    ("VerdictConfig", "aggregation"): ("upstream", "conflicting-pair"),
+    ("JustificationConfig", "input"): ("upstream", "plain"),
+    ("JustificationConfig", "decoder_start"): ("pad", "model"),
+    ("TrainConfig", "select"): ("accuracy", "claim-macro-f1", "meteor", "last"),
+}
+
+
+#: CPU fine-tuning caps of ``offline-minilm``: 1,200 examples, inputs cut at 64 tokens,
+#: embeddings and the bottom 3 of MiniLM's 6 layers frozen — a few minutes per model on
+#: 2 cores. The reranker's batch counts positives, each with its 9 negatives (20 sequences).
 OFFLINE_TRAIN = TrainConfig(learning_rate=5e-5, batch_size=16, grad_accumulation=1, epochs=1,
                             max_pairs=1200, heldout=0.05, max_length=64, freeze_layers=3, seed=0, device="cpu")
 
 
 def _offline() -> AVeriTeCConfig:
+    """The upstream pipeline's settings with CPU substitutes and caps."""
     return AVeriTeCConfig(
         name="offline-minilm",
         questions=QuestionsConfig(model=QUESTION_FALLBACK),
-        reranker=RerankerConfig(base="minilm", auto_train=True, batch_size=128, train=OFFLINE_TRAIN),
-        verdict=VerdictConfig(base="minilm", auto_train=True, batch_size=128, train=OFFLINE_TRAIN),
+        reranker=RerankerConfig(base="minilm", auto_train=True, batch_size=128, max_length=None,
+                                train=replace(OFFLINE_TRAIN, batch_size=2)),
+        verdict=VerdictConfig(base="minilm", auto_train=True, batch_size=128, max_length=None,
+                              train=replace(OFFLINE_TRAIN, select="claim-macro-f1")),
         justification=JustificationConfig(model=JUSTIFICATION_FALLBACK),
+    )
+
+
+def _offline_ours() -> AVeriTeCConfig:
+    """``offline-minilm`` with this project's earlier choices where upstream differs."""
+    base = _offline()
+    return replace(
+        base, name="offline-minilm-ours",
+        retrieval=replace(base.retrieval, bm25="bm25s"),
+        questions=replace(base.questions, prompt="header-nearest-last", output_cut="first-line", max_length=None,
+                          max_new_tokens=32, prompt_max_tokens=2048, batch_size=8),
+        reranker=replace(base.reranker, input="pair", negatives="one-swap", train=OFFLINE_TRAIN),
+        verdict=replace(base.verdict, input="pair", aggregation="conflicting-pair", train=OFFLINE_TRAIN),
+        justification=replace(base.justification, input="plain", decoder_start="model", max_new_tokens=100,
+                              batch_size=8, train=TrainConfig(learning_rate=5e-5, batch_size=8, grad_accumulation=1,
+                                                              epochs=10, max_length=256, select="last")),
     )
 
 
@@ -153,6 +300,7 @@ def _offline() -> AVeriTeCConfig:
 BUILTIN_CONFIGS: Registry[Callable[[], AVeriTeCConfig]] = Registry("built-in configuration")
 BUILTIN_CONFIGS.add("paper", AVeriTeCConfig)
 BUILTIN_CONFIGS.add("offline-minilm", _offline)
+BUILTIN_CONFIGS.add("offline-minilm-ours", _offline_ours)
 
 
 def builtin_config(name: str) -> AVeriTeCConfig:
@@ -170,7 +318,7 @@ def config_from_mapping(data: Any, *, source: str) -> AVeriTeCConfig:
     base = builtin_config(str(data.pop("base"))) if "base" in data else AVeriTeCConfig()
     from averitec_tools.configfile import override_dataclass
 
-    return override_dataclass(base, data, where=source)
+    return override_dataclass(base, data, where=source, choices=CHOICES)
 
 
 def resolve_config(spec: str) -> AVeriTeCConfig:
@@ -207,5 +355,7 @@ def cache_dir(cfg: AVeriTeCConfig) -> Path:
     return cache_root("averitec-baseline")
 
 
-__all__ = ["JUSTIFICATION_FALLBACK", "OFFLINE_TRAIN", "QUESTION_FALLBACK", "AVeriTeCConfig", "TrainConfig",
+__all__ = ["CHOICES", "JUSTIFICATION_FALLBACK", "OFFLINE_TRAIN", "QUESTION_FALLBACK", "STRUCTURAL_DEPARTURES",
+           "UPSTREAM", "AVeriTeCConfig",
+           "TrainConfig",
            "builtin_config", "cache_dir", "config_from_mapping", "resolve_config", "train_path"]

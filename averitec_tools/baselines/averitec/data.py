@@ -33,10 +33,28 @@ class QAPair:
     answer: str
     url: str = ""
     answer_type: str | None = None
+    #: Gold pairs only: the ``answer`` field alone and the Boolean explanation (``answer``
+    #: holds both, as the evidence text); the upstream input strings format them apart.
+    base_answer: str | None = None
+    explanation: str | None = None
 
     @property
     def text(self) -> str:
         return f"{self.question} {self.answer}".strip()
+
+    def with_explanation(self, joiner: str) -> str:
+        """The answer with its Boolean explanation appended after ``joiner`` (unchanged
+        when there is none), as the upstream training scripts build their inputs.
+
+        Example:
+            >>> QAPair("Q?", "No. X.", base_answer="No", explanation="It Was X").with_explanation(", because ")
+            'No, because It Was X'
+            >>> QAPair("Q?", "A sentence.").with_explanation(". ")
+            'A sentence.'
+        """
+        if self.base_answer is None or not self.explanation:
+            return self.answer
+        return f"{self.base_answer}{joiner}{self.explanation}"
 
 
 def read_claims(path: str | os.PathLike[str], *, skip_empty: bool = False) -> list[ClaimItem]:
@@ -85,7 +103,8 @@ def gold_pairs(record: AVeriTeCClaim) -> list[QAPair]:
         >>> gold_pairs(c)[0].text
         'Q? Yes. B.'
     """
-    return [QAPair(question=q.question, answer=answer_text(a), url=a.source_url or "", answer_type=a.answer_type)
+    return [QAPair(question=q.question, answer=answer_text(a), url=a.source_url or "", answer_type=a.answer_type,
+                   base_answer=a.answer, explanation=a.boolean_explanation if a.answer_type == "Boolean" else None)
             for q in record.questions for a in q.answers]
 
 

@@ -75,36 +75,64 @@ def _dtype(name: str, device: str) -> Any:
     return {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(name, torch.float32)
 
 
-def load_causal_lm(*, model: str, dtype: str = "bfloat16", device: str | None = None) -> tuple[Any, Any, str]:
-    """(model, tokenizer with left padding, component name) of a causal LM."""
+def describe(*, model: str) -> tuple[ResolvedModel, str]:
+    """(resolved location, component name) of ``model`` without loading any weights."""
     resolved = resolve_model(model=model)
+    return resolved, component_name(resolved)
+
+
+def _placement(dev: str) -> dict[str, Any]:
+    """``from_pretrained`` arguments that put the weights on ``dev`` as they are read.
+
+    transformers >= 5 always builds the model on the meta device and fills it from the
+    checkpoint (what ``low_cpu_mem_usage=True`` did before), so host RAM holds the weights
+    once; on an accelerator ``device_map`` sends them straight there.
+
+    Example:
+        >>> _placement("cpu"), _placement("cuda")
+        ({}, {'device_map': 'cuda'})
+    """
+    return {} if dev == "cpu" else {"device_map": dev}
+
+
+def load_causal_lm(*, model: str, dtype: str = "bfloat16", device: str | None = None) -> tuple[Any, Any, str]:
+    """(model, tokenizer with left padding, component name) of a causal LM (BLOOM)."""
+    resolved, component = describe(model=model)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     dev = _device(device)
     try:
         tok = AutoTokenizer.from_pretrained(resolved.location)
-        lm = AutoModelForCausalLM.from_pretrained(resolved.location, dtype=_dtype(dtype, dev))
+        lm = AutoModelForCausalLM.from_pretrained(resolved.location, dtype=_dtype(dtype, dev), **_placement(dev))
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(model, exc) from None
     tok.padding_side = "left"
     tok.truncation_side = "left"  # an over-long prompt loses its oldest examples, never the sentence
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
-    lm = lm.to(dev)  # type: ignore[arg-type]
-    return lm.eval(), tok, component_name(resolved)
+    if dev == "cpu":
+        lm = lm.to(dev)  # type: ignore[arg-type]
+    return lm.eval(), tok, component
 
 
-def load_seq2seq(*, model: str, device: str | None = None) -> tuple[Any, Any, str]:
-    """(model, tokenizer, component name) of a seq2seq LM (BART)."""
-    resolved = resolve_model(model=model)
+def load_seq2seq(*, model: str, device: str | None = None, add_prefix_space: bool = False) -> tuple[Any, Any, str]:
+    """(model, tokenizer, component name) of a seq2seq LM (BART). ``add_prefix_space`` is
+    how the upstream justification code loads BART's tokenizer (ignored by tokenizers
+    without the option)."""
+    resolved, component = describe(model=model)
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
+    dev = _device(device)
     try:
         tok = AutoTokenizer.from_pretrained(resolved.location)
-        lm = AutoModelForSeq2SeqLM.from_pretrained(resolved.location)
+        if add_prefix_space and hasattr(tok, "add_prefix_space"):
+            tok = AutoTokenizer.from_pretrained(resolved.location, add_prefix_space=True)
+        lm = AutoModelForSeq2SeqLM.from_pretrained(resolved.location, **_placement(dev))
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(model, exc) from None
-    return lm.to(_device(device)).eval(), tok, component_name(resolved)
+    if dev == "cpu":
+        lm = lm.to(dev)
+    return lm.eval(), tok, component
 
 
 def load_classifier(*, model: str, device: str | None = None, num_labels: int | None = None,
@@ -119,12 +147,13 @@ def load_classifier(*, model: str, device: str | None = None, num_labels: int | 
         hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" notice is expected
         kwargs = {"num_labels": num_labels, "id2label": id2label,
                   "label2id": {v: k for k, v in (id2label or {}).items()}, "ignore_mismatched_sizes": True}
+    dev = _device(device)
     try:
         tok = AutoTokenizer.from_pretrained(resolved.location)
-        clf = AutoModelForSequenceClassification.from_pretrained(resolved.location, **kwargs)
+        clf = AutoModelForSequenceClassification.from_pretrained(resolved.location, **kwargs, **_placement(dev))
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(model, exc) from None
-    return clf.to(_device(device)), tok, component_name(resolved)
+    return (clf.to(dev) if dev == "cpu" else clf), tok, component_name(resolved)
 
 
-__all__ = ["component_name", "load_causal_lm", "load_classifier", "load_seq2seq", "revision"]
+__all__ = ["component_name", "describe", "load_causal_lm", "load_classifier", "load_seq2seq", "revision"]

@@ -1,15 +1,20 @@
 """The AVeriTeC baseline end to end: store → BM25 sentences → questions → reranker →
-verdict → justification, resumable, with per-stage timings and a run summary naming every
-component and counting every fallback.
+verdict → justification, resumable, with per-stage timings, peak memory, and a run summary
+naming every component, every departure from the upstream settings and every fallback.
 
-Interrupted runs continue with ``resume=True`` from ``OUT.partial.jsonl`` (one finished
-claim per line, after a header that pins the configuration, variant, format and claims);
-the output file appears only at the end, written atomically.
+Each claim's stage results go to the stage cache (:mod:`.stage_cache`) as they are
+computed; a later run with the same inputs and settings for a stage reads them back and
+says so (``stage_cache``, ``cached_stages`` in the summary). Interrupted runs also continue
+with ``resume=True`` from ``OUT.partial.jsonl`` (one finished claim per line, after a header
+that pins the configuration, variant, format and claims); the output file appears only at
+the end, written atomically.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -19,18 +24,39 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.config import AVeriTeCConfig
+from averitec_tools.baselines.averitec.config import STRUCTURAL_DEPARTURES, AVeriTeCConfig
 from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
 from averitec_tools.baselines.averitec.output import NO_EVIDENCE, ClaimResult, write_predictions
+from averitec_tools.baselines.averitec.retrieval import Sentence
+from averitec_tools.baselines.averitec.stage_cache import StageCache, file_key, stage_key
 from averitec_tools.baselines.averitec.variants import Variant
 from averitec_tools.errors import UserError
 
 STAGES: tuple[str, ...] = ("store", "retrieval", "questions", "reranker", "verdict", "justification")
 
 
+def peak_memory() -> dict[str, float | None]:
+    """Peak resident memory of this process and, when CUDA was used, peak GPU memory (MiB).
+
+    Example:
+        >>> m = peak_memory()
+        >>> m["peak_rss_mb"] > 0, "peak_gpu_mb" in m
+        (True, True)
+    """
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_mb = rss / (1 << 20) if sys.platform == "darwin" else rss / 1024  # bytes on macOS, KiB on Linux
+    gpu = None
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        gpu = round(sum(torch.cuda.max_memory_allocated(d) for d in range(torch.cuda.device_count())) / (1 << 20), 1)
+    return {"peak_rss_mb": round(rss_mb, 1), "peak_gpu_mb": gpu}
+
+
 @dataclass
 class RunSummary:
-    """What a run did: counts, components, fallbacks, timings."""
+    """What a run did: counts, components, departures, fallbacks, stage cache, timings, memory."""
 
     config: str
     variant: str
@@ -40,24 +66,41 @@ class RunSummary:
     n_resumed: int = 0
     labels: dict[str, int] = field(default_factory=dict)
     components: dict[str, str] = field(default_factory=dict)
+    departures: list[str] = field(default_factory=list)
     fallbacks: dict[str, int] = field(default_factory=dict)
+    stage_cache: dict[str, dict[str, int]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     build_seconds: dict[str, float] = field(default_factory=dict)
+    memory: dict[str, float | None] = field(default_factory=dict)
     missing_store_files: int = 0
     retrieval_recall_at_k: float | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def cached_stages(self) -> list[str]:
+        """Stages whose every result came from the stage cache."""
+        return [k for k, v in self.stage_cache.items() if v.get("cached") and not v.get("computed")]
 
     def to_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         n = max(1, self.n_claims - self.n_resumed)
         d["seconds_per_claim"] = {k: round(v / n, 4) for k, v in self.seconds.items()}
+        d["seconds_per_claim_total"] = round(sum(self.seconds.values()) / n, 4)
+        d["cached_stages"] = self.cached_stages
         return d
 
     def timing_table(self) -> str:
         n = max(1, self.n_claims - self.n_resumed)
-        rows = [f"{'stage':<14}{'seconds':>10}{'s/claim':>10}"]
+        rows = [f"{'stage':<14}{'seconds':>10}{'s/claim':>10}  cache"]
         for k, v in self.seconds.items():
-            rows.append(f"{k:<14}{v:>10.2f}{v / n:>10.4f}")
+            c = self.stage_cache.get(k)
+            cache = f"{c['cached']} cached, {c['computed']} computed" if c else ""
+            rows.append(f"{k:<14}{v:>10.2f}{v / n:>10.4f}  {cache}".rstrip())
+        rows.append(f"{'total':<14}{sum(self.seconds.values()):>10.2f}{sum(self.seconds.values()) / n:>10.4f}")
+        mem = self.memory
+        if mem:
+            gpu = f"; peak GPU memory {mem['peak_gpu_mb']:.0f} MiB" if mem.get("peak_gpu_mb") is not None else ""
+            rows.append(f"peak process memory {mem['peak_rss_mb']:.0f} MiB{gpu}")
         return "\n".join(rows)
 
 
@@ -66,7 +109,8 @@ class AVeriTeCPipeline:
 
     def __init__(self, *, config: AVeriTeCConfig, variant: Variant, store: Any, question_writer: Any,
                  reranker: Any, verdict: Any, justifier: Any, components: dict[str, str],
-                 build_seconds: dict[str, float] | None = None) -> None:
+                 build_seconds: dict[str, float] | None = None, cache: StageCache | None = None,
+                 stage_settings: dict[str, Any] | None = None) -> None:
         self.config = config
         self.variant = variant
         self.store = store
@@ -76,6 +120,8 @@ class AVeriTeCPipeline:
         self.justifier = justifier
         self.components = components
         self.build_seconds = build_seconds or {}
+        self.cache = cache or StageCache(None)
+        self.stage_settings = stage_settings or {}
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
 
     def _timed(self, stage: str, t0: float) -> float:
@@ -83,57 +129,98 @@ class AVeriTeCPipeline:
         self.seconds[stage] += now - t0
         return now
 
-    def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> list[QAPair]:
-        from averitec_tools.baselines.averitec.reranker import rerank
+    def _fetch(self, stage: str, parent: str, compute: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        key = stage_key(stage, self.stage_settings.get(stage), parent)
+        value, _ = self.cache.fetch(stage, key, compute)
+        return value, key
+
+    def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> tuple[list[QAPair], str]:
+        """The claim's evidence QA pairs and the stage-cache key that determines them."""
+        from averitec_tools.baselines.averitec.reranker import rerank_order, reranker_input
         from averitec_tools.baselines.averitec.retrieval import gold_recall, retrieve_sentences
 
         if self.variant.evidence == "none":
-            return []
+            return [], stage_key("claim-only", item.claim, "")
         if self.variant.evidence == "gold":
-            return gold_pairs(item.record)
+            pairs = gold_pairs(item.record)
+            return pairs, stage_key("gold-evidence", [item.claim, [dataclasses.astuple(p) for p in pairs]], "")
         t = time.perf_counter()
         if not self.store.has(item.claim_id):
             fallbacks.append("no-store-file")
             self._timed("store", t)
-            return []
-        docs = list(self.store.documents(item.claim_id))
+            return [], stage_key("no-store-file", item.claim, "")
+        store_file = self.store.file(item.claim_id)
+        parent = stage_key("store", [item.claim, file_key(store_file)], "")
         t = self._timed("store", t)
-        sentences = retrieve_sentences(claim=item.claim, documents=docs, k=self.config.retrieval.top_k)
-        gold = [s for d in docs if d.type == "gold_answer" for s in d.url2text]
-        recall = gold_recall(retrieved=sentences, gold=gold)
-        if recall is not None:
-            extra["gold_sentence_recall"] = round(recall, 4)
+
+        def retrieve() -> dict[str, Any]:
+            docs = list(self.store.documents(item.claim_id))
+            sentences = retrieve_sentences(claim=item.claim, documents=docs, k=self.config.retrieval.top_k,
+                                           bm25=self.config.retrieval.bm25)
+            gold = [s for d in docs if d.type == "gold_answer" for s in d.url2text]
+            recall = gold_recall(retrieved=sentences, gold=gold)
+            return {"sentences": [[x.text, x.url, x.score] for x in sentences], "recall": recall}
+
+        found, parent = self._fetch("retrieval", parent, retrieve)
+        sentences = [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]]
+        if found["recall"] is not None:
+            extra["gold_sentence_recall"] = round(found["recall"], 4)
         t = self._timed("retrieval", t)
-        generic_before = getattr(self.question_writer, "generic", 0)
-        questions = self.question_writer.write([s.text for s in sentences])
-        if getattr(self.question_writer, "component", "") == "retrieval-fallback":
+
+        def ask() -> dict[str, Any]:
+            generic_before = getattr(self.question_writer, "generic", 0)
+            questions = self.question_writer.write([x.text for x in sentences])
+            return {"questions": questions, "generic": getattr(self.question_writer, "generic", 0) - generic_before}
+
+        asked, parent = self._fetch("questions", parent, ask)
+        questions = asked["questions"]
+        if self.components.get("questions") == "retrieval-fallback":
             fallbacks.extend(["retrieval-fallback"] * len(questions))
             # no training answer shared a term with the sentence: the generic question
-            fallbacks.extend(["generic-question"] * (self.question_writer.generic - generic_before))
-        candidates = [QAPair(question=q, answer=s.text, url=s.url) for q, s in zip(questions, sentences, strict=True)]
+            fallbacks.extend(["generic-question"] * int(asked["generic"]))
+        # upstream: the answer is the sentence with its newlines flattened
+        answers = [x.text.replace("\n", " ") if self.config.questions.prompt == "upstream" else x.text
+                   for x in sentences]
+        candidates = [QAPair(question=q, answer=a, url=x.url) for q, a, x in zip(questions, answers, sentences,
+                                                                                  strict=True)]
         t = self._timed("questions", t)
-        kept, _ = rerank(claim=item.claim, candidates=candidates, scorer=self.reranker,
-                         keep=self.config.reranker.keep)
+        style = self.config.reranker.input
+
+        def rank() -> dict[str, Any]:
+            order, scores = rerank_order(claim=item.claim, candidates=candidates, scorer=self.reranker,
+                                         keep=self.config.reranker.keep,
+                                         inputs=lambda c, p: reranker_input(claim=c, pair=p, style=style))
+            return {"order": order, "scores": scores}
+
+        ranked, parent = self._fetch("reranker", parent, rank)
         self._timed("reranker", t)
-        return kept
+        return [candidates[i] for i in ranked["order"]], parent
 
     def run_claim(self, item: ClaimItem) -> ClaimResult:
-        from averitec_tools.baselines.averitec.verdict import decide
+        from averitec_tools.baselines.averitec.verdict import decide, verdict_input
 
         fallbacks: list[str] = []
         extra: dict[str, Any] = {}
-        evidence = self.evidence_for(item, fallbacks, extra)
+        evidence, parent = self.evidence_for(item, fallbacks, extra)
         t = time.perf_counter()
-        if evidence or self.variant.evidence == "none":
-            # claim-only: the verdict model reads the claim with an empty evidence text.
-            pairs = [(item.claim, p.text) for p in evidence] or [(item.claim, "")]
-            probs = np.asarray(self.verdict.predict(pairs))
-        else:
-            probs = np.zeros((0, 4))  # no store file or nothing retrieved: the rule says NEE
-        label, confidence, probabilities = decide(probs)
+        style, rule = self.config.verdict.input, self.config.verdict.aggregation
+
+        def judge() -> dict[str, Any]:
+            if evidence or self.variant.evidence == "none":
+                # claim-only: the verdict model reads the claim with an empty evidence text.
+                pairs = [verdict_input(claim=item.claim, pair=p, style=style) for p in evidence] or [
+                    verdict_input(claim=item.claim, pair=QAPair("", ""), style=style)]
+                return {"probs": np.asarray(self.verdict.predict(pairs), dtype=float).tolist()}
+            return {"probs": []}  # no store file or nothing retrieved: the rule says NEE
+
+        judged, parent = self._fetch("verdict", parent, judge)
+        probs = np.asarray(judged["probs"], dtype=float).reshape(-1, 4)
+        label, confidence, probabilities = decide(probs, rule=rule)
         t = self._timed("verdict", t)
-        justification = self.justifier.justify([(item.claim, evidence, label)])[0]
-        if getattr(self.justifier, "component", "") == "extractive-fallback":
+        written, _ = self._fetch("justification", parent,
+                                 lambda: {"text": self.justifier.justify([(item.claim, evidence, label)])[0]})
+        justification = written["text"]
+        if self.components.get("justification") == "extractive-fallback":
             fallbacks.append("extractive-fallback")
         self._timed("justification", t)
         if not evidence:
@@ -152,7 +239,8 @@ class AVeriTeCPipeline:
         from tqdm.auto import tqdm
 
         summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,
-                             components=dict(self.components), build_seconds=dict(self.build_seconds))
+                             components=dict(self.components), build_seconds=dict(self.build_seconds),
+                             departures=self.config.departures() + list(STRUCTURAL_DEPARTURES))
         partial = Path(f"{out}.partial.jsonl")
         header = {"config": self.config.fingerprint(), "variant": self.variant.name, "format": output_format,
                   "claim_ids": [str(c.claim_id) for c in claims]}
@@ -187,7 +275,17 @@ class AVeriTeCPipeline:
         recalls = [r.extra["gold_sentence_recall"] for r in results if "gold_sentence_recall" in r.extra]
         if recalls:
             summary.retrieval_recall_at_k = round(float(np.mean(recalls)), 4)
+        # Models load on first use, inside a stage: count that as build time, not per-claim time.
+        loaded = {"questions": self.question_writer, "reranker": self.reranker, "verdict": self.verdict,
+                  "justification": self.justifier}
+        for stage, part in loaded.items():
+            load = float(getattr(part, "load_seconds", 0.0))
+            if load:
+                self.seconds[stage] = max(0.0, self.seconds[stage] - load)
+                summary.build_seconds[f"{stage} (load on first use)"] = round(load, 2)
         summary.seconds = {k: round(v, 3) for k, v in self.seconds.items()}
+        summary.stage_cache = {k: v for k, v in self.cache.counts().items()}
+        summary.memory = peak_memory()
         return summary
 
 
@@ -219,19 +317,50 @@ class _NoReranker:
     component = "bm25-order (no-reranker variant)"
 
 
+#: What the retrieval component is called, by ``retrieval.bm25``.
+RETRIEVAL_NAMES = {"upstream": "rank_bm25 Okapi over NLTK word_tokenize", "bm25s": "bm25s Lucene BM25"}
+
+
+def _identity(model: str) -> dict[str, str]:
+    """Component name of ``model`` plus, for a local directory, a stamp of its files."""
+    from averitec_tools.baselines.averitec.models import describe
+    from averitec_tools.baselines.averitec.stage_cache import local_model_stamp
+
+    resolved, component = describe(model=model)
+    loc = Path(resolved.location)
+    local = loc.is_dir() and loc.parent.name != "snapshots"
+    return {"component": component, "stamp": local_model_stamp(str(loc)) if local else ""}
+
+
+def _settings(section: Any, *keys: str) -> dict[str, Any]:
+    return {k: getattr(section, k) for k in keys}
+
+
 def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | None,
                    claims: Sequence[ClaimItem], progress: bool = False) -> AVeriTeCPipeline:
-    """Build every stage the variant needs (training what the config asks to train)."""
+    """Build every stage the variant needs (training what the config asks to train); models
+    load on first use, so stages served from the stage cache never load theirs."""
     from averitec_tools.baselines.averitec.checkpoints import obtain_checkpoint, training_claims
+    from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.justification import build_justifier
-    from averitec_tools.baselines.averitec.questions import build_question_writer, training_examples
+    from averitec_tools.baselines.averitec.questions import build_question_writer
     from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.training import PairClassifier
 
     build: dict[str, float] = {}
     components: dict[str, str] = {}
+    settings: dict[str, Any] = {}
     exclude = [c.claim for c in claims]
     kstore = writer = rr = None
+    # First the justifier: refusing an untrained seq2seq model must not wait for training.
+    t = time.perf_counter()
+    jc = config.justification
+    justifier = build_justifier(config=jc, config_name=config.name)
+    settings["justification"] = {"component": justifier.component, "aggregation": config.verdict.aggregation}
+    if justifier.component != "extractive-fallback":
+        settings["justification"] |= {**_identity(jc.checkpoint or jc.model), **dataclasses.asdict(jc),
+                                      "device": None, "train": None, "checkpoint": None}
+    build["justification"] = time.perf_counter() - t
     t = time.perf_counter()
     if variant.needs_store:
         if not store:
@@ -239,36 +368,47 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
                             hint="or download the split's store: averitec data download averitec-store --split dev")
         kstore = KnowledgeStore(store)
         components["store"] = str(Path(store))
-        components["retrieval"] = f"bm25s top-{config.retrieval.top_k} sentences"
-        train, _ = training_claims(config, exclude=exclude)
-        writer = build_question_writer(config=config.questions, examples=training_examples(train))
+        rc = config.retrieval
+        components["retrieval"] = f"{RETRIEVAL_NAMES[rc.bm25]} top-{rc.top_k} sentences"
+        settings["retrieval"] = {"top_k": rc.top_k, "bm25": rc.bm25}
+        train, info = training_claims(config, exclude=exclude)
+        writer = build_question_writer(config=config.questions, train=train)
         components["questions"] = writer.component
+        qc = config.questions
+        settings["questions"] = {
+            **(_identity(qc.model) if qc.model != "retrieval-fallback" else {"component": qc.model}),
+            **dataclasses.asdict(qc), "device": None,
+            "train": {k: info.get(k) for k in ("sha256", "claims", "dropped_scored_claims", "kept_ids_hash")}}
         build["questions"] = time.perf_counter() - t
         if variant.rerank:
             t = time.perf_counter()
             ckpt, _ = obtain_checkpoint(kind="reranker", cfg=config, exclude=exclude, progress=progress)
             rr = PairClassifier(checkpoint=ckpt, device=config.reranker.train.device,
-                                batch_size=config.reranker.batch_size)
+                                batch_size=config.reranker.batch_size, max_length=config.reranker.max_length)
             components["reranker"] = rr.component
+            settings["reranker"] = {**_identity(ckpt), **_settings(config.reranker, "input", "keep"),
+                                    "max_length": rr.max_length}
             build["reranker"] = time.perf_counter() - t
         else:
             components["reranker"] = _NoReranker.component
+            settings["reranker"] = {"component": _NoReranker.component, "keep": config.reranker.keep}
     else:
         skipped = f"skipped ({variant.name} variant)"
         components.update({"store": "gold QA pairs" if variant.evidence == "gold" else skipped,
                            "retrieval": skipped, "questions": skipped, "reranker": skipped})
     t = time.perf_counter()
     ckpt, _ = obtain_checkpoint(kind="verdict", cfg=config, exclude=exclude, progress=progress)
-    vd = PairClassifier(checkpoint=ckpt, device=config.verdict.train.device, batch_size=config.verdict.batch_size)
+    vd = PairClassifier(checkpoint=ckpt, device=config.verdict.train.device, batch_size=config.verdict.batch_size,
+                        max_length=config.verdict.max_length)
     components["verdict"] = vd.component
+    settings["verdict"] = {**_identity(ckpt), "input": config.verdict.input, "max_length": vd.max_length}
     build["verdict"] = time.perf_counter() - t
-    t = time.perf_counter()
-    justifier = build_justifier(config=config.justification)
     components["justification"] = justifier.component
-    build["justification"] = time.perf_counter() - t
+    cache = StageCache(cache_dir(config) / "stages" if config.data.stage_cache else None)
     return AVeriTeCPipeline(config=config, variant=variant, store=kstore, question_writer=writer, reranker=rr,
                             verdict=vd, justifier=justifier, components=components,
-                            build_seconds={k: round(v, 2) for k, v in build.items()})
+                            build_seconds={k: round(v, 2) for k, v in build.items()}, cache=cache,
+                            stage_settings=settings)
 
 
 __all__ = ["STAGES", "AVeriTeCPipeline", "RunSummary", "build_pipeline"]

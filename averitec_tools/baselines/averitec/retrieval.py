@@ -1,12 +1,12 @@
-"""Stage 2: BM25 sentence retrieval over one claim's knowledge store (bm25s).
+"""Stage 2: BM25 sentence retrieval over one claim's knowledge store.
 
 Every sentence of every page in the claim's store file is a BM25 document; the claim text
-is the query; the top ``k`` (100) sentences are kept, best first, ties broken by store
-order. Tokenisation is bm25s's (lower-cased ``\\w\\w+`` tokens, English stop words
-removed, no stemming) with bm25s's Lucene BM25 (k1 = 1.5, b = 0.75; idf
-ln(1 + (N − df + 0.5)/(df + 0.5)), tf part tf/(tf + k1·(1 − b + b·dl/avgdl))),
-where the upstream baseline uses ``rank_bm25.BM25Okapi`` over NLTK ``word_tokenize``
-tokens (no stop-word removal, idf floored at ε·mean idf); see ``docs/averitec_baseline.md``.
+is the query; the top ``k`` (100) sentences are kept, best first. ``retrieval.bm25``
+picks the backend (:mod:`.bm25`): ``upstream`` — the upstream script exactly
+(rank_bm25 ``BM25Okapi`` over NLTK ``word_tokenize`` tokens, every sentence ranked
+including empty ones and zero scores, order ``np.argsort(scores)[::-1]``); ``bm25s`` —
+Lucene BM25 over lower-cased ``\\w\\w+`` tokens without English stop words, empty
+sentences skipped, only positive scores, ties to store order.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from averitec_tools.baselines.averitec.bm25 import BM25Index, make_index
 from averitec_tools.baselines.averitec.store import StoreDocument
 
 
@@ -29,72 +28,29 @@ class Sentence:
     score: float = 0.0
 
 
-def _tokenize(texts: Sequence[str]) -> list[list[str]]:
-    import bm25s
-
-    out = bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
-    return [list(t) for t in out]
-
-
-class BM25Index:
-    """BM25 over a list of texts; ``top(query, k)`` returns row indices, best first.
-
-    Args:
-        texts: The documents.
-
-    Example:
-        >>> idx = BM25Index(["cats purr softly", "dogs bark", "cats and dogs"])
-        >>> idx.top("cats", k=5)
-        [2, 0]
-    """
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        import bm25s
-
-        self.n = len(texts)
-        self.model = bm25s.BM25(k1=1.5, b=0.75)
-        tokens = _tokenize(texts)
-        if any(tokens):
-            self.model.index(tokens, show_progress=False)
-            self.empty = False
-        else:
-            self.empty = True
-
-    def scores(self, query: str) -> np.ndarray:
-        if self.empty or self.n == 0:
-            return np.zeros(self.n)
-        q = [t for t in _tokenize([query])[0] if t in self.model.vocab_dict]
-        if not q:
-            return np.zeros(self.n)
-        return np.asarray(self.model.get_scores(q), dtype=float)
-
-    def top(self, query: str, *, k: int) -> list[int]:
-        """Rows of the ``k`` best positive scores, best first, ties to the lower row."""
-        s = self.scores(query)
-        rows = np.flatnonzero(s > 0)
-        order = rows[np.lexsort((rows, -s[rows]))]
-        return [int(i) for i in order[:k]]
-
-
-def retrieve_sentences(*, claim: str, documents: Iterable[StoreDocument], k: int = 100) -> list[Sentence]:
+def retrieve_sentences(*, claim: str, documents: Iterable[StoreDocument], k: int = 100,
+                       bm25: str = "upstream") -> list[Sentence]:
     """The ``k`` store sentences most BM25-similar to ``claim``.
 
-    Example:
+    Example (upstream: case kept, "Cheese" is not "cheese"; zero-score ties last row first):
         >>> docs = [StoreDocument(0, "t", "q", "u1", ("The moon is cheese.", "Sky.")),
-        ...         StoreDocument(0, "t", "q", "u2", ("Cheese is made of milk.",))]
+        ...         StoreDocument(0, "t", "q", "u2", ("Cheese is made of milk.",)),
+        ...         StoreDocument(0, "t", "q", "u3", ("Rain.",))]
         >>> [s.url for s in retrieve_sentences(claim="moon cheese", documents=docs, k=2)]
+        ['u1', 'u3']
+        >>> [s.url for s in retrieve_sentences(claim="moon cheese", documents=docs, k=9, bm25="bm25s")]
         ['u1', 'u2']
     """
     texts: list[str] = []
     urls: list[str] = []
     for doc in documents:
         for sent in doc.url2text:
-            if sent.strip():
+            if bm25 == "upstream" or sent.strip():
                 texts.append(sent)
                 urls.append(doc.url)
     if not texts:
         return []
-    index = BM25Index(texts)
+    index = make_index(bm25, texts)
     scores = index.scores(claim)
     rows = index.top(claim, k=k)
     return [Sentence(text=texts[i], url=urls[i], score=float(scores[i])) for i in rows]

@@ -13,7 +13,7 @@ import hashlib
 import json
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ import numpy as np
 from averitec_tools.baselines.averitec.config import TrainConfig
 from averitec_tools.jsonio import atomic_directory
 
-Example = tuple[str, str, int]
+Example = tuple[str, str | None, int]
 
 
 def library_versions() -> dict[str, str]:
@@ -109,6 +109,64 @@ def freeze_bottom(model: Any, layers: int) -> int:
     return n
 
 
+def batch_weights(labels: Sequence[int], *, loss: str) -> list[float]:
+    """Per-example loss weights of one batch: ``mean`` — 1/n each; ``class-mean`` — 1/(count
+    of the example's class), so the loss is the sum over classes of each class's mean (the
+    upstream reranker: mean over positives + mean over negatives).
+
+    Example:
+        >>> batch_weights([1, 0, 0, 0], loss="class-mean")
+        [1.0, 0.3333333333333333, 0.3333333333333333, 0.3333333333333333]
+        >>> batch_weights([1, 0], loss="mean")
+        [0.5, 0.5]
+    """
+    if loss == "class-mean":
+        counts: dict[int, int] = {}
+        for y in labels:
+            counts[y] = counts.get(y, 0) + 1
+        return [1.0 / counts[y] for y in labels]
+    return [1.0 / len(labels)] * len(labels)
+
+
+def _encode(tok: Any, pairs: Sequence[tuple[str, str | None]], max_length: int) -> Any:
+    first = [a for a, _ in pairs]
+    second = [b for _, b in pairs]
+    if all(b is None for b in second):
+        return tok(first, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
+    return tok(first, [b or "" for b in second], truncation=True, max_length=max_length, padding=True,
+               return_tensors="pt")
+
+
+class BestEpoch:
+    """The epoch to keep: the best held-out score (the last epoch when nothing is scored).
+
+    Example:
+        >>> keep = BestEpoch(epochs=3)
+        >>> for epoch, score in enumerate([0.5, 0.7, 0.6]):
+        ...     keep.update(None, epoch, score)
+        >>> keep.best_epoch, keep.history
+        (2, [0.5, 0.7, 0.6])
+    """
+
+    def __init__(self, *, epochs: int) -> None:
+        self.epochs = epochs
+        self.history: list[float | None] = []
+        self.best_epoch, self._best, self._state = 0, -1.0, None
+
+    def update(self, model: Any, epoch: int, score: float | None) -> None:
+        self.history.append(score)
+        ranked = score if score is not None else float(epoch)
+        if ranked > self._best:
+            self._best, self.best_epoch = ranked, epoch + 1
+            self._state = copy.deepcopy(model.state_dict()) if self.epochs > 1 and model is not None else None
+
+    def restore(self, model: Any) -> None:
+        """Load the kept epoch's weights into ``model`` and set it to evaluation mode."""
+        if self._state is not None:
+            model.load_state_dict(self._state)
+        model.eval()
+
+
 def train_classifier(
     *,
     base: str,
@@ -120,10 +178,17 @@ def train_classifier(
     kind: str,
     data_info: Mapping[str, Any],
     progress: bool = False,
+    groups: Sequence[Sequence[int]] | None = None,
+    evaluate: Callable[[Callable[[list[tuple[str, str | None]]], np.ndarray]], float] | None = None,
 ) -> dict[str, Any]:
-    """Fine-tune ``base`` with a fresh ``len(labels)``-way head on (text_a, text_b, label)
-    examples; keep the epoch with the best held-out accuracy; write model + manifest to
+    """Fine-tune ``base`` with a fresh ``len(labels)``-way head on (text_a, text_b or None,
+    label) examples; keep the best epoch by ``settings.select``; write model + manifest to
     ``out_dir`` atomically. Returns the manifest.
+
+    ``groups`` (lists of example indices) makes a batch ``batch_size`` whole groups with the
+    class-mean loss (:func:`batch_weights`); otherwise a batch is ``batch_size`` shuffled
+    examples with the plain mean. ``evaluate`` scores a prediction function on held-out
+    data (default: accuracy of ``heldout``).
     """
     import torch
     from tqdm.auto import tqdm
@@ -139,44 +204,55 @@ def train_classifier(
     frozen = freeze_bottom(model, settings.freeze_layers)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     rng = np.random.default_rng(settings.seed)
-    history: list[float | None] = []
-    best_state, best_acc, best_epoch = None, -1.0, 0
+    units = [list(g) for g in groups] if groups is not None else [[i] for i in range(len(train))]
+    loss_kind = "class-mean" if groups is not None else "mean"
+
+    def predict(pairs: list[tuple[str, str | None]]) -> np.ndarray:
+        return predict_proba(model=model, tokenizer=tok, pairs=pairs, max_length=settings.max_length, batch_size=64)
+
+    if evaluate is None and heldout:
+        held_y = np.array([y for *_, y in heldout])
+
+        def evaluate(fn: Callable[[list[tuple[str, str | None]]], np.ndarray]) -> float:
+            return float(np.mean(fn([(a, b) for a, b, _ in heldout]).argmax(1) == held_y))
+
+    keep = BestEpoch(epochs=settings.epochs)
     bs = max(1, settings.batch_size)
+    chunk = settings.micro_batch or None
     for epoch in range(settings.epochs):
         model.train()
-        order = rng.permutation(len(train))
-        batches = [order[i : i + bs] for i in range(0, len(order), bs)]
+        order = rng.permutation(len(units))
+        batches = [[i for u in order[s : s + bs] for i in units[u]] for s in range(0, len(order), bs)]
         for step, batch in enumerate(tqdm(batches, desc=f"train {kind} epoch {epoch + 1}", unit="batch",
                                           disable=not progress)):
-            enc = tok([train[i][0] for i in batch], [train[i][1] for i in batch], truncation=True,
-                      max_length=settings.max_length, padding=True, return_tensors="pt").to(device)
-            loss = model(**enc, labels=torch.tensor([train[i][2] for i in batch], device=device)).loss
-            (loss / settings.grad_accumulation).backward()
+            weights = batch_weights([train[i][2] for i in batch], loss=loss_kind)
+            size = chunk or len(batch)
+            for c0 in range(0, len(batch), size):
+                part = batch[c0 : c0 + size]
+                enc = _encode(tok, [(train[i][0], train[i][1]) for i in part], settings.max_length).to(device)
+                logits = model(**enc).logits
+                ce = torch.nn.functional.cross_entropy(
+                    logits, torch.tensor([train[i][2] for i in part], device=device), reduction="none")
+                w = torch.tensor(weights[c0 : c0 + size], device=device, dtype=ce.dtype)
+                ((ce * w).sum() / settings.grad_accumulation).backward()
             if (step + 1) % settings.grad_accumulation == 0 or step + 1 == len(batches):
                 opt.step()
                 opt.zero_grad()
-        acc = None
-        if heldout:
-            probs = predict_proba(model=model, tokenizer=tok, pairs=[(a, b) for a, b, _ in heldout],
-                                  max_length=settings.max_length, batch_size=64)
-            acc = float(np.mean(probs.argmax(1) == np.array([y for *_, y in heldout])))
-        history.append(acc)
-        score = acc if acc is not None else float(epoch)
-        if score > best_acc:
-            best_acc, best_epoch = score, epoch + 1
-            best_state = copy.deepcopy(model.state_dict()) if settings.epochs > 1 else None
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
+        score = None
+        if evaluate is not None and settings.select != "last":
+            model.eval()
+            score = float(evaluate(predict))
+        keep.update(model, epoch, score)
+    keep.restore(model)
     counts: dict[str, int] = {}
     for *_, y in train:
         counts[labels[y]] = counts.get(labels[y], 0) + 1
     manifest = {
         "kind": kind, "base": base_component, "labels": list(labels),
         "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
-                 "class_counts": counts},
+                 "class_counts": counts, **({"groups": len(units)} if groups is not None else {})},
         "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
-        "heldout_accuracy_per_epoch": history, "best_epoch": best_epoch,
+        "loss": loss_kind, "heldout_metric": settings.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     manifest["fingerprint"] = fingerprint(kind, base_component, dict(data_info), asdict(settings))
@@ -187,41 +263,49 @@ def train_classifier(
     return manifest
 
 
-def predict_proba(*, model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int,
+def predict_proba(*, model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str | None]], max_length: int,
                   batch_size: int) -> np.ndarray:
-    """Softmax class probabilities for (text_a, text_b) pairs."""
+    """Softmax class probabilities for (text_a, text_b or None) inputs."""
     import torch
 
     out = []
     model.eval()
     with torch.no_grad():
         for i in range(0, len(pairs), batch_size):
-            chunk = pairs[i : i + batch_size]
-            enc = tokenizer([a for a, _ in chunk], [b for _, b in chunk], truncation=True, max_length=max_length,
-                            padding=True, return_tensors="pt").to(model.device)
+            enc = _encode(tokenizer, pairs[i : i + batch_size], max_length).to(model.device)
             out.append(torch.softmax(model(**enc).logits.float(), dim=-1).cpu().numpy())
     n = int(getattr(model.config, "num_labels", 2))
     return np.concatenate(out) if out else np.zeros((0, n))
 
 
 class PairClassifier:
-    """A fine-tuned checkpoint scoring (text_a, text_b) pairs; ``component`` names it."""
+    """A fine-tuned checkpoint scoring (text_a, text_b or None) inputs; ``component`` names
+    it. The weights load on the first :meth:`predict` (a run served from the stage cache
+    never loads them)."""
 
     def __init__(self, *, checkpoint: str, device: str | None = None, batch_size: int = 64,
                  max_length: int | None = None) -> None:
-        from averitec_tools.baselines.averitec.models import load_classifier
+        from averitec_tools.baselines.averitec.models import describe
 
-        self.model, self.tokenizer, self.component = load_classifier(model=checkpoint, device=device)
-        self.model.eval()
+        self.checkpoint, self.device, self.batch_size = checkpoint, device, batch_size
+        _, self.component = describe(model=checkpoint)
         manifest = Path(checkpoint) / "manifest.json"
         self.manifest = json.loads(manifest.read_text()) if manifest.is_file() else {}
-        self.max_length = max_length or int(self.manifest.get("settings", {}).get("max_length", 256))
-        self.batch_size = batch_size
+        self.max_length = max_length or int(self.manifest.get("settings", {}).get("max_length", 512))
+        self._loaded: tuple[Any, Any] | None = None
+        self.load_seconds = 0.0
 
-    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        return predict_proba(model=self.model, tokenizer=self.tokenizer, pairs=pairs, max_length=self.max_length,
-                             batch_size=self.batch_size)
+    def predict(self, pairs: Sequence[tuple[str, str | None]]) -> np.ndarray:
+        if self._loaded is None:
+            from averitec_tools.baselines.averitec.models import load_classifier
+
+            t0 = time.perf_counter()
+            model, tok, _ = load_classifier(model=self.checkpoint, device=self.device)
+            self._loaded = (model.eval(), tok)
+            self.load_seconds = time.perf_counter() - t0
+        return predict_proba(model=self._loaded[0], tokenizer=self._loaded[1], pairs=pairs,
+                             max_length=self.max_length, batch_size=self.batch_size)
 
 
-__all__ = ["PairClassifier", "cap_examples", "freeze_bottom", "fingerprint", "library_versions", "predict_proba", "split_heldout",
-           "train_classifier"]
+__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "freeze_bottom", "library_versions",
+           "predict_proba", "split_heldout", "train_classifier"]
