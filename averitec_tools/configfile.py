@@ -254,7 +254,7 @@ def _user_error(error: Mapping[str, Any], *, model: type[Any], where: str) -> Us
         return UserError(f"{at}: must not be null")
     if kind == "literal_error":
         allowed = typing.get_args(_unwrap_optional(annotation)[0]) if annotation is not None else ()
-        return UserError(f"{at}: expected one of {', '.join(map(str, allowed))}, found {value!r}")
+        return UserError(f"{at}: {Registry.of_names('value', [str(a) for a in allowed]).unknown_message(str(value))}")
     if kind in _EXPECTED:
         expected = _EXPECTED[kind] + (" or null" if optional else "")
         return UserError(f"{at}: expected {expected}, found {type(value).__name__} {value!r}")

@@ -220,7 +220,7 @@ def test_config_builtins_and_errors(tmp_path: Path) -> None:
         config_from_mapping({"reranker": {"keep": "3"}}, source="c.yaml")
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
         resolve_config("offline-minlm")
-    with pytest.raises(UserError, match=r"c.yaml: retrieval.bm25: unknown value 'bm25' \(did you mean 'bm25s'\?\)"):
+    with pytest.raises(UserError, match=r"c.yaml: retrieval.bm25: unknown value 'bm25' \(did you mean: bm25s\?\)"):
         config_from_mapping({"retrieval": {"bm25": "bm25"}}, source="c.yaml")
     with pytest.raises(UserError, match=r"verdict.train.select: unknown value 'f1'"):
         config_from_mapping({"verdict": {"train": {"select": "f1"}}}, source="c.yaml")

@@ -117,7 +117,7 @@ def test_verifier_choices_and_defaults() -> None:
     assert (c.verifier.score, c.verifier.pair_order, c.calibration.fit_on) == ("label-aware", "evidence-claim", "all")
     lit = config_from_mapping({"verifier": {"score": "literal", "pair_order": "claim-evidence"}}, source="x")
     assert (lit.verifier.score, lit.verifier.pair_order) == ("literal", "claim-evidence")
-    with pytest.raises(UserError, match=r"x: verifier.score: expected one of label-aware, literal, found 'aware'"):
+    with pytest.raises(UserError, match=r"x: verifier.score: unknown value 'aware' \(did you mean: label-aware\?\)"):
         config_from_mapping({"verifier": {"score": "aware"}}, source="x")
     with pytest.raises(UserError, match="pair_order"):
         config_from_mapping({"verifier": {"pair_order": "premise-first"}}, source="x")
