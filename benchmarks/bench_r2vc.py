@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.claims:
         claims_path = args.claims
     else:
-        from averitec_tools.baselines.r2vc.offline import default_claims_path
+        from averitec_tools.baselines.r2vc.offline_data import default_claims_path
 
         claims_path = str(default_claims_path())
     claims = read_claims(claims_path)[: args.n]

@@ -109,7 +109,7 @@ def gold_row(n: int, cfg_file: Path, out: Path) -> Path:
     """The gold-evidence predictions (oracle), with the trained verifier and fitted thresholds."""
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.config import load_config
-    from averitec_tools.baselines.r2vc.offline import load_dev
+    from averitec_tools.baselines.r2vc.offline_data import load_dev
     from averitec_tools.baselines.r2vc.offline_gold import gold_evidence_records
 
     pipe = build_pipeline(load_config(cfg_file), progress=False)

@@ -253,9 +253,9 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
                                              capsys: pytest.CaptureFixture[str]) -> None:
     import numpy as np
 
-    from averitec_tools.baselines.r2vc.offline import (
+    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
+    from averitec_tools.baselines.r2vc.offline_data import (
         answer_passages,
-        build_offline_pipeline,
         load_dev,
         split_train,
         verifier_epochs,

@@ -106,7 +106,7 @@ def _claims_path(args: argparse.Namespace, config: Any) -> str:
         return str(args.claims)
     if not config.offline.enabled:
         raise UserError(f"config {config.name!r}: --claims is required")
-    from averitec_tools.baselines.r2vc.offline import default_claims_path
+    from averitec_tools.baselines.r2vc.offline_data import default_claims_path
 
     return str(default_claims_path())
 

@@ -44,14 +44,12 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.config import OFFLINE_DEPARTURES, R2VCConfig
-from averitec_tools.baselines.r2vc.offline_data import (  # re-exported: the old import path
-    VERDICT_TO_NLI,
+from averitec_tools.baselines.r2vc.offline_data import (
     _digest,
     _file_digest,
     answer_passages,
     cache_root,
     data_dir,
-    default_claims_path,
     distractor_passages,
     load_dev,
     minilm_dir,
@@ -388,20 +386,11 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
 
 
 __all__ = [
+    "EXCLUDE_NOTE",
     "ID2LABEL",
     "ORACLE_NOTE",
-    "VERDICT_TO_NLI",
-    "EXCLUDE_NOTE",
     "ExcludeOwnRetriever",
-    "answer_passages",
     "build_offline_pipeline",
-    "cache_root",
-    "default_claims_path",
     "describe",
-    "distractor_passages",
-    "load_dev",
-    "minilm_dir",
-    "split_train",
     "train_verifier",
-    "verifier_epochs",
 ]
