@@ -278,7 +278,34 @@ def print_json(obj: Mapping[str, Any]) -> None:
     sys.stdout.write(json.dumps(dict(obj), ensure_ascii=False) + "\n")
 
 
+def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[str]) -> int:
+    """Write the first ``n`` records of ``path`` to ``out`` in the same format (a JSON
+    array stays an array, JSON lines stay lines); returns how many were written.
+
+    The gold file of a ``--limit n`` run: the scorer then compares exactly those claims.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "g.json").write_text(json.dumps([{"claim": "a"}, {"claim": "b"}]))
+        >>> write_head(d / "g.json", n=1, out=d / "s.json"), json.loads((d / "s.json").read_text())
+        (1, [{'claim': 'a'}])
+        >>> _ = (d / "g.jsonl").write_text('{"id": 0}\\n{"id": 1}\\n{"id": 2}\\n')
+        >>> write_head(d / "g.jsonl", n=2, out=d / "s.jsonl"), (d / "s.jsonl").read_text()
+        (2, '{"id": 0}\\n{"id": 1}\\n')
+    """
+    items = [loc.value for _, loc in zip(range(n), iter_records(path), strict=False)]
+    lines = sniff_format(path) == "jsonl"
+    with atomic_writer(out) as fh:
+        if lines:
+            fh.writelines(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
+        else:
+            json.dump(items, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    return len(items)
+
+
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
-    "sniff_format",
+    "sniff_format", "write_head",
 ]

@@ -141,21 +141,6 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
         side.unlink()
 
 
-def _write_gold_subset(path: str, claims_path: str, n: int) -> None:
-    import json
-
-    from averitec_tools.jsonio import atomic_writer, iter_records, sniff_format
-
-    items = [loc.value for _, loc in zip(range(n), iter_records(claims_path), strict=False)]
-    with atomic_writer(path) as fh:
-        if sniff_format(claims_path) == "jsonl":
-            for item in items:
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-        else:
-            json.dump(items, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-
-
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     from averitec_tools.baselines.r2vc.config import resolve_config
     from averitec_tools.baselines.r2vc.output import read_claims
@@ -275,7 +260,9 @@ def run_r2vc(args: argparse.Namespace) -> int:
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:
-        _write_gold_subset(args.write_gold_subset, args.claims_path, len(claims))
+        from averitec_tools.jsonio import write_head
+
+        write_head(args.claims_path, n=len(claims), out=args.write_gold_subset)
     if pipe.config.offline.enabled:
         from averitec_tools.baselines.r2vc.offline import describe
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from averitec_tools.baselines.averitec.data import QAPair
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer, iter_records
+from averitec_tools.jsonio import atomic_writer, write_head
 
 NO_EVIDENCE = QAPair(question="What evidence is there about the claim?", answer="No answer could be found.")
 
@@ -115,15 +115,7 @@ def write_gold_subset(*, claims_path: str | os.PathLike[str], n: int, out: str |
         >>> write_gold_subset(claims_path=d / "g.json", n=1, out=d / "s.json")
         1
     """
-    items: list[Any] = []
-    for loc in iter_records(claims_path):
-        if len(items) == n:
-            break
-        items.append(loc.value)
-    with atomic_writer(out) as fh:
-        json.dump(items, fh, ensure_ascii=False, indent=1)
-        fh.write("\n")
-    return len(items)
+    return write_head(claims_path, n=n, out=out)
 
 
 __all__ = ["FORMATS", "NO_EVIDENCE", "ClaimResult", "to_2023", "to_2024", "write_gold_subset", "write_predictions"]
