@@ -185,6 +185,21 @@ def test_all_abstain_in_abstain_mode(tmp_path: Path, fake_profile: None, capsys:
     assert report["abstention"]["abstain"]["accuracy"] is None
 
 
+def test_registry_metrics_by_their_string_form(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--metric SPEC`` goes through the metric registry; values derived by hand on PREDS."""
+    preds, gold = files
+    report = run_json(capsys, ["calibration", preds, gold, "--profile", "fake", "--json", "--n-resamples", "0",
+                               "--metric", "risk-at-coverage(coverage=0.5)", "--metric", "ece(n_bins=2)",
+                               "--metric", "brier"])
+    # Sorted 0.95✓ 0.8✓ 0.8✗ 0.7✓ | 0.65✗ 0.55✓ 0.3✗ 0.2✓: the top half holds one error.
+    assert report["metrics"]["risk-at-coverage(coverage=0.5)"] == pytest.approx(1 / 4)
+    # Bins (0, .5]: mean conf .25, acc .5 (2 claims); (.5, 1]: mean 4.45/6, acc 4/6 (6 claims).
+    assert report["metrics"]["ece(n_bins=2)"] == pytest.approx(2 / 8 * 0.25 + 6 / 8 * abs(4.45 / 6 - 4 / 6))
+    assert report["metrics"]["brier"] == pytest.approx(report["brier"])
+    assert main(["calibration", preds, gold, "--profile", "fake", "--n-resamples", "0", "--metric", "ece(n_bins=2)"]) == 0
+    assert "ece(n_bins=2)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -194,6 +209,9 @@ def test_all_abstain_in_abstain_mode(tmp_path: Path, fake_profile: None, capsys:
         (["--n-resamples", "-1"], "--n-resamples must be ≥ 0"),
         (["--confidence-level", "1"], "--confidence-level must be in (0, 1)"),
         (["--profile", "fevr"], "did you mean: fever"),
+        (["--metric", "brier-multiclass"], "--metric brier-multiclass: not a metric of confidence against correctness"),
+        (["--metric", "ece(n_bin=3)"], "--metric ece(n_bin=3): unknown parameter of metric 'ece' 'n_bin' (did you mean: n_bins?)"),
+        (["--metric", "eec"], "--metric eec: unknown metric 'eec' (did you mean: ece"),
     ],
 )
 def test_bad_arguments(files: tuple[str, str], capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:

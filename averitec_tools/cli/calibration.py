@@ -60,6 +60,10 @@ def add_parser(subparsers: Any) -> None:
                         help="bootstrap interval method (default percentile)")
     parser.add_argument("--confidence-level", type=float, default=0.95, help="CI level (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--metric", action="append", default=[], metavar="SPEC",
+                        help="also compute this registry metric of confidence against correctness, by its "
+                             "string form, e.g. 'ece(n_bins=10,strategy=quantile)' or "
+                             "'risk-at-coverage(coverage=0.5)' (repeatable)")
     parser.set_defaults(func=run)
 
 
@@ -129,6 +133,8 @@ def _print_text(report: dict[str, Any]) -> None:
                 f"    ({b['lower']:.3f}, {b['upper']:.3f}]  {b['confidence']:.3f} → "
                 f"{b['accuracy']:.3f}  n={b['count']}"
             )
+    for spec, value in report["metrics"].items():
+        out.append(f"  {spec:<22}{_fmt(value)}")
     if report["plots"]:
         for path in report["plots"].values():
             out.append(f"  wrote {path}")
@@ -145,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         drop_missing_confidence=args.drop_missing_confidence, threshold=args.threshold,
         target_risk=args.target_risk, target_coverage=args.target_coverage, n_resamples=args.n_resamples,
         ci_method=args.ci_method, confidence_level=args.confidence_level, seed=args.seed, plot_dir=args.plot,
+        metrics=args.metric,
     )
     return print_report(report.to_dict(), as_json=args.json, text=_print_text)
 

@@ -68,6 +68,8 @@ class CalibrationReport:
     risk_coverage: dict[str, Any]
     ci: dict[str, Any] | None
     plots: dict[str, str] | None
+    #: The ``metrics`` asked for, by their string form (see :func:`confidence_metrics`).
+    metrics: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready report (fields in declaration order)."""
@@ -163,6 +165,34 @@ def _intervals(
     }
 
 
+def confidence_metrics(specs: Sequence[str]) -> dict[str, Any]:
+    """Registry metrics by their string form, each checked to take confidences and correctness.
+
+    Example:
+        >>> sorted(confidence_metrics(["ece(n_bins=10)", "aurc"]))
+        ['aurc', 'ece(n_bins=10)']
+        >>> confidence_metrics(["brier-multiclass"])
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: --metric brier-multiclass: not a metric of confidence against correctness (those are: aurc, brier, coverage-at-risk, e-aurc, ece, mce, risk-at-coverage)
+    """
+    from averitec_tools.metrics import all_metrics
+    from averitec_tools.metrics.base import METRICS, ConfidenceMetric, metric_spec, parse_metric
+
+    names = [n for n in all_metrics() if isinstance(METRICS.get(n), ConfidenceMetric)]
+    chosen: dict[str, Any] = {}
+    for spec in specs:
+        try:
+            metric = parse_metric(spec)
+        except UserError as exc:
+            raise UserError(f"--metric {spec}: {exc.message}", hint=exc.hint) from None
+        if not isinstance(metric, ConfidenceMetric):
+            raise UserError(f"--metric {spec}: not a metric of confidence against correctness "
+                            f"(those are: {', '.join(names)})")
+        chosen[metric_spec(metric)] = metric
+    return chosen
+
+
 def calibration_report(
     *,
     predictions: str | os.PathLike[str],
@@ -181,6 +211,7 @@ def calibration_report(
     confidence_level: float = 0.95,
     seed: int = 0,
     plot_dir: str | os.PathLike[str] | None = None,
+    metrics: Sequence[str] = (),
 ) -> CalibrationReport:
     """Score ``predictions`` with ``profile`` and measure how well its confidences are calibrated.
 
@@ -203,6 +234,9 @@ def calibration_report(
         confidence_level: Level of the intervals.
         seed: Bootstrap seed.
         plot_dir: Write :data:`PLOT_FILES` here (checked before anything is scored).
+        metrics: More metrics of confidence against correctness by their registry string
+            form (e.g. ``ece(n_bins=10,strategy=quantile)``, ``risk-at-coverage(coverage=0.5)``),
+            computed on the same claims; reported under ``metrics``.
 
     Raises:
         UserError: Bad settings, a confidence or probability out of range, a claim without
@@ -230,6 +264,7 @@ def calibration_report(
     check_settings(n_bins=n_bins, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage,
                    n_resamples=n_resamples, confidence_level=confidence_level)
     prescan(predictions)
+    extra = confidence_metrics(metrics)
     if plot_dir:
         from averitec_tools.outputs import check_output_dir
 
@@ -333,7 +368,8 @@ def calibration_report(
         ci=_intervals(conf, correct, n_bins=n_bins, strategy=strategy, n_resamples=n_resamples,
                       confidence_level=confidence_level, ci_method=ci_method, seed=seed) if n_resamples > 0 else None,
         plots=plots,
+        metrics={spec: float(metric(confidences=conf, correct=correct)) for spec, metric in extra.items()},
     )
 
 
-__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report"]
+__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics"]
