@@ -21,7 +21,6 @@ ARGUMENT_RESOLVERS = {
     "_judge_options:judge_options": "the --judge-* options as the profile's keyword options",
     "baseline:_claims_path": "--claims, or the offline config's default claims file",
     "baseline:_load": "--config and --claims as the resolved config and the claims read",
-    "baseline:_write_run_manifest": "writes PREDICTIONS.manifest.json and returns its path",
     "baseline_r2vc_train:_settings": "--config/--model/--max-steps/--limit as the stage's training settings",
     "data:_out": "--out, or the default download root",
     "data:_sources": "NAME/--split as the catalogue's sources",

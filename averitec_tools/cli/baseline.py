@@ -197,25 +197,6 @@ def _quiet_models(progress: bool) -> None:
     hf_logging.disable_progress_bar()
 
 
-def _write_run_manifest(args: argparse.Namespace, config: Any) -> str:
-    """PREDICTIONS.manifest.json: git commit, versions, GPU/CUDA, seeds, data sha256, config."""
-    from averitec_tools.baselines.r2vc.manifest import manifest_path, run_manifest, write_manifest
-
-    g = config.generator
-    data = {"claims": args.claims_path, "corpus": args.corpus or config.retrieval.corpus,
-            "calibrator": config.calibration.path, "config": args.config if os.path.isfile(args.config) else None}
-    for role, model in (("generator", g.model), ("verifier", config.verifier.model)):
-        if model and os.path.exists(model):
-            data[role] = model
-    seeds = {"generator": g.seed, "calibrator_heldout": g.seed}
-    if config.offline.enabled:
-        seeds["offline"] = config.offline.seed
-    path = manifest_path(args.out)
-    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config,
-                                      extra={"evidence": args.evidence, "limit": args.limit}))
-    return str(path)
-
-
 def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.output import default_format
@@ -256,7 +237,11 @@ def run_r2vc(args: argparse.Namespace) -> int:
     if pipe.candidate_store is not None:
         summary.extra["candidate_store"] = pipe.candidate_store.describe()
     summary.extra["evidence"] = args.evidence
-    summary.extra["manifest"] = _write_run_manifest(args, pipe.config)
+    from averitec_tools.baselines.r2vc.manifest import write_run_manifest
+
+    summary.extra["manifest"] = str(write_run_manifest(
+        out=args.out, config=pipe.config, claims=args.claims_path, corpus=args.corpus, config_file=args.config,
+        evidence=args.evidence, limit=args.limit))
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.write_gold_subset:

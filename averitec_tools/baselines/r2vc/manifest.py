@@ -140,5 +140,46 @@ def write_manifest(path: str | os.PathLike[str], manifest: Mapping[str, Any]) ->
         fh.write("\n")
 
 
+def write_run_manifest(
+    *,
+    out: str | os.PathLike[str],
+    config: Any,
+    claims: str | os.PathLike[str],
+    corpus: str | None = None,
+    config_file: str | None = None,
+    evidence: str = "retrieved",
+    limit: int | None = None,
+) -> Path:
+    """Write ``PREDICTIONS.manifest.json`` beside the predictions ``out`` of an R2VC run: git
+    commit, library versions, GPU/CUDA, seeds, the sha256 of every input (claims, corpus,
+    calibrator, config file, local models) and the configuration. Returns its path.
+
+    Example:
+        >>> import tempfile, pathlib, json
+        >>> from averitec_tools.baselines.r2vc.config import R2VCConfig
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "claims.json").write_text("[]")
+        >>> path = write_run_manifest(out=d / "p.json", config=R2VCConfig(), claims=d / "claims.json", limit=5)
+        >>> manifest = json.loads(path.read_text())
+        >>> path.name, manifest["evidence"], manifest["limit"], sorted(manifest["data"])
+        ('p.json.manifest.json', 'retrieved', 5, ['claims'])
+    """
+    g = config.generator
+    data: dict[str, str | os.PathLike[str] | None] = {
+        "claims": claims, "corpus": corpus or config.retrieval.corpus, "calibrator": config.calibration.path,
+        "config": config_file if config_file and os.path.isfile(config_file) else None,
+    }
+    for role, model in (("generator", g.model), ("verifier", config.verifier.model)):
+        if model and os.path.exists(model):
+            data[role] = model
+    seeds = {"generator": g.seed, "calibrator_heldout": g.seed}
+    if config.offline.enabled:
+        seeds["offline"] = config.offline.seed
+    path = manifest_path(out)
+    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config,
+                                      extra={"evidence": evidence, "limit": limit}))
+    return path
+
+
 __all__ = ["LIBRARIES", "describe_input", "git_state", "hardware", "library_versions", "manifest_path",
-           "run_manifest", "write_manifest"]
+           "run_manifest", "write_manifest", "write_run_manifest"]
