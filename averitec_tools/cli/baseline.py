@@ -142,8 +142,9 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """--config, --claims (checked before any model is built) as the config and the run's claims."""
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.output import read_claims
+    from averitec_tools.baselines.r2vc.output import load_claims
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
@@ -153,19 +154,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     args.claims_path = claims_path
     if config.offline.enabled and args.corpus:
         raise UserError(f"config {config.name!r} builds its own corpus: drop --corpus")
-    claims = read_claims(claims_path)
-    if args.limit is not None:
-        claims = claims[: args.limit]
-    if args.evidence == "given":
-        from averitec_tools.baselines.r2vc.given_evidence import with_given_evidence
-
-        store = None
-        if args.corpus:
-            from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-
-            store = ParagraphStore.open(args.corpus)
-        claims = with_given_evidence(path=claims_path, claims=claims, store=store)
-    return config, claims
+    return config, load_claims(path=claims_path, limit=args.limit, evidence=args.evidence, corpus=args.corpus)
 
 
 def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
