@@ -160,7 +160,7 @@ class JustificationConfig:
 @dataclass(frozen=True)
 class DataConfig:
     train: str | None = None  # default averitec/train.json under $AVERITEC_DATA_DIR or the download root
-    cache_dir: str | None = None  # default $AVERITEC_CACHE_DIR or ~/.cache/averitec-tools
+    cache_dir: str | None = None  # default: averitec_tools.cache.cache_root() (AVERITEC_CACHE_DIR, XDG_CACHE_HOME, ~/.cache)
     stage_cache: bool = True  # per-claim stage results under <cache_dir>/stages
 
 

@@ -28,7 +28,7 @@ Everything it learns comes from the AVeriTeC **training** split
   pipeline (≤ 12 candidates each, §3.5).
 
 Fine-tuned verifiers, calibrators, the corpus and its indexes are cached under
-``offline.cache_dir`` (default ``$AVERITEC_CACHE_DIR`` or ``~/.cache/averitec-tools``),
+``offline.cache_dir`` (default: the cache root, :func:`averitec_tools.cache.cache_root`),
 keyed by a hash of the data and settings, so a second run reuses them.
 """
 
