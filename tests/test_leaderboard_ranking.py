@@ -175,6 +175,10 @@ def test_cli_user_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["leaderboard", "init", str(bad), *db]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{bad}: unknown key 'titel' (did you mean: title?)" in err
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes("name: caf\xe9\n".encode("latin-1"))
+    assert main(["leaderboard", "init", str(latin1), *db]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{latin1}: the competition file is not valid UTF-8")
     assert main(["leaderboard", "status", "--db", f"sqlite:///{tmp_path}/nope/lb.db"]) == 2
     assert "does not exist" in capsys.readouterr().err
 

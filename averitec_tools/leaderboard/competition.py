@@ -292,6 +292,8 @@ def load_competition(path: str | os.PathLike[str]) -> Competition:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{p}: the competition file is not valid UTF-8") from None
     except OSError as exc:
         raise UserError(f"{p}: cannot read the competition file ({exc.strerror})") from None
     return load_competition_text(text, where=str(p))
