@@ -29,6 +29,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "audit",
     "baseline",
     "index",
+    "doctor",
     "leaderboard",
 )
 
