@@ -90,6 +90,10 @@ def add_parser(subparsers: Any) -> None:
     rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     rp.set_defaults(func=run_reproduce)
 
+    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
+
+    add_upstream_subcommands(sub)
+
 
 def _quiet(progress: bool) -> None:
     if progress:
