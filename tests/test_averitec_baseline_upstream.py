@@ -217,3 +217,41 @@ def test_convert_checkpoint_cli(env: dict[str, Any], tmp_path: Path, capsys: pyt
                  "--out", str(tmp_path / "v")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "absent.ckpt: no such checkpoint file" in err
+
+
+def test_bounded_question_generation_stops_at_the_question(env: dict[str, Any]) -> None:
+    """``paper-bounded`` passes a stop at "?" and a 256-token cap to generate; ``paper``
+    keeps upstream's max_length 5000; a tiny BLOOM never runs past the cap."""
+    from dataclasses import replace
+
+    from averitec_tools.baselines.averitec.config import builtin_config
+    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.questions import (
+        QUESTION_END_MAX_NEW_TOKENS,
+        CausalLMQuestionWriter,
+    )
+
+    train = read_claims(env["dev"])
+    seen: list[dict[str, Any]] = []
+    for name in ("paper-bounded", "paper"):
+        cfg = builtin_config(name).questions
+        writer = CausalLMQuestionWriter(config=replace(cfg, model=str(env["models"]["bloom"]), device="cpu",
+                                                       few_shot=2, **({"max_length": 300} if name == "paper" else {})),
+                                        train=train)
+        lm, _ = writer._load()
+        original = lm.generate
+
+        def spy(original: Any = original, **kw: Any) -> Any:
+            out = original(**kw)
+            seen.append({**{k: kw.get(k) for k in ("max_new_tokens", "max_length", "stop_strings")},
+                         "new": int(out.shape[1] - kw["input_ids"].shape[1])})
+            return out
+
+        lm.generate = spy
+        assert len(writer.write(["The moon was seen on Monday."])) == 1
+    bounded, upstream = seen
+    assert bounded["stop_strings"] == ["?"] and bounded["max_new_tokens"] == QUESTION_END_MAX_NEW_TOKENS == 256
+    assert 1 <= bounded["new"] <= 256
+    assert upstream["stop_strings"] is None and upstream["max_length"] == 300 and upstream["max_new_tokens"] is None
+    assert builtin_config("paper-bounded").departures() == ["questions.stop='question-end' (upstream: 'none')"]
+    assert builtin_config("paper").departures() == []

@@ -151,3 +151,15 @@ def test_tiny_models_pass_the_guard_and_allow_cpu_lifts_it(tmp_path: Path, monke
 def test_unknown_target_is_a_user_error() -> None:
     with pytest.raises(UserError, match="r2vc-paper"):
         doctor.diagnose(targets=["r2vc-papr"], data_roots=[], probe_hub=False, torch_info=NO_GPU)
+
+
+def test_gpu_check_without_cuda_is_one_line_and_exit_2() -> None:
+    import subprocess
+    import sys
+
+    if doctor.cuda_available():
+        pytest.skip("this machine has CUDA: make gpu-check runs the checks for real")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.py"
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("gpu-check: no CUDA device")
