@@ -147,7 +147,9 @@ averitec-dev: $(VENV)/.all-stamp
 # score -> table) with the hub ids, on a GPU machine with the 2024 dev knowledge store:
 #   make averitec-paper AVERITEC_STORE=<store dir>   (GPU venv, hub on: see r2vc-paper above)
 # CI runs the same command with tiny random models (tests/test_averitec_baseline_pipeline.py).
-AVERITEC_PAPER_CONFIG ?= paper
+# paper-bounded: BLOOM stops at the end of each question; AVERITEC_PAPER_CONFIG=paper is upstream's
+# unbounded decoding (max_length 5000, no stop).
+AVERITEC_PAPER_CONFIG ?= paper-bounded
 AVERITEC_PAPER_OUT ?= results/averitec_paper
 AVERITEC_PAPER_VARIANTS ?= full,no-reranker
 averitec-paper: $(GPU_VENV)/.gpu-stamp

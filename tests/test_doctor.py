@@ -163,3 +163,27 @@ def test_gpu_check_without_cuda_is_one_line_and_exit_2() -> None:
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("gpu-check: no CUDA device")
+
+
+def test_make_gpu_targets_use_the_gpu_venv_with_the_hub_on() -> None:
+    """`make -n` shows the GPU venv's commands; the paper targets override HF_HUB_OFFLINE."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = Path(__file__).resolve().parents[1]
+
+    def dry(*args: str) -> str:
+        return subprocess.run(["make", "-n", "--no-print-directory", *args], cwd=root, capture_output=True,
+                              text=True, timeout=60, check=True).stdout
+
+    venv = dry("venv-gpu", "GPU_VENV=/nonexistent-gpu-venv")
+    assert "/nonexistent-gpu-venv/bin/python -m pip install -q \"torch==" in venv and "--index-url" in venv
+    assert '-e ".[gpu-all,dev]"' in venv and "flash-attn" not in venv  # flash-attn: the documented second step
+    paper = dry("r2vc-paper", "GPU_VENV=/nonexistent-gpu-venv")
+    assert "/nonexistent-gpu-venv/bin/averitec baseline r2vc paper --recipe $recipe" in paper
+    database = subprocess.run(["make", "-pn", "--no-print-directory", "r2vc-paper", "GPU_VENV=/nonexistent-gpu-venv"],
+                              cwd=root, capture_output=True, text=True, timeout=60).stdout
+    for target in ("r2vc-paper", "averitec-paper"):
+        assert f"{target}: HF_HUB_OFFLINE = 0" in database and f"{target}: TRANSFORMERS_OFFLINE = 0" in database
