@@ -144,7 +144,7 @@ class R2VCPath:
         from _r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
         from _r2vc_tiny import tiny_lm, tiny_tokenizer
 
-        from averitec_tools.baselines.r2vc.corpus import build_corpus
+        from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
         w = self.work
         tok = tiny_tokenizer()

@@ -389,7 +389,7 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """One layout: `averitec data download vitaminc` (default root, no path given) writes
     vitaminc/{train,dev,test}.jsonl, and the paper-vitaminc recipe's data check finds them."""
-    from averitec_tools.baselines.r2vc.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
     from averitec_tools.errors import UserError
 
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
