@@ -64,6 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=5, help="dev gold answers to ask about (default 5)")
     parser.add_argument("--data", default=os.environ.get("AVERITEC_DATA_DIR", "../shared/data"))
+    parser.add_argument("--configs", default="paper,paper-bounded", help="built-in configs to measure (comma-separated)")
     args = parser.parse_args()
     import tempfile
 
@@ -75,7 +76,7 @@ def main() -> None:
     sentences = [p.answer for c in dev for p in gold_pairs(c.record)][: args.n]
     with tempfile.TemporaryDirectory() as tmp:
         model = tiny_bloom(Path(tmp) / "tiny-bloom")
-        rows = [measure(name, model=model, train=train, sentences=sentences) for name in ("paper", "paper-bounded")]
+        rows = [measure(name, model=model, train=train, sentences=sentences) for name in args.configs.split(",")]
     print(json.dumps({"model": "tiny random BLOOM (hidden 32, 1 layer)", "train_claims": len(train), "rows": rows},
                      indent=1))
 
