@@ -165,10 +165,11 @@ def _team(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     token = store.add_team(args.name)
+    name = store.team_by_token(token)  # as stored (NFKC, spaces collapsed), not as typed
     if args.json:
-        print_json({"team": args.name, "token": token})
+        print_json({"team": name, "token": token})
     else:
-        print(f"team {args.name!r} added; token (shown once): {token}")
+        print(f"team {name!r} added; token (shown once): {token}")
     return 0
 
 
