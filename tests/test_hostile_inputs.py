@@ -510,3 +510,25 @@ def test_lone_surrogate_is_one_line_exit_2(case: Case, tmp_path: Path) -> None:
     assert code == 2, err
     assert "lone surrogate U+D800" in err, err
     assert any(f"{name}[0]" in err or f"{name}:1" in err for name in case.inputs), err  # the file and the claim
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+@pytest.mark.parametrize("command", ["data-list", "compare"])
+def test_tables_fit_the_terminal(command: str, columns: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30 item 17: ``data list`` printed 154 columns and ``compare`` 100+, whatever the
+    terminal. Every line fits ``COLUMNS`` now but the signature (one token, kept whole so
+    it can be pasted) and the input paths."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    if command == "data-list":
+        argv = ["data", "list", "--out", str(tmp_path / "data")]
+    else:
+        for name, items in (("a.json", PRED_2024), ("b.json", CONF_PRED), ("gold.json", GOLD)):
+            (tmp_path / name).write_bytes(_json(items))
+        argv = ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), str(tmp_path / "gold.json"),
+                "--n-resamples", "20"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    long = [ln for ln in out.splitlines() if len(ln) > columns and not ln.startswith(("signature:", "A = ", "B = "))]
+    assert long == [], "\n".join(long)
+    assert ("averitec/dev" if command == "data-list" else "questions_only") in out
