@@ -4,7 +4,7 @@ FAISS's HNSW build inserts points from every OpenMP thread at once, so the graph
 file) depends on how many threads there are and how they interleave: a 2-core machine
 with ``OMP_NUM_THREADS`` unset wrote another ``faiss.index`` than a Ray worker (one
 thread). Every build therefore runs FAISS with a fixed thread count
-(:data:`~averitec_tools.baselines.r2vc.retrieval.dense.FAISS_BUILD_THREADS`), restores the
+(:data:`~averitec_tools.baselines.r2vc.stages.retrieval.dense.FAISS_BUILD_THREADS`), restores the
 caller's afterwards, and records it in the index metadata. The last test builds the same
 index in fresh processes under several ``OMP_NUM_THREADS`` settings and compares bytes, so
 an environment-dependent build fails on every machine (on a 2-core one too).
@@ -61,8 +61,8 @@ def thread_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_dense_retriever_builds_with_the_fixed_thread_count(tmp_path: Path, thread_spy: list[int]) -> None:
     import faiss
 
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.dense import FAISS_BUILD_THREADS, DenseRetriever
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import FAISS_BUILD_THREADS, DenseRetriever
 
     store = ParagraphStore.open(tiny_corpus(tmp_path, n=20))
     before = faiss.omp_get_max_threads()
@@ -84,8 +84,8 @@ def test_shard_builds_use_the_fixed_thread_count(tmp_path: Path, thread_spy: lis
                                                   encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
     import faiss
 
-    from averitec_tools.baselines.r2vc.retrieval.dense import FAISS_BUILD_THREADS
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import FAISS_BUILD_THREADS
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
 
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(3)
@@ -105,9 +105,9 @@ _BUILD = """
 import sys
 from pathlib import Path
 import numpy as np
-from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
-from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
 
 corpus, shards, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 rows = iter(np.concatenate([np.load(p) for p in sorted(shards.glob("shard-*.npy"))]))
