@@ -26,8 +26,8 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
         split: {public_fraction: 0.5, seed: 13}   # optional public/private claim split
         columns: [averitec_score@0.25, questions_answers, label_accuracy]
 
-``${VAR}`` in ``gold`` is replaced by the environment variable (an unset variable is an
-error naming the file and the key). The keys and their types are the schema of
+``${VAR}`` in ``gold`` is replaced by the environment variable when the gold file is
+read (``Phase.gold``; an unset variable is an error naming the file and the key). The keys and their types are the schema of
 :mod:`averitec_tools.leaderboard.competition_schema`: an unknown key is an error with the
 close names.
 """
@@ -149,7 +149,8 @@ class Phase:
     """One phase (e.g. dev or test) of a competition."""
 
     name: str
-    gold: str
+    #: The gold path as written, ``${VAR}`` not yet expanded (see :attr:`gold`).
+    gold_spec: str
     profiles: tuple[str, ...]
     primary_metric: str
     visibility: str = "public"
@@ -157,6 +158,13 @@ class Phase:
     split: Split | None = None
     columns: tuple[str, ...] = ()
     title: str = ""
+    where: str = ""
+
+    @property
+    def gold(self) -> str:
+        """The gold file, ``${VAR}`` expanded now: only what reads the gold needs the variable
+        (``status`` or ``show`` on a stored competition do not)."""
+        return expand_env(self.gold_spec, where=f"{self.where}: gold")
 
     @property
     def profile(self) -> str:
@@ -208,11 +216,10 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
 
 def _phase(raw: Any, *, where: str) -> Phase:
     """A schema-checked phase (:class:`~averitec_tools.leaderboard.competition_schema.PhaseFile`)
-    with its names checked against the registries and ``${VAR}`` in ``gold`` expanded."""
+    with its names checked against the registries (``${VAR}`` in ``gold`` is expanded on use)."""
     from averitec_tools.scoring.profiles import PROFILES
 
     where = f"{where} ({raw.name})"
-    gold = expand_env(raw.gold, where=f"{where}: gold")
     profiles = raw.profiles or (raw.profile,)
     for p in profiles:
         PROFILES.get(p)  # UserError with close names if unknown
@@ -223,7 +230,7 @@ def _phase(raw: Any, *, where: str) -> Phase:
     split = None if raw.split is None else Split(raw.split.public_fraction, raw.split.seed)
     return Phase(
         name=raw.name,
-        gold=gold,
+        gold_spec=raw.gold,
         profiles=profiles,
         primary_metric=raw.primary_metric,
         visibility=raw.visibility,
@@ -231,6 +238,7 @@ def _phase(raw: Any, *, where: str) -> Phase:
         split=split,
         columns=columns,
         title=raw.name if raw.title is None else raw.title,
+        where=where,
     )
 
 
