@@ -115,6 +115,8 @@ CASES: list[tuple[str, str, bytes, str]] = [
     ("confidence above 1", "dev", _mutate(lambda p: p[1].update(confidence=1.5)), "field 'confidence' must be a number in [0, 1]"),
     ("confidence NaN", "dev", _mutate(lambda p: p[1].update(confidence=float("nan"))), "found nan"),
     ("deeply nested JSON", "dev", b"[" * 1000 + b"]" * 1000, "nested too deeply"),
+    ("lone surrogate in an answer", "dev", _mutate(lambda p: p[2]["evidence"][0].update(answer="x\ud800")),
+     "p.json[2] (claim_id 2): evidence[0].answer: a lone surrogate U+D800"),
     ("100k repeats of a word", "dev", _mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 100_000)),
      "the competition allows at most 5000 tokens per string"),
     ("201 evidence items", "dev", _mutate(lambda p: p[6].update(evidence=p[6]["evidence"] * 67)), "201 evidence items, the competition allows at most 200"),
@@ -365,3 +367,39 @@ def test_supervisor_backs_off_on_quick_failures(monkeypatch: pytest.MonkeyPatch)
     clock[0] += 120  # a worker that ran for two minutes before dying restarts after 1 s again
     sup.check()
     assert sup.slots[0].restart_at - clock[0] == 1.0
+
+
+def _read_only(path: Path) -> None:
+    """Make ``path`` unwritable, for root too (an immutable file) or by its mode."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file read-only for root here: {done.stderr.strip()}")
+
+
+def test_serve_refuses_a_read_only_database(tmp_path) -> None:
+    """Issue 30 item 17: on a database it cannot write, ``serve`` printed "serving …" and
+    exited. It stops before serving: one line naming the database, exit 2."""
+    import subprocess
+    import sys
+
+    from tests._leaderboard_helpers import competition_yaml
+
+    db = tmp_path / "lb.db"
+    store = Store(f"sqlite:///{db}")
+    store.init(competition_yaml(), where="c.yaml")
+    store.close()
+    _read_only(db)
+    try:  # a subprocess with a time limit: a server that does start must not hang the suite
+        proc = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", "serve", "--db",
+                               f"sqlite:///{db}", "--port", "0", "--workers", "0"],
+                              capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(db)], check=False)
+    assert proc.returncode == 2 and "serving" not in proc.stdout, (proc.stdout, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and "read-only" in proc.stderr and str(db) in proc.stderr, proc.stderr

@@ -112,6 +112,23 @@ class Store(SubmissionQueue):
         except sa.exc.OperationalError as exc:
             raise UserError(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
 
+    def check_writable(self) -> None:
+        """Raise unless the database takes writes (a server that cannot record submissions
+        must not start): a no-op update in a transaction that is rolled back.
+
+        Raises:
+            UserError: A read-only database file, folder or role, one line naming it.
+        """
+        try:
+            with self.engine.connect() as conn, conn.begin() as tx:
+                conn.execute(m.competition.update().values(name=m.competition.c.name))
+                tx.rollback()
+        except sa.exc.DBAPIError as exc:
+            first = (str(exc.orig).strip().splitlines() or ["not writable"])[0]
+            raise UserError(f"{self.engine.url.render_as_string(hide_password=True)}: the database is read-only "
+                            f"({first})", hint="the server records submissions and scores: give it a database "
+                            "(file, folder or role) it can write") from None
+
     # ------------------------------------------------------------------ competition
 
     def init(self, yaml_text: str, *, where: str) -> str | None:
