@@ -532,3 +532,21 @@ def test_tables_fit_the_terminal(command: str, columns: int, tmp_path: Path, mon
     long = [ln for ln in out.splitlines() if len(ln) > columns and not ln.startswith(("signature:", "A = ", "B = "))]
     assert long == [], "\n".join(long)
     assert ("averitec/dev" if command == "data-list" else "questions_only") in out
+
+
+def test_export_hf_refuses_a_folder_holding_other_files(tmp_path: Path) -> None:
+    """Issue 30 item 17: ``export-hf`` merged its card and shards into any folder. A folder
+    holding anything but an export (its card and shards) is refused, untouched; another split
+    of the same dataset still joins its export."""
+    case = BY_NAME["export-hf"]
+    work = make_work(case, tmp_path)
+    (work / "hf").mkdir()
+    (work / "hf" / "notes.txt").write_text("mine")
+    code, err = run_checked(case, work, work / "hf")
+    assert code == 2 and "not empty" in err and "notes.txt" in err, err
+    (work / "hf" / "notes.txt").unlink()
+    assert run_checked(case, work, work / "hf")[0] == 0  # an empty folder is fine
+    assert run_checked(case, work, work / "hf")[0] == 0  # and so is its own export (the split replaced)
+    (work / "hf" / "data" / "stray.csv").write_text("x")
+    code, err = run_checked(case, work, work / "hf")
+    assert code == 2 and "stray.csv" in err, err
