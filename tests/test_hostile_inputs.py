@@ -550,3 +550,23 @@ def test_export_hf_refuses_a_folder_holding_other_files(tmp_path: Path) -> None:
     (work / "hf" / "data" / "stray.csv").write_text("x")
     code, err = run_checked(case, work, work / "hf")
     assert code == 2 and "stray.csv" in err, err
+
+
+@pytest.mark.parametrize("url", [5, True, ["https://a.org"], {"href": "x"}])
+def test_score_and_audit_read_a_non_string_url_alike(url: Any, tmp_path: Path) -> None:
+    """Issue 30 item 17: ``score`` accepted ``"url": 5`` (no scorer reads urls) and ``audit``
+    refused the same file. Both accept it now; the audit lists it as an invalid URL."""
+    preds = json.loads(json.dumps(PRED_2024))
+    preds[0]["evidence"][0]["url"] = url
+    for name in ("score2024", "audit-submission"):
+        case = BY_NAME[name]
+        (tmp_path / name).mkdir()
+        work = make_work(case, tmp_path / name)
+        (work / "pred.json").write_bytes(_json(preds))
+        code, err = run_checked(case, work, None)
+        assert code == 0, (name, err)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["audit", str(work / "pred.json"), "--references", str(work / "gold.json"), "--json"]) == 0
+    rows = json.loads(out.getvalue())["invalid_urls"]["rows"]
+    assert {"claim_index": 0, "url": json.dumps(url)} in [{k: r[k] for k in ("claim_index", "url")} for r in rows]
