@@ -570,3 +570,18 @@ def test_score_and_audit_read_a_non_string_url_alike(url: Any, tmp_path: Path) -
         assert main(["audit", str(work / "pred.json"), "--references", str(work / "gold.json"), "--json"]) == 0
     rows = json.loads(out.getvalue())["invalid_urls"]["rows"]
     assert {"claim_index": 0, "url": json.dumps(url)} in [{k: r[k] for k in ("claim_index", "url")} for r in rows]
+
+
+@pytest.mark.parametrize("evidence", [[], [[]]], ids=["no set", "empty set"])
+def test_fever_gold_without_evidence_sets_is_one_line_exit_2(evidence: list[Any], tmp_path: Path) -> None:
+    """Issue 30 item 12: a SUPPORTS gold line with no (or an empty) evidence set gave every
+    prediction recall 1.0; strict mode names the line and the claim (--lenient scores it)."""
+    gold = json.loads(json.dumps(FEVER_GOLD))
+    gold[1]["evidence"] = evidence
+    case = Case("score-fever-empty-gold", {"pred.jsonl": _jsonl(FEVER_PRED), "gold.jsonl": _jsonl(gold)},
+                BY_NAME["score-fever"].argv)
+    work = make_work(case, tmp_path)
+    code, err = run_checked(case, work, work / "pc.json")
+    assert code == 2 and "gold.jsonl:2: claim 1 (SUPPORTS)" in err and "--lenient" in err, err
+    lenient = Case(case.name, case.inputs, lambda d, o: [*BY_NAME["score-fever"].argv(d, o), "--lenient"])
+    assert run_checked(lenient, work, work / "pc.json")[0] == 0
