@@ -167,10 +167,17 @@ class MeteorEngine:
     Args:
         tokenizer: Word tokenizer (default: NLTK 3.9.1 ``word_tokenize`` behaviour).
         allow_download: Whether missing NLTK data may be downloaded (announced on stderr).
+        max_pairs: Remember up to this many (hypothesis, reference) pair scores (0: none).
+            A long-lived scorer sets it: teams often resubmit the same evidence with other
+            labels, and those pairs are then looked up instead of scored again. Keys are
+            the prepared texts themselves (value equality), so a remembered score is
+            exactly the score computed; the memo is cleared when full and by :meth:`trim`.
     """
 
-    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True) -> None:
+    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0) -> None:
         self.allow_download = allow_download
+        self.max_pairs = max_pairs
+        self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
         self._prepared: dict[str, PreparedText] = {}
         self._stems: dict[str, str] = {}
@@ -269,6 +276,7 @@ class MeteorEngine:
             return False
         self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
         self._hyp_synonyms.clear()
+        self._pair_scores.clear()  # its keys hold the forgotten strings
         self.tokenizer.clear_cache()
         if too_many_words:
             self._stems.clear()
@@ -278,7 +286,19 @@ class MeteorEngine:
         return True
 
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
-        """METEOR of hypothesis ``hyp`` against reference ``ref``."""
+        """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``)."""
+        if not self.max_pairs:
+            return self._score_pair(hyp, ref)
+        key = (hyp, ref)
+        value = self._pair_scores.get(key)
+        if value is None:
+            value = self._score_pair(hyp, ref)
+            if len(self._pair_scores) >= self.max_pairs:
+                self._pair_scores.clear()
+            self._pair_scores[key] = value
+        return value
+
+    def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
         hl, rl = len(hyp.words), len(ref.words)
         if hl == 0 or rl == 0:
             return 0.0

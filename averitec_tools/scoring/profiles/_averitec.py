@@ -17,10 +17,18 @@ from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, threshold
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim
-from averitec_tools.scoring.engine import MAX_EVIDENCE, check_options, make_engine, signature
+from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, answer_strings, qa_strings
 from averitec_tools.scoring.lenient import Lenience
-from averitec_tools.scoring.profiles.base import ClaimScore, PathLike, ProfileResult
+from averitec_tools.scoring.profiles._meteor import make_engine, signature
+from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileOption,
+    ProfileResult,
+    check_options,
+)
 from averitec_tools.scoring.submission import check_claim_text, load_gold_claims
+from averitec_tools.scoring.warm import WarmScoring, warm_gold_cache
 
 
 class _Prediction(Protocol):
@@ -49,10 +57,11 @@ class Inputs(Generic[P]):
 def read_inputs(
     *,
     profile: str,
-    allowed: Sequence[str],
+    declared: Mapping[str, ProfileOption],
     predictions: PathLike,
     references: PathLike,
     options: dict[str, Any],
+    warm: WarmScoring | None,
     load_predictions: Callable[..., list[P]],
     where: Callable[[int], str],
     check_reference: Callable[[int, AVeriTeCClaim, str], None] | None = None,
@@ -62,16 +71,35 @@ def read_inputs(
     ``check_reference(i, gold_claim, metric)`` runs right after claim ``i``'s text check,
     so the first defect of a file is the one reported.
     """
-    check_options(profile, options, allowed)
+    check_options(profile, options, declared)
     metric = options.get("metric", "all")
-    gold = load_gold_claims(references, profile=profile)
+    gold = load_gold_claims(references, profile=profile, cache=warm_gold_cache(warm, profile=profile))
     lenience = Lenience(enabled=bool(options.get("lenient", False)))
     preds = load_predictions(predictions, n_references=len(gold), references=str(references), lenience=lenience)
     for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
         check_claim_text(p.claim, g.claim, where(i))
         if check_reference is not None:
             check_reference(i, g, metric)
-    return Inputs(metric=metric, gold=gold, preds=preds, lenience=lenience, engine=make_engine(options))
+    engine = make_engine(options, warm=warm, profile=profile)
+    return Inputs(metric=metric, gold=gold, preds=preds, lenience=lenience, engine=engine)
+
+
+def gold_strings(references: PathLike, *, profile: str) -> list[str]:
+    """The gold side both AVeriTeC profiles compare: questions, Q+A and answer strings, each once.
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> gold = pathlib.Path(tempfile.mkdtemp()) / "g.json"
+        >>> _ = gold.write_text(json.dumps([{"claim": "c", "label": "Refuted",
+        ...     "questions": [{"question": "Who?", "answers": [{"answer": "Bob"}]}]}]))
+        >>> gold_strings(gold, profile="averitec2024")
+        ['Who?', 'Who? Bob', 'Bob']
+    """
+    out: list[str] = []
+    for claim in load_gold_claims(references, profile=profile):
+        out += [q.question for q in claim.questions]
+        out += qa_strings(claim.questions) + answer_strings(claim.questions)
+    return list(dict.fromkeys(out))
 
 
 def averitec_signature(*, profile: str, engine: MeteorEngine, lenience: Lenience) -> str:
@@ -167,6 +195,6 @@ def result(
 
 
 __all__ = [
-    "Inputs", "averitec_signature", "label_correctness", "level_means", "read_inputs", "result", "summary_head",
+    "Inputs", "averitec_signature", "gold_strings", "label_correctness", "level_means", "read_inputs", "result", "summary_head",
     "thresholded", "veracity",
 ]

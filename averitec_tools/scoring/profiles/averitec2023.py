@@ -29,6 +29,7 @@ absent) and counted (see :mod:`averitec_tools.scoring.lenient`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,12 +39,13 @@ from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVeriTeCClaim
-from averitec_tools.scoring.engine import (
+from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
     qa_strings,
 )
 from averitec_tools.scoring.profiles._averitec import (
     averitec_signature,
+    gold_strings,
     label_correctness,
     level_means,
     read_inputs,
@@ -52,8 +54,10 @@ from averitec_tools.scoring.profiles._averitec import (
     thresholded,
     veracity,
 )
+from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS
 from averitec_tools.scoring.profiles.base import (
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
 )
@@ -61,6 +65,7 @@ from averitec_tools.scoring.submission import (
     Prediction2023,
     load_predictions_2023,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLDS = (0.2, 0.3)
 
@@ -76,11 +81,14 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2023"
     description: ClassVar[str] = "AVeriTeC 2023 eval.py (gold-schema predictions, justification scores, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
         "questions_only", "questions_answers", "label_accuracy", "justification",
         *(f"{m}@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS for m in ("averitec_score", "justification_score")),
     )
+
+    def gold_strings(self, references: PathLike) -> list[str]:
+        return gold_strings(references, profile=self.name)
 
     def score(
         self,
@@ -89,6 +97,7 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         def needs_justification(i: int, g: AVeriTeCClaim, metric: str) -> None:
@@ -96,7 +105,8 @@ class Profile(ScoringProfile):
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
         inputs = read_inputs(
-            profile=self.name, allowed=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            warm=warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
             check_reference=needs_justification,
         )

@@ -34,6 +34,7 @@ only and so are not per-claim means.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
@@ -46,9 +47,12 @@ from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
+    check_options,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
@@ -142,7 +146,10 @@ class Profile(ScoringProfile):
     per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
-    OPTIONS: ClassVar[tuple[str, ...]] = ("max_evidence", "lenient")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
+        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)"),
+        "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
+    }
 
     def score(
         self,
@@ -151,15 +158,11 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
-        unknown = set(options) - set(self.OPTIONS)
-        if unknown:
-            raise UserError(
-                f"profile 'fever' does not take option(s): {', '.join(sorted(unknown))}",
-                hint=f"it takes {', '.join(self.OPTIONS)}",
-            )
-        max_evidence = options.get("max_evidence", 5)
+        check_options(self.name, options, self.OPTIONS)
+        max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
         golds = _read_gold(references, lenience)
