@@ -194,6 +194,7 @@ def label_scores(
     )
 
 
+@register_metric
 @dataclass(frozen=True)
 class AbstentionCoverage(
     Metric,
@@ -221,6 +222,7 @@ class AbstentionCoverage(
         ).coverage
 
 
+@register_metric
 @dataclass(frozen=True)
 class AbstentionAccuracy(
     Metric,
@@ -250,8 +252,6 @@ class AbstentionAccuracy(
         ).accuracy
 
 
-register_metric(AbstentionCoverage())
-register_metric(AbstentionAccuracy())
 
 __all__ = [
     "ABSTENTION_MODES",

@@ -401,6 +401,7 @@ def classwise_calibration_error(
     return float(np.mean(per_class))
 
 
+@register_metric
 @dataclass(frozen=True)
 class ExpectedCalibrationError(
     ConfidenceMetric,
@@ -421,6 +422,7 @@ class ExpectedCalibrationError(
     strategy: BinningStrategy = "uniform"
 
 
+@register_metric
 @dataclass(frozen=True)
 class MaximumCalibrationError(
     ConfidenceMetric,
@@ -441,6 +443,7 @@ class MaximumCalibrationError(
     strategy: BinningStrategy = "uniform"
 
 
+@register_metric
 @dataclass(frozen=True)
 class ClasswiseCalibrationError(
     ProbabilityMetric,
@@ -461,9 +464,6 @@ class ClasswiseCalibrationError(
     strategy: BinningStrategy = "uniform"
 
 
-register_metric(ExpectedCalibrationError())
-register_metric(MaximumCalibrationError())
-register_metric(ClasswiseCalibrationError())
 
 __all__ = [
     "DEFAULT_N_BINS",

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.metrics.tokenize import WordTokenizer
 
 ALPHA = 0.9
@@ -379,16 +379,21 @@ class MeteorEngine:
         return self.score_prepared(self.prepare_tokens(hypothesis), self.prepare_tokens(reference))
 
 
+@register_metric
 @dataclass(frozen=True)
-class Meteor:
+class Meteor(
+    Metric, name="meteor", higher_is_better=True,
+    description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it, "
+    "tokenised as nltk-3.9.1-word_tokenize",
+    citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
+):
     """METEOR of one candidate string against one reference string (NLTK 3.9.1 exact).
 
     Example:
-        >>> METEOR.info.name
-        'meteor'
+        >>> METEOR.info.name, METEOR.params
+        ('meteor', {'alpha': 0.9, 'beta': 3.0, 'gamma': 0.5})
     """
 
-    info: MetricInfo
     alpha: float = ALPHA
     beta: float = BETA
     gamma: float = GAMMA
@@ -408,16 +413,6 @@ def default_engine() -> MeteorEngine:
     return _DEFAULT_ENGINE
 
 
-METEOR = register_metric(
-    Meteor(
-        info=MetricInfo(
-            name="meteor",
-            higher_is_better=True,
-            description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it",
-            params={"alpha": ALPHA, "beta": BETA, "gamma": GAMMA, "tokenizer": "nltk-3.9.1-word_tokenize"},
-            citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
-        )
-    )
-)
+METEOR = Meteor()
 
 __all__ = ["METEOR", "Meteor", "MeteorEngine", "PreparedText", "default_engine"]

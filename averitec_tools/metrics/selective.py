@@ -339,6 +339,7 @@ def selective_accuracy(
     )
 
 
+@register_metric
 @dataclass(frozen=True)
 class AURC(
     ConfidenceMetric,
@@ -356,6 +357,7 @@ class AURC(
     """
 
 
+@register_metric
 @dataclass(frozen=True)
 class ExcessAURC(
     ConfidenceMetric,
@@ -373,6 +375,7 @@ class ExcessAURC(
     """
 
 
+@register_metric
 @dataclass(frozen=True)
 class CoverageAtRisk(
     ConfidenceMetric,
@@ -392,6 +395,7 @@ class CoverageAtRisk(
     max_risk: float = 0.1
 
 
+@register_metric
 @dataclass(frozen=True)
 class RiskAtCoverage(
     ConfidenceMetric,
@@ -411,6 +415,7 @@ class RiskAtCoverage(
     coverage: float = 0.8
 
 
+@register_metric
 @dataclass(frozen=True)
 class SelectiveAccuracy(
     Metric,
@@ -449,8 +454,6 @@ def oracle_aurc_of(*, correct: ArrayLike) -> float:
     return oracle_aurc(n=int(ok.size), n_correct=int(ok.sum()))
 
 
-for _metric in (AURC(), ExcessAURC(), CoverageAtRisk(), RiskAtCoverage(), SelectiveAccuracy()):
-    register_metric(_metric)
 
 __all__ = [
     "AURC",

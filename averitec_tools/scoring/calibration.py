@@ -165,6 +165,31 @@ def _intervals(
     }
 
 
+def headline_metrics(*, n_bins: int, strategy: str) -> dict[str, str]:
+    """The report's headline figures of confidence against correctness: JSON key → the
+    registry metric (parse form) that computes it.
+
+    Example:
+        >>> headline_metrics(n_bins=15, strategy="uniform")["ece"]
+        'ece(n_bins=15,strategy=uniform)'
+    """
+    binned = f"(n_bins={n_bins},strategy={strategy})"
+    return {"brier": "brier", "ece": f"ece{binned}", "mce": f"mce{binned}", "aurc": "aurc", "e_aurc": "e-aurc"}
+
+
+def _headline(kept: Sequence[ClaimScore], conf: Any, correct: Any, *, n_bins: int, strategy: str) -> dict[str, float]:
+    """Accuracy and :func:`headline_metrics`, each computed by its registry metric."""
+    from averitec_tools.metrics.base import parse_metric
+    from averitec_tools.metrics.keys import report_key
+    from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
+
+    out = {report_key(LABEL_ACCURACY): LABEL_ACCURACY(gold=[c.gold_label for c in kept],
+                                                      predicted=[c.pred_label for c in kept])}
+    for key, spec in headline_metrics(n_bins=n_bins, strategy=strategy).items():
+        out[key] = float(parse_metric(spec)(confidences=conf, correct=correct))
+    return out
+
+
 def confidence_metrics(specs: Sequence[str]) -> dict[str, Any]:
     """Registry metrics by their string form, each checked to take confidences and correctness.
 
@@ -255,7 +280,6 @@ def calibration_report(
         abstention_mask,
         label_scores,
     )
-    from averitec_tools.metrics.brier import brier_score
     from averitec_tools.metrics.ece import reliability_diagram
     from averitec_tools.metrics.selective import risk_coverage_curve, selective_accuracy
     from averitec_tools.metrics.signature import render_signature
@@ -334,12 +358,7 @@ def calibration_report(
         n_claims=len(result.per_claim),
         n_missing_confidence_dropped=n_missing,
         n_abstentions_excluded=n_excluded_abstain,
-        accuracy=float(correct.mean()),
-        brier=brier_score(confidences=conf, correct=correct),
-        ece=diagram.ece,
-        mce=diagram.mce,
-        aurc=curve.aurc,
-        e_aurc=curve.e_aurc,
+        **_headline(kept, conf, correct, n_bins=n_bins, strategy=strategy),
         oracle_aurc=curve.oracle_aurc,
         mean_confidence=float(conf.mean()),
         selective={
@@ -372,4 +391,4 @@ def calibration_report(
     )
 
 
-__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics"]
+__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics", "headline_metrics"]

@@ -14,7 +14,8 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, threshold_key
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.keys import report_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY, LABEL_MACRO_F1, f1_per_label
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, answer_strings, qa_strings
@@ -133,10 +134,11 @@ def label_correctness(gold: Sequence[AVeriTeCClaim], pred_labels: Sequence[str |
 
 
 def veracity(*, gold_labels: Sequence[str | None], pred_labels: Sequence[str | None], correct: Sequence[bool]) -> dict[str, Any]:
-    """Label accuracy, macro-F1 and per-label F1 over the four AVeriTeC labels."""
+    """Label accuracy, macro-F1 (the registry's, under their report keys) and per-label F1
+    over the four AVeriTeC labels."""
     return {
-        "accuracy": float(np.mean(correct)),
-        "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
+        report_key(LABEL_ACCURACY): LABEL_ACCURACY(gold=gold_labels, predicted=pred_labels),
+        report_key(LABEL_MACRO_F1): LABEL_MACRO_F1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
         "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
     }
 

@@ -35,8 +35,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.averitec_score import (
+    AVERITEC_THRESHOLDS,
+    AVeriTeCScore,
+    by_claim_type,
+    threshold_key,
+)
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVeriTeCClaim
 from averitec_tools.scoring.evidence_strings import (
@@ -83,8 +90,8 @@ class Profile(ScoringProfile):
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
-        "questions_only", "questions_answers", "label_accuracy", "justification",
-        *(f"{m}@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS for m in ("averitec_score", "justification_score")),
+        "questions_only", "questions_answers", claim_key(LABEL_ACCURACY), "justification",
+        *(k for t in AVERITEC_THRESHOLDS for k in (claim_key(AVeriTeCScore(threshold=t)), f"justification_score@{threshold_key(t)}")),
     )
 
     def gold_strings(self, references: PathLike) -> list[str]:
@@ -149,14 +156,15 @@ class Profile(ScoringProfile):
                 for t in TYPE_THRESHOLDS
             }
 
+        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
         per_claim = []
         for i in range(n):
             vals: dict[str, float] = {"questions_only": q_scores[i], "questions_answers": qa_scores[i]}
             if metric == "all":
-                vals["label_accuracy"] = float(correct[i])
+                vals[acc_key] = float(correct[i])
                 vals["justification"] = j_scores[i]
                 for k, t in enumerate(AVERITEC_THRESHOLDS):
-                    vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
+                    vals[level_keys[k]] = float(per_level[i][k])
                     vals[f"justification_score@{threshold_key(t)}"] = float(per_level_j[i][k])
             per_claim.append(vals)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,

@@ -47,8 +47,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.averitec_score import (
+    AVERITEC_THRESHOLDS,
+    AVeriTeCScore,
+    by_claim_type,
+    threshold_key,
+)
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
@@ -90,8 +97,8 @@ class Profile(ScoringProfile):
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
-        "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", "label_accuracy",
-        *(f"averitec_score@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS),
+        "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", claim_key(LABEL_ACCURACY),
+        *(claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS),
     )
 
     def gold_strings(self, references: PathLike) -> list[str]:
@@ -155,6 +162,7 @@ class Profile(ScoringProfile):
                 )
             }
 
+        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
         per_claim = []
         for i in range(n):
             vals: dict[str, float] = {
@@ -164,9 +172,9 @@ class Profile(ScoringProfile):
                 "answers_only_averitec_tools": a_scores[i],
             }
             if metric == "all":
-                vals["label_accuracy"] = float(correct[i])
-                for k, t in enumerate(AVERITEC_THRESHOLDS):
-                    vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
+                vals[acc_key] = float(correct[i])
+                for k, key in enumerate(level_keys):
+                    vals[key] = float(per_level[i][k])
             per_claim.append(vals)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)

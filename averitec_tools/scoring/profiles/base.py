@@ -57,11 +57,11 @@ def check_options(profile: str, options: Mapping[str, Any], declared: Mapping[st
         >>> check_options("evalai", {"metric": "hu-meteo"}, declared)
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: unknown metric 'hu-meteo' for profile 'evalai'
+        averitec_tools.errors.UserError: unknown metric 'hu-meteo' for profile 'evalai' (did you mean hu-meteor?)
         >>> check_options("evalai", {"max_evidence": 3}, declared)
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: profile 'evalai' does not take option(s): max_evidence
+        averitec_tools.errors.UserError: profile 'evalai' does not take option(s): max_evidence (it takes metric)
     """
     unknown = set(options) - set(declared)
     if unknown:

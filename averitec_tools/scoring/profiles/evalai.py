@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
-from averitec_tools.metrics.averitec_score import passes, threshold_key
+from averitec_tools.metrics.averitec_score import AVeriTeCScore, passes, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.lenient import Lenience
@@ -54,7 +55,9 @@ class Profile(ScoringProfile):
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
         "evidence_score", "correct",
-        *(f"{m}@{threshold_key(t)}" for t in EVALAI_THRESHOLDS for m in ("label_accuracy", "evidence_meteor")),
+        # label_accuracy@λ: the EvalAI name of averitec-score(threshold=λ,strict=False) (metrics/keys.py)
+        *(k for t in EVALAI_THRESHOLDS for k in (claim_key(AVeriTeCScore(threshold=t, strict=False)),
+                                                  f"evidence_meteor@{threshold_key(t)}")),
     )
 
     def score(
@@ -112,7 +115,7 @@ class Profile(ScoringProfile):
             label_acc: dict[str, float] = {}
             evidence: dict[str, float] = {}
             for t in EVALAI_THRESHOLDS:
-                key = threshold_key(t)
+                key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
                 hits, total = 0, 0.0
                 for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
                     ok = passes(s, t, strict=False)
@@ -120,7 +123,7 @@ class Profile(ScoringProfile):
                         if c:
                             hits += 1
                         total += s
-                    per_claim_values[i][f"label_accuracy@{key}"] = float(ok and c)
+                    per_claim_values[i][label_key] = float(ok and c)
                     per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
                 label_acc[key] = hits / n
                 evidence[key] = total / n

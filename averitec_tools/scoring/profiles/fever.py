@@ -40,7 +40,9 @@ from typing import Any, ClassVar
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
-from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.metrics.fever_score import CITATION, FEVER_SCORE, FeverScore
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.signature import render_signature
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 from averitec_tools.scoring.lenient import Lenience
@@ -143,7 +145,7 @@ class Profile(ScoringProfile):
     """
 
     name: ClassVar[str] = "fever"
-    per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (claim_key(FEVER_SCORE), claim_key(LABEL_ACCURACY))
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
@@ -190,14 +192,15 @@ class Profile(ScoringProfile):
                     hint="keep the predictions in the order of the gold file",
                 )
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
+        strict_key, acc_key = self.per_claim_metrics
         per_claim = tuple(
             ClaimScore(
                 claim_id=gold.id,
                 gold_label=gold.label,
                 pred_label=pred.predicted_label,
                 values={
-                    "strict_score": 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
-                    "label_accuracy": 1.0 if outcome.label_correct else 0.0,
+                    strict_key: 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
+                    acc_key: 1.0 if outcome.label_correct else 0.0,
                 },
                 confidence=pred.confidence,
                 probabilities=pred.probabilities,

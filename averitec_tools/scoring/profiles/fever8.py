@@ -44,6 +44,8 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_MAX_TOKENS,
 )
+from averitec_tools.metrics.keys import claim_key, report_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.signature import render_signature, threshold_field, wordnet_field
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
@@ -232,7 +234,7 @@ class Profile(ScoringProfile):
             vals = {
                 "ev2r_qa_precision": qa.precision, "ev2r_qa_recall": qa.recall,
                 "ev2r_q_precision": q.precision, "ev2r_q_recall": q.recall,
-                f"averitec_score_ev2r@{key}": new_score, "label_accuracy": float(correct),
+                f"averitec_score_ev2r@{key}": new_score, claim_key(LABEL_ACCURACY): float(correct),
                 "hu_meteor_questions_only": m_q[i], "hu_meteor_questions_answers": m_qa[i],
                 f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": old_score,
             }
@@ -259,7 +261,7 @@ class Profile(ScoringProfile):
             },
             "averitec_score_ev2r": {key: mean["score"]},
             "threshold": {"preset": rule.name, "threshold": thr, "comparison": cmp, "source": rule.source},
-            "veracity": {"accuracy": mean["acc"]},
+            "veracity": {report_key(LABEL_ACCURACY): mean["acc"]},
             "hu_meteor": {
                 "questions_only": sum(m_q) / n,
                 "questions_answers": sum(m_qa) / n,
