@@ -39,10 +39,9 @@ LABEL_METRICS: tuple[str, ...] = tuple(_label_metrics())
 def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
     """Reject an unknown --metric of a profile that declares its per-claim metrics, before
     anything is scored."""
+    from averitec_tools.metrics.keys import json_key
     from averitec_tools.registry import Registry
     from averitec_tools.scoring.profiles import get_profile
-
-    from averitec_tools.metrics.keys import json_key
 
     declared = get_profile(profile).per_claim_metrics
     if not names or not declared:
