@@ -136,9 +136,9 @@ def _intervals(
     """Bootstrap CIs of the headline numbers (all statistics vectorised over resamples)."""
     import numpy as np
 
+    from averitec_tools.metrics.binning import calibration_errors_batched
     from averitec_tools.metrics.bootstrap import bootstrap_ci
     from averitec_tools.metrics.brier import brier_batched
-    from averitec_tools.metrics.ece import calibration_errors_batched
     from averitec_tools.metrics.selective import aurc_batched
 
     def ece(c: Any, ok: Any, axis: int = -1) -> Any:

@@ -21,7 +21,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.scoring.profiles import DEFAULT_PROFILE, score_with_profile
 
 if TYPE_CHECKING:
-    from averitec_tools.metrics.bootstrap import PairedTestResult
+    from averitec_tools.metrics.paired import PairedTestResult
     from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult
 
 def _label_metrics() -> dict[str, Any]:
@@ -182,8 +182,9 @@ def compare_submissions(
 
     import numpy as np
 
-    from averitec_tools.metrics.bootstrap import encode_label_pairs, macro_f1_of_codes, paired_test
     from averitec_tools.metrics.keys import json_key
+    from averitec_tools.metrics.label_codes import encode_label_pairs, macro_f1_of_codes
+    from averitec_tools.metrics.paired import paired_test
     from averitec_tools.metrics.signature import render_signature
     from averitec_tools.registry import Registry
 
