@@ -137,6 +137,50 @@ def _labels(res_a: ProfileResult, res_b: ProfileResult, gold: Sequence[str]) -> 
     return labels
 
 
+def _available(
+    pairs: Sequence[tuple[ClaimScore, ClaimScore]], res_a: ProfileResult, res_b: ProfileResult
+) -> tuple[dict[str, tuple[Any, Any, Any]], dict[str, str]]:
+    """Metric → (per-claim data of A, of B, vectorised statistic or ``None`` for the mean),
+    and the metrics that cannot be compared, with why: the per-claim values, then the
+    label metrics recomputed from resampled (gold, predicted) pairs."""
+    from functools import partial
+
+    import numpy as np
+
+    from averitec_tools.metrics.label_codes import encode_label_pairs, macro_f1_of_codes
+
+    available: dict[str, tuple[Any, Any, Any]] = {}
+    value_keys, skipped = _value_keys(pairs)
+    for key in value_keys:
+        available[key] = (
+            np.array([float(x.values[key]) for x, _ in pairs]),
+            np.array([float(y.values[key]) for _, y in pairs]),
+            None,
+        )
+    if all(x.gold_label is not None for x, _ in pairs):
+        gold = [str(x.gold_label) for x, _ in pairs]
+        acc_key, f1_key = LABEL_METRICS
+        if acc_key not in available:
+            available[acc_key] = (
+                np.array([x.pred_label == x.gold_label for x, _ in pairs], dtype=np.float64),
+                np.array([y.pred_label == y.gold_label for _, y in pairs], dtype=np.float64),
+                None,
+            )
+        if f1_key not in available:
+            labels = _labels(res_a, res_b, gold)
+            available[f1_key] = (
+                encode_label_pairs(gold=gold, predictions=[x.pred_label for x, _ in pairs], labels=labels),
+                encode_label_pairs(gold=gold, predictions=[y.pred_label for _, y in pairs], labels=labels),
+                partial(macro_f1_of_codes, n_labels=len(labels)),
+            )
+    else:
+        missing = next(x.claim_id for x, _ in pairs if x.gold_label is None)
+        for name in LABEL_METRICS:
+            skipped[name] = f"claim {missing!r} has no gold label"
+
+    return available, skipped
+
+
 def compare_submissions(
     *,
     a: str | os.PathLike[str],
@@ -178,12 +222,7 @@ def compare_submissions(
         ...
         averitec_tools.errors.UserError: --alpha must be in (0, 1), got 1.5
     """
-    from functools import partial
-
-    import numpy as np
-
     from averitec_tools.metrics.keys import json_key
-    from averitec_tools.metrics.label_codes import encode_label_pairs, macro_f1_of_codes
     from averitec_tools.metrics.paired import paired_test
     from averitec_tools.metrics.signature import render_signature
     from averitec_tools.registry import Registry
@@ -201,35 +240,7 @@ def compare_submissions(
     res_b = score_with_profile(profile=profile, predictions=b, references=references)
     pairs = _align(res_a, res_b, a, b)
 
-    # name → (per-claim data of A, of B, vectorised statistic or None for the mean)
-    available: dict[str, tuple[Any, Any, Any]] = {}
-    value_keys, skipped = _value_keys(pairs)
-    for key in value_keys:
-        available[key] = (
-            np.array([float(x.values[key]) for x, _ in pairs]),
-            np.array([float(y.values[key]) for _, y in pairs]),
-            None,
-        )
-    if all(x.gold_label is not None for x, _ in pairs):
-        gold = [str(x.gold_label) for x, _ in pairs]
-        acc_key, f1_key = LABEL_METRICS
-        if acc_key not in available:
-            available[acc_key] = (
-                np.array([x.pred_label == x.gold_label for x, _ in pairs], dtype=np.float64),
-                np.array([y.pred_label == y.gold_label for _, y in pairs], dtype=np.float64),
-                None,
-            )
-        if f1_key not in available:
-            labels = _labels(res_a, res_b, gold)
-            available[f1_key] = (
-                encode_label_pairs(gold=gold, predictions=[x.pred_label for x, _ in pairs], labels=labels),
-                encode_label_pairs(gold=gold, predictions=[y.pred_label for _, y in pairs], labels=labels),
-                partial(macro_f1_of_codes, n_labels=len(labels)),
-            )
-    else:
-        missing = next(x.claim_id for x, _ in pairs if x.gold_label is None)
-        for name in LABEL_METRICS:
-            skipped[name] = f"claim {missing!r} has no gold label"
+    available, skipped = _available(pairs, res_a, res_b)
 
     names = Registry[str](f"metric of profile {profile!r}")
     for name in (*available, *skipped):
