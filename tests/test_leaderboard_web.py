@@ -238,7 +238,7 @@ def test_admin_page_and_actions_need_the_admin_token(board) -> None:
 
 
 def test_calibration_plots_are_drawn_once(board, monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.leaderboard.web import app as app_module
+    from averitec_tools.leaderboard.web import pages as app_module
 
     store, client, token, _, _ = board
     preds = json.loads(variant(5))

@@ -16,10 +16,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import jinja2
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -65,6 +65,11 @@ def wants_json(request: Request) -> bool:
         return True
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
+
+
+def site_of(request: Request) -> Site:
+    """The :class:`Site` of the app serving ``request`` (a FastAPI dependency of every route)."""
+    return request.app.state.site  # type: ignore[no-any-return]
 
 
 class Site:
@@ -209,4 +214,8 @@ class Site:
         return png
 
 
-__all__ = ["ADMIN_COOKIE", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "wants_json"]
+#: A route parameter ``site: SiteDep`` receives the app's :class:`Site`.
+SiteDep = Annotated[Site, Depends(site_of)]
+
+
+__all__ = ["ADMIN_COOKIE", "SiteDep", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "site_of", "wants_json"]
