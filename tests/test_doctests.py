@@ -60,8 +60,6 @@ NO_EXAMPLES = {
     "averitec_tools.scoring.profiles.base",
     "averitec_tools.scoring.profiles.evalai",
     "averitec_tools.scoring.profiles.fever8",
-    "averitec_tools.leaderboard.web.server",
-    "averitec_tools.leaderboard.web.views",
     "averitec_tools.loaders.averitec",
     "averitec_tools.loaders.r2vc",
     "averitec_tools.loaders.vitaminc",

@@ -2,8 +2,9 @@
 full failure reasons, cancel buttons) behind the admin token, and the bearer-token API.
 
 * ``GET /admin`` the page (sign in with the admin token: ``POST /admin/login``);
-* ``POST /admin/cancel/{id}`` (page button or ``Bearer ADMIN_TOKEN``);
-* ``POST /admin/reveal/{phase}``, ``POST /admin/rescore`` (``Bearer ADMIN_TOKEN``);
+* ``POST /admin/cancel/{id}``, ``POST /admin/reveal/{phase}``, ``POST /admin/rescore``:
+  ``Bearer ADMIN_TOKEN``, or the admin session with this site's ``Origin`` and the page's
+  CSRF token (:func:`admin_form`; every state-changing route is behind the same checks);
 * ``GET /api/admin/status``: queue counts and workers as JSON (``Bearer ADMIN_TOKEN``).
 
 Example:
@@ -31,10 +32,8 @@ router = APIRouter()
 
 def need_admin(site: Site, request: Request) -> Response | None:
     """``None`` for an admin session or the admin bearer token, else the 403."""
-    if site.is_admin(request):
+    if site.is_admin(request):  # a bearer token was checked (and counted) by the request guard
         return None
-    if site.bearer(request) is not None:
-        site.auth_failures.hit(site.client(request))
     return JSONResponse({"error": "admin token required"}, status_code=403)
 
 
@@ -77,7 +76,7 @@ async def admin_login(request: Request, site: SiteDep) -> Response:
     if refusal is not None:
         return refusal
     response = RedirectResponse("/admin", status_code=303)
-    site.set_session(request, response, cookie=ADMIN_COOKIE, key=site.store.admin_token_hash(), subject="admin")
+    site.set_session(request, response, cookie=ADMIN_COOKIE, subject="admin", bound=site.store.admin_token_hash())
     return response
 
 
@@ -99,23 +98,23 @@ async def admin_cancel(request: Request, sid: str, site: SiteDep) -> Response:
 
 
 @router.post("/admin/reveal/{phase}")
-def admin_reveal(request: Request, phase: str, site: SiteDep) -> Response:
-    refusal = need_admin(site, request)
+async def admin_reveal(request: Request, phase: str, site: SiteDep) -> Response:
+    _, refusal = await admin_form(site, request)
     if refusal is not None:
         return refusal
     try:
-        site.store.reveal(phase)
+        await run_in_threadpool(site.store.reveal, phase)
     except UserError as exc:
         return JSONResponse({"error": str(exc)}, status_code=404)
     return JSONResponse({"phase": phase, "revealed": True})
 
 
 @router.post("/admin/rescore")
-def admin_rescore(request: Request, site: SiteDep) -> Response:
-    refusal = need_admin(site, request)
+async def admin_rescore(request: Request, site: SiteDep) -> Response:
+    _, refusal = await admin_form(site, request)
     if refusal is not None:
         return refusal
-    return JSONResponse({"queued": site.store.requeue()})
+    return JSONResponse({"queued": await run_in_threadpool(site.store.requeue)})
 
 
 @router.get("/api/admin/status")

@@ -47,9 +47,10 @@ async def receive_upload(store: Store, team: str, form: Any) -> tuple[int, Any]:
 
 @router.post("/api/submissions")
 async def submit_api(request: Request, site: SiteDep) -> Response:
-    team, refusal = await run_in_threadpool(site.check_token, request, site.bearer(request), site.store.team_by_token)
-    if refusal is not None:  # before the body is read
-        return refusal
+    # the request guard checked (and counted) the bearer token, before the body is read
+    team = site.team_of(request) if site.bearer(request) is not None else None
+    if team is None:
+        return site.error(request, "uploads need a team's token (Authorization: Bearer TEAM_TOKEN)", 403)
     refusal = site.team_post_allowed(request, team)
     if refusal is not None:
         return refusal
@@ -68,13 +69,7 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
     row = store.submission(number) if number is not None else None
     if row is None:
         return JSONResponse({"error": f"no submission {sid[:30]}"}, status_code=404)
-    token = site.bearer(request)
-    owner = False
-    if token is not None:
-        who, refusal = site.check_token(request, token, lambda t: store.team_by_token(t) or ("admin" if store.check_admin(t) else None))
-        if refusal is not None:
-            return refusal
-        owner = who in (row["team"], "admin")
+    owner = site.bearer(request) is not None and (site.is_admin(request) or site.team_of(request) == row["team"])
     if not owner and not site.on_board(row):
         return JSONResponse({"error": "this submission's details need its team's token (Authorization: Bearer TOKEN) "
                                       "until it is on the board"}, status_code=403)

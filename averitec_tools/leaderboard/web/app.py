@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
@@ -37,7 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from averitec_tools.leaderboard.web import admin, api, pages, team
 from averitec_tools.leaderboard.web.pages import sort_key
 from averitec_tools.leaderboard.web.security import BodySizeLimit, BodyTooLarge, SecurityHeaders
-from averitec_tools.leaderboard.web.site import HERE, Site
+from averitec_tools.leaderboard.web.site import HERE, Refused, Site, request_guard
 
 logger = logging.getLogger("averitec.leaderboard")
 ROUTERS = (pages.router, team.router, api.router, admin.router)
@@ -61,6 +61,10 @@ def route_table(app: Any) -> list[tuple[str, str]]:
 
 
 def _add_error_handlers(app: FastAPI, site: Site, sized: BodySizeLimit) -> None:
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        return exc.response
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         text = "no such page" if exc.status_code == 404 else str(exc.detail)
@@ -81,11 +85,14 @@ def _add_error_handlers(app: FastAPI, site: Site, sized: BodySizeLimit) -> None:
         return site.error(request, "internal error (logged for the organisers)", 500)
 
 
-def create_app(url: str, *, max_upload_bytes: int | None = None) -> Any:
+def create_app(url: str, *, max_upload_bytes: int | None = None, secret_file: str | None = None) -> Any:
     """The ASGI app for the leaderboard stored at ``url`` (wrapped in the size limit and
-    the security headers; the FastAPI app itself is ``.app.app``)."""
-    site = Site(url, upload_limit=max_upload_bytes)
-    app = FastAPI(title=site.comp.title, docs_url=None, redoc_url=None, openapi_url=None)
+    the security headers; the FastAPI app itself is ``.app.app``). Sessions are signed
+    with the secret in ``secret_file`` (default: :func:`~averitec_tools.leaderboard.secret.secret_path`),
+    created if absent. :func:`~averitec_tools.leaderboard.web.site.request_guard` runs
+    before every route."""
+    site = Site(url, upload_limit=max_upload_bytes, secret_file=secret_file)
+    app = FastAPI(title=site.comp.title, docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(request_guard)])
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.state.store = site.store
     app.state.site = site

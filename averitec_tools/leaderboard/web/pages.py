@@ -2,7 +2,8 @@
 ``scores.json`` and plots) and ``/team/{name}``. Only safe methods (GET).
 
 A submission's details are shown to its team (signed in, or its bearer token) and the
-organisers until it stands on a visible board, then to everyone.
+organisers until it stands on a visible board, then to everyone; its gold labels and
+claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
@@ -21,9 +22,11 @@ from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.web.site import Site, SiteDep, parse_id
 from averitec_tools.leaderboard.web.views import (
     breakdown,
+    gold_visible,
     has_confidences,
     plot_png,
     visible_claims,
+    without_gold,
 )
 
 REFRESH_SECONDS = 2
@@ -83,7 +86,11 @@ def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str
     current = next((r for r in results if r["profile"] == phase.profile), None)
     revealed = store.revealed(phase.name)
     claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
-    return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed}, None
+    gold = gold_visible(phase, revealed=revealed)
+    if claims is not None and not gold:
+        claims = without_gold(claims)
+    return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed,
+            "gold": gold}, None
 
 
 @router.get("/submission/{sid}", response_class=HTMLResponse)
@@ -96,8 +103,9 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
     context: dict[str, Any] = {**view, "metrics": metrics, "refresh": REFRESH_SECONDS if view["row"]["state"] in ("pending", "running") else None}
     if claims:
         context["means"] = {m: sum(c["values"][m] for c in claims) / len(claims) for m in metrics}
-        context["by_label"] = breakdown(claims, key="gold", metrics=metrics)
-        context["by_type"] = breakdown(claims, key="types", metrics=metrics)
+        if view["gold"]:
+            context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
+                                     for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
         context["plots"] = has_confidences(claims)
     return site.page(request, "submission.html", title=f"Submission {view['row']['id']}", **context)
 

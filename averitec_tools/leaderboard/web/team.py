@@ -52,7 +52,7 @@ async def login(request: Request, site: SiteDep) -> Response:
     response = RedirectResponse("/submit", status_code=303)
     row = await run_in_threadpool(site.store.team, team)
     assert row is not None  # the token just named it
-    site.set_session(request, response, cookie=TEAM_COOKIE, key=row["token_hash"], subject=f"team:{row['id']}")
+    site.set_session(request, response, cookie=TEAM_COOKIE, subject=f"team:{row['id']}", bound=row["token_hash"])
     return response
 
 
