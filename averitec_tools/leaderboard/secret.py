@@ -68,16 +68,24 @@ def _parse(path: Path, text: str) -> bytes:
 
 
 def _write_new(path: Path, *, exclusive: bool) -> None:
+    """A new secret in ``path``, published whole (a temporary file, then a link or rename),
+    so that another process never reads half a secret; ``exclusive``: only if absent."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    target = path if exclusive else path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, (secrets.token_hex(32) + "\n").encode())
         os.fsync(fd)
     finally:
         os.close(fd)
-    if not exclusive:
-        os.replace(target, path)
+    try:
+        if exclusive:
+            os.link(tmp, path)  # FileExistsError when another process was first
+        else:
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def ensure_secret(path: Path) -> bytes:
