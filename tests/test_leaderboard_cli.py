@@ -119,3 +119,25 @@ def test_missing_nltk_data_is_named_to_the_organiser_not_to_the_team(tmp_path, d
     assert "NLTK resource '" in caplog.text and "set NLTK_DATA" in caplog.text  # the server log names it too
     row = Store(db[1]).submission(1)
     assert row["reason"] == failures.SERVER_SIDE and not row["charged"] and "NLTK" not in row["reason"]
+
+
+def test_init_creates_the_session_secret_apart_from_the_database(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    yaml_path = tmp_path / "c.yaml"
+    yaml_path.write_text(competition_yaml())
+    db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
+    assert main(["leaderboard", "init", str(yaml_path), "--json", *db]) == 0
+    secret = tmp_path / "lb.db.secret"
+    assert json.loads(capsys.readouterr().out)["secret_file"] == str(secret)
+    first = secret.read_text()
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(first.strip()) == 64
+    assert first.strip().encode() not in (tmp_path / "lb.db").read_bytes()
+    secret.chmod(0o644)  # loosened by hand: init again tightens it and keeps the secret
+    assert main(["leaderboard", "init", str(yaml_path), *db]) == 0
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_text() == first
+    capsys.readouterr()
+    custom = tmp_path / "elsewhere" / "s.secret"
+    assert main(["leaderboard", "secret", "rotate", "--secret-file", str(custom), "--json", *db]) == 0
+    assert json.loads(capsys.readouterr().out)["secret_file"] == str(custom) and custom.stat().st_mode & 0o777 == 0o600
+    secret.write_text("not a secret\n")
+    code = main(["leaderboard", "init", str(yaml_path), *db])
+    assert code == 2 and "not a leaderboard secret" in capsys.readouterr().err
