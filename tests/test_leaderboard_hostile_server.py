@@ -174,9 +174,11 @@ def test_every_state_changing_route_refuses_cross_site_posts(arena) -> None:
             ok = r.status_code == 403 and not new_cookies and _snapshot(url) == before
             _record(f"CSRF: {method} {path}, {how}", ok, f"{r.status_code} {r.text[:200]}")
     # the same sessions with the right Origin and CSRF field do act (the refusals above are the checks, not a broken route)
+    page = admin.get("/admin").text
+    assert 'action="/admin/reveal/test"' in page and 'action="/admin/rescore"' in page  # the page's buttons
     r = admin.post("/admin/reveal/test", data={"csrf": admin.csrf}, headers={"origin": base})
-    assert r.status_code in (200, 303), r.text
-    assert arena["store"].revealed("test")
+    assert r.status_code == 303 and r.headers["location"] == "/admin", r.text
+    assert arena["store"].revealed("test") and "test: revealed" in admin.get("/admin").text
 
 
 # ---------------------------------------------------------------------------------- item 4

@@ -2,7 +2,7 @@
 full failure reasons, cancel buttons) behind the admin token, and the bearer-token API.
 
 * ``GET /admin`` the page (sign in with the admin token: ``POST /admin/login``);
-* ``POST /admin/cancel/{id}``, ``POST /admin/reveal/{phase}``, ``POST /admin/rescore``:
+* ``POST /admin/cancel/{id}``, ``POST /admin/reveal/{phase}``, ``POST /admin/rescore`` (page buttons):
   ``Bearer ADMIN_TOKEN``, or the admin session with this site's ``Origin`` and the page's
   CSRF token (:func:`admin_form`; every state-changing route is behind the same checks);
 * ``GET /api/admin/status``: queue counts and workers as JSON (``Bearer ADMIN_TOKEN``).
@@ -59,8 +59,9 @@ def admin_page(request: Request, site: SiteDep) -> Response:
     else:
         store = site.store
         recent = store.submissions()[-RECENT:][::-1]
+        revealed = {p.name: store.revealed(p.name) for p in site.comp.phases}
         response = site.page(request, "admin.html", admin=True, csrf=token, queue=queue(store), workers=workers(store),
-                             recent=recent, title="Organisers")
+                             recent=recent, revealed=revealed, title="Organisers")
     site.csrf_cookie(request, response, token)
     return response
 
@@ -105,7 +106,9 @@ async def admin_reveal(request: Request, phase: str, site: SiteDep) -> Response:
     try:
         await run_in_threadpool(site.store.reveal, phase)
     except UserError as exc:
-        return JSONResponse({"error": str(exc)}, status_code=404)
+        return site.error(request, str(exc), 404) if site.bearer(request) is None else JSONResponse({"error": str(exc)}, status_code=404)
+    if site.bearer(request) is None:
+        return RedirectResponse("/admin", status_code=303)
     return JSONResponse({"phase": phase, "revealed": True})
 
 
@@ -114,7 +117,10 @@ async def admin_rescore(request: Request, site: SiteDep) -> Response:
     _, refusal = await admin_form(site, request)
     if refusal is not None:
         return refusal
-    return JSONResponse({"queued": await run_in_threadpool(site.store.requeue)})
+    queued = await run_in_threadpool(site.store.requeue)
+    if site.bearer(request) is None:
+        return RedirectResponse("/admin", status_code=303)
+    return JSONResponse({"queued": queued})
 
 
 @router.get("/api/admin/status")
