@@ -25,7 +25,11 @@ Reference behaviour reproduced (see :mod:`averitec_tools.metrics.fever_score`):
       under ``lenient`` it is counted (``missing_gold_evidence``) and scored as a claim
       with no evidence sets (recall 1 and never strictly correct, the reference's rule
       for ``"evidence": []``). ``"evidence": null`` on a NOT ENOUGH INFO line is read as
-      no evidence, as the reference reads it (NEI evidence is never scored).
+      no evidence, as the reference reads it (NEI evidence is never scored);
+    * a SUPPORTS/REFUTES gold line with ``"evidence": []`` (recall 1.0 for any prediction)
+      or an empty evidence set (``[[]]``: every prediction with the right label is strictly
+      correct) is an error naming the line and the claim; under ``lenient`` it is counted
+      (``empty_gold_evidence``) and scored as the reference scores it.
 
 Per-claim values are ``strict_score`` and ``label_accuracy`` (their means are the
 headline figures); ``precision``/``recall`` are macro averages over verifiable claims
@@ -74,6 +78,19 @@ def _missing_evidence(obj: dict[str, Any], label: str) -> str | None:
     return None
 
 
+def _empty_evidence(claim: FeverClaim) -> str | None:
+    """How a SUPPORTS/REFUTES gold claim's evidence is empty (``None``: it is not, or NEI)."""
+    if claim.label is None or claim.label.upper() == "NOT ENOUGH INFO":
+        return None
+    if not claim.evidence:
+        return "\"evidence\": [] (no evidence set: any prediction gets recall 1.0)"
+    empty = [i for i, group in enumerate(claim.evidence) if not group]
+    if empty:
+        return (f"an empty evidence set (set {empty[0]} of {len(claim.evidence)}: any prediction with the right "
+                "label is strictly correct)")
+    return None
+
+
 def _read_gold(path: PathLike, lenience: Lenience) -> list[FeverClaim]:
     golds = []
     for loc in iter_records(path):
@@ -94,6 +111,11 @@ def _read_gold(path: PathLike, lenience: Lenience) -> list[FeverClaim]:
                 hint="the FEVER scorer raises on such a line; give its evidence sets, or pass --lenient to score it "
                 "as a claim without evidence sets",
             )
+        empty = None if missing is not None else _empty_evidence(gold)
+        if empty is not None and not lenience.tolerate("empty_gold_evidence"):
+            raise UserError(f"{loc.where}: claim {gold.id!r} ({gold.label}) has {empty}",
+                            hint="give the claim its evidence sets, or pass --lenient to score it as the FEVER "
+                            "scorer does")
         golds.append(gold)
     return golds
 
@@ -131,7 +153,8 @@ class Profile(ScoringProfile):
 
     Options:
         max_evidence: predicted sentences that count (default 5; ``None`` = all).
-        lenient: tolerate (and count) gold lines without evidence (see the module notes).
+        lenient: tolerate (and count) gold lines without evidence, or with empty evidence
+            on a SUPPORTS/REFUTES claim (see the module notes).
 
     Example:
         >>> import json, pathlib, tempfile
