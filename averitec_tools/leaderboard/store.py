@@ -44,6 +44,7 @@ from averitec_tools.leaderboard.db import (
 )
 from averitec_tools.leaderboard.names import (
     check_meta,
+    confusable_with,
     file_display_name,
     name_key,
     system_name,
@@ -173,7 +174,8 @@ class Store(SubmissionQueue):
         """Create a team and return its token (shown once; only its hash is stored).
 
         Names follow :mod:`averitec_tools.leaderboard.names`; ``blue``, ``BLUE`` and
-        ``ｂｌｕｅ`` are the same name.
+        ``ｂｌｕｅ`` are the same name, and a look-alike of an existing team (``bIue``)
+        is refused.
         """
         name = team_name(name)
         key = name_key(name)
@@ -183,6 +185,10 @@ class Store(SubmissionQueue):
                 taken = conn.execute(sa.select(m.teams.c.name).where(m.teams.c.name_key == key)).scalar()
                 if taken is not None:
                     raise UserError(f"team {name!r} already exists" + (f" (as {taken!r}; names are compared case- and width-insensitively)" if taken != name else ""))
+                similar = confusable_with(name, conn.execute(sa.select(m.teams.c.name)).scalars())
+                if similar is not None:
+                    raise UserError(f"team name {name!r} looks like the existing team {similar!r} (Unicode confusables)",
+                                    hint="choose a name that does not read as another team's")
                 conn.execute(m.teams.insert().values(name=name, name_key=key, token_hash=hash_token(token), created_at=utcnow()))
         except sa.exc.IntegrityError:
             raise UserError(f"team {name!r} already exists") from None
