@@ -53,7 +53,7 @@ def _printed_signatures(tmp: Path) -> dict[str, str]:
     """One signature of every kind the package prints, computed for real on tiny files."""
     from _score_fixtures import make_files
 
-    from averitec_tools.baselines.r2vc.paper_table import signature as paper_table_signature
+    from averitec_tools.baselines.r2vc.experiments.tables import signature as paper_table_signature
     from averitec_tools.scoring.calibration import calibration_report
     from averitec_tools.scoring.compare import compare_submissions
     from averitec_tools.scoring.profiles import get_profile
