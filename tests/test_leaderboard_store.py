@@ -55,6 +55,30 @@ def test_tokens_are_stored_hashed(db_url: str) -> None:
         store.add_team("blue")
 
 
+def test_rotate_token_and_remove_team(db_url: str) -> None:
+    from averitec_tools.leaderboard.teams import REMOVED_REASON, remove_team, rotate_token
+
+    store = _store(db_url)
+    old = store.add_team("blue")
+    store.add_team("red")
+    kept = store.submit(team="red", system="s", phase="dev", content=variant(0), file_name="p.json").id
+    new = rotate_token(store, name="BLUE")  # names as add_team compares them
+    assert (store.team_by_token(old), store.team_by_token(new)) == (None, "blue")
+    first = store.submit(team="blue", system="s", phase="dev", content=variant(1), file_name="p.json").id
+    second = store.submit(team="blue", system="t", phase="dev", content=variant(2), file_name="p.json").id
+    store.cancel(second)  # already cancelled: not counted again
+    assert remove_team(store, name="blue") == {"team": "blue", "removed": True, "submissions_cancelled": 1}
+    row = store.submission(first)
+    assert (row["state"], row["reason"], row["charged"]) == ("cancelled", REMOVED_REASON, False)
+    assert store.team("blue") is None and store.team_by_token(new) is None and store.submission(kept)["state"] == "pending"
+    for call in (lambda: remove_team(store, name="blue"), lambda: rotate_token(store, name="blue"),
+                 lambda: store.submit(team="blue", system="u", phase="dev", content=variant(3), file_name="p.json")):
+        with pytest.raises(UserError, match="team 'blue'"):
+            call()
+    with pytest.raises(UserError, match="already exists"):
+        store.add_team("Blue")  # the name stays taken: nobody else appears under it
+
+
 def test_same_file_twice_is_one_submission(db_url: str) -> None:
     store = _store(db_url)
     store.add_team("blue")
