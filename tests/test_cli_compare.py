@@ -98,6 +98,9 @@ def test_randomization_and_options(files: tuple[str, str, str], capsys: pytest.C
     assert r["ci_method"] == "BCa"
     assert 1 / 301 <= r["p_value"] <= 1.0
     assert run_json(capsys, argv) == first  # seeded
+    # a label metric by its parse form (metrics/keys.py) is the same comparison, under its JSON key
+    by_parse_form = run_json(capsys, [x if x != "macro_f1" else "label-macro-f1" for x in argv])
+    assert by_parse_form == first
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:

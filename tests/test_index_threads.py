@@ -62,7 +62,10 @@ def test_dense_retriever_builds_with_the_fixed_thread_count(tmp_path: Path, thre
     import faiss
 
     from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-    from averitec_tools.baselines.r2vc.stages.retrieval.dense import FAISS_BUILD_THREADS, DenseRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import (
+        FAISS_BUILD_THREADS,
+        DenseRetriever,
+    )
 
     store = ParagraphStore.open(tiny_corpus(tmp_path, n=20))
     before = faiss.omp_get_max_threads()

@@ -213,13 +213,15 @@ class Store(SubmissionQueue):
 
     def team_by_token(self, token: str) -> str | None:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token))).scalar()
+            return conn.execute(
+                sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token), m.teams.c.removed_at.is_(None))
+            ).scalar()
 
     def team_by_id(self, team_id: int) -> dict[str, Any] | None:
         """``{id, name, token_hash}`` of team ``team_id`` (``None`` if there is none)."""
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def admin_token_hash(self) -> str:
@@ -228,14 +230,14 @@ class Store(SubmissionQueue):
 
     def team(self, name: str) -> dict[str, Any] | None:
         """The team called ``name`` (compared as :func:`~averitec_tools.leaderboard.names.name_key`
-        does), as ``{id, name, token_hash}``; ``None`` for no such team or an invalid name."""
+        does), as ``{id, name, token_hash}``; ``None`` for no such team, a removed one or an invalid name."""
         try:
             key = name_key(team_name(name))
         except UserError:
             return None
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
@@ -243,7 +245,7 @@ class Store(SubmissionQueue):
             key = name_key(team_name(team))
         except UserError:
             key = None
-        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key)
+        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key, m.teams.c.removed_at.is_(None))
         if lock and self.is_postgres:
             query = query.with_for_update()
         team_id = conn.execute(query).scalar()

@@ -38,21 +38,27 @@ only and so are not per-claim means.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
-from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.metrics.fever_score import CITATION, FEVER_SCORE, FeverScore
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.signature import render_signature
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
+    check_options,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
@@ -162,10 +168,13 @@ class Profile(ScoringProfile):
     """
 
     name: ClassVar[str] = "fever"
-    per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (claim_key(FEVER_SCORE), claim_key(LABEL_ACCURACY))
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
-    OPTIONS: ClassVar[tuple[str, ...]] = ("max_evidence", "lenient")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
+        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)"),
+        "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
+    }
 
     def score(
         self,
@@ -174,15 +183,11 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
-        unknown = set(options) - set(self.OPTIONS)
-        if unknown:
-            raise UserError(
-                f"profile 'fever' does not take option(s): {', '.join(sorted(unknown))}",
-                hint=f"it takes {', '.join(self.OPTIONS)}",
-            )
-        max_evidence = options.get("max_evidence", 5)
+        check_options(self.name, options, self.OPTIONS)
+        max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
         golds = _read_gold(references, lenience)
@@ -210,14 +215,15 @@ class Profile(ScoringProfile):
                     hint="keep the predictions in the order of the gold file",
                 )
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
+        strict_key, acc_key = self.per_claim_metrics
         per_claim = tuple(
             ClaimScore(
                 claim_id=gold.id,
                 gold_label=gold.label,
                 pred_label=pred.predicted_label,
                 values={
-                    "strict_score": 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
-                    "label_accuracy": 1.0 if outcome.label_correct else 0.0,
+                    strict_key: 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
+                    acc_key: 1.0 if outcome.label_correct else 0.0,
                 },
                 confidence=pred.confidence,
                 probabilities=pred.probabilities,
