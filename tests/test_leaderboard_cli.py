@@ -89,8 +89,8 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
 def test_status_and_show_need_no_gold_variable(tmp_path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 30 item 17: a competition whose gold is ``${VAR}/...`` needed VAR set for every
-    command, even ``status`` listing submissions. ``${VAR}`` is expanded when the gold file
-    is read (init checks it, scoring reads it), not when the competition is loaded."""
+    command, even ``status`` listing submissions. A stored competition keeps an unset
+    ``${VAR}`` as written: only scoring, which reads the gold, fails (naming it)."""
     import shutil
 
     from tests._leaderboard_helpers import DEMO_GOLD
@@ -115,7 +115,7 @@ def test_status_and_show_need_no_gold_variable(tmp_path, monkeypatch: pytest.Mon
     assert "blue" in capsys.readouterr().out
     (tmp_path / "q.json").write_bytes(variant(1))
     err = _err(capsys, _submit(tmp_path / "q.json", db))  # scoring reads the gold: now the variable is needed
-    assert "${LB_TEST_DATA} is not set" in err  # the organiser running submit is told the cause
+    assert "${LB_TEST_DATA}/gold.json" in err  # the organiser running submit is told the cause
 
 
 def test_missing_nltk_data_is_named_to_the_organiser_not_to_the_team(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str],

@@ -27,8 +27,9 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
         columns: [averitec_score@0.25, questions_answers, label_accuracy]
         gold_private: false         # true: gold labels and claim types never shown, even after reveal
 
-``${VAR}`` in ``gold`` is replaced by the environment variable when the gold file is
-read (``Phase.gold``; an unset variable is an error naming the file and the key). The keys and their types are the schema of
+``${VAR}`` in ``gold`` is replaced by the environment variable (an unset variable is an
+error naming the file and the key; a stored competition is loaded with ``env="optional"``,
+so commands that do not read the gold, such as ``status``, do not need the variable). The keys and their types are the schema of
 :mod:`averitec_tools.leaderboard.competition_schema`: an unknown key is an error with the
 close names.
 """
@@ -150,8 +151,9 @@ class Phase:
     """One phase (e.g. dev or test) of a competition."""
 
     name: str
-    #: The gold path as written, ``${VAR}`` not yet expanded (see :attr:`gold`).
-    gold_spec: str
+    #: The gold file (``${VAR}`` expanded; as written when the variable is unset and the
+    #: competition was loaded with ``env="optional"``).
+    gold: str
     profiles: tuple[str, ...]
     primary_metric: str
     visibility: str = "public"
@@ -161,13 +163,6 @@ class Phase:
     title: str = ""
     #: Gold labels and claim metadata (claim types) stay off every page even after the reveal.
     gold_private: bool = False
-    where: str = ""
-
-    @property
-    def gold(self) -> str:
-        """The gold file, ``${VAR}`` expanded now: only what reads the gold needs the variable
-        (``status`` or ``show`` on a stored competition do not)."""
-        return expand_env(self.gold_spec, where=f"{self.where}: gold")
 
     @property
     def profile(self) -> str:
@@ -217,9 +212,20 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
 
 
-def _phase(raw: Any, *, where: str) -> Phase:
+def _gold(spec: str, *, where: str, env: str) -> str:
+    """``spec`` with ``${VAR}`` expanded; with ``env="optional"`` an unset variable leaves
+    ``spec`` as written (a stored competition: only reading the gold needs the variable)."""
+    try:
+        return expand_env(spec, where=where)
+    except UserError:
+        if env == "optional":
+            return spec
+        raise
+
+
+def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
     """A schema-checked phase (:class:`~averitec_tools.leaderboard.competition_schema.PhaseFile`)
-    with its names checked against the registries (``${VAR}`` in ``gold`` is expanded on use)."""
+    with its names checked against the registries and ``${VAR}`` in ``gold`` expanded."""
     from averitec_tools.scoring.profiles import PROFILES
 
     where = f"{where} ({raw.name})"
@@ -233,7 +239,7 @@ def _phase(raw: Any, *, where: str) -> Phase:
     split = None if raw.split is None else Split(raw.split.public_fraction, raw.split.seed)
     return Phase(
         name=raw.name,
-        gold_spec=raw.gold,
+        gold=_gold(raw.gold, where=f"{where}: gold", env=env),
         profiles=profiles,
         primary_metric=raw.primary_metric,
         visibility=raw.visibility,
@@ -241,7 +247,6 @@ def _phase(raw: Any, *, where: str) -> Phase:
         split=split,
         columns=columns,
         title=raw.name if raw.title is None else raw.title,
-        where=where,
         gold_private=raw.gold_private,
     )
 
@@ -251,7 +256,7 @@ def _or_defaults(values: Any, defaults: Any) -> dict[str, Any]:
     return {k: getattr(defaults, k) if v is None else v for k, v in values.model_dump().items()}
 
 
-def parse_competition(data: Any, *, where: str, source: str = "") -> Competition:
+def parse_competition(data: Any, *, where: str, source: str = "", env: str = "required") -> Competition:
     """Validate a competition mapping (already loaded from YAML).
 
     The keys and their types are the schema's
@@ -271,7 +276,7 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
     if not isinstance(data, Mapping):
         raise UserError(f"{where}: a competition file is a YAML mapping with 'name' and 'phases'")
     raw = validate(CompetitionFile, data, where=where)
-    phases = tuple(_phase(p, where=f"{where}: phases[{i}]") for i, p in enumerate(raw.phases))
+    phases = tuple(_phase(p, where=f"{where}: phases[{i}]", env=env) for i, p in enumerate(raw.phases))
     names = [p.name for p in phases]
     if len(set(names)) != len(names):
         raise UserError(f"{where}: duplicate phase names in {names}")
@@ -292,11 +297,11 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
     )
 
 
-def load_competition_text(text: str, *, where: str) -> Competition:
+def load_competition_text(text: str, *, where: str, env: str = "required") -> Competition:
     """Parse competition YAML text (UserError with the file name on a YAML error)."""
     from averitec_tools.configfile import load_yaml_text
 
-    return parse_competition(load_yaml_text(text, where=where), where=where, source=text)
+    return parse_competition(load_yaml_text(text, where=where), where=where, source=text, env=env)
 
 
 def load_competition(path: str | os.PathLike[str]) -> Competition:
