@@ -21,7 +21,7 @@ def _resolvers() -> dict[str, Callable[[], Path]]:
     from averitec_tools.baselines.averitec.config import builtin_config
     from averitec_tools.baselines.averitec.config import cache_dir as averitec_cache
     from averitec_tools.baselines.r2vc.config import builtin_config as r2vc_builtin
-    from averitec_tools.baselines.r2vc.offline_data import cache_root as r2vc_cache
+    from averitec_tools.baselines.r2vc.offline.data import cache_root as r2vc_cache
     from averitec_tools.leaderboard.processing import default_cache_dir as leaderboard_cache
     from averitec_tools.loaders.locate import download_root
     from averitec_tools.metrics.ev2r_official import FEVER8_PROMPT_SOURCE, cached_file
