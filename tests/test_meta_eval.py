@@ -219,7 +219,6 @@ def test_cli_unknown_scorer_and_missing_data(tmp_path: Path, capsys: pytest.Capt
     assert main(["meta-eval", "--data", str(tmp_path), "--scorer", "hu-meteer"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such file" in err[0]  # the data is read first
-    os.environ.pop("_UNUSED", None)
 
 
 @pytest.mark.shared_data

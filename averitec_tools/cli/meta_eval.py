@@ -33,6 +33,9 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data", metavar="DIR", help=f"the study's files (default: <data root>/{DATA_SUBDIR})")
+    parser.add_argument("--ratings", metavar="FILE.xlsx", help="the ratings workbook (default: DIR's)")
+    parser.add_argument("--items", metavar="FILE.jsonl",
+                        help="the per-item texts, one line per kept rating row (default: DIR's predictions_hmeteor.jsonl)")
     parser.add_argument("--scorer", action="append", metavar="SPEC",
                         help="evidence scorer spec (repeatable; default: hu-meteor, hu-meteor-study, meteor, "
                              "bleu, rouge, minilm-qa-f1); see docs/meta_eval.md")
@@ -47,9 +50,11 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _data_dir(arg: str | None) -> Path:
+def _data_dir(arg: str | None, *, needed: bool = True) -> Path:
     if arg:
         return Path(arg)
+    if not needed:
+        return Path(".")
     from averitec_tools.loaders.locate import data_roots
 
     roots = data_roots()
@@ -109,12 +114,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--resamples must be at least 1, got {args.resamples}")
     if not 0 < args.confidence_level < 1:
         raise UserError(f"--confidence-level must be between 0 and 1, got {args.confidence_level}")
-    data = _data_dir(args.data)
-    inputs = [p for p in data.rglob("*") if p.is_file()] if data.is_dir() else []
+    own_files = bool(args.ratings and args.items and args.no_reproduce)
+    data = _data_dir(args.data, needed=not own_files)
+    inputs = [p for p in data.rglob("*") if p.is_file()] if data.is_dir() and not own_files else []
+    inputs += [Path(p) for p in (args.ratings, args.items) if p]
     plot = check_output_file(args.plot, option="--plot", inputs=inputs) if args.plot else None
     report = _clean(meta_eval(data_dir=data, specs=args.scorer or DEFAULT_SCORERS, resamples=args.resamples,
                               level=args.confidence_level, seed=args.seed, reproduce=not args.no_reproduce,
-                              lite_size=args.lite))
+                              lite_size=args.lite, ratings=Path(args.ratings) if args.ratings else None,
+                              items_file=Path(args.items) if args.items else None))
     if plot is not None:
         from averitec_tools.scoring.meta_eval.plot import plot_correlations
 

@@ -43,7 +43,9 @@ def plot_correlations(*, rows: Sequence[dict[str, Any]], path: str | os.PathLike
             ci = r["ci"][statistic]
             v = r[statistic]
             ax.barh(y, v, color="#c44e52" if r["llm"] else "#4c72b0", hatch="//" if r["llm"] else None, alpha=0.85)
-            ax.errorbar(v, y, xerr=[[v - ci["low"]], [ci["high"] - v]], fmt="none", ecolor="black", capsize=2, lw=1)
+            if ci.get("low") is not None and ci.get("high") is not None:  # a percentile CI can miss the estimate
+                ax.errorbar(v, y, xerr=[[max(0.0, v - ci["low"])], [max(0.0, ci["high"] - v)]], fmt="none",
+                            ecolor="black", capsize=2, lw=1)
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_title(dim.replace("_", " "), fontsize=9)
         ax.set_xlim(-0.5, 0.8)

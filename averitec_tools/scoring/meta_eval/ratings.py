@@ -18,7 +18,6 @@ dropped, which leaves 278 of 389. Verdict agreement is 1 when the annotators' ve
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -135,28 +134,27 @@ def kept_rows(path: Path) -> list[dict[str, Any]]:
 
 def read_items_file(path: Path) -> list[dict[str, Any]]:
     """The study's per-item JSON lines (``claim, evidence, response.{reference_evidence, score}, gold, id``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    from averitec_tools.jsonio import iter_jsonl
+
     out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for rec in iter_jsonl(path):  # missing file, bad UTF-8, bad or too deeply nested JSON: one line
+        obj = rec.value
         try:
-            obj = json.loads(line)
+            score = obj["response"].get("score")
+            if score is not None and not isinstance(score, int | float) or isinstance(score, bool):
+                raise TypeError(f"score is {score!r}")
             out.append({"id": int(obj["id"]), "claim": str(obj["claim"]), "evidence": str(obj["evidence"]),
                         "reference": str(obj["response"]["reference_evidence"]), "gold": str(obj["gold"]),
-                        "score": obj["response"].get("score")})
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{path}: line {n}: not a per-item record ({type(exc).__name__}: {exc})") from None
+                        "score": score})
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            raise UserError(f"{rec.where}: not a per-item record ({type(exc).__name__}: {exc})") from None
     return out
 
 
-def load_rated_items(*, data_dir: Path) -> list[RatedItem]:
+def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path | None = None) -> list[RatedItem]:
     """The kept rating rows of ``data_dir`` joined, row by row, to the per-item texts.
+
+    ``ratings`` / ``items`` replace the workbook / the per-item file of ``data_dir``.
 
     Raises:
         UserError: A missing file or column, or a per-item line whose claim id is not the
@@ -169,21 +167,21 @@ def load_rated_items(*, data_dir: Path) -> list[RatedItem]:
         ...
         averitec_tools.errors.UserError: ...AVERITEC_FC_Evidence_Evaluation_Responses.xlsx: no such file
     """
-    rows = kept_rows(data_dir / RATINGS_FILE)
-    items_path = data_dir / ITEMS_FILE
+    rows = kept_rows(ratings or data_dir / RATINGS_FILE)
+    items_path = items or data_dir / ITEMS_FILE
     texts = read_items_file(items_path)
     if len(texts) != len(rows):
         raise UserError(f"{items_path}: {len(texts)} items, but the ratings keep {len(rows)} rows")
-    items = []
+    out = []
     for i, (r, t) in enumerate(zip(rows, texts, strict=True)):
         if r["id"] != t["id"]:
             raise UserError(f"{items_path}: line {i + 1}: claim id {t['id']}, but rating row {r['line']} "
                             f"is claim {r['id']}")
         ratings = {d: r[d] for d in RATED_DIMENSIONS}
         ratings["verdict_agreement"] = float(label_agrees(gold=t["gold"], majority=r["label_majority"]))
-        items.append(RatedItem(row=i, team=r["team"], claim_id=r["id"], claim=t["claim"], predicted=t["evidence"],
-                               reference=t["reference"], gold=t["gold"], ratings=ratings))
-    return items
+        out.append(RatedItem(row=i, team=r["team"], claim_id=r["id"], claim=t["claim"], predicted=t["evidence"],
+                             reference=t["reference"], gold=t["gold"], ratings=ratings))
+    return out
 
 
 __all__ = ["DIMENSIONS", "GOLD_CHECK_IDS", "ITEMS_FILE", "RATED_DIMENSIONS", "RATINGS_FILE", "RatedItem",

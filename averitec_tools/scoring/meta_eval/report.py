@@ -69,11 +69,15 @@ def run_scorers(*, specs: Sequence[str], items: Sequence[RatedItem], resamples: 
 
 
 def meta_eval(*, data_dir: Path, specs: Sequence[str] = DEFAULT_SCORERS, resamples: int = 1000,
-              level: float = 0.95, seed: int = 0, reproduce: bool = True, lite_size: int = 0) -> dict[str, Any]:
-    """The whole report: ``reproduction`` (48 figures), ``scorers`` (rows), ``items`` and optional ``lite``."""
+              level: float = 0.95, seed: int = 0, reproduce: bool = True, lite_size: int = 0,
+              ratings: Path | None = None, items_file: Path | None = None) -> dict[str, Any]:
+    """The whole report: ``reproduction`` (48 figures), ``scorers`` (rows), ``items`` and optional ``lite``.
+
+    ``ratings`` / ``items_file`` replace the ratings workbook / per-item file of ``data_dir``.
+    """
     from averitec_tools.scoring.meta_eval.reproduce import reproduce_study
 
-    items = load_rated_items(data_dir=data_dir)
+    items = load_rated_items(data_dir=data_dir, ratings=ratings, items=items_file)
     rows, infos = run_scorers(specs=specs, items=items, resamples=resamples, level=level, seed=seed)
     report: dict[str, Any] = {
         "data": str(data_dir),
