@@ -244,7 +244,7 @@ class FileScorer(Scorer):
             if row["id"] != it.claim_id:
                 raise UserError(f"{self.path}: line {n}: claim id {row['id']}, expected {it.claim_id}")
             s = row["score"]
-            out.append(None if s is None else float(s))
+            out.append(None if s is None or s != s else float(s))  # blank or NaN: left out, not 0
         return out
 
 
