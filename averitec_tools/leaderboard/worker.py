@@ -112,7 +112,7 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
         else:
             logger.info("submission %d was cancelled (or taken back) while being scored; dropped", sid)
     except Failure as failure:
-        store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged)
+        store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged, drop_content=failure.drop_content)
         logger.info("submission %d (team %s) failed%s: %s", sid, row["team"], "" if failure.charged else " (not charged)", failure.server)
     except Exception as exc:  # a bug must not leave the submission stuck
         internal = internal_failure(exc)
