@@ -198,7 +198,7 @@ class Isolation:
         (True, False)
     """
 
-    in_process_bytes: int = 4 << 20
+    in_process_bytes: int = 1 << 20
     recycle_bytes: int = 64 << 20
     scored_in_process: int = 0
 
