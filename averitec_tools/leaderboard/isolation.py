@@ -95,9 +95,11 @@ def _child(job: Callable[[], Any], write_fd: int, memory_bytes: int, file_name: 
 
 @dataclass
 class JobStats:
-    """What the last :func:`run_isolated` measured: the child's peak private memory."""
+    """What the last :func:`run_isolated` measured: the child's peak private memory, and
+    whether the worker killed it (past its memory, or stopped)."""
 
     peak_private_bytes: int = 0
+    killed: bool = False
 
 
 #: Filled by each :func:`run_isolated` call (for logs and the benchmarks).
@@ -142,7 +144,7 @@ def run_isolated(job: Callable[[], T], *, memory_bytes: int, file_name: str, pol
         finally:
             os._exit(code)
     os.close(write_fd)
-    LAST.peak_private_bytes = 0
+    LAST.peak_private_bytes, LAST.killed = 0, False
     chunks: list[bytes] = []
     too_large = reaped = False
     try:
@@ -165,6 +167,7 @@ def run_isolated(job: Callable[[], T], *, memory_bytes: int, file_name: str, pol
     finally:
         os.close(read_fd)
         if not reaped:  # past its memory, or stopped while waiting (time limit, cancel)
+            LAST.killed = True
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             _, status = os.waitpid(pid, 0)
@@ -208,7 +211,11 @@ class Isolation:
     def run(self, job: Callable[[], T], *, content: bytes, memory_bytes: int, file_name: str) -> T:
         """``job`` (scoring ``content``) where :class:`Isolation` says."""
         if not self.in_process(content):
-            return run_isolated(job, memory_bytes=memory_bytes, file_name=file_name)
+            try:
+                return run_isolated(job, memory_bytes=memory_bytes, file_name=file_name)
+            finally:
+                if LAST.killed:  # kept scoring helpers may be mid-way through its parts: replace them
+                    self.scored_in_process = self.recycle_bytes
         self.scored_in_process += len(content)
         return job()
 
