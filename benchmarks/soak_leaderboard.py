@@ -76,22 +76,26 @@ def hostile(k: int, tag: str) -> bytes:
     return json.dumps(preds).encode()
 
 
-def worst_legal(tag: str, *, tokens: int) -> bytes:
-    """A legal submission near the soak competition's ``max_tokens_total``: every claim's
-    evidence made of long strings of distinct words (nothing any cache has seen)."""
+def worst_legal(tag: str, *, tokens: int, max_evidence: int = 200, compact: bool = False) -> bytes:
+    """A legal submission near a competition's ``max_tokens_total`` of ``tokens``: every
+    claim's evidence made of long strings of distinct words (nothing any cache has seen),
+    at most ``max_evidence`` items per claim (strings get longer instead). ``compact``
+    words (a hex counter) keep 5,000,000 tokens under the default 50 MB upload limit."""
     preds = json.loads(DEMO_PREDS.read_text())
-    per_string = 100
-    n_strings = tokens // per_string
-    per_claim = max(1, n_strings // (2 * len(preds)))
+    per_string = max(100, -(-tokens // (2 * len(preds) * max_evidence)))
+    per_claim = max(1, tokens // per_string // (2 * len(preds)))
     counter = 0
+
+    def words(kind: str) -> str:
+        nonlocal counter
+        if compact:
+            counter += per_string
+            return " ".join(f"{tag}{n:x}" for n in range(counter - per_string, counter))
+        counter += 1
+        return " ".join(f"{tag}{kind}{counter}w{i}" for i in range(per_string))
+
     for p in preds:
-        evidence = []
-        for _ in range(per_claim):
-            q = " ".join(f"{tag}q{counter}w{i}" for i in range(per_string))
-            a = " ".join(f"{tag}a{counter}w{i}" for i in range(per_string))
-            evidence.append({"question": q, "answer": a, "url": "https://example.org"})
-            counter += 1
-        p["evidence"] = evidence
+        p["evidence"] = [{"question": words("q"), "answer": words("a"), "url": "https://example.org"} for _ in range(per_claim)]
     return json.dumps(preds).encode()
 
 

@@ -13,10 +13,11 @@ An address-space limit (``RLIMIT_AS``, ``RLIMIT_DATA``) was tried first and refu
 the 50-claim demo submission: the BLAS thread the child starts reserves about 1 GB of
 address space it never touches, so the bound is on memory really held instead.
 
-Forking costs a new submission its warm caches (measured: 0.36 s in the warm worker, 0.7 s
-in a child, for the 50-claim demo file), so :class:`Isolation` scores uploads of at most
-4 MiB (a 2,215-claim test submission at the 2024 baseline's density is about 3.2 MB) in
-the worker, whose memory that size bounds, and only larger ones in a child.
+A child costs a new submission some speed (it starts from the worker's caches but keeps
+nothing it learns: measured on the 50-claim demo file, 0.36 s in the warm worker, 0.7 s in
+a child, under a load average of 20), so :class:`Isolation` scores uploads of at most
+1 MiB (the 500-claim 2024 baseline is 0.73 MB) in the worker, whose memory that size
+bounds, and only larger ones in a child.
 
 POSIX only (``fork``, Linux ``/proc``); elsewhere the job runs in the worker itself.
 

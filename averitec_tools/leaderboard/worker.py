@@ -1,7 +1,7 @@
 """The scoring worker: take the next submission, score it within its limits, store the outcome.
 
 Memory is bounded per submission (:mod:`averitec_tools.leaderboard.isolation`): an upload
-of at most 4 MiB is scored in the warm worker (its size bounds the memory, and the
+of at most 1 MiB is scored in the warm worker (its size bounds the memory, and the
 worker forgets all but the gold side after every 64 MiB of them); a larger one in a
 child process forked from it, killed past ``scoring.memory_mb`` of its own memory (a
 refusal charged to the team, "too large to score"), whose memory goes back to the
