@@ -4,14 +4,17 @@ Every reader here turns malformed input into a one-line :class:`UserError`:
 non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file,
 and everything :mod:`averitec_tools.jsonbounds` bounds (integers of more than 100 digits,
 numbers that overflow to infinity, nesting past about a thousand levels, lines and files
-past their size bounds: ``/dev/zero`` is refused, not read for ever). JSONL is streamed
-line by line; a JSON array is parsed once.
+past their size bounds: ``/dev/zero`` is refused, not read for ever), and a lone
+surrogate escape (``"\\ud800"``: not a Unicode character, so no UTF-8 output could hold
+it; refused where it is read, naming the item and the field). JSONL is streamed line by
+line; a JSON array is parsed once.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -123,6 +126,79 @@ def _too_deep(where: str) -> UserError:
     return UserError(f"{where}: JSON nested too deeply (arrays or objects more than about 1,000 levels deep)")
 
 
+#: Only a ``\\uD800``-``\\uDFFF`` escape can put a surrogate into parsed JSON (UTF-8 input
+#: cannot encode one): files without such an escape are not walked.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> tuple[str, str] | None:
+    """``(field path, character)`` of the first lone surrogate in ``value``, if any."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return path, found.group()
+        elif isinstance(item, dict):
+            for key, sub in reversed(item.items()):
+                dotted = f"{path}.{key}" if path else str(key)
+                if _SURROGATE.search(key):
+                    stack.append((f"{path}.<key>" if path else "<key>", key))
+                else:
+                    stack.append((dotted, sub))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", sub) for i, sub in reversed(list(enumerate(item))))
+    return None
+
+
+def refuse_lone_surrogates(value: Any, *, text: str, where: str, items: bool = False) -> None:
+    """Raise if parsed ``value`` (from ``text``) holds a lone surrogate.
+
+    Args:
+        value: The parsed JSON.
+        text: The text it was parsed from (walked only if it has a surrogate escape).
+        where: ``file`` or ``file:line`` for the message.
+        items: ``value`` is a file's array of items: name the item (``file[i]`` and its
+            ``claim_id``/``id``) rather than a path from the top.
+
+    Raises:
+        UserError: One line naming the file, item and field.
+
+    Example:
+        >>> import json
+        >>> pair = r'["\\ud83d\\ude00"]'  # a surrogate pair: one character, accepted
+        >>> refuse_lone_surrogates(json.loads(pair), text=pair, where="f.json")
+        >>> lone = r'{"a": "\\ud800"}'
+        >>> refuse_lone_surrogates(json.loads(lone), text=lone, where="f.json")
+        Traceback (most recent call last):
+        averitec_tools.errors.UserError: f.json: a: a lone surrogate U+D800 ...
+    """
+    if not _SURROGATE_ESCAPE.search(text):
+        return
+    found: tuple[str, str] | None = None
+    if items and isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _lone_surrogate(item)
+            if found:
+                where = f"{where}[{i}]"
+                value = item
+                break
+    else:
+        found = _lone_surrogate(value)
+    if found is None:
+        return
+    field, char = found
+    if isinstance(value, dict):
+        key = next((k for k in ("claim_id", "id") if k in value and not isinstance(value[k], (dict, list))), None)
+        if key is not None:
+            where = f"{where} ({key} {value[key]!r})"
+    raise UserError(f"{where}: {field + ': ' if field else ''}a lone surrogate U+{ord(char):04X} (a \\u escape "
+                    "that is not a Unicode character; no UTF-8 output can hold it)",
+                    hint="write the character itself, or a valid \\uD8xx\\uDCxx pair")
+
+
 def load_json(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Any:
     """Parse a whole JSON file within ``limits`` (:mod:`averitec_tools.jsonbounds`),
     reporting line and column of any syntax error."""
@@ -134,7 +210,9 @@ def load_json(path: str | os.PathLike[str], *, limits: ReadLimits | None = None)
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _decode_error(p, data, exc) from None
-    return jsonbounds.loads(text, where=str(p), limits=lim)
+    value = jsonbounds.loads(text, where=str(p), limits=lim)
+    refuse_lone_surrogates(value, text=text, where=str(p), items=True)
+    return value
 
 
 def iter_jsonl(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Iterator[Located]:
@@ -159,6 +237,7 @@ def iter_jsonl(path: str | os.PathLike[str], *, limits: ReadLimits | None = None
             except UnicodeDecodeError as exc:
                 raise _decode_error(p, raw, exc, base_line=lineno) from None
             value = jsonbounds.loads(line, where=str(p), line=lineno, limits=lim)
+            refuse_lone_surrogates(value, text=line, where=f"{p}:{lineno}")
             yield Located(value, str(p), lineno, index)
             index += 1
 
@@ -325,5 +404,6 @@ def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[s
 
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
+    "refuse_lone_surrogates",
     "sniff_format", "write_head",
 ]

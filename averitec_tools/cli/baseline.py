@@ -106,7 +106,7 @@ def _claims_path(args: argparse.Namespace, config: Any) -> str:
         return str(args.claims)
     if not config.offline.enabled:
         raise UserError(f"config {config.name!r}: --claims is required")
-    from averitec_tools.baselines.r2vc.offline_data import default_claims_path
+    from averitec_tools.baselines.r2vc.offline.data import default_claims_path
 
     return str(default_claims_path())
 
@@ -144,7 +144,7 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     """--config, --claims (checked before any model is built) as the config and the run's claims."""
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.output import load_claims
+    from averitec_tools.baselines.r2vc.io.claims import load_claims
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
@@ -161,7 +161,7 @@ def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
     """``--candidates DIR``: store (or replay) every claim's candidates there."""
     if not getattr(args, "candidates", None):
         return
-    from averitec_tools.baselines.r2vc.candidates import open_store
+    from averitec_tools.baselines.r2vc.io.candidates import open_store
 
     pipe.candidate_store = open_store(args.candidates, config=pipe.config, components=pipe.components,
                                       corpus=args.corpus)
@@ -170,7 +170,7 @@ def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
 def _given_evidence_components(pipe: Any, evidence: str) -> None:
     """Name the oracle-document setting in the summary's components."""
     if evidence == "given":
-        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+        from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
 
         pipe.components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
 
@@ -188,7 +188,7 @@ def _quiet_models(progress: bool) -> None:
 
 def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
-    from averitec_tools.baselines.r2vc.output import default_format
+    from averitec_tools.baselines.r2vc.io.formats import default_format
 
     missing = [flag for flag, value in (("--config", args.config), ("--out", args.out)) if value is None]
     if missing:
@@ -238,7 +238,7 @@ def run_r2vc(args: argparse.Namespace) -> int:
 
         write_head(args.claims_path, n=len(claims), out=args.write_gold_subset)
     if pipe.config.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline import describe
+        from averitec_tools.baselines.r2vc.offline.preset import describe
 
         summary.extra["offline"] = describe(pipe.config)
     result = summary.to_dict()

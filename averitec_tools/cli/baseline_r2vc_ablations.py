@@ -2,7 +2,7 @@
 
 Reads the candidate store that ``averitec baseline r2vc --candidates DIR`` wrote for the
 same configuration and claims, and computes every ablation row that needs no new
-decoding (:data:`~averitec_tools.baselines.r2vc.ablations.ABLATION_ROWS`), writing one
+decoding (:data:`~averitec_tools.baselines.r2vc.experiments.ablations.ABLATION_ROWS`), writing one
 prediction file per row and ``ablations.json`` into ``--out`` (replaced whole, at the
 end). Registered under ``averitec baseline r2vc`` by :mod:`averitec_tools.cli.baseline`.
 
@@ -60,7 +60,7 @@ def _calibrator_and_config(config: Any, claims: list[Any], *, progress: bool) ->
 
         pipe = build.build_pipeline(config, claims=claims, progress=progress)
         return pipe.calibrator, pipe.config, pipe.components
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
 
     calibrator = None if cfg.ablation.no_calibration else load_or_none(cfg.calibration.path)
     components = {
@@ -72,10 +72,11 @@ def _calibrator_and_config(config: Any, claims: list[Any], *, progress: bool) ->
 
 
 def run_ablations_cli(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.r2vc.ablations import ABLATION_ROWS, run_ablations
-    from averitec_tools.baselines.r2vc.candidates import open_store
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.output import default_format, read_claims
+    from averitec_tools.baselines.r2vc.experiments.ablations import ABLATION_ROWS, run_ablations
+    from averitec_tools.baselines.r2vc.io.candidates import open_store
+    from averitec_tools.baselines.r2vc.io.claims import read_claims
+    from averitec_tools.baselines.r2vc.io.formats import default_format
     from averitec_tools.cli.baseline import _claims_path, _quiet_models
     from averitec_tools.jsonio import atomic_directory
     from averitec_tools.outputs import check_output_dir
@@ -109,7 +110,7 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
     _quiet_models(progress)
     calibrator, cfg, components = _calibrator_and_config(config, claims, progress=progress)
     if args.evidence == "given":  # as `r2vc --evidence given` named it when it wrote the store
-        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+        from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
 
         components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
     if config.offline.enabled:

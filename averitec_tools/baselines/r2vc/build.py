@@ -1,7 +1,7 @@
 """Build an :class:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline` from a configuration.
 
 This module sits above both :mod:`~averitec_tools.baselines.r2vc.pipeline` and
-:mod:`~averitec_tools.baselines.r2vc.offline`, so neither imports the other's builder
+:mod:`~averitec_tools.baselines.r2vc.offline.preset`, so neither imports the other's builder
 (no import cycle).
 
 Nothing is substituted silently: a non-offline configuration must name its generator
@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
-from averitec_tools.baselines.r2vc.output import ClaimInput, QuestionWriter
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.questions import QuestionWriter
+from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.baselines.r2vc.types import Generator
-from averitec_tools.baselines.r2vc.verifier import verifier_from_config
 from averitec_tools.errors import UserError
 
 
@@ -47,9 +48,9 @@ def build_pipeline(
     setting) no retriever is built and ``corpus`` is not needed.
 
     The offline configuration is built by
-    :func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`. A non-local
+    :func:`averitec_tools.baselines.r2vc.offline.preset.build_offline_pipeline`. A non-local
     ``engine`` builds missing retrieval indexes on it (see
-    :func:`~averitec_tools.baselines.r2vc.retrieval.build_retriever`).
+    :func:`~averitec_tools.baselines.r2vc.stages.retrieval.build_retriever`).
 
     Raises:
         UserError / ResourceError: a component left unset without its ablation, no
@@ -59,13 +60,13 @@ def build_pipeline(
     cfg = config.effective()
     cfg.check_components()
     if cfg.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
+        from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
 
         return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine, base=config)
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
     if corpus_dir is None and evidence != "given":
@@ -102,8 +103,8 @@ def build_pipeline(
         generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size,
                                          t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
     else:
-        from averitec_tools.baselines.r2vc.generator import HFGenerator
-        from averitec_tools.baselines.r2vc.output import LMQuestionWriter
+        from averitec_tools.baselines.r2vc.stages.generation.generator import HFGenerator
+        from averitec_tools.baselines.r2vc.stages.questions import LMQuestionWriter
 
         hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
                          subset_size=g.subset_size, reasoning=g.reasoning,
