@@ -492,3 +492,59 @@ def _engines_of(app: Any) -> list[Any]:
     while not hasattr(app, "state"):
         app = app.app
     return [app.state.store.engine]
+
+
+def test_a_submission_past_its_memory_is_a_charged_refusal_and_the_worker_lives(tmp_path) -> None:
+    """Issue 30, item 2: scoring memory is bounded per submission. An upload past 4 MiB
+    (here lowered to 100 KB) is scored in a child process killed past ``scoring.memory_mb``
+    of its own memory; a legal file that needs more (here 64 MiB, for 1.2 million tokens in
+    ten answers of distinct words) is refused as too large to score, charged, and the next
+    submission is scored by the same worker, whose own memory did not grow."""
+    from averitec_tools.leaderboard.isolation import Isolation, private_bytes
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(_competition(gold, gold, scoring={"memory_mb": 64},
+                            validation={"max_tokens_per_string": 200_000, "max_tokens_total": 2_000_000}), where="c.yaml")
+    store.add_team("blue")
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    scorer.prepare_gold(store.competition().phase("dev"))
+
+    def huge(p: list[dict]) -> None:
+        for k in range(10):
+            p[k]["evidence"][0]["answer"] = " ".join(f"w{k}x{i}" for i in range(120_000))
+
+    big = store.submit(team="blue", system="big", phase="dev", file_name="big.json", content=_mutate(huge)).id
+    ok = store.submit(team="blue", system="ok", phase="dev", content=_dump(_preds()), file_name="ok.json").id
+    before = private_bytes()
+    isolation = Isolation(in_process_bytes=100_000)
+    assert process_one(store, scorer, isolation=isolation) == big
+    row = store.submission(big)
+    assert (row["state"], row["charged"]) == ("failed", True), row["server_reason"]
+    assert row["reason"].startswith("big.json: submission too large to score: it needs more than 64 MiB of memory"), row["reason"]
+    assert "past the limit of 64 MiB; killed" in row["server_reason"]
+    assert process_one(store, scorer, isolation=isolation) == ok
+    assert store.submission(ok)["state"] == "finished", store.submission(ok)["server_reason"]
+    assert private_bytes() - before < 64 << 20  # the worker's own memory: what the child used went with it
+
+
+def test_a_stopped_worker_kills_its_scoring_child() -> None:
+    """The time limit (or a cancel) lands in the worker while it waits for its child: the
+    child is killed with it, nothing is left running."""
+    from averitec_tools.leaderboard.deadline import Deadline, Interrupted
+    from averitec_tools.leaderboard.isolation import run_isolated
+
+    def job() -> int:
+        Path(marker).write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    marker = Path(os.environ.get("TMPDIR", "/tmp")) / f"averitec-child-{os.getpid()}"
+    started = time.monotonic()
+    with pytest.raises(Interrupted), Deadline(1.0):
+        run_isolated(job, memory_bytes=256 << 20, file_name="p.json")
+    assert time.monotonic() - started < 30
+    child = int(marker.read_text())
+    marker.unlink()
+    assert not Path(f"/proc/{child}").exists()  # killed and reaped
