@@ -13,6 +13,7 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
     scoring:
       timeout_seconds: 600          # a submission still scoring then fails
       max_attempts: 3               # runs interrupted (worker killed) before it fails
+      memory_mb: 4096               # memory one scoring run may add to the worker; past it: refused
     rate_limits:                    # per server process; past them: 429 with Retry-After
       posts_per_team_per_minute: 30
       failed_tokens_per_client: 10  # per 5 minutes
@@ -106,10 +107,19 @@ class ScoringPolicy:
     submission still running then fails with a message and the worker takes the next.
     ``max_attempts`` bounds the runs a submission gets when its worker dies under it
     (killed, out of memory): after that many it fails instead of being leased again.
+    ``memory_mb`` bounds the memory one scoring run may add to the warm worker: each run
+    is a child process capped at the worker's size plus this much
+    (:mod:`~averitec_tools.leaderboard.isolation`); past it the submission is refused as
+    too large to score (charged), and the memory goes back to the system after each run.
     """
 
     timeout_seconds: float = 600.0
     max_attempts: int = 3
+    memory_mb: int = 4096
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(self.memory_mb) << 20
 
 
 @dataclass(frozen=True)
@@ -292,7 +302,7 @@ def parse_competition(data: Any, *, where: str, source: str = "", env: str = "re
         n_resamples=raw.n_resamples,
         source=source,
         validation=SubmissionLimits(**_or_defaults(raw.validation, SubmissionLimits())),
-        scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"]),
+        scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"], scoring["memory_mb"]),
         rate_limits=RateLimits(**_or_defaults(raw.rate_limits, RateLimits())),
     )
 

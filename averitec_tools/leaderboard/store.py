@@ -61,6 +61,13 @@ class QuotaExceeded(UserError):
     """A team has used its submissions for the day or the phase."""
 
 
+class StoreUnavailable(UserError):
+    """The database refused an operation (disk full, locked, gone): the server's side.
+
+    Its message names the database (for organisers and the CLI); the web app shows
+    teams a neutral line instead."""
+
+
 @dataclass(frozen=True)
 class NewSubmission:
     """What :meth:`Store.submit` returns: the row id, whether it was new, and whether the
@@ -110,7 +117,7 @@ class Store(SubmissionQueue):
             with self.engine.begin() as conn:
                 yield conn
         except sa.exc.OperationalError as exc:
-            raise UserError(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+            raise StoreUnavailable(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
 
     def check_writable(self) -> None:
         """Raise unless the database takes writes (a server that cannot record submissions
@@ -397,6 +404,7 @@ __all__ = [
     "STATES",
     "NewSubmission",
     "QuotaExceeded",
+    "StoreUnavailable",
     "Store",
     "create_db_engine",
     "hash_token",
