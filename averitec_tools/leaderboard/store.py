@@ -44,6 +44,7 @@ from averitec_tools.leaderboard.db import (
 )
 from averitec_tools.leaderboard.names import (
     check_meta,
+    confusable_with,
     file_display_name,
     name_key,
     system_name,
@@ -58,6 +59,13 @@ BOARD_STATES = ("finished", "pending", "running")
 
 class QuotaExceeded(UserError):
     """A team has used its submissions for the day or the phase."""
+
+
+class StoreUnavailable(UserError):
+    """The database refused an operation (disk full, locked, gone): the server's side.
+
+    Its message names the database (for organisers and the CLI); the web app shows
+    teams a neutral line instead."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,24 @@ class Store(SubmissionQueue):
             with self.engine.begin() as conn:
                 yield conn
         except sa.exc.OperationalError as exc:
-            raise UserError(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+            raise StoreUnavailable(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+
+    def check_writable(self) -> None:
+        """Raise unless the database takes writes (a server that cannot record submissions
+        must not start): a no-op update in a transaction that is rolled back.
+
+        Raises:
+            UserError: A read-only database file, folder or role, one line naming it.
+        """
+        try:
+            with self.engine.connect() as conn, conn.begin() as tx:
+                conn.execute(m.competition.update().values(name=m.competition.c.name))
+                tx.rollback()
+        except sa.exc.DBAPIError as exc:
+            first = (str(exc.orig).strip().splitlines() or ["not writable"])[0]
+            raise UserError(f"{self.engine.url.render_as_string(hide_password=True)}: the database is read-only "
+                            f"({first})", hint="the server records submissions and scores: give it a database "
+                            "(file, folder or role) it can write") from None
 
     # ------------------------------------------------------------------ competition
 
@@ -147,7 +172,8 @@ class Store(SubmissionQueue):
                 row = None
             if row is None:
                 raise UserError(f"{self.url}: no competition here", hint="run `averitec leaderboard init COMPETITION.yaml` first")
-            self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)")
+            # env="optional": listing or ranking needs no ${VAR} of the gold paths (scoring checks the file)
+            self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)", env="optional")
         return self._competition
 
     def check_admin(self, token: str | None) -> bool:
@@ -173,7 +199,8 @@ class Store(SubmissionQueue):
         """Create a team and return its token (shown once; only its hash is stored).
 
         Names follow :mod:`averitec_tools.leaderboard.names`; ``blue``, ``BLUE`` and
-        ``ｂｌｕｅ`` are the same name.
+        ``ｂｌｕｅ`` are the same name, and a look-alike of an existing team (``bIue``)
+        is refused.
         """
         name = team_name(name)
         key = name_key(name)
@@ -183,6 +210,10 @@ class Store(SubmissionQueue):
                 taken = conn.execute(sa.select(m.teams.c.name).where(m.teams.c.name_key == key)).scalar()
                 if taken is not None:
                     raise UserError(f"team {name!r} already exists" + (f" (as {taken!r}; names are compared case- and width-insensitively)" if taken != name else ""))
+                similar = confusable_with(name, conn.execute(sa.select(m.teams.c.name)).scalars())
+                if similar is not None:
+                    raise UserError(f"team name {name!r} looks like the existing team {similar!r} (Unicode confusables)",
+                                    hint="choose a name that does not read as another team's")
                 conn.execute(m.teams.insert().values(name=name, name_key=key, token_hash=hash_token(token), created_at=utcnow()))
         except sa.exc.IntegrityError:
             raise UserError(f"team {name!r} already exists") from None
@@ -190,13 +221,15 @@ class Store(SubmissionQueue):
 
     def team_by_token(self, token: str) -> str | None:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token))).scalar()
+            return conn.execute(
+                sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token), m.teams.c.removed_at.is_(None))
+            ).scalar()
 
     def team_by_id(self, team_id: int) -> dict[str, Any] | None:
         """``{id, name, token_hash}`` of team ``team_id`` (``None`` if there is none)."""
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def admin_token_hash(self) -> str:
@@ -205,14 +238,14 @@ class Store(SubmissionQueue):
 
     def team(self, name: str) -> dict[str, Any] | None:
         """The team called ``name`` (compared as :func:`~averitec_tools.leaderboard.names.name_key`
-        does), as ``{id, name, token_hash}``; ``None`` for no such team or an invalid name."""
+        does), as ``{id, name, token_hash}``; ``None`` for no such team, a removed one or an invalid name."""
         try:
             key = name_key(team_name(name))
         except UserError:
             return None
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
@@ -220,7 +253,7 @@ class Store(SubmissionQueue):
             key = name_key(team_name(team))
         except UserError:
             key = None
-        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key)
+        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key, m.teams.c.removed_at.is_(None))
         if lock and self.is_postgres:
             query = query.with_for_update()
         team_id = conn.execute(query).scalar()
@@ -371,6 +404,7 @@ __all__ = [
     "STATES",
     "NewSubmission",
     "QuotaExceeded",
+    "StoreUnavailable",
     "Store",
     "create_db_engine",
     "hash_token",
