@@ -19,6 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.ranking import board_signature
 from averitec_tools.leaderboard.web.site import Site, SiteDep, parse_id
 from averitec_tools.leaderboard.web.views import (
     breakdown,
@@ -41,7 +42,11 @@ def sort_key(entry: Any, column: str) -> Any:
         >>> e = SimpleNamespace(team="Blue", system="s", metrics={"m": 0.5}, rank=2)
         >>> sort_key(e, "team"), sort_key(e, "m"), sort_key(e, "nope")
         ('blue', 0.5, 2)
+        >>> sort_key(SimpleNamespace(p_first=None, rank=3), "p_first")
+        -1.0
     """
+    if column == "p_first":
+        return -1.0 if entry.p_first is None else entry.p_first
     if column in ("team", "system"):
         return str(getattr(entry, column)).lower()
     if column in entry.metrics:
@@ -68,7 +73,7 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     pending = len(store.submissions(phase=name, state=("pending", "running")))
     return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
                      hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
-                     title=f"{comp.title}: {phase.title}")
+                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}")
 
 
 def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str, Any] | None, Response | None]:
