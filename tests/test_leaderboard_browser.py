@@ -114,3 +114,38 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         browser.save_screenshot(str(shots / "team.png"))
     for name in ("submit-form", "submission", "leaderboard", "team"):
         assert (shots / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.timeout(300)
+def test_rank_intervals_on_the_board_at_desktop_and_phone_widths(tmp_path, browser) -> None:
+    """The demo competition with the 2024 baseline and two perturbed submissions: every row
+    shows its rank interval and P(first) (the values of ``tests/test_leaderboard_rank_intervals.py``'s
+    independent computation are checked there; here: shown, readable, in the right column,
+    at 1280 and at 390 pixels wide), and the board's signature under the table."""
+    from selenium.webdriver.common.by import By
+
+    from averitec_tools.leaderboard.export import entry_dict
+    from averitec_tools.leaderboard.ranking import rank_store
+    from tests.test_leaderboard_rank_intervals import _demo_board
+
+    store, db = _demo_board(tmp_path)
+    rows = [entry_dict(e, disclosure=()) for e in rank_store(store, "demo")]
+    shots = artifacts_dir()
+    with running_server(db) as (base, _):
+        for width, name in ((1280, "desktop"), (390, "phone")):
+            browser.set_window_size(width, 900)
+            browser.get(base + "/phase/demo")
+            headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+            col, p_col = headers.index("Rank interval"), headers.index("P(first)")
+            shown = [[td.get_attribute("textContent").strip() for td in tr.find_elements(By.TAG_NAME, "td")]
+                     for tr in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")]
+            assert [(r[col], r[p_col]) for r in shown] == [
+                (f"{r['rank_interval'][0]}–{r['rank_interval'][1]}", f"{r['p_first']:.3f}") for r in rows]
+            assert "B:1000|seed:0" in browser.find_element(By.ID, "board-signature").text
+            cell = browser.find_element(By.CSS_SELECTOR, "#leaderboard td.rank-interval")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", cell)
+            right = browser.execute_script("return document.documentElement.clientWidth")
+            assert 0 <= cell.rect["x"] and cell.rect["x"] + cell.rect["width"] <= right  # reachable by scrolling the table
+            browser.save_screenshot(str(shots / f"rank-intervals-{name}.png"))
+    for name in ("desktop", "phone"):
+        assert (shots / f"rank-intervals-{name}.png").read_bytes()[:4] == b"\x89PNG"
