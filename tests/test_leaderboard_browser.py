@@ -145,7 +145,7 @@ def test_rank_intervals_on_the_board_at_desktop_and_phone_widths(tmp_path, brows
             cell = browser.find_element(By.CSS_SELECTOR, "#leaderboard td.rank-interval")
             browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", cell)
             right = browser.execute_script("return document.documentElement.clientWidth")
-            assert 0 <= cell.rect["x"] and cell.rect["x"] + cell.rect["width"] <= right  # reachable by scrolling the table
+            assert cell.rect["x"] >= 0 and cell.rect["x"] + cell.rect["width"] <= right  # reachable by scrolling the table
             browser.save_screenshot(str(shots / f"rank-intervals-{name}.png"))
     for name in ("desktop", "phone"):
         assert (shots / f"rank-intervals-{name}.png").read_bytes()[:4] == b"\x89PNG"

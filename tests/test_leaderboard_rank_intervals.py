@@ -11,7 +11,7 @@ import pytest
 from conftest import skip_or_fail
 
 from averitec_tools.leaderboard.rank_intervals import min_ranks, rank_intervals
-from averitec_tools.leaderboard.ranking import Entry, add_rank_intervals, rank_phase, shared_resamples
+from averitec_tools.leaderboard.ranking import Entry, add_rank_intervals, shared_resamples
 from averitec_tools.metrics.signature import parse_signature
 
 REPO = Path(__file__).resolve().parents[1]
