@@ -7,8 +7,8 @@ claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png',
-     '/team/{name:path}']
+    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
+     '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png', '/team/{name:path}']
 """
 
 from __future__ import annotations
@@ -113,6 +113,32 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
         context["plots"] = has_confidences(claims)
     return site.page(request, "submission.html", title=f"Submission {view['row']['id']}", **context)
+
+
+@router.get("/submission/{sid}/claims", response_class=HTMLResponse)
+def claims_page(request: Request, sid: str, site: SiteDep) -> Response:
+    """The submission's visible claims, 50 a page, searchable by claim id (``?q=``)."""
+    from averitec_tools.leaderboard.web.claims import claim_list
+
+    view, refusal = claim_list(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    claims = view["claims"]
+    metrics = [k for k in view["phase"].columns if claims and k in claims[0]["values"]]
+    return site.page(request, "claims.html", title=f"Submission {view['row']['id']}: claims", metrics=metrics, **view)
+
+
+@router.get("/submission/{sid}/claim/{claim_id}", response_class=HTMLResponse)
+def claim_page_route(request: Request, sid: str, claim_id: str, site: SiteDep) -> Response:
+    """One claim: labels, question-answer pairs, the Hu-METEOR matrix with the assignment, scores."""
+    from averitec_tools.leaderboard.web.claims import claim_view
+
+    view, refusal = claim_view(site, request, sid, claim_id)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    pairs = {tuple(p) for p in view["detail"]["assignment"] or ()}
+    return site.page(request, "claim.html", title=f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}",
+                     pairs=pairs, **view)
 
 
 @router.get("/submission/{sid}/scores.json")
