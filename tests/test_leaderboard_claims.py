@@ -137,3 +137,20 @@ def test_bad_input_is_one_clear_message_and_nothing_is_stored(tmp_path, path: st
     html = client.get(path.replace("/api/submissions/", "/submission/").replace("/claims/", "/claim/"))
     assert html.status_code == status and message.replace("'", "&#39;") in html.text and "Traceback" not in html.text
     assert (store.submissions(), store.results()) == before
+
+
+def test_missing_nltk_data_on_the_server_is_one_message(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.errors import ResourceError
+    from averitec_tools.leaderboard.web import claims
+
+    store, client, _ = _board(tmp_path)
+    store.reveal("dev")
+
+    def no_wordnet(site):
+        raise ResourceError("NLTK resource 'wordnet' not found")
+
+    monkeypatch.setattr(claims, "_engine", no_wordnet)
+    r = client.get("/api/submissions/1/claims/0")
+    assert r.status_code == 503 and r.json() == {"error": "the claim cannot be shown now: NLTK resource 'wordnet' not found"}
+    monkeypatch.undo()
+    assert client.get("/api/submissions/1/claims/0").status_code == 200

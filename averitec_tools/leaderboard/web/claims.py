@@ -11,8 +11,13 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
-from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.claim_view import MAX_QUERY_CHARS, claim_detail, claim_page
+from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.leaderboard.claim_view import (
+    HU_METEOR_PROFILES,
+    MAX_QUERY_CHARS,
+    claim_detail,
+    claim_page,
+)
 from averitec_tools.leaderboard.web.site import Site
 
 
@@ -78,9 +83,17 @@ def claim_view(site: Site, request: Request, sid: str, claim_id: str) -> tuple[d
     if row is None:  # a claim of a split not shown yet is as unknown as one that does not exist
         return None, site.error(request, f"no visible claim {claim_id[:MAX_QUERY_CHARS]!r} in submission {view['row']['id']}", 404)
     phase = view["phase"]
-    gold = _gold(site, phase)
-    detail = claim_detail(profile=phase.profile, content=site.store.content(view["row"]["id"]), row=row, gold=gold[int(row["id"])],
-                          show_gold=view["gold"], engine=lambda: _engine(site))
+    if phase.profile not in HU_METEOR_PROFILES:
+        return None, site.error(request, f"the per-claim viewer shows phases scored with {', '.join(HU_METEOR_PROFILES)}; "
+                                f"this phase ranks by {phase.profile}", 404)
+    try:
+        gold = _gold(site, phase)
+        detail = claim_detail(profile=phase.profile, content=site.store.content(view["row"]["id"]), row=row,
+                              gold=gold[int(row["id"])], show_gold=view["gold"], engine=lambda: _engine(site))
+    except ResourceError as exc:  # the server's NLTK data: the organisers' problem, said once
+        return None, site.error(request, f"the claim cannot be shown now: {exc}", 503)
+    except UserError as exc:
+        return None, site.error(request, str(exc), 404)
     return {**view, "detail": detail}, None
 
 
