@@ -175,3 +175,16 @@ def test_interval_quantiles_are_exact_at_the_edges() -> None:
     got = intervals_from_scores(scores, seed=0)
     assert got.best.tolist() == [1, 1] and got.worst.tolist() == [2, 1]
     assert got.p_first.tolist() == [pytest.approx(1 / 40), pytest.approx(39 / 40)]
+
+
+def test_the_competition_seed_is_in_the_signature_and_checked() -> None:
+    from averitec_tools.errors import UserError
+    from averitec_tools.leaderboard.competition import parse_competition
+    from averitec_tools.leaderboard.ranking import board_signature
+
+    spec = {"name": "c", "n_resamples": 300, "seed": 3, "phases": [{"name": "dev", "gold": "g.json", "primary_metric": "averitec_score@0.25"}]}
+    comp = parse_competition(spec, where="c.yaml")
+    sig = parse_signature(board_signature(competition=comp, phase=comp.phases[0]))
+    assert (sig["B"], sig["seed"]) == ("300", "3")
+    with pytest.raises(UserError, match="seed"):
+        parse_competition({**spec, "seed": "3"}, where="c.yaml")
