@@ -13,10 +13,13 @@ from pathlib import Path
 import pytest
 
 from averitec_tools.baselines.r2vc.offline.data import answer_passages
-from averitec_tools.baselines.r2vc.offline.inputs import offline_plan, own_evidence
-from averitec_tools.baselines.r2vc.offline.preset import ExcludeOwnRetriever
+from averitec_tools.baselines.r2vc.offline.inputs import (
+    ExcludeOwnRetriever,
+    offline_plan,
+    own_evidence,
+)
 from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
-from averitec_tools.leakage.duplicates import normalise_claim, page_key, train_duplicates
+from averitec_tools.leakage.duplicates import normalise_claim, page_key
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 LABELS = ["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"]

@@ -8,7 +8,11 @@ import json
 import pytest
 
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
-from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector, paper_scores, run_signature
+from averitec_tools.baselines.r2vc.paper_scores import (
+    label_prior_selector,
+    paper_scores,
+    run_signature,
+)
 from averitec_tools.cli.main import main
 
 # (gold AVeriTeC label, R2VC candidate label, abstained, π)

@@ -5,9 +5,11 @@
 decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
 the AVeriTeC 2024 submission format for AVeriTeC claims, JSON lines in the FEVER format
 for FEVER/VitaminC claims. ``--config offline-minilm`` is the built-in offline CPU
-configuration (trained on train.json; corpus built from the train and dev gold answers —
-an oracle corpus unless ``offline.exclude_own_evidence: true`` — no ``--corpus``;
-``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
+configuration (trained on train.json; corpus built from the train and dev gold answers,
+each claim's own answers left out — ``--config offline-minilm-oracle`` keeps them, an
+oracle corpus — no ``--corpus``; ``--claims`` defaults to
+``$AVERITEC_DATA_DIR/averitec/dev.json``). ``--show-config`` prints the resolved
+configuration as JSON and exits.
 Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``

