@@ -171,6 +171,8 @@ def run_baseline(args: argparse.Namespace) -> int:
           f"variant {variant.name})")
     print(f"labels: {result['labels']}")
     print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
+    if result.get("leak_guard"):
+        print(f"leak_guard: {result['leak_guard']}")
     print("fallbacks: " + (", ".join(f"{k} ×{v}" for k, v in result["fallbacks"].items()) or "none"))
     print("departures from the upstream code: " + ("; ".join(result["departures"]) or "none"))
     if result["cached_stages"]:
