@@ -119,6 +119,7 @@ class ScoringFile(StrictModel):
 
     timeout_seconds: Annotated[StrictFloat, AfterValidator(_timeout)] = 600.0
     max_attempts: PositiveInt | None = None
+    memory_mb: Annotated[PositiveInt, Field(ge=64)] | None = None
 
 
 class RateLimitsFile(StrictModel):

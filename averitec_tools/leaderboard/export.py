@@ -188,7 +188,8 @@ def _latex_char(ch: str, marks: str = "") -> str:
         return _LATEX_SPECIAL.get(ch, ch)
     if not marks and ch in _LATEX_LETTERS:
         return _LATEX_LETTERS[ch]
-    base, *accents = unicodedata.normalize("NFD", ch) + marks
+    decomposed = unicodedata.normalize("NFD", ch) + marks
+    base, accents = decomposed[0], list(decomposed[1:])
     if base.isascii() and base.isalpha() and accents and all(m in _LATEX_ACCENTS for m in accents):
         dotless = accents[0] not in ("\u0327", "\u0328", "\u0323", "\u0331")  # marks above drop i's dot
         out = {"i": r"\i{}", "j": r"\j{}"}.get(base, base) if dotless else base
