@@ -7,6 +7,7 @@ import json
 import pytest
 
 from averitec_tools.cli.main import main
+from averitec_tools.metrics.signature import parse_signature
 from tests._leaderboard_helpers import competition_yaml, variant
 
 
@@ -84,6 +85,10 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
     assert "…" not in out  # nothing cut off
     assert "0.1600" in out and "[0." in out and "bloom-7b1" in out
     assert "more metrics" in out and "Label acc." in out  # the columns that did not fit continue below
+    assert "Rank" in out and "interval" in out and "P(first)" in out and "[1, 1]" in out
+    signature = "".join(out.split("signature:\n", 1)[1].split())  # folded at 80 columns: joined again
+    parsed = parse_signature(signature)
+    assert parsed.head == "leaderboard" and (parsed["B"], parsed["seed"], parsed["ties"]) == ("200", "0", "min")
 
 
 def test_status_and_show_need_no_gold_variable(tmp_path, monkeypatch: pytest.MonkeyPatch,

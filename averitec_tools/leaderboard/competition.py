@@ -192,6 +192,8 @@ class Competition:
     alpha: float = 0.05
     test: str = "bootstrap"
     n_resamples: int = 1000
+    #: Seed of the board's bootstrap resamples (CIs, tiers, rank intervals).
+    seed: int = 0
     source: str = ""
     validation: SubmissionLimits = field(default_factory=SubmissionLimits)
     scoring: ScoringPolicy = field(default_factory=ScoringPolicy)
@@ -300,6 +302,7 @@ def parse_competition(data: Any, *, where: str, source: str = "", env: str = "re
         alpha=raw.alpha,
         test=raw.test,
         n_resamples=raw.n_resamples,
+        seed=raw.seed,
         source=source,
         validation=SubmissionLimits(**_or_defaults(raw.validation, SubmissionLimits())),
         scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"], scoring["memory_mb"]),

@@ -140,6 +140,7 @@ class CompetitionFile(StrictModel):
     alpha: StrictFloat = 0.05
     test: Literal["bootstrap", "randomization"] = "bootstrap"
     n_resamples: StrictInt = 1000
+    seed: StrictInt = 0
     validation: ValidationFile = ValidationFile()
     scoring: ScoringFile = ScoringFile()
     rate_limits: RateLimitsFile = RateLimitsFile()

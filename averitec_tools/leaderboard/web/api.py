@@ -1,11 +1,14 @@
 """The scripts' API: ``POST /api/submissions`` (``Authorization: Bearer TEAM_TOKEN``,
 checked before the body is read) and ``GET /api/submissions/{id}`` (public once on the
-board, else its team's token or the admin token). Also :func:`receive_upload`, shared
+board, else its team's token or the admin token); ``GET /api/submissions/{id}/claims``
+(a page of its visible claims) and ``/claims/{claim_id}`` (one claim, as the per-claim
+viewer shows it: ``matrix``, ``assignment``, ``scores``, ...). Also :func:`receive_upload`, shared
 with the upload form.
 
 Example:
-    >>> sorted((r.path, *r.methods) for r in router.routes)
-    [('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET')]
+    >>> sorted((r.path, *r.methods) for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
+    [('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET'), ('/api/submissions/{sid}/claims', 'GET'),
+     ('/api/submissions/{sid}/claims/{claim_id}', 'GET')]
 """
 
 from __future__ import annotations
@@ -120,6 +123,29 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
     if owner:
         out["reason"] = row["reason"]
     return JSONResponse(out)
+
+
+@router.get("/api/submissions/{sid}/claims")
+def claims_api(request: Request, sid: str, site: SiteDep) -> Response:
+    """A page of the submission's visible claims (``?page=N&q=CLAIM_ID``)."""
+    from averitec_tools.leaderboard.web.claims import claim_list
+
+    view, refusal = claim_list(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    return JSONResponse({"submission_id": view["row"]["id"], **view["listing"]})
+
+
+@router.get("/api/submissions/{sid}/claims/{claim_id}")
+def claim_api(request: Request, sid: str, claim_id: str, site: SiteDep) -> Response:
+    """One visible claim: ``matrix``, ``assignment``, ``scores`` and the rest of
+    :func:`~averitec_tools.leaderboard.claim_view.claim_detail`."""
+    from averitec_tools.leaderboard.web.claims import claim_view
+
+    view, refusal = claim_view(site, request, sid, claim_id)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    return JSONResponse({"submission_id": view["row"]["id"], **view["detail"]})
 
 
 __all__ = ["STORE_UNAVAILABLE", "UPLOAD_FIELDS", "receive_upload", "router", "upload_fields"]
