@@ -46,6 +46,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-stage-cache", action="store_true",
                    help="neither read nor write the per-claim stage cache (data.stage_cache: false)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--show-config", action="store_true",
+                   help="print the resolved configuration of --config as JSON and exit")
     from averitec_tools.engines import add_engine_arguments
 
     add_engine_arguments(p)
@@ -113,6 +115,12 @@ def run_baseline(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.loaders.locate import find_data_file, store_for_claims
 
+    if args.show_config:
+        if not args.config:
+            raise UserError("--config is required")
+        config = resolve_config(args.config)
+        print_json({"config": config.name, "fingerprint": config.fingerprint(), "settings": config.to_dict()})
+        return 0
     if not args.claims:  # the dev set from $AVERITEC_DATA_DIR or `averitec data download`
         found = find_data_file("averitec", "dev.json")
         if found is None:
@@ -169,6 +177,8 @@ def run_baseline(args: argparse.Namespace) -> int:
           f"variant {variant.name})")
     print(f"labels: {result['labels']}")
     print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
+    if result.get("leak_guard"):
+        print(f"leak_guard: {result['leak_guard']}")
     print("fallbacks: " + (", ".join(f"{k} ×{v}" for k, v in result["fallbacks"].items()) or "none"))
     print("departures from the upstream code: " + ("; ".join(result["departures"]) or "none"))
     if result["cached_stages"]:
