@@ -169,10 +169,10 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
     """π, s_ver and correctness of each claim's chosen candidate, with π from calibrators not fitted on it.
 
     The claims are split into ``folds`` seeded folds; each fold's π comes from a
-    calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.calibrator.fit_from_examples`
+    calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`
     without its own held-out split).
     """
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import fit_from_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     n = len(examples)
     fold = np.random.default_rng(seed).permutation(n) % max(min(folds, n), 1)
@@ -247,10 +247,8 @@ def fit_on_slice(
         calibration_examples,
         claim_seed,
     )
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
-        Calibrator,
-        fit_from_examples,
-    )
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
     from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
