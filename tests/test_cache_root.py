@@ -32,7 +32,7 @@ def _resolvers() -> dict[str, Callable[[], Path]]:
         "metrics.ev2r_runner (judgements)": default_cache_path,
         "metrics.ev2r_official (judge prompts)": lambda: cached_file(FEVER8_PROMPT_SOURCE),
         "leaderboard.processing": leaderboard_cache,
-        "baselines.r2vc.offline_data": lambda: r2vc_cache(r2vc_builtin("offline-minilm")),
+        "baselines.r2vc.offline.data": lambda: r2vc_cache(r2vc_builtin("offline-minilm")),
         "baselines.averitec.config": lambda: averitec_cache(builtin_config("offline-minilm")),
     }
 

@@ -201,7 +201,9 @@ def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: 
     # build_retriever loads both (no rebuild: it would re-encode and take its own path).
     r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model="minilm", index_dir=str(corpus / "indexes"),
                         show_progress=False)
-    assert r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+    hits = r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+    assert len(hits) == 3 and hits[0].passage.doc_id == "d7"  # the paragraph asked for, first
+    assert len({h.passage.doc_id for h in hits}) == 3
 
 
 def test_cli_and_engines_import_no_ray() -> None:

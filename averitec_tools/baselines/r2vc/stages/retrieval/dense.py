@@ -8,13 +8,19 @@ efSearch = 512 (the paper's), or the exact ``IndexFlatIP`` (``index_type="flat"`
 Index layout (``index_dir``): ``faiss.index`` and ``averitec_dense.json`` recording the
 encoder id, dimension, index parameters and corpus fingerprint; loading checks them, so
 a query is never encoded with a different model than the passages.
+
+Every build runs FAISS with :data:`FAISS_BUILD_THREADS` OpenMP threads
+(:func:`fixed_build_threads`, recorded as ``build_threads``): FAISS's HNSW build inserts
+points from all its threads at once, so with the machine's default thread count the file
+would depend on the core count, ``OMP_NUM_THREADS`` and scheduling.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,36 @@ HNSW_EF_CONSTRUCTION = 512
 HNSW_EF_SEARCH = 512
 #: Paragraphs encoded (and added to the index) per chunk, Table G.1.
 ENCODE_CHUNK = 8192
+#: OpenMP threads FAISS builds (trains and fills) indexes with: one, so the index file
+#: does not depend on the machine (an HNSW build with more threads is not reproducible).
+FAISS_BUILD_THREADS = 1
+
+
+@contextmanager
+def fixed_build_threads(faiss_module: Any = None, *, threads: int = FAISS_BUILD_THREADS) -> Iterator[int]:
+    """Run the block with FAISS on ``threads`` OpenMP threads; the caller's count is restored.
+
+    Example:
+        >>> import faiss
+        >>> before = faiss.omp_get_max_threads()
+        >>> with fixed_build_threads(faiss) as n:
+        ...     (n, faiss.omp_get_max_threads())
+        (1, 1)
+        >>> faiss.omp_get_max_threads() == before
+        True
+    """
+    if faiss_module is None:
+        import faiss as faiss_module
+    set_threads = getattr(faiss_module, "omp_set_num_threads", None)
+    if set_threads is None:  # a stand-in faiss namespace (tests)
+        yield threads
+        return
+    saved = int(faiss_module.omp_get_max_threads())
+    set_threads(threads)
+    try:
+        yield threads
+    finally:
+        set_threads(saved)
 
 
 def _encode(encoder: Any, texts: list[str], *, batch_size: int, prefix: str = "") -> np.ndarray:
@@ -197,7 +233,9 @@ class DenseRetriever:
         with tqdm(total=len(store), desc=f"dense: encoding ({resolved.model_id})", unit="para",
                   disable=not show_progress) as bar:
             for texts in store.iter_texts(batch_size=chunk_size, include_title=include_title):
-                index.add(_encode(encoder, texts, batch_size=batch_size))
+                vectors = _encode(encoder, texts, batch_size=batch_size)
+                with fixed_build_threads():
+                    index.add(vectors)
                 bar.update(len(texts))
         return cls(store=store, encoder=encoder, resolved=resolved, index=index, index_type=index_type,
                    include_title=include_title, query_prefix=query_prefix, batch_size=batch_size,
@@ -224,6 +262,7 @@ class DenseRetriever:
             if self.index_type == "hnsw":
                 meta.update(hnsw_m=HNSW_M, ef_construction=int(self.index.hnsw.efConstruction))
             meta["build_device"] = "cpu"  # as averitec_tools.baselines.r2vc.stages.retrieval.faiss_build records it
+            meta["build_threads"] = FAISS_BUILD_THREADS
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
@@ -343,10 +382,12 @@ class DenseRetriever:
 
 __all__ = [
     "ENCODE_CHUNK",
+    "FAISS_BUILD_THREADS",
     "HNSW_EF_CONSTRUCTION",
     "HNSW_EF_SEARCH",
     "HNSW_M",
     "INDEX_TYPES",
     "DenseRetriever",
+    "fixed_build_threads",
     "new_faiss_index",
 ]

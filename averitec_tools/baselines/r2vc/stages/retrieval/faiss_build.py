@@ -18,6 +18,11 @@ no GPU builder for HNSW: HNSW is always built on the CPU, and the metadata says 
 device in ``build_device`` (and a ``build_device_note`` when a GPU was not used for that
 reason).
 
+CPU training and filling run on
+:data:`~averitec_tools.baselines.r2vc.retrieval.dense.FAISS_BUILD_THREADS` OpenMP threads
+(``build_threads`` in the metadata), whatever the machine's default: an HNSW build on
+more threads is not reproducible.
+
 Every shard is checked against the manifest before use; a missing or corrupt one is
 named with the command that re-encodes it. The output directory has the dense
 retriever's layout (``faiss.index`` + ``averitec_dense.json``), so
@@ -176,7 +181,12 @@ def build_index_from_shards(
         import faiss as faiss_module
     faiss = faiss_module
 
-    from averitec_tools.baselines.r2vc.stages.retrieval.dense import HNSW_M, new_faiss_index
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import (
+        FAISS_BUILD_THREADS,
+        HNSW_M,
+        fixed_build_threads,
+        new_faiss_index,
+    )
 
     if index_type not in INDEX_TYPES:
         raise UserError(f"unknown dense index type {index_type!r}", hint=f"use one of: {', '.join(INDEX_TYPES)}")
@@ -217,10 +227,11 @@ def build_index_from_shards(
         options = faiss.GpuMultipleClonerOptions()
         options.useFloat16 = bool(pq_m and pq_m > 48)  # IVF-PQ lookup tables beyond 48 sub-quantisers
         target = faiss.index_cpu_to_all_gpus(index, co=options)
-    if train is not None:
-        target.train(train)
-    for path in paths:
-        target.add(np.ascontiguousarray(np.load(path), dtype=np.float32))
+    with fixed_build_threads(faiss):
+        if train is not None:
+            target.train(train)
+        for path in paths:
+            target.add(np.ascontiguousarray(np.load(path), dtype=np.float32))
     if device == "gpu":
         index = faiss.index_gpu_to_cpu(target)
         if index_type == "ivfpq":
@@ -241,6 +252,7 @@ def build_index_from_shards(
         meta.update(hnsw_m=HNSW_M, ef_construction=int(index.hnsw.efConstruction))
     meta.update(extra)
     meta["build_device"] = device
+    meta["build_threads"] = FAISS_BUILD_THREADS
     if device == "gpu":
         meta["build_gpus"] = visible_gpus(faiss)
     if device_note:

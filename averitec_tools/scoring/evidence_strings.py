@@ -1,22 +1,15 @@
-"""Pieces shared by the AVeriTeC scoring profiles: comparison strings, engine, signature."""
+"""The evidence strings the AVeriTeC scorers compare: gold questions and answers as the
+official scripts join them, and the first-10 evidence cap."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from averitec_tools._version import __version__
-from averitec_tools.errors import UserError
-from averitec_tools.metrics.meteor import MeteorEngine
-from averitec_tools.metrics.signature import Signature, wordnet_field
-from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import Question
 
 #: The official scorers score only the first 10 predicted evidence items.
 MAX_EVIDENCE = 10
 NO_ANSWER = " No answer could be found."
-#: ``--metric`` values: every figure of the profile, or Hungarian METEOR only.
-METRIC_CHOICES = ("all", "hu-meteor")
 
 
 def qa_strings(questions: Sequence[Question]) -> list[str]:
@@ -81,51 +74,4 @@ def raw_answers(questions: Sequence[Question]) -> list[str]:
     return [a.answer for q in questions for a in q.answers]
 
 
-def make_engine(options: dict[str, Any]) -> MeteorEngine:
-    """A fresh METEOR engine, or the warm one a long-lived scorer lent (see ``scoring.warm``)."""
-    from averitec_tools.scoring.warm import lent_engine
-
-    return lent_engine() or MeteorEngine(allow_download=bool(options.get("allow_download", True)))
-
-
-def check_options(profile: str, options: dict[str, Any], allowed: Sequence[str]) -> None:
-    unknown = set(options) - set(allowed)
-    if unknown:
-        raise UserError(
-            f"profile {profile!r} does not take option(s): {', '.join(sorted(unknown))}",
-            hint=f"it takes {', '.join(allowed)}",
-        )
-    metric = options.get("metric", "all")
-    if metric not in METRIC_CHOICES:
-        from averitec_tools.registry import close_names
-
-        close = close_names(str(metric), METRIC_CHOICES, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]}?" if close else f"choose one of: {', '.join(METRIC_CHOICES)}"
-        raise UserError(f"unknown metric {metric!r} for profile {profile!r}", hint=hint)
-
-
-def signature(
-    *,
-    profile: str,
-    engine: MeteorEngine,
-    thresholds: Sequence[float],
-    comparison: str,
-    normalisation: str,
-    evidence_cap: int | None,
-    lenient: bool = False,
-) -> str:
-    return Signature(
-        profile=profile,
-        metric="hu-meteor",
-        tokenizer=TOKENIZER_NAME,
-        wordnet=wordnet_field(engine.wordnet),
-        thresholds=tuple(thresholds),
-        comparison=comparison,
-        normalisation=normalisation,
-        evidence_cap=evidence_cap,
-        version=__version__,
-        lenient=lenient,
-    ).render()
-
-
-__all__ = ["MAX_EVIDENCE", "METRIC_CHOICES", "answer_strings", "raw_answers", "check_options", "make_engine", "qa_strings", "signature"]
+__all__ = ["MAX_EVIDENCE", "NO_ANSWER", "answer_strings", "qa_strings", "raw_answers"]
