@@ -26,7 +26,7 @@ ARGUMENT_RESOLVERS = {
     "data:_sources": "NAME/--split as the catalogue's sources",
     "data:_repo": "--repo/--repo-type/--revision as a hub location",
     "judge_agreement:_specs": "the --judge-*/--second-judge-* options as judge specs",
-    "leaderboard:_store": "--db (or AVERITEC_LEADERBOARD_DB) as an open store",
+    "_leaderboard_store:_store": "--db (or AVERITEC_LEADERBOARD_DB) as an open store",
     "score:_options": "the score options as the profile's keyword options",
 }
 EXIT_OR_NOTHING = {"int", "None"}
