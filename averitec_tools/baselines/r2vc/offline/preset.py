@@ -276,9 +276,30 @@ def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
     """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
     off = cfg.offline
     return json_digest("verifier-v4", data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
-                   {k: val for k, val in asdict(off).items()
-                    if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
-                             "train_batch_size", "seed")})
+                       {k: val for k, val in asdict(off).items()
+                        if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
+                                 "train_batch_size", "seed")})
+
+
+def _fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str, off: Any) -> str:
+    """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
+    return json_digest("slc-v3", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+                       asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
+                       asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
+                                                      "abstain": None, "on_abstain": None},
+                       [off.fit_thresholds, off.target_coverage, off.gate_folds])
+
+
+def _slice_claims(train: Sequence[Any], held: np.ndarray) -> list[ClaimInput]:
+    """The labelled training claims held out from the verifier, as the calibration slice's claims."""
+    from averitec_tools.labels import map_label
+
+    return [
+        ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
+                   gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
+                   gold_label_raw=str(train[i].label))
+        for i in np.flatnonzero(held) if train[i].label is not None
+    ]
 
 
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
@@ -297,7 +318,6 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     from averitec_tools.baselines.r2vc.offline.fit import apply_fitted, fit_on_slice
     from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI
     from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
-    from averitec_tools.labels import map_label
 
     off = cfg.offline
     data = build_offline_data(cfg, progress=progress, engine=engine)
@@ -326,21 +346,12 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     build_seconds["verifier"] = time.perf_counter() - t0
     t0 = time.perf_counter()
 
-    # Calibration slice: fitted thresholds, calibrator and gates (offline_fit.py).
+    # Calibration slice: fitted thresholds, calibrator and gates (offline/fit.py).
     fit_cfg = base if base is not None else cfg
     fit_cfg = replace(fit_cfg, ablation=replace(fit_cfg.ablation, no_calibration=False,
                                                 no_verifier_selection=False, single_candidate=False)).effective()
-    fit_key = json_digest("slc-v3", train_key, data.corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
-                      asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
-                      asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
-                                                     "abstain": None, "on_abstain": None},
-                      [off.fit_thresholds, off.target_coverage, off.gate_folds])
-    slice_claims = [
-        ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
-                   gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
-                   gold_label_raw=str(train[i].label))
-        for i in np.flatnonzero(held) if train[i].label is not None
-    ]
+    fit_key = _fit_key(fit_cfg, train_key=train_key, corpus_key=data.corpus_key, off=off)
+    slice_claims = _slice_claims(train, held)
     calibrator, fitted = fit_on_slice(
         fit_cfg, nli=nli, retriever=data.retriever, claims=slice_claims, cal_file=cache / f"calibrator-{fit_key}.json",
         store_dir=cache / "slice-candidates", where=str(data.train_path),
