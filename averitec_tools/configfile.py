@@ -74,6 +74,40 @@ _EXPECTED = {
 }
 
 
+def _bounded_loader(where: str) -> Any:
+    """A ``yaml.SafeLoader`` whose numbers are bounded as JSON's are
+    (:mod:`averitec_tools.jsonbounds`): an integer of more than 100 digits, or a number that
+    overflows to infinity, is a :class:`UserError` naming the line and column (PyYAML's
+    own ``int()`` would raise ``ValueError`` past 4,300 digits)."""
+    import math
+
+    import yaml
+
+    from averitec_tools.jsonbounds import DEFAULT_LIMITS
+
+    def at(node: Any) -> str:
+        return f"{where}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+
+    def construct_int(loader: Any, node: Any) -> Any:
+        digits = sum(ch.isdigit() for ch in str(node.value))
+        if digits > DEFAULT_LIMITS.max_int_digits:
+            raise UserError(f"{at(node)}: an integer of {digits} digits (at most {DEFAULT_LIMITS.max_int_digits} are read)")
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+    def construct_float(loader: Any, node: Any) -> Any:
+        value = yaml.SafeLoader.construct_yaml_float(loader, node)
+        if math.isinf(value) and "inf" not in str(node.value).lower():
+            raise UserError(f"{at(node)}: the number {str(node.value)[:20]} is too large (it overflows to infinity)")
+        return value
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    Loader.add_constructor("tag:yaml.org,2002:float", construct_float)
+    return Loader
+
+
 def load_yaml_text(text: str, *, where: str) -> Any:
     """Parse YAML text; a syntax error is a :class:`UserError` ``where:LINE:COL: invalid YAML: ...``.
 
@@ -86,7 +120,7 @@ def load_yaml_text(text: str, *, where: str) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_bounded_loader(where))  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         loc = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

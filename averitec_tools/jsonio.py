@@ -2,10 +2,12 @@
 
 Every reader here turns malformed input into a one-line :class:`UserError`:
 non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file,
-arrays or objects nested deeper than Python's parser goes (about a thousand levels), a
-lone surrogate escape (``"\\ud800"``: not a Unicode character, so no UTF-8 output could
-hold it; refused where it is read, naming the item and the field).
-JSONL is streamed line by line; a JSON array is parsed once.
+and everything :mod:`averitec_tools.jsonbounds` bounds (integers of more than 100 digits,
+numbers that overflow to infinity, nesting past about a thousand levels, lines and files
+past their size bounds: ``/dev/zero`` is refused, not read for ever), and a lone
+surrogate escape (``"\\ud800"``: not a Unicode character, so no UTF-8 output could hold
+it; refused where it is read, naming the item and the field). JSONL is streamed line by
+line; a JSON array is parsed once.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from averitec_tools import jsonbounds
 from averitec_tools.errors import UserError
+from averitec_tools.jsonbounds import ReadLimits
 
 _PEEK_BYTES = 4096
+_SPACE = b" \t\r\n"
 
 
 @dataclass(frozen=True)
@@ -60,12 +65,22 @@ def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError, base_line: i
     return UserError(f"{path}:{line}:{col}: file is not valid UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
-def sniff_format(path: str | os.PathLike[str]) -> str:
+def _limits(limits: ReadLimits | None) -> ReadLimits:
+    return jsonbounds.DEFAULT_LIMITS if limits is None else limits
+
+
+def _syntax_only(text: bytes) -> Any:
+    """Parse ``text`` for its syntax alone (numbers are not converted: the sniff only
+    decides the format; the reader then applies the bounds)."""
+    return json.loads(text, parse_int=lambda _: 0, parse_float=lambda _: 0.0)
+
+
+def sniff_format(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> str:
     """Return ``"json"`` (a top-level array/object) or ``"jsonl"`` (one object per line).
 
     A file whose first line is a complete JSON object is JSONL; a file starting with
-    ``[`` is a JSON array. The first line is read whole, however long it is (a long
-    first record is still JSON lines).
+    ``[`` is a JSON array. At most the first line is read (itself bounded, as are leading
+    blank lines: ``/dev/zero`` or an endless stream is refused, not read for ever).
 
     Example:
         >>> import tempfile, pathlib
@@ -74,39 +89,41 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
         >>> sniff_format(p)
         'jsonl'
     """
+    lim = _limits(limits)
     p = _check_file(path)
     with p.open("rb") as fh:
-        first = fh.readline().removeprefix(b"\xef\xbb\xbf")
-        while first and not first.strip():
-            first = fh.readline()
-        head = first + fh.read(_PEEK_BYTES)
-    stripped = head.lstrip(b" \t\r\n")
-    if not stripped:
-        raise UserError(f"{p}: file is empty")
-    if stripped.startswith(b"["):
-        return "json"
-    if stripped.startswith(b"{"):
-        try:
-            json.loads(first)
-            return "jsonl"
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        head = fh.read(_PEEK_BYTES).removeprefix(b"\xef\xbb\xbf")
+        skipped = 0
+        while head and not head.lstrip(_SPACE) and skipped <= lim.max_bytes:
+            skipped += len(head)
+            head = fh.read(_PEEK_BYTES)
+        stripped = head.lstrip(_SPACE)
+        if skipped + len(head) - len(stripped) > lim.max_bytes:
+            raise UserError(f"{p}: more than {jsonbounds._size(lim.max_bytes)} of blank space (the most one input file may hold)")
+        if not stripped:
+            raise UserError(f"{p}: file is empty")
+        if stripped.startswith(b"["):
             return "json"
-        except RecursionError:
-            raise _too_deep(f"{p}:1") from None
-    raise UserError(
-        f"{p}:1:1: expected a JSON array or JSON lines, found {stripped[:20]!r}"
-    )
+        if not stripped.startswith(b"{"):
+            raise UserError(f"{p}:1:1: expected a JSON array or JSON lines, found {stripped[:20]!r}")
+        first = stripped.split(b"\n", 1)[0]
+        if b"\n" not in stripped:
+            first += fh.readline(lim.max_line_bytes + 1)
+            if len(first) > lim.max_line_bytes:  # an object on one line that long is neither format here
+                raise UserError(f"{p}:1: a line longer than {jsonbounds._size(lim.max_line_bytes)} (the most one JSON line may hold)")
+    try:
+        _syntax_only(first)
+        return "jsonl"
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "json"
+    except RecursionError:
+        raise _too_deep(f"{p}:1") from None
 
 
 def _too_deep(where: str) -> UserError:
     # json raises RecursionError past the interpreter's recursion limit (~1,000 levels);
     # no submission or gold format nests more than a handful
     return UserError(f"{where}: JSON nested too deeply (arrays or objects more than about 1,000 levels deep)")
-
-
-def _is_truncation(exc: json.JSONDecodeError, text: str) -> bool:
-    # json reports an unterminated string only when it reaches the end of the input.
-    return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
 
 
 #: Only a ``\\uD800``-``\\uDFFF`` escape can put a surrogate into parsed JSON (UTF-8 input
@@ -182,56 +199,57 @@ def refuse_lone_surrogates(value: Any, *, text: str, where: str, items: bool = F
                     hint="write the character itself, or a valid \\uD8xx\\uDCxx pair")
 
 
-def load_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a whole JSON file, reporting line and column of any syntax error."""
+def load_json(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Any:
+    """Parse a whole JSON file within ``limits`` (:mod:`averitec_tools.jsonbounds`),
+    reporting line and column of any syntax error."""
+    lim = _limits(limits)
     p = _check_file(path)
-    data = p.read_bytes()
+    with p.open("rb") as fh:
+        data = jsonbounds.read_bounded(fh, where=str(p), limits=lim)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _decode_error(p, data, exc) from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        what = "truncated JSON" if _is_truncation(exc, text) else "invalid JSON"
-        raise UserError(f"{p}:{exc.lineno}:{exc.colno}: {what}: {exc.msg}") from None
-    except RecursionError:
-        raise _too_deep(str(p)) from None
+    value = jsonbounds.loads(text, where=str(p), limits=lim)
     refuse_lone_surrogates(value, text=text, where=str(p), items=True)
     return value
 
 
-def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
-    """Stream the objects of a JSONL file; blank lines are skipped."""
+def iter_jsonl(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Iterator[Located]:
+    """Stream the objects of a JSONL file within ``limits``; blank lines are skipped."""
+    lim = _limits(limits)
     p = _check_file(path)
-    index = 0
+    index = total = 0
     with p.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        lineno = 0
+        while True:
+            lineno += 1
+            raw = jsonbounds.readline_bounded(fh, where=str(p), lineno=lineno, limits=lim)
+            if not raw:
+                return
+            total += len(raw)
+            if total > lim.max_bytes:
+                raise UserError(f"{p}:{lineno}: more than {jsonbounds._size(lim.max_bytes)} (the most one input file may hold)")
             if not raw.strip():
                 continue
             try:
                 line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise _decode_error(p, raw, exc, base_line=lineno) from None
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                what = "truncated JSON" if _is_truncation(exc, line) else "invalid JSON"
-                raise UserError(f"{p}:{lineno}:{exc.colno}: {what}: {exc.msg}") from None
-            except RecursionError:
-                raise _too_deep(f"{p}:{lineno}") from None
+            value = jsonbounds.loads(line, where=str(p), line=lineno, limits=lim)
             refuse_lone_surrogates(value, text=line, where=f"{p}:{lineno}")
             yield Located(value, str(p), lineno, index)
             index += 1
 
 
-def iter_records(path: str | os.PathLike[str]) -> Iterator[Located]:
-    """Yield the items of a JSON array file or a JSONL file, whichever ``path`` is."""
-    fmt = sniff_format(path)
+def iter_records(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Iterator[Located]:
+    """Yield the items of a JSON array file or a JSONL file, whichever ``path`` is (both
+    read within ``limits``)."""
+    fmt = sniff_format(path, limits=limits)
     if fmt == "jsonl":
-        yield from iter_jsonl(path)
+        yield from iter_jsonl(path, limits=limits)
         return
-    value = load_json(path)
+    value = load_json(path, limits=limits)
     if not isinstance(value, list):
         raise UserError(f"{path}: expected a JSON array of items, found a JSON {type(value).__name__}")
     for i, item in enumerate(value):

@@ -207,6 +207,46 @@ def test_dry_run_offline_uses_recorded_sizes(monkeypatch: pytest.MonkeyPatch, ca
     assert "chenxwh/AVeriTeC (model, main)" in text and "10.7 GiB" in text and "cc-by-nc-4.0" in text
 
 
+def _closed_port() -> str:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_unreachable_hub_fails_fast_and_once(tmp_path: Path) -> None:
+    """Issue 30 item 17: offline (no HF_HUB_OFFLINE), a dry run over every name took 70 s and
+    printed 18 retry lines (huggingface_hub retries each listing 5 times). The hub is probed
+    once: the dry run is planned from the package's records with one note; a download is one
+    line, exit 2."""
+    env = _env(tmp_path, _closed_port())
+    proc = cli(env, "--dry-run", "--json", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Retry" not in proc.stderr and proc.stderr.strip() == "", proc.stderr
+    sources = {s["source"]: s for s in json.loads(proc.stdout)["sources"]}
+    notes = [n for s in sources.values() for n in s["notes"] if "is unreachable" in n or "not consulted" in n]
+    assert len(notes) == 1 and "is unreachable" in notes[0], notes
+    assert sources["averitec-store/dev"]["download_bytes"] == 11537899362  # the recorded sizes
+    text = cli(env, "--dry-run", "--out", str(tmp_path / "o"))
+    assert text.returncode == 0 and "Retry" not in text.stderr and text.stdout.count("is unreachable") == 1
+    err = one_line_error(cli(env, "averitec", "--split", "dev", "--out", str(tmp_path / "o")))
+    assert "is unreachable" in err and "--from DIR" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_transformers_offline_is_offline_as_for_huggingface_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """huggingface_hub reads TRANSFORMERS_OFFLINE=1 as HF_HUB_OFFLINE=1: so does hub_offline
+    (a dry run planned each source online, then noted 9 times that the hub was disabled)."""
+    from averitec_tools.downloads import hub_offline
+
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    assert not hub_offline()
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    assert hub_offline()
+
+
 def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     hub = FakeHub()
     hub.add(*AV, "data/test_2025.json", json.dumps([CLAIM] * 4).encode())
@@ -275,7 +315,7 @@ def test_vitaminc_snapshot_keeps_every_upstream_field(tmp_path: Path, monkeypatc
     with HubServer(hub) as url:
         got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
     assert sorted(Path(f["dest"]).name for f in got["results"]) == ["dev.jsonl", "test.jsonl", "train.jsonl"]
-    assert all(p.startswith("/datasets/tals/vitaminc/") for m, p, _ in hub.log if m == "HEAD")
+    assert all(p.startswith("/datasets/tals/vitaminc/") for m, p, _ in hub.log if m == "HEAD" and p != "/")  # "/": the reachability probe
 
     import datasets
 

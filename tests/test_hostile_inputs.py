@@ -30,6 +30,7 @@ import json
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,30 @@ class Case:
     output_flag: str = ""
     mutable: list[str] = field(default_factory=list)  # inputs the mutation tests corrupt
 
+
+
+def _ratings_xlsx() -> bytes | None:
+    """A 4-row ratings workbook in the Ev2R study's layout (``averitec meta-eval --ratings``)."""
+    try:
+        import openpyxl
+    except ImportError:
+        return None
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Team", "id", "claim", "predicted evidence",
+                  "1. Does the predicted evidence contain any of the following three major errors? If yes, ...",
+                  "label_majority", "semantic_coverage", "coherence", "redundancy", "consistency", "relevance"])
+    for i in range(4):
+        sheet.append([f"team{i % 2}", 10 + i, f"Claim {i}.", "x", "No major errors.", "b. refuted",
+                      1 + i, 2, 3, 4 - i % 2, 5 - i])
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
+META_ITEMS = [{"claim": f"Claim {i}.", "evidence": f"Question: q{i}?\nAnswer: the answer is {'yes ' * i}\n",
+               "response": {"reference_evidence": "Question: q?\nAnswer: the answer is yes yes\n", "score": 0.1 * i},
+               "gold": "Refuted", "id": 10 + i} for i in range(4)]
 
 CASES: list[Case] = [
     Case("score2024", {"pred.json": _json(PRED_2024), "gold.json": _json(GOLD)},
@@ -185,6 +210,14 @@ CASES: list[Case] = [
                        "--work", str(o or d / "work")],
          "dir", "--work", ["rows.jsonl"]),
 ]
+_RATINGS = _ratings_xlsx()
+if _RATINGS is not None:
+    CASES.append(Case(
+        "meta-eval", {"ratings.xlsx": _RATINGS, "items.jsonl": _jsonl(META_ITEMS)},
+        lambda d, o: ["meta-eval", "--ratings", str(d / "ratings.xlsx"), "--items", str(d / "items.jsonl"),
+                      "--no-reproduce", "--scorer", "bleu", "--resamples", "5", "--json",
+                      *(["--plot", str(o)] if o else [])],
+        "file", "--plot", ["items.jsonl"]))
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
 STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}
@@ -460,6 +493,159 @@ def test_leaderboard_submit_refuses_deeply_nested_json(tmp_path: Path) -> None:
         assert "nested too deeply" in out.getvalue() + err.getvalue(), label
 
 
+# ---------------------------------------------------------------- numbers past the parser's bounds (issue 30, item 1)
+
+HUGE_NUMBERS = {"a 5,000-digit integer": "9" * 5000, "the integer 10^400": "1" + "0" * 400, "1e400": "1e400"}
+
+
+def _with_number(data: bytes, number: str) -> dict[str, bytes]:
+    """Variants of an input file with ``number`` as the value of the first item's first
+    key (and, for JSON lines, of the last line's)."""
+    text = data.decode()
+    jsonl = not text.lstrip().startswith("[")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    items = [json.loads(ln) for ln in lines] if jsonl else json.loads(text)
+    key = sorted(items[0])[0]
+
+    def put(item: dict[str, Any]) -> str:
+        return json.dumps({**item, key: "@@"}).replace('"@@"', number)
+
+    if jsonl:
+        return {"first line": ("\n".join([put(items[0]), *lines[1:]]) + "\n").encode(),
+                "last line": ("\n".join([*lines[:-1], put(items[-1])]) + "\n").encode()}
+    return {"first item": ("[" + ", ".join([put(items[0]), *map(json.dumps, items[1:])]) + "]").encode()}
+
+
+@pytest.mark.parametrize("number", list(HUGE_NUMBERS))
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_huge_numbers_are_one_line_exit_2(name: str, number: str, tmp_path: Path) -> None:
+    """A claim id of 5,000 digits (past Python's 4,300-digit conversion limit), a confidence
+    of 10^400 (an integer that overflows a float) or 1e400 (a float that is infinite), in
+    any input file: exit 2, one line naming the file, line and column."""
+    case = BY_NAME[name]
+    json_inputs = {t: d for t, d in case.inputs.items() if t.endswith((".json", ".jsonl"))}
+    for target, data in json_inputs.items():
+        for label, mutated in _with_number(data, HUGE_NUMBERS[number]).items():
+            with tempfile.TemporaryDirectory(dir=tmp_path) as root:
+                work = make_work(case, Path(root))
+                (work / target).write_bytes(mutated)
+                if name == "r2vc-paper":
+                    (work / "model").mkdir()
+                    (work / "recipe.yaml").write_bytes(PAPER_RECIPE.replace(b"./no-such-model", str(work / "model").encode()))
+                output = work / "out.result" if case.output_kind == "file" else work / "outdir"
+                code, err = run_checked(case, work, output if case.output_kind else None)
+                assert code == 2, (name, target, label, err)
+                assert target in err and ("digits (at most 100 are read)" in err or "overflows to infinity" in err), (
+                    name, target, label, err)
+
+
+def test_competition_yaml_with_a_huge_integer_is_one_line_exit_2(tmp_path: Path) -> None:
+    from _leaderboard_helpers import competition_yaml
+
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(_json(GOLD))
+    text = competition_yaml(gold).replace('"n_resamples": 200', '"n_resamples": ' + "9" * 5000)
+    assert "9" * 5000 in text
+    (tmp_path / "comp.yaml").write_text(text)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["leaderboard", "init", str(tmp_path / "comp.yaml"), "--db", f"sqlite:///{tmp_path / 'lb.db'}"])
+    assert code == 2, err.getvalue()
+    lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
+    assert len(lines) == 1 and "comp.yaml:" in lines[0] and "an integer of 5000 digits" in lines[0], lines
+    assert not (tmp_path / "lb.db").exists() or "Traceback" not in err.getvalue()
+
+
+# ---------------------------------------------------------------- endless inputs (issue 30, item 9)
+
+def _subprocess_score(pred: str, gold: Path, *, timeout: float = 60) -> Any:
+    import subprocess
+    import sys
+
+    from _leaderboard_server import env
+
+    def cap_memory() -> None:  # a regression fails the test instead of filling the host's memory
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "score", pred, str(gold), "--jobs", "1"],
+                          capture_output=True, text=True, timeout=timeout, env=env(), preexec_fn=cap_memory)
+
+
+def test_score_dev_zero_is_refused_at_once(tmp_path: Path) -> None:
+    """``/dev/zero`` has no end and no newline: the format sniff reads a bounded head."""
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(_json(GOLD))
+    done = _subprocess_score("/dev/zero", gold)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "/dev/zero:1:1: expected a JSON array or JSON lines" in done.stderr
+
+
+@contextlib.contextmanager
+def _endless_fifo(path: Path, head: bytes, chunk: bytes, *, cap: int = 256 << 20) -> Iterator[Path]:
+    """A FIFO that gives ``head`` then ``chunk`` repeated to every reader that opens it:
+    endless for a bounded reader, which stops far earlier; ``cap`` bytes per reader then
+    end of file, so that a reader without the bound fails the test instead of reading for
+    ever."""
+    import threading
+
+    os.mkfifo(path)
+    stop = threading.Event()
+
+    def feed() -> None:
+        while not stop.is_set():
+            try:
+                with open(path, "wb") as fh:  # blocks until a reader opens it
+                    if stop.is_set():
+                        return
+                    fh.write(head)
+                    for _ in range(cap // len(chunk)):
+                        if stop.is_set():
+                            return
+                        fh.write(chunk)
+                time.sleep(0.05)  # the reader saw its end of file
+            except (BrokenPipeError, OSError):
+                continue
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        with contextlib.suppress(OSError):  # wake a feeder blocked in open()
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            os.close(fd)
+        feeder.join(timeout=5)
+
+
+@pytest.mark.timeout(120)
+def test_score_an_endless_line_is_refused(tmp_path: Path) -> None:
+    """A JSON line that never ends (a generator behind a FIFO): refused at the line bound (64 MiB)."""
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(_json(GOLD))
+    with _endless_fifo(tmp_path / "endless.jsonl", b'{"claim_id": 0, "claim": "', b"a" * (1 << 20)) as fifo:
+        done = _subprocess_score(str(fifo), gold, timeout=100)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "the most one" in done.stderr and "endless.jsonl" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("head, chunk", [(b'{"claim_id": 0}\n', b"\n" * 4096), (b'{"claim_id": 0}\n', b'{"claim_id": 1}\n' * 256),
+                                         (b"[", b"0, " * 4096)], ids=["blank lines", "lines", "array"])
+def test_endless_inputs_stop_at_the_byte_bound(head: bytes, chunk: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Endless JSON lines, blank lines or an endless array stop at ``max_bytes`` (lowered here to
+    1 MiB so the test reads little; the default is 1 GiB)."""
+    from averitec_tools import jsonbounds
+    from averitec_tools.errors import UserError
+    from averitec_tools.jsonio import iter_records
+
+    monkeypatch.setattr(jsonbounds, "DEFAULT_LIMITS", jsonbounds.ReadLimits(max_bytes=1 << 20, max_line_bytes=1 << 16))
+    with _endless_fifo(tmp_path / "endless.jsonl", head, chunk, cap=16 << 20) as fifo, pytest.raises(UserError, match=r"more than 1 MiB"):
+        for _ in iter_records(fifo):
+            pass
+
+
 # ---------------------------------------------------------------- issue 30: CLI cases
 
 def _with_surrogate(items: list[dict[str, Any]], *, field: str) -> list[dict[str, Any]]:
@@ -532,3 +718,56 @@ def test_tables_fit_the_terminal(command: str, columns: int, tmp_path: Path, mon
     long = [ln for ln in out.splitlines() if len(ln) > columns and not ln.startswith(("signature:", "A = ", "B = "))]
     assert long == [], "\n".join(long)
     assert ("averitec/dev" if command == "data-list" else "questions_only") in out
+
+
+def test_export_hf_refuses_a_folder_holding_other_files(tmp_path: Path) -> None:
+    """Issue 30 item 17: ``export-hf`` merged its card and shards into any folder. A folder
+    holding anything but an export (its card and shards) is refused, untouched; another split
+    of the same dataset still joins its export."""
+    case = BY_NAME["export-hf"]
+    work = make_work(case, tmp_path)
+    (work / "hf").mkdir()
+    (work / "hf" / "notes.txt").write_text("mine")
+    code, err = run_checked(case, work, work / "hf")
+    assert code == 2 and "not empty" in err and "notes.txt" in err, err
+    (work / "hf" / "notes.txt").unlink()
+    assert run_checked(case, work, work / "hf")[0] == 0  # an empty folder is fine
+    assert run_checked(case, work, work / "hf")[0] == 0  # and so is its own export (the split replaced)
+    (work / "hf" / "data" / "stray.csv").write_text("x")
+    code, err = run_checked(case, work, work / "hf")
+    assert code == 2 and "stray.csv" in err, err
+
+
+@pytest.mark.parametrize("url", [5, True, ["https://a.org"], {"href": "x"}])
+def test_score_and_audit_read_a_non_string_url_alike(url: Any, tmp_path: Path) -> None:
+    """Issue 30 item 17: ``score`` accepted ``"url": 5`` (no scorer reads urls) and ``audit``
+    refused the same file. Both accept it now; the audit lists it as an invalid URL."""
+    preds = json.loads(json.dumps(PRED_2024))
+    preds[0]["evidence"][0]["url"] = url
+    for name in ("score2024", "audit-submission"):
+        case = BY_NAME[name]
+        (tmp_path / name).mkdir()
+        work = make_work(case, tmp_path / name)
+        (work / "pred.json").write_bytes(_json(preds))
+        code, err = run_checked(case, work, None)
+        assert code == 0, (name, err)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["audit", str(work / "pred.json"), "--references", str(work / "gold.json"), "--json"]) == 0
+    rows = json.loads(out.getvalue())["invalid_urls"]["rows"]
+    assert {"claim_index": 0, "url": json.dumps(url)} in [{k: r[k] for k in ("claim_index", "url")} for r in rows]
+
+
+@pytest.mark.parametrize("evidence", [[], [[]]], ids=["no set", "empty set"])
+def test_fever_gold_without_evidence_sets_is_one_line_exit_2(evidence: list[Any], tmp_path: Path) -> None:
+    """Issue 30 item 12: a SUPPORTS gold line with no (or an empty) evidence set gave every
+    prediction recall 1.0; strict mode names the line and the claim (--lenient scores it)."""
+    gold = json.loads(json.dumps(FEVER_GOLD))
+    gold[1]["evidence"] = evidence
+    case = Case("score-fever-empty-gold", {"pred.jsonl": _jsonl(FEVER_PRED), "gold.jsonl": _jsonl(gold)},
+                BY_NAME["score-fever"].argv)
+    work = make_work(case, tmp_path)
+    code, err = run_checked(case, work, work / "pc.json")
+    assert code == 2 and "gold.jsonl:2: claim 1 (SUPPORTS)" in err and "--lenient" in err, err
+    lenient = Case(case.name, case.inputs, lambda d, o: [*BY_NAME["score-fever"].argv(d, o), "--lenient"])
+    assert run_checked(lenient, work, work / "pc.json")[0] == 0

@@ -39,7 +39,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "averitec_tools"
 #: layers and, unless the layer is independent, of its own layer (without a cycle).
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "jsonio", "labels",
-                    "resources", "records", "models", "cache", "hashing", "configfile"), False),
+                    "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds"), False),
     ("domain", ("metrics", "loaders", "leakage", "downloads"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),

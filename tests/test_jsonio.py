@@ -72,6 +72,50 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path: Path) -> None:
     assert target.read_text() == "{}"
 
 
+def test_numbers_past_the_bounds_name_line_and_column(tmp_path: Path) -> None:
+    """Integers of more than 100 digits (Python refuses past 4,300 with a bare ValueError)
+    and numbers that overflow to infinity: a UserError at the number's line and column,
+    in a JSON array and in JSON lines alike."""
+    p = tmp_path / "preds.json"
+    p.write_text('[\n {"claim_id": 0},\n {"claim_id": ' + "7" * 101 + "}\n]")
+    with pytest.raises(UserError, match=r"preds.json:3:15: an integer of 101 digits \(at most 100 are read\)"):
+        list(iter_records(p))
+    p.write_text('[{"claim_id": -' + "7" * 100 + ', "confidence": 1e309}]')  # 100 digits (and a sign): read
+    with pytest.raises(UserError, match=r"preds.json:1:132: the number 1e309 is too large \(it overflows to infinity\)"):
+        load_json(p)
+    q = tmp_path / "preds.jsonl"
+    q.write_text('{"claim_id": 0}\n{"claim_id": 1, "confidence": 1' + "0" * 400 + "}\n")
+    with pytest.raises(UserError, match=r"preds.jsonl:2:31: an integer of 401 digits"):
+        list(iter_records(q))
+    q.write_text('{"claim_id": 0, "confidence": 1.5e308, "big": ' + "9" * 100 + "}\n")
+    (item,) = list(iter_records(q))
+    assert item.value["big"] == int("9" * 100) and item.value["confidence"] == 1.5e308
+
+
+def test_lines_and_files_past_the_size_bounds(tmp_path: Path) -> None:
+    from averitec_tools.jsonbounds import ReadLimits
+
+    small = ReadLimits(max_bytes=100, max_line_bytes=40)
+    q = tmp_path / "s.jsonl"
+    q.write_text('{"id": 0}\n{"id": 1, "text": "' + "a" * 40 + '"}\n')
+    with pytest.raises(UserError, match=r"s.jsonl:2: a line longer than 40 bytes"):
+        list(iter_records(q, limits=small))
+    q.write_text('{"id": 0}\n' * 11)  # 110 bytes
+    with pytest.raises(UserError, match=r"s.jsonl:11: more than 100 bytes"):
+        list(iter_records(q, limits=small))
+    assert len(list(iter_records(q, limits=ReadLimits(max_bytes=110, max_line_bytes=10)))) == 11  # exactly at both bounds
+    p = tmp_path / "a.json"
+    p.write_text("[" + "0, " * 40 + "0]")
+    with pytest.raises(UserError, match=r"a.json: more than 100 bytes"):
+        list(iter_records(p, limits=small))
+    p.write_text('{"id": 0, "text": "' + "a" * 60 + '"}')  # one object on one line, past the line bound
+    with pytest.raises(UserError, match=r"a.json:1: a line longer than 40 bytes"):
+        sniff_format(p, limits=small)
+    p.write_text(" \n" * 60 + "[1]")
+    with pytest.raises(UserError, match=r"a.json: more than 100 bytes of blank space"):
+        sniff_format(p, limits=ReadLimits(max_bytes=100, max_line_bytes=40))
+
+
 @pytest.mark.parametrize(("text", "where"), [
     ('[{"claim_id": 0, "claim": "a"}, {"claim_id": 7, "evidence": [{"answer": "x\\ud800y"}]}]',
      r"f\.json\[1\] \(claim_id 7\): evidence\[0\]\.answer"),

@@ -114,3 +114,86 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         browser.save_screenshot(str(shots / "team.png"))
     for name in ("submit-form", "submission", "leaderboard", "team"):
         assert (shots / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.timeout(300)
+def test_rank_intervals_on_the_board_at_desktop_and_phone_widths(tmp_path, browser) -> None:
+    """The demo competition with the 2024 baseline and two perturbed submissions: every row
+    shows its rank interval and P(first) (the values of ``tests/test_leaderboard_rank_intervals.py``'s
+    independent computation are checked there; here: shown, readable, in the right column,
+    at 1280 and at 390 pixels wide), and the board's signature under the table."""
+    from selenium.webdriver.common.by import By
+
+    from averitec_tools.leaderboard.export import entry_dict
+    from averitec_tools.leaderboard.ranking import rank_store
+    from tests.test_leaderboard_rank_intervals import _demo_board
+
+    store, db = _demo_board(tmp_path)
+    rows = [entry_dict(e, disclosure=()) for e in rank_store(store, "demo")]
+    shots = artifacts_dir()
+    with running_server(db) as (base, _):
+        for width, name in ((1280, "desktop"), (390, "phone")):
+            browser.set_window_size(width, 900)
+            browser.get(base + "/phase/demo")
+            headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+            col, p_col = headers.index("Rank interval"), headers.index("P(first)")
+            shown = [[td.get_attribute("textContent").strip() for td in tr.find_elements(By.TAG_NAME, "td")]
+                     for tr in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")]
+            assert [(r[col], r[p_col]) for r in shown] == [
+                (f"{r['rank_interval'][0]}–{r['rank_interval'][1]}", f"{r['p_first']:.3f}") for r in rows]
+            assert "B:1000|seed:0" in browser.find_element(By.ID, "board-signature").text
+            cell = browser.find_element(By.CSS_SELECTOR, "#leaderboard td.rank-interval")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", cell)
+            right = browser.execute_script("return document.documentElement.clientWidth")
+            assert cell.rect["x"] >= 0 and cell.rect["x"] + cell.rect["width"] <= right  # reachable by scrolling the table
+            browser.save_screenshot(str(shots / f"rank-intervals-{name}.png"))
+    for name in ("desktop", "phone"):
+        assert (shots / f"rank-intervals-{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.timeout(300)
+def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
+    """From a board row to a claim: the submission page links to its claim list, the list
+    is searchable by claim id, the claim page shows the Hu-METEOR matrix with the
+    Hungarian assignment marked once the phase is revealed; on a private split a team
+    cannot open a claim of the hidden part before the reveal."""
+    from selenium.webdriver.common.by import By
+
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(db)
+    store.init(competition_yaml(visibility="private", split={"public_fraction": 0.5, "seed": 13}), where="c.yaml")
+    store.add_team("blue")
+    store.submit(team="blue", system="baseline", phase="dev", content=variant(0), file_name="p.json")
+    process_one(store, Scorer(cache_dir=False, n_resamples=50))
+    from averitec_tools.leaderboard.ranking import claim_mask
+
+    public = [i for i, keep in enumerate(claim_mask(store.competition().phase("dev"), 50, revealed=False)) if keep]
+    private = [i for i in range(50) if i not in public]
+    shots = artifacts_dir()
+    with running_server(db) as (base, _):
+        browser.set_window_size(1280, 900)
+        browser.get(base + f"/submission/1/claim/{private[0]}")
+        assert f"no visible claim '{private[0]}'" in browser.find_element(By.TAG_NAME, "main").text
+        store.reveal("dev")  # now the private claims count (and gold is shown)
+        browser.get(base + "/submission/1")
+        browser.find_element(By.ID, "claims-link").click()
+        browser.find_element(By.ID, "q").send_keys(str(private[0]))
+        browser.find_element(By.ID, "search").click()
+        links = browser.find_elements(By.CSS_SELECTOR, "#claims tbody a")
+        assert [a.text for a in links] == [str(private[0])]
+        links[0].click()
+        marked = browser.find_elements(By.CSS_SELECTOR, "#matrix td.assigned")
+        assert marked and browser.find_element(By.ID, "gold-label").text
+        assert all(cell.value_of_css_property("font-weight") == "700" for cell in marked)
+        browser.execute_script("document.getElementById('gold-qa').scrollIntoView()")
+        browser.save_screenshot(str(shots / "claim-desktop.png"))
+        browser.set_window_size(390, 900)
+        browser.refresh()
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width  # nothing wider than a phone
+        text = browser.find_element(By.ID, "claim-text")
+        assert text.rect["x"] + text.rect["width"] <= width  # the claim wraps on a phone
+        browser.execute_script("document.getElementById('matrix-heading').scrollIntoView()")
+        browser.save_screenshot(str(shots / "claim-phone.png"))
+    for name in ("desktop", "phone"):
+        assert (shots / f"claim-{name}.png").read_bytes()[:4] == b"\x89PNG"

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from averitec_tools.cli.main import main
+from averitec_tools.metrics.signature import parse_signature
 from tests._leaderboard_helpers import competition_yaml, variant
 
 
@@ -84,6 +85,42 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
     assert "…" not in out  # nothing cut off
     assert "0.1600" in out and "[0." in out and "bloom-7b1" in out
     assert "more metrics" in out and "Label acc." in out  # the columns that did not fit continue below
+    assert "Rank" in out and "interval" in out and "P(first)" in out and "[1, 1]" in out
+    signature = "".join(out.split("signature:\n", 1)[1].split())  # folded at 80 columns: joined again
+    parsed = parse_signature(signature)
+    assert parsed.head == "leaderboard" and (parsed["B"], parsed["seed"], parsed["ties"]) == ("200", "0", "min")
+
+
+def test_status_and_show_need_no_gold_variable(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30 item 17: a competition whose gold is ``${VAR}/...`` needed VAR set for every
+    command, even ``status`` listing submissions. A stored competition keeps an unset
+    ``${VAR}`` as written: only scoring, which reads the gold, fails (naming it)."""
+    import shutil
+
+    from tests._leaderboard_helpers import DEMO_GOLD
+
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(DEMO_GOLD, data / "gold.json")
+    monkeypatch.setenv("LB_TEST_DATA", str(data))
+    spec = json.loads(competition_yaml())
+    spec["phases"][0]["gold"] = "${LB_TEST_DATA}/gold.json"
+    (tmp_path / "c.yaml").write_text(json.dumps(spec))
+    db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
+    assert main(["leaderboard", "init", str(tmp_path / "c.yaml"), *db]) == 0
+    assert main(["leaderboard", "team", "add", "blue", *db]) == 0
+    (tmp_path / "p.json").write_bytes(variant(0))
+    assert _submit(tmp_path / "p.json", db) == 0
+    capsys.readouterr()
+    monkeypatch.delenv("LB_TEST_DATA")
+    assert main(["leaderboard", "status", "--json", *db]) == 0
+    assert [s["state"] for s in json.loads(capsys.readouterr().out)["submissions"]] == ["finished"]
+    assert main(["leaderboard", "show", "--phase", "dev", *db]) == 0
+    assert "blue" in capsys.readouterr().out
+    (tmp_path / "q.json").write_bytes(variant(1))
+    err = _err(capsys, _submit(tmp_path / "q.json", db))  # scoring reads the gold: now the variable is needed
+    assert "${LB_TEST_DATA}/gold.json" in err  # the organiser running submit is told the cause
 
 
 def test_missing_nltk_data_is_named_to_the_organiser_not_to_the_team(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str],

@@ -115,6 +115,8 @@ CASES: list[tuple[str, str, bytes, str]] = [
     ("confidence above 1", "dev", _mutate(lambda p: p[1].update(confidence=1.5)), "field 'confidence' must be a number in [0, 1]"),
     ("confidence NaN", "dev", _mutate(lambda p: p[1].update(confidence=float("nan"))), "found nan"),
     ("deeply nested JSON", "dev", b"[" * 1000 + b"]" * 1000, "nested too deeply"),
+    ("lone surrogate in an answer", "dev", _mutate(lambda p: p[2]["evidence"][0].update(answer="x\ud800")),
+     "p.json[2] (claim_id 2): evidence[0].answer: a lone surrogate U+D800"),
     ("100k repeats of a word", "dev", _mutate(lambda p: p[0]["evidence"][0].update(answer="yes " * 100_000)),
      "the competition allows at most 5000 tokens per string"),
     ("201 evidence items", "dev", _mutate(lambda p: p[6].update(evidence=p[6]["evidence"] * 67)), "201 evidence items, the competition allows at most 200"),
@@ -125,6 +127,15 @@ CASES: list[tuple[str, str, bytes, str]] = [
     ("EvalAI, a line missing", "evalai", _jsonl(_as_evalai(_preds())[:-1]), "predictions, not one per reference claim"),
     ("hidden phase, claim id past the gold", "hidden", _mutate(lambda p: p.append({**p[0], "claim_id": N + 5})), "has no reference claim"),
     ("hidden phase, a claim missing", "hidden", _dump(_preds()[:-3]), "not one for every reference claim"),
+    # issue 30, item 1: numbers past Python's conversions were internal errors (not charged, yet stored)
+    ("5,000-digit claim id", "dev", _dump(_preds()).replace(b'"claim_id": 3,', b'"claim_id": ' + b"9" * 5000 + b",", 1),
+     "p.json:1:"),
+    ("confidence 10^400", "dev", _dump(_preds()).replace(b'"claim_id": 2,', b'"claim_id": 2, "confidence": 1' + b"0" * 400 + b",", 1),
+     "an integer of 401 digits (at most 100 are read)"),
+    ("confidence 1e400", "dev", _dump(_preds()).replace(b'"claim_id": 2,', b'"claim_id": 2, "confidence": 1e400,', 1),
+     "the number 1e400 is too large (it overflows to infinity)"),
+    ("EvalAI, a 5,000-digit id", "evalai", _jsonl(_as_evalai(_preds())).replace(b'"id": 4,', b'"id": ' + b"4" * 5000 + b",", 1),
+     "p.json:5:"),
 ]
 
 
@@ -200,6 +211,39 @@ def test_hostile_uploads_fail_cleanly_leak_nothing_and_the_queue_moves(arena) ->
     out = Path(os.environ.get("AVERITEC_TEST_ARTIFACTS") or REPO / "test-artifacts") / "leaderboard"
     out.mkdir(parents=True, exist_ok=True)
     (out / "hostile-uploads.json").write_text(json.dumps(summary, indent=1))
+
+
+def test_refusals_are_charged_and_their_bytes_not_kept(tmp_path) -> None:
+    """The quota bypass of issue 30: ten files with a 5,000-digit claim id to a phase of 5 a
+    day were ten internal errors (none charged, every file stored). Now each one is a
+    refusal charged to the quota, its reason stored, its bytes dropped; the sixth upload is
+    refused with 429 and stores nothing."""
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(url)
+    spec = json.loads(_competition(gold, gold))
+    spec["phases"][0]["limits"] = {"per_day": 5}
+    store.init(json.dumps(spec), where="c.yaml")
+    token = store.add_team("blue")
+    client = TestClient(create_app(url), base_url=BASE)
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    statuses, sids = [], []
+    for k in range(10):
+        content = _dump(_preds()).replace(b'"claim_id": 0,', b'"claim_id": ' + str(k + 1).encode() + b"9" * 5000 + b",", 1)
+        r = _upload(client, token, "dev", content, f"bypass-{k}")
+        statuses.append(r.status_code)
+        if r.status_code == 201:
+            sids.append(r.json()["id"])
+            assert process_one(store, scorer) == sids[-1]
+    assert statuses == [201] * 5 + [429] * 5, statuses
+    for sid in sids:
+        row = store.submission(sid)
+        assert (row["state"], row["charged"]) == ("failed", True), row["server_reason"]
+        assert "an integer of 5001 digits (at most 100 are read)" in row["reason"] and row["reason"].startswith("p.json:1:")
+        assert store.content(sid) == b"" and row["size"] > 5000  # the size is kept, the bytes are not
+    assert store.quota("blue", "dev")["used_total"] == 5 and len(store.submissions()) == 5
+    assert store.requeue() == 0  # a refused file without its bytes is not scored again
 
 
 def test_upload_refusals_are_4xx_and_store_nothing(arena) -> None:
@@ -365,3 +409,180 @@ def test_supervisor_backs_off_on_quick_failures(monkeypatch: pytest.MonkeyPatch)
     clock[0] += 120  # a worker that ran for two minutes before dying restarts after 1 s again
     sup.check()
     assert sup.slots[0].restart_at - clock[0] == 1.0
+
+
+def _read_only(path: Path) -> None:
+    """Make ``path`` unwritable, for root too (an immutable file) or by its mode."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file read-only for root here: {done.stderr.strip()}")
+
+
+def test_serve_refuses_a_read_only_database(tmp_path) -> None:
+    """Issue 30 item 17: on a database it cannot write, ``serve`` printed "serving …" and
+    exited. It stops before serving: one line naming the database, exit 2."""
+    import subprocess
+    import sys
+
+    from tests._leaderboard_helpers import competition_yaml
+
+    db = tmp_path / "lb.db"
+    store = Store(f"sqlite:///{db}")
+    store.init(competition_yaml(), where="c.yaml")
+    store.close()
+    _read_only(db)
+    try:  # a subprocess with a time limit: a server that does start must not hang the suite
+        proc = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", "serve", "--db",
+                               f"sqlite:///{db}", "--port", "0", "--workers", "0"],
+                              capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(db)], check=False)
+    assert proc.returncode == 2 and "serving" not in proc.stdout, (proc.stdout, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and "read-only" in proc.stderr and str(db) in proc.stderr, proc.stderr
+
+
+@pytest.mark.timeout(180)
+def test_multipart_files_in_text_fields_and_two_files_are_refused(tmp_path) -> None:
+    """Issue 30, item 14, against a real server on 127.0.0.1: a file sent in a text field
+    (``system``, ``phase`` or a disclosure field) was stored as a Python repr; of two
+    ``file`` parts the last won silently. Both are 400 with a clear message, nothing stored."""
+    import httpx
+
+    from tests._leaderboard_server import running_server
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(db)
+    store.init(_competition(gold, gold), where="c.yaml")  # disclosure: model
+    token = store.add_team("blue")
+    content = _dump(_preds())
+    with running_server(db) as (base, log), httpx.Client(base_url=base, timeout=60,
+                                                       headers={"Authorization": f"Bearer {token}"}) as http:
+        cases = [
+            ({"phase": "dev"}, [("file", ("p.json", content)), ("system", ("s.txt", b"sys"))], "field 'system' must be text, not a file"),
+            ({"system": "s"}, [("file", ("p.json", content)), ("phase", ("s.txt", b"dev"))], "field 'phase' must be text, not a file"),
+            ({"system": "s", "phase": "dev"}, [("file", ("p.json", content)), ("model", ("m.txt", b"bloom"))],
+             "field 'model' must be text, not a file"),
+            ({"system": "s", "phase": "dev"}, [("file", ("a.json", content)), ("file", ("b.json", content + b" "))],
+             "more than one file uploaded (send one 'file' part)"),
+            ({"system": "s", "phase": "dev", "model": ["a", "b"]}, [("file", ("p.json", content))], "field 'model' sent more than once"),
+        ]
+        for data, files, expected in cases:
+            r = http.post("/api/submissions", data=data, files=files)
+            assert r.status_code == 400, (expected, r.status_code, r.text)
+            assert r.json()["error"] == expected, r.text
+        assert store.submissions() == []
+        ok = http.post("/api/submissions", data={"system": "s", "phase": "dev", "model": "bloom"}, files={"file": ("p.json", content)})
+        assert ok.status_code == 201, ok.text
+        (row,) = store.submissions()
+        assert row["meta"] == {"model": "bloom"} and row["system"] == "s"
+
+
+def test_disk_full_on_upload_is_a_neutral_server_error(tmp_path, caplog) -> None:
+    """Issue 30, item 8: a full disk made an upload HTTP 400 with the database path in its
+    text. Simulated deterministically with SQLite's own "database or disk is full"
+    (``PRAGMA max_page_count`` pinned on every connection of the app's store): 503, a
+    neutral message without any path, nothing stored, the details in the server log."""
+    import sqlalchemy as sa
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(url)
+    store.init(_competition(gold, gold), where="c.yaml")
+    token = store.add_team("blue")
+    app = create_app(url)
+    client = TestClient(app, base_url=BASE)
+    assert client.get("/phase/dev").status_code == 200  # the app's store is open
+    with store.engine.connect() as conn:
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
+    full = 0
+
+    def cap(dbapi_conn, _record) -> None:
+        nonlocal full
+        dbapi_conn.execute(f"PRAGMA max_page_count = {pages}")
+        full += 1
+
+    engines = [e for e in _engines_of(app) if str(e.url) == url]
+    assert engines, "the app's store engine was not found"
+    for engine in engines:
+        sa.event.listen(engine, "connect", cap)
+        engine.dispose()  # new connections, each capped
+    with caplog.at_level("ERROR", logger="averitec.leaderboard"):
+        r = _upload(client, token, "dev", _dump(_preds()) + b" " * 300_000, "big")
+    assert r.status_code == 503, r.text
+    text = r.json()["error"]
+    assert "problem on the server's side" in text and "lb.db" not in text and str(tmp_path) not in text, text
+    assert full and store.submissions() == []
+    assert "full" in caplog.text and "lb.db" in caplog.text
+
+
+def _engines_of(app: Any) -> list[Any]:
+    """The SQLAlchemy engine of the app's store (``create_app`` wraps the FastAPI app,
+    which keeps its store in ``state``)."""
+    while not hasattr(app, "state"):
+        app = app.app
+    return [app.state.store.engine]
+
+
+def test_a_submission_past_its_memory_is_a_charged_refusal_and_the_worker_lives(tmp_path) -> None:
+    """Issue 30, item 2: scoring memory is bounded per submission. An upload past 4 MiB
+    (here lowered to 100 KB) is scored in a child process killed past ``scoring.memory_mb``
+    of its own memory; a legal file that needs more (here 64 MiB, for 1.2 million tokens in
+    ten answers of distinct words) is refused as too large to score, charged, and the next
+    submission is scored by the same worker, whose own memory did not grow."""
+    from averitec_tools.leaderboard.isolation import Isolation, private_bytes
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(_gold()))
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    store.init(_competition(gold, gold, scoring={"memory_mb": 64},
+                            validation={"max_tokens_per_string": 200_000, "max_tokens_total": 2_000_000}), where="c.yaml")
+    store.add_team("blue")
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    scorer.prepare_gold(store.competition().phase("dev"))
+
+    def huge(p: list[dict]) -> None:
+        for k in range(10):
+            p[k]["evidence"][0]["answer"] = " ".join(f"w{k}x{i}" for i in range(120_000))
+
+    big = store.submit(team="blue", system="big", phase="dev", file_name="big.json", content=_mutate(huge)).id
+    ok = store.submit(team="blue", system="ok", phase="dev", content=_dump(_preds()), file_name="ok.json").id
+    before = private_bytes()
+    isolation = Isolation(in_process_bytes=100_000)
+    assert process_one(store, scorer, isolation=isolation) == big
+    row = store.submission(big)
+    assert (row["state"], row["charged"]) == ("failed", True), row["server_reason"]
+    assert row["reason"].startswith("big.json: submission too large to score: it needs more than 64 MiB of memory"), row["reason"]
+    assert "past the limit of 64 MiB; killed" in row["server_reason"]
+    assert process_one(store, scorer, isolation=isolation) == ok
+    assert store.submission(ok)["state"] == "finished", store.submission(ok)["server_reason"]
+    assert private_bytes() - before < 64 << 20  # the worker's own memory: what the child used went with it
+
+
+def test_a_stopped_worker_kills_its_scoring_child() -> None:
+    """The time limit (or a cancel) lands in the worker while it waits for its child: the
+    child is killed with it, nothing is left running."""
+    from averitec_tools.leaderboard.deadline import Deadline, Interrupted
+    from averitec_tools.leaderboard.isolation import run_isolated
+
+    def job() -> int:
+        Path(marker).write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    marker = Path(os.environ.get("TMPDIR", "/tmp")) / f"averitec-child-{os.getpid()}"
+    started = time.monotonic()
+    with pytest.raises(Interrupted), Deadline(1.0):
+        run_isolated(job, memory_bytes=256 << 20, file_name="p.json")
+    assert time.monotonic() - started < 30
+    child = int(marker.read_text())
+    marker.unlink()
+    assert not Path(f"/proc/{child}").exists()  # killed and reaped

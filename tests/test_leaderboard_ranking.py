@@ -10,7 +10,11 @@ import pytest
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.competition import load_competition, parse_competition
+from averitec_tools.leaderboard.competition import (
+    load_competition,
+    load_competition_text,
+    parse_competition,
+)
 from averitec_tools.leaderboard.ranking import Entry, assign_tiers, claim_mask, holm
 from tests._leaderboard_helpers import DEMO_GOLD, competition_yaml, variant
 
@@ -34,6 +38,8 @@ def test_example_yaml_expands_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AVERITEC_DATA_DIR")
     with pytest.raises(UserError, match=r"AVERITEC_DATA_DIR\} is not set"):
         load_competition(REPO_YAML)
+    stored = load_competition_text(Path(REPO_YAML).read_text(), where="db", env="optional")  # a stored competition
+    assert stored.phase("dev").gold == "${AVERITEC_DATA_DIR}/averitec/dev.json"
 
 
 @pytest.mark.parametrize(

@@ -167,7 +167,7 @@ def test_split_level_checks(tmp_path: Path) -> None:
         ([{"id": 0, "label": "Refuted", "evidence": ["q a"]}], "EvalAI format"),
         ([{"foo": 1}], "neither an AVeriTeC gold claim"),
         ([{"claim_id": "x", "evidence": []}], "'claim_id' must be an integer"),
-        ([{"claim_id": 0, "evidence": [{"url": 5}]}], r"evidence\[0\]: 'url' must be a string"),
+        # {"url": 5} is read as `averitec score` reads it (an invalid URL): tests/test_hostile_inputs.py
         ([], "no claims to audit"),
     ],
 )

@@ -78,6 +78,11 @@ def _printed_signatures(tmp: Path) -> dict[str, str]:
     out["compare"] = compare_submissions(a=demo / "demo_predictions.json", b=demo / "demo_predictions_confidence.json",
                                          references=demo / "demo_gold.json", n_resamples=5).signature
     out["r2vc-paper-table"] = paper_table_signature()
+    from averitec_tools.leaderboard.competition import load_competition
+    from averitec_tools.leaderboard.ranking import board_signature
+
+    board = load_competition(demo / "leaderboard" / "demo.yaml")
+    out["leaderboard"] = board_signature(competition=board, phase=board.phases[0])
     return out
 
 
@@ -85,7 +90,7 @@ def test_every_printed_signature_round_trips(tmp_path: Path) -> None:
     """fever8's (a judge server is needed) round-trips in tests/test_fever8_ev2r.py."""
     signatures = _printed_signatures(tmp_path)
     assert set(signatures) == {"averitec2024", "averitec2023", "evalai", "fever", "subset", "calibration", "compare",
-                               "r2vc-paper-table"}
+                               "r2vc-paper-table", "leaderboard"}
     heads = {}
     for kind, text in signatures.items():
         parsed = parse_signature(text)
@@ -93,10 +98,13 @@ def test_every_printed_signature_round_trips(tmp_path: Path) -> None:
         assert parsed["version"], kind
         heads[kind] = parsed.head
     assert heads == {"averitec2024": None, "averitec2023": None, "evalai": None, "fever": None, "subset": None,
-                     "calibration": "calibration", "compare": "compare", "r2vc-paper-table": "r2vc-paper-table"}
+                     "calibration": "calibration", "compare": "compare", "r2vc-paper-table": "r2vc-paper-table",
+                     "leaderboard": "leaderboard"}
     assert parse_signature(signatures["subset"])["subset"] == "2/3"
     assert parse_signature(signatures["averitec2023"])["mode"] == "lenient"
     assert parse_signature(signatures["calibration"])["profile"] == "averitec2024"
+    board = parse_signature(signatures["leaderboard"])
+    assert (board["B"], board["seed"], board["ties"], board["test"]) == ("1000", "0", "min", "bootstrap")
 
 
 def test_judge_agreement_form_and_bad_signatures() -> None:

@@ -43,11 +43,12 @@ def terminal_tables(entries: list[Any], *, competition: Any, phase: Any, width: 
             t.add_row(*(escape(values[k]) for _, values in cols))
         return t
 
-    main = columns[: primary + 2]
-    rest = columns[primary + 2 :]
+    main = columns[: primary + 4]  # ... the primary metric, its CI, the rank interval, P(first)
+    rest = columns[primary + 4 :]
     while rest and sum(map(need, main)) + need(rest[0]) <= width:
         main.append(rest.pop(0))
-    title = f"{competition.title}: {phase.title} (tiers: Holm-corrected paired {competition.test}, α={competition.alpha})"
+    title = (f"{competition.title}: {phase.title} (tiers: Holm-corrected paired {competition.test}, α={competition.alpha}; "
+             f"rank intervals and P(first): {competition.n_resamples} paired bootstrap resamples, seed {competition.seed})")
     tables = [table(main, title)]
     key = [columns[0], columns[2]]  # rank, team
     while rest:

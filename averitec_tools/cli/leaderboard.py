@@ -286,10 +286,13 @@ def _show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from averitec_tools.cli._leaderboard_tables import terminal_tables
+    from averitec_tools.leaderboard.ranking import board_signature
 
     console = Console()
     for table in terminal_tables(entries, competition=comp, phase=phase, width=console.width):
         console.print(table)
+    console.print("signature:")  # then the signature, folded at the terminal's width (no spaces in it)
+    console.print(board_signature(competition=comp, phase=phase), markup=False, highlight=False, overflow="fold")
     return 0
 
 

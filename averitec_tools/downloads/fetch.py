@@ -47,9 +47,10 @@ _GIT_BLOB_MAX = 64 << 20  # the hub keeps files above 10 MB in LFS; hash small o
 
 
 def hub_offline() -> bool:
-    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``) is set."""
+    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``, or ``TRANSFORMERS_OFFLINE``, which
+    huggingface_hub reads as ``HF_HUB_OFFLINE``) is set."""
     return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"}
-               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 @dataclass
@@ -226,8 +227,10 @@ def prepare(
     from_dir: str | os.PathLike[str] | None = None,
     repo: HubLocation | None = None,
     free_space: FreeSpace = disk_free,
+    reachable: bool = True,
 ) -> Plan:
-    """The plan of downloading ``source`` (see :func:`download` for the arguments).
+    """The plan of downloading ``source`` (see :func:`download` for the arguments;
+    ``reachable=False``: the hub did not answer, plan from the package's records).
 
     Raises:
         UserError: no hub copy known or the hub disabled (unless ``dry_run`` or ``from_dir``),
@@ -236,7 +239,7 @@ def prepare(
     if repo is not None:
         source = source.with_hub(repo)
     local = Path(from_dir) if from_dir is not None else None
-    online = local is None and not hub_offline()
+    online = local is None and not hub_offline() and reachable
     if not dry_run and local is None:
         if source.hub is None:
             raise UserError(f"{source.key}: no hub copy of these files is known",
@@ -325,8 +328,19 @@ def download_all(
         UserError: no space, offline, the hub refused, a checksum mismatch, an unreadable
             claims file; nothing is installed for a file that fails.
     """
+    down = None
+    if from_dir is None and not hub_offline():
+        from averitec_tools.downloads.hub import endpoint, unreachable
+
+        down = unreachable()  # once, fast: not huggingface_hub's retries for every file
+        if down is not None and not dry_run:
+            raise UserError(f"the hub at {endpoint()} is unreachable ({down}): nothing was downloaded",
+                            hint="check the network (or HF_ENDPOINT), or install files you have with --from DIR")
     plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
-                     free_space=free_space) for s in sources]
+                     free_space=free_space, reachable=down is None) for s in sources]
+    if down is not None and plans:
+        plans[0].notes.append(f"the hub at {endpoint()} is unreachable ({down}): every source planned from "
+                              "the package's records")
     if on_plan is not None:
         on_plan(plans)
     if dry_run:

@@ -49,6 +49,10 @@ def file_url(hub: HubLocation, path: str) -> str:
     """The ``.../resolve/<revision>/<path>`` URL of a file (dataset repos under ``/datasets``)."""
     from huggingface_hub import hf_hub_url
 
+    if hub.repo_type == "github":
+        from averitec_tools.downloads.github import raw_url
+
+        return raw_url(hub, path)
     return str(hf_hub_url(hub.repo_id, path, repo_type=hub.repo_type, revision=hub.revision, endpoint=endpoint()))
 
 
@@ -115,11 +119,38 @@ def hub_errors(what: str, hub: HubLocation | None = None) -> Iterator[None]:
         raise
 
 
+def unreachable(*, timeout: float = 5.0) -> str | None:
+    """Why the hub's endpoint cannot be reached (one request, no retries), or ``None``.
+
+    Any HTTP answer counts as reachable; only a connection error (DNS, refused, timeout)
+    does not. Asked once per download run, so an offline machine is told at once instead
+    of after ``huggingface_hub``'s retries for every file.
+    """
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(endpoint(), method="HEAD")
+    try:
+        urllib.request.urlopen(request, timeout=timeout).close()  # noqa: S310 (the hub's https/http endpoint)
+    except urllib.error.HTTPError:
+        return None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return str(reason).strip() or type(exc).__name__
+    return None
+
+
 def remote_info(hub: HubLocation, path: str) -> RemoteInfo:
     """``HEAD`` one file: its download URL, size, content hash and resolved commit."""
     from huggingface_hub import get_hf_file_metadata
 
     url = file_url(hub, path)
+    if hub.repo_type == "github":
+        from averitec_tools.downloads.github import head
+
+        with hub_errors(f"{hub.repo_id}/{path}", hub):
+            location, size = head(hub, path)
+        return RemoteInfo(url=location, size=size, etag=None, commit=hub.revision)
     with hub_errors(f"{hub.repo_id}/{path}", hub):
         meta = get_hf_file_metadata(url)
     return RemoteInfo(url=str(meta.location or url), size=meta.size, etag=meta.etag, commit=meta.commit_hash)

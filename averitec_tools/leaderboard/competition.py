@@ -13,6 +13,7 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
     scoring:
       timeout_seconds: 600          # a submission still scoring then fails
       max_attempts: 3               # runs interrupted (worker killed) before it fails
+      memory_mb: 4096               # memory one scoring run may add to the worker; past it: refused
     rate_limits:                    # per server process; past them: 429 with Retry-After
       posts_per_team_per_minute: 30
       failed_tokens_per_client: 10  # per 5 minutes
@@ -28,7 +29,8 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
         gold_private: false         # true: gold labels and claim types never shown, even after reveal
 
 ``${VAR}`` in ``gold`` is replaced by the environment variable (an unset variable is an
-error naming the file and the key). The keys and their types are the schema of
+error naming the file and the key; a stored competition is loaded with ``env="optional"``,
+so commands that do not read the gold, such as ``status``, do not need the variable). The keys and their types are the schema of
 :mod:`averitec_tools.leaderboard.competition_schema`: an unknown key is an error with the
 close names.
 """
@@ -105,10 +107,19 @@ class ScoringPolicy:
     submission still running then fails with a message and the worker takes the next.
     ``max_attempts`` bounds the runs a submission gets when its worker dies under it
     (killed, out of memory): after that many it fails instead of being leased again.
+    ``memory_mb`` bounds the memory one scoring run may add to the warm worker: each run
+    is a child process capped at the worker's size plus this much
+    (:mod:`~averitec_tools.leaderboard.isolation`); past it the submission is refused as
+    too large to score (charged), and the memory goes back to the system after each run.
     """
 
     timeout_seconds: float = 600.0
     max_attempts: int = 3
+    memory_mb: int = 4096
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(self.memory_mb) << 20
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,8 @@ class Phase:
     """One phase (e.g. dev or test) of a competition."""
 
     name: str
+    #: The gold file (``${VAR}`` expanded; as written when the variable is unset and the
+    #: competition was loaded with ``env="optional"``).
     gold: str
     profiles: tuple[str, ...]
     primary_metric: str
@@ -179,6 +192,8 @@ class Competition:
     alpha: float = 0.05
     test: str = "bootstrap"
     n_resamples: int = 1000
+    #: Seed of the board's bootstrap resamples (CIs, tiers, rank intervals).
+    seed: int = 0
     source: str = ""
     validation: SubmissionLimits = field(default_factory=SubmissionLimits)
     scoring: ScoringPolicy = field(default_factory=ScoringPolicy)
@@ -209,13 +224,23 @@ def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
     raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
 
 
-def _phase(raw: Any, *, where: str) -> Phase:
+def _gold(spec: str, *, where: str, env: str) -> str:
+    """``spec`` with ``${VAR}`` expanded; with ``env="optional"`` an unset variable leaves
+    ``spec`` as written (a stored competition: only reading the gold needs the variable)."""
+    try:
+        return expand_env(spec, where=where)
+    except UserError:
+        if env == "optional":
+            return spec
+        raise
+
+
+def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
     """A schema-checked phase (:class:`~averitec_tools.leaderboard.competition_schema.PhaseFile`)
     with its names checked against the registries and ``${VAR}`` in ``gold`` expanded."""
     from averitec_tools.scoring.profiles import PROFILES
 
     where = f"{where} ({raw.name})"
-    gold = expand_env(raw.gold, where=f"{where}: gold")
     profiles = raw.profiles or (raw.profile,)
     for p in profiles:
         PROFILES.get(p)  # UserError with close names if unknown
@@ -226,7 +251,7 @@ def _phase(raw: Any, *, where: str) -> Phase:
     split = None if raw.split is None else Split(raw.split.public_fraction, raw.split.seed)
     return Phase(
         name=raw.name,
-        gold=gold,
+        gold=_gold(raw.gold, where=f"{where}: gold", env=env),
         profiles=profiles,
         primary_metric=raw.primary_metric,
         visibility=raw.visibility,
@@ -243,7 +268,7 @@ def _or_defaults(values: Any, defaults: Any) -> dict[str, Any]:
     return {k: getattr(defaults, k) if v is None else v for k, v in values.model_dump().items()}
 
 
-def parse_competition(data: Any, *, where: str, source: str = "") -> Competition:
+def parse_competition(data: Any, *, where: str, source: str = "", env: str = "required") -> Competition:
     """Validate a competition mapping (already loaded from YAML).
 
     The keys and their types are the schema's
@@ -263,7 +288,7 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
     if not isinstance(data, Mapping):
         raise UserError(f"{where}: a competition file is a YAML mapping with 'name' and 'phases'")
     raw = validate(CompetitionFile, data, where=where)
-    phases = tuple(_phase(p, where=f"{where}: phases[{i}]") for i, p in enumerate(raw.phases))
+    phases = tuple(_phase(p, where=f"{where}: phases[{i}]", env=env) for i, p in enumerate(raw.phases))
     names = [p.name for p in phases]
     if len(set(names)) != len(names):
         raise UserError(f"{where}: duplicate phase names in {names}")
@@ -277,18 +302,19 @@ def parse_competition(data: Any, *, where: str, source: str = "") -> Competition
         alpha=raw.alpha,
         test=raw.test,
         n_resamples=raw.n_resamples,
+        seed=raw.seed,
         source=source,
         validation=SubmissionLimits(**_or_defaults(raw.validation, SubmissionLimits())),
-        scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"]),
+        scoring=ScoringPolicy(float(scoring["timeout_seconds"]), scoring["max_attempts"], scoring["memory_mb"]),
         rate_limits=RateLimits(**_or_defaults(raw.rate_limits, RateLimits())),
     )
 
 
-def load_competition_text(text: str, *, where: str) -> Competition:
+def load_competition_text(text: str, *, where: str, env: str = "required") -> Competition:
     """Parse competition YAML text (UserError with the file name on a YAML error)."""
     from averitec_tools.configfile import load_yaml_text
 
-    return parse_competition(load_yaml_text(text, where=where), where=where, source=text)
+    return parse_competition(load_yaml_text(text, where=where), where=where, source=text, env=env)
 
 
 def load_competition(path: str | os.PathLike[str]) -> Competition:

@@ -119,6 +119,7 @@ class ScoringFile(StrictModel):
 
     timeout_seconds: Annotated[StrictFloat, AfterValidator(_timeout)] = 600.0
     max_attempts: PositiveInt | None = None
+    memory_mb: Annotated[PositiveInt, Field(ge=64)] | None = None
 
 
 class RateLimitsFile(StrictModel):
@@ -139,6 +140,7 @@ class CompetitionFile(StrictModel):
     alpha: StrictFloat = 0.05
     test: Literal["bootstrap", "randomization"] = "bootstrap"
     n_resamples: StrictInt = 1000
+    seed: StrictInt = 0
     validation: ValidationFile = ValidationFile()
     scoring: ScoringFile = ScoringFile()
     rate_limits: RateLimitsFile = RateLimitsFile()

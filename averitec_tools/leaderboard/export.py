@@ -27,7 +27,7 @@ from typing import Any
 
 from averitec_tools.leaderboard.competition import Competition, Phase, metric_title
 from averitec_tools.leaderboard.names import REFUSED_CATEGORIES
-from averitec_tools.leaderboard.ranking import Entry
+from averitec_tools.leaderboard.ranking import Entry, board_signature
 from averitec_tools.registry import Registry
 
 EXPORTERS: Registry[Callable[..., str]] = Registry("export format")
@@ -44,6 +44,8 @@ def entry_dict(entry: Entry, *, disclosure: Sequence[str]) -> dict[str, Any]:
         "metrics": entry.metrics,
         "ci": {k: list(v) for k, v in entry.ci.items()},
         "p_vs_tier_best_holm": entry.p_vs_tier_best,
+        "rank_interval": None if entry.rank_interval is None else list(entry.rank_interval),
+        "p_first": entry.p_first,
         "disclosure": {k: entry.meta.get(k) for k in disclosure},
         "scorer_version": entry.scorer_version,
         "signature": entry.signature,
@@ -56,7 +58,7 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
     for k in phase.columns:
         header.append(metric_title(k))
         if k == phase.primary_metric:
-            header.append("95% CI")
+            header += ["95% CI", "Rank interval", "P(first)"]
     header += list(disclosure)
     rows = []
     for e in entries:
@@ -66,6 +68,8 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
             if k == phase.primary_metric:
                 lo, hi = e.ci.get(k, (float("nan"), float("nan")))
                 row.append(f"[{lo:.4f}, {hi:.4f}]")
+                row.append("" if e.rank_interval is None else f"[{e.rank_interval[0]}, {e.rank_interval[1]}]")
+                row.append("" if e.p_first is None else f"{e.p_first:.3f}")
         row += [str(e.meta.get(k, "")) for k in disclosure]
         rows.append(row)
     return header, rows
@@ -132,6 +136,9 @@ def _json(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -
         "primary_metric": phase.primary_metric,
         "alpha": competition.alpha,
         "test": competition.test,
+        "n_resamples": competition.n_resamples,
+        "seed": competition.seed,
+        "signature": board_signature(competition=competition, phase=phase),
         "rows": [entry_dict(e, disclosure=competition.disclosure) for e in entries],
     }
     return json.dumps(obj, ensure_ascii=False) + "\n"
@@ -188,7 +195,8 @@ def _latex_char(ch: str, marks: str = "") -> str:
         return _LATEX_SPECIAL.get(ch, ch)
     if not marks and ch in _LATEX_LETTERS:
         return _LATEX_LETTERS[ch]
-    base, *accents = unicodedata.normalize("NFD", ch) + marks
+    decomposed = unicodedata.normalize("NFD", ch) + marks
+    base, accents = decomposed[0], list(decomposed[1:])
     if base.isascii() and base.isalpha() and accents and all(m in _LATEX_ACCENTS for m in accents):
         dotless = accents[0] not in ("\u0327", "\u0328", "\u0323", "\u0331")  # marks above drop i's dot
         out = {"i": r"\i{}", "j": r"\j{}"}.get(base, base) if dotless else base

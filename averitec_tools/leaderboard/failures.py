@@ -48,11 +48,15 @@ class Failure(Exception):
         team: What the team sees.
         server: The full message (or traceback), for the log and organisers.
         charged: Whether it counts against the team's quota.
+        drop_content: Whether the uploaded bytes are dropped from the store (a file that
+            validation refused: scoring it again cannot change that, and a refusal must
+            not keep its bytes, whatever their size).
     """
 
     team: str
     server: str
     charged: bool = True
+    drop_content: bool = False
 
     def __str__(self) -> str:
         return self.server

@@ -15,12 +15,12 @@ four), which is all a bound on work needs.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from averitec_tools import jsonbounds
 from averitec_tools.errors import UserError
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -67,29 +67,26 @@ class SubmissionStats:
 
 
 def _items(content: bytes, file_name: str) -> Iterator[tuple[str, Any]]:
-    """(where, item) of a JSON array or JSON-lines upload; nothing if it does not parse
-    (the profile's reader then reports the syntax error with line and column)."""
+    """(where, item) of a JSON array or JSON-lines upload, parsed by the bounded parser
+    every reader uses (:mod:`averitec_tools.jsonbounds`: its refusals name the line and
+    column); nothing for bytes that are not UTF-8 or a top-level value that is not an
+    array (the profile's reader then says what it expected)."""
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         return
     stripped = text.lstrip()
     first_line = stripped.split("\n", 1)[0].strip()
-    try:
-        if stripped.startswith("[") or not (first_line.startswith("{") and first_line.endswith("}")):
-            value = json.loads(text)
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    yield f"{file_name}[{i}]", item
-            return
-        lines = []
-        for lineno, line in enumerate(text.split("\n"), start=1):
-            if line.strip():
-                lines.append((f"{file_name}:{lineno}", json.loads(line)))
-    except RecursionError:
-        raise UserError(f"{file_name}: JSON nested too deeply (at most {MAX_DEPTH} levels are read)") from None
-    except ValueError:
+    if stripped.startswith("[") or not (first_line.startswith("{") and first_line.endswith("}")):
+        value = jsonbounds.loads(text, where=file_name)
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                yield f"{file_name}[{i}]", item
         return
+    lines = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            lines.append((f"{file_name}:{lineno}", jsonbounds.loads(line, where=file_name, line=lineno)))
     yield from lines
 
 
@@ -114,6 +111,7 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
         UserError: naming ``file_name``, the line or item and the claim id.
 
     Example:
+        >>> import json
         >>> big = json.dumps([{"claim_id": 0, "evidence": [{"question": "q", "answer": "w " * 9}]}]).encode()
         >>> check_submission(big, limits=SubmissionLimits(max_tokens_per_string=10), file_name="p.json").tokens
         10

@@ -209,13 +209,18 @@ class Scorer:
         with tempfile.TemporaryDirectory(prefix="averitec-lb-") as tmp:
             path = Path(tmp) / f"submission{suffix}"  # never the uploaded name
             path.write_bytes(content)
+            private = server_paths(tmp, phase.gold, self.cache_dir)
             try:
                 if limits is not None:
                     check_submission(content, limits=limits, file_name=str(path))
+            except UserError as exc:  # refused in validation: charged, its bytes not kept
+                failure = failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private)
+                failure.drop_content = failure.charged
+                raise failure from None
+            try:
                 return self._score_file(phase=phase, path=path)
             except UserError as exc:
-                raise failure_from_error(exc, submission_path=str(path), display_name=file_name,
-                                         private=server_paths(tmp, phase.gold, self.cache_dir)) from None
+                raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
     def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
         from averitec_tools.metrics.bootstrap import mean_ci

@@ -127,12 +127,16 @@ class SubmissionQueue:
                 conn.execute(m.results.insert().values(submission_id=submission_id, created_at=now, **res))
         return True
 
-    def fail(self, submission_id: int, reason: str, *, server_reason: str | None = None, charged: bool = True) -> bool:
+    def fail(self, submission_id: int, reason: str, *, server_reason: str | None = None, charged: bool = True,
+             drop_content: bool = False) -> bool:
         """Mark a running submission failed. ``reason`` is what the team sees (their file,
         line and claim id only); ``server_reason`` the full message, for organisers;
-        ``charged=False`` gives the quota back (a failure on the server's side)."""
+        ``charged=False`` gives the quota back (a failure on the server's side);
+        ``drop_content`` empties the stored bytes (a refused file; its size and hash stay,
+        and :meth:`requeue` leaves it failed)."""
+        extra: dict[str, Any] = {"content": b""} if drop_content else {}
         return self._update_running(submission_id, state="failed", reason=reason[:2000], server_reason=(server_reason or reason)[:20000],
-                                    charged=charged, finished_at=utcnow(), lease_until=None)
+                                    charged=charged, finished_at=utcnow(), lease_until=None, **extra)
 
     def cancel(self, submission_id: int) -> str:
         """Cancel a submission (organisers): it leaves the queue or the board, its worker
@@ -162,7 +166,8 @@ class SubmissionQueue:
             twin.c.id != s.id, twin.c.state.in_(LIVE_STATES),
         )
         with self.tx() as conn:
-            query = m.submissions.update().where(sa.or_(s.state == "finished", sa.and_(s.state == "failed", ~newer_live)))
+            kept = sa.func.length(s.content) > 0  # a refused file whose bytes were dropped stays failed
+            query = m.submissions.update().where(sa.or_(s.state == "finished", sa.and_(s.state == "failed", ~newer_live, kept)))
             if phase is not None:
                 query = query.where(s.phase == phase)
             return int(conn.execute(query.values(state="pending", attempts=0, lease_until=None)).rowcount)

@@ -5,7 +5,9 @@ primary metric. Tiers are built greedily: the best remaining system opens a tier
 other remaining system is compared with it by a paired test on the per-claim values
 (paired bootstrap or approximate randomisation from :mod:`averitec_tools.metrics.bootstrap`);
 the p-values of that round are Holm-corrected and the systems whose difference is not
-significant at α join the tier. Repeat with the rest.
+significant at α join the tier. Repeat with the rest. On a board (:func:`rank_phase`)
+the paired bootstrap uses the phase's shared resamples (below), so the tiers, the primary
+metric's 95 % CIs (percentile) and the rank intervals all come from the same B resamples.
 
 Ties: systems with the same primary score (to 12 digits) get the same rank (1, 1, 3);
 the earlier submission is listed first. Every comparison behind a tier is kept
@@ -19,6 +21,13 @@ new head, out of it). The p-values and m on the page say which comparison moved 
 
 Rescoring: a submission queued again keeps its current result on the board until the
 new one replaces it (:data:`~averitec_tools.leaderboard.store.BOARD_STATES`).
+
+Rank intervals and P(first) (:mod:`averitec_tools.leaderboard.rank_intervals`): one
+paired bootstrap over the counted claims, the same seeded resamples for every system of
+the phase; per resample each system is ranked (min rank on ties, as on the board) and the
+central 95 % of its ranks is its ``rank_interval`` ``[best, worst]``; ``p_first`` is the
+share of resamples it is first in (a tie for first split evenly). They sit beside the
+tiers; the board's signature (:func:`board_signature`) names B, the seed and the tie rule.
 
 Private splits: until a phase is revealed only the public claims count (``private``
 visibility) or nothing is shown (``hidden``); afterwards the private claims rank.
@@ -84,6 +93,8 @@ class Entry:
     p_vs_tier_best: float | None = None
     comparisons: list[Comparison] = field(default_factory=list)
     rescoring: bool = False
+    rank_interval: tuple[int, int] | None = None
+    p_first: float | None = None
 
 
 def claim_mask(phase: Phase, n_claims: int, *, revealed: bool) -> np.ndarray | None:
@@ -106,9 +117,11 @@ def _current_result(results: Sequence[Mapping[str, Any]], profile: str) -> Mappi
 
 
 def build_entries(
-    *, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]], revealed: bool, n_resamples: int
+    *, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]], revealed: bool, n_resamples: int,
+    seed: int = 0, primary_ci: bool = True,
 ) -> list[Entry]:
-    """The best finished submission per (team, system), with metrics on the counted claims."""
+    """The best finished submission per (team, system), with metrics on the counted claims
+    (``primary_ci=False``: the primary metric's CI is left to the caller)."""
     from averitec_tools.leaderboard.store import BOARD_STATES
     from averitec_tools.metrics.bootstrap import mean_ci
 
@@ -128,8 +141,8 @@ def build_entries(
         for k in keys:
             vals = np.array([c["values"][k] for c in per_claim], dtype=np.float64)[mask]
             metrics[k] = float(vals.mean())
-            if k == phase.primary_metric:
-                interval = mean_ci(values=vals, n_resamples=n_resamples, seed=0)
+            if k == phase.primary_metric and primary_ci:
+                interval = mean_ci(values=vals, n_resamples=n_resamples, seed=seed)
                 ci[k] = (interval.low, interval.high)
             elif k in res["cis"] and mask.all():
                 ci[k] = (float(res["cis"][k][0]), float(res["cis"][k][1]))
@@ -155,9 +168,27 @@ def build_entries(
     return list(best.values())
 
 
-def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str, n_resamples: int) -> list[Entry]:
+def shared_p_value(head: np.ndarray, other: np.ndarray, *, observed: float) -> float:
+    """Two-sided paired bootstrap p-value from resampled scores of two systems on the same
+    resamples: ``(1 + #{|δ* − δ| ≥ |δ|}) / (B + 1)``, as in :func:`~averitec_tools.metrics.paired.paired_test`.
+
+    Example:
+        >>> shared_p_value(np.array([0.6, 0.5, 0.7]), np.array([0.4, 0.5, 0.3]), observed=0.2)
+        0.75
+    """
+    dist = head - other
+    hits = int(np.sum(np.abs(dist - observed) >= abs(observed) - 1e-12))
+    return (1 + hits) / (dist.size + 1)
+
+
+def assign_tiers(
+    entries: list[Entry], *, primary: str, alpha: float, test: str, n_resamples: int, seed: int = 0,
+    resampled: Mapping[int, np.ndarray] | None = None,
+) -> list[Entry]:
     """Sort by ``primary`` (ties: the same rank, earlier submission first), then rank and
-    tier in place (see the module docstring).
+    tier in place (see the module docstring). ``resampled`` (submission id → its scores on
+    the phase's shared bootstrap resamples) makes the paired bootstrap test use those
+    resamples instead of drawing its own per pair.
 
     Example:
         >>> a, b, c = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .5), (3, .2)))
@@ -186,7 +217,11 @@ def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str,
             if len(other.values) != len(head.values):
                 p_raw.append(0.0)  # different claim sets cannot share a tier
                 continue
-            result = paired_test(a=head.values, b=other.values, test=test, n_resamples=n_resamples, alpha=alpha, seed=0)  # type: ignore[arg-type]
+            if test == "bootstrap" and resampled and head.submission_id in resampled and other.submission_id in resampled:
+                observed = float(head.values.mean() - other.values.mean())
+                p_raw.append(shared_p_value(resampled[head.submission_id], resampled[other.submission_id], observed=observed))
+                continue
+            result = paired_test(a=head.values, b=other.values, test=test, n_resamples=n_resamples, alpha=alpha, seed=seed)  # type: ignore[arg-type]
             p_raw.append(result.p_value)
         adjusted = holm(p_raw)
         next_remaining = []
@@ -201,12 +236,95 @@ def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str,
     return entries
 
 
+def shared_resamples(entries: Sequence[Entry], *, n_resamples: int, seed: int) -> dict[int, np.ndarray]:
+    """Each system's primary score on the phase's B shared bootstrap resamples (submission
+    id → B scores), for the systems that share the first system's claims (a system scored
+    on other claims cannot be paired and is left out).
+
+    Example:
+        >>> a, b = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .2)))
+        >>> {k: v.shape for k, v in shared_resamples([a, b], n_resamples=20, seed=0).items()}
+        {1: (20,), 2: (20,)}
+    """
+    from averitec_tools.leaderboard.rank_intervals import resample_indices, resampled_means
+
+    if not entries:
+        return {}
+    paired = [e for e in entries if len(e.values) == len(entries[0].values)]
+    idx = resample_indices(n_claims=len(paired[0].values), n_resamples=n_resamples, seed=seed)
+    scores = resampled_means(np.stack([e.values for e in paired]), idx)
+    return {e.submission_id: scores[:, k] for k, e in enumerate(paired)}
+
+
+def add_rank_intervals(entries: Sequence[Entry], *, resampled: Mapping[int, np.ndarray], seed: int) -> None:
+    """Set :attr:`Entry.rank_interval` and :attr:`Entry.p_first` in place from the shared
+    resamples (:func:`shared_resamples`); a system without them keeps ``None``.
+
+    Example:
+        >>> a, b = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .2)))
+        >>> add_rank_intervals([a, b], resampled=shared_resamples([a, b], n_resamples=20, seed=0), seed=0)
+        >>> a.rank_interval, a.p_first, b.rank_interval, b.p_first
+        ((1, 1), 1.0, (2, 2), 0.0)
+    """
+    from averitec_tools.leaderboard.rank_intervals import intervals_from_scores
+
+    paired = [e for e in entries if e.submission_id in resampled]
+    if not paired:
+        return
+    r = intervals_from_scores(np.stack([resampled[e.submission_id] for e in paired], axis=1), seed=seed)
+    for k, e in enumerate(paired):
+        e.rank_interval = (int(r.best[k]), int(r.worst[k]))
+        e.p_first = float(r.p_first[k])
+
+
+def add_primary_ci(entries: Sequence[Entry], *, primary: str, resampled: Mapping[int, np.ndarray], n_resamples: int, seed: int) -> None:
+    """The primary metric's 95 % percentile CI from the shared resamples (a system without
+    them: its own bootstrap, :func:`~averitec_tools.metrics.bootstrap.mean_ci`)."""
+    from averitec_tools.metrics.bootstrap import mean_ci
+
+    for e in entries:
+        if e.submission_id in resampled:
+            low, high = np.percentile(resampled[e.submission_id], [2.5, 97.5])
+            e.ci[primary] = (float(low), float(high))
+        else:
+            interval = mean_ci(values=e.values, n_resamples=n_resamples, seed=seed)
+            e.ci[primary] = (interval.low, interval.high)
+
+
+def board_signature(*, competition: Competition, phase: Phase) -> str:
+    """The signature of a phase's board: what ranks it, how tiers, CIs and rank intervals
+    are computed (test, α, B, seed, tie rule), and the package version.
+
+    Example:
+        >>> from averitec_tools.leaderboard.competition import parse_competition
+        >>> c = parse_competition({"name": "c", "phases": [{"name": "dev", "gold": "g.json",
+        ...     "primary_metric": "averitec_score@0.25"}]}, where="c.yaml")
+        >>> board_signature(competition=c, phase=c.phases[0]).split("|version:")[0]
+        'leaderboard|phase:dev|profile:averitec2024|metric:averitec_score@0.25|test:bootstrap|alpha:0.05|B:1000|seed:0|ci:percentile-0.95|rank-interval:0.95|ties:min'
+    """
+    from averitec_tools.leaderboard.rank_intervals import TIE_RULE
+    from averitec_tools.metrics.signature import render_signature
+
+    fields = [("phase", phase.name), ("profile", phase.profile), ("metric", phase.primary_metric), ("test", competition.test),
+              ("alpha", competition.alpha), ("B", competition.n_resamples), ("seed", competition.seed),
+              ("ci", "percentile-0.95"), ("rank-interval", "0.95"), ("ties", TIE_RULE)]
+    return "leaderboard|" + render_signature(fields)
+
+
 def rank_phase(
     *, competition: Competition, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]], revealed: bool
 ) -> list[Entry]:
-    """Ranked, tiered entries of ``phase`` (empty while a hidden phase is not revealed)."""
-    entries = build_entries(phase=phase, submissions=submissions, results=results, revealed=revealed, n_resamples=competition.n_resamples)
-    return assign_tiers(entries, primary=phase.primary_metric, alpha=competition.alpha, test=competition.test, n_resamples=competition.n_resamples)
+    """Ranked, tiered entries of ``phase``, with rank intervals and P(first) (empty while a
+    hidden phase is not revealed)."""
+    b, seed = competition.n_resamples, competition.seed
+    primary = phase.primary_metric
+    entries = build_entries(phase=phase, submissions=submissions, results=results, revealed=revealed, n_resamples=b, seed=seed,
+                            primary_ci=False)
+    resampled = shared_resamples(entries, n_resamples=b, seed=seed)
+    add_primary_ci(entries, primary=primary, resampled=resampled, n_resamples=b, seed=seed)
+    assign_tiers(entries, primary=primary, alpha=competition.alpha, test=competition.test, n_resamples=b, seed=seed, resampled=resampled)
+    add_rank_intervals(entries, resampled=resampled, seed=seed)
+    return entries
 
 
 def rank_store(store: Any, phase_name: str) -> list[Entry]:
@@ -220,4 +338,4 @@ def rank_store(store: Any, phase_name: str) -> list[Entry]:
     return rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=store.revealed(phase_name))
 
 
-__all__ = ["Comparison", "Entry", "assign_tiers", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store"]
+__all__ = ["Comparison", "Entry", "add_primary_ci", "add_rank_intervals", "assign_tiers", "board_signature", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store", "shared_p_value", "shared_resamples"]

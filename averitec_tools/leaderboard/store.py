@@ -61,6 +61,13 @@ class QuotaExceeded(UserError):
     """A team has used its submissions for the day or the phase."""
 
 
+class StoreUnavailable(UserError):
+    """The database refused an operation (disk full, locked, gone): the server's side.
+
+    Its message names the database (for organisers and the CLI); the web app shows
+    teams a neutral line instead."""
+
+
 @dataclass(frozen=True)
 class NewSubmission:
     """What :meth:`Store.submit` returns: the row id, whether it was new, and whether the
@@ -110,7 +117,24 @@ class Store(SubmissionQueue):
             with self.engine.begin() as conn:
                 yield conn
         except sa.exc.OperationalError as exc:
-            raise UserError(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+            raise StoreUnavailable(f"database {self.engine.url.render_as_string(hide_password=True)}: {exc.orig}") from None
+
+    def check_writable(self) -> None:
+        """Raise unless the database takes writes (a server that cannot record submissions
+        must not start): a no-op update in a transaction that is rolled back.
+
+        Raises:
+            UserError: A read-only database file, folder or role, one line naming it.
+        """
+        try:
+            with self.engine.connect() as conn, conn.begin() as tx:
+                conn.execute(m.competition.update().values(name=m.competition.c.name))
+                tx.rollback()
+        except sa.exc.DBAPIError as exc:
+            first = (str(exc.orig).strip().splitlines() or ["not writable"])[0]
+            raise UserError(f"{self.engine.url.render_as_string(hide_password=True)}: the database is read-only "
+                            f"({first})", hint="the server records submissions and scores: give it a database "
+                            "(file, folder or role) it can write") from None
 
     # ------------------------------------------------------------------ competition
 
@@ -148,7 +172,8 @@ class Store(SubmissionQueue):
                 row = None
             if row is None:
                 raise UserError(f"{self.url}: no competition here", hint="run `averitec leaderboard init COMPETITION.yaml` first")
-            self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)")
+            # env="optional": listing or ranking needs no ${VAR} of the gold paths (scoring checks the file)
+            self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)", env="optional")
         return self._competition
 
     def check_admin(self, token: str | None) -> bool:
@@ -379,6 +404,7 @@ __all__ = [
     "STATES",
     "NewSubmission",
     "QuotaExceeded",
+    "StoreUnavailable",
     "Store",
     "create_db_engine",
     "hash_token",

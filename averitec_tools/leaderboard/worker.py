@@ -1,5 +1,12 @@
 """The scoring worker: take the next submission, score it within its limits, store the outcome.
 
+Memory is bounded per submission (:mod:`averitec_tools.leaderboard.isolation`): an upload
+of at most 1 MiB is scored in the warm worker (its size bounds the memory, and the
+worker forgets all but the gold side after every 64 MiB of them); a larger one in a
+child process forked from it, killed past ``scoring.memory_mb`` of its own memory (a
+refusal charged to the team, "too large to score"), whose memory goes back to the
+system when it exits.
+
 :func:`process_one` claims one pending submission with a lease that a heartbeat thread
 renews, and scores it under the competition's ``scoring.timeout_seconds``
 (:class:`~averitec_tools.leaderboard.deadline.Deadline`). The outcome is stored in one
@@ -26,6 +33,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.deadline import Deadline, Interrupted
 from averitec_tools.leaderboard.failures import Failure, internal_failure
 from averitec_tools.leaderboard.health import WorkerHealth
+from averitec_tools.leaderboard.isolation import Isolation
 from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.queue import _LostLease
 from averitec_tools.leaderboard.store import Store
@@ -34,6 +42,8 @@ logger = logging.getLogger("averitec.leaderboard")
 #: Seconds, past the time limit, after which a worker whose submission did not stop
 #: (stuck inside one C call) records the failure and exits for its supervisor to restart.
 HARD_STOP_GRACE = 30.0
+#: This process's :class:`Isolation` (what it scored in itself since it last forgot).
+_ISOLATION = Isolation()
 
 
 def time_limit_reason(file_name: str, seconds: float) -> str:
@@ -58,7 +68,7 @@ def configure_logging() -> None:
 
 
 def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, submission_id: int | None = None,
-                health: WorkerHealth | None = None, hard_exit: bool = False) -> int | None:
+                health: WorkerHealth | None = None, hard_exit: bool = False, isolation: Isolation | None = None) -> int | None:
     """Claim one pending submission (or ``submission_id``), score it and store the
     outcome; returns its id (``None``: nothing pending).
 
@@ -69,6 +79,7 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
     sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id)
     if sid is None:
         return None
+    isolation = isolation if isolation is not None else _ISOLATION
     row = store.submission(sid)
     assert row is not None
     comp = store.competition()
@@ -102,7 +113,11 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
         with deadline:
             beat.start()
             phase = comp.phase(row["phase"])
-            results = scorer.score(phase=phase, content=store.content(sid), file_name=file_name, limits=comp.validation)
+            content = store.content(sid)
+            with contextlib.suppress(UserError):  # in this process, kept for the next runs (score() reports a missing gold file)
+                scorer.prepare_gold(phase)
+            results = isolation.run(lambda: scorer.score(phase=phase, content=content, file_name=file_name, limits=comp.validation),
+                                    content=content, memory_bytes=comp.scoring.memory_bytes, file_name=file_name)
     except Interrupted as stopped:
         interrupted = True
         if stopped.kind == "time":
@@ -112,7 +127,7 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
         else:
             logger.info("submission %d was cancelled (or taken back) while being scored; dropped", sid)
     except Failure as failure:
-        store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged)
+        store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged, drop_content=failure.drop_content)
         logger.info("submission %d (team %s) failed%s: %s", sid, row["team"], "" if failure.charged else " (not charged)", failure.server)
     except Exception as exc:  # a bug must not leave the submission stuck
         internal = internal_failure(exc)
@@ -128,7 +143,7 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
         stop.set()
         if beat.is_alive():
             beat.join()
-        if interrupted:
+        if interrupted or isolation.recycle_due():
             scorer.reset()  # after the heartbeat stopped: it forks new helpers
     if health is not None:
         health.beat(state="idle", scored=1, force=True)

@@ -12,6 +12,7 @@ Accepted files (JSON array or JSONL):
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -146,6 +147,8 @@ def _claim_from_submission(
         if not url:
             without += 1
             continue
+        if not isinstance(url, str):  # `averitec score` accepts it (eval.py never reads urls): audited as an
+            url = json.dumps(url)  # invalid URL, listed under invalid_urls, rather than refused
         metadata = dict(item.get("metadata") or {}) if isinstance(item.get("metadata"), Mapping) else item.get("metadata")
         if isinstance(metadata, dict):
             metadata.update({k: v for k, v in item.items() if str(k).lower() in PUBLISHED_KEYS})

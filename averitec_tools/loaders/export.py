@@ -163,6 +163,14 @@ def export_hf(
         raise UserError(f"{out / 'data'}: exists and is not a directory")
     if (out / "README.md").is_dir():
         raise UserError(f"{out / 'README.md'}: is a directory, expected the dataset card")
+    if out.is_dir():  # only an export (its card, its shards) may be added to, never another folder
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in ("README.md", "data"))
+        if (out / "data").is_dir():
+            foreign += sorted(f"data/{p.name}" for p in (out / "data").iterdir() if not _SHARD_RE.match(p.name))
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise UserError(f"--out {out}: is not empty and not an export (holds {shown}); refusing to write into it",
+                            hint="export into a new or empty folder")
     pretty, family_name = _dataset_key(name, split)
     card_path = out / "README.md"
     if card_path.exists():

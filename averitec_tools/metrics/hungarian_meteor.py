@@ -57,6 +57,20 @@ def pairwise_matrix(*, candidates: Sequence[str], references: Sequence[str], eng
     return matrix
 
 
+def hungarian_assignment(matrix: np.ndarray) -> list[tuple[int, int]]:
+    """The maximum-weight assignment the utility is summed over, as ``(row, column)`` pairs
+    (rows: candidates, columns: references; SciPy's solver, as :func:`assignment_utility`).
+
+    Example:
+        >>> hungarian_assignment(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.3]]))
+        [(0, 1), (1, 0)]
+    """
+    from averitec_tools.metrics._lean import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
+
+
 def assignment_utility(matrix: np.ndarray, *, normaliser: int) -> float:
     """Sum of the maximum-weight assignment times ``1 / normaliser`` (official arithmetic)."""
     from averitec_tools.metrics._lean import (
@@ -263,6 +277,7 @@ __all__ = [
     "HungarianMeteor",
     "HungarianTask",
     "assignment_utility",
+    "hungarian_assignment",
     "pairwise_matrix",
     "resolve_jobs",
     "score_tasks",

@@ -36,6 +36,18 @@ def qa_strings(questions: Sequence[Question]) -> list[str]:
     return out
 
 
+def predicted_qa_strings(*, evidence: Sequence[tuple[str, str]] | None, string_evidence: Sequence[str] | None = None) -> list[str]:
+    """A 2024 prediction's "question answer" strings as the 2024 scorer compares them:
+    ``question + " " + answer`` per evidence item, then any ``string_evidence``, the first
+    :data:`MAX_EVIDENCE` of them.
+
+    Example:
+        >>> predicted_qa_strings(evidence=[("Who?", "Bob")], string_evidence=["extra"])
+        ['Who? Bob', 'extra']
+    """
+    return ([q + " " + a for q, a in evidence or ()] + list(string_evidence or ()))[:MAX_EVIDENCE]
+
+
 def answer_strings(questions: Sequence[Question]) -> list[str]:
     """Answer-only counterparts of :func:`qa_strings` (Boolean explanation kept).
 
@@ -74,4 +86,4 @@ def raw_answers(questions: Sequence[Question]) -> list[str]:
     return [a.answer for q in questions for a in q.answers]
 
 
-__all__ = ["MAX_EVIDENCE", "NO_ANSWER", "answer_strings", "qa_strings", "raw_answers"]
+__all__ = ["MAX_EVIDENCE", "NO_ANSWER", "answer_strings", "predicted_qa_strings", "qa_strings", "raw_answers"]

@@ -1,15 +1,19 @@
 """The scripts' API: ``POST /api/submissions`` (``Authorization: Bearer TEAM_TOKEN``,
 checked before the body is read) and ``GET /api/submissions/{id}`` (public once on the
-board, else its team's token or the admin token). Also :func:`receive_upload`, shared
+board, else its team's token or the admin token); ``GET /api/submissions/{id}/claims``
+(a page of its visible claims) and ``/claims/{claim_id}`` (one claim, as the per-claim
+viewer shows it: ``matrix``, ``assignment``, ``scores``, ...). Also :func:`receive_upload`, shared
 with the upload form.
 
 Example:
-    >>> sorted((r.path, *r.methods) for r in router.routes)
-    [('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET')]
+    >>> sorted((r.path, *r.methods) for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
+    [('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET'), ('/api/submissions/{sid}/claims', 'GET'),
+     ('/api/submissions/{sid}/claims/{claim_id}', 'GET')]
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,27 +21,69 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.store import QuotaExceeded, Store
+from averitec_tools.leaderboard.store import QuotaExceeded, Store, StoreUnavailable
 from averitec_tools.leaderboard.web.site import SiteDep, parse_id
 
 #: Form fields of an upload that are not disclosure metadata.
 UPLOAD_FIELDS = frozenset({"csrf", "token", "system", "phase", "file"})
+#: What a team sees when the database cannot store an upload (the details go to the log).
+STORE_UNAVAILABLE = ("the server could not store the submission because of a problem on the server's side "
+                     "(it does not count against your quota); try again later")
 router = APIRouter()
+logger = logging.getLogger("averitec.leaderboard")
+
+
+def upload_fields(form: Any) -> tuple[Any, dict[str, str]] | str:
+    """The one uploaded file and the text fields of an upload form, or why it is refused:
+    no file, more than one ``file`` part, a file in a text field, a text field sent twice
+    (a browser never sends any of these; the last part must not win silently).
+
+    Example:
+        >>> from starlette.datastructures import FormData, UploadFile
+        >>> import io
+        >>> f = UploadFile(io.BytesIO(b"[]"), filename="p.json")
+        >>> upload_fields(FormData([("file", f), ("system", "s")]))[1]
+        {'system': 's'}
+        >>> upload_fields(FormData([("file", f), ("file", f)]))
+        "more than one file uploaded (send one 'file' part)"
+        >>> upload_fields(FormData([("file", f), ("model", f)]))
+        "field 'model' must be text, not a file"
+    """
+    files = [v for k, v in form.multi_items() if k == "file"]
+    if len(files) > 1:
+        return "more than one file uploaded (send one 'file' part)"
+    if not files or not hasattr(files[0], "read"):
+        return "no file uploaded"
+    text: dict[str, str] = {}
+    for key, value in form.multi_items():
+        if key == "file":
+            continue
+        if not isinstance(value, str):
+            return f"field {str(key)[:40]!r} must be text, not a file"
+        if key in text:
+            return f"field {str(key)[:40]!r} sent more than once"
+        text[key] = value
+    return files[0], text
 
 
 async def receive_upload(store: Store, team: str, form: Any) -> tuple[int, Any]:
-    """Store the upload in ``form`` for ``team``: ``(200, NewSubmission)`` or ``(status, error text)``."""
-    upload = form.get("file")
-    if upload is None or not hasattr(upload, "read"):
-        return 400, "no file uploaded"
+    """Store the upload in ``form`` for ``team``: ``(200, NewSubmission)`` or ``(status, error text)``
+    (a malformed form: 400, :func:`upload_fields`; the database failing: 503, a neutral line)."""
+    fields = upload_fields(form)
+    if isinstance(fields, str):
+        return 400, fields
+    upload, text = fields
     content = await upload.read()
     file_name = str(getattr(upload, "filename", "") or "upload")
-    meta = {k: str(v) for k, v in form.multi_items() if k not in UPLOAD_FIELDS}
+    meta = {k: v for k, v in text.items() if k not in UPLOAD_FIELDS}
     try:
         new = await run_in_threadpool(
-            lambda: store.submit(team=team, system=str(form.get("system", "")), phase=str(form.get("phase", "")),
+            lambda: store.submit(team=team, system=text.get("system", ""), phase=text.get("phase", ""),
                                  content=content, file_name=file_name, meta=meta)
         )
+    except StoreUnavailable as exc:  # disk full, database gone: no path or server detail to the team
+        logger.error("upload of team %s not stored: %s", team, exc)
+        return 503, STORE_UNAVAILABLE
     except QuotaExceeded as exc:
         return 429, str(exc)
     except UserError as exc:
@@ -79,4 +125,27 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
     return JSONResponse(out)
 
 
-__all__ = ["UPLOAD_FIELDS", "receive_upload", "router"]
+@router.get("/api/submissions/{sid}/claims")
+def claims_api(request: Request, sid: str, site: SiteDep) -> Response:
+    """A page of the submission's visible claims (``?page=N&q=CLAIM_ID``)."""
+    from averitec_tools.leaderboard.web.claims import claim_list
+
+    view, refusal = claim_list(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    return JSONResponse({"submission_id": view["row"]["id"], **view["listing"]})
+
+
+@router.get("/api/submissions/{sid}/claims/{claim_id}")
+def claim_api(request: Request, sid: str, claim_id: str, site: SiteDep) -> Response:
+    """One visible claim: ``matrix``, ``assignment``, ``scores`` and the rest of
+    :func:`~averitec_tools.leaderboard.claim_view.claim_detail`."""
+    from averitec_tools.leaderboard.web.claims import claim_view
+
+    view, refusal = claim_view(site, request, sid, claim_id)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    return JSONResponse({"submission_id": view["row"]["id"], **view["detail"]})
+
+
+__all__ = ["STORE_UNAVAILABLE", "UPLOAD_FIELDS", "receive_upload", "router", "upload_fields"]

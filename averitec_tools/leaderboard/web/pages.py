@@ -7,8 +7,8 @@ claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png',
-     '/team/{name:path}']
+    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
+     '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png', '/team/{name:path}']
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.ranking import board_signature
 from averitec_tools.leaderboard.web.site import Site, SiteDep, parse_id
 from averitec_tools.leaderboard.web.views import (
     breakdown,
@@ -41,7 +42,11 @@ def sort_key(entry: Any, column: str) -> Any:
         >>> e = SimpleNamespace(team="Blue", system="s", metrics={"m": 0.5}, rank=2)
         >>> sort_key(e, "team"), sort_key(e, "m"), sort_key(e, "nope")
         ('blue', 0.5, 2)
+        >>> sort_key(SimpleNamespace(p_first=None, rank=3), "p_first")
+        -1.0
     """
+    if column == "p_first":
+        return -1.0 if entry.p_first is None else entry.p_first
     if column in ("team", "system"):
         return str(getattr(entry, column)).lower()
     if column in entry.metrics:
@@ -68,7 +73,7 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     pending = len(store.submissions(phase=name, state=("pending", "running")))
     return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
                      hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
-                     title=f"{comp.title}: {phase.title}")
+                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}")
 
 
 def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str, Any] | None, Response | None]:
@@ -108,6 +113,32 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
         context["plots"] = has_confidences(claims)
     return site.page(request, "submission.html", title=f"Submission {view['row']['id']}", **context)
+
+
+@router.get("/submission/{sid}/claims", response_class=HTMLResponse)
+def claims_page(request: Request, sid: str, site: SiteDep) -> Response:
+    """The submission's visible claims, 50 a page, searchable by claim id (``?q=``)."""
+    from averitec_tools.leaderboard.web.claims import claim_list
+
+    view, refusal = claim_list(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    claims = view["claims"]
+    metrics = [k for k in view["phase"].columns if claims and k in claims[0]["values"]]
+    return site.page(request, "claims.html", title=f"Submission {view['row']['id']}: claims", metrics=metrics, **view)
+
+
+@router.get("/submission/{sid}/claim/{claim_id}", response_class=HTMLResponse)
+def claim_page_route(request: Request, sid: str, claim_id: str, site: SiteDep) -> Response:
+    """One claim: labels, question-answer pairs, the Hu-METEOR matrix with the assignment, scores."""
+    from averitec_tools.leaderboard.web.claims import claim_view
+
+    view, refusal = claim_view(site, request, sid, claim_id)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    pairs = {tuple(p) for p in view["detail"]["assignment"] or ()}
+    return site.page(request, "claim.html", title=f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}",
+                     pairs=pairs, **view)
 
 
 @router.get("/submission/{sid}/scores.json")

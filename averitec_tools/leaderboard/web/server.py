@@ -180,6 +180,7 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     store = Store(url, create=False)
     store.competition()  # UserError if `init` has not run
     upgrade_schema(store.engine)
+    store.check_writable()  # before "serving": a read-only database would stop the server at once
     store.close()
     app = create_app(url, secret_file=secret_file)  # creates the session secret if absent
     config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
