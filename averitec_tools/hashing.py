@@ -17,7 +17,9 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from typing import Any
 
 _BLOCK = 1 << 20
 
@@ -31,4 +33,19 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["file_sha256"]
+def json_digest(*parts: Any) -> str:
+    """A 16-hex-digit cache key: SHA-256 of each part as sorted-key JSON (``str`` for the rest).
+
+    Example:
+        >>> json_digest("v1", {"b": 2, "a": 1}) == json_digest("v1", {"a": 1, "b": 2})
+        True
+        >>> json_digest("v1", [1, 2])
+        'f0711684d1f38750'
+    """
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(json.dumps(part, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+__all__ = ["file_sha256", "json_digest"]

@@ -243,8 +243,9 @@ def test_offline_config_argument_rules(setup, tmp_path, capsys, monkeypatch) -> 
 @pytest.mark.shared_data
 def test_predictions_score_with_averitec_score_and_calibration(shared_data, tmp_path, capsys) -> None:
     """Three dev claims over a corpus of their own answers: the output scores with both commands."""
+    from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
     from averitec_tools.baselines.r2vc.corpus.store import build_corpus
-    from averitec_tools.baselines.r2vc.offline.data import answer_passages, load_dev
+    from averitec_tools.baselines.r2vc.offline.data import load_dev
 
     dev = load_dev(shared_data / "averitec" / "dev.json")[:3]
     corpus = tmp_path / "corpus"

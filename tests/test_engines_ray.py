@@ -239,7 +239,7 @@ def test_wikipedia_corpus_identical_between_engines_and_bad_line_named(
         tmp_path: Path, ray_runtime: object, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from averitec_tools.baselines.r2vc.corpus.store import build_corpus_from_wikipedia
+    from averitec_tools.baselines.r2vc.corpus.wikipedia import build_corpus_from_wikipedia
     from averitec_tools.cli.main import main
 
     dump = tmp_path / "dump" / "AA"

@@ -10,6 +10,17 @@ the layer is declared independent (the baselines: no baseline imports another). 
 package's ``__main__`` is an entry point, so it counts as ``cli``. On top of the layer
 rule the unit graph must have no cycle (two units of one layer importing each other).
 
+Inside the units the same holds one level down:
+
+- the *module* graph has no cycle anywhere in the package (an import of a package's own
+  ``__init__`` from inside it is not an edge: the façade runs before any of its modules
+  anyway, and ``from pkg import sub`` counts as an import of ``pkg.sub``);
+- inside every package, its direct children (modules, and subpackages taken whole) import
+  each other without a cycle;
+- the R2VC baseline's *wings* (its subpackages and top modules, :data:`R2VC_LAYERS`) are
+  layered: ``corpus`` / ``stages`` / ``io`` below the run, ``offline`` / ``training`` above it,
+  ``experiments`` on top; no wing imports a higher one.
+
 A failure names each offending import as ``file:line: importer -> imported``.
 """
 
@@ -37,6 +48,22 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("cli", ("cli",), False),
 )
 
+R2VC = "averitec_tools.baselines.r2vc"
+#: The R2VC wings, lowest first: (layer, wings). A wing is the first name under
+#: ``baselines.r2vc`` (a subpackage or a top module); it may import wings of its own or a
+#: lower layer. A top module not listed here sits on :data:`R2VC_DEFAULT_LAYER`.
+R2VC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("", "types", "config", "sidecar", "manifest")),
+    ("corpus", ("corpus",)),
+    ("stages", ("stages",)),
+    ("io", ("io",)),
+    ("run", ("pipeline", "reporting")),
+    ("offline", ("offline", "training")),
+    ("assembly", ("build", "claim_worker")),
+    ("experiments", ("experiments",)),
+)
+R2VC_DEFAULT_LAYER = "run"
+
 
 
 def _module_name(path: Path) -> str:
@@ -60,6 +87,27 @@ def unit(module: str) -> str:
     if parts[1] == "baselines" and len(parts) > 2:
         return ".".join(parts[1:3])
     return parts[1]
+
+
+def wing(module: str) -> str | None:
+    """The R2VC wing of a module (``None`` outside ``baselines.r2vc``).
+
+    >>> wing("averitec_tools.baselines.r2vc.stages.retrieval.dense"), wing("averitec_tools.baselines.r2vc.build")
+    ('stages', 'build')
+    >>> wing("averitec_tools.baselines.r2vc"), wing("averitec_tools.metrics") is None
+    ('', True)
+    """
+    if module != R2VC and not module.startswith(R2VC + "."):
+        return None
+    return module[len(R2VC) + 1:].split(".")[0]
+
+
+def wing_layer(name: str) -> tuple[int, str]:
+    """``(index, layer name)`` of an R2VC wing in :data:`R2VC_LAYERS`."""
+    for i, (layer, wings) in enumerate(R2VC_LAYERS):
+        if name in wings:
+            return i, layer
+    return next((i, layer) for i, (layer, _) in enumerate(R2VC_LAYERS) if layer == R2VC_DEFAULT_LAYER)
 
 
 def _target(node: ast.ImportFrom, module: str, is_package: bool) -> str:
@@ -103,6 +151,65 @@ def _edges() -> list[tuple[str, int, str, str]]:
 
 
 EDGES = _edges()
+
+
+def _modules(package: Path) -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(package.rglob("*.py"))}
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The module an imported name lands in (``pkg.mod.Class`` → ``pkg.mod``)."""
+    while name not in modules and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name if name in modules else None
+
+
+def module_edges(package: Path | None = None) -> list[tuple[str, int, str, str]]:
+    """``(file, line, importer, imported module)`` between modules of the package, without
+    the edges from inside a package to its own ``__init__`` (see the module docs)."""
+    package = package or PACKAGE
+    modules = _modules(package)
+    edges = []
+    for module, path in modules.items():
+        for line, target in imports_of(path):
+            imported = _resolve(target, modules)
+            if imported is None or imported == module or module.startswith(imported + "."):
+                continue
+            edges.append((str(path.relative_to(package.parent)), line, module, imported))
+    return edges
+
+
+def _child(package: str, module: str) -> str:
+    """The direct child of ``package`` that holds ``module``."""
+    return f"{package}.{module[len(package) + 1:].split('.')[0]}"
+
+
+def package_cycles(edges: list[tuple[str, int, str, str]]) -> list[str]:
+    """Each cycle among the modules, and among the direct children of every package, with
+    the import that closes each step."""
+    packages = {m for _, _, a, b in edges for m in (a, b)}
+    packages = {p for m in packages for p in (m.rsplit(".", i)[0] for i in range(1, m.count(".") + 1))}
+    report = []
+    for scope in [""] + sorted(packages):
+        graph: dict[str, set[str]] = defaultdict(set)
+        where: dict[tuple[str, str], str] = {}
+        for f, line, a, b in edges:
+            if a.endswith(".__main__"):
+                continue  # an entry point (unit ``cli``): nothing imports it
+            if scope and not (a.startswith(scope + ".") and b.startswith(scope + ".")):
+                continue
+            x, y = (a, b) if not scope else (_child(scope, a), _child(scope, b))
+            if x != y:
+                graph[x].add(y)
+                where.setdefault((x, y), f"{f}:{line}: {a} -> {b}")
+        for c in _cycles(graph):
+            name = f"inside {scope}" if scope else "modules"
+            report.append(f"{name}: " + " -> ".join(c) + "\n    " + "\n    ".join(
+                where[(x, y)] for x, y in zip(c, c[1:], strict=False)))
+    return list(dict.fromkeys(report))
+
+
+MODULE_EDGES = module_edges()
 LAYER_OF = {u: (i, name, independent) for i, (name, units, independent) in enumerate(LAYERS) for u in units}
 
 
@@ -139,20 +246,117 @@ def test_no_package_cycle() -> None:
         for c in cycles)
 
 
+def test_no_module_cycle_inside_any_package() -> None:
+    cycles = package_cycles(MODULE_EDGES)
+    assert not cycles, "import cycles inside the package:\n" + "\n".join(cycles)
+
+
+def wing_violations(edges: list[tuple[str, int, str, str]]) -> list[str]:
+    """Imports from an R2VC wing to a wing of a higher layer."""
+    bad = []
+    for f, line, a, b in edges:
+        wa, wb = wing(a), wing(b)
+        if wa is None or wb is None or wa == wb or a.endswith(".__main__"):
+            continue
+        (ia, la), (ib, lb) = wing_layer(wa), wing_layer(wb)
+        if ib > ia:
+            bad.append(f"{f}:{line}: {a} -> {b}  ({wa or 'r2vc'} [{la}] must not import {wb} [{lb}])")
+    return bad
+
+
+def test_r2vc_wings_are_layered() -> None:
+    bad = wing_violations(MODULE_EDGES)
+    assert not bad, "R2VC imports against the wing layers (R2VC_LAYERS):\n" + "\n".join(bad)
+
+
+def test_every_r2vc_wing_is_real() -> None:
+    present = {wing(m) for m in _modules(PACKAGE)} - {None}
+    declared = {w for _, wings in R2VC_LAYERS for w in wings}
+    assert declared <= present, f"R2VC_LAYERS names wings that do not exist: {sorted(declared - present)}"
+
+
+def test_cycle_and_wing_checks_fail_on_planted_defects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "averitec_tools"
+    r2vc = root / "baselines" / "r2vc"
+    for d in (root, root / "baselines", r2vc, r2vc / "stages", r2vc / "experiments", root / "metrics"):
+        d.mkdir(exist_ok=True)
+        (d / "__init__.py").write_text("")
+    (root / "metrics" / "__init__.py").write_text("from averitec_tools.metrics import a\n")
+    (root / "metrics" / "a.py").write_text("def f():\n    from averitec_tools.metrics.b import g\n")
+    (root / "metrics" / "b.py").write_text("from averitec_tools.metrics import a\n")
+    (root / "metrics" / "c.py").write_text("from averitec_tools.metrics import a\nfrom averitec_tools import metrics\n")
+    (r2vc / "stages" / "s.py").write_text("from averitec_tools.baselines.r2vc.experiments.e import x\n")
+    (r2vc / "experiments" / "e.py").write_text("from averitec_tools.baselines.r2vc.stages import s\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", root)
+    edges = module_edges(root)
+    cycles = package_cycles(edges)
+    assert any("averitec_tools.metrics.a -> averitec_tools.metrics.b -> averitec_tools.metrics.a" in c
+               for c in cycles), cycles
+    # the façade edges (metrics/__init__ <-> its modules) and c.py's are not cycles
+    assert not any("metrics.c" in c or c.startswith("modules: averitec_tools.metrics ->") for c in cycles), cycles
+    assert any(c.startswith("inside averitec_tools.baselines.r2vc: averitec_tools.baselines.r2vc.experiments")
+               for c in cycles), cycles
+    assert wing_violations(edges) == [
+        "averitec_tools/baselines/r2vc/stages/s.py:1: averitec_tools.baselines.r2vc.stages.s -> "
+        "averitec_tools.baselines.r2vc.experiments.e  (stages [stages] must not import experiments [experiments])"]
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """One cycle per strongly connected component with more than one unit (closed path)."""
-    seen: set[str] = set()
+    """One cycle (closed path, shortest from its first node) per strongly connected
+    component of more than one node, in linear time (no path enumeration)."""
+    nodes = sorted(set(graph) | {n for targets in graph.values() for n in targets})
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
     cycles = []
-    for start in sorted(graph):
-        stack = [(start, [start])]
-        while stack:
-            node, path = stack.pop()
+    for component in sorted(components):
+        members, start = set(component), component[0]
+        previous: dict[str, str] = {}
+        queue = [start]
+        while queue and start not in previous:
+            node = queue.pop(0)
             for nxt in sorted(graph.get(node, ())):
-                if nxt == start and len(path) > 1 and not set(path) & seen:
-                    cycles.append(path + [start])
-                    seen |= set(path)
-                elif nxt not in path and nxt not in seen:
-                    stack.append((nxt, path + [nxt]))
+                if nxt in members and nxt not in previous:
+                    previous[nxt] = node
+                    queue.append(nxt)
+        path = [start]
+        while path[-1] != start or len(path) == 1:
+            path.append(previous[path[-1]])
+        cycles.append(path[::-1])
     return cycles
 
 
@@ -160,6 +364,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     ({"a": {"b"}, "b": {"c"}}, []),
     ({"a": {"b"}, "b": {"a"}}, [["a", "b", "a"]]),
     ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c", "a"]]),
+    ({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()}, []),
+    ({"a": {"b"}, "b": {"c", "a"}, "c": {"b"}, "x": {"y"}, "y": {"x"}}, [["a", "b", "a"], ["x", "y", "x"]]),
 ])
 def test_cycle_finder(graph: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert _cycles(graph) == expected

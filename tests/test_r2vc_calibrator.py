@@ -13,9 +13,11 @@ from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     Calibrator,
     calibration_metrics,
     candidate_features,
+    monotone_confidence,
+)
+from averitec_tools.baselines.r2vc.stages.calibration.fitting import (
     chosen_correctness,
     fit_from_examples,
-    monotone_confidence,
     simulate_examples,
 )
 from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate

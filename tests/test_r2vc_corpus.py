@@ -14,8 +14,10 @@ from averitec_tools.baselines.r2vc.corpus.store import (
     ParagraphStore,
     build_corpus,
     build_corpus_from_jsonl,
-    build_corpus_from_wikipedia,
     index_text,
+)
+from averitec_tools.baselines.r2vc.corpus.wikipedia import (
+    build_corpus_from_wikipedia,
     iter_wikipedia_paragraphs,
     split_paragraphs,
 )

@@ -256,12 +256,8 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
                                              capsys: pytest.CaptureFixture[str]) -> None:
     import numpy as np
 
-    from averitec_tools.baselines.r2vc.offline.data import (
-        answer_passages,
-        load_dev,
-        split_train,
-        verifier_epochs,
-    )
+    from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
+    from averitec_tools.baselines.r2vc.offline.data import load_dev, split_train, verifier_epochs
     from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
     from averitec_tools.cli.main import main
 
@@ -303,7 +299,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
 
     # Rebuilding reuses the cached verifier and calibrator: training either again fails here.
     from averitec_tools.baselines.r2vc.offline import preset as offline_module
-    from averitec_tools.baselines.r2vc.stages.calibration import calibrator as calibrator_module
+    from averitec_tools.baselines.r2vc.stages.calibration import fitting as calibrator_module
 
     fit_from_examples = calibrator_module.fit_from_examples
 

@@ -13,14 +13,13 @@ from averitec_tools.baselines.r2vc.stages.generation.generator import parse_cand
 from averitec_tools.baselines.r2vc.stages.generation.prompt import render_prompt
 from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
 from averitec_tools.baselines.r2vc.training.data import (
-    TrainingRow,
     build_preference_pairs,
     chosen_response,
-    read_training_rows,
     rejected_response,
     sft_record,
 )
 from averitec_tools.baselines.r2vc.training.layout import draw_layouts
+from averitec_tools.baselines.r2vc.training.rows import TrainingRow, read_training_rows
 from averitec_tools.cli.baseline_r2vc_train import main as training_main
 from averitec_tools.errors import UserError
 

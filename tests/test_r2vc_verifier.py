@@ -6,14 +6,16 @@ import numpy as np
 import pytest
 
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.verification.signals import (
+    citation_similarity,
+    label_consistency,
+    nli_label,
+)
 from averitec_tools.baselines.r2vc.stages.verification.verifier import (
     CachedNLI,
     HFNLIBackend,
     Verifier,
-    citation_similarity,
-    label_consistency,
     label_order_from_id2label,
-    nli_label,
     score_components,
 )
 from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage

@@ -32,7 +32,7 @@ def add_secret_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _team(args: argparse.Namespace) -> int:
-    from averitec_tools.cli.leaderboard import _store
+    from averitec_tools.cli._leaderboard_store import _store
     from averitec_tools.leaderboard.teams import remove_team, rotate_token
 
     store = _store(args)
@@ -56,7 +56,7 @@ def _team(args: argparse.Namespace) -> int:
 
 
 def _secret(args: argparse.Namespace) -> int:
-    from averitec_tools.cli.leaderboard import _db_default, _store
+    from averitec_tools.cli._leaderboard_store import _db_default, _store
     from averitec_tools.leaderboard.secret import rotate_secret, secret_path
 
     _store(args).competition()  # the database exists

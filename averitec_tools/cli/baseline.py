@@ -25,6 +25,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.cli._baseline_shared import _claims_path, _quiet_models
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -105,16 +106,6 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
                    "stored are replayed, not decoded again), for `averitec baseline r2vc ablations`")
 
 
-def _claims_path(args: argparse.Namespace, config: Any) -> str:
-    if args.claims is not None:
-        return str(args.claims)
-    if not config.offline.enabled:
-        raise UserError(f"config {config.name!r}: --claims is required")
-    from averitec_tools.baselines.r2vc.offline.data import default_claims_path
-
-    return str(default_claims_path())
-
-
 def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
     """Output safety (issue 12): refuse bad --out / --write-gold-subset before any model is built."""
     from averitec_tools.outputs import check_output_file
@@ -148,7 +139,7 @@ def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     """--config, --claims (checked before any model is built) as the config and the run's claims."""
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.io.claims import load_claims
+    from averitec_tools.baselines.r2vc.io.load import load_claims
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
@@ -177,17 +168,6 @@ def _given_evidence_components(pipe: Any, evidence: str) -> None:
         from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
 
         pipe.components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
-
-
-def _quiet_models(progress: bool) -> None:
-    """Without progress bars, also silence transformers' weight-loading bars."""
-    if progress:
-        return
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - depends on the install
-        return
-    hf_logging.disable_progress_bar()
 
 
 def run_r2vc(args: argparse.Namespace) -> int:

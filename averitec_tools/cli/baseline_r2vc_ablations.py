@@ -77,7 +77,7 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.io.candidates import open_store
     from averitec_tools.baselines.r2vc.io.claims import read_claims
     from averitec_tools.baselines.r2vc.io.formats import default_format
-    from averitec_tools.cli.baseline import _claims_path, _quiet_models
+    from averitec_tools.cli._baseline_shared import _claims_path, _quiet_models
     from averitec_tools.jsonio import atomic_directory
     from averitec_tools.outputs import check_output_dir
 

@@ -137,7 +137,7 @@ def run_paper(args: argparse.Namespace) -> int:
                                                          args.recipe if Path(args.recipe).is_file() else None])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     if not progress:
-        from averitec_tools.cli.baseline import _quiet_models
+        from averitec_tools.cli._baseline_shared import _quiet_models
 
         _quiet_models(False)
 

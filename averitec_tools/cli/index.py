@@ -105,7 +105,7 @@ def run_dense(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     if args.json or not sys.stderr.isatty():
-        from averitec_tools.cli.baseline import _quiet_models
+        from averitec_tools.cli._baseline_shared import _quiet_models
 
         _quiet_models(False)
     engine = engine_from_args(args)

@@ -27,15 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
+from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
 EXPORT_FORMATS = ("md", "html", "json", "csv", "latex")
 HEADER_TIMEOUT, MAX_CONNECTIONS = 10.0, 500  # leaderboard.web.connections' defaults (not imported: `averitec` stays light)
-
-
-def _db_default() -> str:
-    return os.environ.get("AVERITEC_LEADERBOARD_DB", "sqlite:///leaderboard.db")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -132,21 +129,6 @@ def _jobs(value: str) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError("expected a positive integer or 'auto'")
     return int(value)
-
-
-def _need_extra(*modules: str) -> None:
-    import importlib.util
-
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        raise UserError(f"the leaderboard needs {', '.join(missing)}", hint="pip install 'averitec-tools[leaderboard]'")
-
-
-def _store(args: argparse.Namespace, *, create: bool = False) -> Any:
-    _need_extra("sqlalchemy", "alembic")
-    from averitec_tools.leaderboard.store import Store
-
-    return Store(args.db or _db_default(), create=create)
 
 
 def _init(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ from averitec_tools.loaders.base import (
     FAMILIES,
     DatasetEntry,
     DatasetFamily,
-    iter_family_records,
+    find_local_file,
+    iter_hub_records,
     resolve,
 )
 
@@ -181,6 +182,40 @@ def dataset_stats(
     records = iter_dataset(name, split=split, data_dir=data_dir, hub_id=hub_id)
     body = r2vc.stats(records) if entry.view == r2vc.VIEW else FAMILIES.get(entry.family).stats(records)
     return {"dataset": entry.id if entry.split else f"{entry.id}:{concrete}", "split": concrete, **body}
+
+
+def iter_family_records(
+    family: DatasetFamily,
+    split: str,
+    *,
+    data_dir: str | os.PathLike[str] | None,
+    hub_id: str | None,
+) -> Iterator[Any]:
+    """Typed records of one split, from the first of: ``hub_id``; ``data_dir``;
+    ``$AVERITEC_DATA_DIR``; the download root (:mod:`~averitec_tools.loaders.locate`); a
+    verified download of the official file made now
+    (:mod:`~averitec_tools.loaders.auto_download`); the family's default hub repository."""
+    if split not in family.split_files:
+        raise UserError(f"{family.name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
+    if hub_id is None:
+        if data_dir is not None:
+            yield from family.read_file(find_local_file(family, split, data_dir))
+            return
+        from averitec_tools.loaders.auto_download import downloaded_records
+        from averitec_tools.loaders.locate import data_roots
+
+        for root in data_roots():
+            try:
+                path = find_local_file(family, split, root)
+            except UserError:
+                continue
+            yield from family.read_file(path)
+            return
+        records = downloaded_records(family, split)
+        if records is not None:
+            yield from records
+            return
+    yield from iter_hub_records(family, split, hub_id)
 
 
 __all__ = ["dataset_stats", "features_for", "iter_dataset", "load", "records_from_dataset", "to_polars"]

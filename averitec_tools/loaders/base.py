@@ -249,40 +249,6 @@ def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> I
         yield family.parse(row, where=f"{repo}[{hub_split}][{i}]", index=i)
 
 
-def iter_family_records(
-    family: DatasetFamily,
-    split: str,
-    *,
-    data_dir: str | os.PathLike[str] | None,
-    hub_id: str | None,
-) -> Iterator[Any]:
-    """Typed records of one split, from the first of: ``hub_id``; ``data_dir``;
-    ``$AVERITEC_DATA_DIR``; the download root (:mod:`~averitec_tools.loaders.locate`); a
-    verified download of the official file made now
-    (:mod:`~averitec_tools.loaders.auto_download`); the family's default hub repository."""
-    if split not in family.split_files:
-        raise UserError(f"{family.name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
-    if hub_id is None:
-        if data_dir is not None:
-            yield from family.read_file(find_local_file(family, split, data_dir))
-            return
-        from averitec_tools.loaders.auto_download import downloaded_records
-        from averitec_tools.loaders.locate import data_roots
-
-        for root in data_roots():
-            try:
-                path = find_local_file(family, split, root)
-            except UserError:
-                continue
-            yield from family.read_file(path)
-            return
-        records = downloaded_records(family, split)
-        if records is not None:
-            yield from records
-            return
-    yield from iter_hub_records(family, split, hub_id)
-
-
 #: Field names only prediction files carry; a "gold" record holding them is a mix-up.
 PREDICTION_FIELDS: tuple[str, ...] = ("pred_label", "predicted_label", "predicted_evidence", "pred_evidence")
 
@@ -323,7 +289,6 @@ __all__ = [
     "DatasetEntry",
     "DatasetFamily",
     "find_local_file",
-    "iter_family_records",
     "iter_hub_records",
     "list_of",
     "register_family",

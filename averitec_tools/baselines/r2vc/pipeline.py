@@ -37,7 +37,11 @@ import numpy as np
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
-from averitec_tools.baselines.r2vc.io.formats import FALLBACK_EVIDENCE, FORMATTERS, ClaimPrediction
+from averitec_tools.baselines.r2vc.io.formats import (
+    FALLBACK_EVIDENCE,
+    OUTPUT_FORMATS,
+    ClaimPrediction,
+)
 from averitec_tools.baselines.r2vc.reporting import (
     FALLBACK_KINDS,
     RunSummary,
@@ -351,9 +355,9 @@ class R2VCPipeline:
         """
         from tqdm.auto import tqdm
 
-        if output_format not in FORMATTERS:
-            raise UserError(f"unknown output format {output_format!r} (use one of: {', '.join(FORMATTERS)})")
-        formatter = FORMATTERS[output_format]
+        if output_format not in OUTPUT_FORMATS:
+            raise UserError(f"unknown output format {output_format!r} (use one of: {', '.join(OUTPUT_FORMATS)})")
+        formatter = OUTPUT_FORMATS.get(output_format).format
         side = sidecar_path(out)
         header = {
             "_r2vc_sidecar": SIDECAR_VERSION,
@@ -441,7 +445,7 @@ def calibration_examples(
         UserError: if a claim has no gold label, or the claims mix label spaces.
     """
     from averitec_tools.baselines.r2vc.io.claims import KIND_SPACES, scored_gold
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import simulate_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import simulate_examples
 
     unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
     if unlabelled:
@@ -476,10 +480,10 @@ def fit_calibrator(
     """Fit the SLC calibrator (§3.5) on :func:`calibration_examples` of labelled ``claims``.
 
     The calibrator is fitted on ``calibration.fit_on`` candidates (see
-    :func:`~averitec_tools.baselines.r2vc.stages.calibration.calibrator.fit_from_examples`, which also
+    :func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`, which also
     reports Brier/ECE on held-out claims).
     """
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import fit_from_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     examples = calibration_examples(pipe, claims=claims, where=where, progress=progress)
     c = pipe.config.calibration

@@ -11,7 +11,7 @@ Rows are addressed by position (retrievers store row numbers) and by ``doc_id`` 
 the id → row map is built on first use). Input adapters: JSONL/JSON records with
 ``doc_id``/``title``/``url``/``text`` (``id`` is accepted for ``doc_id``) and
 WikiExtractor-style article dumps (``{"id", "title", "url", "text"}`` per line), split
-into paragraphs.
+into paragraphs (:mod:`~averitec_tools.baselines.r2vc.corpus.wikipedia`).
 
 Example:
     >>> store = build_corpus(passages=[
@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer, iter_jsonl, iter_records
+from averitec_tools.jsonio import atomic_writer, iter_records
 from averitec_tools.outputs import umask
 
 if TYPE_CHECKING:
@@ -47,7 +46,6 @@ DATA_FILE = "paragraphs.arrow"
 META_FILE = "corpus.json"
 FIELDS: tuple[str, ...] = ("doc_id", "title", "url", "text")
 _WRITE_BATCH = 8192
-_PARAGRAPH_SPLIT = re.compile(r"\n\s*\n|\n")
 
 
 def _schema() -> pa.Schema:
@@ -343,81 +341,10 @@ def build_corpus_from_jsonl(
     return build_corpus(passages=_located(path), out_dir=out_dir, source=str(path))
 
 
-def split_paragraphs(text: str, *, min_chars: int = 1) -> list[str]:
-    """Split an article body into paragraphs (on newlines), dropping short/blank ones.
-
-    Example:
-        >>> split_paragraphs("Intro line.\\n\\nSecond para.\\n   \\nThird.")
-        ['Intro line.', 'Second para.', 'Third.']
-    """
-    parts = (p.strip() for p in _PARAGRAPH_SPLIT.split(text))
-    return [p for p in parts if len(p) >= min_chars]
-
-
-def _dump_files(path: str | os.PathLike[str]) -> list[Path]:
-    """``path`` itself, or every non-hidden file under it (WikiExtractor writes AA/wiki_00 ...)."""
-    root = Path(path)
-    if not root.is_dir():
-        return [root]
-    files = sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
-    if not files:
-        raise UserError(f"{root}: directory holds no dump files")
-    return files
-
-
-def iter_wikipedia_paragraphs(
-    *, path: str | os.PathLike[str], min_chars: int = 1, skip_title_paragraph: bool = True
-) -> Iterator[Passage]:
-    """Split a WikiExtractor-style JSONL dump (``{"id","title","url","text"}`` per article)
-    into paragraphs with ids ``"<article id>_<paragraph number>"``.
-
-    Args:
-        path: The dump (one article per line), or a directory of such files (WikiExtractor
-            ``--json`` output: ``AA/wiki_00``, ``AA/wiki_01``, ...), read in sorted order.
-        min_chars: Drop paragraphs shorter than this.
-        skip_title_paragraph: WikiExtractor repeats the title as the first line; drop it.
-
-    Raises:
-        UserError: A line that is not an article object (names file and line).
-    """
-    for item in (loc for file in _dump_files(path) for loc in iter_jsonl(file)):
-        art = item.value
-        if not isinstance(art, dict) or "text" not in art or ("id" not in art and "title" not in art):
-            raise UserError(f"{item.where}: expected a Wikipedia article object with id/title/text")
-        if not isinstance(art["text"], str):
-            raise UserError(f"{item.where}: article 'text' must be a string")
-        title = str(art.get("title") or "")
-        art_id = str(art.get("id") or title)
-        url = str(art.get("url") or "")
-        paragraphs = split_paragraphs(art["text"], min_chars=min_chars)
-        if skip_title_paragraph and paragraphs and paragraphs[0] == title:
-            paragraphs = paragraphs[1:]
-        for k, para in enumerate(paragraphs):
-            yield Passage(doc_id=f"{art_id}_{k}", title=title, url=url, text=para)
-
-
-def build_corpus_from_wikipedia(
-    *,
-    path: str | os.PathLike[str],
-    out_dir: str | os.PathLike[str] | None = None,
-    min_chars: int = 1,
-) -> ParagraphStore:
-    """Build a paragraph store from a WikiExtractor-style JSONL article dump."""
-    return build_corpus(
-        passages=iter_wikipedia_paragraphs(path=path, min_chars=min_chars), out_dir=out_dir, source=str(path)
-    )
-
-
 __all__ = [
     "FIELDS",
     "ParagraphStore",
     "build_corpus",
     "build_corpus_from_jsonl",
-    "build_corpus_from_wikipedia",
     "index_text",
-    "iter_wikipedia_paragraphs",
-    "split_paragraphs",
 ]

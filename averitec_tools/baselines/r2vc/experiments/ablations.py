@@ -38,7 +38,7 @@ from typing import Any
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore, StoredGenerator, StoredNLI
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput, scored_gold
-from averitec_tools.baselines.r2vc.io.formats import FORMAT_SPACES
+from averitec_tools.baselines.r2vc.io.formats import OUTPUT_FORMATS
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.registry import Registry
 
@@ -105,8 +105,7 @@ def row_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any
     from averitec_tools.labels import SPACES
     from averitec_tools.metrics.label_metrics import accuracy, macro_f1
 
-    space = FORMAT_SPACES[fmt]
-    key = "pred_label" if fmt == "averitec2024" else "predicted_label"
+    space, key = OUTPUT_FORMATS.get(fmt).space, OUTPUT_FORMATS.get(fmt).label_key
     pairs = [(scored_gold(c, space=space), r) for c, r in zip(claims, records, strict=True)
              if c.gold_label_raw is not None]
     if not pairs:
@@ -157,7 +156,7 @@ def run_ablations(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"store": str(store.path), "format": output_format, "rows": {}}
-    suffix = ".json" if output_format == "averitec2024" else ".jsonl"
+    suffix = OUTPUT_FORMATS.get(output_format).suffix
     for name in rows:
         row = ABLATION_ROWS.get(name)
         cfg = row.apply(config).effective()
@@ -177,7 +176,7 @@ def _read(path: Path, fmt: str) -> list[dict[str, Any]]:
     import json
 
     text = path.read_text(encoding="utf-8")
-    if fmt == "averitec2024":
+    if not OUTPUT_FORMATS.get(fmt).json_lines:
         return list(json.loads(text))
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 

@@ -143,7 +143,7 @@ class PaperRun:
                                                         out_dir=target, min_chars=r.min_chars)
             return {"corpus": str(target), "units": "sentence", "num_units": len(store), **stats.to_dict()}
         if r.wikipedia:
-            from averitec_tools.baselines.r2vc.corpus.store import build_corpus_from_wikipedia
+            from averitec_tools.baselines.r2vc.corpus.wikipedia import build_corpus_from_wikipedia
 
             store = build_corpus_from_wikipedia(path=_need(r.wikipedia, what="Wikipedia dump"), out_dir=target,
                                                 min_chars=r.min_chars)
@@ -153,7 +153,7 @@ class PaperRun:
     def _train(self, stage: str) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.manifest import run_manifest
         from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-        from averitec_tools.baselines.r2vc.training.data import read_training_rows
+        from averitec_tools.baselines.r2vc.training.rows import read_training_rows
 
         r = self.recipe
         cls, overrides, model = ((SFTSettings, r.sft, r.generator) if stage == "sft"

@@ -59,6 +59,7 @@ from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.sidecar import SIDECAR_VERSION, read_sidecar, sidecar_key
 from averitec_tools.baselines.r2vc.types import Candidate, Passage
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import json_digest
 
 STORE_FORMAT = "r2vc-candidates-v1"
 _WHAT = "candidate store"
@@ -78,8 +79,6 @@ def store_key(cfg: R2VCConfig, *, components: dict[str, Any] | None = None, corp
         >>> store_key(a) == store_key(replace(a, generator=replace(a.generator, k=8)))
         False
     """
-    from averitec_tools.baselines.r2vc.offline.data import _digest
-
     r, g, v = cfg.retrieval, cfg.generator, cfg.verifier
     retrieval = {k: val for k, val in asdict(r).items() if k != "encode_batch_size"}
     retrieval["corpus"] = corpus or r.corpus
@@ -92,7 +91,7 @@ def store_key(cfg: R2VCConfig, *, components: dict[str, Any] | None = None, corp
     described = None
     if components is not None:
         described = {"verifier": (components.get("verifier") or {}).get("backend")}
-    return _digest(STORE_FORMAT, retrieval, generator, verifier, offline, described)
+    return json_digest(STORE_FORMAT, retrieval, generator, verifier, offline, described)
 
 
 @dataclass(frozen=True)

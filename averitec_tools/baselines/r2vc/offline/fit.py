@@ -169,10 +169,10 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
     """π, s_ver and correctness of each claim's chosen candidate, with π from calibrators not fitted on it.
 
     The claims are split into ``folds`` seeded folds; each fold's π comes from a
-    calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.calibrator.fit_from_examples`
+    calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`
     without its own held-out split).
     """
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import fit_from_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     n = len(examples)
     fold = np.random.default_rng(seed).permutation(n) % max(min(folds, n), 1)
@@ -213,6 +213,37 @@ def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
     return cfg
 
 
+def _nli_pipeline(cfg: Any, *, nli: Any, retriever: Any) -> Any:
+    """The NLI-only pipeline of ``cfg`` that decodes the calibration slice (no calibrator)."""
+    from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
+
+    v = cfg.verifier
+    gen = NLIFallbackGenerator(nli=nli, subset_size=cfg.generator.subset_size, t_ent=v.t_ent,
+                               t_contr=v.t_contr, delta=v.delta)
+    return R2VCPipeline(retriever=retriever, generator=gen, verifier=verifier_from_config(backend=nli, config=v),
+                        calibrator=None, config=cfg)
+
+
+def _slice_thresholds(cfg: Any, *, claims: Sequence[Any], store: Any) -> FittedThresholds:
+    """The y_NLI thresholds fitted on the slice's stored NLI probabilities and evidence subsets."""
+    from averitec_tools.baselines.r2vc.io.claims import scored_gold
+    from averitec_tools.baselines.r2vc.pipeline import claim_seed
+    from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
+
+    stored = [s for s in map(store.get, claims) if s is not None]
+    assert len(stored) == len(claims)  # every slice claim was decoded before
+    g = cfg.generator
+    return fit_nli_thresholds(
+        probs=[s.probs for s in stored],
+        subsets=[sample_evidence_subsets(n_passages=len(s.pool), k=g.k, seed=claim_seed(g.seed, c.claim_id),
+                                         subset_size=g.subset_size) if s.pool else []
+                 for c, s in zip(claims, stored, strict=True)],
+        gold=[str(scored_gold(c)) for c in claims],
+    )
+
+
 def fit_on_slice(
     cfg: Any,
     *,
@@ -241,51 +272,25 @@ def fit_on_slice(
     from tqdm.auto import tqdm
 
     from averitec_tools.baselines.r2vc.io.candidates import open_store
-    from averitec_tools.baselines.r2vc.io.claims import scored_gold
-    from averitec_tools.baselines.r2vc.pipeline import (
-        R2VCPipeline,
-        calibration_examples,
-        claim_seed,
-    )
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
-        Calibrator,
-        fit_from_examples,
-    )
-    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
-    from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
+    from averitec_tools.baselines.r2vc.pipeline import calibration_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     cal_path = Path(cal_file)
     if cal_path.is_file():
         cal = Calibrator.load(cal_path)
         return cal, cal.fit_info.get("fitted")
 
-    def pipeline(c: Any) -> R2VCPipeline:
-        v = c.verifier
-        gen = NLIFallbackGenerator(nli=nli, subset_size=c.generator.subset_size, t_ent=v.t_ent,
-                                   t_contr=v.t_contr, delta=v.delta)
-        return R2VCPipeline(retriever=retriever, generator=gen, verifier=verifier_from_config(backend=nli, config=v),
-                            calibrator=None, config=c)
-
     off = cfg.offline
-    probe = pipeline(cfg)
+    probe = _nli_pipeline(cfg, nli=nli, retriever=retriever)
     probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components)
     for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
         probe.decode(claim)
     thresholds = gates = None
     if off.fit_thresholds:
-        stored = [s for s in map(probe.candidate_store.get, claims) if s is not None]
-        assert len(stored) == len(claims)  # every slice claim was decoded just above
-        g = cfg.generator
-        thresholds = fit_nli_thresholds(
-            probs=[s.probs for s in stored],
-            subsets=[sample_evidence_subsets(n_passages=len(s.pool), k=g.k, seed=claim_seed(g.seed, c.claim_id),
-                                             subset_size=g.subset_size) if s.pool else []
-                     for c, s in zip(claims, stored, strict=True)],
-            gold=[str(scored_gold(c)) for c in claims],
-        )
+        thresholds = _slice_thresholds(cfg, claims=claims, store=probe.candidate_store)
         cfg = apply_fitted(cfg, {"nli_thresholds": asdict(thresholds)})
-    fitter = pipeline(cfg)
+    fitter = _nli_pipeline(cfg, nli=nli, retriever=retriever)
     fitter.candidate_store = probe.candidate_store
     examples = calibration_examples(fitter, claims=claims, where=where)
     c = cfg.calibration

@@ -1,7 +1,7 @@
 """The gold-evidence row of the offline table: the verifier alone on each claim's gold QA pairs.
 
 An **oracle** setting: each AVeriTeC claim's own annotated answers (as
-:func:`~averitec_tools.baselines.r2vc.offline.data.answer_passages` writes them, the
+:func:`~averitec_tools.baselines.r2vc.corpus.averitec_answers.answer_passages` writes them, the
 same text the corpus holds) are the evidence; no retrieval, no generator, no
 calibrator. The verdict is the verifier's y_NLI over them with the configuration's
 (fitted) thresholds; ``confidence`` is the NLI probability of that verdict (max
@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from averitec_tools.baselines.r2vc.offline.data import answer_passages
+from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
 from averitec_tools.baselines.r2vc.stages.verification.nli import CONTR, ENT, CachedNLI
-from averitec_tools.baselines.r2vc.stages.verification.verifier import nli_label
+from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
 from averitec_tools.labels import map_label
 from averitec_tools.records.averitec import AVeriTeCClaim
 

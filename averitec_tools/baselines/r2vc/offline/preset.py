@@ -49,11 +49,10 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.config import OFFLINE_DEPARTURES, R2VCConfig
+from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.offline.data import (
-    _digest,
     _file_digest,
-    answer_passages,
     cache_root,
     data_dir,
     distractor_passages,
@@ -71,6 +70,7 @@ from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import json_digest
 from averitec_tools.jsonio import atomic_directory
 from averitec_tools.leakage.duplicates import LEAK_GUARD_VERSION
 from averitec_tools.records.averitec import AVeriTeCClaim
@@ -235,7 +235,7 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
     # Corpus + indexes: train and dev gold answers + distractors.
     train_passages = answer_passages(train, split="train")
     dev_passages = answer_passages(dev, split="dev")
-    corpus_key = _digest("corpus-v2", data_key, off.distractors, off.seed)
+    corpus_key = json_digest("corpus-v2", data_key, off.distractors, off.seed)
     corpus_dir = cache / f"corpus-{corpus_key}"
     if (corpus_dir / "corpus.json").is_file():
         store = ParagraphStore.open(corpus_dir)
@@ -270,10 +270,19 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
 def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
     """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
     off = cfg.offline
-    return _digest("verifier-v5", LEAK_GUARD_VERSION, data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
-                   {k: val for k, val in asdict(off).items()
-                    if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
-                             "train_batch_size", "seed")})
+    return json_digest("verifier-v5", LEAK_GUARD_VERSION, data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+                       {k: val for k, val in asdict(off).items()
+                        if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
+                                 "train_batch_size", "seed")})
+
+
+def _fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str, off: Any) -> str:
+    """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
+    return json_digest("slc-v4", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+                       asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
+                       asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
+                                                      "abstain": None, "on_abstain": None},
+                       [off.fit_thresholds, off.target_coverage, off.gate_folds])
 
 
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
@@ -320,15 +329,11 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     build_seconds["verifier"] = time.perf_counter() - t0
     t0 = time.perf_counter()
 
-    # Calibration slice: fitted thresholds, calibrator and gates (offline_fit.py).
+    # Calibration slice: fitted thresholds, calibrator and gates (offline/fit.py).
     fit_cfg = base if base is not None else cfg
     fit_cfg = replace(fit_cfg, ablation=replace(fit_cfg.ablation, no_calibration=False,
                                                 no_verifier_selection=False, single_candidate=False)).effective()
-    fit_key = _digest("slc-v4", train_key, data.corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
-                      asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
-                      asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
-                                                     "abstain": None, "on_abstain": None},
-                      [off.fit_thresholds, off.target_coverage, off.gate_folds])
+    fit_key = _fit_key(fit_cfg, train_key=train_key, corpus_key=data.corpus_key, off=off)
     slice_claims = plan.slice_claims(train)
     calibrator, fitted = fit_on_slice(
         fit_cfg, nli=nli, retriever=data.retriever, claims=slice_claims, cal_file=cache / f"calibrator-{fit_key}.json",

@@ -24,10 +24,10 @@ from averitec_tools.baselines.r2vc.training._common import (
 from averitec_tools.baselines.r2vc.training.config import DPOSettings
 from averitec_tools.baselines.r2vc.training.data import (
     PreferencePair,
-    TrainingRow,
     build_dpo_dataset,
     build_preference_pairs,
 )
+from averitec_tools.baselines.r2vc.training.rows import TrainingRow
 from averitec_tools.errors import UserError
 
 

@@ -11,7 +11,7 @@ evidence may decide the claim the other way), the same page title, or the same
 evidence text.
 
 Example:
-    >>> from averitec_tools.baselines.r2vc.training.data import TrainingRow
+    >>> from averitec_tools.baselines.r2vc.training.rows import TrainingRow
     >>> rows = [TrainingRow(claim=f"c{i}", evidence_text=f"e{i}", label="True", title=f"P{i}") for i in range(6)]
     >>> layout = draw_layouts(rows, n_passages=4, seed=0)[0]
     >>> len(layout.passages), layout.passages[layout.gold].text
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from averitec_tools.baselines.r2vc.types import Passage
 
 if TYPE_CHECKING:
-    from averitec_tools.baselines.r2vc.training.data import TrainingRow
+    from averitec_tools.baselines.r2vc.training.rows import TrainingRow
 
 #: Random draws tried per distractor before scanning the rows in a shuffled order.
 _TRIES = 20

@@ -12,7 +12,7 @@ the calibration slice), counted as ``dropped_excluded``.
 
 Example:
     >>> import json, os, tempfile
-    >>> from averitec_tools.baselines.r2vc.training.data import read_training_rows
+    >>> from averitec_tools.baselines.r2vc.training.rows import read_training_rows
     >>> data = os.path.join(tempfile.mkdtemp(), "rows.jsonl")
     >>> with open(data, "w") as fh:
     ...     for i, split in enumerate(["train", "dev", "train"]):
@@ -99,7 +99,7 @@ def train_stage(
         UserError: ``out`` exists without ``overwrite``, bad rows, or no row left.
     """
     from averitec_tools.baselines.r2vc.manifest import run_manifest
-    from averitec_tools.baselines.r2vc.training.data import read_training_rows
+    from averitec_tools.baselines.r2vc.training.rows import read_training_rows
 
     target = Path(out)
     if target.exists() and not overwrite:

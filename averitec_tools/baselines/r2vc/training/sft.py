@@ -20,7 +20,8 @@ from averitec_tools.baselines.r2vc.training._common import (
     trainer_inputs,
 )
 from averitec_tools.baselines.r2vc.training.config import SFTSettings
-from averitec_tools.baselines.r2vc.training.data import TrainingRow, build_sft_dataset
+from averitec_tools.baselines.r2vc.training.data import build_sft_dataset
+from averitec_tools.baselines.r2vc.training.rows import TrainingRow
 
 
 def build_sft_trainer(

@@ -7,7 +7,7 @@ paper's "NLI-only" ablation row. For candidate ``i`` (of ``k``):
 1. Evidence subset ``S_i``: a random subset of size ``min(subset_size, |E|)`` drawn by
    :func:`~averitec_tools.baselines.r2vc.stages.generation.sampling.sample_evidence_subsets` — exactly the
    subsets the LM generator would see with the same seed.
-2. Label: the verifier's rule ``y_NLI`` (:func:`~averitec_tools.baselines.r2vc.stages.verification.verifier.nli_label`)
+2. Label: the verifier's rule ``y_NLI`` (:func:`~averitec_tools.baselines.r2vc.stages.verification.signals.nli_label`)
    applied to the max entailment / contradiction probabilities over ``S_i``.
 3. Citations — the passages that carry the label, so the calibrator's ``n_passages``
    (passages the candidate uses) and the label-aware ``s_align`` mean something: for
@@ -32,13 +32,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
+from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
 from averitec_tools.baselines.r2vc.stages.verification.verifier import (
     CONTR,
     ENT,
     NEUT,
     CachedNLI,
     NLIBackend,
-    nli_label,
     safe_log,
 )
 from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
