@@ -31,8 +31,9 @@ def main() -> int:
     import averitec_tools.baselines.r2vc.verifier as verifier_module
     from averitec_tools.baselines.r2vc.config import config_from_mapping
     from averitec_tools.baselines.r2vc.nli import CachedNLI, HFNLIBackend
-    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline, describe
+    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
     from averitec_tools.baselines.r2vc.output import read_claims
+    from averitec_tools.baselines.r2vc.preset import describe
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100)

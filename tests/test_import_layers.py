@@ -4,7 +4,8 @@ Every import in ``averitec_tools`` is read with ``ast`` — module level, inside
 (lazy), under ``TYPE_CHECKING`` and ``importlib.import_module("averitec_tools...")`` with a
 constant name — and mapped to its *unit*: a top-level module or package
 (``metrics``, ``engines``, ``cli`` ...), except that each baseline (``baselines.r2vc``,
-``baselines.averitec``) is a unit of its own. Units sit in the declared :data:`LAYERS`,
+``baselines.averitec``) and their shared run room ``baselines._run`` are units of their own
+(the run room sits below the baselines: both import it, it imports neither). Units sit in the declared :data:`LAYERS`,
 lowest first; an import may go to a unit of a lower layer, or of the same layer unless
 the layer is declared independent (the baselines: no baseline imports another). A
 package's ``__main__`` is an entry point, so it counts as ``cli``. On top of the layer
@@ -32,6 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("domain", ("metrics", "loaders", "leakage", "downloads"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),
+    ("run", ("baselines._run",), False),
     ("baselines", ("baselines", "baselines.r2vc", "baselines.averitec"), True),
     ("leaderboard", ("leaderboard",), False),
     ("cli", ("cli",), False),

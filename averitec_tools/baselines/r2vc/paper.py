@@ -147,7 +147,7 @@ class PaperRun:
         return {"corpus": self.corpus}
 
     def _train(self, stage: str) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.manifest import run_manifest
+        from averitec_tools.baselines._run.manifest import run_manifest
         from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
         from averitec_tools.baselines.r2vc.training.data import read_training_rows
 
@@ -181,12 +181,12 @@ class PaperRun:
                                                           if isinstance(v, (int, float, str))}}
 
     def step_predict(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.build import build_pipeline
-        from averitec_tools.baselines.r2vc.manifest import (
+        from averitec_tools.baselines._run.manifest import (
             manifest_path,
             run_manifest,
             write_manifest,
         )
+        from averitec_tools.baselines.r2vc.build import build_pipeline
 
         r, out = self.recipe, {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
 from averitec_tools.baselines.r2vc.output import FALLBACK_EVIDENCE, ClaimInput
 
 #: Per-claim fallbacks counted in ``RunSummary.fallbacks``.
@@ -27,14 +28,10 @@ FALLBACK_KINDS: dict[str, str] = {
 }
 
 
-@dataclass
-class RunSummary:
-    """What a run did: counts, label distribution and timings (seconds)."""
+@dataclass(kw_only=True)
+class RunSummary(BaseRunSummary):
+    """What a run did: counts, label distribution and timings (seconds); ``extra`` keys last."""
 
-    out: str
-    n_claims: int
-    n_resumed: int
-    labels: dict[str, int]
     n_abstained: int
     n_malformed: int
     n_candidates: int
@@ -42,11 +39,8 @@ class RunSummary:
     wall_seconds: float
     config: str
     format: str
-    components: dict[str, Any] = field(default_factory=dict)
-    fallbacks: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     decision: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         processed = max(self.n_claims - self.n_resumed, 0)
