@@ -107,6 +107,21 @@ def test_a_partial_run_is_refused_without_a_flag_and_left_untouched(which: str, 
 
 
 @pytest.mark.parametrize("which", BASELINES)
+def test_a_run_failing_before_its_first_claim_leaves_no_partial_run(which: str, tmp_path: Path) -> None:
+    pipe, claims, _ = _pipeline(which, tmp_path)
+    out = tmp_path / "p.json"
+
+    def bad_input(todo: list[Any]) -> Any:
+        raise UserError("claims.json: claim 0: bad input")
+        yield
+
+    with pytest.raises(UserError, match="bad input"):
+        pipe.run(claims, out=str(out), output_format=FORMAT[which], progress=False, predict_many=bad_input)
+    assert not sidecar_path(out).exists() and not out.exists()
+    assert pipe.run(claims, out=str(out), output_format=FORMAT[which], progress=False).n_claims == 4  # no flag needed
+
+
+@pytest.mark.parametrize("which", BASELINES)
 def test_resume_continues_and_equals_an_uninterrupted_run(which: str, tmp_path: Path) -> None:
     pipe, claims, _ = _pipeline(which, tmp_path)
     clean = tmp_path / "clean.json"

@@ -184,26 +184,34 @@ def check_partial_policy(out: str | os.PathLike[str], *, resume: bool, overwrite
 
 
 class Sidecar:
-    """An open sidecar (use :func:`open_sidecar`): ``done`` holds the records read back."""
+    """An open sidecar (use :func:`open_sidecar`): ``done`` holds the records read back.
+
+    The file is created with the first finished claim, so a run that fails before any
+    claim is done (bad input, a model that cannot load) leaves no partial run behind.
+    """
 
     def __init__(self, path: Path, *, header: Mapping[str, Any], done: dict[str, Any]) -> None:
         self.path = path
         self.done = done
         self.n_resumed = len(done)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] = self.path.open("a" if done or self.path.exists() else "w", encoding="utf-8")
-        if not done and self._fh.tell() == 0:
-            self._fh.write(json.dumps(dict(header)) + "\n")
-            self._fh.flush()
+        self._header = dict(header)
+        self._fh: IO[str] | None = None
 
     def append(self, claim_id: Any, record: Any) -> None:
         """Record one finished claim (fsynced)."""
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = not self.path.exists()
+            self._fh = self.path.open("a", encoding="utf-8")
+            if fresh:
+                self._fh.write(json.dumps(self._header) + "\n")
         key = sidecar_key(claim_id)
         append_record(self._fh, key, record)
         self.done[key] = record
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fh is not None:
+            self._fh.close()
 
     def __enter__(self) -> Sidecar:
         return self
