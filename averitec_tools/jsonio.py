@@ -2,7 +2,9 @@
 
 Every reader here turns malformed input into a one-line :class:`UserError`:
 non-UTF-8 bytes, truncated JSON, a JSONL line that is not an object, a missing file,
-arrays or objects nested deeper than Python's parser goes (about a thousand levels).
+arrays or objects nested deeper than Python's parser goes (about a thousand levels), a
+lone surrogate escape (``"\\ud800"``: not a Unicode character, so no UTF-8 output could
+hold it; refused where it is read, naming the item and the field).
 JSONL is streamed line by line; a JSON array is parsed once.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -106,6 +109,79 @@ def _is_truncation(exc: json.JSONDecodeError, text: str) -> bool:
     return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
 
 
+#: Only a ``\\uD800``-``\\uDFFF`` escape can put a surrogate into parsed JSON (UTF-8 input
+#: cannot encode one): files without such an escape are not walked.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> tuple[str, str] | None:
+    """``(field path, character)`` of the first lone surrogate in ``value``, if any."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return path, found.group()
+        elif isinstance(item, dict):
+            for key, sub in reversed(item.items()):
+                dotted = f"{path}.{key}" if path else str(key)
+                if _SURROGATE.search(key):
+                    stack.append((f"{path}.<key>" if path else "<key>", key))
+                else:
+                    stack.append((dotted, sub))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", sub) for i, sub in reversed(list(enumerate(item))))
+    return None
+
+
+def refuse_lone_surrogates(value: Any, *, text: str, where: str, items: bool = False) -> None:
+    """Raise if parsed ``value`` (from ``text``) holds a lone surrogate.
+
+    Args:
+        value: The parsed JSON.
+        text: The text it was parsed from (walked only if it has a surrogate escape).
+        where: ``file`` or ``file:line`` for the message.
+        items: ``value`` is a file's array of items: name the item (``file[i]`` and its
+            ``claim_id``/``id``) rather than a path from the top.
+
+    Raises:
+        UserError: One line naming the file, item and field.
+
+    Example:
+        >>> import json
+        >>> pair = r'["\\ud83d\\ude00"]'  # a surrogate pair: one character, accepted
+        >>> refuse_lone_surrogates(json.loads(pair), text=pair, where="f.json")
+        >>> lone = r'{"a": "\\ud800"}'
+        >>> refuse_lone_surrogates(json.loads(lone), text=lone, where="f.json")
+        Traceback (most recent call last):
+        averitec_tools.errors.UserError: f.json: a: a lone surrogate U+D800 ...
+    """
+    if not _SURROGATE_ESCAPE.search(text):
+        return
+    found: tuple[str, str] | None = None
+    if items and isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _lone_surrogate(item)
+            if found:
+                where = f"{where}[{i}]"
+                value = item
+                break
+    else:
+        found = _lone_surrogate(value)
+    if found is None:
+        return
+    field, char = found
+    if isinstance(value, dict):
+        key = next((k for k in ("claim_id", "id") if k in value and not isinstance(value[k], (dict, list))), None)
+        if key is not None:
+            where = f"{where} ({key} {value[key]!r})"
+    raise UserError(f"{where}: {field + ': ' if field else ''}a lone surrogate U+{ord(char):04X} (a \\u escape "
+                    "that is not a Unicode character; no UTF-8 output can hold it)",
+                    hint="write the character itself, or a valid \\uD8xx\\uDCxx pair")
+
+
 def load_json(path: str | os.PathLike[str]) -> Any:
     """Parse a whole JSON file, reporting line and column of any syntax error."""
     p = _check_file(path)
@@ -115,12 +191,14 @@ def load_json(path: str | os.PathLike[str]) -> Any:
     except UnicodeDecodeError as exc:
         raise _decode_error(p, data, exc) from None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         what = "truncated JSON" if _is_truncation(exc, text) else "invalid JSON"
         raise UserError(f"{p}:{exc.lineno}:{exc.colno}: {what}: {exc.msg}") from None
     except RecursionError:
         raise _too_deep(str(p)) from None
+    refuse_lone_surrogates(value, text=text, where=str(p), items=True)
+    return value
 
 
 def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
@@ -142,6 +220,7 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[Located]:
                 raise UserError(f"{p}:{lineno}:{exc.colno}: {what}: {exc.msg}") from None
             except RecursionError:
                 raise _too_deep(f"{p}:{lineno}") from None
+            refuse_lone_surrogates(value, text=line, where=f"{p}:{lineno}")
             yield Located(value, str(p), lineno, index)
             index += 1
 
@@ -307,5 +386,6 @@ def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[s
 
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
+    "refuse_lone_surrogates",
     "sniff_format", "write_head",
 ]

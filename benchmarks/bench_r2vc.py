@@ -45,13 +45,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.output import read_claims
+    from averitec_tools.baselines.r2vc.io.claims import read_claims
 
     cfg = resolve_config(args.config)
     if args.claims:
         claims_path = args.claims
     else:
-        from averitec_tools.baselines.r2vc.offline_data import default_claims_path
+        from averitec_tools.baselines.r2vc.offline.data import default_claims_path
 
         claims_path = str(default_claims_path())
     claims = read_claims(claims_path)[: args.n]

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from averitec_tools.baselines.r2vc.corpus import build_corpus  # noqa: E402
+from averitec_tools.baselines.r2vc.corpus.store import build_corpus  # noqa: E402
 
 
 def _data_dir() -> Path:
@@ -67,7 +67,7 @@ def load_corpus_and_queries(*, n_passages: int) -> tuple[list[dict[str, str]], l
 
 
 def bench_dense(store: Any, queries: list[str], *, ks: tuple[int, ...]) -> dict[str, Any]:
-    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever, new_faiss_index
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever, new_faiss_index
     from averitec_tools.models import load_sentence_encoder
 
     encoder, _ = load_sentence_encoder(model="minilm", device="cpu")
@@ -104,7 +104,7 @@ def bench_dense(store: Any, queries: list[str], *, ks: tuple[int, ...]) -> dict[
 
 
 def bench_sparse(store: Any, queries: list[str], *, k: int, with_pyserini: bool) -> dict[str, Any]:
-    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
 
     out: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -115,7 +115,7 @@ def bench_sparse(store: Any, queries: list[str], *, k: int, with_pyserini: bool)
     out["bm25s_query_s"] = time.perf_counter() - t0
     if not with_pyserini:
         return out
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import (
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import (
         PyseriniRetriever,
         prepare_pyserini,
     )
@@ -155,9 +155,9 @@ def bench_answer_recall(*, alpha: float) -> dict[str, Any]:
     This is the offline configuration's oracle-style corpus: every AVeriTeC dev answer
     is a passage; a hit is any answer of the query question.
     """
-    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
-    from averitec_tools.baselines.r2vc.retrieval.fusion import HybridRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.fusion import HybridRetriever
     from averitec_tools.models import load_sentence_encoder
 
     dev = json.loads((_data_dir() / "averitec" / "dev.json").read_text(encoding="utf-8"))

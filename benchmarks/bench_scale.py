@@ -52,7 +52,7 @@ def make_corpus(root: Path, n: int, *, seed: int = 0, words: tuple[int, int] = (
     """A generated paragraph store of ``n`` paragraphs under ``root`` (built once)."""
     import numpy as np
 
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     default = words == (30, 90) and vocab_kind == "letters"
     out = root / (f"corpus-{n}" if default else f"corpus-{n}-{vocab_kind}-w{words[0]}-{words[1]}")
@@ -128,18 +128,20 @@ def one_cell(*, corpus: Path, stage: str, engine_name: str, work: Path, shard_si
     with _WorkerPeak() as peak:
         t1 = time.perf_counter()
         if stage == "sparse":
-            from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
+            from averitec_tools.baselines.r2vc.stages.retrieval.sparse_build import build_bm25s
 
             info = build_bm25s(corpus=corpus, out_dir=out, engine=engine)
             row["n"] = info["num_paragraphs"]
         elif stage == "lucene":  # pyserini: JSONL blocks on the engine, Anserini in the driver's JVM
-            from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
+            from averitec_tools.baselines.r2vc.stages.retrieval.lucene_build import build_pyserini
 
             info = build_pyserini(corpus=corpus, out_dir=out, engine=engine)
             row["n"] = info["num_paragraphs"]
         else:
-            from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
-            from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+            from averitec_tools.baselines.r2vc.stages.retrieval.encode import encode_corpus
+            from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import (
+                build_index_from_shards,
+            )
 
             manifest = encode_corpus(corpus=corpus, shards_dir=f"{out}.shards", model="minilm", engine=engine,
                                      shard_size=shard_size)

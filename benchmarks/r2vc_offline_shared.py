@@ -28,12 +28,12 @@ from r2vc_offline_table import VARIANTS, label_counts, render, score, ungated  #
 def main() -> int:
     import torch
 
-    import averitec_tools.baselines.r2vc.verifier as verifier_module
+    import averitec_tools.baselines.r2vc.stages.verification.verifier as verifier_module
     from averitec_tools.baselines.r2vc.config import config_from_mapping
-    from averitec_tools.baselines.r2vc.nli import CachedNLI, HFNLIBackend
-    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
-    from averitec_tools.baselines.r2vc.output import read_claims
-    from averitec_tools.baselines.r2vc.preset import describe
+    from averitec_tools.baselines.r2vc.io.claims import read_claims
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
+    from averitec_tools.baselines.r2vc.presets import describe
+    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI, HFNLIBackend
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100)

@@ -9,7 +9,7 @@ Rows, all on the first ``--n`` dev claims (default: all 500):
   candidate, gates off);
 * **own evidence (oracle corpus)** — the corpus holds each claim's gold answers;
 * **gold evidence (oracle)** — the verifier alone on each claim's gold QA pairs
-  (:mod:`averitec_tools.baselines.r2vc.offline_gold`), with the fitted thresholds;
+  (:mod:`averitec_tools.baselines.r2vc.offline.gold`), with the fitted thresholds;
 * the official AVeriTeC 2024 baseline's shipped dev predictions, for reference.
 
 Every prediction file is scored with ``averitec score --profile averitec2024`` and
@@ -109,8 +109,8 @@ def gold_row(n: int, cfg_file: Path, out: Path) -> Path:
     """The gold-evidence predictions (oracle), with the trained verifier and fitted thresholds."""
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.config import load_config
-    from averitec_tools.baselines.r2vc.offline_data import load_dev
-    from averitec_tools.baselines.r2vc.offline_gold import gold_evidence_records
+    from averitec_tools.baselines.r2vc.offline.data import load_dev
+    from averitec_tools.baselines.r2vc.offline.gold import gold_evidence_records
 
     pipe = build_pipeline(load_config(cfg_file), progress=False)
     v = pipe.config.verifier

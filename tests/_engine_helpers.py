@@ -11,7 +11,7 @@ WORDS = ("river", "election", "vaccine", "budget", "harbour", "senate", "drought
 
 def tiny_corpus(root: Path, *, n: int = 150) -> Path:
     """A deterministic store of ``n`` short paragraphs at ``root/corpus``."""
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     passages = [{"id": f"d{i}", "title": f"Topic {i % 7}",
                  "text": f"Paragraph {i} reports on the {WORDS[i % 8]} and the {WORDS[(i * 3) % 8]} in year {1990 + i % 30}."}
@@ -32,8 +32,8 @@ class EncodedCorpus:
 
 def encode_tiny_corpus(root: Path) -> EncodedCorpus:
     """Build :class:`EncodedCorpus` under ``root`` (the session fixture ``encoded_tiny_corpus``)."""
-    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.stages.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
 
     corpus = tiny_corpus(root)
     encode_corpus(corpus=corpus, shards_dir=root / "shards", model="minilm", shard_size=64)
@@ -53,8 +53,8 @@ PYSERINI_QUERIES = ["Paragraph 17 reports on the drought", "election and vaccine
 
 def lucene_hits(index_dir: Path, corpus: Path) -> list[list[tuple[str, float]]]:
     """(doc id, score) of the top 10 for each of PYSERINI_QUERIES."""
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import PyseriniRetriever
 
     r = PyseriniRetriever.load(store=ParagraphStore.open(corpus), index_dir=index_dir)
     return [[(h.passage.doc_id, h.score) for h in hits] for hits in r.search(PYSERINI_QUERIES, k=10)]

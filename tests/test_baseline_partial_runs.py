@@ -28,10 +28,10 @@ from averitec_tools.errors import UserError
 # --------------------------------------------------------------------------- two tiny pipelines
 def _r2vc(tau_cal: float = 0.6) -> tuple[Any, list[Any], Any]:
     from averitec_tools.baselines.r2vc.config import config_from_mapping
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.output import ClaimInput
+    from averitec_tools.baselines.r2vc.io.claims import ClaimInput
     from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
-    from averitec_tools.baselines.r2vc.verifier import verifier_from_config
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 
     cfg = config_from_mapping({"calibration": {"tau_cal": tau_cal}}, source="t").effective()
     verifier = verifier_from_config(backend=KeywordNLI(), config=cfg.verifier)

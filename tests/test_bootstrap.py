@@ -11,13 +11,14 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score
 
-from averitec_tools.metrics.bootstrap import (
+from averitec_tools.metrics.bootstrap import bootstrap_ci, mean_ci
+from averitec_tools.metrics.label_codes import (
     accuracy_of_codes,
-    approximate_randomization_test,
-    bootstrap_ci,
     encode_label_pairs,
     macro_f1_of_codes,
-    mean_ci,
+)
+from averitec_tools.metrics.paired import (
+    approximate_randomization_test,
     paired_bootstrap_test,
     paired_test,
 )

@@ -21,7 +21,7 @@ def _resolvers() -> dict[str, Callable[[], Path]]:
     from averitec_tools.baselines.averitec.config import builtin_config
     from averitec_tools.baselines.averitec.config import cache_dir as averitec_cache
     from averitec_tools.baselines.r2vc.config import builtin_config as r2vc_builtin
-    from averitec_tools.baselines.r2vc.offline_data import cache_root as r2vc_cache
+    from averitec_tools.baselines.r2vc.offline.data import cache_root as r2vc_cache
     from averitec_tools.leaderboard.processing import default_cache_dir as leaderboard_cache
     from averitec_tools.loaders.locate import download_root
     from averitec_tools.metrics.ev2r_official import FEVER8_PROMPT_SOURCE, cached_file
@@ -32,7 +32,7 @@ def _resolvers() -> dict[str, Callable[[], Path]]:
         "metrics.ev2r_runner (judgements)": default_cache_path,
         "metrics.ev2r_official (judge prompts)": lambda: cached_file(FEVER8_PROMPT_SOURCE),
         "leaderboard.processing": leaderboard_cache,
-        "baselines.r2vc.offline_data": lambda: r2vc_cache(r2vc_builtin("offline-minilm")),
+        "baselines.r2vc.offline.data": lambda: r2vc_cache(r2vc_builtin("offline-minilm")),
         "baselines.averitec.config": lambda: averitec_cache(builtin_config("offline-minilm")),
     }
 

@@ -15,7 +15,7 @@ from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A tiny paragraph store, a tiny random NLI model and a YAML config using them (bm25s only)."""
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     root = tmp_path_factory.mktemp("cli-r2vc")
     corpus = root / "corpus"
@@ -262,8 +262,8 @@ def test_offline_config_argument_rules(setup, tmp_path, capsys, monkeypatch) -> 
 @pytest.mark.shared_data
 def test_predictions_score_with_averitec_score_and_calibration(shared_data, tmp_path, capsys) -> None:
     """Three dev claims over a corpus of their own answers: the output scores with both commands."""
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
-    from averitec_tools.baselines.r2vc.offline_data import answer_passages, load_dev
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
+    from averitec_tools.baselines.r2vc.offline.data import answer_passages, load_dev
 
     dev = load_dev(shared_data / "averitec" / "dev.json")[:3]
     corpus = tmp_path / "corpus"

@@ -12,13 +12,8 @@ from _score_fixtures import PRED_2024, make_files, write_json
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.scoring.convert import (
-    SEP_PAIR,
-    SEP_QA,
-    convert,
-    read_fever8_csv,
-    sniff_submission_format,
-)
+from averitec_tools.scoring.convert import convert, sniff_submission_format
+from averitec_tools.scoring.fever8_csv import SEP_PAIR, SEP_QA, read_fever8_csv
 from averitec_tools.scoring.profiles import get_profile
 
 

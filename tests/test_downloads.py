@@ -240,7 +240,7 @@ def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkey
 def test_baselines_default_to_downloaded_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from averitec_tools.baselines.averitec import pipeline
     from averitec_tools.baselines.averitec.config import builtin_config, train_path
-    from averitec_tools.baselines.r2vc.offline_data import data_dir
+    from averitec_tools.baselines.r2vc.offline.data import data_dir
     from averitec_tools.errors import UserError
 
     root = tmp_path / "cache" / "data"

@@ -7,9 +7,8 @@ import pytest
 from sklearn.calibration import calibration_curve
 
 from averitec_tools.metrics.base import METRICS
+from averitec_tools.metrics.binning import bin_edges, calibration_errors_batched
 from averitec_tools.metrics.ece import (
-    bin_edges,
-    calibration_errors_batched,
     classwise_calibration_error,
     expected_calibration_error,
     maximum_calibration_error,

@@ -35,9 +35,9 @@ def test_ray_address_needs_ray_engine(tmp_path: Path) -> None:
 
 
 def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-    from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.sparse_build import build_bm25s
 
     corpus = tiny_corpus(tmp_path)
     Bm25sRetriever.build(store=ParagraphStore.open(corpus), show_progress=False).save(tmp_path / "ref")
@@ -48,8 +48,8 @@ def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
 @pytest.mark.java
 def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import (
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import (
         META_FILE,
         PyseriniRetriever,
     )
@@ -70,7 +70,7 @@ def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
     assert (tmp_path / "engine" / META_FILE).read_bytes() == (tmp_path / "ref" / META_FILE).read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "engine", "ref"]  # no work dirs left
     # Smaller blocks: more JSONL files and indexing threads, the same results.
-    from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
+    from averitec_tools.baselines.r2vc.stages.retrieval.lucene_build import build_pyserini
 
     info = build_pyserini(corpus=corpus, out_dir=tmp_path / "blocks", block_rows=40)
     assert info["blocks"] == 4
@@ -102,9 +102,9 @@ class _CountingEngine:
 
 
 def test_build_retriever_builds_missing_indexes_on_a_non_local_engine(tmp_path: Path) -> None:
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore, build_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
     from averitec_tools.errors import UserError
 
     corpus = tiny_corpus(tmp_path, n=30)
@@ -129,8 +129,8 @@ class _Killed(Exception):
 
 
 def test_killed_encoding_job_resumes_and_corrupt_shard_is_named(tmp_path: Path, encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.stages.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.errors import UserError
 
     corpus = encoded_tiny_corpus.corpus
@@ -167,9 +167,9 @@ def test_killed_encoding_job_resumes_and_corrupt_shard_is_named(tmp_path: Path, 
 
 
 def test_ivfpq_index_loads_and_finds_the_paragraph(tmp_path: Path, encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.errors import UserError
 
     corpus, shards = encoded_tiny_corpus.corpus, encoded_tiny_corpus.shards
@@ -185,7 +185,7 @@ def test_ivfpq_index_loads_and_finds_the_paragraph(tmp_path: Path, encoded_tiny_
 
 
 def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
     from averitec_tools.cli.main import main
 
     corpus = tiny_corpus(tmp_path, n=80)
@@ -201,7 +201,9 @@ def test_index_cli_writes_what_the_r2vc_retriever_loads(tmp_path: Path, capsys: 
     # build_retriever loads both (no rebuild: it would re-encode and take its own path).
     r = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model="minilm", index_dir=str(corpus / "indexes"),
                         show_progress=False)
-    assert r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+    hits = r.search(["Paragraph 7 reports on the tariff"], k=3)[0]
+    assert len(hits) == 3 and hits[0].passage.doc_id == "d7"  # the paragraph asked for, first
+    assert len({h.passage.doc_id for h in hits}) == 3
 
 
 def test_cli_and_engines_import_no_ray() -> None:

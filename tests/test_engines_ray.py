@@ -20,12 +20,12 @@ class _Killed(Exception):
 
 def test_dense_and_sparse_indexes_identical_between_engines(tmp_path: Path, ray_runtime: object,
                                                             encoded_tiny_corpus) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-    from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever
-    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
-    from averitec_tools.baselines.r2vc.retrieval.sparse_build import build_bm25s
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.stages.retrieval.sparse_build import build_bm25s
     from averitec_tools.engines import get_engine
 
     corpus = encoded_tiny_corpus.corpus  # its local-engine shards and index are built once per session
@@ -68,8 +68,8 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import PyseriniRetriever
     from averitec_tools.cli.main import main
 
     corpus = tiny_corpus(tmp_path)
@@ -81,14 +81,14 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
     assert (json.loads(out)["engine"], json.loads(out)["backend"]) == ("ray", "pyserini")
     ref = lucene_hits(tmp_path / "ref", corpus)
     assert lucene_hits(tmp_path / "ray", corpus) == ref
-    from averitec_tools.baselines.r2vc.retrieval.lucene_build import build_pyserini
+    from averitec_tools.baselines.r2vc.stages.retrieval.lucene_build import build_pyserini
     from averitec_tools.engines import get_engine
 
     info = build_pyserini(corpus=corpus, out_dir=tmp_path / "ray_blocks", engine=get_engine("ray"), block_rows=40)
     assert (info["blocks"], info["num_paragraphs"]) == (4, 150)
     assert lucene_hits(tmp_path / "ray_blocks", corpus) == ref
     # The R2VC retriever's own missing-index build on the engine (`baseline r2vc --engine ray`).
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
 
     build_retriever(corpus=str(corpus), sparse="pyserini", dense_model=None, index_dir=tmp_path / "r2vc",
                     engine=get_engine("ray"))
@@ -97,7 +97,7 @@ def test_pyserini_index_searches_identically_on_ray(tmp_path: Path, ray_runtime:
 
 _JVM_THEN_RAY = """
 import ctypes, signal
-from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import lucene_analyze
+from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import lucene_analyze
 from averitec_tools.engines.ray_runtime import ensure_ray
 assert lucene_analyze("Cats purr") == ["cat", "purr"]  # the JVM is running
 libc = ctypes.CDLL(None)
@@ -161,8 +161,8 @@ def test_r2vc_cli_identical_on_both_engines(tmp_path: Path, ray_runtime: object,
     import json
     import shutil
 
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
-    from averitec_tools.baselines.r2vc.retrieval.engine_build import DENSE_SHARDS
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval.engine_build import DENSE_SHARDS
     from averitec_tools.cli.main import main
     from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 
@@ -239,7 +239,7 @@ def test_wikipedia_corpus_identical_between_engines_and_bad_line_named(
         tmp_path: Path, ray_runtime: object, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from averitec_tools.baselines.r2vc.corpus import build_corpus_from_wikipedia
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus_from_wikipedia
     from averitec_tools.cli.main import main
 
     dump = tmp_path / "dump" / "AA"

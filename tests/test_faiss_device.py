@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.r2vc.retrieval.faiss_build import (
+from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import (
     NO_GPU_HNSW,
     build_index_from_shards,
     choose_faiss_device,
@@ -59,8 +59,8 @@ def test_gpu_refused_without_gpu_or_for_unsupported_pq() -> None:
 
 def _shards(root: Path, corpus: Path, *, n: int = 300, dim: int = 16, size: int = 128) -> Path:
     """Random unit vectors as encoding shards with a manifest (no encoder needed)."""
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.encode import (
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.encode import (
         _header,
         _write_manifest,
         shard_file,

@@ -86,6 +86,7 @@ def test_three_claims_by_hand_then_cache(tmp_path: Path, server: tuple[str, Path
     assert {e["model"] for e in sent} == {"fixture-judge"} and {e["temperature"] for e in sent} == {0}
     assert {e["authorization"] for e in sent} == {"Bearer secret-from-env"}
     sig = parse_signature(r.signature)
+    assert sig.render() == r.signature and sig.head is None  # round trip
     assert sig["judge"] == "openai:fixture-judge" and sig["thr"] == "0.5(>)" and sig["thr_preset"] == "leaderboard"
     assert sig["failures"] == "raise" and sig["max_tokens"] == "3000"
     assert {e["request"]["max_tokens"] for e in sent} == {3000}

@@ -458,3 +458,77 @@ def test_leaderboard_submit_refuses_deeply_nested_json(tmp_path: Path) -> None:
                          "--phase", "dev"])
         assert code == 2, (label, out.getvalue(), err.getvalue())
         assert "nested too deeply" in out.getvalue() + err.getvalue(), label
+
+
+# ---------------------------------------------------------------- issue 30: CLI cases
+
+def _with_surrogate(items: list[dict[str, Any]], *, field: str) -> list[dict[str, Any]]:
+    """A copy of ``items`` whose first item's ``field`` (dotted, list indexes as digits) ends
+    in a lone surrogate; json.dumps writes it as the escape ``\\ud800``."""
+    out = json.loads(json.dumps(items))
+    target: Any = out[0]
+    *parents, last = field.split(".")
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else target[part]
+    key: Any = int(last) if last.isdigit() else last
+    target[key] = f"{target[key]}\ud800"
+    return out
+
+
+SURROGATE_CASES = [
+    *[Case(f"convert-{to}", {"pred.json": _json(_with_surrogate(PRED_2024, field="evidence.0.answer")),
+                             "gold.json": _json(GOLD)},
+           lambda d, o, to=to: ["convert", str(d / "pred.json"), "--to", to, "--references", str(d / "gold.json"),
+                                "--json", "--out", str(d / "conv.out")])
+      for to in ("2023", "2024", "evalai", "fever8")],
+    Case("convert-evalai-lines", {"pred.jsonl": _jsonl(_with_surrogate(pred_evalai(), field="evidence.1")),
+                                  "gold.json": _json(GOLD)},
+         lambda d, o: ["convert", str(d / "pred.jsonl"), "--to", "2024", "--references", str(d / "gold.json"),
+                       "--json", "--out", str(d / "conv.out")]),
+    Case("score-lenient-per-claim", {"pred.json": _json(_with_surrogate(PRED_2024, field="pred_label")),
+                                     "gold.json": _json(GOLD)},
+         lambda d, o: ["score", str(d / "pred.json"), str(d / "gold.json"), "--lenient", "--jobs", "1", "--json",
+                       "--per-claim", str(d / "pc.json")]),
+    Case("score-gold", {"pred.json": _json(PRED_2024), "gold.json": _json(_with_surrogate(GOLD, field="claim"))},
+         lambda d, o: ["score", str(d / "pred.json"), str(d / "gold.json"), "--jobs", "1", "--json"]),
+    Case("score-fever", {"pred.jsonl": _jsonl(FEVER_PRED),
+                         "gold.jsonl": _jsonl(_with_surrogate(FEVER_GOLD, field="claim"))},
+         lambda d, o: ["score", str(d / "pred.jsonl"), str(d / "gold.jsonl"), "--profile", "fever", "--json",
+                       "--per-claim", str(d / "pc.json")]),
+    Case("audit", {"gold.json": _json(_with_surrogate(GOLD_DATED, field="claim"))},
+         lambda d, o: ["audit", str(d / "gold.json"), "--json", "--html", str(d / "a.html")]),
+]
+
+
+@pytest.mark.parametrize("case", SURROGATE_CASES, ids=lambda c: c.name)
+def test_lone_surrogate_is_one_line_exit_2(case: Case, tmp_path: Path) -> None:
+    """Issue 30 item 10: a lone surrogate escape in any field was a UnicodeEncodeError (exit 1)
+    in every writer; it is refused where the file is read: exit 2, one line naming file,
+    claim and field, no output."""
+    work = make_work(case, tmp_path)
+    code, err = run_checked(case, work, None)
+    assert code == 2, err
+    assert "lone surrogate U+D800" in err, err
+    assert any(f"{name}[0]" in err or f"{name}:1" in err for name in case.inputs), err  # the file and the claim
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+@pytest.mark.parametrize("command", ["data-list", "compare"])
+def test_tables_fit_the_terminal(command: str, columns: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30 item 17: ``data list`` printed 154 columns and ``compare`` 100+, whatever the
+    terminal. Every line fits ``COLUMNS`` now but the signature (one token, kept whole so
+    it can be pasted) and the input paths."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    if command == "data-list":
+        argv = ["data", "list", "--out", str(tmp_path / "data")]
+    else:
+        for name, items in (("a.json", PRED_2024), ("b.json", CONF_PRED), ("gold.json", GOLD)):
+            (tmp_path / name).write_bytes(_json(items))
+        argv = ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), str(tmp_path / "gold.json"),
+                "--n-resamples", "20"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    long = [ln for ln in out.splitlines() if len(ln) > columns and not ln.startswith(("signature:", "A = ", "B = "))]
+    assert long == [], "\n".join(long)
+    assert ("averitec/dev" if command == "data-list" else "questions_only") in out

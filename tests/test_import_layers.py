@@ -49,7 +49,7 @@ def _module_name(path: Path) -> str:
 def unit(module: str) -> str:
     """The layer unit of a module name.
 
-    >>> unit("averitec_tools.baselines.r2vc.retrieval.dense"), unit("averitec_tools.metrics.fever")
+    >>> unit("averitec_tools.baselines.r2vc.stages.retrieval.dense"), unit("averitec_tools.metrics.fever")
     ('baselines.r2vc', 'metrics')
     >>> unit("averitec_tools.baselines.r2vc.training.__main__"), unit("averitec_tools")
     ('cli', 'averitec_tools')

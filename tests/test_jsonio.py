@@ -70,3 +70,32 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path: Path) -> None:
     with atomic_writer(target) as fh:
         fh.write("{}")
     assert target.read_text() == "{}"
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ('[{"claim_id": 0, "claim": "a"}, {"claim_id": 7, "evidence": [{"answer": "x\\ud800y"}]}]',
+     r"f\.json\[1\] \(claim_id 7\): evidence\[0\]\.answer"),
+    ('[{"id": "k", "text": "\\udfff"}]', r"f\.json\[0\] \(id 'k'\): text"),
+    ('{"a": {"\\ud800": 1}}', r"f\.json: a\.<key>"),
+    ('["\\uDBFF\\u0041"]', r"f\.json\[0\]"),  # a high surrogate followed by an ordinary escape
+])
+def test_lone_surrogate_is_refused_naming_file_item_and_field(tmp_path: Path, text: str, where: str) -> None:
+    """Issue 30 item 10: a lone surrogate escape decodes to a string no UTF-8 writer can
+    write; it is refused where it is read, one line naming the file, the item and the field."""
+    p = tmp_path / "f.json"
+    p.write_text(text)
+    with pytest.raises(UserError, match=where + r".*lone surrogate"):
+        list(iter_records(p)) if text.startswith("[") else load_json(p)
+
+
+def test_lone_surrogate_in_jsonl_names_the_line(tmp_path: Path) -> None:
+    p = tmp_path / "f.jsonl"
+    p.write_text('{"id": 1, "claim": "ok"}\n{"id": 2, "claim": "bad \\ud800"}\n')
+    with pytest.raises(UserError, match=r"f\.jsonl:2 \(id 2\): claim: .*lone surrogate U\+D800"):
+        list(iter_records(p))
+
+
+def test_surrogate_pairs_and_escaped_backslashes_are_accepted(tmp_path: Path) -> None:
+    p = tmp_path / "f.json"
+    p.write_text('[{"emoji": "\\ud83d\\ude00", "literal": "\\\\ud800", "plain": "\U0001f600"}]')
+    assert [loc.value for loc in iter_records(p)] == [{"emoji": "\U0001f600", "literal": "\\ud800", "plain": "\U0001f600"}]

@@ -84,3 +84,60 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
     assert "…" not in out  # nothing cut off
     assert "0.1600" in out and "[0." in out and "bloom-7b1" in out
     assert "more metrics" in out and "Label acc." in out  # the columns that did not fit continue below
+
+
+def test_missing_nltk_data_is_named_to_the_organiser_not_to_the_team(tmp_path, db: list[str], capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The README's block offline without NLTK data: the organiser running ``submit`` (and
+    the server log) get the real cause and its fix; the team sees a neutral line."""
+    import logging
+
+    from averitec_tools import resources
+    from averitec_tools.leaderboard import failures
+    from averitec_tools.leaderboard.store import Store
+    from averitec_tools.scoring.profiles import averitec2024
+
+    monkeypatch.setenv("AVERITEC_NO_DOWNLOAD", "1")  # offline: nltk.download would fail
+    monkeypatch.setattr(resources, "_find", lambda resource: None)  # no NLTK_DATA, nothing in the usual folders
+
+    def score_needing_nltk(*args, **kwargs):
+        resources.find_resource("punkt_tab")  # the tokenizer's data, if the gold side did not ask first
+
+    monkeypatch.setattr(averitec2024.Profile, "score", score_needing_nltk)
+    path = tmp_path / "p.json"
+    path.write_bytes(variant(0))
+    logger = logging.getLogger("averitec.leaderboard")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.INFO, logger="averitec.leaderboard"):
+            err = _err(capsys, _submit(path, db))
+    finally:
+        logger.removeHandler(caplog.handler)
+    assert f"{path}: submission 1 was not scored because of a problem on the server's side: NLTK resource '" in err
+    assert "not found and downloads are disabled" in err and "set NLTK_DATA to a folder that contains " in err
+    assert "python -m nltk.downloader " in err
+    assert "NLTK resource '" in caplog.text and "set NLTK_DATA" in caplog.text  # the server log names it too
+    row = Store(db[1]).submission(1)
+    assert row["reason"] == failures.SERVER_SIDE and not row["charged"] and "NLTK" not in row["reason"]
+
+
+def test_init_creates_the_session_secret_apart_from_the_database(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    yaml_path = tmp_path / "c.yaml"
+    yaml_path.write_text(competition_yaml())
+    db = ["--db", f"sqlite:///{tmp_path / 'lb.db'}"]
+    assert main(["leaderboard", "init", str(yaml_path), "--json", *db]) == 0
+    secret = tmp_path / "lb.db.secret"
+    assert json.loads(capsys.readouterr().out)["secret_file"] == str(secret)
+    first = secret.read_text()
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(first.strip()) == 64
+    assert first.strip().encode() not in (tmp_path / "lb.db").read_bytes()
+    secret.chmod(0o644)  # loosened by hand: init again tightens it and keeps the secret
+    assert main(["leaderboard", "init", str(yaml_path), *db]) == 0
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_text() == first
+    capsys.readouterr()
+    custom = tmp_path / "elsewhere" / "s.secret"
+    assert main(["leaderboard", "secret", "rotate", "--secret-file", str(custom), "--json", *db]) == 0
+    assert json.loads(capsys.readouterr().out)["secret_file"] == str(custom) and custom.stat().st_mode & 0o777 == 0o600
+    secret.write_text("not a secret\n")
+    code = main(["leaderboard", "init", str(yaml_path), *db])
+    assert code == 2 and "not a leaderboard secret" in capsys.readouterr().err

@@ -131,7 +131,6 @@ def test_latex_export_compiles_with_pdflatex(tmp_path) -> None:
     doc = tmp_path / "board.tex"
     # booktabs' rules as plain \hline: texlive-latex-base has no booktabs, and the rules are not what is tested
     doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
-                   "\\DeclareUnicodeCharacter{65E5}{?}\\DeclareUnicodeCharacter{672C}{?}\n"
                    "\\providecommand{\\toprule}{\\hline}\\providecommand{\\midrule}{\\hline}\\providecommand{\\bottomrule}{\\hline}\n"
                    "\\begin{document}\n\\tiny\n" + _render("latex") + "\\end{document}\n", encoding="utf-8")
     proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", doc.name],
@@ -141,8 +140,62 @@ def test_latex_export_compiles_with_pdflatex(tmp_path) -> None:
     assert "! " not in log and (tmp_path / "board.pdf").stat().st_size > 0
 
 
+#: Names any team may choose (issue 30 item 11): each broke the LaTeX export under pdflatex.
+UNICODE_NAMES = ["😀 smile", "日本チーム", "Команда", "Ελλάδα", "Zoë Ångström", "Łódź ß æ ø œ Œ ı", "€5 £3 § ¶ ©",
+                 "🏳️‍🌈 flag", "e\u0301\u0302 stacked", "ǅ ǈ", "עברית", "العربية", "हिन्दी", "\U0001d400 bold"]
+
+
+def _unicode_entries() -> list[Entry]:
+    out = [Entry(i + 1, name, f"sys {name}", {"m": 0.5}, {"m": (0.1, 0.9)}, {"model": name}, "sig", "v",
+                 f"2026-01-01 00:00:{i:02d}", np.full(8, 0.5)) for i, name in enumerate(UNICODE_NAMES)]
+    return assign_tiers(out, primary="m", alpha=0.05, test="bootstrap", n_resamples=20)
+
+
+def _compile(engine: str, tmp_path, body: str) -> str:
+    doc = tmp_path / f"{engine}.tex"
+    # a plain document: no inputenc/fontenc set-up, no \DeclareUnicodeCharacter for the names
+    doc.write_text("\\documentclass{article}\n"
+                   "\\providecommand{\\toprule}{\\hline}\\providecommand{\\midrule}{\\hline}"
+                   "\\providecommand{\\bottomrule}{\\hline}\n"
+                   "\\begin{document}\n\\tiny\n" + body + "\\end{document}\n", encoding="utf-8")
+    proc = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", doc.name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    log = (tmp_path / f"{engine}.log").read_text(errors="replace")
+    assert proc.returncode == 0, log[-2000:]
+    assert "\n! " not in log and (tmp_path / f"{engine}.pdf").stat().st_size > 0
+    return log
+
+
+def test_latex_export_with_any_script_compiles_with_pdflatex(tmp_path) -> None:
+    """Emoji, CJK, Cyrillic, Greek, RTL scripts, combining marks: the export is ASCII LaTeX
+    (accents as accent commands; characters pdflatex has no glyph for as their code point)."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        skip_or_fail("pdflatex not found (apt-get install --no-install-recommends texlive-latex-base)")
+    text = _export_unicode()
+    assert text.isascii()
+    _compile("pdflatex", tmp_path, text)
+    assert r'Zo\"{e} \AA{}ngstr\"{o}m' in text and r"\lbuni{1F600}" in text
+
+
+def test_latex_export_shows_the_characters_under_lualatex(tmp_path) -> None:
+    """The same fragment under a Unicode engine: the code-point macro prints the character."""
+    if shutil.which("lualatex") is None:
+        pytest.skip("lualatex not installed (only pdflatex is required)")
+    log = _compile("lualatex", tmp_path, _export_unicode())
+    assert "Missing character: There is no 日" in log  # typeset as the character (Latin Modern has no glyph)
+
+
+def _export_unicode() -> str:
+    comp = parse_competition({"name": "c", "title": "C", "disclosure": ["model"], "phases": [
+        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": "m", "columns": ["m"]}]}, where="c.yaml")
+    return export(_unicode_entries(), competition=comp, phase=comp.phase("dev"), fmt="latex")
+
+
 @pytest.mark.parametrize("fmt", ["md", "csv", "latex", "html", "json"])
 def test_every_payload_survives_as_text(fmt: str) -> None:
     text = _render(fmt)
     for token in ("HYPERLINK", "SUM", "script", "javascript", "calc", "passwd", "日本"):
+        if fmt == "latex" and not token.isascii():
+            token = "".join(rf"\lbuni{{{ord(c):X}}}" for c in token)  # ASCII LaTeX: by code point
         assert token in text, (fmt, token)

@@ -35,7 +35,7 @@ def _store(url: str, **phase: object) -> Store:
 
 def test_migrations_create_the_model_schema(db_url: str) -> None:
     store = _store(db_url)
-    assert schema_revision(store.engine) == "0002"
+    assert schema_revision(store.engine) == "0003"
     inspector = sa.inspect(store.engine)
     for table in models.metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -53,6 +53,30 @@ def test_tokens_are_stored_hashed(db_url: str) -> None:
     assert store.team_by_token("wrong") is None
     with pytest.raises(UserError, match="already exists"):
         store.add_team("blue")
+
+
+def test_rotate_token_and_remove_team(db_url: str) -> None:
+    from averitec_tools.leaderboard.teams import REMOVED_REASON, remove_team, rotate_token
+
+    store = _store(db_url)
+    old = store.add_team("blue")
+    store.add_team("red")
+    kept = store.submit(team="red", system="s", phase="dev", content=variant(0), file_name="p.json").id
+    new = rotate_token(store, name="BLUE")  # names as add_team compares them
+    assert (store.team_by_token(old), store.team_by_token(new)) == (None, "blue")
+    first = store.submit(team="blue", system="s", phase="dev", content=variant(1), file_name="p.json").id
+    second = store.submit(team="blue", system="t", phase="dev", content=variant(2), file_name="p.json").id
+    store.cancel(second)  # already cancelled: not counted again
+    assert remove_team(store, name="blue") == {"team": "blue", "removed": True, "submissions_cancelled": 1}
+    row = store.submission(first)
+    assert (row["state"], row["reason"], row["charged"]) == ("cancelled", REMOVED_REASON, False)
+    assert store.team("blue") is None and store.team_by_token(new) is None and store.submission(kept)["state"] == "pending"
+    for call in (lambda: remove_team(store, name="blue"), lambda: rotate_token(store, name="blue"),
+                 lambda: store.submit(team="blue", system="u", phase="dev", content=variant(3), file_name="p.json")):
+        with pytest.raises(UserError, match="team 'blue'"):
+            call()
+    with pytest.raises(UserError, match="already exists"):
+        store.add_team("Blue")  # the name stays taken: nobody else appears under it
 
 
 def test_same_file_twice_is_one_submission(db_url: str) -> None:
@@ -212,7 +236,7 @@ def test_migration_from_0001_keeps_rows_and_hides_old_reasons(db_url: str) -> No
         conn.execute(sa.text("INSERT INTO results (submission_id, profile, scorer_version, signature, summary, cis, per_claim, "
                              "created_at) VALUES (1, 'p', 'v', 's', '{}', '{}', '[]', '2024-01-01')"))
     upgrade_schema(engine)
-    assert schema_revision(engine) == "0002"
+    assert schema_revision(engine) == "0003"
     with engine.connect() as conn:
         row = conn.execute(sa.text("SELECT reason, server_reason, charged FROM submissions")).one()
         keys = conn.execute(sa.text("SELECT name_key FROM teams ORDER BY id")).scalars().all()

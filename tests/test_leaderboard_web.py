@@ -74,7 +74,9 @@ def test_upload_through_form_is_scored_and_ranked(board) -> None:
     _score(store)
     page = client.get(f"/submission/{sid}")
     assert "finished" in page.text and "refresh" not in page.text
-    assert "By claim type" in page.text and "profile:averitec2024" in page.text
+    assert "By claim type" not in page.text and "profile:averitec2024" in page.text  # gold facts wait for the reveal
+    store.reveal("dev")
+    assert "By claim type" in client.get(f"/submission/{sid}").text
     assert store.submission(sid)["file_name"] == "passwd"
     assert len(client.get(f"/submission/{sid}/scores.json").json()["per_claim"]) == 50
     board_page = client.get("/phase/dev")
@@ -142,10 +144,10 @@ def test_failed_token_attempts_and_team_posts_are_bounded(board) -> None:
         assert _api_upload(client, "wrong", b"[]").status_code == 403
     r = _api_upload(client, "wrong", b"[]")
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1 and "failed token attempts" in r.json()["error"]
-    assert _api_upload(client, token, b"[]").status_code == 429  # this address is blocked for a while, whatever the token
+    assert _api_upload(client, token, b"[]").status_code == 201  # wrong tokens from an address do not lock a valid one out
     other = TestClient(client.app, base_url=BASE, client=("10.0.0.2", 5000))
-    statuses = [_api_upload(other, token, b"", system=f"s{i}").status_code for i in range(limits.posts_per_team_per_minute + 1)]
-    assert statuses[:-1] == [400] * limits.posts_per_team_per_minute and statuses[-1] == 429  # per team, from any address
+    statuses = [_api_upload(other, token, b"", system=f"s{i}").status_code for i in range(limits.posts_per_team_per_minute)]
+    assert statuses[:-1] == [400] * (limits.posts_per_team_per_minute - 1) and statuses[-1] == 429  # per team, from any address
 
 
 def test_size_limit_while_streaming(board) -> None:
@@ -238,7 +240,7 @@ def test_admin_page_and_actions_need_the_admin_token(board) -> None:
 
 
 def test_calibration_plots_are_drawn_once(board, monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.leaderboard.web import app as app_module
+    from averitec_tools.leaderboard.web import pages as app_module
 
     store, client, token, _, _ = board
     preds = json.loads(variant(5))

@@ -16,7 +16,7 @@ METRICS_DIR = Path(__file__).resolve().parents[1] / "averitec_tools" / "metrics"
 
 def test_every_registering_module_is_listed() -> None:
     registering = {
-        p.stem for p in METRICS_DIR.glob("*.py") if "register_metric(" in p.read_text() and p.stem not in {"base", "__init__"}
+        p.stem for p in METRICS_DIR.glob("*.py") if "@register_metric" in p.read_text() and p.stem not in {"base", "__init__"}
     }
     assert registering == set(METRIC_MODULES)
 
@@ -34,7 +34,7 @@ def test_duplicates_rejected_and_close_names_suggested() -> None:
     all_metrics()
     existing = METRICS.get("ece")
     with pytest.raises(ValueError, match="duplicate metric name 'ece'"):
-        register_metric(existing)
+        register_metric(type(existing))
     with pytest.raises(UserError, match="did you mean: ece"):
         METRICS.get("eces")
 
@@ -102,3 +102,40 @@ def test_parse_metric_errors_are_user_errors() -> None:
         parse_metric("abstain-coverage(abstain_labels=NEI)")
     with pytest.raises(UserError, match="expected PARAM=VALUE"):
         parse_metric("ece(4)")
+
+
+def test_one_definition_style_and_one_registration() -> None:
+    """Every registered metric is a frozen dataclass ``Metric`` registered by the decorator."""
+    import dataclasses
+
+    from averitec_tools.metrics.base import Metric
+
+    for name in all_metrics():
+        metric = METRICS.get(name)
+        assert isinstance(metric, Metric) and dataclasses.is_dataclass(metric), name
+        assert type(metric)() == metric and type(metric).name == name, name
+    for path in METRICS_DIR.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "info: MetricInfo" not in text and "register_metric(" not in text.replace("def register_metric(", ""), path
+
+
+def test_per_claim_keys_are_derived_from_parse_forms() -> None:
+    """A profile's per-claim key of a registry metric maps to its parse form and back."""
+    from averitec_tools.metrics.base import parse_metric
+    from averitec_tools.metrics.keys import claim_key, json_key, metric_of_key
+    from averitec_tools.scoring.profiles import PROFILES, get_profile
+
+    assert str(parse_metric("averitec-score(threshold=0.25)")) == "averitec-score(threshold=0.25)"
+    mapped = {}
+    for profile in PROFILES.names():
+        for key in get_profile(profile).per_claim_metrics:
+            metric = metric_of_key(key)
+            if metric is not None:
+                assert claim_key(parse_metric(str(metric))) == key, (profile, key)
+                assert json_key(str(metric), [key]) == key
+                mapped[key] = str(metric)
+    assert mapped["averitec_score@0.25"] == "averitec-score(threshold=0.25)"
+    assert mapped["label_accuracy@0.2"] == "averitec-score(threshold=0.2,strict=False)"  # the EvalAI name
+    assert mapped["label_accuracy"] == "label-accuracy" and mapped["strict_score"] == "fever-score"
+    assert metric_of_key("questions_answers") is None and metric_of_key("justification_score@0.25") is None
+    assert json_key("label-accuracy", ["accuracy", "macro_f1"]) == "accuracy"

@@ -33,7 +33,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     root = tmp_path_factory.mktemp("ablations")
     build_corpus(passages=tiny_passages(), out_dir=root / "corpus")
@@ -122,7 +122,7 @@ def test_lm_rows_equal_separate_runs(tiny, tmp_path, capsys) -> None:
 def test_ablations_errors(tiny, tmp_path, capsys) -> None:
     import numpy as np
 
-    from averitec_tools.baselines.r2vc.calibrator import Calibrator
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
 
     cfg = _config(tiny, "err", "generator:\n  k: 4\nablation:\n  nli_only: true\n")
     Calibrator.fit(features=np.eye(7)[[0, 1, 1, 0]], targets=[0, 1, 1, 0]).save(tiny["root"] / "err-cal.json")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss
 
-from averitec_tools.baselines.r2vc.calibrator import (
+from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     FEATURE_NAMES,
     Calibrator,
     calibration_metrics,
@@ -18,8 +18,8 @@ from averitec_tools.baselines.r2vc.calibrator import (
     monotone_confidence,
     simulate_examples,
 )
+from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate
 from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
-from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate
 from averitec_tools.errors import UserError
 
 P = Passage("d", "t", "u", "x")

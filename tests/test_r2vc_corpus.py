@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from averitec_tools.baselines.r2vc.corpus import (
+from averitec_tools.baselines.r2vc.corpus.store import (
     DATA_FILE,
     META_FILE,
     ParagraphStore,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.r2vc.decision import ABSTAIN_RATIONALE, decide
+from averitec_tools.baselines.r2vc.stages.calibration.decision import ABSTAIN_RATIONALE, decide
+from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate
 from averitec_tools.baselines.r2vc.types import Candidate, VerifierScores
-from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate
 
 
 def vc(label: str, s_ver: float, rationale: str = "r") -> VerifiedCandidate:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from averitec_tools.baselines.r2vc.retrieval.fusion import (
+from averitec_tools.baselines.r2vc.stages.retrieval.fusion import (
     DEFAULT_EPSILON,
     DEFAULT_TOP_M,
     HybridRetriever,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from averitec_tools.baselines.r2vc.generator import (
+from averitec_tools.baselines.r2vc.stages.generation.generator import (
     DECODING_BANK,
     DecodingConfig,
     HFGenerator,
@@ -333,8 +333,8 @@ def test_device_and_dtype_selection() -> None:
 
 
 def test_a_reasoning_model_gets_its_switch_as_system_prompt_and_its_trace_is_skipped() -> None:
-    from averitec_tools.baselines.r2vc.prompt import SYSTEM_PROMPT
-    from averitec_tools.baselines.r2vc.reasoning import resolve_reasoning
+    from averitec_tools.baselines.r2vc.stages.generation.prompt import SYSTEM_PROMPT
+    from averitec_tools.baselines.r2vc.stages.generation.reasoning import resolve_reasoning
 
     gen = ScriptedGenerator(["<think>\n</think>\nFalse. No [1].", "<think>the dates differ"])
     gen.reasoning = resolve_reasoning(model="nvidia/Llama-3.1-Nemotron-Nano-8B-v1")  # what HFGenerator resolves

@@ -45,7 +45,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
 def test_sft_dpo_calibrate_run_with_tiny_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from _r2vc_tiny import tiny_lm, tiny_tokenizer
 
-    from averitec_tools.baselines.r2vc.corpus import build_corpus
+    from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     # models
     tok = tiny_tokenizer()

@@ -32,7 +32,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """FEVER wiki-pages + its store, FEVER and VitaminC claims, a tiny NLI model and an NLI-only config."""
-    from averitec_tools.baselines.r2vc.fever_wiki import build_corpus_from_fever_wiki
+    from averitec_tools.baselines.r2vc.corpus.fever_wiki import build_corpus_from_fever_wiki
 
     root = tmp_path_factory.mktemp("r2vc-bench")
     wiki = write_wiki_pages(root)
@@ -52,7 +52,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_fever_wiki_pages_become_sentence_units_with_page_line_ids(env, tmp_path, capsys) -> None:
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
 
     out = tmp_path / "store"
     code, stdout, err = run(["index", "corpus", "--fever-wiki", str(env["wiki"]), "--out", str(out), "--json"], capsys)
@@ -150,8 +150,8 @@ def test_retrieval_over_the_fever_store_predicts_fever_evidence(env, tmp_path, c
 
 
 def test_averitec_gold_qa_and_standardised_rows_as_given_evidence(tmp_path) -> None:
-    from averitec_tools.baselines.r2vc.given_evidence import with_given_evidence
-    from averitec_tools.baselines.r2vc.output import read_claims
+    from averitec_tools.baselines.r2vc.io.claims import read_claims
+    from averitec_tools.baselines.r2vc.io.given_evidence import with_given_evidence
     from averitec_tools.errors import UserError
 
     claims = [{"claim": "C.", "label": "Refuted", "questions": [{"question": "Q?", "answers": [

@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.r2vc.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.config import R2VCConfig, config_from_mapping
-from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-from averitec_tools.baselines.r2vc.output import fallback_question, read_claims
+from averitec_tools.baselines.r2vc.io.claims import read_claims
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, fit_calibrator, sidecar_path
-from averitec_tools.baselines.r2vc.verifier import verifier_from_config
+from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.questions import fallback_question
+from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.errors import UserError
 from tests._r2vc_helpers import KeywordNLI, ListRetriever, tiny_claims, tiny_passages
 
@@ -210,7 +211,8 @@ def test_ternary_format_for_fever_claims(tmp_path: Path) -> None:
 
 
 def test_fever_evidence_carries_the_page_title_not_the_doc_id() -> None:
-    from averitec_tools.baselines.r2vc.output import ClaimInput, ClaimPrediction, to_ternary
+    from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+    from averitec_tools.baselines.r2vc.io.formats import ClaimPrediction, to_ternary
     from averitec_tools.baselines.r2vc.types import Passage
 
     cited = (Passage("wiki-000123#4", "Savages (2012 film)", "", "x"), Passage("row-9", "Oliver Stone", "", "y"),
@@ -262,13 +264,13 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
                                              capsys: pytest.CaptureFixture[str]) -> None:
     import numpy as np
 
-    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
-    from averitec_tools.baselines.r2vc.offline_data import (
+    from averitec_tools.baselines.r2vc.offline.data import (
         answer_passages,
         load_dev,
         split_train,
         verifier_epochs,
     )
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
     from averitec_tools.cli.main import main
 
     monkeypatch.setenv("AVERITEC_DATA_DIR", str(shared_data))
@@ -302,8 +304,8 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert summary["decision"]["accuracy"] == pytest.approx(scored["veracity"]["accuracy"], abs=1e-12)
 
     # Rebuilding reuses the cached verifier and calibrator: training either again fails here.
-    from averitec_tools.baselines.r2vc import calibrator as calibrator_module
-    from averitec_tools.baselines.r2vc import offline as offline_module
+    from averitec_tools.baselines.r2vc.offline import preset as offline_module
+    from averitec_tools.baselines.r2vc.stages.calibration import calibrator as calibrator_module
 
     fit_from_examples = calibrator_module.fit_from_examples
 
@@ -353,7 +355,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
 def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
     import torch
 
-    from averitec_tools.baselines.r2vc.output import LMQuestionWriter
+    from averitec_tools.baselines.r2vc.stages.questions import LMQuestionWriter
 
     replies = iter(["Who won the zorb cup in 2020?\nextra", "not a question"])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from averitec_tools.baselines.r2vc.generator import parse_candidate
-from averitec_tools.baselines.r2vc.prompt import (
+from averitec_tools.baselines.r2vc.stages.generation.generator import parse_candidate
+from averitec_tools.baselines.r2vc.stages.generation.prompt import (
     FALLBACK_CHAT_TEMPLATE,
     NO_EVIDENCE,
     SYSTEM_PROMPT,

@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.r2vc.corpus import ParagraphStore, build_corpus
-from averitec_tools.baselines.r2vc.retrieval import HybridRetriever, build_retriever
-from averitec_tools.baselines.r2vc.retrieval.analysis import LuceneLikeAnalyzer
-from averitec_tools.baselines.r2vc.retrieval.bm25s_backend import Bm25sRetriever
-from averitec_tools.baselines.r2vc.retrieval.dense import DenseRetriever, new_faiss_index
+from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore, build_corpus
+from averitec_tools.baselines.r2vc.stages.retrieval import HybridRetriever, build_retriever
+from averitec_tools.baselines.r2vc.stages.retrieval.analysis import LuceneLikeAnalyzer
+from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
+from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever, new_faiss_index
 from averitec_tools.baselines.r2vc.types import Retriever
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.models import MINILM_ID, resolve_model
@@ -113,7 +113,7 @@ def test_bm25s_save_load_and_bad_index(tmp_path: Path) -> None:
 
 @pytest.mark.java
 def test_analyzer_agrees_with_lucene() -> None:
-    from averitec_tools.baselines.r2vc.retrieval import pyserini_backend
+    from averitec_tools.baselines.r2vc.stages.retrieval import pyserini_backend
     analyzer = LuceneLikeAnalyzer()
     for _, title, text in DOCS:
         assert analyzer(f"{title}\n{text}") == pyserini_backend.lucene_analyze(f"{title}\n{text}")
@@ -125,7 +125,7 @@ def test_analyzer_agrees_with_lucene() -> None:
 
 @pytest.mark.java
 def test_pyserini_matches_bm25s(tmp_path: Path) -> None:
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import PyseriniRetriever
 
     store = _store(tmp_path / "corpus")
     lucene = PyseriniRetriever.load_or_build(store=store, index_dir=tmp_path / "lucene")
@@ -295,7 +295,7 @@ def test_dev_answers_bm25s_recall(dev_answer_bm25s: tuple[Any, Any, Any]) -> Non
 @pytest.mark.shared_data
 @pytest.mark.java
 def test_dev_answers_pyserini_agrees_with_bm25s(dev_answer_bm25s: tuple[Any, Any, Any], tmp_path: Path) -> None:
-    from averitec_tools.baselines.r2vc.retrieval.pyserini_backend import PyseriniRetriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import PyseriniRetriever
 
     store, questions, hits = dev_answer_bm25s
     lucene = PyseriniRetriever.load_or_build(store=store, index_dir=tmp_path / "lucene")

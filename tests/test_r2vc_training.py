@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.baselines.r2vc.generator import parse_candidate
-from averitec_tools.baselines.r2vc.prompt import render_prompt
+from averitec_tools.baselines.r2vc.stages.generation.generator import parse_candidate
+from averitec_tools.baselines.r2vc.stages.generation.prompt import render_prompt
 from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
 from averitec_tools.baselines.r2vc.training.data import (
     TrainingRow,
@@ -409,7 +409,7 @@ def data_file(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_cli_sft_then_dpo_then_generate(saved_tiny: Path, data_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from averitec_tools.baselines.r2vc.generator import HFGenerator
+    from averitec_tools.baselines.r2vc.stages.generation.generator import HFGenerator
     from averitec_tools.baselines.r2vc.types import Passage
 
     config = tmp_path / "cfg.yaml"
@@ -516,7 +516,7 @@ def test_training_prompts_put_the_gold_passage_anywhere_among_unrelated_distract
 
 
 def test_sft_records_carry_the_reasoning_switch_and_the_layout() -> None:
-    from averitec_tools.baselines.r2vc.prompt import SYSTEM_PROMPT
+    from averitec_tools.baselines.r2vc.stages.generation.prompt import SYSTEM_PROMPT
     from averitec_tools.baselines.r2vc.training.data import build_sft_dataset
 
     ds = build_sft_dataset(ROWS, n_passages=3, seed=0, system="detailed thinking off")
@@ -527,7 +527,10 @@ def test_sft_records_carry_the_reasoning_switch_and_the_layout() -> None:
 
 
 def test_reasoning_mode_resolution_and_budget(tmp_path: Path) -> None:
-    from averitec_tools.baselines.r2vc.reasoning import check_budget, resolve_reasoning
+    from averitec_tools.baselines.r2vc.stages.generation.reasoning import (
+        check_budget,
+        resolve_reasoning,
+    )
 
     nano = "nvidia/Llama-3.1-Nemotron-Nano-8B-v1"
     assert resolve_reasoning(model=nano).system == "detailed thinking off"

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
-from averitec_tools.baselines.r2vc.verifier import (
+from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.verification.verifier import (
     CachedNLI,
     HFNLIBackend,
     Verifier,
@@ -17,6 +16,7 @@ from averitec_tools.baselines.r2vc.verifier import (
     nli_label,
     score_components,
 )
+from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
 from averitec_tools.errors import ResourceError
 from tests._r2vc_helpers import KeywordNLI, TableNLI, save_tiny_nli_model
 

@@ -193,10 +193,54 @@ def test_fever_gold_without_evidence_is_an_error_unless_lenient(tmp_path: Path, 
     # scored as "evidence": [] is: claim 1 misses its one set (recall 0), claim 2 has none
     # (the reference's rule: recall 1 if the label is not NEI); nothing strictly correct
     as_empty = get_profile("fever").score(predictions=pred, references=write_jsonl(
-        tmp_path / "empty.jsonl", [FEVER_OK, {"id": 2, "claim": "d", **gold_line, "evidence": []}]))
+        tmp_path / "empty.jsonl", [FEVER_OK, {"id": 2, "claim": "d", **gold_line, "evidence": []}]), lenient=True)
     drop = {"signature", "tolerated"}
     assert {k: v for k, v in result.summary.items() if k not in drop} == {k: v for k, v in as_empty.summary.items() if k not in drop}
     assert result.summary["recall"] == (0.5 if gold_line["label"] != "NOT ENOUGH INFO" else 0.0)
+
+
+@pytest.mark.parametrize(("label", "evidence", "strict_2", "recall"), [
+    ("SUPPORTS", [], 0.0, 0.5),  # no set: recall 1, never strictly correct (the reference's rule)
+    ("REFUTES", [], 0.0, 0.5),
+    ("SUPPORTS", [[]], 1.0, 0.5),  # an empty set is "complete" in any prediction: strict with the right label
+    ("SUPPORTS", [[[0, 0, "P", 4]], []], 1.0, 0.5),  # one empty set among real ones
+], ids=["[] SUPPORTS", "[] REFUTES", "[[]]", "real + empty set"])
+def test_fever_gold_with_empty_evidence_is_an_error_unless_lenient(
+        tmp_path: Path, label: str, evidence: list[Any], strict_2: float, recall: float) -> None:
+    """Issue 30 item 12: a verifiable gold claim with no evidence set, or an empty one, gives
+    every prediction recall 1.0 (``[[]]``: a strictly correct claim): strict refuses it, naming
+    the line and the claim; ``--lenient`` scores it as the FEVER scorer does, counted."""
+    from test_fever_score import _reference_fever_score
+
+    line = {"id": 2, "claim": "d", "label": label, "verifiable": "VERIFIABLE", "evidence": evidence}
+    pred, gold = _fever_files(tmp_path, line)
+    with pytest.raises(UserError, match=r"fgold.jsonl:2: claim 2 \((SUPPORTS|REFUTES)\) has (\"evidence\": \[\]|an empty evidence set)"):
+        get_profile("fever").score(predictions=pred, references=gold)
+    result = get_profile("fever").score(predictions=pred, references=gold, lenient=True)
+    assert result.summary["tolerated"] == {"empty_gold_evidence": 1}
+    assert result.warnings[0].startswith("lenient: 1 gold line(s) with a SUPPORTS/REFUTES label and an empty")
+    assert [c.values["strict_score"] for c in result.per_claim] == [0.0, strict_2]
+    reference = _reference_fever_score(
+        [json.loads(x) for x in pred.read_text().splitlines()], [json.loads(x) for x in gold.read_text().splitlines()])
+    s = result.summary
+    assert (s["strict_score"], s["label_accuracy"], s["precision"], s["recall"]) == pytest.approx(reference[:4])
+    assert s["recall"] == recall
+
+
+@pytest.mark.parametrize("evidence", [[], [[]], [[[0, None, None, None]]]])
+def test_fever_nei_with_empty_evidence_stays_accepted(tmp_path: Path, evidence: list[Any]) -> None:
+    pred, gold = _fever_files(tmp_path, {"label": "NOT ENOUGH INFO", "verifiable": "NOT VERIFIABLE",
+                                         "evidence": evidence})
+    assert get_profile("fever").score(predictions=pred, references=gold).summary["n_claims"] == 2
+
+
+def test_fever_cli_empty_gold_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pred, gold = _fever_files(tmp_path, {"label": "SUPPORTS", "verifiable": "VERIFIABLE", "evidence": [[]]})
+    assert main(["score", str(pred), str(gold), "--profile", "fever"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "fgold.jsonl:2" in err and "claim 2" in err and "--lenient" in err
+    assert main(["score", str(pred), str(gold), "--profile", "fever", "--lenient", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tolerated"] == {"empty_gold_evidence": 1}
 
 
 def test_fever_nei_with_null_evidence_is_read_as_the_reference_reads_it(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Imports nothing heavy: the CLI builds every sub-parser on start.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 from typing import Any
 
 from averitec_tools.errors import UserError
@@ -47,7 +48,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         group.add_argument(flag, dest=name, **{"default": None, **kwargs})
 
 
-def judge_options(args: argparse.Namespace, accepted: tuple[str, ...]) -> dict[str, Any]:
+def judge_options(args: argparse.Namespace, accepted: Collection[str]) -> dict[str, Any]:
     """The judge options given on the command line (error if the profile takes none)."""
     given = {name: getattr(args, name) for name in JUDGE_FLAGS if getattr(args, name, None) is not None}
     for name in given:

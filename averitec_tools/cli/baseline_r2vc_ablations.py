@@ -2,7 +2,7 @@
 
 Reads the candidate store that ``averitec baseline r2vc --candidates DIR`` wrote for the
 same configuration and claims, and computes every ablation row that needs no new
-decoding (:data:`~averitec_tools.baselines.r2vc.ablations.ABLATION_ROWS`), writing one
+decoding (:data:`~averitec_tools.baselines.r2vc.experiments.ablations.ABLATION_ROWS`), writing one
 prediction file per row and ``ablations.json`` into ``--out`` (replaced whole, at the
 end). Registered under ``averitec baseline r2vc`` by :mod:`averitec_tools.cli.baseline`.
 

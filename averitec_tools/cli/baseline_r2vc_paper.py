@@ -6,7 +6,7 @@
 * ``table --gold GOLD --predictions P [--predictions P2 ...] [--name N ...]`` prints
   accuracy, macro-F1, Brier and ECE as the paper's Tables 1 and 2 do.
 * ``paper --recipe fever|vitaminc|RECIPE.yaml --work DIR`` runs one paper configuration
-  end to end (see :mod:`averitec_tools.baselines.r2vc.paper`).
+  end to end (see :mod:`averitec_tools.baselines.r2vc.experiments.paper`).
 
 Registered under ``averitec baseline r2vc`` by :mod:`averitec_tools.cli.baseline`.
 
@@ -70,7 +70,7 @@ def add_paper_subcommands(sub: Any) -> None:
 
 
 def run_slice(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.r2vc.calibration_slice import (
+    from averitec_tools.baselines.r2vc.experiments.calibration_slice import (
         claims_in,
         draw_calibration_slice,
         read_rows,
@@ -100,7 +100,11 @@ def run_slice(args: argparse.Namespace) -> int:
 def run_table(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from averitec_tools.baselines.r2vc.paper_table import markdown_table, paper_row, signature
+    from averitec_tools.baselines.r2vc.experiments.tables import (
+        markdown_table,
+        paper_row,
+        signature,
+    )
 
     if args.name and len(args.name) != len(args.predictions):
         raise UserError(f"--name given {len(args.name)} times for {len(args.predictions)} --predictions")
@@ -120,7 +124,7 @@ def run_paper(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from averitec_tools.baselines.r2vc.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
     from averitec_tools.outputs import check_output_dir
 
     recipe = load_recipe(args.recipe)

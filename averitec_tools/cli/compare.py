@@ -53,30 +53,25 @@ def _fmt(value: float | None, digits: int = 4) -> str:
 
 
 def _print_text(report: dict[str, Any]) -> None:
-    rows = [("metric", "A", "B", "A−B", "CI of A−B", "p", "effect", "significant")]
+    from averitec_tools.cli._tables import print_rows
+
+    rows = []
     for name, r in report["metrics"].items():
-        rows.append((
+        rows.append([
             name, _fmt(r["a"]), _fmt(r["b"]), f"{r['difference']:+.4f}",
             f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]", f"{r['p_value']:.4f}",
             "n/a" if r["effect_size"] is None else f"{r['effect_size']:+.3f}",
             "yes" if r["significant"] else "no",
-        ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        f"A = {report['a']}",
-        f"B = {report['b']}",
-        f"{report['n']} claims, profile {report['profile']}, {report['test']} test, "
-        f"{report['n_resamples']} resamples, α = {report['alpha']:g}",
-    ]
-    for i, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if j == 0 else cell.rjust(w) for j, (cell, w) in enumerate(zip(row, widths, strict=True))))
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    for name, why in report["skipped"].items():
-        lines.append(f"skipped {name}: {why}")
-    lines.append("effect: Cohen's d_z for per-claim means, δ/(√N·SE*) for macro-F1")
-    lines.append(f"signature: {report['signature']}")
-    print("\n".join(lines))
+        ])
+    print(f"A = {report['a']}")
+    print(f"B = {report['b']}")
+    notes = [f"skipped {name}: {why}" for name, why in report["skipped"].items()]
+    notes.append("effect: Cohen's d_z for per-claim means, δ/(√N·SE*) for macro-F1")
+    print_rows(title=f"{report['n']} claims, profile {report['profile']}, {report['test']} test, "
+                     f"{report['n_resamples']} resamples, α = {report['alpha']:g}",
+               header=["metric", "A", "B", "A−B", "CI of A−B", "p", "effect", "sig."], rows=rows,
+               caption="\n".join(notes))  # fits the terminal: the table, or one block per metric
+    print(f"signature: {report['signature']}")
 
 
 def run(args: argparse.Namespace) -> int:

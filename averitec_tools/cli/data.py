@@ -102,13 +102,17 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"out": out, "sources": rows})
         return 0
-    print(f"{'name/split':<24} {'hub source (type, revision)':<38} {'licence':<13} {'size':>10}  "
-          f"{'checksums':<15} installed under {out}")
+    from averitec_tools.cli._tables import print_rows
+
+    table = []
     for r in rows:
         where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
         size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
         checks = "recorded" if r["verified"] else "first download"
-        print(f"{r['source']:<24} {where:<38} {r['license']:<13} {size:>10}  {checks:<15} {r['installed'] or '-'}")
+        table.append([r["source"], where, r["license"], size, checks, r["installed"] or "-"])
+    print_rows(title=f"data sources (installed under {out})",
+               header=["name/split", "hub source (type, revision)", "licence", "size", "checksums", "installed"],
+               rows=table)  # fits the terminal: columns wrap, or one block per source
     return 0
 
 

@@ -61,7 +61,7 @@ def add_parser(subparsers: Any) -> None:
     add_engine_arguments(corpus)
     corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     corpus.set_defaults(func=run_corpus)
-    from averitec_tools.baselines.r2vc.retrieval.backends import SPARSE_BACKENDS
+    from averitec_tools.baselines.r2vc.stages.retrieval.backends import SPARSE_BACKENDS
 
     sparse = sub.add_parser("sparse", help="bm25s or pyserini/Lucene (BM25, k1=0.9, b=0.4)")
     _common(sparse)
@@ -90,15 +90,15 @@ def _report(args: argparse.Namespace, result: dict[str, Any], line: str) -> int:
 def run_dense(args: argparse.Namespace) -> int:
     import time
 
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.encode import encode_corpus
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import build_index_from_shards
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.encode import encode_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import build_index_from_shards
     from averitec_tools.engines import engine_from_args
 
     ParagraphStore.open(args.corpus)  # a bad corpus fails before Ray starts
     import faiss
 
-    from averitec_tools.baselines.r2vc.retrieval.faiss_build import choose_faiss_device
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_build import choose_faiss_device
 
     _, note = choose_faiss_device(requested=args.faiss_device, index_type=args.index_type, faiss_module=faiss,
                                   pq_m=args.pq_m)  # before any encoding
@@ -130,8 +130,8 @@ def run_dense(args: argparse.Namespace) -> int:
 def run_sparse(args: argparse.Namespace) -> int:
     import time
 
-    from averitec_tools.baselines.r2vc.corpus import ParagraphStore
-    from averitec_tools.baselines.r2vc.retrieval.backends import SPARSE_BACKENDS
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval.backends import SPARSE_BACKENDS
     from averitec_tools.engines import engine_from_args
     from averitec_tools.errors import UserError
     from averitec_tools.outputs import check_output_dir
@@ -160,7 +160,7 @@ def run_corpus(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from averitec_tools.baselines.r2vc.corpus_build import build_wikipedia_corpus
+    from averitec_tools.baselines.r2vc.corpus.wikipedia import build_wikipedia_corpus
     from averitec_tools.engines import engine_from_args
     from averitec_tools.errors import UserError
 
@@ -175,7 +175,7 @@ def run_corpus(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {}
     start = time.perf_counter()
     if args.fever_wiki:
-        from averitec_tools.baselines.r2vc.fever_wiki import build_corpus_from_fever_wiki
+        from averitec_tools.baselines.r2vc.corpus.fever_wiki import build_corpus_from_fever_wiki
 
         if args.engine != "local":
             raise UserError("--fever-wiki builds in this process: drop --engine")

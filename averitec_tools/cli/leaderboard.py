@@ -5,6 +5,9 @@ Every command takes ``--db URL`` (default ``$AVERITEC_LEADERBOARD_DB`` or
 
     averitec leaderboard init examples/leaderboard/averitec-dev.yaml
     averitec leaderboard team add blue              # prints the team's token once
+    averitec leaderboard team rotate-token blue     # a new token; the old one and its sessions stop working
+    averitec leaderboard team remove blue           # no access any more; its submissions cancelled (kept)
+    averitec leaderboard secret rotate              # a new session secret: every session ends
     averitec leaderboard submit preds.json --team blue --system bm25 --phase dev --meta model=bloom-7b1
     averitec leaderboard status                     # submissions, queue and worker health
     averitec leaderboard cancel 17                  # take a submission out of the queue or off the board
@@ -23,10 +26,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
 EXPORT_FORMATS = ("md", "html", "json", "csv", "latex")
+HEADER_TIMEOUT, MAX_CONNECTIONS = 10.0, 500  # leaderboard.web.connections' defaults (not imported: `averitec` stays light)
 
 
 def _db_default() -> str:
@@ -48,12 +53,9 @@ def add_parser(subparsers: Any) -> None:
 
     p = sub.add_parser("init", parents=[common], help="create the database and load a competition YAML")
     p.add_argument("competition", metavar="COMPETITION.yaml")
+    add_secret_option(p)
     p.set_defaults(func=_init)
-
-    p = sub.add_parser("team", parents=[common], help="manage teams")
-    p.add_argument("team_action", choices=["add"])
-    p.add_argument("name", metavar="NAME")
-    p.set_defaults(func=_team)
+    add_access_parsers(sub, common)
 
     p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
     p.add_argument("file", metavar="FILE")
@@ -101,6 +103,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, forked once per worker and kept warm: N or 'auto' (the cores "
                    "shared out among the workers, at most 4 each); default 1")
+    add_secret_option(p)
+    p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS", help="a reverse proxy whose X-Forwarded-For / "
+                   "-Proto headers are believed (repeatable; default none: the connection's address is the client's)")
+    p.add_argument("--header-timeout", type=float, default=HEADER_TIMEOUT, help="seconds a request may take to send its headers "
+                   f"(default {HEADER_TIMEOUT:g})")
+    p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, help=f"open connections at most (default {MAX_CONNECTIONS})")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker without the web server (e.g. on another machine "
@@ -143,13 +151,17 @@ def _store(args: argparse.Namespace, *, create: bool = False) -> Any:
 
 def _init(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.competition import load_competition
+    from averitec_tools.leaderboard.secret import ensure_secret, secret_path
 
     path = Path(args.competition)
     comp = load_competition(path)
     store = _store(args, create=True)
     token = store.init(path.read_text(encoding="utf-8"), where=str(path))
+    secret = secret_path(store.url, args.secret_file)
+    ensure_secret(secret)
     missing = [p.gold for p in comp.phases if not Path(p.gold).is_file()]
-    out = {"db": store.url, "competition": comp.name, "phases": [p.name for p in comp.phases], "admin_token": token, "missing_gold": missing}
+    out = {"db": store.url, "competition": comp.name, "phases": [p.name for p in comp.phases], "admin_token": token, "missing_gold": missing,
+           "secret_file": str(secret)}
     if args.json:
         print_json(out)
     else:
@@ -158,17 +170,6 @@ def _init(args: argparse.Namespace) -> int:
             print(f"admin token (shown once): {token}")
         for g in missing:
             print(f"warning: gold file {g} not found")
-    return 0
-
-
-def _team(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.competition()
-    token = store.add_team(args.name)
-    if args.json:
-        print_json({"team": args.name, "token": token})
-    else:
-        print(f"team {args.name!r} added; token (shown once): {token}")
     return 0
 
 
@@ -201,6 +202,9 @@ def _submit(args: argparse.Namespace) -> int:
     if new.created and not args.no_score:
         process_one(store, Scorer(n_resamples=store.competition().n_resamples), submission_id=new.id)
     row = store.submission(new.id)
+    if row["state"] == "failed" and not row["charged"]:  # the server's side: the organiser running this sees the cause
+        raise UserError(f"{path}: submission {new.id} was not scored because of a problem on the server's side: "
+                        f"{server_cause(row['server_reason'])}")
     if row["state"] == "failed":
         reason, shown = row["reason"], row["file_name"]
         reason = f"{path}{reason[len(shown):]}" if reason.startswith(shown) else f"{path}: {reason}"
@@ -216,6 +220,17 @@ def _submit(args: argparse.Namespace) -> int:
         how = "stored again (the same file had failed)" if new.again else "stored" if new.created else "already stored (same file)"
         print(f"submission {new.id}: {how}; state {row['state']}")
     return 0
+
+
+def server_cause(text: str | None) -> str:
+    """The organisers' failure reason on one line (a traceback: its last line).
+
+    Example:
+        >>> server_cause("Traceback (most recent call last):\\n  File ...\\nRuntimeError: boom\\n")
+        'RuntimeError: boom'
+    """
+    lines = [line.strip() for line in (text or "unknown").strip().splitlines() if line.strip()]
+    return lines[-1] if lines and lines[0].startswith("Traceback") else " ".join(lines)
 
 
 def _cancel(args: argparse.Namespace) -> int:
@@ -355,7 +370,8 @@ def _serve(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.web.server import serve
 
     serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
-          poll_seconds=args.poll_seconds, jobs=args.jobs, json_out=args.json)
+          poll_seconds=args.poll_seconds, jobs=args.jobs, json_out=args.json, secret_file=args.secret_file,
+          trusted_proxies=tuple(args.trusted_proxy), header_timeout=args.header_timeout, max_connections=args.max_connections)
     return 0
 
 

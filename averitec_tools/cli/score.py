@@ -74,15 +74,14 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
-    accepted = tuple(getattr(profile, "OPTIONS", ("max_evidence",)))
+    accepted = profile.OPTIONS  # declared, with their choices
     options: dict[str, Any] = {}
     if args.metric != "all":
-        from averitec_tools.scoring.engine import METRIC_CHOICES
-
-        if args.metric not in METRIC_CHOICES:
-            raise UserError(f"unknown --metric {args.metric!r}", hint=f"choose one of: {', '.join(METRIC_CHOICES)}")
         if "metric" not in accepted:
             raise UserError(f"profile {args.profile!r} has no --metric {args.metric}")
+        choices = accepted["metric"].choices
+        if choices and args.metric not in choices:
+            raise UserError(f"unknown --metric {args.metric!r}", hint=f"choose one of: {', '.join(choices)}")
         options["metric"] = args.metric
     if args.max_evidence is not None:
         if args.max_evidence < 1:

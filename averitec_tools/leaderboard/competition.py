@@ -25,6 +25,7 @@ Example YAML (``examples/leaderboard/averitec-dev.yaml``)::
         limits: {per_day: 5, total: 100}
         split: {public_fraction: 0.5, seed: 13}   # optional public/private claim split
         columns: [averitec_score@0.25, questions_answers, label_accuracy]
+        gold_private: false         # true: gold labels and claim types never shown, even after reveal
 
 ``${VAR}`` in ``gold`` is replaced by the environment variable (an unset variable is an
 error naming the file and the key). The keys and their types are the schema of
@@ -157,6 +158,8 @@ class Phase:
     split: Split | None = None
     columns: tuple[str, ...] = ()
     title: str = ""
+    #: Gold labels and claim metadata (claim types) stay off every page even after the reveal.
+    gold_private: bool = False
 
     @property
     def profile(self) -> str:
@@ -231,6 +234,7 @@ def _phase(raw: Any, *, where: str) -> Phase:
         split=split,
         columns=columns,
         title=raw.name if raw.title is None else raw.title,
+        gold_private=raw.gold_private,
     )
 
 

@@ -24,7 +24,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 
 from averitec_tools.configfile import StrictModel
 
@@ -94,6 +102,8 @@ class PhaseFile(StrictModel):
     limits: LimitsFile = LimitsFile()
     split: SplitFile | None = None
     columns: Names = ()
+    #: Gold labels and claim types never shown, not even after the phase is revealed.
+    gold_private: StrictBool = False
 
 
 class ValidationFile(StrictModel):

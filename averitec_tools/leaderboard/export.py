@@ -166,20 +166,62 @@ _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
 }
 
 
+#: Combining marks as the accent commands of LaTeX's OT1/T1 text encodings.
+_LATEX_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=", "\u0306": "u",
+                  "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H", "\u030c": "v", "\u0327": "c",
+                  "\u0328": "k", "\u0323": "d", "\u0331": "b"}
+#: Letters and signs without a decomposition that every LaTeX text font has a command for.
+_LATEX_LETTERS = {"ß": r"\ss{}", "æ": r"\ae{}", "Æ": r"\AE{}", "ø": r"\o{}", "Ø": r"\O{}", "œ": r"\oe{}",
+                  "Œ": r"\OE{}", "ł": r"\l{}", "Ł": r"\L{}", "ı": r"\i{}", "ȷ": r"\j{}", "å": r"\aa{}",
+                  "Å": r"\AA{}", "£": r"\pounds{}", "§": r"\S{}", "¶": r"\P{}", "©": r"\copyright{}",
+                  "€": r"\texteuro{}", "°": r"\textdegree{}", "\u00a0": "~", "–": "--", "—": "---",
+                  "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\dots{}"}
+#: Defined at the top of every LaTeX export: a character as itself under XeLaTeX/LuaLaTeX
+#: (Unicode engines, where the document's font decides the glyph), as ``U+XXXX`` under
+#: pdflatex (whose default set-up has no glyph for it and would stop with an error).
+LATEX_PREAMBLE = r'\providecommand{\lbuni}[1]{\ifdefined\Umathcode\char"#1\relax\else\texttt{[U+#1]}\fi}'
+
+
+def _latex_char(ch: str, marks: str = "") -> str:
+    """One character and the combining marks after it, as ASCII LaTeX."""
+    if not marks and ch.isascii():
+        return _LATEX_SPECIAL.get(ch, ch)
+    if not marks and ch in _LATEX_LETTERS:
+        return _LATEX_LETTERS[ch]
+    base, *accents = unicodedata.normalize("NFD", ch) + marks
+    if base.isascii() and base.isalpha() and accents and all(m in _LATEX_ACCENTS for m in accents):
+        dotless = accents[0] not in ("\u0327", "\u0328", "\u0323", "\u0331")  # marks above drop i's dot
+        out = {"i": r"\i{}", "j": r"\j{}"}.get(base, base) if dotless else base
+        for mark in accents:
+            out = f"\\{_LATEX_ACCENTS[mark]}{{{out}}}"
+        return out
+    return "".join(rf"\lbuni{{{ord(c):X}}}" for c in ch + marks)
+
+
 def latex_escape(text: str) -> str:
-    r"""Escape LaTeX special characters; control characters dropped, line breaks spaces
-    (so a cell is one line and a table never holds a blank line).
+    r"""Escape ``text`` to ASCII LaTeX that compiles under pdflatex, XeLaTeX and LuaLaTeX:
+    special characters escaped; accented Latin letters as accent commands; other
+    non-ASCII characters as ``\lbuni{HEX}`` (:data:`LATEX_PREAMBLE`); control characters
+    dropped, line breaks spaces (so a cell is one line and a table never holds a blank line).
 
     Example:
         >>> latex_escape("a_b & 50%\n\n\\input{x}")
         'a\\_b \\& 50\\%  \\textbackslash{}input\\{x\\}'
+        >>> print(latex_escape("Zoë Łódź 日😀"))
+        Zo\"{e} \L{}\'{o}d\'{z} \lbuni{65E5}\lbuni{1F600}
     """
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in one_line(text))
+    out: list[tuple[str, str]] = []  # (character, combining marks after it), NFC first
+    for ch in unicodedata.normalize("NFC", one_line(text)):
+        if out and unicodedata.combining(ch):
+            out[-1] = (out[-1][0], out[-1][1] + ch)
+        else:
+            out.append((ch, ""))
+    return "".join(_latex_char(ch, marks) for ch, marks in out)
 
 
 def _latex(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
-    lines = [r"\begin{tabular}{" + "l" * len(header) + "}", r"\toprule"]
+    lines = [LATEX_PREAMBLE, r"\begin{tabular}{" + "l" * len(header) + "}", r"\toprule"]
     lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
     lines.append(r"\midrule")
     lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]

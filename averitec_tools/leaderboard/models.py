@@ -36,6 +36,7 @@ teams = sa.Table(
     sa.Column("name_key", sa.String(100), nullable=False, unique=True),
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("removed_at", sa.DateTime, nullable=True),  # `team remove`: no token or session accepted
 )
 
 submissions = sa.Table(

@@ -4,13 +4,20 @@ Every such string is shown on pages, in exports and in terminals, so it must be 
 text: NFKC-normalised, no control, format (bidi overrides, zero-width characters),
 surrogate, private-use or unassigned code points, no line or paragraph separators, and
 a bounded length. Team names are unique under :func:`name_key` (NFKC + case folding), so
-``blue``, ``BLUE`` and full-width ``ｂｌｕｅ`` are one team.
+``blue``, ``BLUE`` and full-width ``ｂｌｕｅ`` are one team; and a new team whose name
+*looks like* an existing one is refused (:func:`confusable_with`): same Unicode TR39
+confusable skeleton (:func:`skeleton`), so ``bIue`` (capital I) and ``bluе`` (Cyrillic
+е) cannot pose as ``blue``.
+
+The skeleton uses Unicode's ``confusables.txt`` (UTS #39 data) as shipped by the
+``confusable-homoglyphs`` package (the ``leaderboard`` extra), read once on first use.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from averitec_tools.errors import UserError
 
@@ -65,6 +72,73 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """``{character: its confusable class's representative}`` from Unicode's confusables.txt.
+
+    ``confusable_homoglyphs`` ships the table as symmetric pairs (source ↔ prototype): each
+    class is a star around its prototype. A multi-character member is the prototype (TR39
+    never maps *from* one); otherwise the member with most neighbours is, ties (a source
+    and its prototype alone) broken by code point so both members get one representative.
+    """
+    try:
+        from confusable_homoglyphs.confusables import confusables_data
+    except ImportError:
+        raise UserError("team names: the Unicode confusables table is missing (package 'confusable-homoglyphs')",
+                        hint="pip install 'averitec-tools[leaderboard]'") from None
+
+    def plain(text: str) -> str:
+        return text.replace("\u200e", "")  # the table wraps right-to-left characters in LRMs
+
+    neighbours: dict[str, set[str]] = {}
+    for char, entries in confusables_data.items():
+        for entry in entries:
+            a, b = plain(char), plain(entry["c"])
+            if a and b and a != b:
+                neighbours.setdefault(a, set()).add(b)
+                neighbours.setdefault(b, set()).add(a)
+    table = {}
+    for char, around in neighbours.items():
+        if len(char) != 1:
+            continue
+        star = {char, *around}
+        multi = sorted(x for x in star if len(x) > 1)
+        table[char] = multi[0] if multi else min(star, key=lambda x: (-len(neighbours.get(x, ())), x))
+    return table
+
+
+def skeleton(name: str) -> str:
+    """The UTS #39 skeleton of ``name`` (NFD, each character by its confusables prototype,
+    NFD again), case-folded: two names with one skeleton look alike.
+
+    Example:
+        >>> skeleton("bIue") == skeleton("blu\u0435") == skeleton("blue")
+        True
+        >>> skeleton("rnoon") == skeleton("moon"), skeleton("blues") == skeleton("blue")
+        (True, False)
+    """
+    table = _prototypes()
+
+    def mapped(text: str) -> str:
+        once = "".join(table.get(ch, ch) for ch in unicodedata.normalize("NFD", text))
+        # a multi-character prototype's own characters get their representatives too
+        return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in once))
+
+    # map, fold case, map again: the table is case-sensitive ("I" looks like "l", "i" does not)
+    return mapped(mapped(unicodedata.normalize("NFKC", name)).casefold())
+
+
+def confusable_with(name: str, existing: Iterable[str]) -> str | None:
+    """The first of ``existing`` that ``name`` looks like (same :func:`skeleton`), if any.
+
+    Example:
+        >>> confusable_with("bIue", ["red", "blue"]), confusable_with("blues", ["blue"])
+        ('blue', None)
+    """
+    key = skeleton(name)
+    return next((other for other in existing if skeleton(other) == key), None)
+
+
 def team_name(value: str) -> str:
     """A valid team name (see the module docstring)."""
     return clean_text(value, what="team name", max_len=TEAM_NAME_MAX)
@@ -112,4 +186,5 @@ def check_meta(meta: Mapping[str, str], *, allowed: Sequence[str]) -> dict[str, 
     return out
 
 
-__all__ = ["REFUSED_CATEGORIES", "check_meta", "clean_text", "file_display_name", "name_key", "system_name", "team_name"]
+__all__ = ["REFUSED_CATEGORIES", "check_meta", "clean_text", "confusable_with", "file_display_name", "name_key",
+           "skeleton", "system_name", "team_name"]

@@ -6,11 +6,11 @@ tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256
 tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
 submissions, so a warm worker pays only for the new prediction strings.
 
-The profiles build their engine with ``scoring.engine.make_engine`` and parse the
-gold file with ``submission.load_gold_claims``; while a submission is scored both return
-the warm engine and the parsed gold kept by this process (:func:`pinned_engine`, through
-:mod:`averitec_tools.scoring.warm`). Scores are identical either way (the engine's caches hold
-exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks.
+Each profile is scored with an explicit :class:`~averitec_tools.scoring.warm.WarmScoring`
+(:func:`pinned_engine`): the warm engine and the parsed gold kept by this process, lent to
+that profile only. Which gold strings to prepare is the profile's own answer
+(``ScoringProfile.gold_strings``). Scores are identical either way (the engine's caches
+hold exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks.
 """
 
 from __future__ import annotations
@@ -60,64 +60,28 @@ _GOLD_CLAIMS: dict[tuple[str, str, str], list[Any]] = {}
 
 
 @contextmanager
-def pinned_engine(profile: str, engine: Any) -> Iterator[None]:
-    """Score ``profile`` with the warm ``engine`` and this process's parsed-gold cache.
+def pinned_engine(profile: str, engine: Any) -> Iterator[Any]:
+    """The warm state to score ``profile`` with: ``engine`` and this process's parsed gold.
 
-    ``profile`` is kept for the call sites' readability; the lending is per thread and
-    covers every profile (see :mod:`averitec_tools.scoring.warm`).
+    The :class:`~averitec_tools.scoring.warm.WarmScoring` it yields is lent to ``profile``
+    alone (another profile refuses it).
+
+    Example:
+        >>> with pinned_engine("averitec2024", "E") as warm:
+        ...     warm.profile, warm.engine
+        ('averitec2024', 'E')
     """
-    from averitec_tools.scoring.warm import warm_scoring
+    from averitec_tools.scoring.warm import WarmScoring
 
-    with warm_scoring(engine=engine, gold_cache=_GOLD_CLAIMS):
-        yield
+    yield WarmScoring(profile=profile, engine=engine, gold_cache=_GOLD_CLAIMS)
 
 
 def warm_engine(*, max_pairs: int = 500_000) -> Any:
-    """A :class:`~averitec_tools.metrics.meteor.MeteorEngine` that also remembers pair scores.
+    """A :class:`~averitec_tools.metrics.meteor.MeteorEngine` that also remembers up to
+    ``max_pairs`` pair scores (resubmitted evidence is looked up, not scored again)."""
+    from averitec_tools.metrics.meteor import MeteorEngine
 
-    Teams often resubmit the same evidence with other labels; those (prediction, gold)
-    pairs are then looked up instead of scored again. Keys are the prepared token
-    sequences themselves (value equality), so a remembered score is exactly the score
-    the engine would compute. The memo is cleared when it holds ``max_pairs`` entries.
-    """
-    from averitec_tools.metrics.meteor import MeteorEngine, PreparedText
-
-    class _PairMemoEngine(MeteorEngine):
-        def __init__(self) -> None:
-            super().__init__(allow_download=True)
-            self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
-
-        def trim(self) -> bool:
-            trimmed = super().trim()
-            if trimmed:
-                self._pair_scores.clear()  # its keys hold the forgotten strings
-            return trimmed
-
-        def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
-            key = (hyp, ref)
-            value = self._pair_scores.get(key)
-            if value is None:
-                value = super().score_prepared(hyp, ref)
-                if len(self._pair_scores) >= max_pairs:
-                    self._pair_scores.clear()
-                self._pair_scores[key] = value
-            return value
-
-    return _PairMemoEngine()
-
-
-def _gold_strings(gold: str, profile: str) -> list[str]:
-    """Strings of the gold side that the AVeriTeC profiles compare (empty for others)."""
-    if profile not in ("averitec2024", "averitec2023"):
-        return []
-    from averitec_tools.scoring.engine import answer_strings, qa_strings
-    from averitec_tools.scoring.submission import load_gold_claims
-
-    out: list[str] = []
-    for claim in load_gold_claims(gold, profile=profile):
-        out += [q.question for q in claim.questions]
-        out += qa_strings(claim.questions) + answer_strings(claim.questions)
-    return list(dict.fromkeys(out))
+    return MeteorEngine(allow_download=True, max_pairs=max_pairs)
 
 
 class Scorer:
@@ -180,7 +144,9 @@ class Scorer:
         digest = file_sha256(phase.gold)
         if digest in self._prepared_gold:
             return 0
-        strings = list(dict.fromkeys(s for p in phase.profiles for s in _gold_strings(phase.gold, p)))
+        from averitec_tools.scoring.profiles import get_profile
+
+        strings = list(dict.fromkeys(s for p in phase.profiles for s in get_profile(p).gold_strings(phase.gold)))
         cache_file = None
         cached: dict[str, list[list[str]]] = {}
         if self.cache_dir is not None and strings:
@@ -257,9 +223,10 @@ class Scorer:
 
         out = []
         for name in phase.profiles:
-            with pinned_engine(name, self.engine):
+            with pinned_engine(name, self.engine) as warm:
                 jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
-                result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, allow_download=True)
+                result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
+                                                 allow_download=True)
             per_claim = [
                 {
                     "id": c.claim_id,
@@ -281,7 +248,7 @@ class Scorer:
             for k in [k for k in keys if k in phase.columns]:  # the shown metrics only
                 ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
                 cis[k] = [ci.low, ci.high]
-            summary = json.loads(json.dumps(dict(result.summary), default=str).replace(str(path), "submission"))
+            summary = json.loads(json.dumps(dict(result.summary), default=str))  # profiles' summaries name no input path
             out.append(
                 {
                     "profile": name,

@@ -164,7 +164,7 @@ def assign_tiers(entries: list[Entry], *, primary: str, alpha: float, test: str,
         >>> [(e.team, e.rank) for e in assign_tiers([c, b, a], primary="m", alpha=0.05, test="bootstrap", n_resamples=10)]
         [('t1', 1), ('t2', 1), ('t3', 3)]
     """
-    from averitec_tools.metrics.bootstrap import paired_test
+    from averitec_tools.metrics.paired import paired_test
 
     def score(e: Entry) -> float:
         return round(e.metrics[primary], 12)

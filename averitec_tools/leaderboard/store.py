@@ -44,6 +44,7 @@ from averitec_tools.leaderboard.db import (
 )
 from averitec_tools.leaderboard.names import (
     check_meta,
+    confusable_with,
     file_display_name,
     name_key,
     system_name,
@@ -173,7 +174,8 @@ class Store(SubmissionQueue):
         """Create a team and return its token (shown once; only its hash is stored).
 
         Names follow :mod:`averitec_tools.leaderboard.names`; ``blue``, ``BLUE`` and
-        ``ｂｌｕｅ`` are the same name.
+        ``ｂｌｕｅ`` are the same name, and a look-alike of an existing team (``bIue``)
+        is refused.
         """
         name = team_name(name)
         key = name_key(name)
@@ -183,6 +185,10 @@ class Store(SubmissionQueue):
                 taken = conn.execute(sa.select(m.teams.c.name).where(m.teams.c.name_key == key)).scalar()
                 if taken is not None:
                     raise UserError(f"team {name!r} already exists" + (f" (as {taken!r}; names are compared case- and width-insensitively)" if taken != name else ""))
+                similar = confusable_with(name, conn.execute(sa.select(m.teams.c.name)).scalars())
+                if similar is not None:
+                    raise UserError(f"team name {name!r} looks like the existing team {similar!r} (Unicode confusables)",
+                                    hint="choose a name that does not read as another team's")
                 conn.execute(m.teams.insert().values(name=name, name_key=key, token_hash=hash_token(token), created_at=utcnow()))
         except sa.exc.IntegrityError:
             raise UserError(f"team {name!r} already exists") from None
@@ -190,13 +196,15 @@ class Store(SubmissionQueue):
 
     def team_by_token(self, token: str) -> str | None:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token))).scalar()
+            return conn.execute(
+                sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token), m.teams.c.removed_at.is_(None))
+            ).scalar()
 
     def team_by_id(self, team_id: int) -> dict[str, Any] | None:
         """``{id, name, token_hash}`` of team ``team_id`` (``None`` if there is none)."""
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def admin_token_hash(self) -> str:
@@ -205,14 +213,14 @@ class Store(SubmissionQueue):
 
     def team(self, name: str) -> dict[str, Any] | None:
         """The team called ``name`` (compared as :func:`~averitec_tools.leaderboard.names.name_key`
-        does), as ``{id, name, token_hash}``; ``None`` for no such team or an invalid name."""
+        does), as ``{id, name, token_hash}``; ``None`` for no such team, a removed one or an invalid name."""
         try:
             key = name_key(team_name(name))
         except UserError:
             return None
         t = m.teams.c
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key)).first()
+            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key, t.removed_at.is_(None))).first()
         return dict(row._mapping) if row is not None else None
 
     def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
@@ -220,7 +228,7 @@ class Store(SubmissionQueue):
             key = name_key(team_name(team))
         except UserError:
             key = None
-        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key)
+        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key, m.teams.c.removed_at.is_(None))
         if lock and self.is_postgres:
             query = query.with_for_update()
         team_id = conn.execute(query).scalar()

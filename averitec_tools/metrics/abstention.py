@@ -171,7 +171,7 @@ def label_scores(
     per_class: dict[str, float] = {}
     macro: float | None = None
     if n_answered and label_set:
-        from averitec_tools.metrics.bootstrap import encode_label_pairs, per_class_f1_of_codes
+        from averitec_tools.metrics.label_codes import encode_label_pairs, per_class_f1_of_codes
 
         # Gold labels outside ``label_set`` get their own rows so that predicting them is
         # nobody's false positive and the averaged classes match scikit-learn's labels=.
@@ -194,6 +194,7 @@ def label_scores(
     )
 
 
+@register_metric
 @dataclass(frozen=True)
 class AbstentionCoverage(
     Metric,
@@ -221,6 +222,7 @@ class AbstentionCoverage(
         ).coverage
 
 
+@register_metric
 @dataclass(frozen=True)
 class AbstentionAccuracy(
     Metric,
@@ -250,8 +252,6 @@ class AbstentionAccuracy(
         ).accuracy
 
 
-register_metric(AbstentionCoverage())
-register_metric(AbstentionAccuracy())
 
 __all__ = [
     "ABSTENTION_MODES",

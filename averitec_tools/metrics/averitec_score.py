@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 
 #: λ values the 2023 and 2024 scorers report.
 AVERITEC_THRESHOLDS: tuple[float, ...] = (0.1, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -94,29 +94,35 @@ def by_claim_type(
     return {t: float(np.mean(v)) for t, v in groups.items()}
 
 
+@register_metric
 @dataclass(frozen=True)
-class AVeriTeCScore:
-    """λ-thresholded AVeriTeC score (label accuracy counted only where evidence clears λ)."""
+class AVeriTeCScore(
+    Metric, name="averitec-score", higher_is_better=True,
+    description="fraction of claims with the right label and Hungarian METEOR evidence score above λ "
+    "(strict: >, else >=)",
+    citation="Schlichtkrull et al. (2023), AVeriTeC", shown=("threshold",),
+):
+    """λ-thresholded AVeriTeC score (label accuracy counted only where evidence clears λ).
 
-    info: MetricInfo
+    Its string form always names λ (a per-claim key per λ):
 
-    def __call__(
-        self, *, evidence_scores: Sequence[float], correct: Sequence[bool], threshold: float, strict: bool = True
-    ) -> float:
-        return averitec_score(evidence_scores=evidence_scores, correct=correct, threshold=threshold, strict=strict)
+    Example:
+        >>> m = AVeriTeCScore(threshold=0.3)
+        >>> str(m), m(evidence_scores=[0.3, 0.5], correct=[True, True])
+        ('averitec-score(threshold=0.3)', 0.5)
+        >>> str(AVERITEC_SCORE), str(AVeriTeCScore(threshold=0.2, strict=False))
+        ('averitec-score(threshold=0.25)', 'averitec-score(threshold=0.2,strict=False)')
+    """
+
+    threshold: float = 0.25
+    strict: bool = True
+
+    def __call__(self, *, evidence_scores: Sequence[float], correct: Sequence[bool]) -> float:
+        return averitec_score(evidence_scores=evidence_scores, correct=correct, threshold=self.threshold,
+                              strict=self.strict)
 
 
-AVERITEC_SCORE = register_metric(
-    AVeriTeCScore(
-        info=MetricInfo(
-            name="averitec-score",
-            higher_is_better=True,
-            description="fraction of claims with the right label and Hungarian METEOR evidence score above λ",
-            params={"thresholds": AVERITEC_THRESHOLDS, "strict": True},
-            citation="Schlichtkrull et al. (2023), AVeriTeC",
-        )
-    )
-)
+AVERITEC_SCORE = AVeriTeCScore()
 
 
 def threshold_key(threshold: float) -> str:

@@ -23,7 +23,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
@@ -53,19 +53,17 @@ class MetricInfo:
 METRICS: Registry[Any] = Registry("metric")
 
 
-def register_metric(obj: Any) -> Any:
-    """Register a metric object (anything with an ``info: MetricInfo`` attribute)."""
-    METRICS.add(obj.info.name, obj)
-    return obj
-
-
 class Metric:
     """Base of the parameterised metrics: a frozen dataclass whose fields are its parameters.
 
-    Subclasses pass the metadata as class keywords (``class ECE(Metric, name="ece",
-    higher_is_better=False, description=...)``) and implement ``__call__`` (or inherit it
-    from :class:`ConfidenceMetric` / :class:`ProbabilityMetric`); ``info``, ``params`` and
-    the string form (:func:`metric_spec`) follow from the fields.
+    The one way to define a metric: subclasses pass the metadata as class keywords
+    (``class ECE(Metric, name="ece", higher_is_better=False, description=...)``), are
+    frozen dataclasses whose fields are the parameters, implement ``__call__`` (or inherit
+    it from :class:`ConfidenceMetric` / :class:`ProbabilityMetric`), and register with the
+    :func:`register_metric` class decorator; ``info``, ``params`` and the string form
+    (:func:`metric_spec`) follow from the fields. ``shown=("threshold",)`` names parameters
+    the string form always writes (``averitec-score(threshold=0.25)``: a per-claim key
+    names its λ even at the default).
 
     Example:
         >>> from averitec_tools.metrics.selective import CoverageAtRisk
@@ -80,15 +78,17 @@ class Metric:
     citation: ClassVar[str] = ""
     #: Value range, for documentation and property tests.
     bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    #: Parameters the string form writes even at their default.
+    shown: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(
         cls, *, name: str | None = None, higher_is_better: bool = False, description: str = "", citation: str = "",
-        bounds: tuple[float, float] = (0.0, 1.0), **kwargs: Any,
+        bounds: tuple[float, float] = (0.0, 1.0), shown: tuple[str, ...] = (), **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
         if name is not None:
             cls.name, cls.higher_is_better, cls.description = name, higher_is_better, description
-            cls.citation, cls.bounds = citation, bounds
+            cls.citation, cls.bounds, cls.shown = citation, bounds, shown
 
     @property
     def params(self) -> dict[str, Any]:
@@ -103,6 +103,30 @@ class Metric:
 
     def __str__(self) -> str:
         return metric_spec(self)
+
+
+MetricClass = TypeVar("MetricClass", bound=type[Metric])
+
+
+def register_metric(cls: MetricClass) -> MetricClass:
+    """Class decorator, the one registration: ``METRICS`` holds the class's default instance
+    under its ``name`` (a second metric of that name is an error).
+
+    Example:
+        >>> @register_metric
+        ... @dataclass(frozen=True)
+        ... class Half(Metric, name="half-doc-example", higher_is_better=True, description="always 0.5"):
+        ...     def __call__(self) -> float:
+        ...         return 0.5
+        >>> METRICS.get(Half.name)(), str(METRICS.get(Half.name))
+        (0.5, 'half-doc-example')
+        >>> METRICS._items.pop(Half.name) == Half()  # (the example leaves the registry as it was)
+        True
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Metric) and dataclasses.is_dataclass(cls)):
+        raise TypeError(f"register_metric decorates a frozen dataclass subclass of Metric, not {cls!r}")
+    METRICS.add(cls.name, cls())
+    return cls
 
 
 class _FunctionMetric(Metric):
@@ -150,7 +174,8 @@ _SCALARS: tuple[type, ...] = (bool, int, float, str)
 def metric_spec(metric: Any) -> str:
     """The string form of a registered metric object: ``name`` or ``name(k=v,...)``.
 
-    Only parameters that differ from the registered object's are written, in field order.
+    Only parameters that differ from the registered object's (and those the metric always
+    shows) are written, in field order.
 
     Example:
         >>> from averitec_tools.metrics.brier import MulticlassBrierScore
@@ -162,7 +187,7 @@ def metric_spec(metric: Any) -> str:
     changed = [
         f"{f.name}={getattr(metric, f.name)!s}"
         for f in dataclasses.fields(metric)
-        if getattr(metric, f.name) != getattr(base, f.name)
+        if getattr(metric, f.name) != getattr(base, f.name) or f.name in getattr(metric, "shown", ())
     ]
     return f"{name}({','.join(changed)})" if changed else name
 

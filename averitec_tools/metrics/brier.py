@@ -117,6 +117,7 @@ def multiclass_brier_score(
     return score / 2.0 if scale_by_half else score
 
 
+@register_metric
 @dataclass(frozen=True)
 class BrierScore(
     ConfidenceMetric,
@@ -134,6 +135,7 @@ class BrierScore(
     """
 
 
+@register_metric
 @dataclass(frozen=True)
 class MulticlassBrierScore(
     ProbabilityMetric,
@@ -157,7 +159,5 @@ class MulticlassBrierScore(
         return dataclasses.replace(super().info, bounds=(0.0, 1.0 if self.scale_by_half else 2.0))
 
 
-register_metric(BrierScore())
-register_metric(MulticlassBrierScore())
 
 __all__ = ["BrierScore", "MulticlassBrierScore", "brier_batched", "brier_score", "multiclass_brier_score"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.registry import Registry
 
 KINDS = ("qa", "questions")
@@ -225,27 +225,26 @@ def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = No
     return ThresholdPreset("custom", thr, cmp, f"{base.name} with --ev2r-threshold/--ev2r-comparison")
 
 
+@register_metric
 @dataclass(frozen=True)
-class Ev2RRecall:
-    """Ev2R Q+A recall (mean over claims), the evidence half of the new AVeriTeC score."""
+class Ev2RRecall(
+    Metric, name="ev2r-recall", higher_is_better=True,
+    description="LLM-judged share of reference atomic facts supported by the predicted evidence "
+    "(judge: any chat model, default Llama-3.3-70B-Instruct, temperature 0)",
+    citation="Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)",
+):
+    """Ev2R Q+A recall (mean over claims), the evidence half of the new AVeriTeC score.
 
-    info: MetricInfo
+    Example:
+        >>> Ev2RRecall()(judgements=[Judgement(1.0, 0.5, True), Judgement(0.0, 0.0, False)])
+        0.25
+    """
 
     def __call__(self, *, judgements: Sequence[Judgement]) -> float:
         return sum(j.recall for j in judgements) / len(judgements) if judgements else 0.0
 
 
-EV2R_RECALL = register_metric(
-    Ev2RRecall(
-        info=MetricInfo(
-            name="ev2r-recall",
-            higher_is_better=True,
-            description="LLM-judged share of reference atomic facts supported by the predicted evidence",
-            params={"judge": "any chat model (default Llama-3.3-70B-Instruct)", "temperature": 0},
-            citation="Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)",
-        )
-    )
-)
+EV2R_RECALL = Ev2RRecall()
 
 __all__ = [
     "COMPARISONS",

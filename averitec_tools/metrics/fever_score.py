@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 
 NEI = "NOT ENOUGH INFO"
@@ -72,8 +72,14 @@ class FeverScoreResult:
         }
 
 
+@register_metric
 @dataclass(frozen=True)
-class FeverScore:
+class FeverScore(
+    Metric, name="fever-score", higher_is_better=True,
+    description="FEVER strict score: correct label and a complete gold evidence set "
+    "among the first max_evidence predicted sentences",
+    citation=CITATION,
+):
     """The FEVER score with an evidence cap.
 
     Args:
@@ -99,17 +105,6 @@ class FeverScore:
             or self.max_evidence < 0
         ):
             raise UserError(f"--max-evidence must be a non-negative integer, found {self.max_evidence!r}")
-
-    @property
-    def info(self) -> MetricInfo:
-        return MetricInfo(
-            name="fever-score",
-            higher_is_better=True,
-            description="FEVER strict score: correct label and a complete gold evidence set "
-            "among the first max_evidence predicted sentences",
-            params={"max_evidence": self.max_evidence},
-            citation=CITATION,
-        )
 
     def score_claim(self, *, gold: FeverClaim, prediction: FeverPrediction) -> FeverClaimOutcome:
         """Score one claim (see the module docstring for the reference's rules)."""
@@ -182,6 +177,6 @@ class FeverScore:
 
 
 #: The registered instance (reference default ``max_evidence=5``).
-FEVER_SCORE = register_metric(FeverScore())
+FEVER_SCORE = FeverScore()
 
 __all__ = ["CITATION", "FEVER_SCORE", "FeverClaimOutcome", "FeverScore", "FeverScoreResult"]

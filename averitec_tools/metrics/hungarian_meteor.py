@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from averitec_tools.metrics._gc import paused_gc
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.metrics.meteor import MeteorEngine, default_engine
 
 Normalise = Literal["reference", "candidate"]
@@ -229,16 +229,20 @@ def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:
                 leave=False, bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} claims [{elapsed}<{remaining}]")
 
 
+@register_metric
 @dataclass(frozen=True)
-class HungarianMeteor:
+class HungarianMeteor(
+    Metric, name="hu-meteor", higher_is_better=True,
+    description="Hungarian-matched METEOR between predicted and gold evidence, normalised by the gold (or predicted) "
+    "count (scipy.optimize.linear_sum_assignment(maximize=True))",
+    citation="Schlichtkrull et al. (2023), AVeriTeC, Sec. 5",
+):
     """Hungarian METEOR of one claim's predicted vs gold evidence strings.
 
     Example:
         >>> HU_METEOR.info.name
         'hu-meteor'
     """
-
-    info: MetricInfo
 
     def __call__(
         self,
@@ -252,17 +256,7 @@ class HungarianMeteor:
         return solve_task(task, engine or default_engine())
 
 
-HU_METEOR = register_metric(
-    HungarianMeteor(
-        info=MetricInfo(
-            name="hu-meteor",
-            higher_is_better=True,
-            description="Hungarian-matched METEOR between predicted and gold evidence, normalised by the gold (or predicted) count",
-            params={"matching": "scipy.optimize.linear_sum_assignment(maximize=True)"},
-            citation="Schlichtkrull et al. (2023), AVeriTeC, Sec. 5",
-        )
-    )
-)
+HU_METEOR = HungarianMeteor()
 
 __all__ = [
     "HU_METEOR",

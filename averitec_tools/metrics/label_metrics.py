@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
 
 
 def accuracy(*, gold: Sequence[str | None], predicted: Sequence[str | None]) -> float:
@@ -60,38 +60,42 @@ def macro_f1(*, gold: Sequence[str | None], predicted: Sequence[str | None], lab
     return float(np.mean(list(per.values()))) if per else 0.0
 
 
+@register_metric
 @dataclass(frozen=True)
-class LabelAccuracy:
-    """Label accuracy."""
+class LabelAccuracy(
+    Metric, name="label-accuracy", higher_is_better=True,
+    description="fraction of claims whose predicted label equals the gold label",
+):
+    """Label accuracy (``METRICS.get("label-accuracy")``).
 
-    info: MetricInfo
+    Example:
+        >>> LabelAccuracy()(gold=["A", "B"], predicted=["A", "A"])
+        0.5
+    """
 
     def __call__(self, *, gold: Sequence[str | None], predicted: Sequence[str | None]) -> float:
         return accuracy(gold=gold, predicted=predicted)
 
 
+@register_metric
 @dataclass(frozen=True)
-class MacroF1:
-    """Macro-averaged F1 over a fixed label set."""
+class MacroF1(
+    Metric, name="label-macro-f1", higher_is_better=True,
+    description="unweighted mean of per-label F1 over the profile's label set (sklearn semantics)",
+    citation="scikit-learn f1_score(average='macro')",
+):
+    """Macro-averaged F1 over a fixed label set (``METRICS.get("label-macro-f1")``).
 
-    info: MetricInfo
+    Example:
+        >>> MacroF1()(gold=["A", "B"], predicted=["A", "A"], labels=["A", "B"])
+        0.3333333333333333
+    """
 
     def __call__(self, *, gold: Sequence[str | None], predicted: Sequence[str | None], labels: Sequence[str]) -> float:
         return macro_f1(gold=gold, predicted=predicted, labels=labels)
 
 
-LABEL_ACCURACY = register_metric(
-    LabelAccuracy(MetricInfo(name="label-accuracy", higher_is_better=True, description="fraction of claims whose predicted label equals the gold label"))
-)
-LABEL_MACRO_F1 = register_metric(
-    MacroF1(
-        MetricInfo(
-            name="label-macro-f1",
-            higher_is_better=True,
-            description="unweighted mean of per-label F1 over the profile's label set (sklearn semantics)",
-            citation="scikit-learn f1_score(average='macro')",
-        )
-    )
-)
+LABEL_ACCURACY = LabelAccuracy()
+LABEL_MACRO_F1 = MacroF1()
 
 __all__ = ["LABEL_ACCURACY", "LABEL_MACRO_F1", "LabelAccuracy", "MacroF1", "accuracy", "f1_per_label", "macro_f1"]

@@ -28,137 +28,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from averitec_tools.metrics.base import MetricInfo, register_metric
+from averitec_tools.metrics.base import Metric, register_metric
+from averitec_tools.metrics.meteor_matching import PreparedText, match_stem_class, match_synonyms
 from averitec_tools.metrics.tokenize import WordTokenizer
 
 ALPHA = 0.9
 BETA = 3.0
 GAMMA = 0.5
-
-
-@dataclass(frozen=True, eq=False)
-class PreparedText:
-    """A string tokenised, lower-cased and stemmed once, ready to be scored many times.
-
-    Equality and hashing use ``words`` and ``stems`` only (the hash is computed once: a
-    prepared text is a dictionary key of the leaderboard's pair-score memo).
-    """
-
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    #: stem -> ascending positions (the words of one stem class)
-    stem_positions: dict[str, tuple[int, ...]] = field(repr=False)
-    stem_set: frozenset[str] = field(repr=False)
-    #: stems that stand for more than one distinct word here (e.g. "run" and "running")
-    mixed_stems: frozenset[str] = field(repr=False)
-    _hash: int = field(repr=False)
-
-    @classmethod
-    def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
-        words, stems = tuple(words), tuple(stems)
-        # lists grown in place, then frozen: linear in the text's length however often a word repeats
-        growing: dict[str, list[int]] = {}
-        for i, s in enumerate(stems):
-            seen = growing.get(s)
-            if seen is None:
-                growing[s] = [i]
-            else:
-                seen.append(i)
-        positions = {s: tuple(p) for s, p in growing.items()}
-        if len(set(words)) == len(positions):  # as many word forms as stems: none mixed
-            mixed: frozenset[str] = frozenset()
-        else:
-            mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
-        return cls(words, stems, positions, frozenset(positions), mixed, hash((words, stems)))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PreparedText):
-            return NotImplemented
-        return self is other or (self._hash == other._hash and self.words == other.words and self.stems == other.stems)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-
-def _match_stem_class(
-    hyp_pos: tuple[int, ...], ref_pos: tuple[int, ...], hyp_words: tuple[str, ...], ref_words: tuple[str, ...],
-    matches: list[tuple[int, int]],
-) -> None:
-    """Exact then stem matches among the positions of one shared stem (see module docs).
-
-    Equal words have equal stems, so NLTK's exact and stem stages never cross stem
-    classes: each class is matched on its own. Exact stage: for every word, the k-th last
-    hypothesis occurrence pairs with the k-th last reference occurrence. Stem stage: the
-    class's leftovers pair the same way, from the end.
-    """
-    hyp_by_word: dict[str, list[int]] = {}
-    for i in hyp_pos:
-        hyp_by_word.setdefault(hyp_words[i], []).append(i)
-    ref_by_word: dict[str, list[int]] = {}
-    for j in ref_pos:
-        ref_by_word.setdefault(ref_words[j], []).append(j)
-    used_h: set[int] = set()
-    used_r: set[int] = set()
-    for word, hp in hyp_by_word.items():
-        rp = ref_by_word.get(word)
-        if rp is None:
-            continue
-        k = min(len(hp), len(rp))
-        for h, r in zip(hp[len(hp) - k :], rp[len(rp) - k :], strict=True):
-            matches.append((h, r))
-            used_h.add(h)
-            used_r.add(r)
-    hyp_left = [i for i in hyp_pos if i not in used_h]
-    ref_left = [j for j in ref_pos if j not in used_r]
-    k = min(len(hyp_left), len(ref_left))
-    if k:
-        matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
-
-
-def _match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], matches: list[tuple[int, int]]) -> None:
-    """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
-
-    NLTK visits the unmatched hypothesis words from last to first; each takes the last
-    unmatched reference word whose stem is among its synonyms. Scanning the free reference
-    words for each hypothesis word is quadratic (an answer repeating a word whose synonym
-    occurs once in the gold scans the whole gold side for every repeat); instead the free
-    reference positions are kept per stem, and the last one of a hypothesis word's
-    candidate stems is the largest of their last free positions.
-
-    Args:
-        syn_sets: Per hypothesis position, the synonyms of its stem, then their union.
-        ref_stems: The reference's stems.
-        matches: The exact and stem matches so far (extended in place).
-    """
-    matched_h = {h for h, _ in matches}
-    matched_r = {r for _, r in matches}
-    wanted = syn_sets[-1]
-    free: dict[str, list[int]] = {}  # stem -> its unmatched reference positions, ascending
-    for j, stem in enumerate(ref_stems):
-        if stem in wanted and j not in matched_r:
-            positions = free.get(stem)
-            if positions is None:
-                free[stem] = [j]
-            else:
-                positions.append(j)
-    free_stems = set(free)
-    for i in range(len(syn_sets) - 2, -1, -1):
-        if not free_stems:
-            break
-        if i in matched_h:
-            continue
-        candidates = syn_sets[i] & free_stems  # iterates over the smaller set
-        if not candidates:
-            continue
-        best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
-        positions = free[best]
-        matches.append((i, positions.pop()))
-        if not positions:
-            free_stems.discard(best)
 
 
 class MeteorEngine:
@@ -167,10 +47,17 @@ class MeteorEngine:
     Args:
         tokenizer: Word tokenizer (default: NLTK 3.9.1 ``word_tokenize`` behaviour).
         allow_download: Whether missing NLTK data may be downloaded (announced on stderr).
+        max_pairs: Remember up to this many (hypothesis, reference) pair scores (0: none).
+            A long-lived scorer sets it: teams often resubmit the same evidence with other
+            labels, and those pairs are then looked up instead of scored again. Keys are
+            the prepared texts themselves (value equality), so a remembered score is
+            exactly the score computed; the memo is cleared when full and by :meth:`trim`.
     """
 
-    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True) -> None:
+    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0) -> None:
         self.allow_download = allow_download
+        self.max_pairs = max_pairs
+        self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
         self._prepared: dict[str, PreparedText] = {}
         self._stems: dict[str, str] = {}
@@ -269,6 +156,7 @@ class MeteorEngine:
             return False
         self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
         self._hyp_synonyms.clear()
+        self._pair_scores.clear()  # its keys hold the forgotten strings
         self.tokenizer.clear_cache()
         if too_many_words:
             self._stems.clear()
@@ -278,7 +166,19 @@ class MeteorEngine:
         return True
 
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
-        """METEOR of hypothesis ``hyp`` against reference ``ref``."""
+        """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``)."""
+        if not self.max_pairs:
+            return self._score_pair(hyp, ref)
+        key = (hyp, ref)
+        value = self._pair_scores.get(key)
+        if value is None:
+            value = self._score_pair(hyp, ref)
+            if len(self._pair_scores) >= self.max_pairs:
+                self._pair_scores.clear()
+            self._pair_scores[key] = value
+        return value
+
+    def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
         hl, rl = len(hyp.words), len(ref.words)
         if hl == 0 or rl == 0:
             return 0.0
@@ -293,7 +193,7 @@ class MeteorEngine:
                 if len(hp) == 1 and len(rp) == 1:
                     matches.append((hp[0], rp[0]))
                 elif stem in hmixed or stem in rmixed:
-                    _match_stem_class(hp, rp, hyp.words, ref.words, matches)
+                    match_stem_class(hp, rp, hyp.words, ref.words, matches)
                 else:
                     # one word form per side: whether the exact or the stem stage pairs
                     # them, the last k occurrences pair up in order
@@ -304,7 +204,7 @@ class MeteorEngine:
             # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words
             syn_sets = self._synonym_sets(hyp)
             if not syn_sets[-1].isdisjoint(ref.stem_set):  # [-1]: the union of all of them
-                _match_synonyms(syn_sets, ref.stems, matches)
+                match_synonyms(syn_sets, ref.stems, matches)
                 m = len(matches)
         if m == 0:
             return 0.0
@@ -359,16 +259,21 @@ class MeteorEngine:
         return self.score_prepared(self.prepare_tokens(hypothesis), self.prepare_tokens(reference))
 
 
+@register_metric
 @dataclass(frozen=True)
-class Meteor:
+class Meteor(
+    Metric, name="meteor", higher_is_better=True,
+    description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it, "
+    "tokenised as nltk-3.9.1-word_tokenize",
+    citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
+):
     """METEOR of one candidate string against one reference string (NLTK 3.9.1 exact).
 
     Example:
-        >>> METEOR.info.name
-        'meteor'
+        >>> METEOR.info.name, METEOR.params
+        ('meteor', {'alpha': 0.9, 'beta': 3.0, 'gamma': 0.5})
     """
 
-    info: MetricInfo
     alpha: float = ALPHA
     beta: float = BETA
     gamma: float = GAMMA
@@ -388,16 +293,6 @@ def default_engine() -> MeteorEngine:
     return _DEFAULT_ENGINE
 
 
-METEOR = register_metric(
-    Meteor(
-        info=MetricInfo(
-            name="meteor",
-            higher_is_better=True,
-            description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it",
-            params={"alpha": ALPHA, "beta": BETA, "gamma": GAMMA, "tokenizer": "nltk-3.9.1-word_tokenize"},
-            citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
-        )
-    )
-)
+METEOR = Meteor()
 
 __all__ = ["METEOR", "Meteor", "MeteorEngine", "PreparedText", "default_engine"]

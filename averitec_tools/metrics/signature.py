@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,20 +98,55 @@ class Signature:
         return self.render()
 
 
-def parse_signature(text: str) -> dict[str, str]:
-    """Split a rendered signature back into its fields.
+class ParsedSignature(dict[str, str]):
+    """A signature's ``key: value`` fields in order, and the bare word that heads a report's
+    signature (``calibration``, ``compare``, ``r2vc-paper-table``; ``None`` for a score's).
+
+    :meth:`render` gives back the exact string parsed.
+    """
+
+    head: str | None = None
+
+    def render(self) -> str:
+        """The signature string again: the head (if any), then ``key:value`` fields joined by ``|``."""
+        return "|".join([*([self.head] if self.head is not None else []), *(f"{k}:{v}" for k, v in self.items())])
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+_HEAD = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def parse_signature(text: str) -> ParsedSignature:
+    """Split a rendered signature back into its fields; ``.render()`` round-trips it.
+
+    Every signature the package prints parses: a score's (``profile:…|…|version:…``, with a
+    trailing ``|subset:N/M`` for a partial run) and a report's, whose first field is a bare
+    word (``calibration|profile:…``), kept as :attr:`ParsedSignature.head`.
+
+    Raises:
+        ValueError: a field without ``:`` (other than a leading head) or a key given twice.
 
     Example:
         >>> parse_signature("profile:evalai|cap:none")
         {'profile': 'evalai', 'cap': 'none'}
+        >>> sig = parse_signature("compare|profile:fever|test:bootstrap|version:0.1.0")
+        >>> sig.head, sig["test"], sig.render()
+        ('compare', 'bootstrap', 'compare|profile:fever|test:bootstrap|version:0.1.0')
     """
-    out: dict[str, str] = {}
-    for part in text.split("|"):
+    out = ParsedSignature()
+    parts = text.split("|")
+    if len(parts) > 1 and ":" not in parts[0] and _HEAD.fullmatch(parts[0]):
+        out.head = parts.pop(0)
+    for part in parts:
         key, sep, value = part.partition(":")
         if not sep:
             raise ValueError(f"not a signature field: {part!r}")
+        if key in out:
+            raise ValueError(f"signature field {key!r} given twice")
         out[key] = value
     return out
 
 
-__all__ = ["Signature", "parse_signature", "render_signature", "threshold_field", "wordnet_field"]
+__all__ = ["ParsedSignature", "Signature", "parse_signature", "render_signature", "threshold_field", "wordnet_field"]

@@ -15,7 +15,6 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from averitec_tools.errors import UserError
@@ -24,6 +23,15 @@ from averitec_tools.scoring._calibration_inputs import (
     check_settings,
     confidence_claims,
     prescan,
+)
+from averitec_tools.scoring.calibration_figures import (
+    confidence_metrics,
+    headline,
+    headline_metrics,
+    intervals,
+    multiclass_figures,
+    selective_figures,
+    write_plots,
 )
 from averitec_tools.scoring.profiles import DEFAULT_PROFILE, score_with_profile
 
@@ -76,121 +84,32 @@ class CalibrationReport:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-def _multiclass(
-    claims: Sequence[ClaimScore], labels: Sequence[str], *, predictions: str, n_bins: int, strategy: str
-) -> dict[str, Any] | None:
-    """Multiclass Brier and classwise ECE when every claim has ``probabilities``.
+def _abstention(
+    claims: list[ClaimScore], labels: Sequence[str], *, abstain: tuple[str, ...], mode: str, predictions: str
+) -> tuple[dict[str, Any], list[ClaimScore], int]:
+    """Label scores in both abstention modes, and the claims left to calibrate in ``mode``
+    (with how many abstentions were left out)."""
+    from averitec_tools.metrics.abstention import abstention_mask, label_scores
 
-    When only some claims have them, says so (``skipped``) instead of silently omitting it.
-    """
-    n_with = sum(c.probabilities is not None for c in claims)
-    if not claims or n_with == 0:
-        return None
-    if n_with < len(claims):
-        return {"skipped": f"only {n_with} of {len(claims)} claims have 'probabilities'"}
-    from averitec_tools.metrics.brier import multiclass_brier_score
-    from averitec_tools.metrics.ece import classwise_calibration_error
-
-    classes = list(labels)
-    for c in claims:
-        for key in c.probabilities or {}:
-            if key not in classes:
-                classes.append(key)
-    for c in claims:
-        if c.gold_label not in classes:
-            classes.append(str(c.gold_label))
-    rows = []
-    for c in claims:
-        probs = c.probabilities or {}
-        try:
-            row = [float(probs.get(k, 0.0)) for k in classes]
-        except (TypeError, ValueError):
-            raise UserError(
-                f"{predictions}: claim {c.claim_id!r}: probabilities must be numbers, got {dict(probs)!r}"
-            ) from None
-        total = sum(row)
-        if any(not 0.0 <= p <= 1.0 for p in row) or not abs(total - 1.0) <= 1e-6:  # NaN fails
-            raise UserError(
-                f"{predictions}: claim {c.claim_id!r}: probabilities must be in [0, 1] and sum "
-                f"to 1 (sum is {total:.6g})"
-            )
-        rows.append(row)
-    gold = [str(c.gold_label) for c in claims]
-    return {
-        "classes": classes,
-        "brier": multiclass_brier_score(probabilities=rows, labels_true=gold, classes=classes),
-        "brier_scaled_by_half": multiclass_brier_score(
-            probabilities=rows, labels_true=gold, classes=classes, scale_by_half=True
-        ),
-        "ece_classwise": classwise_calibration_error(
-            probabilities=rows, labels_true=gold, classes=classes, n_bins=n_bins,
-            strategy=strategy,  # type: ignore[arg-type]
-        ),
-    }
-
-
-def _intervals(
-    conf: Any, correct: Any, *, n_bins: int, strategy: str, n_resamples: int, confidence_level: float,
-    ci_method: str, seed: int,
-) -> dict[str, Any]:
-    """Bootstrap CIs of the headline numbers (all statistics vectorised over resamples)."""
-    import numpy as np
-
-    from averitec_tools.metrics.bootstrap import bootstrap_ci
-    from averitec_tools.metrics.brier import brier_batched
-    from averitec_tools.metrics.ece import calibration_errors_batched
-    from averitec_tools.metrics.selective import aurc_batched
-
-    def ece(c: Any, ok: Any, axis: int = -1) -> Any:
-        return calibration_errors_batched(c, ok, n_bins=n_bins, strategy=strategy)[0]  # type: ignore[arg-type]
-
-    def mce(c: Any, ok: Any, axis: int = -1) -> Any:
-        return calibration_errors_batched(c, ok, n_bins=n_bins, strategy=strategy)[1]  # type: ignore[arg-type]
-
-    statistics: dict[str, Any] = {
-        "accuracy": lambda c, ok, axis=-1: np.mean(ok, axis=axis),
-        "brier": brier_batched,
-        "ece": ece,
-        "mce": mce,
-        "aurc": lambda c, ok, axis=-1: aurc_batched(c, ok)[0],
-        "e_aurc": lambda c, ok, axis=-1: aurc_batched(c, ok)[1],
-    }
-    data = [np.asarray(conf, dtype=np.float64), np.asarray(correct, dtype=np.float64)]
-    return {
-        name: bootstrap_ci(
-            data=data, statistic=stat, vectorized=True, n_resamples=n_resamples,
-            confidence_level=confidence_level, method=ci_method, seed=seed,  # type: ignore[arg-type]
+    gold_all = [str(c.gold_label) for c in claims]
+    pred_all = [c.pred_label for c in claims]
+    scores = {
+        m: label_scores(
+            gold=gold_all, predictions=pred_all, mode=m, abstain_labels=abstain,  # type: ignore[arg-type]
+            labels=list(labels) or None,
         ).to_dict()
-        for name, stat in statistics.items()
+        for m in ("class", "abstain")
     }
-
-
-def confidence_metrics(specs: Sequence[str]) -> dict[str, Any]:
-    """Registry metrics by their string form, each checked to take confidences and correctness.
-
-    Example:
-        >>> sorted(confidence_metrics(["ece(n_bins=10)", "aurc"]))
-        ['aurc', 'ece(n_bins=10)']
-        >>> confidence_metrics(["brier-multiclass"])
-        Traceback (most recent call last):
-        ...
-        averitec_tools.errors.UserError: --metric brier-multiclass: not a metric of confidence against correctness (those are: aurc, brier, coverage-at-risk, e-aurc, ece, mce, risk-at-coverage)
-    """
-    from averitec_tools.metrics import all_metrics
-    from averitec_tools.metrics.base import METRICS, ConfidenceMetric, metric_spec, parse_metric
-
-    names = [n for n in all_metrics() if isinstance(METRICS.get(n), ConfidenceMetric)]
-    chosen: dict[str, Any] = {}
-    for spec in specs:
-        try:
-            metric = parse_metric(spec)
-        except UserError as exc:
-            raise UserError(f"--metric {spec}: {exc.message}", hint=exc.hint) from None
-        if not isinstance(metric, ConfidenceMetric):
-            raise UserError(f"--metric {spec}: not a metric of confidence against correctness "
-                            f"(those are: {', '.join(names)})")
-        chosen[metric_spec(metric)] = metric
-    return chosen
+    if mode != "abstain":
+        return scores, claims, 0
+    mask = abstention_mask(predictions=pred_all, abstain_labels=abstain)
+    kept = [c for c, abstained in zip(claims, mask, strict=True) if not abstained]
+    if not kept:
+        raise UserError(
+            f"{predictions}: every prediction is an abstain label; nothing is left to "
+            "calibrate in --abstention-mode abstain"
+        )
+    return scores, kept, int(mask.sum())
 
 
 def calibration_report(
@@ -250,15 +169,9 @@ def calibration_report(
     """
     import numpy as np
 
-    from averitec_tools.metrics.abstention import (
-        DEFAULT_ABSTAIN_LABELS,
-        abstention_mask,
-        label_scores,
-    )
-    from averitec_tools.metrics.brier import brier_score
+    from averitec_tools.metrics.abstention import DEFAULT_ABSTAIN_LABELS
     from averitec_tools.metrics.ece import reliability_diagram
-    from averitec_tools.metrics.selective import risk_coverage_curve, selective_accuracy
-    from averitec_tools.metrics.signature import render_signature
+    from averitec_tools.metrics.selective import risk_coverage_curve
 
     predictions, references = str(predictions), str(references)
     check_settings(n_bins=n_bins, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage,
@@ -273,57 +186,21 @@ def calibration_report(
     claims = list(result.per_claim)
     check_gold(claims, references)
     abstain = tuple(abstain_labels) if abstain_labels else DEFAULT_ABSTAIN_LABELS
+    abstention, claims, n_excluded_abstain = _abstention(claims, result.labels, abstain=abstain, mode=abstention_mode,
+                                                         predictions=predictions)
+    from averitec_tools.metrics.signature import render_signature
 
-    gold_all = [str(c.gold_label) for c in claims]
-    pred_all = [c.pred_label for c in claims]
-    abstention = {
-        mode: label_scores(
-            gold=gold_all, predictions=pred_all, mode=mode, abstain_labels=abstain,  # type: ignore[arg-type]
-            labels=list(result.labels) or None,
-        ).to_dict()
-        for mode in ("class", "abstain")
-    }
-
-    n_excluded_abstain = 0
-    if abstention_mode == "abstain":
-        mask = abstention_mask(predictions=pred_all, abstain_labels=abstain)
-        n_excluded_abstain = int(mask.sum())
-        claims = [c for c, abstained in zip(claims, mask, strict=True) if not abstained]
-        if not claims:
-            raise UserError(
-                f"{predictions}: every prediction is an abstain label; nothing is left to "
-                "calibrate in --abstention-mode abstain"
-            )
     kept, n_missing = confidence_claims(claims, predictions=predictions, drop_missing=drop_missing_confidence)
     conf = np.array([float(c.confidence) for c in kept if c.confidence is not None], dtype=np.float64)
     correct = np.array([c.pred_label == c.gold_label for c in kept], dtype=bool)
-
     diagram = reliability_diagram(confidences=conf, correct=correct, n_bins=n_bins, strategy=strategy)
     curve = risk_coverage_curve(confidences=conf, correct=correct)
-    sel = selective_accuracy(confidences=conf, correct=correct, threshold=threshold)
-    at_risk = curve.point_for_risk(target_risk)
-    at_cov = curve.point_for_coverage(target_coverage)
-
     # The leading bare "calibration" (no key) is kept: it is part of published signatures.
     signature = "calibration|" + render_signature([
         ("profile", profile), ("correct", "pred_label==gold_label"), ("bins", f"{n_bins}-{strategy}"),
         ("abstention", abstention_mode), ("coverage", "confidence>=tau"), ("aurc", "distinct-thresholds"),
         ("ci", f"{ci_method}-{n_resamples}-seed{seed}-{confidence_level:g}"),
     ])
-    plots = None
-    if plot_dir:
-        from averitec_tools.metrics.plots import plot_reliability_diagram, plot_risk_coverage
-
-        out = Path(plot_dir)
-        name = Path(predictions).name
-        plots = {
-            "reliability_diagram": str(plot_reliability_diagram(
-                diagram=diagram, path=out / "reliability_diagram.png", title=f"Reliability diagram: {name}"
-            )),
-            "risk_coverage": str(plot_risk_coverage(
-                curve=curve, path=out / "risk_coverage.png", title=f"Risk–coverage: {name}"
-            )),
-        }
     return CalibrationReport(
         profile=profile,
         signature=signature,
@@ -334,42 +211,19 @@ def calibration_report(
         n_claims=len(result.per_claim),
         n_missing_confidence_dropped=n_missing,
         n_abstentions_excluded=n_excluded_abstain,
-        accuracy=float(correct.mean()),
-        brier=brier_score(confidences=conf, correct=correct),
-        ece=diagram.ece,
-        mce=diagram.mce,
-        aurc=curve.aurc,
-        e_aurc=curve.e_aurc,
+        **headline(kept, conf, correct, n_bins=n_bins, strategy=strategy),
         oracle_aurc=curve.oracle_aurc,
         mean_confidence=float(conf.mean()),
-        selective={
-            "threshold": sel.threshold,
-            "n_covered": sel.n_covered,
-            "coverage": sel.coverage,
-            "accuracy": sel.accuracy,
-            "risk": sel.risk,
-        },
-        coverage_at_risk={
-            "target_risk": target_risk,
-            "coverage": 0.0 if at_risk is None else at_risk.coverage,
-            "risk": None if at_risk is None else at_risk.risk,
-            "threshold": None if at_risk is None else at_risk.threshold,
-        },
-        risk_at_coverage={
-            "target_coverage": target_coverage,
-            "risk": at_cov.risk,
-            "coverage": at_cov.coverage,
-            "threshold": at_cov.threshold,
-        },
-        multiclass=_multiclass(kept, result.labels, predictions=predictions, n_bins=n_bins, strategy=strategy),
+        **selective_figures(conf, correct, curve, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage),
+        multiclass=multiclass_figures(kept, result.labels, predictions=predictions, n_bins=n_bins, strategy=strategy),
         abstention={"abstain_labels": list(abstain), **abstention},
         reliability=diagram.to_dict(),
         risk_coverage=curve.to_dict(),
-        ci=_intervals(conf, correct, n_bins=n_bins, strategy=strategy, n_resamples=n_resamples,
+        ci=intervals(conf, correct, n_bins=n_bins, strategy=strategy, n_resamples=n_resamples,
                       confidence_level=confidence_level, ci_method=ci_method, seed=seed) if n_resamples > 0 else None,
-        plots=plots,
+        plots=write_plots(plot_dir, predictions, diagram, curve) if plot_dir else None,
         metrics={spec: float(metric(confidences=conf, correct=correct)) for spec, metric in extra.items()},
     )
 
 
-__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics"]
+__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics", "headline_metrics"]

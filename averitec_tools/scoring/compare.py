@@ -21,23 +21,35 @@ from averitec_tools.errors import UserError
 from averitec_tools.scoring.profiles import DEFAULT_PROFILE, score_with_profile
 
 if TYPE_CHECKING:
-    from averitec_tools.metrics.bootstrap import PairedTestResult
+    from averitec_tools.metrics.paired import PairedTestResult
     from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult
 
-LABEL_METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
+def _label_metrics() -> dict[str, Any]:
+    """The label metrics recomputed from resampled (gold, predicted) pairs, by report key."""
+    from averitec_tools.metrics.keys import report_key
+    from averitec_tools.metrics.label_metrics import LABEL_ACCURACY, LABEL_MACRO_F1
+
+    return {report_key(m): m for m in (LABEL_ACCURACY, LABEL_MACRO_F1)}
+
+
+#: Their keys (``accuracy``, ``macro_f1``; see :mod:`averitec_tools.metrics.keys`).
+LABEL_METRICS: tuple[str, ...] = tuple(_label_metrics())
+
 
 def check_metric_names(profile: str, names: Sequence[str] | None) -> None:
     """Reject an unknown --metric of a profile that declares its per-claim metrics, before
     anything is scored."""
+    from averitec_tools.metrics.keys import json_key
     from averitec_tools.registry import Registry
     from averitec_tools.scoring.profiles import get_profile
 
     declared = get_profile(profile).per_claim_metrics
     if not names or not declared:
         return
-    known = Registry.of_names(f"metric of profile {profile!r}", (*declared, *LABEL_METRICS))
+    keys = (*declared, *LABEL_METRICS)
+    known = Registry.of_names(f"metric of profile {profile!r}", keys)
     for name in names:
-        known.get(name)
+        known.get(json_key(name, keys))
 
 
 
@@ -125,6 +137,50 @@ def _labels(res_a: ProfileResult, res_b: ProfileResult, gold: Sequence[str]) -> 
     return labels
 
 
+def _available(
+    pairs: Sequence[tuple[ClaimScore, ClaimScore]], res_a: ProfileResult, res_b: ProfileResult
+) -> tuple[dict[str, tuple[Any, Any, Any]], dict[str, str]]:
+    """Metric → (per-claim data of A, of B, vectorised statistic or ``None`` for the mean),
+    and the metrics that cannot be compared, with why: the per-claim values, then the
+    label metrics recomputed from resampled (gold, predicted) pairs."""
+    from functools import partial
+
+    import numpy as np
+
+    from averitec_tools.metrics.label_codes import encode_label_pairs, macro_f1_of_codes
+
+    available: dict[str, tuple[Any, Any, Any]] = {}
+    value_keys, skipped = _value_keys(pairs)
+    for key in value_keys:
+        available[key] = (
+            np.array([float(x.values[key]) for x, _ in pairs]),
+            np.array([float(y.values[key]) for _, y in pairs]),
+            None,
+        )
+    if all(x.gold_label is not None for x, _ in pairs):
+        gold = [str(x.gold_label) for x, _ in pairs]
+        acc_key, f1_key = LABEL_METRICS
+        if acc_key not in available:
+            available[acc_key] = (
+                np.array([x.pred_label == x.gold_label for x, _ in pairs], dtype=np.float64),
+                np.array([y.pred_label == y.gold_label for _, y in pairs], dtype=np.float64),
+                None,
+            )
+        if f1_key not in available:
+            labels = _labels(res_a, res_b, gold)
+            available[f1_key] = (
+                encode_label_pairs(gold=gold, predictions=[x.pred_label for x, _ in pairs], labels=labels),
+                encode_label_pairs(gold=gold, predictions=[y.pred_label for _, y in pairs], labels=labels),
+                partial(macro_f1_of_codes, n_labels=len(labels)),
+            )
+    else:
+        missing = next(x.claim_id for x, _ in pairs if x.gold_label is None)
+        for name in LABEL_METRICS:
+            skipped[name] = f"claim {missing!r} has no gold label"
+
+    return available, skipped
+
+
 def compare_submissions(
     *,
     a: str | os.PathLike[str],
@@ -147,7 +203,8 @@ def compare_submissions(
         references: Gold file.
         profile: Scoring profile that reads the files.
         metrics: Compare only these (default: every per-claim metric of the profile plus
-            accuracy and macro_f1).
+            accuracy and macro_f1), by JSON key or parse form (``label-accuracy``,
+            ``averitec-score(threshold=0.25)``; see :mod:`averitec_tools.metrics.keys`).
         n_resamples: Bootstrap resamples / randomisation rounds.
         seed: Random seed.
         test: Paired bootstrap or approximate randomisation.
@@ -165,11 +222,8 @@ def compare_submissions(
         ...
         averitec_tools.errors.UserError: --alpha must be in (0, 1), got 1.5
     """
-    from functools import partial
-
-    import numpy as np
-
-    from averitec_tools.metrics.bootstrap import encode_label_pairs, macro_f1_of_codes, paired_test
+    from averitec_tools.metrics.keys import json_key
+    from averitec_tools.metrics.paired import paired_test
     from averitec_tools.metrics.signature import render_signature
     from averitec_tools.registry import Registry
 
@@ -186,39 +240,12 @@ def compare_submissions(
     res_b = score_with_profile(profile=profile, predictions=b, references=references)
     pairs = _align(res_a, res_b, a, b)
 
-    # name → (per-claim data of A, of B, vectorised statistic or None for the mean)
-    available: dict[str, tuple[Any, Any, Any]] = {}
-    value_keys, skipped = _value_keys(pairs)
-    for key in value_keys:
-        available[key] = (
-            np.array([float(x.values[key]) for x, _ in pairs]),
-            np.array([float(y.values[key]) for _, y in pairs]),
-            None,
-        )
-    if all(x.gold_label is not None for x, _ in pairs):
-        gold = [str(x.gold_label) for x, _ in pairs]
-        if "accuracy" not in available:
-            available["accuracy"] = (
-                np.array([x.pred_label == x.gold_label for x, _ in pairs], dtype=np.float64),
-                np.array([y.pred_label == y.gold_label for _, y in pairs], dtype=np.float64),
-                None,
-            )
-        if "macro_f1" not in available:
-            labels = _labels(res_a, res_b, gold)
-            available["macro_f1"] = (
-                encode_label_pairs(gold=gold, predictions=[x.pred_label for x, _ in pairs], labels=labels),
-                encode_label_pairs(gold=gold, predictions=[y.pred_label for _, y in pairs], labels=labels),
-                partial(macro_f1_of_codes, n_labels=len(labels)),
-            )
-    else:
-        missing = next(x.claim_id for x, _ in pairs if x.gold_label is None)
-        for name in LABEL_METRICS:
-            skipped[name] = f"claim {missing!r} has no gold label"
+    available, skipped = _available(pairs, res_a, res_b)
 
     names = Registry[str](f"metric of profile {profile!r}")
     for name in (*available, *skipped):
         names.add(name, name)
-    wanted = metrics or list(available)
+    wanted = [json_key(name, names) for name in metrics] if metrics else list(available)
     for name in wanted:
         names.get(name)  # UserError with close-name suggestions
         if name in skipped:

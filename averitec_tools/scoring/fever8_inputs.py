@@ -20,13 +20,12 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r import KINDS, JudgePrompt
-from averitec_tools.scoring.convert import (
-    NO_ANSWER,
-    _csv_id,
+from averitec_tools.scoring.convert import NO_ANSWER, read_submission
+from averitec_tools.scoring.fever8_csv import (
+    csv_id,
     evi_questions,
     join_evi,
     read_fever8_csv,
-    read_submission,
     split_evi,
 )
 from averitec_tools.scoring.formats import is_fever8_csv
@@ -85,7 +84,7 @@ def _gold_from_csv(path: PathLike) -> tuple[dict[int | str, tuple[str, str, Pair
     by_split = bool(rows) and "split" in rows[0]
     for line, row in enumerate(rows, start=2):
         where = f"{path}:{line}"
-        key = _csv_id(row["id"])
+        key = csv_id(row["id"])
         if key in out or key in skipped:
             raise UserError(f"{where}: duplicate id {key!r}")
         if by_split and (row.get("split") or "") != GOLD_SPLIT:
@@ -102,7 +101,7 @@ def _gold_from_csv(path: PathLike) -> tuple[dict[int | str, tuple[str, str, Pair
 
 
 def _raw_pred_evi(path: PathLike) -> dict[int | str, str]:
-    return {_csv_id(row["id"]): row.get("evi") or "" for row in read_fever8_csv(path)}
+    return {csv_id(row["id"]): row.get("evi") or "" for row in read_fever8_csv(path)}
 
 
 def load_claims(*, predictions: PathLike, references: PathLike) -> ClaimSet:

@@ -3,7 +3,9 @@
 Strict is the default: input the official scripts would score in a surprising way is an
 error. With ``--lenient`` each such case below is tolerated, counted, scored exactly as
 the profile's official scorer scores it (``missing_gold_evidence``, on which the FEVER
-scorer raises: as the nearest input it scores, ``"evidence": []``), and reported as one
+scorer raises: as the nearest input it scores, ``"evidence": []``; ``empty_gold_evidence``,
+which the FEVER scorer scores as recall 1 — and an empty set as complete in any
+prediction), and reported as one
 warning line per class; the signature records ``mode:lenient``.
 """
 
@@ -22,6 +24,8 @@ TOLERATED: dict[str, str] = {
     "null_justification": "prediction(s) with \"justification\": null, treated as absent",
     "missing_gold_evidence": "gold line(s) with a label but no 'evidence' (missing or null), scored as having no "
     "evidence sets (the FEVER scorer raises on them)",
+    "empty_gold_evidence": "gold line(s) with a SUPPORTS/REFUTES label and an empty evidence list or an empty "
+    "evidence set, scored as the FEVER scorer does (recall 1; an empty set is in every prediction)",
 }
 
 

@@ -269,14 +269,14 @@ class EvalAIItem:
 # --------------------------------------------------------------------------- loaders
 
 
-def load_gold_claims(path: str | os.PathLike[str], *, profile: str) -> list[AVeriTeCClaim]:
+def load_gold_claims(
+    path: str | os.PathLike[str], *, profile: str, cache: dict[Any, Any] | None = None
+) -> list[AVeriTeCClaim]:
     """Read AVeriTeC gold (``dev.json`` schema) for scoring: labels and questions required.
 
-    Inside ``scoring.warm.warm_scoring`` a file already parsed (same content) is reused.
+    With ``cache`` (a warm scorer's, see :mod:`averitec_tools.scoring.warm`) a file already
+    parsed (same content) is reused.
     """
-    from averitec_tools.scoring.warm import lent_gold_cache
-
-    cache = lent_gold_cache()
     if cache is None:
         return _parse_gold_claims(path, profile=profile)
     from averitec_tools.hashing import file_sha256

@@ -1,55 +1,67 @@
-"""Warm scoring state a long-lived scorer (the leaderboard server) lends to the profiles.
+"""Warm scoring state a long-lived scorer (the leaderboard server) lends to one profile.
 
-A profile builds its METEOR engine with :func:`averitec_tools.scoring.engine.make_engine`
-and parses gold with :func:`averitec_tools.scoring.submission.load_gold_claims`. Both
-consult this module: inside :func:`warm_scoring` they return the lent engine and the parsed
-gold kept from earlier calls instead of building them anew. Context variables keep the
-lending to the calling thread, so concurrent cold scoring is unaffected.
+A :class:`WarmScoring` is passed explicitly to ``ScoringProfile.score(..., warm=...)``:
+the profile then uses its METEOR engine (whose caches only ever hold what the engine
+would compute, so scores are unchanged) and its parsed-gold cache instead of building
+them anew. It names the profile it is lent to; any other profile refuses it, so a warm
+engine prepared for one profile's gold strings is never used by another by mistake.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
-_ENGINE: ContextVar[Any | None] = ContextVar("averitec_warm_engine", default=None)
-_GOLD_CACHE: ContextVar[dict[Any, Any] | None] = ContextVar("averitec_warm_gold", default=None)
 
+@dataclass(frozen=True)
+class WarmScoring:
+    """The warm engine and parsed-gold cache lent to the profile named ``profile``.
 
-@contextmanager
-def warm_scoring(*, engine: Any, gold_cache: dict[Any, Any]) -> Iterator[None]:
-    """Lend ``engine`` and ``gold_cache`` to every profile scored inside the block.
-
-    Args:
-        engine: A :class:`~averitec_tools.metrics.meteor.MeteorEngine` (its caches only
-            ever hold what it would compute, so scores are unchanged).
+    Attributes:
+        profile: The one profile this state is lent to.
+        engine: A :class:`~averitec_tools.metrics.meteor.MeteorEngine`.
         gold_cache: A dict the gold loader fills, keyed by (path, content hash, profile).
 
     Example:
-        >>> with warm_scoring(engine="E", gold_cache={}):
-        ...     lent_engine()
+        >>> warm = WarmScoring(profile="averitec2024", engine="E")
+        >>> warm.for_profile("averitec2024").engine
         'E'
-        >>> lent_engine() is None
+        >>> warm.for_profile("evalai")
+        Traceback (most recent call last):
+        ...
+        ValueError: warm scoring state lent to profile 'averitec2024' was given to profile 'evalai'
+    """
+
+    profile: str
+    engine: Any
+    gold_cache: dict[Any, Any] = field(default_factory=dict)
+
+    def for_profile(self, profile: str) -> WarmScoring:
+        """This state, checked to be lent to ``profile`` (a mismatch is a programming error)."""
+        if profile != self.profile:
+            raise ValueError(f"warm scoring state lent to profile {self.profile!r} was given to profile {profile!r}")
+        return self
+
+
+def warm_engine(warm: WarmScoring | None, *, profile: str) -> Any | None:
+    """The engine ``warm`` lends to ``profile``, or ``None`` when scoring cold.
+
+    Example:
+        >>> warm_engine(None, profile="evalai") is None
         True
     """
-    tokens = (_ENGINE.set(engine), _GOLD_CACHE.set(gold_cache))
-    try:
-        yield
-    finally:
-        _ENGINE.reset(tokens[0])
-        _GOLD_CACHE.reset(tokens[1])
+    return None if warm is None else warm.for_profile(profile).engine
 
 
-def lent_engine() -> Any | None:
-    """The engine lent by an enclosing :func:`warm_scoring`, or ``None``."""
-    return _ENGINE.get()
+def warm_gold_cache(warm: WarmScoring | None, *, profile: str) -> dict[Any, Any] | None:
+    """The parsed-gold cache ``warm`` lends to ``profile``, or ``None`` when scoring cold.
+
+    Example:
+        >>> cache = {}
+        >>> warm_gold_cache(WarmScoring(profile="fever", engine=None, gold_cache=cache), profile="fever") is cache
+        True
+    """
+    return None if warm is None else warm.for_profile(profile).gold_cache
 
 
-def lent_gold_cache() -> dict[Any, Any] | None:
-    """The parsed-gold cache lent by an enclosing :func:`warm_scoring`, or ``None``."""
-    return _GOLD_CACHE.get()
-
-
-__all__ = ["lent_engine", "lent_gold_cache", "warm_scoring"]
+__all__ = ["WarmScoring", "warm_engine", "warm_gold_cache"]

@@ -1,13 +1,13 @@
 """Build an :class:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline` from a configuration.
 
 This module sits above both :mod:`~averitec_tools.baselines.r2vc.pipeline` and
-:mod:`~averitec_tools.baselines.r2vc.offline`, so neither imports the other's builder
+:mod:`~averitec_tools.baselines.r2vc.offline.preset`, so neither imports the other's builder
 (no import cycle).
 
-Each preset (:mod:`~averitec_tools.baselines.r2vc.preset`) has its builder in
+Each preset (:mod:`~averitec_tools.baselines.r2vc.presets`) has its builder in
 :data:`BUILDERS`: ``standard`` builds the models the configuration names,
 ``offline-minilm`` trains and caches its own
-(:func:`averitec_tools.baselines.r2vc.offline.build_offline_pipeline`).
+(:func:`averitec_tools.baselines.r2vc.offline.preset.build_offline_pipeline`).
 
 Nothing is substituted silently: a standard configuration must name its generator
 and calibrator or switch on the matching ablation
@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
-from averitec_tools.baselines.r2vc.output import ClaimInput, QuestionWriter
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
-from averitec_tools.baselines.r2vc.preset import preset_for
+from averitec_tools.baselines.r2vc.presets import preset_for
+from averitec_tools.baselines.r2vc.stages.questions import QuestionWriter
+from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.baselines.r2vc.types import Generator
-from averitec_tools.baselines.r2vc.verifier import verifier_from_config
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
@@ -54,7 +55,7 @@ def build_pipeline(
     With ``evidence="given"`` (claims carry their own evidence, the oracle-document
     setting) no retriever is built and ``corpus`` is not needed. A non-local ``engine``
     builds missing retrieval indexes on it (see
-    :func:`~averitec_tools.baselines.r2vc.retrieval.build_retriever`).
+    :func:`~averitec_tools.baselines.r2vc.stages.retrieval.build_retriever`).
 
     Raises:
         UserError / ResourceError: a component left unset without its ablation, no
@@ -70,17 +71,17 @@ def build_pipeline(
 
 def _build_offline(config: R2VCConfig, cfg: R2VCConfig, *, claims: Sequence[ClaimInput], progress: bool,
                    engine: Any, **_: Any) -> R2VCPipeline:
-    from averitec_tools.baselines.r2vc.offline import build_offline_pipeline
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
 
     return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine, base=config)
 
 
 def _build_standard(config: R2VCConfig, cfg: R2VCConfig, *, corpus: str | None, rebuild_index: bool,
                     progress: bool, engine: Any, evidence: str, **_: Any) -> R2VCPipeline:
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
-    from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.verifier import HFNLIBackend
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
     if corpus_dir is None and evidence != "given":
@@ -117,8 +118,8 @@ def _build_standard(config: R2VCConfig, cfg: R2VCConfig, *, corpus: str | None, 
         generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size,
                                          t_ent=v.t_ent, t_contr=v.t_contr, delta=v.delta)
     else:
-        from averitec_tools.baselines.r2vc.generator import HFGenerator
-        from averitec_tools.baselines.r2vc.output import LMQuestionWriter
+        from averitec_tools.baselines.r2vc.stages.generation.generator import HFGenerator
+        from averitec_tools.baselines.r2vc.stages.questions import LMQuestionWriter
 
         hf = HFGenerator(g.model, device=g.device, dtype=g.dtype, max_new_tokens=g.max_new_tokens,
                          subset_size=g.subset_size, reasoning=g.reasoning,
@@ -166,7 +167,7 @@ def model_revision(model: Any) -> str | None:
     return getattr(config, "_commit_hash", None) if config is not None else None
 
 
-#: Pipeline builders by preset name (:data:`averitec_tools.baselines.r2vc.preset.PRESETS`).
+#: Pipeline builders by preset name (:data:`averitec_tools.baselines.r2vc.presets.PRESETS`).
 BUILDERS: Registry[Callable[..., R2VCPipeline]] = Registry("R2VC pipeline builder")
 BUILDERS.add("standard", _build_standard)
 BUILDERS.add("offline-minilm", _build_offline)
@@ -186,7 +187,7 @@ def ablation_inputs(config: R2VCConfig, *, claims: Sequence[ClaimInput], progres
     if preset_for(cfg).fits_own_models:
         pipe = build_pipeline(config, claims=claims, progress=progress)
         return pipe.calibrator, replace(pipe.config, ablation=config.ablation), pipe.config, pipe.components
-    from averitec_tools.baselines.r2vc.calibrator import load_or_none
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
 
     components = {
         "retrieval": {"sparse": cfg.retrieval.sparse, "dense": cfg.retrieval.dense_model},

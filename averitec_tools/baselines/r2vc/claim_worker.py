@@ -18,7 +18,7 @@ Example:
     >>> import tempfile, pathlib, torch
     >>> from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
     >>> from averitec_tools.baselines.r2vc.config import config_from_mapping
-    >>> from averitec_tools.baselines.r2vc.output import ClaimInput
+    >>> from averitec_tools.baselines.r2vc.io.claims import ClaimInput
     >>> from averitec_tools.baselines.r2vc.types import Passage
     >>> from averitec_tools.engines import engine_predictor, get_engine
     >>> d = pathlib.Path(tempfile.mkdtemp())

@@ -148,7 +148,7 @@ class AblationConfig:
 
 @dataclass(frozen=True)
 class OfflineConfig:
-    """The built-in offline CPU configuration (see :mod:`averitec_tools.baselines.r2vc.offline`).
+    """The built-in offline CPU configuration (see :mod:`averitec_tools.baselines.r2vc.offline.preset`).
 
     Everything it learns comes from the AVeriTeC *training* split; dev is only scored.
     """
@@ -160,7 +160,7 @@ class OfflineConfig:
     #: decision-related is fitted on (thresholds, calibrator, gates).
     calibration_claims: int = 400
     #: Which own answers of a training claim carry its verdict: ``decisive`` or ``verdict``
-    #: (:func:`~averitec_tools.baselines.r2vc.offline_data.verifier_epochs`).
+    #: (:func:`~averitec_tools.baselines.r2vc.offline.data.verifier_epochs`).
     pair_labels: str = "decisive"
     #: Cap on the pairs per NLI class and epoch (None: the smallest class, all of it).
     pairs_per_class: int | None = None
@@ -172,7 +172,7 @@ class OfflineConfig:
     #: Remove each scored claim's own gold answers from its retrieval results (the honest
     #: lower bound; the corpus otherwise holds them: an oracle corpus).
     exclude_own_evidence: bool = False
-    #: Fit T_ent, T_contr, δ and τ_cal, τ_ver on the calibration slice (offline_fit.py),
+    #: Fit T_ent, T_contr, δ and τ_cal, τ_ver on the calibration slice (offline/fit.py),
     #: replacing the configured values; false keeps them.
     fit_thresholds: bool = True
     #: The gates' target: the largest covered accuracy with at least this coverage.

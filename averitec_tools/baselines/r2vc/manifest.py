@@ -3,7 +3,7 @@
 The manifest itself (git commit, versions, hardware, seeds, input hashes, configuration)
 is the baselines' shared one, :mod:`averitec_tools.baselines._run.manifest`; this module
 says which inputs and seeds an R2VC run has (the preset adds its own seeds,
-:meth:`~averitec_tools.baselines.r2vc.preset.RunPreset.seeds`).
+:meth:`~averitec_tools.baselines.r2vc.presets.RunPreset.seeds`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines._run.manifest import manifest_path, run_manifest, write_manifest
-from averitec_tools.baselines.r2vc.preset import preset_for
+from averitec_tools.baselines.r2vc.presets import preset_for
 
 
 def write_run_manifest(

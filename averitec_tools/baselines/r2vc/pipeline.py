@@ -1,7 +1,7 @@
 """The R2VC pipeline: retrieve → generate → verify → calibrate → decide, per claim.
 
 :class:`R2VCPipeline` wires the stages (any ``Retriever``, ``Generator``, a
-:class:`~averitec_tools.baselines.r2vc.verifier.Verifier`, an optional calibrator) and
+:class:`~averitec_tools.baselines.r2vc.stages.verification.verifier.Verifier`, an optional calibrator) and
 runs claims with:
 
 * per-stage wall-clock timings (retrieval, generation, verification, calibration +
@@ -35,22 +35,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from averitec_tools.baselines._run.sidecar import sidecar_path
-from averitec_tools.baselines.r2vc.calibrator import (
-    Calibrator,
-    candidate_features,
-    monotone_confidence,
-)
-from averitec_tools.baselines.r2vc.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.config import R2VCConfig
-from averitec_tools.baselines.r2vc.decision import decide
-from averitec_tools.baselines.r2vc.output import (
-    FALLBACK_EVIDENCE,
-    FORMATTERS,
-    ClaimInput,
-    ClaimPrediction,
-    FallbackQuestionWriter,
-    QuestionWriter,
-)
+from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.io.formats import FALLBACK_EVIDENCE, FORMATTERS, ClaimPrediction
 from averitec_tools.baselines.r2vc.reporting import (
     FALLBACK_KINDS,
     RunSummary,
@@ -58,8 +46,15 @@ from averitec_tools.baselines.r2vc.reporting import (
     describe_components,
     gate_warning,
 )
+from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
+    Calibrator,
+    candidate_features,
+    monotone_confidence,
+)
+from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
+from averitec_tools.baselines.r2vc.stages.questions import FallbackQuestionWriter, QuestionWriter
+from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate, Verifier
 from averitec_tools.baselines.r2vc.types import GenerationResult, Generator, Passage, Retriever
-from averitec_tools.baselines.r2vc.verifier import VerifiedCandidate, Verifier
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 
@@ -76,7 +71,10 @@ class ClaimCalibrator(Protocol):
 
 def malformed_flags(result: GenerationResult) -> list[bool]:
     """Which candidates of ``result`` came from an unparseable output (re-parsed only when some did)."""
-    from averitec_tools.baselines.r2vc.parsing import MalformedOutputError, parse_candidate
+    from averitec_tools.baselines.r2vc.stages.generation.parsing import (
+        MalformedOutputError,
+        parse_candidate,
+    )
 
     if not result.n_malformed:
         return [False] * len(result.candidates)
@@ -112,7 +110,7 @@ class R2VCPipeline:
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
-        >>> from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+        >>> from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
         >>> class R:
         ...     name = "fixed"
         ...     def search(self, queries, *, k):
@@ -150,7 +148,7 @@ class R2VCPipeline:
         self.build_seconds: dict[str, float] = {}
         #: Stage → model id and revision, or the named ablation/fallback (set by builders).
         self.components: dict[str, Any] = describe_components(self)
-        #: Stores every claim's candidates, or replays them (``--candidates``; candidates.py).
+        #: Stores every claim's candidates, or replays them (``--candidates``; io/candidates.py).
         self.candidate_store: CandidateStore | None = None
         #: Settings fitted on held-out training claims, reported in the run summary (offline).
         self.fitted: dict[str, Any] | None = None
@@ -224,7 +222,9 @@ class R2VCPipeline:
 
     def _replay(self, claim: ClaimInput, stored: Any, *, k: int, timings: dict[str, float]
                 ) -> tuple[list[Passage], list[VerifiedCandidate], int]:
-        from averitec_tools.baselines.r2vc.nli_fallback import NLIFallbackGenerator
+        from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import (
+            NLIFallbackGenerator,
+        )
 
         assert self.candidate_store is not None
         self.candidate_store.n_replayed += 1
@@ -434,8 +434,8 @@ def calibration_examples(
     Raises:
         UserError: if a claim has no gold label, or the claims mix label spaces.
     """
-    from averitec_tools.baselines.r2vc.calibrator import simulate_examples
-    from averitec_tools.baselines.r2vc.output import KIND_SPACES, scored_gold
+    from averitec_tools.baselines.r2vc.io.claims import KIND_SPACES, scored_gold
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import simulate_examples
 
     unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
     if unlabelled:
@@ -470,10 +470,10 @@ def fit_calibrator(
     """Fit the SLC calibrator (§3.5) on :func:`calibration_examples` of labelled ``claims``.
 
     The calibrator is fitted on ``calibration.fit_on`` candidates (see
-    :func:`~averitec_tools.baselines.r2vc.calibrator.fit_from_examples`, which also
+    :func:`~averitec_tools.baselines.r2vc.stages.calibration.calibrator.fit_from_examples`, which also
     reports Brier/ECE on held-out claims).
     """
-    from averitec_tools.baselines.r2vc.calibrator import fit_from_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import fit_from_examples
 
     examples = calibration_examples(pipe, claims=claims, where=where, progress=progress)
     c = pipe.config.calibration

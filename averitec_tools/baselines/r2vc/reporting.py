@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
-from averitec_tools.baselines.r2vc.output import FALLBACK_EVIDENCE, ClaimInput
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.io.formats import FALLBACK_EVIDENCE
 
 #: Per-claim fallbacks counted in ``RunSummary.fallbacks``.
 FALLBACK_KINDS: dict[str, str] = {
@@ -163,7 +164,7 @@ def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str
         >>> d["accuracy"], d["coverage"], d["covered_accuracy"], d["aurc"]
         (0.5, 0.5, 1.0, 0.25)
     """
-    from averitec_tools.baselines.r2vc.output import scored_gold
+    from averitec_tools.baselines.r2vc.io.claims import scored_gold
     from averitec_tools.metrics.selective import aurc
 
     pairs = [(c, r) for c, r in zip(claims, records, strict=True) if c.gold_label_raw is not None]

@@ -23,14 +23,14 @@ from typing import Any
 
 from averitec_tools.baselines._run.spec import RunSpec
 from averitec_tools.baselines.r2vc.config import R2VCConfig, resolve_config
-from averitec_tools.baselines.r2vc.output import ClaimInput
-from averitec_tools.baselines.r2vc.preset import preset_for
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.presets import preset_for
 from averitec_tools.baselines.r2vc.reporting import RunSummary
 from averitec_tools.errors import UserError
 
 
 def _claims(spec: RunSpec, config: R2VCConfig, claims_path: str) -> list[ClaimInput]:
-    from averitec_tools.baselines.r2vc.output import load_claims
+    from averitec_tools.baselines.r2vc.io.claims import load_claims
 
     preset_for(config).check_corpus(config, spec.corpus)
     return load_claims(path=claims_path, limit=spec.limit, evidence=spec.evidence, corpus=spec.corpus)
@@ -55,7 +55,7 @@ def check_run_outputs(spec: RunSpec, claims_path: str) -> None:
 def _name_evidence(components: dict[str, Any], evidence: str) -> None:
     """Name the oracle-document setting (``--evidence given``) in the components."""
     if evidence == "given":
-        from averitec_tools.baselines.r2vc.given_evidence import GIVEN_COMPONENT
+        from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
 
         components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
 
@@ -64,7 +64,7 @@ def _prepare(pipe: Any, spec: RunSpec) -> None:
     """Name the evidence setting in the components; open the candidate store (``--candidates``)."""
     _name_evidence(pipe.components, spec.evidence)
     if spec.candidates:
-        from averitec_tools.baselines.r2vc.candidates import open_store
+        from averitec_tools.baselines.r2vc.io.candidates import open_store
 
         pipe.candidate_store = open_store(spec.candidates, config=pipe.config, components=pipe.components,
                                           corpus=spec.corpus)
@@ -91,8 +91,8 @@ def run(spec: RunSpec) -> RunSummary:
     """
     from averitec_tools.baselines._run.manifest import git_state
     from averitec_tools.baselines.r2vc.build import build_pipeline
+    from averitec_tools.baselines.r2vc.io.formats import default_format
     from averitec_tools.baselines.r2vc.manifest import write_run_manifest
-    from averitec_tools.baselines.r2vc.output import default_format
 
     git = git_state()  # the code that starts the run, not whatever the checkout holds at its end
     if spec.limit is not None and spec.limit < 1:
@@ -169,10 +169,11 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
     """
     import json
 
-    from averitec_tools.baselines.r2vc.ablations import ABLATION_ROWS, run_ablations
     from averitec_tools.baselines.r2vc.build import ablation_inputs
-    from averitec_tools.baselines.r2vc.candidates import open_store
-    from averitec_tools.baselines.r2vc.output import default_format, read_claims
+    from averitec_tools.baselines.r2vc.experiments.ablations import ABLATION_ROWS, run_ablations
+    from averitec_tools.baselines.r2vc.io.candidates import open_store
+    from averitec_tools.baselines.r2vc.io.claims import read_claims
+    from averitec_tools.baselines.r2vc.io.formats import default_format
     from averitec_tools.jsonio import atomic_directory
     from averitec_tools.outputs import check_output_dir
 

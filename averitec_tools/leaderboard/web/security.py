@@ -212,31 +212,41 @@ class RateLimiter:
         return None
 
 
-def sign_session(key: str, subject: str, *, issued: int) -> str:
-    """A session cookie value ``subject.issued.mac`` (HMAC-SHA256 keyed by ``key``, e.g. the
-    stored token hash, so every server process can check it and a new token ends it).
+def sign_session(key: bytes | str, subject: str, *, issued: int, bound: str = "") -> str:
+    """A session cookie value ``subject.issued.mac``: HMAC-SHA256 keyed by ``key`` (the
+    server secret of :mod:`averitec_tools.leaderboard.secret`, never anything stored in
+    the database) over the subject, the time and ``bound`` (the hash of the token signed
+    in with, so that a new token ends the session; it is not sent in the cookie).
 
     Example:
-        >>> value = sign_session("k", "team:3", issued=100)
-        >>> check_session("k", value, subject="team:3", now=101, max_age=60), check_session("k", value, subject="team:4", now=101, max_age=60)
-        (True, False)
+        >>> value = sign_session(b"k", "team:3", issued=100, bound="h1")
+        >>> check_session(b"k", value, subject="team:3", now=101, max_age=60, bound="h1")
+        True
+        >>> check_session(b"k", value, subject="team:4", now=101, max_age=60, bound="h1")
+        False
+        >>> check_session(b"k", value, subject="team:3", now=101, max_age=60, bound="h2")  # the token was rotated
+        False
+        >>> check_session(b"other", value, subject="team:3", now=101, max_age=60, bound="h1")  # the secret was rotated
+        False
     """
     import hashlib
     import hmac
 
-    mac = hmac.new(key.encode(), f"{subject}.{issued}".encode(), hashlib.sha256).hexdigest()
+    raw = key.encode() if isinstance(key, str) else key
+    mac = hmac.new(raw, f"{subject}.{issued}.{bound}".encode(), hashlib.sha256).hexdigest()
     return f"{subject}.{issued}.{mac}"
 
 
-def check_session(key: str, value: str | None, *, subject: str, now: float, max_age: float) -> bool:
-    """Whether ``value`` is a session for ``subject`` signed with ``key`` and younger than ``max_age``."""
+def check_session(key: bytes | str, value: str | None, *, subject: str, now: float, max_age: float, bound: str = "") -> bool:
+    """Whether ``value`` is a session for ``subject`` signed with ``key`` over ``bound``
+    and younger than ``max_age``."""
     if not value or value.count(".") < 2:
         return False
     rest, _, _mac = value.rpartition(".")
     got_subject, _, issued = rest.rpartition(".")
-    if got_subject != subject or not issued.isdigit() or not 0 <= now - int(issued) <= max_age:
+    if got_subject != subject or not issued.isdigit() or len(issued) > 12 or not 0 <= now - int(issued) <= max_age:
         return False
-    return secrets.compare_digest(value, sign_session(key, subject, issued=int(issued)))
+    return secrets.compare_digest(value, sign_session(key, subject, issued=int(issued), bound=bound))
 
 
 def session_subject(value: str | None) -> str | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from averitec_tools.jsonio import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
+from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS
 
 logger = logging.getLogger("averitec.leaderboard")
 
@@ -143,9 +144,33 @@ class Supervisor:
             self._store.close()
 
 
+def uvicorn_config(app: Any, *, host: str, port: int, trusted_proxies: tuple[str, ...] = (), header_timeout: float = HEADER_TIMEOUT,
+                   max_connections: int = MAX_CONNECTIONS) -> Any:
+    """uvicorn's settings for the app: proxy headers (``X-Forwarded-For``/``-Proto``)
+    honoured only from ``trusted_proxies`` (none by default: the connection's address is
+    the client's), the header timeout and connection cap of
+    :func:`~averitec_tools.leaderboard.web.connections.bounded_protocol`, no ``server`` header.
+
+    Example:
+        >>> config = uvicorn_config(None, host="127.0.0.1", port=8000)
+        >>> config.proxy_headers, config.http.header_timeout
+        (False, 10.0)
+        >>> uvicorn_config(None, host="127.0.0.1", port=8000, trusted_proxies=("10.0.0.1",)).forwarded_allow_ips
+        ['10.0.0.1']
+    """
+    import uvicorn
+
+    from averitec_tools.leaderboard.web.connections import bounded_protocol
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, proxy_headers=bool(trusted_proxies),
+                          forwarded_allow_ips=list(trusted_proxies) or None,
+                          http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections))
+
+
 def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
-          poll_seconds: float = 0.5, jobs: int | None = 1, json_out: bool = False) -> None:
-    """Run the leaderboard at ``http://host:port/`` until interrupted."""
+          poll_seconds: float = 0.5, jobs: int | None = 1, json_out: bool = False, secret_file: str | None = None,
+          trusted_proxies: tuple[str, ...] = (), header_timeout: float = HEADER_TIMEOUT, max_connections: int = MAX_CONNECTIONS) -> None:
+    """Run the leaderboard at ``http://host:port/`` until interrupted (the options: :func:`uvicorn_config`)."""
     import uvicorn
 
     from averitec_tools.leaderboard.web.app import create_app
@@ -156,7 +181,9 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     store.competition()  # UserError if `init` has not run
     upgrade_schema(store.engine)
     store.close()
-    app = create_app(url)
+    app = create_app(url, secret_file=secret_file)  # creates the session secret if absent
+    config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
+                            max_connections=max_connections)
     address = f"http://{host}:{port}/"
     if json_out:
         print_json({"url": address, "db": url, "workers": workers})
@@ -169,6 +196,6 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     # would end the process before `finally` stops the workers (they also watch our pid).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False)).run()
+        uvicorn.Server(config).run()
     finally:
         supervisor.stop()

@@ -1,13 +1,28 @@
 """What every route of the web app shares: the store, the templates, who is asking
-(team or admin session, bearer tokens), the rate limits, and the error pages.
+(team or admin session, bearer tokens), the request guard, the rate limits, and the error pages.
 
 Sessions: signing in with a team token (the upload page) or the admin token (``/admin``)
-sets an ``HttpOnly``, ``SameSite=Strict`` cookie (``Secure`` over HTTPS) holding a
-signature keyed by the stored token hash (:func:`~averitec_tools.leaderboard.web.security.sign_session`),
-valid for :data:`SESSION_SECONDS`. Failed token checks are counted per client address
-and a team's authenticated posts per team (the competition's ``rate_limits``: by default
-10 per :data:`AUTH_WINDOW` seconds and 30 per :data:`TEAM_WINDOW`); past either, requests
-get 429 with ``Retry-After``. Limits are per server process.
+sets an ``HttpOnly``, ``SameSite=Strict`` cookie (``Secure`` over HTTPS) signed with the
+server secret (:mod:`averitec_tools.leaderboard.secret`, a file apart from the database)
+over the hash of the token signed in with
+(:func:`~averitec_tools.leaderboard.web.security.sign_session`), valid for
+:data:`SESSION_SECONDS`: rotating the secret ends every session, a new token (or a removed
+team) ends that team's.
+
+:func:`request_guard` runs before every route: a request with a bearer token is
+authenticated by that token alone (it cannot come from another site's form: browsers
+add no ``Authorization`` header across sites); any other POST/PUT/PATCH/DELETE must come
+from this site (``Origin``, else ``Referer``), before its body is read, and each such
+route then checks the form's CSRF token.
+
+Failed token checks (bearer tokens on every route, sign-in forms) are counted per client
+address; past the competition's ``rate_limits.failed_tokens_per_client`` per
+:data:`AUTH_WINDOW` seconds a wrong token gets 429 with ``Retry-After``, while a valid
+token still passes (so nobody sharing the address is locked out). A team's
+authenticated posts are bounded per team (``posts_per_team_per_minute`` per
+:data:`TEAM_WINDOW`). Client addresses come from the connection; ``X-Forwarded-For`` is
+honoured only from the proxies given to ``serve --trusted-proxy``. Limits are per server
+process.
 """
 
 from __future__ import annotations
@@ -16,15 +31,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import jinja2
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from averitec_tools.leaderboard.competition import metric_title
 from averitec_tools.leaderboard.ranking import rank_store
+from averitec_tools.leaderboard.secret import SecretKey, secret_path
 from averitec_tools.leaderboard.store import Store
 from averitec_tools.leaderboard.web.security import (
     CSRF_COOKIE,
@@ -67,11 +83,17 @@ def wants_json(request: Request) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
+def site_of(request: Request) -> Site:
+    """The :class:`Site` of the app serving ``request`` (a FastAPI dependency of every route)."""
+    return request.app.state.site  # type: ignore[no-any-return]
+
+
 class Site:
     """Shared state of one app instance (one per server process)."""
 
-    def __init__(self, url: str, *, upload_limit: int | None = None) -> None:
+    def __init__(self, url: str, *, upload_limit: int | None = None, secret_file: str | None = None) -> None:
         self.store = Store(url)
+        self.secret = SecretKey(secret_path(url, secret_file))
         self.comp = self.store.competition()
         self.upload_limit = upload_limit or self.comp.max_upload_bytes
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
@@ -113,27 +135,53 @@ class Site:
         auth = request.headers.get("authorization", "")
         return auth[7:].strip() if auth.lower().startswith("bearer ") else None
 
+    def bearer_identity(self, request: Request) -> tuple[tuple[str, str] | None, Response | None]:
+        """Whom the request's bearer token names, ``("admin", "")`` or ``("team", NAME)``
+        (``None``: no token), or the 403/429 refusal; checked (and counted) once per request."""
+        cached = getattr(request.state, "bearer_identity", None)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        token = self.bearer(request)
+        result: tuple[Any, Response | None] = (None, None)
+        request.state.bearer_identity = result  # nobody, while the refusal page is drawn
+        if token is not None:
+            result = self.check_token(request, token, self._token_owner)
+        request.state.bearer_identity = result
+        return result
+
+    def _token_owner(self, token: str) -> tuple[str, str] | None:
+        if self.store.check_admin(token):
+            return ("admin", "")
+        team = self.store.team_by_token(token)
+        return ("team", team) if team is not None else None
+
     def team_of(self, request: Request) -> str | None:
-        """The team whose session cookie came with ``request`` (``None``: none, or expired)."""
+        """The team of the request: its bearer token's, else its session cookie's (``None``:
+        none, expired, signed with an old secret or token, or the team was removed)."""
+        if self.bearer(request) is not None:
+            who, _ = self.bearer_identity(request)
+            return who[1] if who is not None and who[0] == "team" else None
         value = request.cookies.get(TEAM_COOKIE)
         subject = session_subject(value)
-        if not subject or not subject.startswith("team:") or not subject[5:].isdigit():
+        if not subject or not subject.startswith("team:") or not subject[5:].isdigit() or len(subject) > 20:
             return None
         row = self.store.team_by_id(int(subject[5:]))
-        if row is None or not check_session(row["token_hash"], value, subject=subject, now=time.time(), max_age=SESSION_SECONDS):
+        if row is None or not check_session(self.secret.current(), value, subject=subject, now=time.time(), max_age=SESSION_SECONDS,
+                                            bound=row["token_hash"]):
             return None
         return str(row["name"])
 
     def is_admin(self, request: Request) -> bool:
         """An admin session cookie, or ``Authorization: Bearer ADMIN_TOKEN``."""
-        token = self.bearer(request)
-        if token is not None:
-            return self.store.check_admin(token)
-        return check_session(self.store.admin_token_hash(), request.cookies.get(ADMIN_COOKIE), subject="admin",
-                             now=time.time(), max_age=SESSION_SECONDS)
+        if self.bearer(request) is not None:
+            who, _ = self.bearer_identity(request)
+            return who is not None and who[0] == "admin"
+        return check_session(self.secret.current(), request.cookies.get(ADMIN_COOKIE), subject="admin", now=time.time(),
+                             max_age=SESSION_SECONDS, bound=self.store.admin_token_hash())
 
-    def set_session(self, request: Request, response: Response, *, cookie: str, key: str, subject: str) -> None:
-        value = sign_session(key, subject, issued=int(time.time()))
+    def set_session(self, request: Request, response: Response, *, cookie: str, subject: str, bound: str) -> None:
+        """Sign ``subject`` in (``bound``: the hash of the token it signed in with)."""
+        value = sign_session(self.secret.current(), subject, issued=int(time.time()), bound=bound)
         response.set_cookie(cookie, value, max_age=SESSION_SECONDS, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https", path="/")
 
@@ -141,17 +189,18 @@ class Site:
         response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
 
     def check_token(self, request: Request, token: str | None, lookup: Callable[[str], Any]) -> tuple[Any, Response | None]:
-        """``lookup(token)`` under the per-client bound on failed attempts: (result, None),
-        or (None, the 403/429 response)."""
-        client = self.client(request)
-        wait = self.auth_failures.retry_after(client)
+        """``lookup(token)``: (result, None) for a valid token, always; a wrong one is
+        counted for the client address and gets 403, or 429 past the bound. No token at
+        all is a 403 that is not counted (nothing was guessed)."""
+        if not token:
+            return None, self.error(request, "invalid token", 403)
+        result = lookup(token)
+        if result:
+            return result, None
+        wait = self.auth_failures.hit(self.client(request))
         if wait is not None:
             return None, self.too_many(request, wait, "failed token attempts from this address")
-        result = lookup(token) if token else None
-        if not result:
-            self.auth_failures.hit(client)
-            return None, self.error(request, "invalid token", 403)
-        return result, None
+        return None, self.error(request, "invalid token", 403)
 
     def team_post_allowed(self, request: Request, team: str) -> Response | None:
         """Count one authenticated post of ``team``; the 429 response past its bound."""
@@ -188,12 +237,7 @@ class Site:
 
     def may_see(self, request: Request, row: dict[str, Any]) -> bool:
         """A submission's details: its team, the organisers, or anyone once it is on the board."""
-        if self.team_of(request) == row["team"] or self.is_admin(request):
-            return True
-        token = self.bearer(request)
-        if token is not None and self.store.team_by_token(token) == row["team"]:
-            return True
-        return self.on_board(row)
+        return self.team_of(request) == row["team"] or self.is_admin(request) or self.on_board(row)
 
     # ------------------------------------------------------------------ plots
 
@@ -209,4 +253,33 @@ class Site:
         return png
 
 
-__all__ = ["ADMIN_COOKIE", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "wants_json"]
+class Refused(Exception):  # noqa: N818 (a refusal, not an error)
+    """Raised by :func:`request_guard` with the response that refuses the request."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+async def request_guard(request: Request) -> None:
+    """Run before every route (a dependency of the app): a bearer token is checked (and
+    counted) here; a state-changing request without one must come from this site."""
+    from fastapi.concurrency import run_in_threadpool
+
+    site = site_of(request)
+    if site.bearer(request) is not None:
+        _, refusal = await run_in_threadpool(site.bearer_identity, request)
+        if refusal is not None:
+            raise Refused(refusal)
+    elif request.method not in SAFE_METHODS and not site.form_origin_ok(request):
+        raise Refused(site.error(request, "this form was posted from another site (Origin check failed); reload the form", 403))
+
+
+#: A route parameter ``site: SiteDep`` receives the app's :class:`Site`.
+SiteDep = Annotated[Site, Depends(site_of)]
+
+
+__all__ = ["ADMIN_COOKIE", "SAFE_METHODS", "Refused", "SiteDep", "request_guard", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "site_of", "wants_json"]

@@ -1,4 +1,10 @@
-"""What the pages show: visible metrics of one submission, breakdowns, plots."""
+"""What the pages show: visible metrics of one submission, breakdowns, plots.
+
+Gold labels and claim metadata (the per-claim ``gold`` and ``types``, and the
+breakdowns by them) are shown only once the phase is revealed, and never on a phase
+marked ``gold_private`` (:func:`gold_visible`); before that every per-claim row is
+:func:`without_gold`.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,35 @@ def visible_claims(phase: Phase, per_claim: Sequence[Mapping[str, Any]], *, reve
     if mask is None:
         return None
     return [c for c, keep in zip(per_claim, mask, strict=True) if keep]
+
+
+#: Per-claim keys that describe the gold side, not the submission.
+GOLD_KEYS = ("gold", "types")
+
+
+def gold_visible(phase: Phase, *, revealed: bool) -> bool:
+    """Whether pages may show the phase's gold labels and claim types.
+
+    Example:
+        >>> from averitec_tools.leaderboard.competition import Phase
+        >>> dev = Phase(name="dev", gold="g.json", profiles=("averitec2024",), primary_metric="label_accuracy")
+        >>> gold_visible(dev, revealed=False), gold_visible(dev, revealed=True)
+        (False, True)
+        >>> from dataclasses import replace
+        >>> gold_visible(replace(dev, gold_private=True), revealed=True)
+        False
+    """
+    return revealed and not phase.gold_private
+
+
+def without_gold(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The per-claim rows without :data:`GOLD_KEYS`.
+
+    Example:
+        >>> without_gold([{"id": 0, "gold": "Refuted", "types": ["Event"], "pred": "Supported", "values": {}}])
+        [{'id': 0, 'pred': 'Supported', 'values': {}}]
+    """
+    return [{k: v for k, v in c.items() if k not in GOLD_KEYS} for c in claims]
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -14,13 +14,22 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, threshold_key
-from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
+from averitec_tools.metrics.keys import report_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY, LABEL_MACRO_F1, f1_per_label
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim
-from averitec_tools.scoring.engine import MAX_EVIDENCE, check_options, make_engine, signature
+from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, answer_strings, qa_strings
 from averitec_tools.scoring.lenient import Lenience
-from averitec_tools.scoring.profiles.base import ClaimScore, PathLike, ProfileResult
+from averitec_tools.scoring.profiles._meteor import make_engine, signature
+from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
+    PathLike,
+    ProfileOption,
+    ProfileResult,
+    check_options,
+)
 from averitec_tools.scoring.submission import check_claim_text, load_gold_claims
+from averitec_tools.scoring.warm import WarmScoring, warm_gold_cache
 
 
 class _Prediction(Protocol):
@@ -49,10 +58,11 @@ class Inputs(Generic[P]):
 def read_inputs(
     *,
     profile: str,
-    allowed: Sequence[str],
+    declared: Mapping[str, ProfileOption],
     predictions: PathLike,
     references: PathLike,
     options: dict[str, Any],
+    warm: WarmScoring | None,
     load_predictions: Callable[..., list[P]],
     where: Callable[[int], str],
     check_reference: Callable[[int, AVeriTeCClaim, str], None] | None = None,
@@ -62,16 +72,35 @@ def read_inputs(
     ``check_reference(i, gold_claim, metric)`` runs right after claim ``i``'s text check,
     so the first defect of a file is the one reported.
     """
-    check_options(profile, options, allowed)
+    check_options(profile, options, declared)
     metric = options.get("metric", "all")
-    gold = load_gold_claims(references, profile=profile)
+    gold = load_gold_claims(references, profile=profile, cache=warm_gold_cache(warm, profile=profile))
     lenience = Lenience(enabled=bool(options.get("lenient", False)))
     preds = load_predictions(predictions, n_references=len(gold), references=str(references), lenience=lenience)
     for i, (p, g) in enumerate(zip(preds, gold, strict=True)):
         check_claim_text(p.claim, g.claim, where(i))
         if check_reference is not None:
             check_reference(i, g, metric)
-    return Inputs(metric=metric, gold=gold, preds=preds, lenience=lenience, engine=make_engine(options))
+    engine = make_engine(options, warm=warm, profile=profile)
+    return Inputs(metric=metric, gold=gold, preds=preds, lenience=lenience, engine=engine)
+
+
+def gold_strings(references: PathLike, *, profile: str) -> list[str]:
+    """The gold side both AVeriTeC profiles compare: questions, Q+A and answer strings, each once.
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> gold = pathlib.Path(tempfile.mkdtemp()) / "g.json"
+        >>> _ = gold.write_text(json.dumps([{"claim": "c", "label": "Refuted",
+        ...     "questions": [{"question": "Who?", "answers": [{"answer": "Bob"}]}]}]))
+        >>> gold_strings(gold, profile="averitec2024")
+        ['Who?', 'Who? Bob', 'Bob']
+    """
+    out: list[str] = []
+    for claim in load_gold_claims(references, profile=profile):
+        out += [q.question for q in claim.questions]
+        out += qa_strings(claim.questions) + answer_strings(claim.questions)
+    return list(dict.fromkeys(out))
 
 
 def averitec_signature(*, profile: str, engine: MeteorEngine, lenience: Lenience) -> str:
@@ -105,10 +134,11 @@ def label_correctness(gold: Sequence[AVeriTeCClaim], pred_labels: Sequence[str |
 
 
 def veracity(*, gold_labels: Sequence[str | None], pred_labels: Sequence[str | None], correct: Sequence[bool]) -> dict[str, Any]:
-    """Label accuracy, macro-F1 and per-label F1 over the four AVeriTeC labels."""
+    """Label accuracy, macro-F1 (the registry's, under their report keys) and per-label F1
+    over the four AVeriTeC labels."""
     return {
-        "accuracy": float(np.mean(correct)),
-        "macro_f1": macro_f1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
+        report_key(LABEL_ACCURACY): LABEL_ACCURACY(gold=gold_labels, predicted=pred_labels),
+        report_key(LABEL_MACRO_F1): LABEL_MACRO_F1(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),
         "f1": f1_per_label(gold=gold_labels, predicted=pred_labels, labels=AVERITEC_LABELS),  # type: ignore[arg-type]
     }
 
@@ -167,6 +197,6 @@ def result(
 
 
 __all__ = [
-    "Inputs", "averitec_signature", "label_correctness", "level_means", "read_inputs", "result", "summary_head",
+    "Inputs", "averitec_signature", "gold_strings", "label_correctness", "level_means", "read_inputs", "result", "summary_head",
     "thresholded", "veracity",
 ]

@@ -29,21 +29,30 @@ absent) and counted (see :mod:`averitec_tools.scoring.lenient`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.averitec_score import (
+    AVERITEC_THRESHOLDS,
+    AVeriTeCScore,
+    by_claim_type,
+    threshold_key,
+)
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVeriTeCClaim
-from averitec_tools.scoring.engine import (
+from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
     qa_strings,
 )
 from averitec_tools.scoring.profiles._averitec import (
     averitec_signature,
+    gold_strings,
     label_correctness,
     level_means,
     read_inputs,
@@ -52,8 +61,10 @@ from averitec_tools.scoring.profiles._averitec import (
     thresholded,
     veracity,
 )
+from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS
 from averitec_tools.scoring.profiles.base import (
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
 )
@@ -61,6 +72,7 @@ from averitec_tools.scoring.submission import (
     Prediction2023,
     load_predictions_2023,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLDS = (0.2, 0.3)
 
@@ -76,11 +88,14 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2023"
     description: ClassVar[str] = "AVeriTeC 2023 eval.py (gold-schema predictions, justification scores, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2023), AVeriTeC: A Dataset for Real-world Claim Verification"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
-        "questions_only", "questions_answers", "label_accuracy", "justification",
-        *(f"{m}@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS for m in ("averitec_score", "justification_score")),
+        "questions_only", "questions_answers", claim_key(LABEL_ACCURACY), "justification",
+        *(k for t in AVERITEC_THRESHOLDS for k in (claim_key(AVeriTeCScore(threshold=t)), f"justification_score@{threshold_key(t)}")),
     )
+
+    def gold_strings(self, references: PathLike) -> list[str]:
+        return gold_strings(references, profile=self.name)
 
     def score(
         self,
@@ -89,6 +104,7 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         def needs_justification(i: int, g: AVeriTeCClaim, metric: str) -> None:
@@ -96,7 +112,8 @@ class Profile(ScoringProfile):
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
         inputs = read_inputs(
-            profile=self.name, allowed=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            warm=warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
             check_reference=needs_justification,
         )
@@ -139,14 +156,15 @@ class Profile(ScoringProfile):
                 for t in TYPE_THRESHOLDS
             }
 
+        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
         per_claim = []
         for i in range(n):
             vals: dict[str, float] = {"questions_only": q_scores[i], "questions_answers": qa_scores[i]}
             if metric == "all":
-                vals["label_accuracy"] = float(correct[i])
+                vals[acc_key] = float(correct[i])
                 vals["justification"] = j_scores[i]
                 for k, t in enumerate(AVERITEC_THRESHOLDS):
-                    vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
+                    vals[level_keys[k]] = float(per_level[i][k])
                     vals[f"justification_score@{threshold_key(t)}"] = float(per_level_j[i][k])
             per_claim.append(vals)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,

@@ -44,12 +44,20 @@ Deliberate differences (bad input is an error here, never a silent score):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, by_claim_type, threshold_key
+from averitec_tools.metrics.averitec_score import (
+    AVERITEC_THRESHOLDS,
+    AVeriTeCScore,
+    by_claim_type,
+    threshold_key,
+)
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
-from averitec_tools.scoring.engine import (
+from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
     answer_strings,
     qa_strings,
@@ -57,6 +65,7 @@ from averitec_tools.scoring.engine import (
 )
 from averitec_tools.scoring.profiles._averitec import (
     averitec_signature,
+    gold_strings,
     label_correctness,
     level_means,
     read_inputs,
@@ -65,14 +74,17 @@ from averitec_tools.scoring.profiles._averitec import (
     thresholded,
     veracity,
 )
+from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS
 from averitec_tools.scoring.profiles.base import (
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
     load_predictions_2024,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLD = 0.25
 
@@ -83,11 +95,14 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2024"
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
-        "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", "label_accuracy",
-        *(f"averitec_score@{threshold_key(t)}" for t in AVERITEC_THRESHOLDS),
+        "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", claim_key(LABEL_ACCURACY),
+        *(claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS),
     )
+
+    def gold_strings(self, references: PathLike) -> list[str]:
+        return gold_strings(references, profile=self.name)
 
     def score(
         self,
@@ -96,10 +111,12 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         inputs = read_inputs(
-            profile=self.name, allowed=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            warm=warm,
             load_predictions=load_predictions_2024, where=lambda i: f"{predictions} (claim_id {i})",
         )
         metric, gold, preds, lenience, engine = inputs.metric, inputs.gold, inputs.preds, inputs.lenience, inputs.engine
@@ -145,6 +162,7 @@ class Profile(ScoringProfile):
                 )
             }
 
+        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
         per_claim = []
         for i in range(n):
             vals: dict[str, float] = {
@@ -154,9 +172,9 @@ class Profile(ScoringProfile):
                 "answers_only_averitec_tools": a_scores[i],
             }
             if metric == "all":
-                vals["label_accuracy"] = float(correct[i])
-                for k, t in enumerate(AVERITEC_THRESHOLDS):
-                    vals[f"averitec_score@{threshold_key(t)}"] = float(per_level[i][k])
+                vals[acc_key] = float(correct[i])
+                for k, key in enumerate(level_keys):
+                    vals[key] = float(per_level[i][k])
             per_claim.append(vals)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)

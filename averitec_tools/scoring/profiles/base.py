@@ -12,9 +12,71 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from averitec_tools.errors import UserError
+
+if TYPE_CHECKING:
+    from averitec_tools.scoring.warm import WarmScoring
 
 PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class ProfileOption:
+    """One declared option of a scoring profile (what ``score(**options)`` accepts).
+
+    Attributes:
+        types: The accepted value types (documentation, and what ``averitec score`` passes).
+        default: The value used when the option is not given.
+        help: One line saying what the option does.
+        choices: The only values accepted (empty: any value of ``types``).
+
+    Example:
+        >>> opt = ProfileOption((int, type(None)), 5, "predicted sentences that count")
+        >>> opt.default, opt.accepts(3), opt.accepts("3")
+        (5, True, False)
+    """
+
+    types: type | tuple[type, ...]
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` is of the declared types (and among ``choices``, if any)."""
+        return isinstance(value, self.types) and (not self.choices or value in self.choices)
+
+
+def check_options(profile: str, options: Mapping[str, Any], declared: Mapping[str, ProfileOption]) -> None:
+    """Reject options ``profile`` does not declare, and values outside an option's choices.
+
+    Example:
+        >>> declared = {"metric": ProfileOption(str, "all", "figures", choices=("all", "hu-meteor"))}
+        >>> check_options("evalai", {"metric": "hu-meteor"}, declared)
+        >>> check_options("evalai", {"metric": "hu-meteo"}, declared)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: unknown metric 'hu-meteo' for profile 'evalai' (did you mean hu-meteor?)
+        >>> check_options("evalai", {"max_evidence": 3}, declared)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: profile 'evalai' does not take option(s): max_evidence (it takes metric)
+    """
+    unknown = set(options) - set(declared)
+    if unknown:
+        raise UserError(
+            f"profile {profile!r} does not take option(s): {', '.join(sorted(unknown))}",
+            hint=f"it takes {', '.join(declared)}",
+        )
+    for name, value in options.items():
+        choices = declared[name].choices
+        if choices and value not in choices:
+            from averitec_tools.registry import close_names
+
+            close = close_names(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"choose one of: {', '.join(map(str, choices))}"
+            raise UserError(f"unknown {name} {value!r} for profile {profile!r}", hint=hint)
 
 
 @dataclass(frozen=True)
@@ -75,6 +137,9 @@ class ScoringProfile(ABC):
     #: a competition's ``primary_metric`` are checked against them before anything is
     #: scored; ``tests/test_cli_wrong_data.py`` checks them against real results.
     per_claim_metrics: ClassVar[tuple[str, ...]] = ()
+    #: The options :meth:`score` takes, by name (``averitec score`` maps its flags onto
+    #: them; anything else is refused before any file is read).
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {}
 
     @abstractmethod
     def score(
@@ -84,13 +149,31 @@ class ScoringProfile(ABC):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         """Score ``predictions`` against ``references`` (both file paths).
+
+        Args:
+            predictions: The submission.
+            references: The gold file.
+            jobs: Worker processes (``None``: the profile's default).
+            progress: Show a progress bar on stderr.
+            warm: Warm state lent by a long-lived scorer (see :mod:`averitec_tools.scoring.warm`);
+                scores are identical with or without it.
+            **options: Options declared in :attr:`OPTIONS`.
 
         Raises:
             UserError: for any malformed, mismatched or wrong-format input.
         """
 
+    def gold_strings(self, references: PathLike) -> list[str]:
+        """The reference-side strings this profile compares with METEOR, each once, so
+        that a warm scorer can prepare (tokenise, stem, pin) them before any submission.
 
-__all__ = ["ClaimScore", "PathLike", "ProfileResult", "ScoringProfile"]
+        Empty for a profile that compares no strings (the default).
+        """
+        return []
+
+
+__all__ = ["ClaimScore", "PathLike", "ProfileOption", "ProfileResult", "ScoringProfile", "check_options"]

@@ -21,22 +21,27 @@ empty gold evidence list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
-from averitec_tools.metrics.averitec_score import passes, threshold_key
+from averitec_tools.metrics.averitec_score import AVeriTeCScore, passes, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
 from averitec_tools.records.averitec import AVERITEC_LABELS
-from averitec_tools.scoring.engine import check_options, make_engine, signature
 from averitec_tools.scoring.lenient import Lenience
+from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS, make_engine, signature
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
+    check_options,
 )
 from averitec_tools.scoring.submission import load_evalai
+from averitec_tools.scoring.warm import WarmScoring
 
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
 
@@ -47,10 +52,12 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "evalai"
     description: ClassVar[str] = "AVeriTeC EvalAI leaderboard (JSON lines, all evidence, normalised by predictions, >=)"
     citation: ClassVar[str] = "AVeriTeC EvalAI challenge evaluation script"
-    OPTIONS: ClassVar[tuple[str, ...]] = ("allow_download", "metric", "lenient", "cache_dir")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
         "evidence_score", "correct",
-        *(f"{m}@{threshold_key(t)}" for t in EVALAI_THRESHOLDS for m in ("label_accuracy", "evidence_meteor")),
+        # label_accuracy@λ: the EvalAI name of averitec-score(threshold=λ,strict=False) (metrics/keys.py)
+        *(k for t in EVALAI_THRESHOLDS for k in (claim_key(AVeriTeCScore(threshold=t, strict=False)),
+                                                  f"evidence_meteor@{threshold_key(t)}")),
     )
 
     def score(
@@ -60,6 +67,7 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         check_options(self.name, options, self.OPTIONS)
@@ -80,7 +88,7 @@ class Profile(ScoringProfile):
                     detail=f"reference item {line} has id {g.id!r}",
                     hint="the EvalAI scorer aligns by line; write predictions in the reference order",
                 )
-        engine = make_engine(options)
+        engine = make_engine(options, warm=warm, profile=self.name)
         # --lenient: a prediction without evidence is skipped by the EvalAI scorer (score 0 at every λ).
         tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True) if p.evidence]
         solved = iter(score_tasks(
@@ -107,7 +115,7 @@ class Profile(ScoringProfile):
             label_acc: dict[str, float] = {}
             evidence: dict[str, float] = {}
             for t in EVALAI_THRESHOLDS:
-                key = threshold_key(t)
+                key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
                 hits, total = 0, 0.0
                 for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
                     ok = passes(s, t, strict=False)
@@ -115,7 +123,7 @@ class Profile(ScoringProfile):
                         if c:
                             hits += 1
                         total += s
-                    per_claim_values[i][f"label_accuracy@{key}"] = float(ok and c)
+                    per_claim_values[i][label_key] = float(ok and c)
                     per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
                 label_acc[key] = hits / n
                 evidence[key] = total / n

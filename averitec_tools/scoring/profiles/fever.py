@@ -25,7 +25,11 @@ Reference behaviour reproduced (see :mod:`averitec_tools.metrics.fever_score`):
       under ``lenient`` it is counted (``missing_gold_evidence``) and scored as a claim
       with no evidence sets (recall 1 and never strictly correct, the reference's rule
       for ``"evidence": []``). ``"evidence": null`` on a NOT ENOUGH INFO line is read as
-      no evidence, as the reference reads it (NEI evidence is never scored).
+      no evidence, as the reference reads it (NEI evidence is never scored);
+    * a SUPPORTS/REFUTES gold line with ``"evidence": []`` (recall 1.0 for any prediction)
+      or an empty evidence set (``[[]]``: every prediction with the right label is strictly
+      correct) is an error naming the line and the claim; under ``lenient`` it is counted
+      (``empty_gold_evidence``) and scored as the reference scores it.
 
 Per-claim values are ``strict_score`` and ``label_accuracy`` (their means are the
 headline figures); ``precision``/``recall`` are macro averages over verifiable claims
@@ -34,21 +38,27 @@ only and so are not per-claim means.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import FEVER_LABELS
-from averitec_tools.metrics.fever_score import CITATION, FeverScore
+from averitec_tools.metrics.fever_score import CITATION, FEVER_SCORE, FeverScore
+from averitec_tools.metrics.keys import claim_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.signature import render_signature
 from averitec_tools.records.fever import FeverClaim, FeverPrediction
 from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
+    check_options,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
@@ -65,6 +75,19 @@ def _missing_evidence(obj: dict[str, Any], label: str) -> str | None:
         return "no 'evidence' key"  # the reference asserts the key, whatever the label
     if obj["evidence"] is None and label.upper() != "NOT ENOUGH INFO":
         return "\"evidence\": null"  # the reference iterates it for SUPPORTS/REFUTES
+    return None
+
+
+def _empty_evidence(claim: FeverClaim) -> str | None:
+    """How a SUPPORTS/REFUTES gold claim's evidence is empty (``None``: it is not, or NEI)."""
+    if claim.label is None or claim.label.upper() == "NOT ENOUGH INFO":
+        return None
+    if not claim.evidence:
+        return "\"evidence\": [] (no evidence set: any prediction gets recall 1.0)"
+    empty = [i for i, group in enumerate(claim.evidence) if not group]
+    if empty:
+        return (f"an empty evidence set (set {empty[0]} of {len(claim.evidence)}: any prediction with the right "
+                "label is strictly correct)")
     return None
 
 
@@ -88,6 +111,11 @@ def _read_gold(path: PathLike, lenience: Lenience) -> list[FeverClaim]:
                 hint="the FEVER scorer raises on such a line; give its evidence sets, or pass --lenient to score it "
                 "as a claim without evidence sets",
             )
+        empty = None if missing is not None else _empty_evidence(gold)
+        if empty is not None and not lenience.tolerate("empty_gold_evidence"):
+            raise UserError(f"{loc.where}: claim {gold.id!r} ({gold.label}) has {empty}",
+                            hint="give the claim its evidence sets, or pass --lenient to score it as the FEVER "
+                            "scorer does")
         golds.append(gold)
     return golds
 
@@ -125,7 +153,8 @@ class Profile(ScoringProfile):
 
     Options:
         max_evidence: predicted sentences that count (default 5; ``None`` = all).
-        lenient: tolerate (and count) gold lines without evidence (see the module notes).
+        lenient: tolerate (and count) gold lines without evidence, or with empty evidence
+            on a SUPPORTS/REFUTES claim (see the module notes).
 
     Example:
         >>> import json, pathlib, tempfile
@@ -139,10 +168,13 @@ class Profile(ScoringProfile):
     """
 
     name: ClassVar[str] = "fever"
-    per_claim_metrics: ClassVar[tuple[str, ...]] = ("strict_score", "label_accuracy")
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (claim_key(FEVER_SCORE), claim_key(LABEL_ACCURACY))
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
-    OPTIONS: ClassVar[tuple[str, ...]] = ("max_evidence", "lenient")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
+        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)"),
+        "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
+    }
 
     def score(
         self,
@@ -151,15 +183,11 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
-        unknown = set(options) - set(self.OPTIONS)
-        if unknown:
-            raise UserError(
-                f"profile 'fever' does not take option(s): {', '.join(sorted(unknown))}",
-                hint=f"it takes {', '.join(self.OPTIONS)}",
-            )
-        max_evidence = options.get("max_evidence", 5)
+        check_options(self.name, options, self.OPTIONS)
+        max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
         golds = _read_gold(references, lenience)
@@ -187,14 +215,15 @@ class Profile(ScoringProfile):
                     hint="keep the predictions in the order of the gold file",
                 )
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
+        strict_key, acc_key = self.per_claim_metrics
         per_claim = tuple(
             ClaimScore(
                 claim_id=gold.id,
                 gold_label=gold.label,
                 pred_label=pred.predicted_label,
                 values={
-                    "strict_score": 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
-                    "label_accuracy": 1.0 if outcome.label_correct else 0.0,
+                    strict_key: 1.0 if outcome.strict_correct and outcome.label_correct else 0.0,
+                    acc_key: 1.0 if outcome.label_correct else 0.0,
                 },
                 confidence=pred.confidence,
                 probabilities=pred.probabilities,

@@ -24,7 +24,7 @@ FEVER-8 solution CSV (matched by ``id``; only ``split == gold`` rows, as the lea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,10 +44,12 @@ from averitec_tools.metrics.ev2r_judges import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_MAX_TOKENS,
 )
+from averitec_tools.metrics.keys import claim_key, report_key
+from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.signature import render_signature, threshold_field, wordnet_field
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
-from averitec_tools.scoring.engine import MAX_EVIDENCE, make_engine
+from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE
 from averitec_tools.scoring.fever8_inputs import (
     Claim,
     ClaimSet,
@@ -55,44 +57,49 @@ from averitec_tools.scoring.fever8_inputs import (
     load_claims,
     load_prompt,
 )
+from averitec_tools.scoring.profiles._meteor import ALLOW_DOWNLOAD, CACHE_DIR, make_engine
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
     PathLike,
+    ProfileOption,
     ProfileResult,
     ScoringProfile,
+    check_options,
 )
+from averitec_tools.scoring.warm import WarmScoring
 
 METEOR_THRESHOLD = 0.25
 #: A request that failed under --official-failure-mode: scores 0 like an unparseable reply, counted apart.
 FAILED = Judgement(0.0, 0.0, False)
 #: From benchmarks/bench_ev2r_judge.py (docs/fever8.md#cache-and-speed).
 DEFAULT_CONCURRENCY = 32
-DEFAULTS: dict[str, Any] = {
-    "allow_download": True,
-    "judge_backend": "openai",
-    "judge_url": None,
-    "judge_model": DEFAULT_JUDGE_MODEL,
-    "judge_api_key_env": DEFAULT_API_KEY_ENV,
-    "judge_prompt": None,
-    "judge_cache": None,
-    "judge_concurrency": DEFAULT_CONCURRENCY,
-    "judge_retries": 5,
-    "judge_backoff": 1.0,
-    "judge_timeout": 120.0,
-    "judge_max_tokens": DEFAULT_MAX_TOKENS,
-    "ev2r_preset": DEFAULT_PRESET,
-    "ev2r_threshold": None,
-    "ev2r_comparison": None,
-    "official_failure_mode": False,
-    "dry_run": False,
-    "cache_dir": None,
+_STR, _NUMBER = (str, type(None)), (int, float)
+#: The declared options (``averitec score`` flags ``--judge-*``, ``--ev2r-*``, ...).
+OPTIONS: Mapping[str, ProfileOption] = {
+    "allow_download": ALLOW_DOWNLOAD,
+    "judge_backend": ProfileOption(str, "openai", "judge back-end (see metrics.ev2r_judges)"),
+    "judge_url": ProfileOption(_STR, None, "OpenAI-compatible server URL"),
+    "judge_model": ProfileOption(str, DEFAULT_JUDGE_MODEL, "judge model name"),
+    "judge_api_key_env": ProfileOption(str, DEFAULT_API_KEY_ENV, "environment variable holding the API key"),
+    "judge_prompt": ProfileOption(_STR, None, "prompt file or name (None: the organisers')"),
+    "judge_cache": ProfileOption(_STR, None, "judgement cache directory"),
+    "judge_concurrency": ProfileOption(int, DEFAULT_CONCURRENCY, "judge requests in flight"),
+    "judge_retries": ProfileOption(int, 5, "retries of a failed request"),
+    "judge_backoff": ProfileOption(_NUMBER, 1.0, "seconds before the first retry (doubling)"),
+    "judge_timeout": ProfileOption(_NUMBER, 120.0, "seconds per request"),
+    "judge_max_tokens": ProfileOption(int, DEFAULT_MAX_TOKENS, "reply token limit"),
+    "ev2r_preset": ProfileOption(str, DEFAULT_PRESET, "published threshold rule"),
+    "ev2r_threshold": ProfileOption((float, type(None)), None, "custom recall threshold"),
+    "ev2r_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
+    "official_failure_mode": ProfileOption(bool, False, "score failed requests 0, as the official code"),
+    "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
+    "cache_dir": CACHE_DIR,
 }
+DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise UserError(f"profile 'fever8' does not take option(s): {', '.join(sorted(unknown))}")
+    check_options("fever8", options, OPTIONS)
     opts = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
     opts["rule"] = threshold_rule(preset=opts["ev2r_preset"], threshold=opts["ev2r_threshold"],
                                   comparison=opts["ev2r_comparison"])
@@ -109,7 +116,7 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "fever8"
     description: ClassVar[str] = "FEVER-8 (2025): Ev2R precision/recall by an LLM judge, new AVeriTeC score, HU-METEOR alongside"
     citation: ClassVar[str] = "Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)"
-    OPTIONS: ClassVar[tuple[str, ...]] = tuple(DEFAULTS)
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = OPTIONS
 
     def score(
         self,
@@ -118,6 +125,7 @@ class Profile(ScoringProfile):
         references: PathLike,
         jobs: int | None = None,
         progress: bool = False,
+        warm: WarmScoring | None = None,
         **options: Any,
     ) -> ProfileResult:
         from averitec_tools.metrics.ev2r_runner import (
@@ -179,7 +187,7 @@ class Profile(ScoringProfile):
             (c.id, kind): FAILED if r.key in failed else parse_judgement(replies.get(r.key, ""), kind)
             for c, kind, r in requests
         }
-        return self._result(claim_set, judged, opts, prompt, judge.backend, stats, jobs, progress, references)
+        return self._result(claim_set, judged, opts, prompt, judge.backend, stats, jobs, progress, references, warm)
 
     def _result(
         self,
@@ -192,13 +200,14 @@ class Profile(ScoringProfile):
         jobs: int | None,
         progress: bool,
         references: PathLike,
+        warm: WarmScoring | None,
     ) -> ProfileResult:
         from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
         from averitec_tools.metrics.prepared_cache import prepared_cache_file
 
         claims: Sequence[Claim] = claim_set.claims
         n = len(claims)
-        engine = make_engine({"allow_download": opts["allow_download"]})
+        engine = make_engine({"allow_download": opts["allow_download"]}, warm=warm, profile=self.name)
         q_tasks, qa_tasks = [], []
         for c in claims:
             gold_q = tuple(dict.fromkeys(q for q, _ in c.gold_pairs))
@@ -225,7 +234,7 @@ class Profile(ScoringProfile):
             vals = {
                 "ev2r_qa_precision": qa.precision, "ev2r_qa_recall": qa.recall,
                 "ev2r_q_precision": q.precision, "ev2r_q_recall": q.recall,
-                f"averitec_score_ev2r@{key}": new_score, "label_accuracy": float(correct),
+                f"averitec_score_ev2r@{key}": new_score, claim_key(LABEL_ACCURACY): float(correct),
                 "hu_meteor_questions_only": m_q[i], "hu_meteor_questions_answers": m_qa[i],
                 f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": old_score,
             }
@@ -252,7 +261,7 @@ class Profile(ScoringProfile):
             },
             "averitec_score_ev2r": {key: mean["score"]},
             "threshold": {"preset": rule.name, "threshold": thr, "comparison": cmp, "source": rule.source},
-            "veracity": {"accuracy": mean["acc"]},
+            "veracity": {report_key(LABEL_ACCURACY): mean["acc"]},
             "hu_meteor": {
                 "questions_only": sum(m_q) / n,
                 "questions_answers": sum(m_qa) / n,
@@ -293,4 +302,4 @@ class Profile(ScoringProfile):
         )
 
 
-__all__ = ["DEFAULTS", "Claim", "Profile", "load_claims"]
+__all__ = ["DEFAULTS", "OPTIONS", "Claim", "Profile", "load_claims"]

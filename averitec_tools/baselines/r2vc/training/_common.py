@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.baselines.r2vc.prompt import ensure_chat_template
+from averitec_tools.baselines.r2vc.stages.generation.prompt import ensure_chat_template
 from averitec_tools.baselines.r2vc.training.config import TrainSettings
 from averitec_tools.errors import UserError
 
@@ -81,7 +81,7 @@ def load_model_for_training(settings: TrainSettings, *, cuda: bool) -> tuple[Any
     and the resolved attention implementation; bf16 compute is the trainer's autocast."""
     import torch
 
-    from averitec_tools.baselines.r2vc.generator import load_causal_lm
+    from averitec_tools.baselines.r2vc.stages.generation.generator import load_causal_lm
 
     resolved = settings.resolved(cuda=cuda)
     pure_bf16 = settings.master_weights == "bf16" and resolved["bf16"]
@@ -177,7 +177,7 @@ def model_name(model: Any, settings: TrainSettings) -> str:
 
 def prompt_choice(model: Any, settings: TrainSettings) -> Any:
     """The reasoning mode the training prompts use (recorded with the model)."""
-    from averitec_tools.baselines.r2vc.reasoning import resolve_reasoning
+    from averitec_tools.baselines.r2vc.stages.generation.reasoning import resolve_reasoning
 
     return resolve_reasoning(model=model_name(model, settings), requested=settings.reasoning)
 

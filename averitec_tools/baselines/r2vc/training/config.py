@@ -124,7 +124,7 @@ class TrainSettings:
             raise UserError(f"{name}: n_passages must be >= 1, got {self.n_passages}")
         if not 0.0 <= self.min_changed_fraction <= 1.0:
             raise UserError(f"{name}: min_changed_fraction must be in [0, 1], got {self.min_changed_fraction}")
-        from averitec_tools.baselines.r2vc.reasoning import REASONING_MODES
+        from averitec_tools.baselines.r2vc.stages.generation.reasoning import REASONING_MODES
 
         if self.reasoning not in REASONING_MODES:
             raise UserError(f"{name}: reasoning must be one of {', '.join(REASONING_MODES)}, got {self.reasoning!r}")

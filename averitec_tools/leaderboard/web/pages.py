@@ -1,0 +1,157 @@
+"""The public pages of the board: ``/``, ``/phase/{name}``, ``/submission/{id}`` (with its
+``scores.json`` and plots) and ``/team/{name}``. Only safe methods (GET).
+
+A submission's details are shown to its team (signed in, or its bearer token) and the
+organisers until it stands on a visible board, then to everyone; its gold labels and
+claim types only once the phase is revealed (never on a ``gold_private`` phase).
+
+Example:
+    >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
+    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png',
+     '/team/{name:path}']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.web.site import Site, SiteDep, parse_id
+from averitec_tools.leaderboard.web.views import (
+    breakdown,
+    gold_visible,
+    has_confidences,
+    plot_png,
+    visible_claims,
+    without_gold,
+)
+
+REFRESH_SECONDS = 2
+router = APIRouter()
+
+
+def sort_key(entry: Any, column: str) -> Any:
+    """Sort key of a leaderboard column (unknown columns sort by rank).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> e = SimpleNamespace(team="Blue", system="s", metrics={"m": 0.5}, rank=2)
+        >>> sort_key(e, "team"), sort_key(e, "m"), sort_key(e, "nope")
+        ('blue', 0.5, 2)
+    """
+    if column in ("team", "system"):
+        return str(getattr(entry, column)).lower()
+    if column in entry.metrics:
+        return entry.metrics[column]
+    return entry.rank
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(site: SiteDep) -> RedirectResponse:
+    return RedirectResponse(f"/phase/{site.comp.phases[0].name}", status_code=303)
+
+
+@router.get("/phase/{name}", response_class=HTMLResponse)
+def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", order: str = "asc") -> Response:
+    comp, store = site.comp, site.store
+    try:
+        phase = comp.phase(name)
+    except UserError as exc:
+        return site.error(request, str(exc), 404)
+    hidden = site.board_hidden(phase)
+    entries = [] if hidden else site.ranked(name)
+    by_id = {e.submission_id: e for e in entries}
+    shown = sorted(entries, key=lambda e: sort_key(e, sort), reverse=order == "desc")
+    pending = len(store.submissions(phase=name, state=("pending", "running")))
+    return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
+                     hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
+                     title=f"{comp.title}: {phase.title}")
+
+
+def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str, Any] | None, Response | None]:
+    """What a submission's page, JSON and plots show, or the refusal."""
+    store = site.store
+    sid = parse_id(raw_id)
+    row = store.submission(sid) if sid is not None else None
+    if row is None:
+        return None, site.error(request, f"no submission {raw_id[:30]}", 404)
+    if not site.may_see(request, row):
+        return None, site.error(request, "this submission is visible to its team and the organisers until it is on the board "
+                                "(teams: sign in on the Submit page)", 403)
+    phase = site.comp.phase(row["phase"])
+    results = store.results([row["id"]]).get(row["id"], [])
+    current = next((r for r in results if r["profile"] == phase.profile), None)
+    revealed = store.revealed(phase.name)
+    claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
+    gold = gold_visible(phase, revealed=revealed)
+    if claims is not None and not gold:
+        claims = without_gold(claims)
+    return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed,
+            "gold": gold}, None
+
+
+@router.get("/submission/{sid}", response_class=HTMLResponse)
+def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
+    view, refusal = submission_view(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    claims, phase = view["claims"], view["phase"]
+    metrics = [k for k in phase.columns if claims and k in claims[0]["values"]]
+    context: dict[str, Any] = {**view, "metrics": metrics, "refresh": REFRESH_SECONDS if view["row"]["state"] in ("pending", "running") else None}
+    if claims:
+        context["means"] = {m: sum(c["values"][m] for c in claims) / len(claims) for m in metrics}
+        if view["gold"]:
+            context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
+                                     for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
+        context["plots"] = has_confidences(claims)
+    return site.page(request, "submission.html", title=f"Submission {view['row']['id']}", **context)
+
+
+@router.get("/submission/{sid}/scores.json")
+def submission_scores(request: Request, sid: str, site: SiteDep) -> Response:
+    view, refusal = submission_view(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    if view["claims"] is None:
+        return JSONResponse({"error": "no visible scores"}, status_code=404)
+    cur, row_id = view["current"], view["row"]["id"]
+    return JSONResponse(
+        {"submission_id": row_id, "profile": cur["profile"], "signature": cur["signature"], "scorer_version": cur["scorer_version"],
+         "per_claim": view["claims"]},
+        headers={"content-disposition": f'attachment; filename="submission-{row_id}-scores.json"'},
+    )
+
+
+@router.get("/submission/{sid}/{kind}.png")
+def submission_plot(request: Request, sid: str, kind: str, site: SiteDep) -> Response:
+    if kind not in ("reliability", "risk-coverage"):
+        return site.error(request, f"no plot {kind[:30]!r}", 404)
+    view, refusal = submission_view(site, request, sid)
+    if view is None:
+        return refusal  # type: ignore[return-value]
+    claims = view["claims"]
+    if not claims or not has_confidences(claims):
+        return site.error(request, "no plot: this submission has no visible confidences", 404)
+    key = (view["row"]["id"], kind, view["current"]["id"], view["revealed"])
+    png = site.plot(key, lambda: plot_png(kind, claims))
+    return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
+
+
+@router.get("/team/{name:path}", response_class=HTMLResponse)
+def team_page(request: Request, name: str, site: SiteDep) -> Response:
+    store = site.store
+    team = store.team(name)
+    if team is None:
+        return site.error(request, "no such team", 404)
+    own = site.team_of(request) == team["name"] or site.is_admin(request)
+    rows = store.submissions(team=team["name"])
+    if not own:
+        rows = [r for r in rows if r["state"] == "finished" and site.on_board(r)]
+    quotas = {p.name: store.quota(team["name"], p.name) for p in site.comp.phases} if own else None
+    return site.page(request, "team.html", team=team["name"], rows=rows, quotas=quotas, own=own, title=f"Team {team['name']}")
+
+
+__all__ = ["REFRESH_SECONDS", "router", "sort_key", "submission_view"]
