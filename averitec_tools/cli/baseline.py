@@ -8,7 +8,8 @@ for FEVER/VitaminC claims. ``--config offline-minilm`` is the built-in offline C
 configuration (trained on train.json; corpus built from the train and dev gold answers —
 an oracle corpus unless ``offline.exclude_own_evidence: true`` — no ``--corpus``;
 ``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
-Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
+Interrupted runs continue with ``--resume`` or start over with ``--overwrite`` (a rerun with
+neither is refused); the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
 fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating inference

@@ -7,10 +7,12 @@ runs claims with:
 * per-stage wall-clock timings (retrieval, generation, verification, calibration +
   decision, question writing), summed and per claim;
 * a tqdm progress bar;
-* crash-safe output: each finished claim is appended (and fsynced) to a sidecar
-  ``<out>.partial.jsonl``; ``resume=True`` skips the claims already there (a torn last
-  line is dropped), and the final file is written atomically, after which the sidecar
-  is removed — an interrupted run never leaves a half-written output file;
+* crash-safe output through the baselines' shared run loop
+  (:func:`averitec_tools.baselines._run.loop.run_claims`): each finished claim is
+  appended (and fsynced) to a sidecar ``<out>.partial.jsonl``; ``resume=True`` skips the
+  claims already there (a torn last line is repaired), ``overwrite=True`` starts over,
+  neither refuses an existing one; the final file is written atomically, after which the
+  sidecar is removed — an interrupted run never leaves a half-written output file;
 * empty retrieval → abstain (Uncertain, confidence 0) instead of an error;
 * nothing substituted silently: the summary names every component (``components``:
   stage → model id, or the named ablation/fallback) and counts every per-claim
