@@ -11,7 +11,8 @@ Usage::
 
     python benchmarks/suite_cost.py -- -q tests/                 # the whole suite (make test's set)
     python benchmarks/suite_cost.py -- -q tests/test_cli_score.py  # a subset
-    python benchmarks/suite_cost.py --junit report.xml           # tables of an earlier run's report
+    python benchmarks/suite_cost.py --keep run.xml -- -q tests/  # ... and keep the JUnit report
+    python benchmarks/suite_cost.py --junit run.xml              # tables of an earlier run's report
 
 PostgreSQL-backed tests need ``bash .ci/with_services.sh`` in front, as for pytest itself.
 """
@@ -43,14 +44,14 @@ class LoadSampler(threading.Thread):
     def __init__(self, every: float = 30.0) -> None:
         super().__init__(daemon=True)
         self.every, self.samples = every, [load_average()]
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(self.every):
+        while not self._done.wait(self.every):
             self.samples.append(load_average())
 
     def stop(self) -> list[float]:
-        self._stop.set()
+        self._done.set()
         self.join()
         self.samples.append(load_average())
         return self.samples
@@ -123,6 +124,7 @@ def run_pytest(args: list[str], junit: Path) -> tuple[int, float, float, list[fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--junit", type=Path, help="print the tables of this JUnit XML report instead of running")
+    parser.add_argument("--keep", type=Path, help="also keep the run's JUnit XML report here")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- then pytest's arguments")
     args = parser.parse_args(argv)
     wall = cpu = None
@@ -136,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             junit = Path(tmp) / "junit.xml"
             code, wall, cpu, loads = run_pytest(pytest_args, junit)
             rows = read_junit(junit)
+            if args.keep:
+                args.keep.write_bytes(junit.read_bytes())
     print("\n## Suite cost\n")
     print(cost_table(rows, wall=wall, cpu=cpu, loads=loads))
     print("\n## The slowest 20 tests\n")

@@ -56,8 +56,6 @@ NO_EXAMPLES = {
     "averitec_tools.engines.ray_engine",
     "averitec_tools.scoring.profiles.averitec2023",
     "averitec_tools.scoring.profiles.averitec2024",
-    "averitec_tools.scoring.profiles.evalai",
-    "averitec_tools.scoring.profiles.fever8",
     "averitec_tools.loaders.averitec",
     "averitec_tools.loaders.r2vc",
     "averitec_tools.loaders.vitaminc",

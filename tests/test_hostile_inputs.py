@@ -98,6 +98,30 @@ class Case:
     mutable: list[str] = field(default_factory=list)  # inputs the mutation tests corrupt
 
 
+
+def _ratings_xlsx() -> bytes | None:
+    """A 4-row ratings workbook in the Ev2R study's layout (``averitec meta-eval --ratings``)."""
+    try:
+        import openpyxl
+    except ImportError:
+        return None
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Team", "id", "claim", "predicted evidence",
+                  "1. Does the predicted evidence contain any of the following three major errors? If yes, ...",
+                  "label_majority", "semantic_coverage", "coherence", "redundancy", "consistency", "relevance"])
+    for i in range(4):
+        sheet.append([f"team{i % 2}", 10 + i, f"Claim {i}.", "x", "No major errors.", "b. refuted",
+                      1 + i, 2, 3, 4 - i % 2, 5 - i])
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
+META_ITEMS = [{"claim": f"Claim {i}.", "evidence": f"Question: q{i}?\nAnswer: the answer is {'yes ' * i}\n",
+               "response": {"reference_evidence": "Question: q?\nAnswer: the answer is yes yes\n", "score": 0.1 * i},
+               "gold": "Refuted", "id": 10 + i} for i in range(4)]
+
 CASES: list[Case] = [
     Case("score2024", {"pred.json": _json(PRED_2024), "gold.json": _json(GOLD)},
          lambda d, o: ["score", str(d / "pred.json"), str(d / "gold.json"), "--jobs", "1", "--json",
@@ -185,6 +209,14 @@ CASES: list[Case] = [
                        "--work", str(o or d / "work")],
          "dir", "--work", ["rows.jsonl"]),
 ]
+_RATINGS = _ratings_xlsx()
+if _RATINGS is not None:
+    CASES.append(Case(
+        "meta-eval", {"ratings.xlsx": _RATINGS, "items.jsonl": _jsonl(META_ITEMS)},
+        lambda d, o: ["meta-eval", "--ratings", str(d / "ratings.xlsx"), "--items", str(d / "items.jsonl"),
+                      "--no-reproduce", "--scorer", "bleu", "--resamples", "5", "--json",
+                      *(["--plot", str(o)] if o else [])],
+        "file", "--plot", ["items.jsonl"]))
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
 STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
 BY_NAME = {c.name: c for c in CASES}

@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "convert",
     "compare",
     "judge_agreement",
+    "meta_eval",
     "calibration",
     "stats",
     "export_hf",

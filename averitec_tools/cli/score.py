@@ -67,6 +67,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="fever profile: predicted evidence sentences considered (default 5)",
     )
+    parser.add_argument(
+        "--evidence-scorer", metavar="SPEC", default=None,
+        help="averitec2024: add a non-official evidence score per claim (e.g. minilm-qa-f1, docs/meta_eval.md); "
+        "named in the signature, never replaces the official figures",
+    )
     from averitec_tools.cli._judge_options import add_judge_arguments
 
     add_judge_arguments(parser)
@@ -93,6 +98,13 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         if "lenient" not in accepted:
             raise UserError(f"--lenient is not available for profile {args.profile!r}")
         options["lenient"] = True
+    if getattr(args, "evidence_scorer", None):
+        if "evidence_scorer" not in accepted:
+            raise UserError(f"--evidence-scorer is not available for profile {args.profile!r}")
+        from averitec_tools.scoring.meta_eval.profile_option import evidence_scorer_for
+
+        evidence_scorer_for(args.evidence_scorer)  # a bad spec fails before anything is scored
+        options["evidence_scorer"] = args.evidence_scorer
     if args.no_download and "allow_download" in accepted:
         options["allow_download"] = False
     from averitec_tools.cli._judge_options import judge_options

@@ -49,6 +49,10 @@ def file_url(hub: HubLocation, path: str) -> str:
     """The ``.../resolve/<revision>/<path>`` URL of a file (dataset repos under ``/datasets``)."""
     from huggingface_hub import hf_hub_url
 
+    if hub.repo_type == "github":
+        from averitec_tools.downloads.github import raw_url
+
+        return raw_url(hub, path)
     return str(hf_hub_url(hub.repo_id, path, repo_type=hub.repo_type, revision=hub.revision, endpoint=endpoint()))
 
 
@@ -120,6 +124,12 @@ def remote_info(hub: HubLocation, path: str) -> RemoteInfo:
     from huggingface_hub import get_hf_file_metadata
 
     url = file_url(hub, path)
+    if hub.repo_type == "github":
+        from averitec_tools.downloads.github import head
+
+        with hub_errors(f"{hub.repo_id}/{path}", hub):
+            location, size = head(hub, path)
+        return RemoteInfo(url=location, size=size, etag=None, commit=hub.revision)
     with hub_errors(f"{hub.repo_id}/{path}", hub):
         meta = get_hf_file_metadata(url)
     return RemoteInfo(url=str(meta.location or url), size=meta.size, etag=meta.etag, commit=meta.commit_hash)

@@ -27,7 +27,8 @@ from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space")
+#: Hugging Face repository types, and ``"github"``: a public GitHub repository at a pinned commit.
+REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github")
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,48 @@ register_source(DataSource(
            "(no loading script: every datasets version reads it); no checksum recorded in the package",),
 ))
 
+#: The Ev2R study's human ratings of AVeriTeC 2024 submissions and its per-item scores and published
+#: correlations (``averitec meta-eval``): (repository path, destination, sha256, size), the sha256 and
+#: sizes computed from the files at the pinned commit (checked equal to the shared snapshot's).
+META_EVAL_HUB = HubLocation("mubasharaak/fc-evidence-evaluation", repo_type="github",
+                            revision="fc47014a21977c92c5f691a93068b9ccc95b00ed")
+_META_EVAL_FILES: tuple[tuple[str, str, str, int], ...] = (
+    ("LICENSE", "LICENSE", "b2ece9556dbe2ac7f716bf177f0a35840f873c684652dc6b489bc10c676acbc8", 1073),
+    ("data/averitec_shared_task/0_submissions_averitec.xlsx", "data/0_submissions_averitec.xlsx", "3e1f83b5eb587ca3b922c966a6c4d21deaa3a07e3729f37ee814a3512e99eb5f", 79491),
+    ("data/averitec_shared_task/AVERITEC_FC_Evidence_Evaluation_Responses.xlsx", "data/AVERITEC_FC_Evidence_Evaluation_Responses.xlsx", "026c67ab16b74ed64a0a4360cfde4cb6c86a7a137f9880a2cb17aea1ef14eec4", 621459),
+    ("data/averitec_shared_task/gold_eval_selection.json", "data/gold_eval_selection.json", "949649f610f6b8941d44af09569773933cec5cb643b92b3575b2181a56d3faa7", 122022),
+    ("results/averitec_shared_task/correlation_atomic_gemini-1.5-flash.csv", "results/correlation_atomic_gemini-1.5-flash.csv", "d3999dde56f30ae5348781b3dbebf61603fa2797f74df4e20809595d8d56be22", 416),
+    ("results/averitec_shared_task/correlation_atomic_gemini-1.5-pro.csv", "results/correlation_atomic_gemini-1.5-pro.csv", "6fe6049db833629cb9948a684e608e265bd5896f408c3da5b45c22ccd5136bbb", 414),
+    ("results/averitec_shared_task/correlation_atomic_gpt-4o-2024-08-06.csv", "results/correlation_atomic_gpt-4o-2024-08-06.csv", "ca427fea82671fd420f9be3fe38b30328a65323938c7e1894af5b6a3fcadbb3e", 420),
+    ("results/averitec_shared_task/correlation_atomic_llama3.1:70b.csv", "results/correlation_atomic_llama3.1-70b.csv", "a948a4536c6b3704ab146b226df8c0fb66d7b7094bb7ec7c7366401f4e4753db", 417),
+    ("results/averitec_shared_task/correlation_atomic_reference_prec_recall_gemini-1.5-flash.csv", "results/correlation_atomic_reference_prec_recall_gemini-1.5-flash.csv", "fdb25b2164187b1ecc9c6849d8128f7700e7229c21845bbdd6764c281b3375af", 1139),
+    ("results/averitec_shared_task/correlation_atomic_reference_prec_recall_gemini-1.5-pro.csv", "results/correlation_atomic_reference_prec_recall_gemini-1.5-pro.csv", "1abbdd70d772f0d1c927a992634a2d6c228d7134a17d10ce868500df5e602132", 1117),
+    ("results/averitec_shared_task/correlation_atomic_reference_prec_recall_gpt-4o-2024-05-13.csv", "results/correlation_atomic_reference_prec_recall_gpt-4o-2024-05-13.csv", "592e065c31a8eca47139f73b8a5aa1691fa101ae1c0a649f264130614911e4e5", 1137),
+    ("results/averitec_shared_task/correlation_atomic_reference_prec_recall_llama3.1:70b.csv", "results/correlation_atomic_reference_prec_recall_llama3.1-70b.csv", "578c4c73c9b81868ef969828abfe99406f7a4cc2611ee71b3a24908f2e4ac57c", 1159),
+    ("results/averitec_shared_task/correlation_bleu.csv", "results/correlation_bleu.csv", "c1386dd8c5aef23379f858dc970e6a98b115eb5d45397137131ee2951e1892a8", 407),
+    ("results/averitec_shared_task/correlation_cot_gpt-4o-2024-08-06.csv", "results/correlation_cot_gpt-4o-2024-08-06.csv", "cc03344fff0117d9aaf559764f5e4c85e40867cc5c5626cdccc7de196809d178", 401),
+    ("results/averitec_shared_task/correlation_hmeteor.csv", "results/correlation_hmeteor.csv", "f104b04ba7d13df2a71039a9736cca248f5995d952f95767951813f93fedfbf1", 437),
+    ("results/averitec_shared_task/correlation_hmeteor_only_questions.csv", "results/correlation_hmeteor_only_questions.csv", "d81a63758f2c3f78dab090dc4032987dda064e3498cedb95853c89cc7f4e0ee3", 426),
+    ("results/averitec_shared_task/correlation_meteor.csv", "results/correlation_meteor.csv", "e3dd3322247c36a313c9b72cedc21e553e874749f119beb27ace7d1b762e9dae", 416),
+    ("results/averitec_shared_task/correlation_pseudo_trained.csv", "results/correlation_pseudo_trained.csv", "d6fc84df010c1c00f0d756e83ec6ee46eeafb45c9fb5975bfb7594e66d0d4692", 465),
+    ("results/averitec_shared_task/correlation_ref_trained.csv", "results/correlation_ref_trained.csv", "578f6716dffb9badbfa87373d52a2e9f96feeb95f91c52158f5f315045542d28", 448),
+    ("results/averitec_shared_task/correlation_rouge.csv", "results/correlation_rouge.csv", "21a1072a58a343d35feee7c1e86d1028ce5ad8ae7f1066b08bb0590a37cd1c73", 405),
+    ("results/averitec_shared_task/predictions_bleu.jsonl", "results/predictions_bleu.jsonl", "98ef8a54e3ce257e493dc4e272d08df6c9411da9265d687fe1dfa3a203873290", 791606),
+    ("results/averitec_shared_task/predictions_hmeteor.jsonl", "results/predictions_hmeteor.jsonl", "168ca4dcfae4c19e91edebc8669b61f5bbfd78325631883361b3687b46ba83fd", 794145),
+    ("results/averitec_shared_task/predictions_meteor.jsonl", "results/predictions_meteor.jsonl", "2d889b033ce255a08fbf2419157118755ab62b81519dd2fccd0d7cbd8983c267", 793409),
+    ("results/averitec_shared_task/predictions_rouge.jsonl", "results/predictions_rouge.jsonl", "b3fe74b6a4a87f9d7812601c829c5b0844ab00d3ec4798ac3e8f6daf229e636b", 793311),
+)
+register_source(DataSource(
+    name="meta-eval", split=None, title="Ev2R study: human ratings of AVeriTeC 2024 evidence, per-item scores",
+    license="mit (code) / cc-by-nc-4.0 (AVeriTeC-derived data)", hub=META_EVAL_HUB,
+    dest="meta_eval/fc-evidence-evaluation",
+    files=tuple(RemoteFile(path, sha256=sha, size=size, dest=dest,
+                           checksum_source=f"github:{META_EVAL_HUB.repo_id} at {META_EVAL_HUB.revision[:8]}")
+                for path, dest, sha, size in _META_EVAL_FILES),
+    homepage="https://github.com/mubasharaak/fc-evidence-evaluation",
+    notes=("read by `averitec meta-eval` (docs/meta_eval.md); ':' in two result file names becomes '-'",),
+))
+
 #: (family, split) → the source whose files that split is read from.
 _SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
     **{("averitec", s): f"averitec/{s}" for s in ("train", "dev", "test")},
@@ -183,4 +225,4 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["AVERITEC_HUB", "VITAMINC_HUB", "source_for"]
+__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "VITAMINC_HUB", "source_for"]

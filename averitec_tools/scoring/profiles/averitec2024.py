@@ -95,7 +95,11 @@ class Profile(ScoringProfile):
     name: ClassVar[str] = "averitec2024"
     description: ClassVar[str] = "AVeriTeC 2024 shared task (Q-only/Q+A/A-only Hu-METEOR, AVeriTeC score at 6 λ, >)"
     citation: ClassVar[str] = "Schlichtkrull et al. (2024), The Automated Verification of Textual Claims (AVeriTeC) Shared Task"
-    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = METEOR_OPTIONS
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
+        **METEOR_OPTIONS,
+        "evidence_scorer": ProfileOption((str, type(None)), None, "a non-official evidence scorer spec "
+                                         "(minilm-qa-f1) scored beside the official figures; docs/meta_eval.md"),
+    }
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
         "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", claim_key(LABEL_ACCURACY),
         *(claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS),
@@ -146,10 +150,20 @@ class Profile(ScoringProfile):
         raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
 
         sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
+        extra = None
+        if options.get("evidence_scorer"):  # never official: added beside the figures, named in the signature
+            from averitec_tools.scoring.meta_eval.profile_option import evidence_scores
+
+            extra, extra_sig = evidence_scores(spec=options["evidence_scorer"], predicted=[t.candidates for t in qa_tasks],
+                                               references=[t.references for t in qa_tasks])
+            sig = f"{sig}|evidence-scorer:{extra_sig}"
         summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means={
             "questions_only": q_scores, "answers_only": raw_scores, "answers_only_averitec_tools": a_scores,
             "questions_answers": qa_scores,
         })
+        if extra is not None:
+            summary["evidence_scorer"] = {"spec": options["evidence_scorer"], "signature": sig.rsplit("|evidence-scorer:", 1)[1],
+                                          "mean": sum(extra) / n if n else 0.0, "official": False}
         pred_labels = [p.pred_label for p in preds]
         gold_labels, correct = label_correctness(gold, pred_labels)
         per_level = thresholded(qa_scores, correct)
@@ -171,6 +185,8 @@ class Profile(ScoringProfile):
                 "answers_only": raw_scores[i],
                 "answers_only_averitec_tools": a_scores[i],
             }
+            if extra is not None:
+                vals["evidence_scorer"] = extra[i]
             if metric == "all":
                 vals[acc_key] = float(correct[i])
                 for k, key in enumerate(level_keys):

@@ -46,6 +46,37 @@ from averitec_tools.scoring.warm import WarmScoring
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
 
 
+def _at_thresholds(
+    scores: list[float], correct: list[bool], per_claim_values: list[dict[str, float]]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The script's ``label_accuracy`` and ``evidence_meteor`` at each λ (``>=``), and the
+    per-claim values they are means of (added to ``per_claim_values``).
+
+    Example:
+        >>> values = [{}, {}]
+        >>> acc, evidence = _at_thresholds([0.25, 0.1], [True, True], values)
+        >>> acc["0.25"], evidence["0.2"], values[0]["label_accuracy@0.3"]
+        (0.5, 0.125, 0.0)
+    """
+    n = len(scores)
+    label_acc: dict[str, float] = {}
+    evidence: dict[str, float] = {}
+    for t in EVALAI_THRESHOLDS:
+        key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
+        hits, total = 0, 0.0
+        for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
+            ok = passes(s, t, strict=False)
+            if ok:
+                if c:
+                    hits += 1
+                total += s
+            per_claim_values[i][label_key] = float(ok and c)
+            per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
+        label_acc[key] = hits / n
+        evidence[key] = total / n
+    return label_acc, evidence
+
+
 class Profile(ScoringProfile):
     """The EvalAI leaderboard scorer (see the module docstring for its quirks)."""
 
@@ -112,23 +143,7 @@ class Profile(ScoringProfile):
         correct = [p.label == g.label for p, g in zip(preds, gold, strict=True)]
         per_claim_values: list[dict[str, float]] = [{"evidence_score": s} for s in scores]
         if metric == "all":
-            label_acc: dict[str, float] = {}
-            evidence: dict[str, float] = {}
-            for t in EVALAI_THRESHOLDS:
-                key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
-                hits, total = 0, 0.0
-                for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
-                    ok = passes(s, t, strict=False)
-                    if ok:
-                        if c:
-                            hits += 1
-                        total += s
-                    per_claim_values[i][label_key] = float(ok and c)
-                    per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
-                label_acc[key] = hits / n
-                evidence[key] = total / n
-            summary["label_accuracy"] = label_acc
-            summary["evidence_meteor"] = evidence
+            summary["label_accuracy"], summary["evidence_meteor"] = _at_thresholds(scores, correct, per_claim_values)
             for i, c in enumerate(correct):
                 per_claim_values[i]["correct"] = float(c)
         else:

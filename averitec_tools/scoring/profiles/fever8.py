@@ -110,6 +110,46 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
+def _signature(opts: dict[str, Any], prompt: JudgePrompt, *, backend: str, stats: Any, rule: ThresholdPreset,
+               engine: Any) -> str:
+    """The fever8 signature: judge, prompt hash, failure mode, the Ev2R rule and the METEOR side."""
+    failures = f"zero({len(stats.failed)})" if stats.failure_mode == "zero" else "raise"
+    return render_signature([
+        ("profile", "fever8"), ("metric", "ev2r"), ("judge", f"{backend}:{opts['judge_model']}"),
+        ("prompt", f"{prompt.name}+sha256.{prompt.sha256[:12]}"), ("temperature", 0),
+        ("max_tokens", int(opts["judge_max_tokens"])), ("unparseable", 0), ("failures", failures),
+        ("thr", threshold_field(rule.threshold, rule.comparison)), ("thr_preset", rule.name), ("meteor", "hu-meteor"),
+        ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.wordnet)),
+        ("meteor_thr", threshold_field(METEOR_THRESHOLD, ">")), ("cap", MAX_EVIDENCE),
+    ])
+
+
+def _warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, prompt: JudgePrompt) -> list[str]:
+    """The stderr lines of a run: failed requests, unparseable replies, skipped reference
+    rows, a prompt that is not the organisers'.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> _warnings(SimpleNamespace(failed=[]), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
+        ...           prompt=SimpleNamespace(name="fever8-official"))
+        ['1 of 4 judge replies could not be parsed; they score 0, as in the official code']
+    """
+    warnings = []
+    if stats.failed:
+        shown = ", ".join(r.where for r in stats.failed[:5]) + (" ..." if len(stats.failed) > 5 else "")
+        warnings.append(f"{len(stats.failed)} judge request(s) failed and score 0 (--official-failure-mode): {shown}")
+    total_bad = sum(unparseable.values())
+    if total_bad:
+        warnings.append(f"{total_bad} of {2 * n} judge replies could not be parsed; they score 0, as in the official code")
+    if skipped:
+        warnings.append(f"{skipped} reference row(s) with split other than 'gold' not scored, "
+                        "as on the leaderboard")
+    if not prompt.name.startswith("fever8-official"):
+        warnings.append(f"judge prompt {prompt.name} is not the organisers'; for figures comparable with the "
+                        "leaderboard use --judge-prompt official")
+    return warnings
+
+
 class Profile(ScoringProfile):
     """FEVER-8: Ev2R recall by an LLM judge, new AVeriTeC score, Hungarian METEOR alongside."""
 
@@ -242,15 +282,7 @@ class Profile(ScoringProfile):
                 sums[name] += v
             per_claim.append(ClaimScore(claim_id=c.id, gold_label=c.gold_label, pred_label=c.pred_label, values=vals))
         mean = {k: v / n for k, v in sums.items()}
-        failures = f"zero({len(stats.failed)})" if stats.failure_mode == "zero" else "raise"
-        sig = render_signature([
-            ("profile", "fever8"), ("metric", "ev2r"), ("judge", f"{backend}:{opts['judge_model']}"),
-            ("prompt", f"{prompt.name}+sha256.{prompt.sha256[:12]}"), ("temperature", 0),
-            ("max_tokens", int(opts["judge_max_tokens"])), ("unparseable", 0), ("failures", failures),
-            ("thr", threshold_field(thr, cmp)), ("thr_preset", rule.name), ("meteor", "hu-meteor"),
-            ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.wordnet)),
-            ("meteor_thr", threshold_field(METEOR_THRESHOLD, ">")), ("cap", MAX_EVIDENCE),
-        ])
+        sig = _signature(opts, prompt, backend=backend, stats=stats, rule=rule, engine=engine)
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
@@ -283,19 +315,7 @@ class Profile(ScoringProfile):
         }
         if claim_set.skipped_references:
             summary["reference_rows_skipped"] = claim_set.skipped_references
-        warnings = []
-        if stats.failed:
-            shown = ", ".join(r.where for r in stats.failed[:5]) + (" ..." if len(stats.failed) > 5 else "")
-            warnings.append(f"{len(stats.failed)} judge request(s) failed and score 0 (--official-failure-mode): {shown}")
-        total_bad = sum(unparseable.values())
-        if total_bad:
-            warnings.append(f"{total_bad} of {2 * n} judge replies could not be parsed; they score 0, as in the official code")
-        if claim_set.skipped_references:
-            warnings.append(f"{claim_set.skipped_references} reference row(s) with split other than 'gold' not scored, "
-                            "as on the leaderboard")
-        if not prompt.name.startswith("fever8-official"):
-            warnings.append(f"judge prompt {prompt.name} is not the organisers'; for figures comparable with the "
-                            "leaderboard use --judge-prompt official")
+        warnings = _warnings(stats, unparseable, n=n, skipped=claim_set.skipped_references, prompt=prompt)
         return ProfileResult(
             profile=self.name, signature=sig, n_claims=n, summary=summary, per_claim=tuple(per_claim),
             labels=AVERITEC_LABELS, warnings=tuple(warnings),

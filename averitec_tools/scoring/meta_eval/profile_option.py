@@ -1,0 +1,42 @@
+"""``averitec score --evidence-scorer SPEC``: an extra, non-official evidence score per claim.
+
+The option never replaces a profile's official figures: it adds ``evidence_scorer`` to the
+summary (spec, signature, mean) and to every claim's values, and appends
+``evidence-scorer:<its signature>`` to the result's signature, so a printed score always
+says it is there. Only scorers that score lists of Q+A strings can be used (today
+``minilm-qa-f1``).
+
+    >>> evidence_scorer_for("bleu")
+    Traceback (most recent call last):
+    ...
+    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from averitec_tools.errors import UserError
+
+
+def evidence_scorer_for(spec: str) -> Any:
+    """The scorer ``spec`` names, checked to score string lists (``score_strings``, ``signature``)."""
+    from averitec_tools.scoring.meta_eval.scorers import SCORERS, parse_scorer, scorer_names
+
+    scorer = parse_scorer(spec)
+    if not hasattr(scorer, "score_strings"):
+        usable = [n for n in scorer_names() if hasattr(SCORERS.get(n), "score_strings")]
+        raise UserError(f"--evidence-scorer {spec}: this scorer cannot score Q+A string lists "
+                        f"(usable: {', '.join(usable)})")
+    return scorer
+
+
+def evidence_scores(*, spec: str, predicted: Sequence[Sequence[str]],
+                    references: Sequence[Sequence[str]]) -> tuple[list[float], str]:
+    """(per-claim scores, signature) of the ``--evidence-scorer`` on each claim's Q+A strings."""
+    scorer = evidence_scorer_for(spec)
+    return scorer.score_strings(predicted=predicted, references=references), scorer.signature()
+
+
+__all__ = ["evidence_scorer_for", "evidence_scores"]

@@ -1,0 +1,258 @@
+"""Evidence scorers named by spec (``hu-meteor``, ``bleu``, ``ev2r(url=...,model=...)`` ...), one registry.
+
+A scorer is a frozen dataclass whose fields are its parameters; ``NAME(PARAM=VALUE,...)``
+sets them (typed by the field defaults, unknown names and parameters get close-name
+suggestions), and ``str(scorer)`` writes the spec back. ``scorer.score(items=...)`` gives
+one score per item, ``None`` where none could be had (a judge failure): such items are
+counted and left out of every correlation, never scored 0.
+
+    >>> str(parse_scorer("hu-meteor(normalise=candidate)")), parse_scorer("bleu").llm
+    ('hu-meteor(normalise=candidate)', False)
+    >>> parse_scorer("blue")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    averitec_tools.errors.UserError: unknown evidence scorer 'blue' (did you mean: bleu...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.registry import Registry
+from averitec_tools.scoring.meta_eval.ratings import RatedItem, read_items_file
+
+#: Name → scorer class (instantiated with its defaults, then its spec's parameters).
+SCORERS: Registry[type] = Registry("evidence scorer")
+_SPEC = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*")
+_QUESTION = re.compile(r"(?m)^Question:")
+
+
+def register_scorer(cls: type) -> type:
+    """Class decorator: register ``cls`` under ``cls.name``."""
+    SCORERS.add(cls.name, cls)
+    return cls
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """Base of the evidence scorers: ``name``, whether it calls an LLM, ``score(items=)``."""
+
+    name: ClassVar[str] = ""
+    llm: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        base = type(self)()
+        changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
+                   if getattr(self, f.name) != getattr(base, f.name)]
+        return f"{self.name}({','.join(changed)})" if changed else self.name
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        raise NotImplementedError
+
+    def details(self) -> dict[str, Any]:
+        """Facts the report prints with the scorer (failures, model hash ...)."""
+        return {}
+
+
+def qa_blocks(text: str) -> list[tuple[str, str]]:
+    """``(question, answer)`` of each ``Question: ...\\nAnswer: ...`` block of an evidence text.
+
+    Example:
+        >>> qa_blocks("Question: Who?\\nAnswer: Me.\\n\\nQuestion: When?\\nAnswer: Now.\\n")
+        [('Who?', 'Me.'), ('When?', 'Now.')]
+    """
+    out = []
+    for block in _QUESTION.split(text):
+        block = block.strip()
+        if not block:
+            continue
+        q, _, a = block.partition("\nAnswer:")
+        out.append((q.strip(), a.strip()))
+    return out
+
+
+def qa_strings(text: str) -> list[str]:
+    """Each block as one ``"question answer"`` string (the official Q+A evidence strings)."""
+    return [f"{q} {a}".strip() for q, a in qa_blocks(text)]
+
+
+def _typed(value: str, default: Any, where: str) -> Any:
+    kind = type(default)
+    if kind is bool:
+        if value not in ("True", "False"):
+            raise UserError(f"{where}: expected True or False, got {value!r}")
+        return value == "True"
+    try:
+        return kind(value)
+    except ValueError:
+        raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
+
+
+def parse_scorer(text: str) -> Scorer:
+    """The scorer a spec ``NAME`` or ``NAME(PARAM=VALUE,...)`` names.
+
+    Raises:
+        UserError: An unknown scorer or parameter (with close names), or a bad value.
+    """
+    match = _SPEC.fullmatch(text)
+    if not match:
+        raise UserError(f"not a scorer spec: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    cls = SCORERS.get(match[1])
+    base = cls()
+    fields = {f.name for f in dataclasses.fields(cls) if isinstance(getattr(base, f.name), (bool, int, float, str))}
+    known = Registry.of_names(f"parameter of scorer {match[1]!r}", fields)
+    values: dict[str, Any] = {}
+    for part in (match[2] or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UserError(f"scorer {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
+        known.get(key)
+        values[key] = _typed(raw.strip(), getattr(base, key), f"scorer {text!r}: {key}")
+    scorer = dataclasses.replace(base, **values)
+    check = getattr(scorer, "check", None)
+    if check is not None:
+        check()
+    return scorer
+
+
+def _meteor_engine() -> Any:
+    from averitec_tools.metrics.meteor import MeteorEngine
+
+    return MeteorEngine(allow_download=False)
+
+
+@register_scorer
+@dataclass(frozen=True)
+class HuMeteorScorer(Scorer):
+    """The project's Hungarian METEOR of the Q+A strings (``normalise``: reference = AVeriTeC 2024, candidate = EvalAI)."""
+
+    name: ClassVar[str] = "hu-meteor"
+    normalise: str = "reference"
+
+    def check(self) -> None:
+        if self.normalise not in ("reference", "candidate"):
+            raise UserError(f"hu-meteor: normalise must be reference or candidate, got {self.normalise!r}")
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        from averitec_tools.metrics.hungarian_meteor import HU_METEOR
+
+        engine = _meteor_engine()
+        out: list[float | None] = []
+        for it in items:
+            cands, refs = qa_strings(it.predicted), qa_strings(it.reference)
+            ok = cands and refs
+            out.append(HU_METEOR(candidates=cands, references=refs, normalise=self.normalise, engine=engine)  # type: ignore[arg-type]
+                       if ok else 0.0)
+        return out
+
+
+@register_scorer
+@dataclass(frozen=True)
+class StudyHuMeteorScorer(Scorer):
+    """The study's ``calc_hungarian_meteor``: blocks split at every "Question", sum / characters of the candidate."""
+
+    name: ClassVar[str] = "hu-meteor-study"
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        from averitec_tools.metrics.hungarian_meteor import assignment_utility, pairwise_matrix
+
+        engine = _meteor_engine()
+
+        def seg(t: str) -> list[str]:
+            return ["Question" + x.strip() for x in t.split("Question") if x]
+
+        out: list[float | None] = []
+        for it in items:
+            # the study's matrix is reference x candidate; the assignment sum is the same
+            m = pairwise_matrix(candidates=seg(it.predicted), references=seg(it.reference), engine=engine)
+            out.append(assignment_utility(m, normaliser=len(it.predicted)))
+        return out
+
+
+@register_scorer
+@dataclass(frozen=True)
+class MeteorScorer(Scorer):
+    """Sentence METEOR of the whole evidence texts (NLTK 3.9.1 ``word_tokenize``, the project's engine)."""
+
+    name: ClassVar[str] = "meteor"
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        engine = _meteor_engine()
+        return [engine.score(candidate=it.predicted, reference=it.reference) for it in items]
+
+
+@register_scorer
+@dataclass(frozen=True)
+class BleuScorer(Scorer):
+    """Sentence BLEU-4 on whitespace tokens, no smoothing (``sacrebleu``; the study's HF ``bleu``)."""
+
+    name: ClassVar[str] = "bleu"
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        try:
+            import sacrebleu
+        except ImportError:
+            raise ResourceError("the bleu scorer needs sacrebleu", hint="pip install 'averitec-tools[meta-eval]'") from None
+        bleu = sacrebleu.metrics.BLEU(smooth_method="none", tokenize="none", force=True)
+        return [bleu.corpus_score([" ".join(it.predicted.split())], [[" ".join(it.reference.split())]]).score / 100
+                for it in items]
+
+
+@register_scorer
+@dataclass(frozen=True)
+class RougeScorer(Scorer):
+    """ROUGE-L F-measure (``rouge-score``, no stemming; the study's HF ``rouge`` ``rougeL``)."""
+
+    name: ClassVar[str] = "rouge"
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        try:
+            from rouge_score import rouge_scorer
+        except ImportError:
+            raise ResourceError("the rouge scorer needs rouge-score", hint="pip install 'averitec-tools[meta-eval]'") from None
+        scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+        return [scorer.score(it.reference, it.predicted)["rougeL"].fmeasure for it in items]
+
+
+@register_scorer
+@dataclass(frozen=True)
+class FileScorer(Scorer):
+    """Stored per-item scores: a JSON-lines file in the study's format, one line per rated item, in order."""
+
+    name: ClassVar[str] = "file"
+    path: str = ""
+
+    def check(self) -> None:
+        if not self.path:
+            raise UserError("scorer file needs path=FILE.jsonl")
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        rows = read_items_file(Path(self.path))
+        if len(rows) != len(items):
+            raise UserError(f"{self.path}: {len(rows)} lines, expected one per rated item ({len(items)})")
+        out: list[float | None] = []
+        for n, (row, it) in enumerate(zip(rows, items, strict=True), start=1):
+            if row["id"] != it.claim_id:
+                raise UserError(f"{self.path}: line {n}: claim id {row['id']}, expected {it.claim_id}")
+            s = row["score"]
+            out.append(None if s is None or s != s else float(s))  # blank or NaN: left out, not 0
+        return out
+
+
+def scorer_names() -> list[str]:
+    """Every registered scorer name (importing the ones defined elsewhere)."""
+    from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer  # noqa: F401  (registers)
+
+    return SCORERS.names()
+
+
+__all__ = ["SCORERS", "Scorer", "parse_scorer", "qa_blocks", "qa_strings", "register_scorer", "scorer_names"]
