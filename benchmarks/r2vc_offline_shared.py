@@ -31,7 +31,8 @@ def main() -> int:
     import averitec_tools.baselines.r2vc.stages.verification.verifier as verifier_module
     from averitec_tools.baselines.r2vc.config import config_from_mapping
     from averitec_tools.baselines.r2vc.io.claims import read_claims
-    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline, describe
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
+    from averitec_tools.baselines.r2vc.presets import describe
     from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI, HFNLIBackend
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

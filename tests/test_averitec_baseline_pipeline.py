@@ -110,14 +110,19 @@ def test_resume_continues_a_partial_run(env: dict[str, Any], capsys: pytest.Capt
     assert code == 0
     full = json.loads((env["root"] / "full.json").read_text())
     # Simulate an interruption after two claims (and a cut third line).
+    from averitec_tools.baselines._run.sidecar import claims_fingerprint, sidecar_header
     from averitec_tools.baselines.averitec.config import resolve_config
 
     cfg = resolve_config(str(env["fallback"]))
-    header = {"config": cfg.fingerprint(), "variant": "full", "format": "2024", "claim_ids": ["0", "1", "2", "3"]}
+    header = sidecar_header("averitec", config=cfg.fingerprint(), format="2024",
+                            claims=claims_fingerprint([0, 1, 2, 3]), variant="full")
     partial = env["root"] / "resumed.json.partial.jsonl"
     rec = {**full[0], "label": full[0]["pred_label"], "justification": "kept from the first run", "extra": {}}
     rec.pop("pred_label")
-    partial.write_text(json.dumps(header) + "\n" + json.dumps(rec) + "\n" + '{"claim_id": 1, "cla')
+    partial.write_text(json.dumps(header) + "\n" + json.dumps({"key": "0", "record": rec}) + "\n"
+                       + '{"key": "1", "record": {"claim_id": 1, "cla')
+    code, _, err = _run(env, capsys, config="fallback", out="resumed.json")
+    assert code == 2 and "--resume" in err and "--overwrite" in err  # never discarded silently
     code, summary, err = _run(env, capsys, "--resume", config="fallback", out="resumed.json")
     assert code == 0, err
     assert summary["n_resumed"] == 1

@@ -46,9 +46,17 @@ def test_store_layout_own_and_distractors(tmp_path: Path) -> None:
 
 
 def test_store_is_seeded(tmp_path: Path) -> None:
-    build_store(claims=_records(4), out=tmp_path / "a", distractors=2, seed=3)
-    build_store(claims=_records(4), out=tmp_path / "b", distractors=2, seed=3)
-    assert (tmp_path / "a" / "2.json").read_text() == (tmp_path / "b" / "2.json").read_text()
+    """The same seed draws the same distractors; another seed draws others (a store that
+    ignored its seed would pass the first check, not the second)."""
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        build_store(claims=_records(8), out=tmp_path / name, distractors=2, seed=seed)
+    files = [f"{i}.json" for i in range(8)]
+
+    def distractors(name: str) -> list[list[str]]:
+        return [[d["url"] for d in _lines(tmp_path / name / f) if d["type"] == "distractor"] for f in files]
+
+    assert [(tmp_path / "a" / f).read_text() for f in files] == [(tmp_path / "b" / f).read_text() for f in files]
+    assert distractors("a") != distractors("c")
 
 
 def test_exclude_own_evidence(tmp_path: Path) -> None:

@@ -171,6 +171,25 @@ def test_model_that_cannot_be_loaded_offline(setup, tmp_path, capsys, monkeypatc
     assert not (tmp_path / "p.json").exists()
 
 
+def test_manifest_names_the_commit_the_run_started_with(setup, tmp_path, capsys, monkeypatch) -> None:
+    from averitec_tools.baselines._run import manifest
+
+    state = {"ran": False}
+    real_run = R2VCPipeline.run
+
+    def run_then_commit(self, *args, **kwargs):
+        summary = real_run(self, *args, **kwargs)
+        state["ran"] = True  # as if the checkout moved on while the run was going
+        return summary
+
+    monkeypatch.setattr(R2VCPipeline, "run", run_then_commit)
+    monkeypatch.setattr(manifest, "git_state", lambda: {"commit": "after" if state["ran"] else "before", "dirty": False})
+    out = tmp_path / "pred.json"
+    code, stdout, err = run([*base_args(setup, out), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(Path(json.loads(stdout)["manifest"]).read_text())["git"] == {"commit": "before", "dirty": False}
+
+
 def test_interrupted_run_resumes(setup, tmp_path, capsys, monkeypatch) -> None:
     out = tmp_path / "pred.json"
     clean = tmp_path / "clean.json"

@@ -19,8 +19,6 @@ CLI = Path(__file__).resolve().parents[1] / "averitec_tools" / "cli"
 #: ``module:function`` → what it resolves (no scoring, ranking or model work).
 ARGUMENT_RESOLVERS = {
     "_judge_options:judge_options": "the --judge-* options as the profile's keyword options",
-    "_baseline_shared:_claims_path": "--claims, or the offline config's default claims file",
-    "baseline:_load": "--config and --claims as the resolved config and the claims read",
     "baseline_r2vc_train:_settings": "--config/--model/--max-steps/--limit as the stage's training settings",
     "data:_out": "--out, or the default download root",
     "data:_sources": "NAME/--split as the catalogue's sources",

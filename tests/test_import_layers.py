@@ -4,7 +4,8 @@ Every import in ``averitec_tools`` is read with ``ast`` — module level, inside
 (lazy), under ``TYPE_CHECKING`` and ``importlib.import_module("averitec_tools...")`` with a
 constant name — and mapped to its *unit*: a top-level module or package
 (``metrics``, ``engines``, ``cli`` ...), except that each baseline (``baselines.r2vc``,
-``baselines.averitec``) is a unit of its own. Units sit in the declared :data:`LAYERS`,
+``baselines.averitec``) and their shared run room ``baselines._run`` are units of their own
+(the run room sits below the baselines: both import it, it imports neither). Units sit in the declared :data:`LAYERS`,
 lowest first; an import may go to a unit of a lower layer, or of the same layer unless
 the layer is declared independent (the baselines: no baseline imports another). A
 package's ``__main__`` is an entry point, so it counts as ``cli``. On top of the layer
@@ -19,7 +20,8 @@ Inside the units the same holds one level down:
   each other without a cycle;
 - the R2VC baseline's *wings* (its subpackages and top modules, :data:`R2VC_LAYERS`) are
   layered: ``corpus`` / ``stages`` / ``io`` below the run, ``offline`` / ``training`` above it,
-  ``experiments`` on top; no wing imports a higher one.
+  then the assembly (presets, builders, manifest), ``experiments``, and ``run.py`` (the one
+  library call of the baseline) on top; no wing imports a higher one.
 
 A failure names each offending import as ``file:line: importer -> imported``.
 """
@@ -43,6 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),
+    ("run", ("baselines._run",), False),
     ("baselines", ("baselines", "baselines.r2vc", "baselines.averitec"), True),
     ("leaderboard", ("leaderboard",), False),
     ("cli", ("cli",), False),
@@ -53,14 +56,15 @@ R2VC = "averitec_tools.baselines.r2vc"
 #: ``baselines.r2vc`` (a subpackage or a top module); it may import wings of its own or a
 #: lower layer. A top module not listed here sits on :data:`R2VC_DEFAULT_LAYER`.
 R2VC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("", "types", "config", "sidecar", "manifest")),
+    ("base", ("", "types", "config")),
     ("corpus", ("corpus",)),
     ("stages", ("stages",)),
     ("io", ("io",)),
-    ("run", ("pipeline", "reporting")),
+    ("run", ("pipeline", "reporting", "paper_scores")),
     ("offline", ("offline", "training")),
-    ("assembly", ("build", "claim_worker")),
+    ("assembly", ("presets", "build", "claim_worker", "manifest")),
     ("experiments", ("experiments",)),
+    ("entry", ("run",)),
 )
 R2VC_DEFAULT_LAYER = "run"
 

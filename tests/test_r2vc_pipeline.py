@@ -131,18 +131,27 @@ def test_fit_calibrator_on_labelled_claims(claims_file: Path) -> None:
         fit_calibrator(make_pipe(), claims=unlabelled)
 
 
+#: π = 0.3 for every candidate: a run that uses it reports confidence 0.3 and abstains (τ_cal 0.6).
+PI_03 = Calibrator(coef=(0.0,) * 7, intercept=float(np.log(0.3 / 0.7)))
+
+
 @pytest.mark.parametrize(
-    ("ablation", "check"),
+    ("ablation", "calibrator", "check"),
     [
-        ({"single_candidate": True}, lambda s, p: s["n_candidates"] == 3),
-        ({"no_verifier_selection": True, "single_candidate": True}, lambda s, p: p[0]["pred_label"] == "Supported"),
-        ({"no_calibration": True}, lambda s, p: p[0]["confidence"] == pytest.approx(0.84)),
+        ({"single_candidate": True}, None, lambda s, p: s["n_candidates"] == 3),
+        ({"no_verifier_selection": True, "single_candidate": True}, None,
+         lambda s, p: p[0]["pred_label"] == "Supported"),
+        # Given a calibrator, the ablation must drop it: π = s_ver (0.84), not the calibrator's 0.3.
+        ({"no_calibration": True}, PI_03, lambda s, p: p[0]["confidence"] == pytest.approx(0.84)
+         and p[0]["pred_label"] == "Supported" and s["components"]["calibrator"].startswith("ablation:no_calibration")),
     ],
+    ids=["single_candidate", "no_verifier_selection", "no_calibration"],
 )
-def test_ablations_run(tmp_path: Path, claims_file: Path, ablation, check) -> None:
+def test_ablations_run(tmp_path: Path, claims_file: Path, ablation, calibrator, check) -> None:
     cfg = config_from_mapping({"ablation": ablation}, source="t")
     out = tmp_path / "p.json"
-    s = make_pipe(cfg).run(read_claims(str(claims_file)), out=out, output_format="averitec2024", progress=False)
+    s = make_pipe(cfg, calibrator=calibrator).run(read_claims(str(claims_file)), out=out,
+                                                  output_format="averitec2024", progress=False)
     assert check(s.to_dict(), json.loads(out.read_text()))
 
 

@@ -4,21 +4,6 @@ each other in a circle."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
-
-from averitec_tools.errors import UserError
-
-
-def _claims_path(args: argparse.Namespace, config: Any) -> str:
-    if args.claims is not None:
-        return str(args.claims)
-    if not config.offline.enabled:
-        raise UserError(f"config {config.name!r}: --claims is required")
-    from averitec_tools.baselines.r2vc.offline.data import default_claims_path
-
-    return str(default_claims_path())
-
 
 def _quiet_models(progress: bool) -> None:
     """Without progress bars, also silence transformers' weight-loading bars."""

@@ -10,7 +10,8 @@ each claim's own answers left out — ``--config offline-minilm-oracle`` keeps t
 oracle corpus — no ``--corpus``; ``--claims`` defaults to
 ``$AVERITEC_DATA_DIR/averitec/dev.json``). ``--show-config`` prints the resolved
 configuration as JSON and exits.
-Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
+Interrupted runs continue with ``--resume`` or start over with ``--overwrite`` (a rerun with
+neither is refused); the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
 fits the SLC calibrator (§3.5) on a held-out labelled slice by simulating inference
@@ -21,12 +22,10 @@ ignored while fitting).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
-from averitec_tools.cli._baseline_shared import _claims_path, _quiet_models
-from averitec_tools.errors import UserError
+from averitec_tools.cli._baseline_shared import _quiet_models
 from averitec_tools.jsonio import print_json
 
 
@@ -106,73 +105,13 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
                    "stored are replayed, not decoded again), for `averitec baseline r2vc ablations`")
 
 
-def _check_outputs(args: argparse.Namespace, claims_path: str) -> None:
-    """Output safety (issue 12): refuse bad --out / --write-gold-subset before any model is built."""
-    from averitec_tools.outputs import check_output_file
-
-    inputs = [claims_path, args.config if args.config and "." in str(args.config) else None]
-    check_output_file(args.out, option="--out", inputs=inputs)
-    if hasattr(args, "resume"):  # `r2vc` runs write PREDICTIONS.manifest.json beside the predictions
-        from averitec_tools.baselines.r2vc.manifest import manifest_path
-
-        check_output_file(manifest_path(args.out), option="--out (its .manifest.json)", inputs=inputs)
-    if getattr(args, "write_gold_subset", None):
-        check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=inputs)
-        if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
-            raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
-    if not hasattr(args, "resume"):
-        return
-    from averitec_tools.baselines.r2vc.sidecar import sidecar_path
-
-    side = sidecar_path(args.out)
-    if args.resume and args.overwrite:
-        raise UserError("--resume and --overwrite contradict each other; choose one")
-    if side.exists() and not args.resume:
-        if not args.overwrite:
-            raise UserError(
-                f"{side}: an interrupted run left partial progress here",
-                hint="pass --resume to continue it or --overwrite to start over",
-            )
-        side.unlink()
-
-
-def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    """--config, --claims (checked before any model is built) as the config and the run's claims."""
-    from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.io.load import load_claims
-
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {args.limit}")
-    config = resolve_config(args.config)
-    claims_path = _claims_path(args, config)
-    _check_outputs(args, claims_path)
-    args.claims_path = claims_path
-    if config.offline.enabled and args.corpus:
-        raise UserError(f"config {config.name!r} builds its own corpus: drop --corpus")
-    return config, load_claims(path=claims_path, limit=args.limit, evidence=args.evidence, corpus=args.corpus)
-
-
-def _attach_store(pipe: Any, args: argparse.Namespace) -> None:
-    """``--candidates DIR``: store (or replay) every claim's candidates there."""
-    if not getattr(args, "candidates", None):
-        return
-    from averitec_tools.baselines.r2vc.io.candidates import open_store
-
-    pipe.candidate_store = open_store(args.candidates, config=pipe.config, components=pipe.components,
-                                      corpus=args.corpus)
-
-
-def _given_evidence_components(pipe: Any, evidence: str) -> None:
-    """Name the oracle-document setting in the summary's components."""
-    if evidence == "given":
-        from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
-
-        pipe.components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
 
 
 def run_r2vc(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.r2vc.build import build_pipeline
-    from averitec_tools.baselines.r2vc.io.formats import default_format
+    from averitec_tools.baselines._run.sidecar import sidecar_path
+    from averitec_tools.baselines._run.spec import RunSpec
+    from averitec_tools.baselines.r2vc.run import run
+    from averitec_tools.engines import engine_from_args
 
     if args.show_config:
         from averitec_tools.baselines.r2vc.config import resolve_config
@@ -185,113 +124,67 @@ def run_r2vc(args: argparse.Namespace) -> int:
     missing = [flag for flag, value in (("--config", args.config), ("--out", args.out)) if value is None]
     if missing:
         args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
-    config, claims = _load(args)
-    fmt = default_format(claims) if args.format == "auto" else args.format
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
-    from averitec_tools.engines import engine_from_args
-
-    if args.candidates and getattr(args, "engine", "local") != "local":
-        raise UserError("--candidates needs --engine local (claims predicted on engine workers are not stored)")
-    engine = engine_from_args(args)
-    pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress, engine=engine, evidence=args.evidence)
-    _given_evidence_components(pipe, args.evidence)
-    _attach_store(pipe, args)
-    predict_many = None
-    if engine.name != "local":
-        from averitec_tools.baselines.r2vc.claim_worker import R2VCClaimWorker
-        from averitec_tools.engines import engine_predictor
-
-        predict_many = engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=args.corpus,
-                                                                       claims=tuple(claims), evidence=args.evidence))
+    spec = RunSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
+                   resume=args.resume, overwrite=args.overwrite, limit=args.limit, engine=engine_from_args(args),
+                   progress=progress, write_gold_subset=args.write_gold_subset, corpus=args.corpus,
+                   evidence=args.evidence, candidates=args.candidates, rebuild_index=args.rebuild_index)
     try:
-        summary = pipe.run(claims, out=args.out, output_format=fmt, resume=args.resume, progress=progress,
-                           predict_many=predict_many)
+        summary = run(spec)
     except KeyboardInterrupt:
-        from averitec_tools.baselines.r2vc.sidecar import sidecar_path
-
         print(f"averitec baseline: interrupted; progress is saved in {sidecar_path(args.out)}: rerun "
               "the same command with --resume to continue", file=sys.stderr)
         return 130
-    summary.extra["engine"] = engine.describe()
-    if pipe.candidate_store is not None:
-        summary.extra["candidate_store"] = pipe.candidate_store.describe()
-    summary.extra["evidence"] = args.evidence
-    from averitec_tools.baselines.r2vc.manifest import write_run_manifest
-
-    summary.extra["manifest"] = str(write_run_manifest(
-        out=args.out, config=pipe.config, claims=args.claims_path, corpus=args.corpus, config_file=args.config,
-        evidence=args.evidence, limit=args.limit))
     for warning in summary.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.write_gold_subset:
-        from averitec_tools.jsonio import write_head
-
-        write_head(args.claims_path, n=len(claims), out=args.write_gold_subset)
-    if pipe.config.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline.preset import describe
-
-        summary.extra["offline"] = describe(pipe.config)
     result = summary.to_dict()
-    if args.write_gold_subset:
-        result["gold_subset"] = str(args.write_gold_subset)
     if args.json:
         print_json(result)
     else:
-        print(f"wrote {result['n_claims']} predictions to {args.out} ({fmt}; config {config.name})")
-        if args.write_gold_subset:
-            print(f"wrote the gold items of these {result['n_claims']} claims to {args.write_gold_subset}")
-        print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
-              f"unparseable generator outputs: {result['n_malformed']}")
-        for stage, what in result["components"].items():
-            print(f"component {stage}: {what}")
-        used = {k: v for k, v in result["fallbacks"].items() if v}
-        print(f"fallbacks: {used or 'none'}")
-        print(f"engine: {result['engine']['engine']}")
-        per = result["seconds_per_claim"]
-        print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
-              + f"; {result['claims_per_second']:.3f} claims/s")
-        for key in ("gated_paper", "ungated"):
-            if key in result:
-                print(f"{key}: accuracy {result[key]['accuracy']:.4f}  macro-F1 {result[key]['macro_f1']:.4f}")
-        if "leak_guard" in result:
-            print(f"leak_guard: {result['leak_guard']}")
-        print(f"signature: {result['signature']}")
-        if "offline" in result:
-            print(f"note: {result['offline']['note']}", file=sys.stderr)
+        _print_run(result, out=args.out)
     return 0
 
 
+def _print_run(result: dict[str, Any], *, out: str) -> None:
+    print(f"wrote {result['n_claims']} predictions to {out} ({result['format']}; config {result['config']})")
+    if "gold_subset" in result:
+        print(f"wrote the gold items of these {result['n_claims']} claims to {result['gold_subset']}")
+    print(f"labels: {result['labels']}  abstained: {result['n_abstained']}  "
+          f"unparseable generator outputs: {result['n_malformed']}")
+    for stage, what in result["components"].items():
+        print(f"component {stage}: {what}")
+    used = {k: v for k, v in result["fallbacks"].items() if v}
+    print(f"fallbacks: {used or 'none'}")
+    print(f"engine: {result['engine']['engine']}")
+    per = result["seconds_per_claim"]
+    print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
+          + f"; {result['claims_per_second']:.3f} claims/s")
+    for key in ("gated_paper", "ungated"):
+        if key in result:
+            print(f"{key}: accuracy {result[key]['accuracy']:.4f}  macro-F1 {result[key]['macro_f1']:.4f}")
+    if "leak_guard" in result:
+        print(f"leak_guard: {result['leak_guard']}")
+    if "signature" in result:
+        print(f"signature: {result['signature']}")
+    if "offline" in result:
+        print(f"note: {result['offline']['note']}", file=sys.stderr)
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
-    from dataclasses import replace
+    from averitec_tools.baselines._run.spec import RunSpec
+    from averitec_tools.baselines.r2vc.run import calibrate
 
-    from averitec_tools.baselines.r2vc.build import build_pipeline
-    from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
-
-    config, claims = _load(args)
-    if config.offline.enabled:
-        raise UserError("offline-minilm fits its own calibrator on the training split; use a YAML config here")
-    # The calibrator being fitted does not exist yet: simulate inference without one.
-    config = replace(config, calibration=replace(config.calibration, path=None),
-                     ablation=replace(config.ablation, no_calibration=True))
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet_models(progress)
-    pipe = build_pipeline(config, corpus=args.corpus, claims=claims, rebuild_index=args.rebuild_index,
-                          progress=progress, evidence=args.evidence)
-    _attach_store(pipe, args)
-    cal = fit_calibrator(pipe, claims=claims, where=args.claims, progress=progress)
-    cal.save(args.out)
-    result = {"out": args.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
-              "intercept": cal.intercept}
-    if pipe.candidate_store is not None:
-        result["candidate_store"] = pipe.candidate_store.describe()
+    result = calibrate(RunSpec(config=args.config, claims=args.claims, out=args.out, limit=args.limit,
+                               progress=progress, corpus=args.corpus, evidence=args.evidence,
+                               candidates=args.candidates, rebuild_index=args.rebuild_index))
     if args.json:
         print_json(result)
     else:
-        info = cal.fit_info
-        held = (f"held-out brier={info['heldout_brier']:.4f} ece={info['heldout_ece']:.4f} "
-                f"(n={info['heldout_n']} claims)" if "heldout_brier" in info else "no held-out claims")
-        print(f"wrote calibrator to {args.out}: {info.get('claims')} claims, fit on {info.get('fit_on')} "
+        held = (f"held-out brier={result['heldout_brier']:.4f} ece={result['heldout_ece']:.4f} "
+                f"(n={result['heldout_n']} claims)" if "heldout_brier" in result else "no held-out claims")
+        print(f"wrote calibrator to {args.out}: {result.get('claims')} claims, fit on {result.get('fit_on')} "
               f"candidates; {held}")
     return 0

@@ -3,7 +3,7 @@
 
 ``averitec baseline averitec --config offline-minilm|paper|C.yaml --claims F --store DIR
 --out F [--variant full|no-reranker|claim-only|gold-evidence] [--format 2024|2023]
-[--resume] [--limit N] [--write-gold-subset GOLD.json] [--json]`` runs it;
+[--resume|--overwrite] [--limit N] [--write-gold-subset GOLD.json] [--json]`` runs it;
 ``averitec baseline averitec build-store --claims F --out DIR [--exclude-own-evidence]
 [--temporal-filter]`` writes a knowledge store in the 2024 layout from gold annotation;
 ``averitec baseline averitec train reranker|verdict|justification --config C --out DIR``
@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
-from averitec_tools.outputs import check_output_dir, check_output_file
+from averitec_tools.outputs import check_output_dir
 
 
 def add_parser(subparsers: Any) -> None:
@@ -39,6 +38,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--variant", default="full", choices=("full", "no-reranker", "claim-only", "gold-evidence"))
     p.add_argument("--format", default="2024", choices=("2024", "2023"), help="output format (default 2024)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial.jsonl")
+    p.add_argument("--overwrite", action="store_true",
+                   help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over "
+                   "(without --resume or --overwrite such a run is refused)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
     p.add_argument("--write-gold-subset", metavar="GOLD.json",
                    help="also write the gold items of the claims run (the reference for a --limit run)")
@@ -108,73 +110,31 @@ def _quiet(progress: bool) -> None:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.output import write_gold_subset
-    from averitec_tools.baselines.averitec.pipeline import build_pipeline
-    from averitec_tools.baselines.averitec.variants import get_variant
-    from averitec_tools.loaders.locate import find_data_file, store_for_claims
+    from averitec_tools.baselines._run.spec import RunSpec
+    from averitec_tools.baselines.averitec.run import run
 
     if args.show_config:
+        from averitec_tools.baselines.averitec.config import resolve_config
+
         if not args.config:
             raise UserError("--config is required")
         config = resolve_config(args.config)
         print_json({"config": config.name, "fingerprint": config.fingerprint(), "settings": config.to_dict()})
         return 0
-    if not args.claims:  # the dev set from $AVERITEC_DATA_DIR or `averitec data download`
-        found = find_data_file("averitec", "dev.json")
-        if found is None:
-            raise UserError("--claims is required", hint="or download the dev set: averitec data download averitec --split dev")
-        args.claims = str(found)
-    if args.store is None and args.claims:  # that split's downloaded knowledge store
-        store = store_for_claims(args.claims)
-        args.store = str(store) if store is not None else None
-    for opt in ("config", "claims", "out"):
-        if not getattr(args, opt):
-            raise UserError(f"--{opt} is required")
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {args.limit}")
-    config_file = args.config if os.path.exists(args.config) else None
-    check_output_file(args.out, option="--out", inputs=[args.claims, config_file])
-    if args.write_gold_subset:
-        check_output_file(args.write_gold_subset, option="--write-gold-subset", inputs=[args.claims, config_file, args.out])
-        if os.path.abspath(args.write_gold_subset) == os.path.abspath(args.out):
-            raise UserError(f"--write-gold-subset {args.write_gold_subset}: is also --out")
-    config = resolve_config(args.config)
-    if args.no_stage_cache:
-        config = replace(config, data=replace(config.data, stage_cache=False))
-    variant = get_variant(args.variant)
-    claims = read_claims(args.claims)
-    if args.limit is not None:
-        claims = claims[: args.limit]
-    progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
     from averitec_tools.engines import engine_from_args
 
-    engine = engine_from_args(args)
-    pipe = build_pipeline(config=config, variant=variant, store=args.store, claims=claims, progress=progress)
-    run_many = None
-    if engine.name != "local":
-        from averitec_tools.baselines.averitec.claim_worker import AVeriTeCClaimWorker
-        from averitec_tools.engines import engine_predictor
-
-        run_many = engine_predictor(engine, worker=AVeriTeCClaimWorker(
-            config=config, variant=variant.name, store=args.store, claims=tuple(claims)))
-        summary_note = (f"engine {engine.name}: stage seconds, memory and stage-cache counts below count only "
-                        "this process, not the Ray workers")
-    summary = pipe.run(claims, out=args.out, output_format=args.format, resume=args.resume, progress=progress,
-                       run_many=run_many)
-    if run_many is not None:
-        summary.notes.append(summary_note)
-    if args.write_gold_subset:
-        write_gold_subset(claims_path=args.claims, n=len(claims), out=args.write_gold_subset)
-        summary.notes.append(f"gold items of these {len(claims)} claims written to {args.write_gold_subset}")
-    result = {**summary.to_dict(), "engine": engine.describe()}
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    _quiet(progress)
+    summary = run(RunSpec(config=args.config, claims=args.claims, store=args.store, out=args.out,
+                          variant=args.variant, output_format=args.format, resume=args.resume,
+                          overwrite=args.overwrite, limit=args.limit, write_gold_subset=args.write_gold_subset,
+                          stage_cache=not args.no_stage_cache, engine=engine_from_args(args), progress=progress))
+    result = summary.to_dict()
     if args.json:
         print_json(result)
         return 0
-    print(f"wrote {result['n_claims']} predictions to {args.out} (format {args.format}; config {config.name}; "
-          f"variant {variant.name})")
+    print(f"wrote {result['n_claims']} predictions to {result['out']} (format {result['output_format']}; "
+          f"config {result['config']}; variant {result['variant']})")
     print(f"labels: {result['labels']}")
     print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
     if result.get("leak_guard"):
@@ -184,7 +144,10 @@ def run_baseline(args: argparse.Namespace) -> int:
     if result["cached_stages"]:
         print("cached: " + ", ".join(result["cached_stages"]) + " (every claim read from the stage cache)")
     if result["retrieval_recall_at_k"] is not None:
-        print(f"gold answer sentences in the top {config.retrieval.top_k}: {result['retrieval_recall_at_k']:.4f}")
+        from averitec_tools.baselines.averitec.config import resolve_config
+
+        top_k = resolve_config(args.config).retrieval.top_k
+        print(f"gold answer sentences in the top {top_k}: {result['retrieval_recall_at_k']:.4f}")
     if result["missing_store_files"]:
         print(f"claims without a store file (NEE, no evidence): {result['missing_store_files']}")
     print(summary.timing_table())

@@ -4,16 +4,17 @@ naming every component, every departure from the upstream settings and every fal
 
 Each claim's stage results go to the stage cache (:mod:`.stage_cache`) as they are
 computed; a later run with the same inputs and settings for a stage reads them back and
-says so (``stage_cache``, ``cached_stages`` in the summary). Interrupted runs also continue
+says so (``stage_cache``, ``cached_stages`` in the summary). Runs go through the shared run
+loop (:func:`averitec_tools.baselines._run.loop.run_claims`): an interrupted run continues
 with ``resume=True`` from ``OUT.partial.jsonl`` (one finished claim per line, after a header
-that pins the configuration, variant, format and claims); the output file appears only at
-the end, written atomically.
+that pins the configuration, variant, format and claims), starts over with
+``overwrite=True``, and is refused without either — never deleted silently; the output file
+appears only at the end, written atomically.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
 from collections import Counter
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
 from averitec_tools.baselines.averitec.config import STRUCTURAL_DEPARTURES, AVeriTeCConfig
 from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
 from averitec_tools.baselines.averitec.output import NO_EVIDENCE, ClaimResult, write_predictions
@@ -54,27 +56,24 @@ def peak_memory() -> dict[str, float | None]:
     return {"peak_rss_mb": round(rss_mb, 1), "peak_gpu_mb": gpu}
 
 
-@dataclass
-class RunSummary:
-    """What a run did: counts, components, departures, fallbacks, stage cache, timings, memory."""
+@dataclass(kw_only=True)
+class RunSummary(BaseRunSummary):
+    """What a run did: counts, components, departures, fallbacks, stage cache, timings, memory.
+
+    ``extra`` (the shared extension field) holds ``notes`` and, from
+    :func:`averitec_tools.baselines.averitec.run.run`, ``engine``.
+    """
 
     config: str
     variant: str
     output_format: str
-    out: str
-    n_claims: int = 0
-    n_resumed: int = 0
-    labels: dict[str, int] = field(default_factory=dict)
-    components: dict[str, str] = field(default_factory=dict)
     departures: list[str] = field(default_factory=list)
-    fallbacks: dict[str, int] = field(default_factory=dict)
     stage_cache: dict[str, dict[str, int]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     build_seconds: dict[str, float] = field(default_factory=dict)
     memory: dict[str, float | None] = field(default_factory=dict)
     missing_store_files: int = 0
     retrieval_recall_at_k: float | None = None
-    notes: list[str] = field(default_factory=list)
     #: What the leak guard removed: training claims that are scored claims' normalised twins,
     #: and (from the store's ``leak_guard.info``, when it was built here) own answers.
     leak_guard: dict[str, Any] = field(default_factory=dict)
@@ -85,12 +84,14 @@ class RunSummary:
         return [k for k, v in self.stage_cache.items() if v.get("cached") and not v.get("computed")]
 
     def to_dict(self) -> dict[str, Any]:
-        d = dict(self.__dict__)
+        d: dict[str, Any] = {k: getattr(self, k) for k in _SUMMARY_KEYS}
+        d["notes"] = self.notes
+        d["leak_guard"] = self.leak_guard
         n = max(1, self.n_claims - self.n_resumed)
         d["seconds_per_claim"] = {k: round(v / n, 4) for k, v in self.seconds.items()}
         d["seconds_per_claim_total"] = round(sum(self.seconds.values()) / n, 4)
         d["cached_stages"] = self.cached_stages
-        return d
+        return d | {k: v for k, v in self.extra.items() if k != "notes"}
 
     def timing_table(self) -> str:
         n = max(1, self.n_claims - self.n_resumed)
@@ -105,6 +106,11 @@ class RunSummary:
             gpu = f"; peak GPU memory {mem['peak_gpu_mb']:.0f} MiB" if mem.get("peak_gpu_mb") is not None else ""
             rows.append(f"peak process memory {mem['peak_rss_mb']:.0f} MiB{gpu}")
         return "\n".join(rows)
+
+
+_SUMMARY_KEYS = ("config", "variant", "output_format", "out", "n_claims", "n_resumed", "labels", "components",
+                 "departures", "fallbacks", "stage_cache", "seconds", "build_seconds", "memory", "missing_store_files",
+                 "retrieval_recall_at_k")
 
 
 class AVeriTeCPipeline:
@@ -235,40 +241,39 @@ class AVeriTeCPipeline:
                                "fallback_counts": dict(Counter(fallbacks))} if fallbacks else extra)
 
     def run(self, claims: Sequence[ClaimItem], *, out: str, output_format: str, resume: bool = False,
-            progress: bool = False,
-            run_many: Callable[[list[ClaimItem]], Iterable[ClaimResult]] | None = None) -> RunSummary:
-        """Run every claim (``run_many``: claims still to do → results in order, e.g. on an
-        engine, :mod:`averitec_tools.baselines.averitec.claim_worker`; default :meth:`run_claim` here)."""
-        from tqdm.auto import tqdm
+            overwrite: bool = False, progress: bool = False,
+            predict_many: Callable[[list[ClaimItem]], Iterable[ClaimResult]] | None = None) -> RunSummary:
+        """Run every claim through the shared run loop (:func:`averitec_tools.baselines._run.loop.run_claims`).
+
+        ``predict_many``: claims still to do → results in order (e.g. on an engine,
+        :mod:`averitec_tools.baselines.averitec.claim_worker`; default :meth:`run_claim`
+        here). An interrupted run's ``OUT.partial.jsonl`` is continued with ``resume``,
+        discarded with ``overwrite``, and refused without either.
+        """
+        from averitec_tools.baselines._run.loop import run_claims
+        from averitec_tools.baselines._run.sidecar import sidecar_key
 
         summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,
                              components=dict(self.components), build_seconds=dict(self.build_seconds),
                              departures=self.config.departures() + list(STRUCTURAL_DEPARTURES),
                              leak_guard=dict(getattr(self, "leak_guard", None) or {}))
-        partial = Path(f"{out}.partial.jsonl")
-        header = {"config": self.config.fingerprint(), "variant": self.variant.name, "format": output_format,
-                  "claim_ids": [str(c.claim_id) for c in claims]}
-        done: dict[str, ClaimResult] = {}
-        if resume and partial.is_file():
-            done = _read_partial(partial, header)
-        elif partial.exists():
-            partial.unlink()
-        summary.n_resumed = len(done)
-        mode = "a" if done else "w"
-        with partial.open(mode, encoding="utf-8") as fh:
-            if not done:
-                fh.write(json.dumps(header) + "\n")
-            todo = [item for item in claims if str(item.claim_id) not in done]
-            results_iter = map(self.run_claim, todo) if run_many is None else run_many(todo)
-            for item, result in tqdm(zip(todo, results_iter, strict=True), total=len(todo),
-                                     desc=f"averitec baseline ({self.variant.name})", unit="claim",
-                                     disable=not progress):
-                done[str(item.claim_id)] = result
-                fh.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                fh.flush()
-        results = [done[str(c.claim_id)] for c in claims]
-        write_predictions(results=results, out=out, fmt=output_format)
-        partial.unlink()
+        fresh: dict[Any, ClaimResult] = {}  # this run's results, written as computed (resumed ones: read back)
+
+        def results_of(records: list[dict[str, Any]]) -> list[ClaimResult]:
+            return [fresh.get(sidecar_key(c.claim_id)) or ClaimResult.from_dict(r) for c, r in zip(claims, records, strict=True)]
+
+        def keep(n: int, result: ClaimResult) -> None:
+            fresh[sidecar_key(result.claim_id)] = result
+
+        done = run_claims(
+            claims=claims, claim_id=lambda c: c.claim_id, kind="averitec", config=self.config.fingerprint(),
+            output_format=output_format, out=out, resume=resume, overwrite=overwrite, progress=progress,
+            desc=f"averitec baseline ({self.variant.name})", header={"variant": self.variant.name},
+            predict_many=predict_many or (lambda todo: map(self.run_claim, todo)), encode=lambda r: r.to_dict(),
+            on_result=keep,
+            write_output=lambda records: write_predictions(results=results_of(records), out=out, fmt=output_format))
+        summary.n_resumed = done.n_resumed
+        results = results_of(done.records)
         summary.n_claims = len(results)
         summary.labels = dict(Counter(r.label for r in results))
         counts: Counter[str] = Counter()
@@ -291,30 +296,6 @@ class AVeriTeCPipeline:
         summary.stage_cache = {k: v for k, v in self.cache.counts().items()}
         summary.memory = peak_memory()
         return summary
-
-
-def _read_partial(partial: Path, header: dict[str, Any]) -> dict[str, ClaimResult]:
-    lines = partial.read_text(encoding="utf-8").splitlines()
-    try:
-        found = json.loads(lines[0]) if lines else {}
-    except json.JSONDecodeError:
-        found = {}
-    if found != header:
-        raise UserError(f"{partial}: was written by a different run (config, variant, format or claims differ)",
-                        hint="delete it or drop --resume")
-    done = {}
-    for line in lines[1:]:
-        try:
-            r = ClaimResult.from_dict(json.loads(line))
-        except (json.JSONDecodeError, KeyError, TypeError):
-            break  # a line cut by the interruption: redo that claim
-        done[str(r.claim_id)] = r
-    # Rewrite without any cut line so appends start clean.
-    with partial.open("w", encoding="utf-8") as fh:
-        fh.write(json.dumps(header) + "\n")
-        for r in done.values():
-            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-    return done
 
 
 class _NoReranker:

@@ -4,7 +4,12 @@ This module sits above both :mod:`~averitec_tools.baselines.r2vc.pipeline` and
 :mod:`~averitec_tools.baselines.r2vc.offline.preset`, so neither imports the other's builder
 (no import cycle).
 
-Nothing is substituted silently: a non-offline configuration must name its generator
+Each preset (:mod:`~averitec_tools.baselines.r2vc.presets`) has its builder in
+:data:`BUILDERS`: ``standard`` builds the models the configuration names,
+``offline-minilm`` trains and caches its own
+(:func:`averitec_tools.baselines.r2vc.offline.preset.build_offline_pipeline`).
+
+Nothing is substituted silently: a standard configuration must name its generator
 and calibrator or switch on the matching ablation
 (:meth:`~averitec_tools.baselines.r2vc.config.R2VCConfig.check_components`), and the
 pipeline's ``components`` name what each stage runs.
@@ -19,17 +24,20 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.presets import preset_for
 from averitec_tools.baselines.r2vc.stages.questions import QuestionWriter
 from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.baselines.r2vc.types import Generator
 from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
 
 
 def build_pipeline(
@@ -42,14 +50,11 @@ def build_pipeline(
     engine: Any = None,
     evidence: str = "retrieved",
 ) -> R2VCPipeline:
-    """Build the stages of ``config`` (after applying its ablation switches).
+    """Build the stages of ``config`` (after applying its ablation switches) with its preset's builder.
 
     With ``evidence="given"`` (claims carry their own evidence, the oracle-document
-    setting) no retriever is built and ``corpus`` is not needed.
-
-    The offline configuration is built by
-    :func:`averitec_tools.baselines.r2vc.offline.preset.build_offline_pipeline`. A non-local
-    ``engine`` builds missing retrieval indexes on it (see
+    setting) no retriever is built and ``corpus`` is not needed. A non-local ``engine``
+    builds missing retrieval indexes on it (see
     :func:`~averitec_tools.baselines.r2vc.stages.retrieval.build_retriever`).
 
     Raises:
@@ -59,10 +64,20 @@ def build_pipeline(
     """
     cfg = config.effective()
     cfg.check_components()
-    if cfg.offline.enabled:
-        from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
+    build = BUILDERS.get(preset_for(cfg).name)
+    return build(config, cfg, corpus=corpus, claims=claims, rebuild_index=rebuild_index, progress=progress,
+                 engine=engine, evidence=evidence)
 
-        return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine, base=config)
+
+def _build_offline(config: R2VCConfig, cfg: R2VCConfig, *, claims: Sequence[ClaimInput], progress: bool,
+                   engine: Any, **_: Any) -> R2VCPipeline:
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
+
+    return build_offline_pipeline(cfg, claims=claims, progress=progress, engine=engine, base=config)
+
+
+def _build_standard(config: R2VCConfig, cfg: R2VCConfig, *, corpus: str | None, rebuild_index: bool,
+                    progress: bool, engine: Any, evidence: str, **_: Any) -> R2VCPipeline:
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
@@ -91,7 +106,7 @@ def build_pipeline(
         show_progress=progress,
         engine=engine,
     )
-    calibrator = None if cfg.ablation.no_calibration else load_or_none(cfg.calibration.path)
+    calibrator = load_or_none(cfg.calibration.path)  # the pipeline drops it under ablation.no_calibration
     v = cfg.verifier
     backend = HFNLIBackend(model_id=v.model, device=v.device, batch_size=v.batch_size,
                            max_length=v.max_length, pair_order=v.pair_order)
@@ -152,4 +167,34 @@ def model_revision(model: Any) -> str | None:
     return getattr(config, "_commit_hash", None) if config is not None else None
 
 
-__all__ = ["build_pipeline", "model_revision"]
+#: Pipeline builders by preset name (:data:`averitec_tools.baselines.r2vc.presets.PRESETS`).
+BUILDERS: Registry[Callable[..., R2VCPipeline]] = Registry("R2VC pipeline builder")
+BUILDERS.add("standard", _build_standard)
+BUILDERS.add("offline-minilm", _build_offline)
+
+
+def ablation_inputs(config: R2VCConfig, *, claims: Sequence[ClaimInput], progress: bool = False
+                    ) -> tuple[Any, R2VCConfig, R2VCConfig, dict[str, Any]]:
+    """What the ablation rows replay with, loading no LM: (calibrator, row config, store config, components).
+
+    A preset that fits its own models (offline) is built (small, cached) for its fitted
+    values and calibrator; the row configuration keeps ``config``'s ablation switches.
+    Otherwise the calibrator is the configured file and the components are named from
+    the configuration.
+    """
+    cfg = config.effective()
+    cfg.check_components()
+    if preset_for(cfg).fits_own_models:
+        pipe = build_pipeline(config, claims=claims, progress=progress)
+        return pipe.calibrator, replace(pipe.config, ablation=config.ablation), pipe.config, pipe.components
+    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
+
+    components = {
+        "retrieval": {"sparse": cfg.retrieval.sparse, "dense": cfg.retrieval.dense_model},
+        "generator": {"model": cfg.generator.model} if cfg.generator.model else "ablation:nli_only",
+        "verifier": {"backend": f"hf:{cfg.verifier.model}"},
+    }
+    return load_or_none(cfg.calibration.path), config, cfg, components
+
+
+__all__ = ["BUILDERS", "ablation_inputs", "build_pipeline", "model_revision"]

@@ -1,143 +1,20 @@
-"""The run manifest of an R2VC run or training stage: what ran, on what, from which data.
+"""The run manifest of an R2VC run: ``PREDICTIONS.manifest.json`` beside the predictions.
 
-``averitec baseline r2vc`` writes it beside the predictions (``PREDICTIONS.manifest.json``)
-and the trainers put it into ``r2vc_training.json``. It records:
-
-* ``git`` — the commit of the averitec-tools checkout (and whether it had uncommitted
-  changes), or why none is known (an installed wheel);
-* ``versions`` — python, averitec-tools and every library the pipeline can use (absent
-  ones as ``null``);
-* ``hardware`` — platform, CPU count, torch's CUDA and cuDNN versions and each visible
-  GPU (name, memory), or that none was visible;
-* ``seeds`` and ``data`` — the seeds of the run and, for every input file, its size and
-  sha256 (a paragraph store directory is identified by its fingerprint instead of
-  hashing gigabytes);
-* ``command`` — ``sys.argv``, and ``config`` — the configuration and its fingerprint.
-
-Example:
-    >>> import tempfile, pathlib
-    >>> f = pathlib.Path(tempfile.mkdtemp()) / "claims.json"
-    >>> _ = f.write_text("[]")
-    >>> m = run_manifest(data={"claims": f}, seeds={"generator": 0})
-    >>> m["data"]["claims"]["sha256"][:12], m["seeds"], "averitec-tools" in m["versions"]
-    ('4f53cda18c2b', {'generator': 0}, True)
+The manifest itself (git commit, versions, hardware, seeds, input hashes, configuration)
+is the baselines' shared one, :mod:`averitec_tools.baselines._run.manifest`; this module
+says which inputs and seeds an R2VC run has (the preset adds its own seeds,
+:meth:`~averitec_tools.baselines.r2vc.presets.RunPreset.seeds`).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import platform
-import subprocess
-import sys
 from collections.abc import Mapping
-from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.hashing import file_sha256
-
-#: Distributions whose versions are recorded (``null`` when not installed).
-LIBRARIES: tuple[str, ...] = (
-    "averitec-tools", "torch", "transformers", "trl", "accelerate", "datasets", "sentence-transformers",
-    "bitsandbytes", "flash-attn", "faiss-cpu", "faiss-gpu-cu12", "bm25s", "pyserini", "numpy", "scipy",
-    "scikit-learn", "pyarrow", "ray",
-)
-
-
-def library_versions() -> dict[str, str | None]:
-    """Python and :data:`LIBRARIES` versions (``None`` for a library not installed)."""
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in LIBRARIES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def git_state() -> dict[str, Any]:
-    """The commit of the checkout this package runs from, or why it is unknown."""
-    root = Path(__file__).resolve().parents[3]
-    if not (root / ".git").exists():
-        return {"commit": None, "reason": f"{root} is not a git checkout (an installed package)"}
-    try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=10, check=True).stdout
-    except (OSError, subprocess.SubprocessError) as exc:
-        return {"commit": None, "reason": f"git failed: {exc}"}
-    return {"commit": commit, "dirty": bool(status.strip())}
-
-
-def hardware() -> dict[str, Any]:
-    """Platform, CPUs, and torch's view of CUDA (versions, visible GPUs)."""
-    out: dict[str, Any] = {"platform": platform.platform(), "cpus": os.cpu_count()}
-    try:
-        import torch
-    except ImportError:
-        return {**out, "cuda": None, "gpus": [], "note": "torch not installed"}
-    gpus = []
-    if torch.cuda.is_available():
-        for i in range(torch.cuda.device_count()):
-            props = torch.cuda.get_device_properties(i)
-            gpus.append({"name": props.name, "memory_gib": round(props.total_memory / 2**30, 1)})
-    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return {**out, "torch_cuda": torch.version.cuda, "cudnn": cudnn, "gpus": gpus}
-
-
-def describe_input(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Size and sha256 of a file; the fingerprint of a paragraph store directory."""
-    p = Path(path)
-    if p.is_dir():
-        meta = p / "corpus.json"
-        if meta.is_file():
-            info = json.loads(meta.read_text(encoding="utf-8"))
-            return {"path": str(p), "kind": "paragraph store", "fingerprint": info.get("fingerprint"),
-                    "num_paragraphs": info.get("num_paragraphs")}
-        return {"path": str(p), "kind": "directory"}
-    if not p.is_file():
-        return {"path": str(p), "missing": True}
-    return {"path": str(p), "bytes": p.stat().st_size, "sha256": file_sha256(p)}
-
-
-def run_manifest(
-    *,
-    data: Mapping[str, str | os.PathLike[str] | None],
-    seeds: Mapping[str, Any],
-    config: Any = None,
-    extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The manifest of one run (see the module docs); ``data`` maps a role to an input path."""
-    out: dict[str, Any] = {
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": list(sys.argv),
-        "git": git_state(),
-        "versions": library_versions(),
-        "hardware": hardware(),
-        "seeds": dict(seeds),
-        "data": {role: describe_input(path) for role, path in data.items() if path is not None},
-    }
-    if config is not None:
-        out["config"] = {"name": getattr(config, "name", None), "fingerprint": config.fingerprint(),
-                         "settings": config.to_dict()}
-    return {**out, **(extra or {})}
-
-
-def manifest_path(out: str | os.PathLike[str]) -> Path:
-    """Where a run's manifest goes: ``PREDICTIONS.manifest.json``."""
-    return Path(f"{os.fspath(out)}.manifest.json")
-
-
-def write_manifest(path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> None:
-    """Write a manifest atomically."""
-    from averitec_tools.jsonio import atomic_writer
-
-    with atomic_writer(path) as fh:
-        json.dump(manifest, fh, indent=1, default=str)
-        fh.write("\n")
+from averitec_tools.baselines._run.manifest import manifest_path, run_manifest, write_manifest
+from averitec_tools.baselines.r2vc.presets import preset_for
 
 
 def write_run_manifest(
@@ -149,10 +26,12 @@ def write_run_manifest(
     config_file: str | None = None,
     evidence: str = "retrieved",
     limit: int | None = None,
+    git: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``PREDICTIONS.manifest.json`` beside the predictions ``out`` of an R2VC run: git
     commit, library versions, GPU/CUDA, seeds, the sha256 of every input (claims, corpus,
     calibrator, config file, local models) and the configuration. Returns its path.
+    ``git``: the checkout's state read when the run started (default: now).
 
     Example:
         >>> import tempfile, pathlib, json
@@ -172,14 +51,11 @@ def write_run_manifest(
     for role, model in (("generator", g.model), ("verifier", config.verifier.model)):
         if model and os.path.exists(model):
             data[role] = model
-    seeds = {"generator": g.seed, "calibrator_heldout": g.seed}
-    if config.offline.enabled:
-        seeds["offline"] = config.offline.seed
+    seeds = {"generator": g.seed, "calibrator_heldout": g.seed, **preset_for(config).seeds(config)}
     path = manifest_path(out)
-    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config,
+    write_manifest(path, run_manifest(data=data, seeds=seeds, config=config, git=git,
                                       extra={"evidence": evidence, "limit": limit}))
     return path
 
 
-__all__ = ["LIBRARIES", "describe_input", "git_state", "hardware", "library_versions", "manifest_path",
-           "run_manifest", "write_manifest", "write_run_manifest"]
+__all__ = ["write_run_manifest"]

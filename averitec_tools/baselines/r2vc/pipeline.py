@@ -7,10 +7,12 @@ runs claims with:
 * per-stage wall-clock timings (retrieval, generation, verification, calibration +
   decision, question writing), summed and per claim;
 * a tqdm progress bar;
-* crash-safe output: each finished claim is appended (and fsynced) to a sidecar
-  ``<out>.partial.jsonl``; ``resume=True`` skips the claims already there (a torn last
-  line is dropped), and the final file is written atomically, after which the sidecar
-  is removed — an interrupted run never leaves a half-written output file;
+* crash-safe output through the baselines' shared run loop
+  (:func:`averitec_tools.baselines._run.loop.run_claims`): each finished claim is
+  appended (and fsynced) to a sidecar ``<out>.partial.jsonl``; ``resume=True`` skips the
+  claims already there (a torn last line is repaired), ``overwrite=True`` starts over,
+  neither refuses an existing one; the final file is written atomically, after which the
+  sidecar is removed — an interrupted run never leaves a half-written output file;
 * empty retrieval → abstain (Uncertain, confidence 0) instead of an error;
 * nothing substituted silently: the summary names every component (``components``:
   stage → model id, or the named ablation/fallback) and counts every per-claim
@@ -34,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from averitec_tools.baselines._run.sidecar import sidecar_path
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
@@ -49,12 +52,6 @@ from averitec_tools.baselines.r2vc.reporting import (
     describe_components,
     gate_warning,
     run_extra,
-)
-from averitec_tools.baselines.r2vc.sidecar import (
-    SIDECAR_VERSION,
-    read_sidecar,
-    sidecar_key,
-    sidecar_path,
 )
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     Calibrator,
@@ -113,7 +110,8 @@ class R2VCPipeline:
         generator: Produces the k candidates (LM or NLI-only fallback).
         verifier: Scores candidates (§3.4).
         calibrator: A :class:`Calibrator`, an object with ``for_claim(claim)``, or None
-            (π = s_ver clipped, the ``no_calibration`` ablation).
+            (π = s_ver clipped, the ``no_calibration`` ablation; that ablation drops a
+            calibrator given here — the one place the rule is written).
         config: The effective configuration (thresholds, k, seeds, ablations).
         question_writer: Writes evidence questions (default: the fallback question).
 
@@ -149,7 +147,8 @@ class R2VCPipeline:
         self.retriever = retriever
         self.generator = generator
         self.verifier = verifier
-        self.calibrator = calibrator
+        #: No calibration → no calibrator: the ``no_calibration`` ablation drops any calibrator given.
+        self.calibrator = None if config.ablation.no_calibration else calibrator
         self.config = config
         self.question_writer = question_writer or FallbackQuestionWriter()
         #: Seconds spent building each part (filled by builders that train or index).
@@ -335,17 +334,23 @@ class R2VCPipeline:
         out: str | os.PathLike[str],
         output_format: str,
         resume: bool = False,
+        overwrite: bool = False,
         progress: bool = True,
         on_claim: Callable[[int], None] | None = None,
         predict_many: Callable[[list[ClaimInput]], Iterable[ClaimPrediction]] | None = None,
     ) -> RunSummary:
         """Predict every claim, writing ``out`` atomically at the end (see module docs).
 
+        The run loop and its partial-run policy are
+        :func:`averitec_tools.baselines._run.loop.run_claims`'s.
+
         Args:
             claims: Claims, in output order.
             out: The final prediction file.
             output_format: ``averitec2024`` (JSON array) or ``ternary`` (JSON lines).
-            resume: Continue from ``<out>.partial.jsonl`` if present.
+            resume: Continue from ``<out>.partial.jsonl``.
+            overwrite: Discard ``<out>.partial.jsonl`` and start over (without either
+                flag an existing one is refused).
             progress: Show a tqdm bar.
             on_claim: Called with the number of claims finished in this run (tests use it
                 to simulate an interruption).
@@ -353,80 +358,74 @@ class R2VCPipeline:
                 (:func:`averitec_tools.engines.engine_predictor` runs them on an
                 engine); default: :meth:`predict` one claim at a time in this process.
         """
-        from tqdm.auto import tqdm
+        from averitec_tools.baselines._run.loop import run_claims
 
         if output_format not in OUTPUT_FORMATS:
             raise UserError(f"unknown output format {output_format!r} (use one of: {', '.join(OUTPUT_FORMATS)})")
-        formatter = OUTPUT_FORMATS.get(output_format).format
-        side = sidecar_path(out)
-        header = {
-            "_r2vc_sidecar": SIDECAR_VERSION,
-            "config": self.config.fingerprint(),
-            "format": output_format,
-        }
-        done = read_sidecar(side, header) if resume and side.exists() else {}
         start = time.perf_counter()
-        stage_seconds = dict.fromkeys(STAGES, 0.0)
-        labels: Counter[str] = Counter()
-        n_abstained = n_malformed = n_candidates = 0
-        side.parent.mkdir(parents=True, exist_ok=True)
-        mode = "a" if done else "w"
-        todo = [c for c in claims if sidecar_key(c.claim_id) not in done]
+        totals = _Totals()
+
+        def count(n: int, pred: ClaimPrediction) -> None:
+            totals.add(pred)
+            if on_claim is not None:
+                on_claim(n)
+
         warnings = [w for w in [gate_warning(self)] if w]
-        fallbacks: Counter[str] = Counter()
-        with side.open(mode, encoding="utf-8") as fh:
-            if mode == "w":
-                fh.write(json.dumps(header) + "\n")
-                fh.flush()
-            preds = map(self.predict, todo) if predict_many is None else predict_many(todo)
-            bar = tqdm(zip(todo, preds, strict=True), total=len(todo), desc=f"R2VC {self.config.name}",
-                       unit="claim", disable=not progress)
-            for n, (claim, pred) in enumerate(bar, start=1):
-                record = formatter(pred)
-                fh.write(json.dumps({"key": sidecar_key(claim.claim_id), "record": record}) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-                done[sidecar_key(claim.claim_id)] = record
-                for stage, sec in pred.timings.items():
-                    stage_seconds[stage] += sec
-                n_abstained += pred.abstained
-                n_malformed += pred.n_malformed
-                n_candidates += pred.n_candidates
-                fallbacks.update(pred.fallbacks)
-                if on_claim is not None:
-                    on_claim(n)
-        records = [done[sidecar_key(c.claim_id)] for c in claims]
-        for r in records:
-            labels[r.get("pred_label", r.get("predicted_label"))] += 1
-        with atomic_writer(out) as fh:
-            if output_format == "averitec2024":
-                json.dump(records, fh, ensure_ascii=False, indent=1)
-                fh.write("\n")
-            else:
-                for r in records:
-                    fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-        side.unlink(missing_ok=True)
+        done = run_claims(
+            claims=claims, claim_id=lambda c: c.claim_id, kind="r2vc", config=self.config.fingerprint(),
+            output_format=output_format, out=out, resume=resume, overwrite=overwrite, progress=progress,
+            desc=f"R2VC {self.config.name}", predict_many=predict_many or (lambda todo: map(self.predict, todo)),
+            encode=OUTPUT_FORMATS.get(output_format).format, write_output=lambda records: write_records(records, out=out,
+                                                                                        output_format=output_format),
+            on_result=count)
+        labels = Counter(r.get("pred_label", r.get("predicted_label")) for r in done.records)
         return RunSummary(
             out=str(out),
             n_claims=len(claims),
-            n_resumed=len(claims) - len(todo),
+            n_resumed=done.n_resumed,
             labels=dict(sorted(labels.items())),
-            n_abstained=n_abstained,
-            n_malformed=n_malformed,
-            n_candidates=n_candidates,
-            stage_seconds=stage_seconds,
+            n_abstained=totals.n_abstained,
+            n_malformed=totals.n_malformed,
+            n_candidates=totals.n_candidates,
+            stage_seconds=totals.stage_seconds,
             wall_seconds=time.perf_counter() - start,
             config=self.config.name,
             format=output_format,
             components=self.components,
-            fallbacks={k: int(fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
+            fallbacks={k: int(totals.fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
             warnings=warnings,
-            decision=decision_metrics(claims=claims, records=records,
+            decision=decision_metrics(claims=claims, records=done.records,
                                       on_abstain=self.config.calibration.on_abstain),
-            extra=run_extra(self, claims=claims, records=records),
+            extra=run_extra(self, claims=claims, records=done.records),
         )
 
 
+class _Totals:
+    """Per-stage seconds and counts over the claims predicted in this run."""
+
+    def __init__(self) -> None:
+        self.stage_seconds = dict.fromkeys(STAGES, 0.0)
+        self.n_abstained = self.n_malformed = self.n_candidates = 0
+        self.fallbacks: Counter[str] = Counter()
+
+    def add(self, pred: ClaimPrediction) -> None:
+        for stage, sec in pred.timings.items():
+            self.stage_seconds[stage] += sec
+        self.n_abstained += pred.abstained
+        self.n_malformed += pred.n_malformed
+        self.n_candidates += pred.n_candidates
+        self.fallbacks.update(pred.fallbacks)
+
+
+def write_records(records: Sequence[dict[str, Any]], *, out: str | os.PathLike[str], output_format: str) -> None:
+    """Write the final prediction file atomically: a JSON array (``averitec2024``) or JSON lines."""
+    with atomic_writer(out) as fh:
+        if output_format == "averitec2024":
+            json.dump(list(records), fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        else:
+            for r in records:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
 def calibration_examples(

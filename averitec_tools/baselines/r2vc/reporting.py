@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.io.formats import FALLBACK_EVIDENCE
 
@@ -28,14 +29,10 @@ FALLBACK_KINDS: dict[str, str] = {
 }
 
 
-@dataclass
-class RunSummary:
-    """What a run did: counts, label distribution and timings (seconds)."""
+@dataclass(kw_only=True)
+class RunSummary(BaseRunSummary):
+    """What a run did: counts, label distribution and timings (seconds); ``extra`` keys last."""
 
-    out: str
-    n_claims: int
-    n_resumed: int
-    labels: dict[str, int]
     n_abstained: int
     n_malformed: int
     n_candidates: int
@@ -43,11 +40,8 @@ class RunSummary:
     wall_seconds: float
     config: str
     format: str
-    components: dict[str, Any] = field(default_factory=dict)
-    fallbacks: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     decision: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         processed = max(self.n_claims - self.n_resumed, 0)

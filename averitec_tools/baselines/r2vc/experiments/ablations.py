@@ -88,7 +88,7 @@ def replay_pipeline(cfg: R2VCConfig, *, store: CandidateStore, calibrator: Any, 
     else:
         generator = StoredGenerator(str(components.get("generator")))
     pipe = R2VCPipeline(retriever=None, generator=generator, verifier=verifier,
-                        calibrator=None if cfg.ablation.no_calibration else calibrator, config=cfg)
+                        calibrator=calibrator, config=cfg)
     pipe.candidate_store = store
     pipe.components = {**pipe.components, "retrieval": components.get("retrieval"),
                        "replayed_from": str(store.path)}

@@ -151,7 +151,7 @@ class PaperRun:
         return {"corpus": self.corpus}
 
     def _train(self, stage: str) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.manifest import run_manifest
+        from averitec_tools.baselines._run.manifest import run_manifest
         from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
         from averitec_tools.baselines.r2vc.training.rows import read_training_rows
 
@@ -185,13 +185,15 @@ class PaperRun:
                                                           if isinstance(v, (int, float, str))}}
 
     def step_predict(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.build import build_pipeline
-        from averitec_tools.baselines.r2vc.manifest import (
+        from averitec_tools.baselines._run.manifest import (
+            git_state,
             manifest_path,
             run_manifest,
             write_manifest,
         )
+        from averitec_tools.baselines.r2vc.build import build_pipeline
 
+        git = git_state()  # the code the step starts with
         r, out = self.recipe, {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
         for row in r.rows:
@@ -204,7 +206,8 @@ class PaperRun:
             summary = pipe.run(claims, out=pred, output_format="ternary", resume=True, progress=self.progress)
             write_manifest(manifest_path(pred), run_manifest(
                 data={"claims": self.work / "eval.jsonl", "corpus": self.corpus, "calibrator": cfg.calibration.path},
-                seeds={"generator": cfg.generator.seed}, config=cfg.effective(), extra={"evidence": r.evidence}))
+                seeds={"generator": cfg.generator.seed}, config=cfg.effective(), extra={"evidence": r.evidence},
+                git=git))
             d = summary.to_dict()
             out[row] = {k: d[k] for k in ("labels", "n_abstained", "n_malformed", "components", "fallbacks",
                                           "claims_per_second")}

@@ -54,9 +54,9 @@ from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines._run.sidecar import read_sidecar, sidecar_header, sidecar_key
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
-from averitec_tools.baselines.r2vc.sidecar import SIDECAR_VERSION, read_sidecar, sidecar_key
 from averitec_tools.baselines.r2vc.types import Candidate, Passage
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import json_digest
@@ -65,11 +65,13 @@ STORE_FORMAT = "r2vc-candidates-v1"
 _WHAT = "candidate store"
 
 
-def store_key(cfg: R2VCConfig, *, components: dict[str, Any] | None = None, corpus: str | None = None) -> str:
+def store_key(cfg: R2VCConfig, *, components: dict[str, Any] | None = None, corpus: str | None = None,
+              settings: dict[str, Any] | None = None) -> str:
     """Hash of what decides a claim's stored candidates (see the module docs).
 
     ``cfg`` is the configuration before its ablation switches are applied; rows that
-    switch one on replay the same store.
+    switch one on replay the same store. ``settings`` and ``components``: what the
+    configuration's preset adds (:meth:`~averitec_tools.baselines.r2vc.presets.RunPreset.store_settings`).
 
     Example:
         >>> from dataclasses import replace
@@ -87,11 +89,10 @@ def store_key(cfg: R2VCConfig, *, components: dict[str, Any] | None = None, corp
     if cfg.ablation.nli_only:
         generator["model"] = None
     verifier = {k: getattr(v, k) for k in ("model", "pair_order", "max_length", "batch_size", "device")}
-    offline = {k: val for k, val in asdict(cfg.offline).items() if k != "cache_dir"} if cfg.offline.enabled else None
     described = None
     if components is not None:
         described = {"verifier": (components.get("verifier") or {}).get("backend")}
-    return json_digest(STORE_FORMAT, retrieval, generator, verifier, offline, described)
+    return json_digest(STORE_FORMAT, retrieval, generator, verifier, settings, described)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class CandidateStore:
         if root.exists() and not root.is_dir():
             raise UserError(f"{root}: --candidates must be a directory")
         path = root / f"candidates-{key}.jsonl"
-        header = {"_r2vc_sidecar": SIDECAR_VERSION, "config": key, "format": STORE_FORMAT}
+        header = sidecar_header("r2vc", config=key, format=STORE_FORMAT)
         if path.exists():
             done = read_sidecar(path, header, what=_WHAT)
         elif replay_only:
@@ -214,15 +215,17 @@ class CandidateStore:
 
 
 def open_store(directory: str | os.PathLike[str], *, config: R2VCConfig, components: dict[str, Any],
+               settings: dict[str, Any] | None = None, described: dict[str, Any] | None = None,
                corpus: str | None = None, replay_only: bool = False) -> CandidateStore:
     """The store of ``config`` (effective, ablation switches applied) under ``directory``.
 
-    The offline configuration's trained verifier enters the key through its
-    ``components`` (its name carries the training hash); other configurations name
-    their models in the configuration itself.
+    ``settings`` and ``described``: what enters the key beyond the model settings, as the
+    configuration's preset gives them
+    (:meth:`~averitec_tools.baselines.r2vc.presets.RunPreset.store_settings`: the offline
+    configuration's data and training settings, and its trained verifier through its
+    ``components``, whose name carries the training hash).
     """
-    described = components if config.offline.enabled else None
-    key = store_key(config, components=described, corpus=corpus)
+    key = store_key(config, components=described, corpus=corpus, settings=settings)
     meta = {"config": config.name, "components": components, "corpus": corpus or config.retrieval.corpus}
     return CandidateStore.open(directory, key=key, replay_only=replay_only, meta=json.loads(json.dumps(meta, default=str)))
 

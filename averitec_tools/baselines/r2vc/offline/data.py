@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,16 @@ def data_dir() -> Path:
         hint="averitec data download averitec --split all, or set AVERITEC_DATA_DIR to the folder holding "
         "averitec/dev.json",
     )
+
+
+def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
+                           ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What enters the offline configuration's candidate-store key beyond the model settings:
+    its data and training settings, and its components (the trained verifier's name carries
+    the training hash)."""
+    from dataclasses import asdict
+
+    return {k: v for k, v in asdict(cfg.offline).items() if k != "cache_dir"}, components
 
 
 def default_claims_path() -> Path:

@@ -272,6 +272,7 @@ def fit_on_slice(
     from tqdm.auto import tqdm
 
     from averitec_tools.baselines.r2vc.io.candidates import open_store
+    from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
     from averitec_tools.baselines.r2vc.pipeline import calibration_examples
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
     from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
@@ -283,7 +284,9 @@ def fit_on_slice(
 
     off = cfg.offline
     probe = _nli_pipeline(cfg, nli=nli, retriever=retriever)
-    probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components)
+    settings, described = offline_store_settings(cfg, probe.components)
+    probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components, settings=settings,
+                                       described=described)
     for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
         probe.decode(claim)
     thresholds = gates = None

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.config import OFFLINE_DEPARTURES, R2VCConfig
+from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.offline.data import (
@@ -77,14 +77,6 @@ from averitec_tools.records.averitec import AVeriTeCClaim
 
 #: The verifier's label order (config.id2label of the fine-tuned models).
 ID2LABEL: dict[int, str] = {0: "contradiction", 1: "neutral", 2: "entailment"}
-ORACLE_NOTE = (
-    "oracle-corpus: the offline-minilm corpus contains the scored claims' gold answers, so "
-    "evidence scores are upper bounds, not open-retrieval figures"
-)
-EXCLUDE_NOTE = (
-    "exclude_own_evidence: each claim's own gold answers are removed from its retrieval "
-    "results (the corpus still holds other claims' answers)"
-)
 
 
 def length_batches(lengths: Sequence[int], *, batch_size: int, seed: int, bucket: int = 50) -> list[list[int]]:
@@ -345,12 +337,12 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     run_cfg = apply_fitted(cfg, fitted)
     pipe = R2VCPipeline(retriever=data.retriever, generator=_nli_generator(run_cfg, nli),
                         verifier=verifier_from_config(backend=nli, config=run_cfg.verifier),
-                        calibrator=None if cfg.ablation.no_calibration else calibrator, config=run_cfg)
+                        calibrator=calibrator, config=run_cfg)
     pipe.fitted = fitted
     pipe.leak_guard = data.leak_guard
     build_seconds["calibrator"] = time.perf_counter() - t0
     pipe.build_seconds = build_seconds
-    if calibrator is not None and not cfg.ablation.no_calibration:
+    if pipe.calibrator is not None:
         pipe.components["calibrator"] = (f"slc:{Path(calibrator.source or '').name} (fitted on "
                                          f"{calibrator.fit_info.get('claims')} held-out train claims)")
     pipe.components["corpus"] = {
@@ -369,23 +361,9 @@ def _nli_generator(cfg: R2VCConfig, nli: Any) -> Any:
                                 t_contr=v.t_contr, delta=v.delta)
 
 
-def describe(cfg: R2VCConfig) -> dict[str, Any]:
-    """Facts about the offline configuration for run summaries and docs."""
-    off = cfg.offline
-    return {"oracle_corpus": not off.exclude_own_evidence,
-            "note": EXCLUDE_NOTE if off.exclude_own_evidence else ORACLE_NOTE,
-            "trained_on": "averitec/train.json", "train_claims": off.train_claims,
-            "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
-            "departures": list(OFFLINE_DEPARTURES),
-            "cache_dir": str(cache_root(cfg))}
-
-
 __all__ = [
-    "EXCLUDE_NOTE",
     "ID2LABEL",
-    "ORACLE_NOTE",
     "ExcludeOwnRetriever",
     "build_offline_pipeline",
-    "describe",
     "train_verifier",
 ]

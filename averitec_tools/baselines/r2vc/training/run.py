@@ -98,7 +98,7 @@ def train_stage(
     Raises:
         UserError: ``out`` exists without ``overwrite``, bad rows, or no row left.
     """
-    from averitec_tools.baselines.r2vc.manifest import run_manifest
+    from averitec_tools.baselines._run.manifest import run_manifest
     from averitec_tools.baselines.r2vc.training.rows import read_training_rows
 
     target = Path(out)

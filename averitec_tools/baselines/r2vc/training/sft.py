@@ -88,7 +88,7 @@ def train_sft(
         model: Already loaded model (default: load ``settings.model``).
         tokenizer: Its tokenizer.
         overwrite: Replace an existing ``output_dir``.
-        manifest: The run manifest (:func:`~averitec_tools.baselines.r2vc.manifest.run_manifest`)
+        manifest: The run manifest (:func:`~averitec_tools.baselines._run.manifest.run_manifest`)
             saved in ``r2vc_training.json``.
 
     Returns:
