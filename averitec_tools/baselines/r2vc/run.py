@@ -30,7 +30,7 @@ from averitec_tools.errors import UserError
 
 
 def _claims(spec: RunSpec, config: R2VCConfig, claims_path: str) -> list[ClaimInput]:
-    from averitec_tools.baselines.r2vc.io.claims import load_claims
+    from averitec_tools.baselines.r2vc.io.load import load_claims
 
     preset_for(config).check_corpus(config, spec.corpus)
     return load_claims(path=claims_path, limit=spec.limit, evidence=spec.evidence, corpus=spec.corpus)
