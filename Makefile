@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-leaderboard demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check demo test lint bench bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -33,6 +33,29 @@ $(VENV)/.all-stamp: $(VENV)/.core-stamp pyproject.toml
 $(VENV)/.leaderboard-stamp: $(VENV)/.core-stamp pyproject.toml
 	$(PIP) install -q -e ".[leaderboard]"
 	touch $@
+
+# The GPU set in its own venv (faiss-gpu and faiss-cpu install the same module: never one venv
+# for both): a CUDA torch from PyTorch's index, then `[gpu-all,dev]` (faiss-gpu, bitsandbytes,
+# the models). Multi-GB; never run on the CPU CI machines. FlashAttention-2 is the optional
+# second step (it builds against the installed torch):
+#   $(GPU_VENV)/bin/pip install flash-attn --no-build-isolation
+GPU_VENV ?= .venv-gpu
+GPU_PY := $(GPU_VENV)/bin/python
+GPU_TORCH_SPEC ?= torch==2.13.0
+GPU_TORCH_INDEX ?= https://download.pytorch.org/whl/cu128
+$(GPU_VENV)/.gpu-stamp: pyproject.toml
+	$(PYTHON) -m venv $(GPU_VENV)
+	$(GPU_PY) -m pip install -q --upgrade pip
+	$(GPU_PY) -m pip install -q "$(GPU_TORCH_SPEC)" --index-url $(GPU_TORCH_INDEX)
+	$(GPU_PY) -m pip install -q -e ".[gpu-all,dev]" "$(GPU_TORCH_SPEC)" --extra-index-url $(GPU_TORCH_INDEX)
+	$(GPU_VENV)/bin/averitec doctor --no-hub
+	touch $@
+venv-gpu: $(GPU_VENV)/.gpu-stamp
+
+# What a GPU machine runs first (<= 8 minutes, no internet): the tiny models through every CUDA
+# path, one line per check; exits 2 on a machine without CUDA.
+gpu-check: $(GPU_VENV)/.gpu-stamp
+	$(GPU_PY) benchmarks/gpu_check.py
 
 venv-core: $(VENV)/.core-stamp
 venv-all: $(VENV)/.all-stamp
@@ -81,12 +104,13 @@ leaderboard-demo: $(VENV)/.leaderboard-stamp
 bench-leaderboard: $(VENV)/.leaderboard-stamp $(NLTK_REF)
 	$(PY) benchmarks/bench_leaderboard.py --nltk-path $(NLTK_REF)
 
-# offline-minilm on all of dev in the honest setting (exclude_own_evidence), candidates stored
-# for `averitec baseline r2vc ablations`, scored; the run summary has the gated figures.
+# offline-minilm (the honest setting: exclude_own_evidence) on all of dev, candidates stored
+# for `averitec baseline r2vc ablations`, scored; the run summary has the gated_paper and
+# ungated figures. The oracle corpus is the named configuration offline-minilm-oracle.
 R2VC_OUT ?= results/r2vc_dev_offline_minilm.json
 r2vc-dev: $(VENV)/.all-stamp
-	mkdir -p results && printf 'base: offline-minilm\noffline:\n  exclude_own_evidence: true\n' > results/r2vc-dev.yaml
-	$(VENV)/bin/averitec baseline r2vc --config results/r2vc-dev.yaml --out $(R2VC_OUT) --candidates results/r2vc-dev-candidates --resume
+	mkdir -p results
+	$(VENV)/bin/averitec baseline r2vc --config offline-minilm --out $(R2VC_OUT) --candidates results/r2vc-dev-candidates --resume
 	$(VENV)/bin/averitec score $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 	$(VENV)/bin/averitec calibration $(R2VC_OUT) $(AVERITEC_DATA_DIR)/averitec/dev.json --profile averitec2024
 
@@ -102,9 +126,13 @@ r2vc-table: $(VENV)/.all-stamp
 # continues where it stopped. r2vc-paper-ci runs the same command with tiny random models.
 R2VC_PAPER_RECIPES ?= paper-fever paper-vitaminc
 R2VC_PAPER_OUT ?= results/r2vc-paper
-r2vc-paper: $(VENV)/.all-stamp
+# The paper targets download models: the hub is on for them (HF_HUB_OFFLINE=1 on the command line wins).
+r2vc-paper averitec-paper: HF_HUB_OFFLINE = 0
+r2vc-paper averitec-paper: TRANSFORMERS_OFFLINE = 0
+r2vc-paper averitec-paper: HF_DATASETS_OFFLINE = 0
+r2vc-paper: $(GPU_VENV)/.gpu-stamp
 	for recipe in $(R2VC_PAPER_RECIPES); do \
-	  $(VENV)/bin/averitec baseline r2vc paper --recipe $$recipe --work $(R2VC_PAPER_OUT)/$$recipe || exit $$?; done
+	  $(GPU_VENV)/bin/averitec baseline r2vc paper --recipe $$recipe --work $(R2VC_PAPER_OUT)/$$recipe || exit $$?; done
 r2vc-paper-ci: $(VENV)/.all-stamp
 	$(PY) -m pytest -q tests/test_r2vc_paper.py
 
@@ -118,16 +146,18 @@ averitec-dev: $(VENV)/.all-stamp
 
 # The paper configuration from data to table (train reranker, verdict, justification -> run ->
 # score -> table) with the hub ids, on a GPU machine with the 2024 dev knowledge store:
-#   make averitec-paper AVERITEC_STORE=<store dir> HF_HUB_OFFLINE=0 TRANSFORMERS_OFFLINE=0
+#   make averitec-paper AVERITEC_STORE=<store dir>   (GPU venv, hub on: see r2vc-paper above)
 # CI runs the same command with tiny random models (tests/test_averitec_baseline_pipeline.py).
-AVERITEC_PAPER_CONFIG ?= paper
+# paper-bounded: BLOOM stops at the end of each question; AVERITEC_PAPER_CONFIG=paper is upstream's
+# unbounded decoding (max_length 5000, no stop).
+AVERITEC_PAPER_CONFIG ?= paper-bounded
 AVERITEC_PAPER_OUT ?= results/averitec_paper
 AVERITEC_PAPER_VARIANTS ?= full,no-reranker
-averitec-paper: $(VENV)/.all-stamp
+averitec-paper: $(GPU_VENV)/.gpu-stamp
 	@test -n "$(AVERITEC_STORE)" || { echo "averitec-paper: set AVERITEC_STORE=<knowledge store directory>" >&2; exit 2; }
-	$(VENV)/bin/averitec baseline averitec reproduce --config $(AVERITEC_PAPER_CONFIG) \
+	$(GPU_VENV)/bin/averitec baseline averitec reproduce --config $(AVERITEC_PAPER_CONFIG) \
 	  --claims $(AVERITEC_DATA_DIR)/averitec/dev.json --store $(AVERITEC_STORE) \
 	  --out $(AVERITEC_PAPER_OUT) --variants $(AVERITEC_PAPER_VARIANTS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(GPU_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -423,3 +423,33 @@ def test_listed_paths_cannot_leave_the_destination(tmp_path: Path) -> None:
     for bad in ("../x.jsonl", "/etc/x.jsonl", "a/../../x.jsonl"):
         with pytest.raises(UserError, match="leave the destination"):
             _safe_rel(bad, src)
+
+
+def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """One layout: `averitec data download vitaminc` (default root, no path given) writes
+    vitaminc/{train,dev,test}.jsonl, and the paper-vitaminc recipe's data check finds them."""
+    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
+    from averitec_tools.errors import UserError
+
+    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
+    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
+    recipe = load_recipe("paper-vitaminc")
+    with pytest.raises(UserError, match=r"vitaminc/train\.jsonl: training rows not found "
+                                         r"\(download it: averitec data download vitaminc\)"):
+        PaperRun(recipe, work=tmp_path / "w").preflight()
+    row = {"unique_id": "a_1", "case_id": "a", "label": "SUPPORTS", "claim": "X grew.", "evidence": "X grew 5%.",
+           "page": "X", "revision_type": "real", "wiki_revision_id": "1", "FEVER_id": ""}
+    hub = FakeHub()
+    for split in ("train", "dev", "test"):
+        hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
+    with HubServer(hub) as url:
+        got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
+    root = tmp_path / "cache" / "data"
+    assert sorted(f["dest"] for f in got["results"]) == [str(root / "vitaminc" / f"{s}.jsonl")
+                                                         for s in ("dev", "test", "train")]
+    recipe = load_recipe("paper-vitaminc")  # built-in paths: the first data root holding the files
+    assert (recipe.train_rows, recipe.eval_claims) == (str(root / "vitaminc" / "train.jsonl"),
+                                                       str(root / "vitaminc" / "test.jsonl"))
+    PaperRun(recipe, work=tmp_path / "w").preflight()  # the recipe's data check passes
+    assert not (tmp_path / "w").exists()

@@ -40,7 +40,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "averitec_tools"
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "jsonio", "labels",
                     "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds"), False),
-    ("domain", ("metrics", "loaders", "leakage", "downloads"), False),
+    ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),
     ("baselines", ("baselines", "baselines.r2vc", "baselines.averitec"), True),

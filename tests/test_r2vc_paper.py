@@ -92,9 +92,17 @@ def test_paper_recipe_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown key 'slice_sise' (did you mean 'slice_size'?)" in err
     monkeypatch.setenv("AVERITEC_DATA_DIR", str(tmp_path / "nowhere"))
+    from averitec_tools import doctor
+
+    monkeypatch.setattr(doctor, "cuda_available", lambda: False)
     assert main(["baseline", "r2vc", "paper", "--recipe", "paper-vitaminc", "--work", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err  # the 8B generator on a machine without CUDA: refused first
+    assert err.count("\n") == 1 and "is paper scale and this machine has no CUDA GPU" in err
+    assert main(["baseline", "r2vc", "paper", "--recipe", "paper-vitaminc", "--work", str(tmp_path / "w"),
+                 "--allow-cpu"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "vitaminc/train.jsonl: training rows not found" in err
+    assert "averitec data download vitaminc" in err
     assert not (tmp_path / "w").exists()
     rows = tmp_path / "rows.yaml"
     rows.write_text(f"base: paper-vitaminc\ntrain_rows: {bad}\neval_claims: {bad}\nrows: [full, nope]\n")

@@ -234,7 +234,8 @@ def test_read_claims_errors(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- offline-minilm on dev
 
 OFFLINE_TEST_SETTINGS = {
-    "base": "offline-minilm",
+    # the oracle corpus first; the test then switches exclude_own_evidence on (offline-minilm's default)
+    "base": "offline-minilm-oracle",
     # A CI-sized subset (the first 150 training claims, 1 epoch of at most 24 pairs per class,
     # 24 calibration claims, 100 distractors); the documented dev runs use the built-in defaults.
     "offline": {"train_claims": 150, "pairs_per_class": 24, "epochs": 1, "calibration_claims": 24,
@@ -279,6 +280,12 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert set(summary["fallbacks"]) == {"no_candidates", "uncited_top_evidence", "unparseable_output",
                                          "template_question", "questions_not_written"}
     assert summary["decision"]["n"] == 20 and 0 <= summary["decision"]["coverage"] <= 1
+    assert summary["oracle_corpus"] is True and "corpus:ORACLE" in summary["signature"]
+    assert summary["leak_guard"] == {"train_duplicates_dropped": 0, "own_answers_removed": 0,
+                                     "own_article_answers_removed": 0}  # no twin among the first 150
+    assert summary["ungated"]["accuracy"] == pytest.approx(summary["decision"]["accuracy"])  # on_abstain: candidate
+    assert set(summary["gated_paper"]["per_label_f1"]) == {"Supported", "Refuted", "Not Enough Evidence",
+                                                           "Conflicting Evidence/Cherrypicking"}
     preds = json.loads(out.read_text())
     assert [p["claim_id"] for p in preds] == list(range(20))
     assert all(0.0 <= p["confidence"] <= 1.0 for p in preds)

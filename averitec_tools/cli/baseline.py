@@ -5,9 +5,11 @@
 decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
 the AVeriTeC 2024 submission format for AVeriTeC claims, JSON lines in the FEVER format
 for FEVER/VitaminC claims. ``--config offline-minilm`` is the built-in offline CPU
-configuration (trained on train.json; corpus built from the train and dev gold answers —
-an oracle corpus unless ``offline.exclude_own_evidence: true`` — no ``--corpus``;
-``--claims`` defaults to ``$AVERITEC_DATA_DIR/averitec/dev.json``).
+configuration (trained on train.json; corpus built from the train and dev gold answers,
+each claim's own answers left out — ``--config offline-minilm-oracle`` keeps them, an
+oracle corpus — no ``--corpus``; ``--claims`` defaults to
+``$AVERITEC_DATA_DIR/averitec/dev.json``). ``--show-config`` prints the resolved
+configuration as JSON and exits.
 Interrupted runs continue with ``--resume``; the output file only appears, whole, at the end.
 
 ``averitec baseline r2vc-calibrate --config ... --claims LABELLED --corpus DIR --out CAL.json``
@@ -59,6 +61,8 @@ def add_parser(subparsers: Any) -> None:
                       help="continue an interrupted run from OUT.partial.jsonl")
     r2vc.add_argument("--overwrite", action="store_true",
                       help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over")
+    r2vc.add_argument("--show-config", action="store_true",
+                      help="print the resolved configuration of --config as JSON and exit")
     from averitec_tools.engines import add_engine_arguments
 
     add_engine_arguments(r2vc)
@@ -170,6 +174,14 @@ def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.io.formats import default_format
 
+    if args.show_config:
+        from averitec_tools.baselines.r2vc.config import resolve_config
+
+        if args.config is None:
+            args.r2vc_parser.error("the following arguments are required: --config")
+        config = resolve_config(args.config)
+        print_json({"config": config.name, "fingerprint": config.fingerprint(), "settings": config.to_dict()})
+        return 0
     missing = [flag for flag, value in (("--config", args.config), ("--out", args.out)) if value is None]
     if missing:
         args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
@@ -240,6 +252,12 @@ def run_r2vc(args: argparse.Namespace) -> int:
         per = result["seconds_per_claim"]
         print("seconds per claim: " + ", ".join(f"{k} {v:.4f}" for k, v in per.items())
               + f"; {result['claims_per_second']:.3f} claims/s")
+        for key in ("gated_paper", "ungated"):
+            if key in result:
+                print(f"{key}: accuracy {result[key]['accuracy']:.4f}  macro-F1 {result[key]['macro_f1']:.4f}")
+        if "leak_guard" in result:
+            print(f"leak_guard: {result['leak_guard']}")
+        print(f"signature: {result['signature']}")
         if "offline" in result:
             print(f"note: {result['offline']['note']}", file=sys.stderr)
     return 0

@@ -46,6 +46,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-stage-cache", action="store_true",
                    help="neither read nor write the per-claim stage cache (data.stage_cache: false)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--show-config", action="store_true",
+                   help="print the resolved configuration of --config as JSON and exit")
     from averitec_tools.engines import add_engine_arguments
 
     add_engine_arguments(p)
@@ -73,6 +75,7 @@ def add_parser(subparsers: Any) -> None:
     tr.add_argument("--exclude-claims", metavar="FILE", action="append", default=[],
                     help="claims never to train on (e.g. the dev file you will score); repeatable")
     tr.add_argument("--no-progress", action="store_true")
+    tr.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     tr.set_defaults(func=run_train)
 
@@ -85,8 +88,13 @@ def add_parser(subparsers: Any) -> None:
                     help="comma-separated variants to run (default full)")
     rp.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
     rp.add_argument("--no-progress", action="store_true")
+    rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     rp.set_defaults(func=run_reproduce)
+
+    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
+
+    add_upstream_subcommands(sub)
 
 
 def _quiet(progress: bool) -> None:
@@ -107,6 +115,12 @@ def run_baseline(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.loaders.locate import find_data_file, store_for_claims
 
+    if args.show_config:
+        if not args.config:
+            raise UserError("--config is required")
+        config = resolve_config(args.config)
+        print_json({"config": config.name, "fingerprint": config.fingerprint(), "settings": config.to_dict()})
+        return 0
     if not args.claims:  # the dev set from $AVERITEC_DATA_DIR or `averitec data download`
         found = find_data_file("averitec", "dev.json")
         if found is None:
@@ -163,6 +177,8 @@ def run_baseline(args: argparse.Namespace) -> int:
           f"variant {variant.name})")
     print(f"labels: {result['labels']}")
     print("components: " + "; ".join(f"{k}: {v}" for k, v in result["components"].items()))
+    if result.get("leak_guard"):
+        print(f"leak_guard: {result['leak_guard']}")
     print("fallbacks: " + (", ".join(f"{k} ×{v}" for k, v in result["fallbacks"].items()) or "none"))
     print("departures from the upstream code: " + ("; ".join(result["departures"]) or "none"))
     if result["cached_stages"]:
@@ -202,6 +218,16 @@ def run_build_store(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_cpu(args: argparse.Namespace, config: Any, *, stages: list[str], what: str) -> None:
+    """Paper-scale models of ``stages`` on a machine without CUDA: one line, exit 2 (unless --allow-cpu)."""
+    from averitec_tools.doctor import refuse_cpu
+
+    models = [getattr(getattr(config, s), "checkpoint", None) or getattr(getattr(config, s), "base", None)
+              or getattr(getattr(config, s), "model", None) for s in stages]
+    refuse_cpu(what=what, models=models, allow_cpu=args.allow_cpu, target="averitec-paper",
+               gpu="one CUDA GPU with >= 40 GiB (A100 40GB or larger)")
+
+
 def run_train(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.checkpoints import train_stage, training_claims
     from averitec_tools.baselines.averitec.config import resolve_config
@@ -210,6 +236,7 @@ def run_train(args: argparse.Namespace) -> int:
     config_file = args.config if os.path.exists(args.config) else None
     check_output_dir(args.out, option="--out", inputs=[config_file, *args.exclude_claims])
     config = resolve_config(args.config)
+    _refuse_cpu(args, config, stages=[args.stage], what=f"averitec train {args.stage}")
     exclude = [c.claim for f in args.exclude_claims for c in read_claims(f)]
     claims, info = training_claims(config, exclude=exclude)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
@@ -245,6 +272,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
     check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
     config = resolve_config(args.config)
+    _refuse_cpu(args, config, stages=["questions", "reranker", "verdict", "justification"],
+                what="averitec reproduce")
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet(progress)
     report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,

@@ -134,6 +134,12 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
         f1 = row.get("macro_f1")
         print(f"  {name:22s} accuracy {acc if acc is None else f'{acc:.4f}'}  macro-F1 "
               f"{f1 if f1 is None else f'{f1:.4f}'}  coverage {d.get('coverage')}  ({row['description']})")
+        if "gated_paper" in row:
+            g, u = row["gated_paper"], row["ungated"]
+            print(f"  {'':22s} gated_paper acc {g['accuracy']:.4f} macro-F1 {g['macro_f1']:.4f}  "
+                  f"ungated acc {u['accuracy']:.4f} macro-F1 {u['macro_f1']:.4f}")
+    if result["rows"]:
+        print(f"signature: {next(iter(result['rows'].values())).get('signature')}")
     return 0
 
 

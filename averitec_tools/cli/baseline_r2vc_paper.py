@@ -65,6 +65,7 @@ def add_paper_subcommands(sub: Any) -> None:
     pp.add_argument("--recipe", required=True, help="paper-fever, paper-vitaminc or RECIPE.yaml")
     pp.add_argument("--work", required=True, metavar="DIR", help="work directory (every stage's output)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
+    pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     pp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     pp.set_defaults(func=run_paper)
 
@@ -128,6 +129,10 @@ def run_paper(args: argparse.Namespace) -> int:
     from averitec_tools.outputs import check_output_dir
 
     recipe = load_recipe(args.recipe)
+    from averitec_tools.doctor import refuse_cpu
+
+    refuse_cpu(what=f"r2vc paper {recipe.name}", models=[recipe.generator], allow_cpu=args.allow_cpu,
+               gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
     check_output_dir(args.work, option="--work", inputs=[recipe.train_rows, recipe.eval_claims,
                                                          args.recipe if Path(args.recipe).is_file() else None])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()

@@ -56,6 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
                         help="drop rows whose claim appears in FILE (JSON/JSONL with 'claim'); repeatable")
     parser.add_argument("--json", action="store_true", help="print the run report as one JSON object")
+    parser.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
 
 
 def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> Any:
@@ -93,8 +94,12 @@ def _settings(args: argparse.Namespace) -> Any:
 def run_train(args: argparse.Namespace) -> int:
     """Run the training stage selected in ``args`` and print its report; returns the exit code."""
     from averitec_tools.baselines.r2vc.training.run import train_stage
+    from averitec_tools.doctor import refuse_cpu
 
-    summary = train_stage(stage=args.stage, settings=_settings(args), data=args.data, out=args.out,
+    settings = _settings(args)
+    refuse_cpu(what=f"r2vc train {args.stage}", models=[settings.model], allow_cpu=getattr(args, "allow_cpu", False),
+               gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
+    summary = train_stage(stage=args.stage, settings=settings, data=args.data, out=args.out,
                           config=args.config, overwrite=args.overwrite,
                           all_splits=getattr(args, "all_splits", False),
                           exclude_claims=getattr(args, "exclude_claims", []))

@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "audit",
     "baseline",
     "index",
+    "doctor",
     "leaderboard",
 )
 

@@ -161,11 +161,12 @@ register_source(DataSource(
 ))
 register_source(DataSource(
     name="vitaminc", split=None, title="VitaminC fact verification (train / validation / test)",
-    license="cc-by-sa-3.0", hub=VITAMINC_HUB, dest="vitaminc/hub",
+    license="cc-by-sa-3.0", hub=VITAMINC_HUB, dest="vitaminc",
     listing=FolderListing("", ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv"), keep_paths=True),
     homepage="https://github.com/TalSchuster/VitaminC",
-    notes=("the hub dataset's data files and card, kept in its layout and read with datasets.load_dataset "
-           "(no loading script: every datasets version reads it); no checksum recorded in the package",),
+    notes=("the hub dataset's data files and card, kept in its layout (train.jsonl, dev.jsonl, test.jsonl at "
+           "vitaminc/, where the R2VC recipes read them) and read with datasets.load_dataset (no loading script: "
+           "every datasets version reads it); no checksum recorded in the package",),
 ))
 
 #: The Ev2R study's human ratings of AVeriTeC 2024 submissions and its per-item scores and published

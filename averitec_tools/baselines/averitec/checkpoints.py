@@ -165,6 +165,10 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     section = getattr(cfg, kind)
     if section.checkpoint:
         path = Path(section.checkpoint)
+        if path.suffix == ".ckpt" and kind in ("reranker", "verdict"):  # an upstream Lightning file
+            from averitec_tools.baselines.averitec.upstream import converted_checkpoint
+
+            return converted_checkpoint(ckpt=path, kind=kind, base=section.base, cfg=cfg), False
         if not path.is_dir():
             raise UserError(f"config {cfg.name!r}: {kind}.checkpoint {str(path)!r}: no such directory")
         return str(path), False

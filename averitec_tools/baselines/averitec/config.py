@@ -84,7 +84,10 @@ class QuestionsConfig:
     no header, Boolean answers "<answer>, because <explanation>") or ``header-nearest-last``.
     ``max_length`` bounds prompt + generation (upstream: 5000); ``max_new_tokens`` bounds the
     generation alone. ``output_cut``: ``upstream`` (first 250 characters, up to the first
-    "?") or ``first-line``. ``prompt_max_tokens`` left-truncates long prompts (upstream: none)."""
+    "?") or ``first-line``. ``prompt_max_tokens`` left-truncates long prompts (upstream: none).
+    ``stop``: ``none`` (upstream: decode until ``max_length``) or ``question-end`` (stop at the
+    first "?" of the generation, at most ``max_new_tokens`` or 256 new tokens: the bounded
+    setting of ``paper-bounded``)."""
 
     model: str = "bigscience/bloom-7b1"
     few_shot: int = 10
@@ -95,6 +98,7 @@ class QuestionsConfig:
     max_new_tokens: int | None = None
     output_cut: str = "upstream"
     prompt_max_tokens: int | None = None
+    stop: str = "none"
     batch_size: int = 1
     dtype: str = "bfloat16"
     device: str | None = None
@@ -221,7 +225,7 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 UPSTREAM: dict[str, Any] = {
     "retrieval.top_k": 100, "retrieval.bm25": "upstream",
     "questions.model": "bigscience/bloom-7b1", "questions.few_shot": 10, "questions.prompt": "upstream",
-    "questions.num_beams": 2, "questions.no_repeat_ngram_size": 2, "questions.max_length": 5000,
+    "questions.num_beams": 2, "questions.no_repeat_ngram_size": 2, "questions.max_length": 5000, "questions.stop": "none",
     "questions.max_new_tokens": None, "questions.output_cut": "upstream", "questions.prompt_max_tokens": None,
     "questions.batch_size": 1, "questions.dtype": "bfloat16",
     "reranker.base": "bert-base-uncased", "reranker.keep": 3, "reranker.input": "upstream",
@@ -250,6 +254,7 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("RetrievalConfig", "bm25"): ("upstream", "bm25s"),
     ("QuestionsConfig", "prompt"): ("upstream", "header-nearest-last"),
     ("QuestionsConfig", "output_cut"): ("upstream", "first-line"),
+    ("QuestionsConfig", "stop"): ("none", "question-end"),
     ("RerankerConfig", "input"): ("upstream", "pair"),
     ("RerankerConfig", "negatives"): ("upstream", "one-swap"),
     ("VerdictConfig", "input"): ("upstream", "pair"),
@@ -298,7 +303,14 @@ def _offline_ours() -> AVeriTeCConfig:
 
 #: Built-in configurations selectable by name: name → factory.
 BUILTIN_CONFIGS: Registry[Callable[[], AVeriTeCConfig]] = Registry("built-in configuration")
+def _paper_bounded() -> AVeriTeCConfig:
+    """``paper`` with BLOOM stopping at the end of the question (``questions.stop: question-end``)."""
+    base = AVeriTeCConfig()
+    return replace(base, name="paper-bounded", questions=replace(base.questions, stop="question-end"))
+
+
 BUILTIN_CONFIGS.add("paper", AVeriTeCConfig)
+BUILTIN_CONFIGS.add("paper-bounded", _paper_bounded)
 BUILTIN_CONFIGS.add("offline-minilm", _offline)
 BUILTIN_CONFIGS.add("offline-minilm-ours", _offline_ours)
 

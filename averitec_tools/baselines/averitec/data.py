@@ -109,16 +109,21 @@ def gold_pairs(record: AVeriTeCClaim) -> list[QAPair]:
 
 
 def without_scored_claims(train: Sequence[ClaimItem], scored: Sequence[str]) -> tuple[list[ClaimItem], int]:
-    """Training claims whose text is not among the claims being scored, and how many were dropped.
+    """Training claims with no normalised twin among the claims being scored, and how many were dropped.
+
+    Twins are decided by :func:`averitec_tools.leakage.duplicates.normalise_claim` (NFKC,
+    casefold, punctuation and whitespace folded), the one rule both baselines use.
 
     Example:
-        >>> t = [ClaimItem(0, AVeriTeCClaim(claim="a")), ClaimItem(1, AVeriTeCClaim(claim="b"))]
-        >>> [c.claim for c in without_scored_claims(t, ["b "])[0]]
+        >>> t = [ClaimItem(0, AVeriTeCClaim(claim="a")), ClaimItem(1, AVeriTeCClaim(claim="India’s b."))]
+        >>> [c.claim for c in without_scored_claims(t, ["india's  B"])[0]]
         ['a']
     """
-    banned = {" ".join(s.split()).lower() for s in scored}
-    kept = [c for c in train if " ".join(c.claim.split()).lower() not in banned]
-    return kept, len(train) - len(kept)
+    from averitec_tools.leakage.duplicates import train_duplicates
+
+    dropped = set(train_duplicates(train=[c.claim for c in train], scored=scored))
+    kept = [c for i, c in enumerate(train) if i not in dropped]
+    return kept, len(dropped)
 
 
 __all__ = ["ClaimItem", "QAPair", "gold_pairs", "read_claims", "without_scored_claims"]

@@ -75,6 +75,9 @@ class RunSummary:
     missing_store_files: int = 0
     retrieval_recall_at_k: float | None = None
     notes: list[str] = field(default_factory=list)
+    #: What the leak guard removed: training claims that are scored claims' normalised twins,
+    #: and (from the store's ``leak_guard.info``, when it was built here) own answers.
+    leak_guard: dict[str, Any] = field(default_factory=dict)
 
     @property
     def cached_stages(self) -> list[str]:
@@ -240,7 +243,8 @@ class AVeriTeCPipeline:
 
         summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,
                              components=dict(self.components), build_seconds=dict(self.build_seconds),
-                             departures=self.config.departures() + list(STRUCTURAL_DEPARTURES))
+                             departures=self.config.departures() + list(STRUCTURAL_DEPARTURES),
+                             leak_guard=dict(getattr(self, "leak_guard", None) or {}))
         partial = Path(f"{out}.partial.jsonl")
         header = {"config": self.config.fingerprint(), "variant": self.variant.name, "format": output_format,
                   "claim_ids": [str(c.claim_id) for c in claims]}
@@ -336,6 +340,19 @@ def _settings(section: Any, *keys: str) -> dict[str, Any]:
     return {k: getattr(section, k) for k in keys}
 
 
+def _dropped_twins(config: AVeriTeCConfig, exclude: Sequence[str]) -> int | None:
+    """Training claims dropped as scored claims' normalised twins (None without a training file)."""
+    from averitec_tools.baselines.averitec.checkpoints import training_claims
+    from averitec_tools.baselines.averitec.config import train_path
+
+    try:
+        if not train_path(config).is_file():
+            return None
+    except UserError:
+        return None
+    return int(training_claims(config, exclude=exclude)[1]["dropped_scored_claims"])
+
+
 def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | None,
                    claims: Sequence[ClaimItem], progress: bool = False) -> AVeriTeCPipeline:
     """Build every stage the variant needs (training what the config asks to train); models
@@ -350,7 +367,9 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
     build: dict[str, float] = {}
     components: dict[str, str] = {}
     settings: dict[str, Any] = {}
-    exclude = [c.claim for c in claims]
+    from averitec_tools.baselines.averitec.leak_guard import scored_texts
+
+    exclude = scored_texts(claims)  # texts only: no scored label reaches a fit (leak_guard.py)
     kstore = writer = rr = None
     # First the justifier: refusing an untrained seq2seq model must not wait for training.
     t = time.perf_counter()
@@ -405,10 +424,15 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
     build["verdict"] = time.perf_counter() - t
     components["justification"] = justifier.component
     cache = StageCache(cache_dir(config) / "stages" if config.data.stage_cache else None)
-    return AVeriTeCPipeline(config=config, variant=variant, store=kstore, question_writer=writer, reranker=rr,
+    pipe = AVeriTeCPipeline(config=config, variant=variant, store=kstore, question_writer=writer, reranker=rr,
                             verdict=vd, justifier=justifier, components=components,
                             build_seconds={k: round(v, 2) for k, v in build.items()}, cache=cache,
                             stage_settings=settings)
+    from averitec_tools.baselines.averitec.store import read_leak_guard
+
+    pipe.leak_guard = {"train_duplicates_dropped": _dropped_twins(config, exclude),
+                       **(read_leak_guard(store) if kstore is not None and store else {})}
+    return pipe
 
 
 __all__ = ["STAGES", "AVeriTeCPipeline", "RunSummary", "build_pipeline"]

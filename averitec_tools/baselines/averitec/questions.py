@@ -36,6 +36,9 @@ GENERIC_QUESTION = "What does this source say about the claim?"
 PROMPT_HEADER = "Each piece of evidence below is followed by the question that it answers.\n\n"
 #: Upstream keeps at most this many generated characters.
 UPSTREAM_MAX_CHARS = 250
+#: ``stop: question-end`` without ``max_new_tokens``: at most this many new tokens (more
+#: than the 250 characters upstream keeps, at one character per token or more).
+QUESTION_END_MAX_NEW_TOKENS = 256
 
 
 @dataclass(frozen=True)
@@ -234,11 +237,7 @@ class CausalLMQuestionWriter:
             return []
         model, tokenizer = self._load()
         c = self.config
-        limits: dict[str, Any] = {}
-        if c.max_new_tokens is not None:
-            limits["max_new_tokens"] = c.max_new_tokens
-        elif c.max_length is not None:
-            limits["max_length"] = c.max_length
+        limits = generation_limits(c, tokenizer=tokenizer)
         out: list[str] = []
         bs = max(1, c.batch_size)
         for start in range(0, len(sentences), bs):
@@ -256,11 +255,32 @@ class CausalLMQuestionWriter:
         return out
 
 
+def generation_limits(config: QuestionsConfig, *, tokenizer: Any = None) -> dict[str, Any]:
+    """The ``generate`` arguments that bound one question's decoding.
+
+    Example:
+        >>> from averitec_tools.baselines.averitec.config import builtin_config
+        >>> generation_limits(builtin_config("paper").questions)
+        {'max_length': 5000}
+        >>> generation_limits(builtin_config("paper-bounded").questions)
+        {'max_new_tokens': 256, 'stop_strings': ['?']}
+    """
+    if config.stop == "question-end":
+        out: dict[str, Any] = {"max_new_tokens": config.max_new_tokens or QUESTION_END_MAX_NEW_TOKENS,
+                               "stop_strings": ["?"]}
+        if tokenizer is not None:
+            out["tokenizer"] = tokenizer
+        return out
+    if config.max_new_tokens is not None:
+        return {"max_new_tokens": config.max_new_tokens}
+    return {"max_length": config.max_length} if config.max_length is not None else {}
+
+
 def build_question_writer(*, config: QuestionsConfig, train: Sequence[ClaimItem]) -> Any:
     if config.model == QUESTION_FALLBACK:
         return RetrievalQuestionWriter(train=train, layout=config.prompt)
     return CausalLMQuestionWriter(config=config, train=train)
 
 
-__all__ = ["GENERIC_QUESTION", "CausalLMQuestionWriter", "RetrievalQuestionWriter", "Shot", "build_prompt",
+__all__ = ["GENERIC_QUESTION", "QUESTION_END_MAX_NEW_TOKENS", "CausalLMQuestionWriter", "generation_limits", "RetrievalQuestionWriter", "Shot", "build_prompt",
            "build_question_writer", "cut_output", "header_shots", "training_examples", "upstream_shots"]

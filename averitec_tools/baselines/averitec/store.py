@@ -141,6 +141,10 @@ class StoreStats:
     sentences: int = 0
     dropped_after_claim_date: int = 0
     dropped_by_type: dict[str, int] = field(default_factory=dict)
+    #: With ``exclude_own_evidence``: the claims' own answers left out (their own and their
+    #: normalised twins'), and other claims' answers from the claim's own fact-checking article.
+    own_answers_removed: int = 0
+    own_article_answers_removed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -177,6 +181,28 @@ def published_after(url: str, claim_date: Any) -> bool:
     return date is not None and date.after(claim_date)
 
 
+def _own_pool(claims: Sequence[AVeriTeCClaim], pool: Sequence[tuple[int, StoreDocument]]) -> Any:
+    """``ci`` → (pool indices of claim ``ci``'s own answers and its normalised twins',
+    pool indices of other answers from its own fact-checking article)."""
+    from averitec_tools.leakage.duplicates import normalise_claim, page_key
+
+    norms = [normalise_claim(c.claim) for c in claims]
+    by_norm: dict[str, set[int]] = {}
+    by_page: dict[str, set[int]] = {}
+    for j, (cj, d) in enumerate(pool):
+        by_norm.setdefault(norms[cj], set()).add(j)
+        key = page_key(d.url)
+        if key is not None:
+            by_page.setdefault(key, set()).add(j)
+
+    def own_of(ci: int) -> tuple[set[int], set[int]]:
+        twins = by_norm.get(norms[ci], set())
+        key = page_key(claims[ci].fact_checking_article)
+        return twins, (by_page.get(key, set()) - twins) if key is not None else set()
+
+    return own_of
+
+
 def build_store(
     *,
     claims: Sequence[AVeriTeCClaim],
@@ -196,7 +222,10 @@ def build_store(
         distractors: Distractor documents per claim, drawn (seeded per claim) from the
             other claims' answers.
         seed: Seed of the distractor draw.
-        exclude_own_evidence: Leave the claim's own gold answers out (the honest lower bound).
+        exclude_own_evidence: Leave the claim's own gold answers out (the honest lower bound)
+            and keep out of its distractors the answers of every claim with the same
+            normalised text and every answer from its own fact-checking article
+            (:mod:`averitec_tools.leakage.duplicates`; counted in the stats).
         temporal_filter: Drop documents whose URL carries a publication date after the
             claim date (:mod:`averitec_tools.leakage.dates`), counting them.
 
@@ -215,10 +244,17 @@ def build_store(
         raise UserError("build_store: claim_ids and claims differ in length")
     pool = [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")]
     stats = StoreStats()
+    own_of = _own_pool(claims, pool) if exclude_own_evidence else None
     with atomic_directory(out) as tmp:
         for ci, claim in enumerate(claims):
             docs = [] if exclude_own_evidence else _answer_docs(ids[ci], claim, kind="gold_answer")
-            others = [j for j, (cj, _) in enumerate(pool) if cj != ci]
+            if own_of is None:
+                others = [j for j, (cj, _) in enumerate(pool) if cj != ci]
+            else:
+                twins, article = own_of(ci)
+                stats.own_answers_removed += len(twins)
+                stats.own_article_answers_removed += len(article)
+                others = [j for j in range(len(pool)) if j not in twins and j not in article]
             if distractors > 0 and others:
                 rng = np.random.default_rng([seed, ci])
                 pick = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
@@ -241,8 +277,33 @@ def build_store(
             stats.own_documents += sum(d.type == "gold_answer" for d in kept)
             stats.distractor_documents += sum(d.type == "distractor" for d in kept)
             stats.sentences += sum(len(d.url2text) for d in kept)
+        if exclude_own_evidence:  # the 2024 layout otherwise: only <claim_id>.json files
+            (tmp / LEAK_GUARD_FILE).write_text(json.dumps({
+                "exclude_own_evidence": True, "own_answers_removed": stats.own_answers_removed,
+                "own_article_answers_removed": stats.own_article_answers_removed}), encoding="utf-8")
     return stats
 
 
-__all__ = ["KnowledgeStore", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
+#: Written by :func:`build_store` with ``exclude_own_evidence`` beside the ``<claim_id>.json``
+#: files: what its leak rules removed.
+LEAK_GUARD_FILE = "leak_guard.info"
+
+
+def read_leak_guard(store: str | os.PathLike[str]) -> dict[str, Any]:
+    """The store's own-answer counts (``{}`` for a store not built by :func:`build_store`, e.g. the official one).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> read_leak_guard(tempfile.mkdtemp())
+        {}
+    """
+    path = Path(store) / LEAK_GUARD_FILE
+    if not path.is_file():
+        return {}
+    info = json.loads(path.read_text(encoding="utf-8"))
+    return {k: info[k] for k in ("exclude_own_evidence", "own_answers_removed", "own_article_answers_removed")
+            if k in info}
+
+
+__all__ = ["LEAK_GUARD_FILE", "KnowledgeStore", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
            "split_sentences"]

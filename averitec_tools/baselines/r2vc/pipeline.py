@@ -48,6 +48,7 @@ from averitec_tools.baselines.r2vc.reporting import (
     decision_metrics,
     describe_components,
     gate_warning,
+    run_extra,
 )
 from averitec_tools.baselines.r2vc.sidecar import (
     SIDECAR_VERSION,
@@ -159,6 +160,8 @@ class R2VCPipeline:
         self.candidate_store: CandidateStore | None = None
         #: Settings fitted on held-out training claims, reported in the run summary (offline).
         self.fitted: dict[str, Any] | None = None
+        #: What the leak guard removed (offline configuration), for the run summary.
+        self.leak_guard: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -420,7 +423,7 @@ class R2VCPipeline:
             warnings=warnings,
             decision=decision_metrics(claims=claims, records=records,
                                       on_abstain=self.config.calibration.on_abstain),
-            extra={"fitted": self.fitted} if self.fitted else {},
+            extra=run_extra(self, claims=claims, records=records),
         )
 
 

@@ -203,4 +203,29 @@ def decision_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str
     }
 
 
-__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning"]
+def run_extra(pipe: Any, *, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary's extra keys: fitted values, ``leak_guard``, ``oracle_corpus``, gated/ungated
+    figures (:func:`~averitec_tools.baselines.r2vc.paper_scores.paper_scores`) and the ``signature``.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> pipe = SimpleNamespace(fitted=None, leak_guard=None, components={}, config=SimpleNamespace(name="x"))
+        >>> run_extra(pipe, claims=[], records=[])["signature"][:24]
+        'r2vc-run|config:x|corpus'
+    """
+    from averitec_tools.baselines.r2vc.paper_scores import paper_scores, run_signature
+
+    corpus = pipe.components.get("corpus")
+    oracle = corpus.get("oracle_corpus") if isinstance(corpus, dict) else None
+    out: dict[str, Any] = {"fitted": pipe.fitted} if pipe.fitted else {}
+    if getattr(pipe, "leak_guard", None) is not None:
+        out["leak_guard"] = pipe.leak_guard
+    if oracle is not None:
+        out["oracle_corpus"] = oracle
+    out |= paper_scores(claims=claims, records=records)
+    space = "fever" if records and "pred_label" not in records[0] else "averitec"
+    out["signature"] = run_signature(config=pipe.config.name, oracle_corpus=oracle, space=space)
+    return out
+
+
+__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning", "run_extra"]

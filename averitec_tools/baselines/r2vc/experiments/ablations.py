@@ -149,7 +149,9 @@ def run_ablations(
         progress: Progress bars.
 
     Returns:
-        ``{"rows": {row: {"description", "out", "decision", **row_metrics, "summary"}}}``.
+        ``{"rows": {row: {"description", "out", "decision", **row_metrics, "gated_paper", "ungated",
+        "selective", "signature"}}}`` (the last four as in a run summary:
+        :func:`~averitec_tools.baselines.r2vc.paper_scores.paper_scores`).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -164,7 +166,9 @@ def run_ablations(
         records = _read(path, output_format)
         result["rows"][name] = {"description": row.description, "out": str(path), "decision": summary.decision,
                                 **row_metrics(claims=claims, records=records, fmt=output_format),
-                                "n_abstained": summary.n_abstained, "components": summary.components}
+                                "n_abstained": summary.n_abstained, "components": summary.components,
+                                **{k: summary.extra[k] for k in ("gated_paper", "ungated", "selective", "signature")
+                                   if k in summary.extra}}
     return result
 
 

@@ -48,9 +48,13 @@ from averitec_tools.errors import UserError
 
 def _need(path: str | None, *, what: str) -> str:
     if path is None or not Path(path).exists():
+        from averitec_tools.doctor import TARGETS
+
+        command = next((cmd for rel, cmd in TARGETS.get("r2vc-paper").data.items()
+                        if str(path).replace("\\", "/").endswith(rel)), None)
         raise UserError(f"{path}: {what} not found",
-                        hint="download it first (averitec data download, or the upstream files) or set the "
-                        "recipe's path")
+                        hint=f"download it: {command}" if command else
+                        "download it first (averitec data download, or the upstream files) or set the recipe's path")
     return path
 
 

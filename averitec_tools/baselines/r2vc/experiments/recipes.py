@@ -2,7 +2,8 @@
 
 A :class:`Recipe` names the data, the corpus, the models, the training and pipeline
 overrides and the table rows of one paper configuration. Two are built in
-(:data:`BUILTIN_RECIPES`, the paper's hub ids and ``$AVERITEC_DATA_DIR/{fever,vitaminc}``);
+(:data:`BUILTIN_RECIPES`, the paper's hub ids and ``{fever,vitaminc}/`` under the first data root holding
+them: ``$AVERITEC_DATA_DIR``, then the download root ``averitec data download`` writes to);
 a YAML recipe overrides any key of one (``base: paper-fever``), paths relative to the file.
 Unknown keys, rows and values are refused with a clear message.
 """
@@ -75,13 +76,20 @@ class Recipe:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def _data(relative: str) -> str:
+    """``relative`` under the first data root that holds it (``$AVERITEC_DATA_DIR``, then the
+    download root ``averitec data download`` writes to), else under the first root."""
+    from averitec_tools.loaders.locate import data_roots, find_data_root
+
+    return str((find_data_root(relative) or data_roots()[0]) / relative)
+
+
 def _builtin(name: str) -> dict[str, Any]:
-    data = "$AVERITEC_DATA_DIR"
-    common = {"train_rows": f"{data}/vitaminc/train.jsonl", "slice_size": 10000}
+    common = {"train_rows": _data("vitaminc/train.jsonl"), "slice_size": 10000}
     if name == "paper-fever":
-        return {**common, "name": name, "dataset": "FEVER", "eval_claims": f"{data}/fever/paper_dev.jsonl",
-                "wiki_pages": f"{data}/fever/wiki-pages", "evidence": "retrieved"}
-    return {**common, "name": name, "dataset": "VitaminC", "eval_claims": f"{data}/vitaminc/test.jsonl",
+        return {**common, "name": name, "dataset": "FEVER", "eval_claims": _data("fever/paper_dev.jsonl"),
+                "wiki_pages": _data("fever/wiki-pages"), "evidence": "retrieved"}
+    return {**common, "name": name, "dataset": "VitaminC", "eval_claims": _data("vitaminc/test.jsonl"),
             "evidence": "given"}
 
 

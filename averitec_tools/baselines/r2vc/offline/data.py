@@ -99,20 +99,23 @@ def distractor_passages(path: Path | None, *, n: int, seed: int) -> list[Passage
 
 
 def split_train(claims: Sequence[str], *, n_calibration: int, seed: int) -> np.ndarray:
-    """Boolean mask of the training claims held out for the calibrator (by claim text).
+    """Boolean mask of the training claims held out for the calibrator (by normalised claim text).
 
-    Distinct claim texts are shuffled with ``seed``; claims whose text is among the
-    first ones are held out until ``n_calibration`` claims are, so identical claims never
-    sit on both sides.
+    Distinct normalised texts (:func:`~averitec_tools.leakage.duplicates.normalise_claim`)
+    are shuffled with ``seed``; claims whose text is among the first ones are held out
+    until ``n_calibration`` claims are, so duplicate claims never sit on both sides.
 
     Example:
-        >>> m = split_train(["a", "b", "a", "c"], n_calibration=2, seed=0)
+        >>> m = split_train(["a", "b", "A.", "c"], n_calibration=2, seed=0)
         >>> bool(m[0]) == bool(m[2]), int(m.sum()) >= 2
         (True, True)
     """
-    unique = list(dict.fromkeys(claims))
+    from averitec_tools.leakage.duplicates import normalise_claim
+
+    keys = [normalise_claim(c) for c in claims]
+    unique = list(dict.fromkeys(keys))
     perm = np.random.default_rng(seed).permutation(len(unique))
-    count = Counter(claims)
+    count = Counter(keys)
     held: set[str] = set()
     n = 0
     for j in perm:
@@ -120,7 +123,7 @@ def split_train(claims: Sequence[str], *, n_calibration: int, seed: int) -> np.n
             break
         held.add(unique[j])
         n += count[unique[j]]
-    return np.array([c in held for c in claims], dtype=bool)
+    return np.array([k in held for k in keys], dtype=bool)
 
 
 #: ``offline.pair_labels``: which of a claim's own answers carry its verdict.
@@ -203,6 +206,9 @@ def verifier_epochs(
         for p, dec in zip(answers, carries, strict=True):
             pools[cls if dec else 1].append((train[ci].claim, p.text, cls if dec else 1))
     claims = list(by_claim)
+    from averitec_tools.leakage.duplicates import normalise_claim
+
+    norm = {ci: normalise_claim(train[ci].claim) for ci in claims}
     n = min(len(pools[0]), len(pools[2]), max(len(pools[1]), 1) * 2)
     if max_per_class is not None:
         n = min(n, max_per_class)
@@ -215,7 +221,7 @@ def verifier_epochs(
         pairs += [pools[1][i] for i in rng.permutation(len(pools[1]))[:own_neutral]]
         while len(pairs) < 3 * n:  # other claims' answers: neutral
             a, b = rng.choice(len(claims), size=2, replace=False)
-            if train[claims[a]].claim != train[claims[b]].claim:
+            if norm[claims[a]] != norm[claims[b]]:
                 answers = by_claim[claims[b]]
                 pairs.append((train[claims[a]].claim, answers[int(rng.integers(len(answers)))].text, 1))
         out.append([pairs[i] for i in rng.permutation(len(pairs))])

