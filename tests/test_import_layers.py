@@ -254,6 +254,8 @@ KNOWN_CYCLES = {
     ("averitec_tools.scoring.meta_eval.ev2r_scorer", "averitec_tools.scoring.meta_eval.scorers"),
     # pages.claims_page calls claims.claim_list, which calls pages.submission_view (leaderboard web)
     ("averitec_tools.leaderboard.web.claims", "averitec_tools.leaderboard.web.pages"),
+    # checkpoints.py and upstream.py import each other lazily (AVeriTeC upstream checkpoints)
+    ("averitec_tools.baselines.averitec.checkpoints", "averitec_tools.baselines.averitec.upstream"),
 }
 
 
