@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.baselines.r2vc.offline.data import answer_passages
+from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
 from averitec_tools.baselines.r2vc.offline.inputs import (
     ExcludeOwnRetriever,
     offline_plan,

@@ -109,7 +109,7 @@ def own_evidence(splits: Sequence[tuple[Sequence[AVeriTeCClaim], Sequence[tuple[
 
     Example:
         >>> from averitec_tools.records.averitec import AVeriTeCClaim
-        >>> from averitec_tools.baselines.r2vc.offline.data import answer_passages
+        >>> from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
         >>> tr = [AVeriTeCClaim.from_dict({"claim": "It’s red", "questions": [{"question": "q", "answers": [
         ...     {"answer": "Red.", "source_url": "https://a.org/1"}]}]}, where="t")]
         >>> dv = [AVeriTeCClaim(claim="it's red"), AVeriTeCClaim(claim="z", fact_checking_article="https://a.org/1/")]
