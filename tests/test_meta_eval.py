@@ -28,7 +28,7 @@ from averitec_tools.scoring.meta_eval.lite import lite_subset
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, label_agrees, load_rated_items
 from averitec_tools.scoring.meta_eval.report import correlate
 from averitec_tools.scoring.meta_eval.reproduce import study_pairs
-from averitec_tools.scoring.meta_eval.scorers import qa_blocks
+from averitec_tools.scoring.meta_eval.scorer_base import qa_blocks
 from averitec_tools.scoring.meta_eval.stats import (
     average_ranks,
     clustered_bootstrap,

@@ -76,7 +76,7 @@ def run_stage_file(args: argparse.Namespace) -> int:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.upstream import convert_checkpoint
+    from averitec_tools.baselines.averitec.upstream_checkpoints import convert_checkpoint
 
     check_output_dir(args.out, option="--out", inputs=[args.ckpt])
     manifest = convert_checkpoint(ckpt=args.ckpt, kind=args.kind, base=args.base, out_dir=args.out,

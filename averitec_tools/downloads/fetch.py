@@ -295,6 +295,10 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     return report
 
 
+def _on_github(source: Any) -> bool:
+    return source.hub is not None and source.hub.repo_type == "github"
+
+
 def download_all(
     sources: list[DataSource],
     *,
@@ -329,7 +333,9 @@ def download_all(
             claims file; nothing is installed for a file that fails.
     """
     down = None
-    if from_dir is None and not hub_offline():
+    # Only Hugging Face sources need the hub; a GitHub source (meta-eval) has its own host.
+    on_hub = [s for s in sources if not _on_github(s)]
+    if from_dir is None and on_hub and not hub_offline():
         from averitec_tools.downloads.hub import endpoint, unreachable
 
         down = unreachable()  # once, fast: not huggingface_hub's retries for every file
@@ -337,7 +343,7 @@ def download_all(
             raise UserError(f"the hub at {endpoint()} is unreachable ({down}): nothing was downloaded",
                             hint="check the network (or HF_ENDPOINT), or install files you have with --from DIR")
     plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
-                     free_space=free_space, reachable=down is None) for s in sources]
+                     free_space=free_space, reachable=down is None or _on_github(s)) for s in sources]
     if down is not None and plans:
         plans[0].notes.append(f"the hub at {endpoint()} is unreachable ({down}): every source planned from "
                               "the package's records")

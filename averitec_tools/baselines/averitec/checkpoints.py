@@ -166,7 +166,7 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     if section.checkpoint:
         path = Path(section.checkpoint)
         if path.suffix == ".ckpt" and kind in ("reranker", "verdict"):  # an upstream Lightning file
-            from averitec_tools.baselines.averitec.upstream import converted_checkpoint
+            from averitec_tools.baselines.averitec.upstream_checkpoints import converted_checkpoint
 
             return converted_checkpoint(ckpt=path, kind=kind, base=section.base, cfg=cfg), False
         if not path.is_dir():

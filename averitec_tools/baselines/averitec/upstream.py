@@ -8,11 +8,11 @@ Both are a Lightning module whose only sub-module is ``self.model``, a
 ``BertForSequenceClassification``: the checkpoint's ``state_dict`` holds that model's
 weights under ``model.<key>`` (older transformers also stored the
 ``bert.embeddings.position_ids`` buffer), next to Lightning's own entries (``epoch``,
-``global_step``, ``optimizer_states``, ``callbacks`` ...). :func:`convert_checkpoint`
+``global_step``, ``optimizer_states``, ``callbacks`` ...). :func:`~averitec_tools.baselines.averitec.upstream_checkpoints.convert_checkpoint`
 writes such a file as the checkpoint directory the reranker and verdict stages load
 (weights checked key for key: a missing or unexpected weight is refused, never ignored);
 ``reranker.checkpoint`` / ``verdict.checkpoint`` may name the ``.ckpt`` itself, which is
-converted once into the cache (:func:`converted_checkpoint`).
+converted once into the cache (:func:`~averitec_tools.baselines.averitec.upstream_checkpoints.converted_checkpoint`).
 
 The shipped stage files (``data_store/``, JSON lines, ``claim_id`` = position in the claims
 file) start the run at any stage (:func:`run_from_stage`):
@@ -56,14 +56,6 @@ from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, read_claim
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
 
-#: Stage kind → (shipped file name, label names in head order).
-UPSTREAM_CHECKPOINTS: Mapping[str, tuple[str, tuple[str, ...]]] = {
-    "reranker": ("bert_dual_encoder.ckpt", ("irrelevant", "relevant")),
-    "verdict": ("bert_veracity.ckpt", ("Supported", "Refuted", "Not Enough Evidence",
-                                       "Conflicting Evidence/Cherrypicking")),
-}
-#: Buffers older transformers stored in a state dict and newer ones rebuild (not weights).
-_BUFFERS = re.compile(r".*embeddings\.(position_ids|token_type_ids)$")
 #: Stage file kinds, in pipeline order, and the stages each leaves to run.
 STAGE_FILES: Mapping[str, tuple[str, ...]] = {
     "sentences": ("questions", "reranker", "verdict", "justification"),
@@ -71,106 +63,6 @@ STAGE_FILES: Mapping[str, tuple[str, ...]] = {
     "rerank": ("verdict", "justification"),
 }
 _TOP_K = re.compile(r"top_\d+$")
-
-
-def _load_lightning(ckpt: Path, *, trust_pickle: bool) -> dict[str, Any]:
-    import pickle
-
-    import torch
-
-    if not ckpt.is_file():
-        raise UserError(f"{ckpt}: no such checkpoint file",
-                        hint="download it: huggingface-cli download chenxwh/AVeriTeC pretrained_models/"
-                        f"{ckpt.name} --local-dir .")
-    with ckpt.open("rb") as fh:
-        magic = fh.read(4)
-    if magic != b"PK\x03\x04" and magic[:1] != b"\x80":  # torch.save's zip format, or the legacy pickle one
-        raise UserError(f"{ckpt}: not a PyTorch checkpoint (neither torch.save format)")
-    try:
-        obj = torch.load(ckpt, map_location="cpu", weights_only=not trust_pickle)
-    except pickle.UnpicklingError:
-        raise UserError(f"{ckpt}: holds objects beyond tensors (a weights-only load refused it)",
-                        hint="load it anyway only if you trust the file: --trust-pickle") from None
-    except (RuntimeError, EOFError, OSError, ValueError) as exc:
-        raise UserError(f"{ckpt}: not a PyTorch checkpoint ({type(exc).__name__})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("state_dict"), dict):
-        raise UserError(f"{ckpt}: not a PyTorch Lightning checkpoint (no state_dict)")
-    return obj
-
-
-def convert_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, out_dir: str | os.PathLike[str],
-                       trust_pickle: bool = False) -> dict[str, Any]:
-    """Write the upstream Lightning checkpoint ``ckpt`` as a checkpoint directory (HF model,
-    ``base``'s tokenizer, ``manifest.json``) for the ``reranker`` or ``verdict`` stage.
-
-    Args:
-        ckpt: The ``.ckpt`` file.
-        kind: ``reranker`` (2-way head) or ``verdict`` (4-way head).
-        base: The model the checkpoint was fine-tuned from (architecture and tokenizer:
-            ``bert-base-uncased`` upstream).
-        out_dir: Directory to write (atomically).
-        trust_pickle: Unpickle arbitrary objects (only for a file you trust).
-
-    Raises:
-        UserError: no file, not a Lightning checkpoint, or its weights do not match
-            ``base``'s architecture with the stage's head (naming the keys).
-    """
-    from averitec_tools.baselines.averitec.models import describe
-    from averitec_tools.jsonio import atomic_directory
-
-    if kind not in UPSTREAM_CHECKPOINTS:
-        raise UserError(f"unknown checkpoint kind {kind!r}", hint=f"one of: {', '.join(UPSTREAM_CHECKPOINTS)}")
-    path = Path(ckpt)
-    obj = _load_lightning(path, trust_pickle=trust_pickle)
-    weights = {k[len("model."):]: v for k, v in obj["state_dict"].items() if k.startswith("model.")}
-    if not weights:
-        raise UserError(f"{path}: no 'model.*' weights in its state_dict (not an upstream AVeriTeC module)")
-    labels = UPSTREAM_CHECKPOINTS[kind][1]
-    resolved, base_component = describe(model=base)
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
-
-    try:
-        config = AutoConfig.from_pretrained(resolved.location, num_labels=len(labels),
-                                            id2label=dict(enumerate(labels)),
-                                            label2id={v: i for i, v in enumerate(labels)})
-        tok = AutoTokenizer.from_pretrained(resolved.location)
-    except (OSError, ValueError, KeyError) as exc:
-        raise UserError(f"model {base!r}: cannot be loaded ({str(exc).strip().splitlines()[0]})") from None
-    model = AutoModelForSequenceClassification.from_config(config)
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(weights) - {k for k in expected if _BUFFERS.match(k)})
-    unexpected = sorted(k for k in set(weights) - set(expected) if not _BUFFERS.match(k))
-    wrong = sorted(k for k in set(weights) & set(expected) if tuple(weights[k].shape) != tuple(expected[k].shape))
-    if missing or unexpected or wrong:
-        parts = [f"{n} {what} (e.g. {keys[0]})" for what, keys, n in (
-            ("missing", missing, len(missing)), ("unexpected", unexpected, len(unexpected)),
-            ("of another shape", wrong, len(wrong))) if keys]
-        raise UserError(f"{path}: its weights do not fit {base} with a {len(labels)}-way {kind} head: "
-                        + "; ".join(parts), hint="pass the base model it was trained from (--base)")
-    model.load_state_dict({k: v for k, v in weights.items() if k in expected}, strict=False)
-    sha = file_sha256(path)
-    manifest = {"kind": kind, "base": base_component, "labels": list(labels), "fingerprint": f"upstream-{sha[:16]}",
-                "settings": {"max_length": 512},
-                "source": {"file": str(path), "sha256": sha, "format": "pytorch-lightning",
-                           **{k: obj.get(k) for k in ("epoch", "global_step", "pytorch-lightning_version")
-                              if k in obj}},
-                "ignored_entries": sorted(k for k in obj["state_dict"] if not k.startswith("model."))}
-    with atomic_directory(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
-        (Path(tmp) / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
-    return manifest
-
-
-def converted_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, cfg: AVeriTeCConfig) -> str:
-    """The directory of ``ckpt`` converted (once, cached by its sha256 and base) for ``kind``."""
-    path = Path(ckpt)
-    if not path.is_file():
-        _load_lightning(path, trust_pickle=False)  # the one-line error naming the download
-    target = cache_dir(cfg) / f"upstream-{kind}-{file_sha256(path)[:16]}-{re.sub(r'[^A-Za-z0-9]+', '-', base)}"
-    if not (target / "manifest.json").is_file():
-        convert_checkpoint(ckpt=path, kind=kind, base=base, out_dir=target)
-    return str(target)
 
 
 def _kind_of(record: Mapping[str, Any]) -> str | None:
@@ -377,5 +269,4 @@ def run_from_stage(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str
             "stage_cache": cache.counts(), "seconds": round(time.perf_counter() - t0, 2)}
 
 
-__all__ = ["STAGE_FILES", "UPSTREAM_CHECKPOINTS", "convert_checkpoint", "converted_checkpoint", "read_stage_file",
-           "run_from_stage"]
+__all__ = ["STAGE_FILES", "read_stage_file", "run_from_stage"]

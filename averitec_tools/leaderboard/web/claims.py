@@ -1,6 +1,6 @@
 """The per-claim viewer's data for the routes in :mod:`pages` (HTML) and :mod:`api` (JSON):
 one visible claim of a submission, and the paginated, searchable list of its visible
-claims. Visibility is :func:`~averitec_tools.leaderboard.web.pages.submission_view`'s
+claims. Visibility is :func:`~averitec_tools.leaderboard.web.views.submission_view`'s
 (who may see the submission; which claims the board counts now; whether gold is shown).
 """
 
@@ -22,7 +22,7 @@ from averitec_tools.leaderboard.web.site import Site
 
 
 def _claims_of(site: Site, request: Request, sid: str) -> tuple[dict[str, Any] | None, Response | None]:
-    from averitec_tools.leaderboard.web.pages import submission_view
+    from averitec_tools.leaderboard.web.views import submission_view
 
     view, refusal = submission_view(site, request, sid)
     if view is None:

@@ -20,14 +20,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.ranking import board_signature
-from averitec_tools.leaderboard.web.site import Site, SiteDep, parse_id
+from averitec_tools.leaderboard.web.site import SiteDep
 from averitec_tools.leaderboard.web.views import (
     breakdown,
-    gold_visible,
     has_confidences,
     plot_png,
-    visible_claims,
-    without_gold,
+    submission_view,
 )
 
 REFRESH_SECONDS = 2
@@ -74,28 +72,6 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
                      hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
                      board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}")
-
-
-def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str, Any] | None, Response | None]:
-    """What a submission's page, JSON and plots show, or the refusal."""
-    store = site.store
-    sid = parse_id(raw_id)
-    row = store.submission(sid) if sid is not None else None
-    if row is None:
-        return None, site.error(request, f"no submission {raw_id[:30]}", 404)
-    if not site.may_see(request, row):
-        return None, site.error(request, "this submission is visible to its team and the organisers until it is on the board "
-                                "(teams: sign in on the Submit page)", 403)
-    phase = site.comp.phase(row["phase"])
-    results = store.results([row["id"]]).get(row["id"], [])
-    current = next((r for r in results if r["profile"] == phase.profile), None)
-    revealed = store.revealed(phase.name)
-    claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
-    gold = gold_visible(phase, revealed=revealed)
-    if claims is not None and not gold:
-        claims = without_gold(claims)
-    return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed,
-            "gold": gold}, None
 
 
 @router.get("/submission/{sid}", response_class=HTMLResponse)
@@ -185,4 +161,4 @@ def team_page(request: Request, name: str, site: SiteDep) -> Response:
     return site.page(request, "team.html", team=team["name"], rows=rows, quotas=quotas, own=own, title=f"Team {team['name']}")
 
 
-__all__ = ["REFRESH_SECONDS", "router", "sort_key", "submission_view"]
+__all__ = ["REFRESH_SECONDS", "router", "sort_key"]

