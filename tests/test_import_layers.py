@@ -246,31 +246,9 @@ def test_no_package_cycle() -> None:
         for c in cycles)
 
 
-#: Module cycles that reached main after this check was written, each owned by the change
-#: that made it (a lazy plug-in import closing the circle). The list may only shrink; an
-#: entry that no longer applies fails.
-KNOWN_CYCLES = {
-    # scorers.scorer_names imports the scorer modules that register into SCORERS (meta-eval)
-    ("averitec_tools.scoring.meta_eval.ev2r_scorer", "averitec_tools.scoring.meta_eval.scorers"),
-    # pages.claims_page calls claims.claim_list, which calls pages.submission_view (leaderboard web)
-    ("averitec_tools.leaderboard.web.claims", "averitec_tools.leaderboard.web.pages"),
-    # checkpoints.py and upstream.py import each other lazily (AVeriTeC upstream checkpoints)
-    ("averitec_tools.baselines.averitec.checkpoints", "averitec_tools.baselines.averitec.upstream"),
-}
-
-
-def _cycle_members(report: str) -> tuple[str, ...]:
-    head = report.split("\n")[0].split(": ", 1)[1]
-    return tuple(sorted(set(head.split(" -> "))))
-
-
 def test_no_module_cycle_inside_any_package() -> None:
     cycles = package_cycles(MODULE_EDGES)
-    known = {tuple(sorted(c)) for c in KNOWN_CYCLES}
-    new = [c for c in cycles if _cycle_members(c) not in known]
-    assert not new, "import cycles inside the package:\n" + "\n".join(new)
-    stale = sorted(known - {_cycle_members(c) for c in cycles})
-    assert not stale, f"no longer a cycle; remove from KNOWN_CYCLES: {stale}"
+    assert not cycles, "import cycles inside the package:\n" + "\n".join(cycles)
 
 
 def wing_violations(edges: list[tuple[str, int, str, str]]) -> list[str]:
