@@ -15,6 +15,7 @@ from averitec_tools.metrics.averitec_score import (
     claim_averitec_score,
     threshold_key,
 )
+from averitec_tools.metrics.base import parse_metric
 from averitec_tools.metrics.label_metrics import accuracy, f1_per_label, macro_f1
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
@@ -78,4 +79,6 @@ def test_registered_metrics() -> None:
 
     for name in ("label-accuracy", "label-macro-f1", "averitec-score", "hu-meteor", "meteor"):
         assert name in METRICS
-    assert METRICS.get("averitec-score")(evidence_scores=[0.3], correct=[True], threshold=0.25) == 1.0
+    # the threshold is a parameter of the metric (its parse form), not a call argument
+    assert METRICS.get("averitec-score")(evidence_scores=[0.3], correct=[True]) == 1.0  # default λ = 0.25
+    assert parse_metric("averitec-score(threshold=0.3)")(evidence_scores=[0.3], correct=[True]) == 0.0

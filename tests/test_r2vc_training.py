@@ -441,7 +441,7 @@ def test_cli_errors_exit_2_with_one_line(saved_tiny: Path, data_file: Path, tmp_
     assert err.count("\n") == 1 and "output directory already exists (pass --overwrite" in err
 
     bad = _write_jsonl(tmp_path / "bad.jsonl", [{"claim": "c", "evidence_text": "e", "label": "maybe"}])
-    assert training_main(["dpo", "--data", str(bad), "--out", str(tmp_path / "o1")]) == 2
+    assert training_main(["dpo", "--data", str(bad), "--out", str(tmp_path / "o1"), "--model", str(saved_tiny)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.jsonl:1: unknown ternary label 'maybe'" in err
 
