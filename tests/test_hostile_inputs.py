@@ -634,15 +634,20 @@ def test_score_an_endless_line_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("head, chunk", [(b'{"claim_id": 0}\n', b"\n" * 4096), (b'{"claim_id": 0}\n', b'{"claim_id": 1}\n' * 256),
                                          (b"[", b"0, " * 4096)], ids=["blank lines", "lines", "array"])
 def test_endless_inputs_stop_at_the_byte_bound(head: bytes, chunk: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Endless JSON lines, blank lines or an endless array stop at ``max_bytes`` (lowered here to
-    1 MiB so the test reads little; the default is 1 GiB)."""
+    """JSON lines, blank lines or an array longer than ``max_bytes`` (lowered here to 1 MiB so
+    the test reads little; the default is 1 GiB) stop at the bound. A plain 4 MiB file stands
+    for the endless stream: a FIFO fed by a thread raced with the reader's reopening (the
+    stream ended early on one run), and an unbounded reader would read this file to its end
+    without an error, so the test still fails without the bound."""
     from averitec_tools import jsonbounds
     from averitec_tools.errors import UserError
     from averitec_tools.jsonio import iter_records
 
     monkeypatch.setattr(jsonbounds, "DEFAULT_LIMITS", jsonbounds.ReadLimits(max_bytes=1 << 20, max_line_bytes=1 << 16))
-    with _endless_fifo(tmp_path / "endless.jsonl", head, chunk, cap=16 << 20) as fifo, pytest.raises(UserError, match=r"more than 1 MiB"):
-        for _ in iter_records(fifo):
+    path = tmp_path / "endless.jsonl"
+    path.write_bytes(head + chunk * ((4 << 20) // len(chunk)))
+    with pytest.raises(UserError, match=r"more than 1 MiB"):
+        for _ in iter_records(path):
             pass
 
 
