@@ -1,18 +1,8 @@
 """The upstream route: the organisers' shipped checkpoints and stage files, in this pipeline.
 
-The 2024 baseline ships two PyTorch Lightning checkpoints (``pretrained_models/`` in
-``chenxwh/AVeriTeC``): ``bert_dual_encoder.ckpt`` (the reranker: ``bert-base-uncased``
-with a 2-way head, label 1 = relevant) and ``bert_veracity.ckpt`` (the verdict: a 4-way
-head over Supported, Refuted, Not Enough Evidence, Conflicting Evidence/Cherrypicking).
-Both are a Lightning module whose only sub-module is ``self.model``, a
-``BertForSequenceClassification``: the checkpoint's ``state_dict`` holds that model's
-weights under ``model.<key>`` (older transformers also stored the
-``bert.embeddings.position_ids`` buffer), next to Lightning's own entries (``epoch``,
-``global_step``, ``optimizer_states``, ``callbacks`` ...). :func:`~averitec_tools.baselines.averitec.upstream_checkpoints.convert_checkpoint`
-writes such a file as the checkpoint directory the reranker and verdict stages load
-(weights checked key for key: a missing or unexpected weight is refused, never ignored);
-``reranker.checkpoint`` / ``verdict.checkpoint`` may name the ``.ckpt`` itself, which is
-converted once into the cache (:func:`~averitec_tools.baselines.averitec.upstream_checkpoints.converted_checkpoint`).
+The shipped Lightning checkpoints (``bert_dual_encoder.ckpt``, ``bert_veracity.ckpt``) are
+converted by :mod:`~averitec_tools.baselines.averitec.upstream_checkpoints`; this module reads
+the shipped stage files.
 
 The shipped stage files (``data_store/``, JSON lines, ``claim_id`` = position in the claims
 file) start the run at any stage (:func:`run_from_stage`):
