@@ -47,10 +47,8 @@ from averitec_tools.registry import Registry
 class RetrievalConfig:
     """Hybrid retrieval (§3.2, Algorithm C.2; Table G.1)."""
 
-    #: Paragraph-store directory (the CLI's ``--corpus`` overrides it).
-    corpus: str | None = None
-    #: Where indexes are built once and loaded afterwards (default: ``<corpus>/indexes``).
-    index_dir: str | None = None
+    corpus: str | None = None  #: paragraph-store directory (the CLI's ``--corpus`` overrides it)
+    index_dir: str | None = None  #: where indexes are built once, then loaded (default ``<corpus>/indexes``)
     sparse: str | None = "bm25s"
     dense_model: str | None = "BAAI/bge-large-en-v1.5"
     dense_index: str = "hnsw"
@@ -67,10 +65,8 @@ class RetrievalConfig:
 class GeneratorConfig:
     """Candidate generation (§3.3; Table G.1 inference rows)."""
 
-    #: The SFT+DPO generator (hub id or directory); ``None`` → NLI-only fallback.
-    model: str | None = None
-    #: The SFT-only checkpoint, used by the ``no_dpo`` ablation.
-    sft_model: str | None = None
+    model: str | None = None  #: the SFT+DPO generator (hub id or directory); ``None`` → NLI-only fallback
+    sft_model: str | None = None  #: the SFT-only checkpoint, used by the ``no_dpo`` ablation
     k: int = 16
     subset_size: int = 16
     max_new_tokens: int = 160
@@ -156,6 +152,9 @@ class OfflineConfig:
     enabled: bool = False
     #: Use only the first N training claims (corpus, verifier and calibrator); None = all 3,068.
     train_claims: int | None = None
+    #: Training claims held out from the start, trained and fitted on by nothing: the
+    #: pseudo-test (:mod:`averitec_tools.leakage.pseudo_test`; drawn from all of train.json).
+    pseudo_test_claims: int = 0
     #: Training claims held out from the verifier: the calibration slice everything
     #: decision-related is fitted on (thresholds, calibrator, gates).
     calibration_claims: int = 400
@@ -348,7 +347,7 @@ def _offline_minilm() -> R2VCConfig:
         # No language model offline: this configuration *is* the paper's NLI-only row.
         ablation=AblationConfig(nli_only=True),
         # The honest setting: each claim's own answers and its fact-checking article's are removed.
-        offline=OfflineConfig(enabled=True, exclude_own_evidence=True),
+        offline=OfflineConfig(enabled=True, exclude_own_evidence=True, pseudo_test_claims=500),
     )
 
 
