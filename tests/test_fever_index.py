@@ -54,7 +54,7 @@ def test_ivfsq8_finds_what_the_exact_index_finds_and_records_its_parameters(tmp_
     store = _store()
     ivf, flat = _build(store, "ivfsq8"), _build(store, "flat")
     assert ivf.index.ntotal == len(store) and ivf.index.nlist == compact.ivfsq_nlist(len(store)) == 30
-    assert ivf.index.nprobe == compact.IVFSQ_NPROBE or ivf.index.nprobe == ivf.index.nlist
+    assert ivf.index.nprobe == compact.ivfsq_nprobe(30) == 16
     queries = HashEncoder().encode([p.text for p in store.passages(list(range(0, 900, 9)))])
     _, got = ivf.search_vectors(queries, k=1)
     assert got[:, 0].tolist() == list(range(0, 900, 9))  # each passage's own text finds it

@@ -6,8 +6,10 @@ links at level 0: about 4,624 B per unit, ≈ 116 GB for FEVER's ≈ 25 M senten
 is an inverted file of ``√N`` lists (inner product on L2-normalised vectors, so scores
 are cosine similarities up to the quantisation) holding each vector as 8-bit scalar codes,
 one byte per dimension (FAISS ``IndexIVFScalarQuantizer``, ``QT_8bit``, per-dimension
-ranges): ``dim + 8`` bytes per unit plus the centroids, ≈ 26 GB at 25 M units. A query
-scans :data:`IVFSQ_NPROBE` lists.
+ranges): ``dim + 8`` bytes per unit plus the centroids, ≈ 24 GiB at 25 M units. A query
+scans :func:`ivfsq_nprobe` lists: :data:`IVFSQ_SCAN_SHARE` of them (at least
+:data:`IVFSQ_MIN_NPROBE`), the share that reached recall@24 ≥ 0.95 against the exact
+index in the benchmark (0.969 at 200,000 synthetic units; docs/r2vc.md).
 
 It is trained on a seeded sample of :data:`TRAIN_PER_LIST` rows per list (k-means
 centroids and the quantiser's ranges), then filled chunk by chunk, all on
@@ -44,8 +46,10 @@ import numpy as np
 
 #: The index type name (``retrieval.dense_index``, ``averitec index dense --index-type``).
 IVFSQ = "ivfsq8"
-#: Lists scanned per query (chosen from the benchmark's nprobe sweep: docs/r2vc.md).
-IVFSQ_NPROBE = 64
+#: Share of the lists a query scans (from the benchmark's nprobe sweep: docs/r2vc.md).
+IVFSQ_SCAN_SHARE = 0.15
+#: Fewest lists a query scans.
+IVFSQ_MIN_NPROBE = 16
 #: Training rows per list (FAISS warns below 39).
 TRAIN_PER_LIST = 64
 #: The host RAM the FEVER recipe's index must fit in (issue 25).
@@ -60,6 +64,16 @@ def ivfsq_nlist(num_vectors: int) -> int:
         (447, 5000)
     """
     return max(1, int(math.isqrt(max(0, num_vectors))))
+
+
+def ivfsq_nprobe(nlist: int) -> int:
+    """Lists a query scans: ``⌈IVFSQ_SCAN_SHARE · nlist⌉``, at least ``IVFSQ_MIN_NPROBE``, at most ``nlist``.
+
+    Example:
+        >>> ivfsq_nprobe(447), ivfsq_nprobe(5000), ivfsq_nprobe(8)
+        (68, 750, 8)
+    """
+    return min(nlist, max(IVFSQ_MIN_NPROBE, math.ceil(IVFSQ_SCAN_SHARE * nlist)))
 
 
 def training_rows(*, total: int, nlist: int, seed: int = 0) -> np.ndarray:
@@ -79,7 +93,7 @@ def new_ivfsq_index(*, dim: int, nlist: int, seed: int = 0, faiss_module: Any = 
     index.own_fields = True
     quantizer.this.disown()
     index.cp.seed = seed
-    index.nprobe = min(nlist, IVFSQ_NPROBE)
+    index.nprobe = ivfsq_nprobe(nlist)
     return index
 
 
@@ -135,6 +149,43 @@ def index_params(index: Any, index_type: str) -> dict[str, Any]:
     return {}
 
 
+#: ``benchmarks/bench_fever_index.py --units 200000 --queries 1000`` (synthetic 1024-d vectors, FAISS 1.15.1,
+#: the shared 2-core machine at load average ≈ 20): the figures :func:`full_corpus_estimate` scales.
+MEASURED: dict[str, float] = {"units": 200_000, "dim": 1024, "nlist": 447, "nprobe": 68, "recall_at_24": 0.9715,
+                              "build_cpu_seconds": 8.22, "search_ms_per_query": 58.9, "search_threads": 2,
+                              "bytes_per_unit": 1041.21}
+
+
+def full_corpus_estimate(*, num_vectors: int, dim: int = 1024) -> dict[str, Any]:
+    """The ``ivfsq8`` index of ``num_vectors`` units, extrapolated from :data:`MEASURED` (for the plans).
+
+    Memory is :func:`bytes_per_unit`; the build's CPU time scales as ``N^1.5`` (√N lists × N
+    rows assigned) and with ``dim``; a query's time with the vectors it scans
+    (``N / nlist · nprobe``) and ``dim``, on the benchmark's thread count.
+
+    Example:
+        >>> e = full_corpus_estimate(num_vectors=25_000_000)
+        >>> e["index_gib"], e["hnsw_m64_gib"], e["nlist"], e["nprobe"], e["fits_host_ram"]
+        (24.0, 107.7, 5000, 750, True)
+    """
+    nlist = ivfsq_nlist(num_vectors)
+    nprobe = ivfsq_nprobe(nlist)
+    m = MEASURED
+    scanned = (num_vectors / nlist * nprobe) / (m["units"] / m["nlist"] * m["nprobe"]) * dim / m["dim"]
+    index = bytes_per_unit(index_type=IVFSQ, dim=dim, num_vectors=num_vectors) * num_vectors
+    hnsw = bytes_per_unit(index_type="hnsw", dim=dim, num_vectors=num_vectors) * num_vectors
+    return {
+        "index_type": IVFSQ, "units": num_vectors, "dim": dim, "nlist": nlist, "nprobe": nprobe,
+        "index_gib": round(index / 1024**3, 1), "hnsw_m64_gib": round(hnsw / 1024**3, 1),
+        "fits_host_ram": index < HOST_RAM_BUDGET,
+        "build_cpu_hours": round(m["build_cpu_seconds"] * (num_vectors / m["units"]) ** 1.5 * dim / m["dim"] / 3600, 1),
+        "search_seconds_per_query": round(m["search_ms_per_query"] * scanned / 1000, 2),
+        "search_threads": int(m["search_threads"]), "measured_recall_at_24": m["recall_at_24"],
+        "measured": dict(m),
+        "formula": "GiB = bytes_per_unit·N; build = build_cpu_s·(N/200k)^1.5; search = ms/query·(N/nlist·nprobe)/30,425",
+    }
+
+
 def bytes_per_unit(*, index_type: str, dim: int, num_vectors: int, hnsw_m: int = 64, pq_m: int | None = None) -> float:
     """Host RAM per unit of a FAISS inner-product index (the serialised size; the plans use it).
 
@@ -160,5 +211,6 @@ def bytes_per_unit(*, index_type: str, dim: int, num_vectors: int, hnsw_m: int =
     return per_type[index_type]()
 
 
-__all__ = ["HOST_RAM_BUDGET", "IVFSQ", "IVFSQ_NPROBE", "TRAIN_PER_LIST", "build_ivfsq", "build_ivfsq_from_store",
-           "bytes_per_unit", "index_params", "ivfsq_nlist", "new_ivfsq_index", "training_rows"]
+__all__ = ["HOST_RAM_BUDGET", "IVFSQ", "IVFSQ_MIN_NPROBE", "MEASURED", "full_corpus_estimate", "IVFSQ_SCAN_SHARE", "TRAIN_PER_LIST", "build_ivfsq",
+           "build_ivfsq_from_store", "bytes_per_unit", "index_params", "ivfsq_nlist", "ivfsq_nprobe",
+           "new_ivfsq_index", "training_rows"]

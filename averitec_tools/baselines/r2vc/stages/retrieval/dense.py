@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+from averitec_tools.baselines.r2vc.stages.retrieval import compact
 from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
-from averitec_tools.baselines.r2vc.stages.retrieval.compact import IVFSQ, build_ivfsq_from_store, index_params
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
@@ -230,14 +230,15 @@ class DenseRetriever:
             encoder, resolved = load_sentence_encoder(model=model, device=device)
         else:
             resolved = resolve_model(model=model)
+
         def encode(texts: list[str]) -> np.ndarray:
             return _encode(encoder, texts, batch_size=batch_size)
 
         with tqdm(total=len(store), desc=f"dense: encoding ({resolved.model_id})", unit="para",
                   disable=not show_progress) as bar:
-            if index_type == IVFSQ:  # trained on an encoded sample first, then filled chunk by chunk
-                index = build_ivfsq_from_store(store=store, encode=encode, include_title=include_title,
-                                               chunk_size=chunk_size, on_chunk=bar.update)
+            if index_type == compact.IVFSQ:  # trained on an encoded sample first, then filled chunk by chunk
+                index = compact.build_ivfsq_from_store(store=store, encode=encode, include_title=include_title,
+                                                       chunk_size=chunk_size, on_chunk=bar.update)
             else:
                 index = new_faiss_index(dim=_embedding_dim(encoder), index_type=index_type)
                 for texts in store.iter_texts(batch_size=chunk_size, include_title=include_title):
@@ -266,7 +267,7 @@ class DenseRetriever:
                 "corpus_fingerprint": self.store.fingerprint,
                 "num_paragraphs": len(self.store),
             }
-            meta.update(index_params(self.index, self.index_type))
+            meta.update(compact.index_params(self.index, self.index_type))
             meta["build_device"] = "cpu"  # as averitec_tools.baselines.r2vc.stages.retrieval.faiss_build records it
             meta["build_threads"] = FAISS_BUILD_THREADS
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
