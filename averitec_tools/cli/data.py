@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -39,17 +40,13 @@ def parse_size(text: str) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "data", help="list and download the official data files (verified)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "data", help="list and download the official data files (verified)", doc=__doc__)
     sub = parser.add_subparsers(dest="data_command", metavar="COMMAND")
     sub.required = True
 
     ls = sub.add_parser("list", help="every downloadable name, its source, licence and size")
     ls.add_argument("--out", metavar="DIR", help="also show what is installed under DIR (default: the download root)")
-    ls.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(ls)
     ls.set_defaults(func=run_list)
 
     dl = sub.add_parser("download", help="download, verify and unpack a named data set")
@@ -67,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
     dl.add_argument("--reserve", default="0", metavar="SIZE", help="disk space to keep free, e.g. 10G (default 0)")
     dl.add_argument("--keep-archives", action="store_true", help="keep the zip archives after unpacking")
     dl.add_argument("--no-progress", action="store_true", help="no progress bars")
-    dl.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(dl)
     dl.set_defaults(func=run_download)
 
 
