@@ -97,6 +97,12 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     from averitec_tools.loaders.fever import FEVER
 
     assert [c.id for c in FEVER.read_file(Path(recipe.eval_claims))] == [7]
+    have = tmp_path / "have"  # --from DIR: the user's own copies, the same checks, no hub
+    have.mkdir()
+    (have / "paper_dev.jsonl").write_bytes(claims)
+    copied = _run(env, sums, "fever", "--split", "paper_dev", "--from", str(have), "--out", str(tmp_path / "o2"))
+    assert copied["status"] == "verified" and copied["results"][0]["action"] == "copied"
+    assert (tmp_path / "o2" / "fever" / "paper_dev.jsonl").read_bytes() == claims
 
 
 def test_fever_missing_from_the_hub_names_mirror_and_from(tmp_path: Path) -> None:

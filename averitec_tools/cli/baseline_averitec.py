@@ -247,7 +247,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     _refuse_cpu(args, config, stages=["questions", "reranker", "verdict", "justification"],
                 what="averitec reproduce")
     check_reproduce_inputs(args, needs_store=any(get_variant(v).needs_store for v in variants))
-    args.config, args.claims, args.store = plan_defaults(args)
+    args.config, args.claims, args.store = plan_defaults(config=args.config, claims=args.claims, store=args.store)
     config_file = args.config if os.path.exists(args.config) else None
     files = ["config.yaml", "gold.json", "table.md", "results.json",
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]

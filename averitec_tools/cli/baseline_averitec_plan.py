@@ -13,14 +13,14 @@ from averitec_tools.jsonio import print_json
 DEFAULT_CONFIG = "paper-bounded"
 
 
-def build_plan(args: argparse.Namespace, *, gpu: str | None) -> dict[str, Any]:
+def build_plan(*, config: str | None, claims: str | None, store: str | None, gpu: str | None) -> dict[str, Any]:
+    """The plan for the named GPU (``None``: the one detected here, else a one-line error)."""
     from averitec_tools.baselines._run.gpus import resolve_gpu
     from averitec_tools.baselines.averitec.config import resolve_config
     from averitec_tools.baselines.averitec.plan import reproduce_plan
 
-    config = resolve_config(args.config or DEFAULT_CONFIG)
-    spec = resolve_gpu(gpu) if gpu is not None or args.plan else resolve_gpu("h200")
-    return reproduce_plan(config=config, claims=args.claims, store=args.store, gpu=spec)
+    return reproduce_plan(config=resolve_config(config or DEFAULT_CONFIG), claims=claims, store=store,
+                          gpu=resolve_gpu(gpu))
 
 
 def check_reproduce_inputs(args: argparse.Namespace, *, needs_store: bool) -> None:
@@ -28,7 +28,7 @@ def check_reproduce_inputs(args: argparse.Namespace, *, needs_store: bool) -> No
     from averitec_tools.baselines.averitec.plan import check_inputs
     from averitec_tools.errors import UserError
 
-    plan = build_plan(args, gpu="h200")  # only the inputs matter here
+    plan = build_plan(config=args.config, claims=args.claims, store=args.store, gpu="h200")  # only the inputs matter
     store = next((m for m in plan["missing"] if m["name"] == "knowledge store"), None)
     plan["missing"] = [m for m in plan["missing"] if m is not store]
     check_inputs(plan)
@@ -38,15 +38,15 @@ def check_reproduce_inputs(args: argparse.Namespace, *, needs_store: bool) -> No
         raise UserError(f"--store DIR is required: no knowledge store at {store['path']}", hint=store["fix"])
 
 
-def plan_defaults(args: argparse.Namespace) -> tuple[str, str, str | None]:
+def plan_defaults(*, config: str | None, claims: str | None, store: str | None) -> tuple[str, str, str | None]:
     """``(config, claims, store)`` with the defaults filled in as the plan found them."""
     from averitec_tools.baselines.averitec.config import resolve_config
     from averitec_tools.baselines.averitec.plan import plan_inputs
 
-    config = args.config or DEFAULT_CONFIG
-    found = plan_inputs(config=resolve_config(config), claims=args.claims, store=args.store)
-    store = found["store"]["path"] if (args.store or found["store"]["present"]) else None
-    return config, str(found["claims"]["path"]), store
+    config = config or DEFAULT_CONFIG
+    found = plan_inputs(config=resolve_config(config), claims=claims, store=store)
+    kept = found["store"]["path"] if (store or found["store"]["present"]) else None
+    return config, str(found["claims"]["path"]), kept
 
 
 def _hours(stage: dict[str, Any]) -> str:
@@ -56,7 +56,7 @@ def _hours(stage: dict[str, Any]) -> str:
 
 
 def run_reproduce_plan(args: argparse.Namespace) -> int:
-    plan = build_plan(args, gpu=args.gpu)
+    plan = build_plan(config=args.config, claims=args.claims, store=args.store, gpu=args.gpu)
     if args.json:
         print_json(plan)
         return 0

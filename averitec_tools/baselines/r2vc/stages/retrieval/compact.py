@@ -13,7 +13,7 @@ index in the benchmark (0.969 at 200,000 synthetic units; docs/r2vc.md).
 
 It is trained on a seeded sample of :data:`TRAIN_PER_LIST` rows per list (k-means
 centroids and the quantiser's ranges), then filled chunk by chunk, all on
-:data:`~averitec_tools.baselines.r2vc.stages.retrieval.dense.FAISS_BUILD_THREADS` OpenMP
+:data:`~averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads.FAISS_BUILD_THREADS` OpenMP
 threads (set inside the code, whatever the machine's default): the file does not
 depend on the core count.
 
@@ -111,7 +111,7 @@ def build_ivfsq(*, dim: int, sample: np.ndarray, chunks: Iterable[np.ndarray], n
     """
     import faiss
 
-    from averitec_tools.baselines.r2vc.stages.retrieval.dense import fixed_build_threads
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import fixed_build_threads
 
     index = new_ivfsq_index(dim=dim, nlist=nlist, seed=seed, faiss_module=faiss)
     with fixed_build_threads(faiss):
@@ -139,10 +139,8 @@ def build_ivfsq_from_store(*, store: Any, encode: Callable[[list[str]], np.ndarr
 
 def index_params(index: Any, index_type: str) -> dict[str, Any]:
     """What the saved index's metadata records about its parameters."""
-    if index_type == "hnsw":
-        from averitec_tools.baselines.r2vc.stages.retrieval.dense import HNSW_M
-
-        return {"hnsw_m": HNSW_M, "ef_construction": int(index.hnsw.efConstruction)}
+    if index_type == "hnsw":  # level 0 keeps 2M links, every other level M
+        return {"hnsw_m": int(index.hnsw.nb_neighbors(1)), "ef_construction": int(index.hnsw.efConstruction)}
     if index_type == IVFSQ:
         return {"nlist": int(index.nlist), "nprobe": int(index.nprobe), "quantizer": "QT_8bit",
                 "train_per_list": TRAIN_PER_LIST, "departure": "Table G.1: HNSW M = 64 (flat vectors)"}

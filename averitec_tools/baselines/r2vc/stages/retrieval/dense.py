@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,10 @@ import numpy as np
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
 from averitec_tools.baselines.r2vc.stages.retrieval import compact
 from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import (
+    FAISS_BUILD_THREADS,
+    fixed_build_threads,
+)
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
@@ -44,38 +47,6 @@ HNSW_EF_CONSTRUCTION = 512
 HNSW_EF_SEARCH = 512
 #: Paragraphs encoded (and added to the index) per chunk, Table G.1.
 ENCODE_CHUNK = 8192
-#: OpenMP threads FAISS builds (trains and fills) indexes with: one, so the index file
-#: does not depend on the machine (an HNSW build with more threads is not reproducible).
-FAISS_BUILD_THREADS = 1
-
-
-@contextmanager
-def fixed_build_threads(faiss_module: Any = None, *, threads: int = FAISS_BUILD_THREADS) -> Iterator[int]:
-    """Run the block with FAISS on ``threads`` OpenMP threads; the caller's count is restored.
-
-    Example:
-        >>> import faiss
-        >>> before = faiss.omp_get_max_threads()
-        >>> with fixed_build_threads(faiss) as n:
-        ...     (n, faiss.omp_get_max_threads())
-        (1, 1)
-        >>> faiss.omp_get_max_threads() == before
-        True
-    """
-    if faiss_module is None:
-        import faiss as faiss_module
-    set_threads = getattr(faiss_module, "omp_set_num_threads", None)
-    if set_threads is None:  # a stand-in faiss namespace (tests)
-        yield threads
-        return
-    saved = int(faiss_module.omp_get_max_threads())
-    set_threads(threads)
-    try:
-        yield threads
-    finally:
-        set_threads(saved)
-
-
 def _encode(encoder: Any, texts: list[str], *, batch_size: int, prefix: str = "") -> np.ndarray:
     if prefix:
         texts = [prefix + t for t in texts]
