@@ -108,9 +108,8 @@ class PaperSet:
         """SFT from the base model, or DPO from ``sft/``; recorded in the ledger once finished."""
         from averitec_tools.baselines._run.manifest import run_manifest
         from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-        from averitec_tools.baselines.r2vc.training.dpo import train_dpo
         from averitec_tools.baselines.r2vc.training.rows import read_training_rows
-        from averitec_tools.baselines.r2vc.training.sft import train_sft
+        from averitec_tools.baselines.r2vc.training.stages import train
 
         r = self.recipes[0]
         cls, overrides, model = ((SFTSettings, r.sft, r.generator) if stage == "sft"
@@ -118,9 +117,8 @@ class PaperSet:
         settings = cls.from_dict({**dict(overrides), "model": model}, where=f"recipe {r.name}: {stage}")
         data = self.generator / "sft_rows.jsonl"
         manifest = run_manifest(data={"data": data}, seeds={"seed": settings.seed})
-        train: Any = train_sft if stage == "sft" else train_dpo
-        report, _ = train(settings=settings, rows=read_training_rows(data), output_dir=self.generator / stage,
-                          overwrite=True, manifest=manifest)
+        report, _ = train(stage=stage, settings=settings, rows=read_training_rows(data),
+                          output_dir=self.generator / stage, overwrite=True, manifest=manifest)
         self.ledger.add(event="train", stage=stage, steps=report.global_steps)
         return report.to_json()
 

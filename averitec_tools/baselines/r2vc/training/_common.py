@@ -105,12 +105,30 @@ def ensure_model(settings: TrainSettings, *, model: Any, tokenizer: Any) -> tupl
     return model, tokenizer
 
 
+@dataclass(frozen=True)
+class TrainerInputs:
+    """What every stage's TRL trainer is built from.
+
+    Attributes:
+        model: The model to train.
+        tokenizer: Its tokenizer (chat template and pad token set).
+        config: The TRL config keyword arguments (:meth:`TrainSettings.trainer_kwargs`).
+        system: The model's reasoning switch (the system prompt), or None.
+    """
+
+    model: Any
+    tokenizer: Any
+    config: dict[str, Any]
+    system: str | None = None
+
+
 def trainer_inputs(settings: TrainSettings, *, model: Any, tokenizer: Any,
-                   output_dir: str | os.PathLike[str]) -> tuple[Any, Any, dict[str, Any]]:
-    """``(model, prepared tokenizer, TRL config keyword arguments)`` for a stage's trainer."""
+                   output_dir: str | os.PathLike[str], system: str | None = None) -> TrainerInputs:
+    """The model (``settings.model`` loaded when None), prepared tokenizer and TRL config
+    keyword arguments for a stage's trainer."""
     model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
     kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
-    return model, prepare_tokenizer(tokenizer), kwargs
+    return TrainerInputs(model=model, tokenizer=prepare_tokenizer(tokenizer), config=kwargs, system=system)
 
 
 def fit_and_save(
