@@ -36,6 +36,7 @@ from typing import Any
 from averitec_tools.baselines._run.gpus import GpuSpec
 from averitec_tools.baselines.r2vc.experiments.plan_costs import (
     GIB,
+    LLAMA_31_8B,
     Cost,
     ModelShape,
     decode_cost,
@@ -94,10 +95,11 @@ def _params(model: str | None, default: float) -> float:
 def _shape(model: str) -> ModelShape:
     """The generator's shape from a local ``config.json``, else Llama-3.1-8B's."""
     import json
+    from dataclasses import replace
 
     config = Path(model) / "config.json"
     if not config.is_file():
-        return ModelShape(params=_params(model, 8.03e9))
+        return replace(LLAMA_31_8B, params=_params(model, LLAMA_31_8B.params))
     c = json.loads(config.read_text(encoding="utf-8"))
     heads = c.get("num_attention_heads", 1)
     return ModelShape(params=_params(model, 8.03e9), layers=c.get("num_hidden_layers", 1),

@@ -45,18 +45,22 @@ TABLE_G1_RUNTIME: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class ModelShape:
-    """What the decode formulas need of the generator (Llama-3.1-8B's shape by default)."""
+    """What the decode formulas need of the generator: parameters, layers, KV heads, head size, vocabulary."""
 
-    params: float = 8.03e9
-    layers: int = 32
-    kv_heads: int = 8
-    head_dim: int = 128
-    vocab: int = 128256
+    params: float
+    layers: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
 
     @property
     def kv_bytes_per_token(self) -> float:
         """K and V of every layer in bf16."""
         return 2.0 * self.layers * self.kv_heads * self.head_dim * 2
+
+
+#: Llama-3.1-8B (the paper's Llama-3.1-Nemotron-Nano-8B): its config.json.
+LLAMA_31_8B = ModelShape(params=8.03e9, layers=32, kv_heads=8, head_dim=128, vocab=128256)
 
 
 @dataclass(frozen=True)
@@ -145,5 +149,5 @@ def encode_cost(*, gpu: GpuSpec, units: float, tokens_per_unit: float, params: f
                 "bf16 encoder + batch activations (encode_batch_size 1024)")
 
 
-__all__ = ["GIB", "TABLE_G1_RUNTIME", "Cost", "ModelShape", "decode_cost", "encode_cost", "train_cost",
+__all__ = ["GIB", "LLAMA_31_8B", "TABLE_G1_RUNTIME", "Cost", "ModelShape", "decode_cost", "encode_cost", "train_cost",
            "verify_cost"]
