@@ -6,18 +6,17 @@ import numpy as np
 import pytest
 
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.verification.nli import (
+    CachedNLI,
+    HFNLIBackend,
+    label_order_from_id2label,
+)
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
     label_consistency,
     nli_label,
 )
-from averitec_tools.baselines.r2vc.stages.verification.verifier import (
-    CachedNLI,
-    HFNLIBackend,
-    Verifier,
-    label_order_from_id2label,
-    score_components,
-)
+from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier, score_components
 from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
 from averitec_tools.errors import ResourceError
 from tests._r2vc_helpers import KeywordNLI, TableNLI, save_tiny_nli_model

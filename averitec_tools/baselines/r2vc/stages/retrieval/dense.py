@@ -27,7 +27,11 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import (
+    read_index_meta,
+    rebuild_hint,
+    search_queries,
+)
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
@@ -365,9 +369,7 @@ class DenseRetriever:
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Top ``k`` paragraphs per query by cosine similarity."""
-        if k < 1:
-            raise UserError(f"k must be >= 1, got {k}")
-        queries = list(queries)
+        queries = search_queries(queries, k=k)
         if not queries:
             return []
         scores, rows = self.search_vectors(self.encode_queries(queries), k=k)

@@ -37,11 +37,11 @@ coverage column. For a True candidate both scores are identical. An Uncertain
 candidate is supported when no passage is decisive either way.
 
 NLI pair order: pairs are always handed to backends as (claim, passage); a backend
-decides which side is the premise. :class:`HFNLIBackend` uses ``pair_order``
+decides which side is the premise. :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` uses ``pair_order``
 (``evidence-claim``, the default: premise = passage, hypothesis = claim, as pretrained
 NLI cross-encoders expect; or ``claim-evidence``).
 
-The NLI model sits behind :class:`NLIBackend`; :class:`HFNLIBackend` wraps any
+The NLI model sits behind :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`; :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` wraps any
 transformers sequence-classification checkpoint and reads its label order from
 ``model.config.id2label`` (never assumed). :class:`Verifier` batches the (claim,
 passage) pairs of all candidates of a claim and caches their probabilities, so a
@@ -61,14 +61,8 @@ from averitec_tools.baselines.r2vc.stages.verification.nli import (
     CONTR,
     ENT,
     NEUT,
-    NLI_COLUMNS,
-    PAIR_ORDERS,
     CachedNLI,
-    HFNLIBackend,
     NLIBackend,
-    label_order_from_id2label,
-    load_sequence_classifier,
-    order_pairs,
 )
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
@@ -97,7 +91,7 @@ class VerifierWeights:
 class VerifiedCandidate:
     """A candidate, its verifier components and its per-passage NLI probabilities.
 
-    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`NLI_COLUMNS`
+    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLI_COLUMNS`
     order. ``distribution`` is the verifier's NLI label distribution for the candidate
     (p_ent, p_neu, p_con of the paper): the probabilities of the passage with the
     highest entailment.
@@ -312,24 +306,5 @@ def safe_log(p: float) -> float:
     return math.log(max(p, 1e-12))
 
 
-__all__ = [
-    "CONTR",
-    "ENT",
-    "NEUT",
-    "NLI_COLUMNS",
-    "PAIR_ORDERS",
-    "SCORE_MODES",
-    "CachedNLI",
-    "HFNLIBackend",
-    "NLIBackend",
-    "VerifiedCandidate",
-    "Verifier",
-    "VerifierWeights",
-    "label_signals",
-    "label_order_from_id2label",
-    "load_sequence_classifier",
-    "order_pairs",
-    "safe_log",
-    "score_components",
-    "verifier_from_config",
-]
+__all__ = ["SCORE_MODES", "VerifiedCandidate", "Verifier", "VerifierWeights", "label_signals", "safe_log",
+           "score_components", "verifier_from_config"]
