@@ -53,10 +53,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines.r2vc.config import VerifierConfig
 from averitec_tools.baselines.r2vc.stages.verification.nli import (
     CONTR,
     ENT,
@@ -70,6 +70,9 @@ from averitec_tools.baselines.r2vc.stages.verification.signals import (
     nli_label,
 )
 from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
+
+#: The default verifier settings (§3.4 thresholds, ``label-aware`` score).
+DEFAULT_VERIFIER = VerifierConfig()
 
 #: ``verifier.score`` values.
 SCORE_MODES: tuple[str, ...] = ("label-aware", "literal")
@@ -109,6 +112,12 @@ class VerifiedCandidate:
         return (float(row[ENT]), float(row[NEUT]), float(row[CONTR]))
 
 
+def _checked_score(score: str) -> str:
+    if score not in SCORE_MODES:
+        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
+    return score
+
+
 def label_signals(*, label: str, passage_probs: np.ndarray) -> tuple[np.ndarray, float, float]:
     """Per-passage support column, support and opposing signal for a candidate's label.
 
@@ -141,20 +150,17 @@ def score_components(
     claim: str,
     candidate: Candidate,
     passage_probs: np.ndarray,
-    top_k_coverage: int = 6,
-    t_ent: float = 0.60,
-    t_contr: float = 0.60,
-    delta: float = 0.10,
+    config: VerifierConfig = DEFAULT_VERIFIER,
     weights: VerifierWeights = VerifierWeights(),
-    score: str = "label-aware",
 ) -> VerifierScores:
     """Compute every §3.4 component of one candidate from its passages' NLI probabilities.
 
-    A candidate without passages gets ``s_ent = s_contr = s_cov = s_cit = 0``.
-    ``score="literal"`` is the paper's formula; ``"label-aware"`` takes support,
-    coverage and alignment for the candidate's label (see the module docs). The
-    reported ``s_ent``/``s_contr`` are always the raw maxima; ``s_cov`` and ``s_align``
-    follow ``score``.
+    ``config`` gives ``top_k_coverage``, the y_NLI thresholds (``t_ent``, ``t_contr``,
+    ``delta``) and ``score``. A candidate without passages gets
+    ``s_ent = s_contr = s_cov = s_cit = 0``. ``score="literal"`` is the paper's formula;
+    ``"label-aware"`` takes support, coverage and alignment for the candidate's label (see
+    the module docs). The reported ``s_ent``/``s_contr`` are always the raw maxima;
+    ``s_cov`` and ``s_align`` follow ``score``.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
@@ -169,11 +175,10 @@ def score_components(
         >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs).s_ver, 6)
         0.84
         >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs,
-        ...                        score="literal").s_ver, 6)
+        ...                        config=VerifierConfig(score="literal")).s_ver, 6)
         -0.04
     """
-    if score not in SCORE_MODES:
-        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
+    score, top_k_coverage = _checked_score(config.score), config.top_k_coverage
     n = len(candidate.passages)
     probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
     if n == 0:
@@ -192,7 +197,7 @@ def score_components(
         s_cov = float(column[order].mean())
         top = {int(i) for i in order}
         s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
-    y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=t_ent, t_contr=t_contr, delta=delta)
+    y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=config.t_ent, t_contr=config.t_contr, delta=config.delta)
     s_cons = label_consistency(generated=candidate.label, nli=y)
     cited = {i for i in candidate.citations if 0 <= i < n}
     s_align = len(cited & top) / len(cited) if cited else 0.0
@@ -220,11 +225,13 @@ class Verifier:
     """Scores generator candidates with an NLI backend (§3.4), caching pair probabilities.
 
     Args:
-        backend: Any :class:`NLIBackend` (wrapped in a :class:`CachedNLI` unless it is one).
-        top_k_coverage: Passages averaged in s_cov and used as the alignment set (6).
-        t_ent, t_contr, delta: y_NLI thresholds (0.60, 0.60, 0.10).
+        backend: Any :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`
+            (wrapped in a ``CachedNLI`` unless it is one).
+        config: ``top_k_coverage`` (passages averaged in s_cov and used as the alignment
+            set, 6), the y_NLI thresholds ``t_ent``, ``t_contr``, ``delta`` (0.60, 0.60,
+            0.10) and ``score``: ``label-aware`` (default) or ``literal`` (the paper's
+            formula as written).
         weights: s_ver coefficients.
-        score: ``label-aware`` (default) or ``literal`` (the paper's formula as written).
 
     Example:
         >>> class Fake:
@@ -238,26 +245,17 @@ class Verifier:
         ['True']
     """
 
-    def __init__(
-        self,
-        *,
-        backend: NLIBackend,
-        top_k_coverage: int = 6,
-        t_ent: float = 0.60,
-        t_contr: float = 0.60,
-        delta: float = 0.10,
-        weights: VerifierWeights = VerifierWeights(),
-        score: str = "label-aware",
-    ) -> None:
-        if score not in SCORE_MODES:
-            raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
-        self.score = score
+    def __init__(self, *, backend: NLIBackend, config: VerifierConfig = DEFAULT_VERIFIER,
+                 weights: VerifierWeights = VerifierWeights()) -> None:
+        _checked_score(config.score)
         self.nli = backend if isinstance(backend, CachedNLI) else CachedNLI(backend)
-        self.top_k_coverage = top_k_coverage
-        self.t_ent = t_ent
-        self.t_contr = t_contr
-        self.delta = delta
+        self.config = config
         self.weights = weights
+
+    @property
+    def score(self) -> str:
+        """The s_ver reading: ``label-aware`` or ``literal``."""
+        return self.config.score
 
     def passage_probs(self, *, claim: str, passages: Sequence[Passage]) -> np.ndarray:
         """NLI probabilities of ``claim`` against each passage (cached)."""
@@ -270,26 +268,16 @@ class Verifier:
         out = []
         for cand in candidates:
             probs = self.passage_probs(claim=claim, passages=cand.passages)
-            scores = score_components(
-                claim=claim,
-                candidate=cand,
-                passage_probs=probs,
-                top_k_coverage=self.top_k_coverage,
-                t_ent=self.t_ent,
-                t_contr=self.t_contr,
-                delta=self.delta,
-                weights=self.weights,
-                score=self.score,
-            )
+            scores = score_components(claim=claim, candidate=cand, passage_probs=probs, config=self.config,
+                                      weights=self.weights)
             out.append(VerifiedCandidate(candidate=cand, scores=scores, passage_probs=probs))
         return out
 
 
-def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
+def verifier_from_config(*, backend: NLIBackend, config: VerifierConfig) -> Verifier:
     """A :class:`Verifier` with a ``VerifierConfig``'s thresholds and score mode.
 
     Example:
-        >>> from averitec_tools.baselines.r2vc.config import VerifierConfig
         >>> class Fake:
         ...     name = "fake"
         ...     def predict(self, pairs):
@@ -297,8 +285,7 @@ def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
         >>> verifier_from_config(backend=Fake(), config=VerifierConfig(score="literal")).score
         'literal'
     """
-    return Verifier(backend=backend, top_k_coverage=config.top_k_coverage, t_ent=config.t_ent,
-                    t_contr=config.t_contr, delta=config.delta, score=config.score)
+    return Verifier(backend=backend, config=config)
 
 
 def safe_log(p: float) -> float:
@@ -306,5 +293,5 @@ def safe_log(p: float) -> float:
     return math.log(max(p, 1e-12))
 
 
-__all__ = ["SCORE_MODES", "VerifiedCandidate", "Verifier", "VerifierWeights", "label_signals", "safe_log",
+__all__ = ["DEFAULT_VERIFIER", "SCORE_MODES", "VerifiedCandidate", "Verifier", "VerifierWeights", "label_signals", "safe_log",
            "score_components", "verifier_from_config"]
