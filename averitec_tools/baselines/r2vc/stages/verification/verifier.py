@@ -178,47 +178,43 @@ def score_components(
         ...                        config=VerifierConfig(score="literal")).s_ver, 6)
         -0.04
     """
-    score, top_k_coverage = _checked_score(config.score), config.top_k_coverage
-    n = len(candidate.passages)
-    probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
-    if n == 0:
-        s_ent = s_contr = s_cov = s_cit = 0.0
-        support = opposing = 0.0
-        top: set[int] = set()
-    else:
-        s_ent = float(probs[:, ENT].max())
-        s_contr = float(probs[:, CONTR].max())
-        if score == "literal":
-            column, support, opposing = probs[:, ENT], s_ent, s_contr
-        else:
-            column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
-        # Stable sort so ties keep passage order (deterministic alignment sets).
-        order = np.argsort(-column, kind="stable")[:top_k_coverage]
-        s_cov = float(column[order].mean())
-        top = {int(i) for i in order}
-        s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
-    y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=config.t_ent, t_contr=config.t_contr, delta=config.delta)
+    _checked_score(config.score)
+    evidence, support, opposing, top = _evidence_signals(claim=claim, candidate=candidate,
+                                                         passage_probs=passage_probs, config=config)
+    y = nli_label(s_ent=evidence["s_ent"], s_contr=evidence["s_contr"], t_ent=config.t_ent, t_contr=config.t_contr,
+                  delta=config.delta)
     s_cons = label_consistency(generated=candidate.label, nli=y)
-    cited = {i for i in candidate.citations if 0 <= i < n}
+    cited = {i for i in candidate.citations if 0 <= i < len(candidate.passages)}
     s_align = len(cited & top) / len(cited) if cited else 0.0
     s_ver = (
         weights.ent * support
-        + weights.cov * s_cov
+        + weights.cov * evidence["s_cov"]
         - weights.excess_contr * max(0.0, opposing - support)
         + weights.cons * s_cons
         + weights.align * s_align
-        - weights.cit_penalty * (1.0 - s_cit)
+        - weights.cit_penalty * (1.0 - evidence["s_cit"])
     )
-    return VerifierScores(
-        s_ent=s_ent,
-        s_contr=s_contr,
-        s_cov=s_cov,
-        s_cit=s_cit,
-        y_nli=y,
-        s_cons=s_cons,
-        s_align=s_align,
-        s_ver=float(s_ver),
-    )
+    return VerifierScores(**evidence, y_nli=y, s_cons=s_cons, s_align=s_align, s_ver=float(s_ver))
+
+
+def _evidence_signals(*, claim: str, candidate: Candidate, passage_probs: np.ndarray,
+                      config: VerifierConfig) -> tuple[dict[str, float], float, float, set[int]]:
+    """The evidence side of one candidate's score: ``({s_ent, s_contr, s_cov, s_cit}, support,
+    opposing, the top_k_coverage passages)`` (all 0 and none for a candidate without passages)."""
+    n = len(candidate.passages)
+    probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
+    if n == 0:
+        return dict.fromkeys(("s_ent", "s_contr", "s_cov", "s_cit"), 0.0), 0.0, 0.0, set()
+    s_ent, s_contr = float(probs[:, ENT].max()), float(probs[:, CONTR].max())
+    if config.score == "literal":
+        column, support, opposing = probs[:, ENT], s_ent, s_contr
+    else:
+        column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
+    # Stable sort so ties keep passage order (deterministic alignment sets).
+    order = np.argsort(-column, kind="stable")[: config.top_k_coverage]
+    s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
+    evidence = {"s_ent": s_ent, "s_contr": s_contr, "s_cov": float(column[order].mean()), "s_cit": s_cit}
+    return evidence, support, opposing, {int(i) for i in order}
 
 
 class Verifier:
