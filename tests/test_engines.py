@@ -125,8 +125,10 @@ def test_build_retriever_builds_missing_indexes_on_a_non_local_engine(tmp_path: 
                         engine=engine)
     assert engine.items == 1 and tree_digest(tmp_path / "ix" / "bm25s") == tree_digest(tmp_path / "ref")
     assert r.search(["Paragraph 7 reports on the tariff"], k=1)[0][0].passage.doc_id == "d7"
-    build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine)
-    assert engine.items == 1  # present: loaded, not rebuilt
+    assert r.index_builds == {"bm25s": "built on engine counting"}  # read by the run summary
+    again = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix",
+                            engine=engine)
+    assert engine.items == 1 and not hasattr(again, "index_builds")  # present: loaded, not rebuilt
     build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine,
                     rebuild=True)
     assert engine.items == 2
