@@ -212,7 +212,6 @@ class _AbstainMetric(Metric):
 
 
 @register_metric
-@dataclass(frozen=True)
 class AbstentionCoverage(
     _AbstainMetric,
     name="abstain-coverage",
@@ -231,7 +230,6 @@ class AbstentionCoverage(
 
 
 @register_metric
-@dataclass(frozen=True)
 class AbstentionAccuracy(
     _AbstainMetric,
     name="abstain-accuracy",
