@@ -76,40 +76,46 @@ def _out(args: argparse.Namespace) -> str:
     return str(download_root())
 
 
+def _source_row(s: Any, installed: dict[str, Any]) -> dict[str, Any]:
+    """One ``data list`` row (the JSON form) for the source ``s``."""
+    hub = s.hub
+    sizes = [f.size for f in s.files]
+    listing = f"{s.listing.folder}/{'|'.join(s.listing.patterns)}" if s.listing else ""
+    where = {"repo": hub.repo_id, "repo_type": hub.repo_type, "revision": hub.revision} if hub else {
+        "repo": None, "repo_type": None, "revision": None}
+    return {
+        "source": s.key, "name": s.name, "split": s.split, "title": s.title, "license": s.license, **where,
+        "files": [f.path for f in s.files] or [listing],
+        "listed": s.listing is not None,
+        "size": None if s.listing or any(z is None for z in sizes) else sum(z or 0 for z in sizes),
+        "verified": s.verified, "unpack": s.unpack.into if s.unpack else None,
+        "installed": (installed.get(s.key) or {}).get("status"), "notes": list(s.notes),
+    }
+
+
+def _table_row(r: dict[str, Any], human: Any) -> list[str]:
+    """The terminal table's cells for one JSON row."""
+    where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
+    size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
+    checks = "recorded" if r["verified"] else "first download"
+    return [r["source"], where, r["license"], size, checks, r["installed"] or "-"]
+
+
 def run_list(args: argparse.Namespace) -> int:
     import averitec_tools.loaders.catalogue  # noqa: F401  (registers the sources)
     from averitec_tools.downloads import all_sources, human, manifest
 
     out = _out(args)
     installed = manifest.load(out)["sources"] if Path(out).is_dir() else {}
-    rows: list[dict[str, Any]] = []
-    for s in all_sources():
-        sizes = [f.size for f in s.files]
-        rows.append({
-            "source": s.key, "name": s.name, "split": s.split, "title": s.title, "license": s.license,
-            "repo": s.hub.repo_id if s.hub else None, "repo_type": s.hub.repo_type if s.hub else None,
-            "revision": s.hub.revision if s.hub else None,
-            "files": [f.path for f in s.files] or [f"{s.listing.folder}/{'|'.join(s.listing.patterns)}"
-                                                   if s.listing else ""],
-            "listed": s.listing is not None,
-            "size": None if s.listing or any(z is None for z in sizes) else sum(z or 0 for z in sizes),
-            "verified": s.verified, "unpack": s.unpack.into if s.unpack else None,
-            "installed": (installed.get(s.key) or {}).get("status"), "notes": list(s.notes),
-        })
+    rows = [_source_row(s, installed) for s in all_sources()]
     if args.json:
         print_json({"out": out, "sources": rows})
         return 0
     from averitec_tools.cli._tables import print_rows
 
-    table = []
-    for r in rows:
-        where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
-        size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
-        checks = "recorded" if r["verified"] else "first download"
-        table.append([r["source"], where, r["license"], size, checks, r["installed"] or "-"])
     print_rows(title=f"data sources (installed under {out})",
                header=["name/split", "hub source (type, revision)", "licence", "size", "checksums", "installed"],
-               rows=table)  # fits the terminal: columns wrap, or one block per source
+               rows=[_table_row(r, human) for r in rows])  # fits the terminal: columns wrap, or one block per source
     return 0
 
 
