@@ -143,6 +143,36 @@ def label_scores(
         >>> s.coverage, s.accuracy, s.effective_accuracy, s.labels
         (0.5, 0.5, 0.25, ('REFUTES', 'SUPPORTS'))
     """
+    _check_inputs(gold=gold, predictions=predictions, mode=mode)
+    abstained = abstention_mask(predictions=predictions, abstain_labels=abstain_labels)
+    answered = ~abstained if mode == "abstain" else np.ones(len(gold), dtype=bool)
+    if labels is None:
+        labels = sorted({*gold, *(p for p in predictions if p is not None)})
+    label_set = tuple(
+        lab for lab in labels if not (mode == "abstain" and lab in set(abstain_labels))
+    )
+    g_ans = [g for g, keep in zip(gold, answered, strict=True) if keep]
+    p_ans = [p for p, keep in zip(predictions, answered, strict=True) if keep]
+    n = len(gold)
+    n_answered = len(g_ans)
+    n_correct = sum(g == p for g, p in zip(g_ans, p_ans, strict=True))
+    per_class, macro = _f1_scores(g_ans, p_ans, label_set)
+    return LabelScores(
+        mode=mode,
+        n=n,
+        n_answered=n_answered,
+        n_abstained=int(abstained.sum()),
+        coverage=n_answered / n,
+        accuracy=n_correct / n_answered if n_answered else None,
+        effective_accuracy=n_correct / n,
+        macro_f1=macro,
+        labels=label_set,
+        per_class_f1=MappingProxyType(per_class),
+    )
+
+
+def _check_inputs(*, gold: Sequence[str], predictions: Sequence[str | None], mode: str) -> None:
+    """Refuse an unknown mode, unpaired or empty input, or a claim without gold label."""
     if mode not in ABSTENTION_MODES:
         raise MetricInputError(
             f"unknown abstention mode {mode!r} (use one of: {', '.join(ABSTENTION_MODES)})"
@@ -156,42 +186,21 @@ def label_scores(
     missing_gold = [i for i, g in enumerate(gold) if g is None]
     if missing_gold:
         raise MetricInputError(f"gold[{missing_gold[0]}] has no label")
-    abstained = abstention_mask(predictions=predictions, abstain_labels=abstain_labels)
-    answered = ~abstained if mode == "abstain" else np.ones(len(gold), dtype=bool)
-    if labels is None:
-        labels = sorted({*gold, *(p for p in predictions if p is not None)})
-    label_set = tuple(
-        lab for lab in labels if not (mode == "abstain" and lab in set(abstain_labels))
-    )
-    g_ans = [g for g, keep in zip(gold, answered, strict=True) if keep]
-    p_ans = [p for p, keep in zip(predictions, answered, strict=True) if keep]
-    n = len(gold)
-    n_answered = len(g_ans)
-    n_correct = sum(g == p for g, p in zip(g_ans, p_ans, strict=True))
-    per_class: dict[str, float] = {}
-    macro: float | None = None
-    if n_answered and label_set:
-        from averitec_tools.metrics.label_codes import encode_label_pairs, per_class_f1_of_codes
 
-        # Gold labels outside ``label_set`` get their own rows so that predicting them is
-        # nobody's false positive and the averaged classes match scikit-learn's labels=.
-        coded = [*label_set, *sorted({g for g in g_ans if g not in label_set})]
-        codes = encode_label_pairs(gold=g_ans, predictions=p_ans, labels=coded)
-        f1s = per_class_f1_of_codes(codes, n_labels=len(coded))[: len(label_set)]
-        per_class = {lab: float(v) for lab, v in zip(label_set, f1s, strict=True)}
-        macro = float(np.mean(f1s))
-    return LabelScores(
-        mode=mode,
-        n=n,
-        n_answered=n_answered,
-        n_abstained=int(abstained.sum()),
-        coverage=n_answered / n,
-        accuracy=n_correct / n_answered if n_answered else None,
-        effective_accuracy=n_correct / n,
-        macro_f1=macro,
-        labels=label_set,
-        per_class_f1=MappingProxyType(per_class),
-    )
+
+def _f1_scores(g_ans: Sequence[str], p_ans: Sequence[str | None],
+               label_set: tuple[str, ...]) -> tuple[dict[str, float], float | None]:
+    """Per-class F1 of ``label_set`` on the answered claims, and their mean (``None``: nothing to average)."""
+    if not (g_ans and label_set):
+        return {}, None
+    from averitec_tools.metrics.label_codes import encode_label_pairs, per_class_f1_of_codes
+
+    # Gold labels outside ``label_set`` get their own rows so that predicting them is
+    # nobody's false positive and the averaged classes match scikit-learn's labels=.
+    coded = [*label_set, *sorted({g for g in g_ans if g not in label_set})]
+    codes = encode_label_pairs(gold=g_ans, predictions=p_ans, labels=coded)
+    f1s = per_class_f1_of_codes(codes, n_labels=len(coded))[: len(label_set)]
+    return {lab: float(v) for lab, v in zip(label_set, f1s, strict=True)}, float(np.mean(f1s))
 
 
 @dataclass(frozen=True)
