@@ -194,6 +194,7 @@ class PaperRun:
 
     def step_calibrate(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.config import RetrievalConfig
         from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
 
         cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
@@ -201,8 +202,8 @@ class PaperRun:
                       ablation=replace(cfg.ablation, no_calibration=True))
         ev = self.recipe.calibration_evidence
         corpus = None if ev == "given" else self.corpus  # given evidence: no retrieval, no corpus in the key
-        if ev == "given":
-            cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None))
+        if ev == "given":  # no retrieval runs: neither its corpus nor its index type enters the store's key
+            cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None, dense_index=RetrievalConfig.dense_index))
         claims = _claims(self.generator / "slice.jsonl", evidence=ev,
                          corpus=self.corpus if ev == "given" else None)
         pipe = build_pipeline(cfg, corpus=corpus, claims=claims, progress=self.progress, evidence=ev)

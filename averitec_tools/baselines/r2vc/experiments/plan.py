@@ -45,6 +45,11 @@ from averitec_tools.baselines.r2vc.experiments.plan_costs import (
     verify_cost,
 )
 from averitec_tools.baselines.r2vc.experiments.recipes import Recipe
+from averitec_tools.baselines.r2vc.stages.retrieval.compact import (
+    IVFSQ,
+    bytes_per_unit,
+    full_corpus_estimate,
+)
 
 #: Published row counts used when a file is not here (path suffix → rows, source).
 DATASET_ROWS: dict[str, tuple[int, str]] = {
@@ -160,14 +165,17 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
     if recipe.wiki_pages or recipe.wikipedia:
         src = _rows(recipe.wiki_pages or recipe.wikipedia)
         units = src.get("rows", 0)
-        corpus_ram = units * HNSW_BYTES_PER_UNIT / GIB
+        per_unit = bytes_per_unit(index_type=cfg.retrieval.dense_index, dim=1024, num_vectors=max(1, units))
+        corpus_ram = units * per_unit / GIB
         cost = (encode_cost(gpu=gpu, units=units, tokens_per_unit=TOKENS_PER_UNIT, params=_params(recipe.dense, 335e6))
                 if recipe.dense else None)
         stages.append(_stage(f"{recipe.name} corpus", gpu=gpu, cost=cost, inputs=[src],
                              outputs=[f"{recipe.name}/corpus/ (units, BM25, dense index)"],
                              work={"units": units, "index": cfg.retrieval.dense_index,
-                                   "index_bytes_per_unit": HNSW_BYTES_PER_UNIT},
-                             host_ram_gib=corpus_ram + 8, disk_gib=units * (HNSW_BYTES_PER_UNIT + 300) / GIB))
+                                   "index_bytes_per_unit": round(per_unit, 1),
+                                   "index_estimate": full_corpus_estimate(num_vectors=max(1, units))
+                                   if cfg.retrieval.dense_index == IVFSQ else None},
+                             host_ram_gib=corpus_ram + 8, disk_gib=units * (per_unit + 300) / GIB))
     decode = dict(gpu=gpu, shape=shape, k=g.k, batch_claims=recipe.decode_batch, max_new_tokens=g.max_new_tokens,
                   verifier_params=ver)
     cal = decode_cost(claims=slice_rows if slice_decoded else 0, retrieval=recipe.calibration_evidence == "retrieved",
@@ -201,8 +209,10 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
 def _calibration_key(recipe: Recipe) -> str:
     import json
 
-    return json.dumps([recipe.calibration_evidence, dict(recipe.pipeline), recipe.decode_batch], sort_keys=True,
-                      default=str)
+    pipeline = dict(recipe.pipeline)
+    if recipe.calibration_evidence == "given":  # no retrieval runs on the slice (paper.py's step_calibrate)
+        pipeline.pop("retrieval", None)
+    return json.dumps([recipe.calibration_evidence, pipeline, recipe.decode_batch], sort_keys=True, default=str)
 
 
 def _total(stages: list[dict[str, Any]], *, hub_gib: float) -> dict[str, Any]:
