@@ -17,14 +17,12 @@ counted and left out of every correlation, never scored 0.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.registry import Registry
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, read_items_file
 from averitec_tools.scoring.meta_eval.scorer_base import (
     SCORERS,
@@ -33,44 +31,19 @@ from averitec_tools.scoring.meta_eval.scorer_base import (
     register_scorer,
 )
 
-_SPEC = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*")
-
-
-def _typed(value: str, default: Any, where: str) -> Any:
-    kind = type(default)
-    if kind is bool:
-        if value not in ("True", "False"):
-            raise UserError(f"{where}: expected True or False, got {value!r}")
-        return value == "True"
-    try:
-        return kind(value)
-    except ValueError:
-        raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
-
-
 def parse_scorer(text: str) -> Scorer:
     """The scorer a spec ``NAME`` or ``NAME(PARAM=VALUE,...)`` names.
 
     Raises:
         UserError: An unknown scorer or parameter (with close names), or a bad value.
     """
-    match = _SPEC.fullmatch(text)
-    if not match:
-        raise UserError(f"not a scorer spec: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
-    cls = SCORERS.get(match[1])
+    from averitec_tools.metrics.base import spec_params, split_spec
+
+    name, args = split_spec(text, kind="scorer spec")
+    cls = SCORERS.get(name)
     base = cls()
     fields = {f.name for f in dataclasses.fields(cls) if isinstance(getattr(base, f.name), (bool, int, float, str))}
-    known = Registry.of_names(f"parameter of scorer {match[1]!r}", fields)
-    values: dict[str, Any] = {}
-    for part in (match[2] or "").split(","):
-        if not part.strip():
-            continue
-        key, sep, raw = part.partition("=")
-        key = key.strip()
-        if not sep:
-            raise UserError(f"scorer {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
-        known.get(key)
-        values[key] = _typed(raw.strip(), getattr(base, key), f"scorer {text!r}: {key}")
+    values = spec_params(spec=text, args=args, base=base, fields=fields, kind="scorer")
     scorer = dataclasses.replace(base, **values)
     check = getattr(scorer, "check", None)
     if check is not None:
