@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -213,6 +213,50 @@ def _typed(value: str, default: Any, where: str) -> Any:
         raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
 
 
+def split_spec(text: str, *, kind: str) -> tuple[str, str]:
+    """``(name, parameter text)`` of a spec ``NAME`` or ``NAME(PARAM=VALUE,...)`` (``kind`` names it in errors).
+
+    Example:
+        >>> split_spec("ece(n_bins=3)", kind="metric"), split_spec("bleu", kind="scorer")
+        (('ece', 'n_bins=3'), ('bleu', ''))
+    """
+    match = _SPEC.fullmatch(text)
+    if not match:
+        raise UserError(f"not a {kind}: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    return match[1], match[2] or ""
+
+
+def spec_params(*, spec: str, args: str, base: Any, fields: Iterable[str], kind: str) -> dict[str, Any]:
+    """The typed ``{PARAM: VALUE}`` of a spec's parameter text, each typed by ``base``'s value.
+
+    Raises:
+        UserError: An unknown parameter (with close names), a part without ``=``, a value of
+            the wrong type, or a parameter that is not a simple value.
+
+    Example:
+        >>> from averitec_tools.metrics.brier import MulticlassBrierScore
+        >>> spec_params(spec="b", args="scale_by_half=True", base=MulticlassBrierScore(),
+        ...             fields=["scale_by_half"], kind="metric")
+        {'scale_by_half': True}
+    """
+    name = split_spec(spec, kind=kind)[0]
+    known = Registry.of_names(f"parameter of {kind} {name!r}", fields)
+    values: dict[str, Any] = {}
+    for part in args.split(","):
+        if not part.strip():
+            continue
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UserError(f"{kind} {spec!r}: expected PARAM=VALUE, got {part.strip()!r}")
+        known.get(key)
+        default = getattr(base, key)
+        if not isinstance(default, _SCALARS):
+            raise UserError(f"{kind} {spec!r}: parameter {key!r} cannot be set from a string")
+        values[key] = _typed(raw.strip(), default, f"{kind} {spec!r}: {key}")
+    return values
+
+
 def parse_metric(text: str) -> Any:
     """The registered metric ``name(k=v,...)`` names, with its parameters set (typed).
 
@@ -230,31 +274,16 @@ def parse_metric(text: str) -> Any:
     """
     from averitec_tools.metrics import all_metrics
 
-    match = _SPEC.fullmatch(text)
-    if not match:
-        raise UserError(f"not a metric: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    name, args = split_spec(text, kind="metric")
     all_metrics()
-    name, args = match[1], match[2]
     metric = METRICS.get(name)
-    if not args or not args.strip():
+    if not args.strip():
         return metric
     fields = {f.name: f for f in dataclasses.fields(metric)} if dataclasses.is_dataclass(metric) else {}
-    known = Registry.of_names(f"parameter of metric {name!r}", fields)
-    values: dict[str, Any] = {}
-    for part in args.split(","):
-        key, sep, raw = part.partition("=")
-        key, raw = key.strip(), raw.strip()
-        if not sep:
-            raise UserError(f"metric {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
-        known.get(key)
-        default = getattr(metric, key)
-        if not isinstance(default, _SCALARS):
-            raise UserError(f"metric {text!r}: parameter {key!r} cannot be set from a string")
-        values[key] = _typed(raw, default, f"metric {text!r}: {key}")
-    return dataclasses.replace(metric, **values)
+    return dataclasses.replace(metric, **spec_params(spec=text, args=args, base=metric, fields=fields, kind="metric"))
 
 
 __all__ = [
     "METRICS", "ConfidenceMetric", "Metric", "MetricInfo", "ProbabilityMetric", "metric_spec", "parse_metric",
-    "register_metric",
+    "register_metric", "spec_params", "split_spec",
 ]
