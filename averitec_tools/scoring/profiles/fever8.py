@@ -58,6 +58,14 @@ from averitec_tools.metrics.signature import render_signature, threshold_field, 
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE
+from averitec_tools.scoring.fever8_failures import (
+    FAILURE_MODE_TITLES,
+    JUDGE_KEYS,
+    METEOR_THRESHOLD,
+    UNSCORED_REASONS,
+    failures_field,
+)
+from averitec_tools.scoring.fever8_failures import means as _means
 from averitec_tools.scoring.fever8_inputs import (
     Claim,
     ClaimSet,
@@ -76,13 +84,8 @@ from averitec_tools.scoring.profiles.base import (
 )
 from averitec_tools.scoring.warm import WarmScoring
 
-METEOR_THRESHOLD = 0.25
 #: A request that failed under --official-failure-mode: scores 0 like an unparseable reply, counted apart.
 FAILED = Judgement(0.0, 0.0, False)
-#: Why a claim is unscored under ``judge_unscored`` (a failed request wins over an unparseable reply).
-UNSCORED_REASONS = ("judge_request_failed", "judge_reply_unparseable")
-#: Per-claim values that come from the judge (NaN on an unscored claim).
-JUDGE_KEYS = ("ev2r_qa_precision", "ev2r_qa_recall", "ev2r_q_precision", "ev2r_q_recall")
 #: From benchmarks/bench_ev2r_judge.py (docs/fever8.md#cache-and-speed).
 DEFAULT_CONCURRENCY = 32
 _STR, _NUMBER = (str, type(None)), (int, float)
@@ -126,19 +129,6 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
-def failures_field(mode: str, *, failed: int, unscored: int) -> str:
-    """The signature's ``failures`` field.
-
-    Example:
-        >>> failures_field("raise", failed=0, unscored=0), failures_field("zero", failed=2, unscored=0)
-        ('raise', 'zero(2)')
-        >>> failures_field("unscored", failed=1, unscored=3)
-        'unscored(3)'
-    """
-    if mode == "zero":
-        return f"zero({failed})"
-    return f"unscored({unscored})" if mode == "unscored" else "raise"
-
 
 def _signature(opts: dict[str, Any], prompt: JudgePrompt, *, backend: str, stats: Any, rule: ThresholdPreset,
                engine: Any, unscored: int = 0) -> str:
@@ -161,7 +151,7 @@ def _warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, 
 
     Example:
         >>> from types import SimpleNamespace
-        >>> _warnings(SimpleNamespace(failed=[]), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
+        >>> _warnings(SimpleNamespace(failed=[], failure_mode="zero"), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
         ...           prompt=SimpleNamespace(name="fever8-official"))
         ['1 of 4 judge replies could not be parsed; they score 0, as in the official code']
     """
@@ -192,10 +182,6 @@ def _input_warnings(*, skipped: int, prompt: JudgePrompt) -> list[str]:
     return warnings
 
 
-FAILURE_MODE_TITLES = {"zero": "official (failures score 0)", "raise": "raise",
-                       "unscored": "unscored (failed or unparseable: excluded from the judge means)"}
-
-
 def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], Judgement], *, rule: ThresholdPreset,
                 m_q: Sequence[float], m_qa: Sequence[float], unscored_mode: bool,
                 ) -> tuple[list[ClaimScore], dict[str, int], dict[str, int]]:
@@ -223,30 +209,6 @@ def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], 
         per_claim.append(ClaimScore(claim_id=c.id, gold_label=c.gold_label, pred_label=c.pred_label, values=vals,
                                     unscored=reason))
     return per_claim, unparseable, unscored
-
-
-def _means(per_claim: Sequence[ClaimScore], *, key: str) -> dict[str, float]:
-    """The summary's means; the judge's over the scored claims only (NaN: none scored).
-
-    Example:
-        >>> rows = [ClaimScore(0, "S", "S", dict.fromkeys(["ev2r_qa_precision", "ev2r_qa_recall", "ev2r_q_precision",
-        ...     "ev2r_q_recall", "averitec_score_ev2r@0.5", "label_accuracy", "averitec_score_hu_meteor@0.25"], 1.0)),
-        ...     ClaimScore(1, "S", "R", {**dict.fromkeys(JUDGE_KEYS + ("averitec_score_ev2r@0.5",), float("nan")),
-        ...     "label_accuracy": 0.0, "averitec_score_hu_meteor@0.25": 0.0}, unscored="judge_request_failed")]
-        >>> m = _means(rows, key="0.5")
-        >>> m["qa_r"], m["score"], m["acc"]
-        (1.0, 1.0, 0.5)
-    """
-    import math
-
-    names = {"qa_p": "ev2r_qa_precision", "qa_r": "ev2r_qa_recall", "q_p": "ev2r_q_precision", "q_r": "ev2r_q_recall",
-             "score": f"averitec_score_ev2r@{key}", "acc": claim_key(LABEL_ACCURACY),
-             "m_score": f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}"}
-    out = {}
-    for short, name in names.items():
-        vals = [float(c.values[name]) for c in per_claim if not math.isnan(float(c.values[name]))]
-        out[short] = sum(vals) / len(vals) if vals else float("nan")
-    return out
 
 
 class Profile(ScoringProfile):
