@@ -231,39 +231,49 @@ def _status(args: argparse.Namespace) -> int:
 
     store = _store(args)
     store.competition()
-    rows = store.submissions(phase=args.phase, team=args.team)
-    items = [
-        {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in r.items() if k not in ("content_hash", "lease_until")}
-        for r in rows
-    ]
+    items = [_status_item(r) for r in store.submissions(phase=args.phase, team=args.team)]
     health = [{k: (str(v) if k in ("started_at", "last_seen") and v is not None else v) for k, v in w.items() if k != "id"}
               for w in workers(store)]
     counts = queue(store)
     if args.json:
         print_json({"submissions": items, "queue": counts, "workers": health})
         return 0
+    _print_status(items, counts, health)
+    return 0
+
+
+def _status_item(row: dict[str, Any]) -> dict[str, Any]:
+    """A submission row as ``status`` prints it: timestamps as text, the audit as its
+    counts over every claim (the organisers' view; ``audit_flags``)."""
+    from averitec_tools.leaderboard.audit_flags import visible_audit
+    from averitec_tools.leaderboard.export import audit_cell
+
+    item = {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in row.items()
+            if k not in ("content_hash", "lease_until", "audit")}
+    audit = visible_audit(row.get("audit"), visible_ids=None)
+    item["audit_flags"] = None if audit is None else {"status": audit["status"], **audit["counts"]}
+    item["audit_text"] = audit_cell(audit)
+    return item
+
+
+def _print_status(items: list[dict[str, Any]], counts: dict[str, int], health: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    def add_table(title: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+        table = Table(title=title)
+        for col in cols:
+            table.add_column(col.replace("_", " ") if title == "workers" else col, overflow="fold")
+        for r in rows:
+            table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
+        console.print(table)
+
     console = Console()
-    table = Table(title="submissions")
-    cols = ("id", "team", "system", "phase", "state", "created_at", "reason")
-    for col in cols:
-        table.add_column(col, overflow="fold")
-    for r in items:
-        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
-    console.print(table)
+    add_table("submissions", ("id", "team", "system", "phase", "state", "created_at", "reason", "audit_text"), items)
     console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     if health:
-        wt = Table(title="workers")
-        wcols = ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit")
-        for col in wcols:
-            wt.add_column(col.replace("_", " "), overflow="fold")
-        for w in health:
-            wt.add_row(*(escape(str(w[c] if w[c] is not None else "")) for c in wcols))
-        console.print(wt)
-    return 0
+        add_table("workers", ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit"), health)
 
 
 def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, list[Any]]:

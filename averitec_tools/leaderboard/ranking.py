@@ -97,6 +97,10 @@ class Entry:
     p_first: float | None = None
     #: Counted claims left unscored (a failed or unparseable judge request), per reason.
     unscored: dict[str, int] = field(default_factory=dict)
+    #: The evidence audit on the counted claims (:func:`~averitec_tools.leaderboard.audit_flags.visible_audit`).
+    audit: dict[str, Any] | None = None
+    #: What the team declared (training data, dev claims used).
+    declaration: dict[str, str] | None = None
 
     @property
     def n_unscored(self) -> int:
@@ -128,6 +132,7 @@ def build_entries(
 ) -> list[Entry]:
     """The best finished submission per (team, system), with metrics on the counted claims
     (``primary_ci=False``: the primary metric's CI is left to the caller)."""
+    from averitec_tools.leaderboard.audit_flags import visible_audit
     from averitec_tools.leaderboard.store import BOARD_STATES
     from averitec_tools.metrics.bootstrap import mean_ci
 
@@ -169,6 +174,8 @@ def build_entries(
             values=primary,
             rescoring=sub["state"] != "finished",
             unscored=unscored_reasons(per_claim, mask),
+            audit=visible_audit(sub.get("audit"), visible_ids={c["id"] for c, keep in zip(per_claim, mask, strict=True) if keep}),
+            declaration=sub.get("declaration"),
         )
         key = (sub["team"], sub["system"])
         if key not in best or entry.metrics[phase.primary_metric] > best[key].metrics[phase.primary_metric]:
