@@ -78,19 +78,6 @@ def audit_submission(content: bytes, *, gold: str) -> dict[str, Any]:
     return {"status": "audited", "n_evidence": report.n_evidence, "n_gold": n_gold, "by_claim": by_claim, "rows": rows}
 
 
-def shown_audit(phase: Any, audit: Mapping[str, Any] | None, *, revealed: bool, organiser: bool) -> dict[str, Any] | None:
-    """:func:`visible_audit` for a page: the organisers see every claim; anyone else the
-    claims the board counts now (:func:`~averitec_tools.leaderboard.ranking.claim_mask`;
-    none while a hidden phase is not revealed)."""
-    if organiser or not audit or audit.get("status") != "audited":
-        return visible_audit(audit, visible_ids=None)
-    from averitec_tools.leaderboard.ranking import claim_mask
-
-    mask = claim_mask(phase, int(audit.get("n_gold") or 0), revealed=revealed)
-    ids = set() if mask is None else {i for i, keep in enumerate(mask) if keep}
-    return visible_audit(audit, visible_ids=ids)
-
-
 def visible_audit(audit: Mapping[str, Any] | None, *, visible_ids: Collection[Any] | None) -> dict[str, Any] | None:
     """What may be shown of ``audit``: counts and rows of the claims in ``visible_ids``
     (``None``: every claim, for the organisers); ``None`` when there is no audit."""
@@ -152,4 +139,4 @@ def check_declaration(*, training_data: str | None, dev_claims_used: str | None)
 
 
 __all__ = ["DECLARATION_FIELDS", "MAX_ROWS", "NOT_AUDITED", "RULE_TITLES", "SHOWN_RULES", "audit_submission",
-           "check_declaration", "rejection", "shown_audit", "visible_audit"]
+           "check_declaration", "rejection", "visible_audit"]

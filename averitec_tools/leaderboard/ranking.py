@@ -134,7 +134,6 @@ def build_entries(
     (``primary_ci=False``: the primary metric's CI is left to the caller)."""
     from averitec_tools.leaderboard.audit_flags import visible_audit
     from averitec_tools.leaderboard.store import BOARD_STATES
-    from averitec_tools.metrics.bootstrap import mean_ci
 
     best: dict[tuple[str, str], Entry] = {}
     for sub in submissions:
@@ -147,17 +146,7 @@ def build_entries(
         mask = claim_mask(phase, len(per_claim), revealed=revealed)
         if mask is None or not mask.any():
             continue
-        keys = [k for k in phase.columns if per_claim and k in per_claim[0]["values"]]
-        metrics, ci = {}, {}
-        for k in keys:
-            vals = claim_values(per_claim, k)[mask]
-            scored = vals[~np.isnan(vals)]
-            metrics[k] = float(scored.mean()) if scored.size else float("nan")
-            if k == phase.primary_metric and primary_ci and scored.size:
-                interval = mean_ci(values=scored, n_resamples=n_resamples, seed=seed)
-                ci[k] = (interval.low, interval.high)
-            elif k in res["cis"] and mask.all():
-                ci[k] = (float(res["cis"][k][0]), float(res["cis"][k][1]))
+        metrics, ci = _row_metrics(phase, per_claim, mask, res["cis"], primary_ci=primary_ci, n_resamples=n_resamples, seed=seed)
         if phase.primary_metric not in metrics or np.isnan(metrics[phase.primary_metric]):
             continue
         primary = claim_values(per_claim, phase.primary_metric)[mask]
@@ -181,6 +170,25 @@ def build_entries(
         if key not in best or entry.metrics[phase.primary_metric] > best[key].metrics[phase.primary_metric]:
             best[key] = entry
     return list(best.values())
+
+
+def _row_metrics(phase: Phase, per_claim: Sequence[Mapping[str, Any]], mask: np.ndarray, stored_cis: Mapping[str, Any], *,
+                 primary_ci: bool, n_resamples: int, seed: int) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """A row's shown metrics over the counted, scored claims, and their CIs (the primary
+    metric's bootstrapped here when ``primary_ci``; the others as stored, when every claim counts)."""
+    from averitec_tools.metrics.bootstrap import mean_ci
+
+    metrics, ci = {}, {}
+    for k in [k for k in phase.columns if per_claim and k in per_claim[0]["values"]]:
+        vals = claim_values(per_claim, k)[mask]
+        scored = vals[~np.isnan(vals)]
+        metrics[k] = float(scored.mean()) if scored.size else float("nan")
+        if k == phase.primary_metric and primary_ci and scored.size:
+            interval = mean_ci(values=scored, n_resamples=n_resamples, seed=seed)
+            ci[k] = (interval.low, interval.high)
+        elif k in stored_cis and mask.all():
+            ci[k] = (float(stored_cis[k][0]), float(stored_cis[k][1]))
+    return metrics, ci
 
 
 def claim_values(per_claim: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:

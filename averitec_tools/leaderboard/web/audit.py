@@ -5,7 +5,7 @@ rows (claim id, the team's URL, the date the audit found), plus the team's decla
 
 Who may see it is :func:`~averitec_tools.leaderboard.web.views.submission_view`'s; the
 rows and counts are those of the claims the board shows now
-(:func:`~averitec_tools.leaderboard.audit_flags.shown_audit`; organisers see all).
+(:func:`shown_audit`; organisers see all).
 
 Example:
     >>> sorted((r.path, *r.methods) for r in router.routes)
@@ -14,15 +14,28 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from averitec_tools.leaderboard.audit_flags import RULE_TITLES, SHOWN_RULES, shown_audit
+from averitec_tools.leaderboard.audit_flags import RULE_TITLES, SHOWN_RULES, visible_audit
+from averitec_tools.leaderboard.ranking import claim_mask
 from averitec_tools.leaderboard.web.site import Site, SiteDep
 
 router = APIRouter()
+
+
+def shown_audit(phase: Any, audit: Mapping[str, Any] | None, *, revealed: bool, organiser: bool) -> dict[str, Any] | None:
+    """:func:`visible_audit` for a page: the organisers see every claim; anyone else the
+    claims the board counts now (:func:`~averitec_tools.leaderboard.ranking.claim_mask`;
+    none while a hidden phase is not revealed)."""
+    if organiser or not audit or audit.get("status") != "audited":
+        return visible_audit(audit, visible_ids=None)
+    mask = claim_mask(phase, int(audit.get("n_gold") or 0), revealed=revealed)
+    ids = set() if mask is None else {i for i, keep in enumerate(mask) if keep}
+    return visible_audit(audit, visible_ids=ids)
 
 
 def audit_view(site: Site, request: Request, sid: str) -> tuple[dict[str, Any] | None, Response | None]:
@@ -59,4 +72,4 @@ def audit_api(request: Request, sid: str, site: SiteDep) -> Response:
     return JSONResponse(body)
 
 
-__all__ = ["audit_view", "router"]
+__all__ = ["audit_view", "router", "shown_audit"]

@@ -92,7 +92,7 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
             context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
         context["plots"] = has_confidences(claims)
-    from averitec_tools.leaderboard.audit_flags import shown_audit
+    from averitec_tools.leaderboard.web.audit import shown_audit
 
     row = view["row"]
     context["audit"] = shown_audit(phase, row.get("audit"), revealed=view["revealed"], organiser=site.is_admin(request))
