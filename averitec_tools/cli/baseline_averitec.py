@@ -19,6 +19,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir
@@ -26,9 +27,8 @@ from averitec_tools.outputs import check_output_dir
 
 def add_parser(subparsers: Any) -> None:
     """Register ``averitec`` under ``averitec baseline``."""
-    p = subparsers.add_parser("averitec", help="the AVeriTeC search → QA → rerank → verdict → justification baseline",
-                              description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_command(subparsers, "averitec", doc=__doc__,
+                    help="the AVeriTeC search → QA → rerank → verdict → justification baseline")
     p.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (offline-minilm, paper)")
     p.add_argument("--claims", metavar="FILE",
                    help="AVeriTeC claims (dev.json schema; default: the downloaded / $AVERITEC_DATA_DIR dev set)")

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
 from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store
 from averitec_tools.errors import UserError
@@ -36,15 +37,11 @@ HEADER_TIMEOUT, MAX_CONNECTIONS = 10.0, 500  # leaderboard.web.connections' defa
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "leaderboard",
-        help="host a leaderboard: store, score, rank (CIs, tiers) and serve submissions",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "leaderboard", doc=__doc__,
+                         help="host a leaderboard: store, score, rank (CIs, tiers) and serve submissions")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=None, help="database URL (default: $AVERITEC_LEADERBOARD_DB or sqlite:///leaderboard.db)")
-    common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(common)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
 
@@ -219,11 +216,7 @@ def _cancel(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     was = store.cancel(args.id)
-    if args.json:
-        print_json({"id": args.id, "state": "cancelled", "was": was})
-    else:
-        print(f"submission {args.id} cancelled (was {was})")
-    return 0
+    return emit(args, {"id": args.id, "state": "cancelled", "was": was}, f"submission {args.id} cancelled (was {was})")
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -343,21 +336,13 @@ def _rescore(args: argparse.Namespace) -> int:
         for row in store.submissions(phase=args.phase, state="pending"):
             if process_one(store, scorer, submission_id=int(row["id"])) is not None:
                 done += 1
-    if args.json:
-        print_json({"queued": queued, "scored": done})
-    else:
-        print(f"{queued} submission(s) queued, {done} scored")
-    return 0
+    return emit(args, {"queued": queued, "scored": done}, f"{queued} submission(s) queued, {done} scored")
 
 
 def _reveal(args: argparse.Namespace) -> int:
     store = _store(args)
     store.reveal(args.phase)
-    if args.json:
-        print_json({"phase": args.phase, "revealed": True})
-    else:
-        print(f"phase {args.phase!r} revealed")
-    return 0
+    return emit(args, {"phase": args.phase, "revealed": True}, f"phase {args.phase!r} revealed")
 
 
 def _serve(args: argparse.Namespace) -> int:

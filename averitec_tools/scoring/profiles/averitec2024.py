@@ -45,7 +45,7 @@ Deliberate differences (bad input is an error here, never a silent score):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from averitec_tools.metrics.averitec_score import (
     AVERITEC_THRESHOLDS,
@@ -79,12 +79,12 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
     load_predictions_2024,
 )
-from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLD = 0.25
 
@@ -108,16 +108,9 @@ class Profile(ScoringProfile):
     def gold_strings(self, references: PathLike) -> list[str]:
         return gold_strings(references, profile=self.name)
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options, warm = call.predictions, call.references, call.options, call.warm
+        jobs, progress = call.jobs, call.progress
         inputs = read_inputs(
             profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
             warm=warm,

@@ -127,6 +127,24 @@ class ProfileResult:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ScoreCall:
+    """The arguments of one :meth:`ScoringProfile.score` call (see there), as one value.
+
+    Example:
+        >>> call = ScoreCall(predictions="pred.json", references="dev.json", options={"metric": "all"})
+        >>> call.jobs, call.progress, call.options["metric"]
+        (None, False, 'all')
+    """
+
+    predictions: PathLike
+    references: PathLike
+    jobs: int | None = None
+    progress: bool = False
+    warm: WarmScoring | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
 class ScoringProfile(ABC):
     """Base class for a scoring profile; subclasses register in ``profiles.PROFILES``."""
 
@@ -144,7 +162,6 @@ class ScoringProfile(ABC):
     #: them; anything else is refused before any file is read).
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {}
 
-    @abstractmethod
     def score(
         self,
         *,
@@ -169,6 +186,13 @@ class ScoringProfile(ABC):
         Raises:
             UserError: for any malformed, mismatched or wrong-format input.
         """
+        call = ScoreCall(predictions=predictions, references=references, jobs=jobs, progress=progress,
+                         warm=warm, options=options)
+        return self._score(call)
+
+    @abstractmethod
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        """What :meth:`score` does for this profile, given its arguments as one :class:`ScoreCall`."""
 
     def gold_strings(self, references: PathLike) -> list[str]:
         """The reference-side strings this profile compares with METEOR, each once, so
@@ -179,4 +203,4 @@ class ScoringProfile(ABC):
         return []
 
 
-__all__ = ["ClaimScore", "PathLike", "ProfileOption", "ProfileResult", "ScoringProfile", "check_options"]
+__all__ = ["ClaimScore", "PathLike", "ProfileOption", "ProfileResult", "ScoreCall", "ScoringProfile", "check_options"]

@@ -55,10 +55,10 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
     check_options,
 )
-from averitec_tools.scoring.warm import WarmScoring
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
@@ -176,16 +176,8 @@ class Profile(ScoringProfile):
         "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
     }
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
         check_options(self.name, options, self.OPTIONS)
         max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)

@@ -79,6 +79,7 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
     check_options,
 )
@@ -219,16 +220,9 @@ class Profile(ScoringProfile):
     citation: ClassVar[str] = "Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)"
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = OPTIONS
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
+        jobs, progress, warm = call.jobs, call.progress, call.warm
         from averitec_tools.metrics.ev2r_runner import (
             CACHE_FILE,
             JudgementCache,

@@ -161,11 +161,9 @@ class PaperRun:
         settings = cls.from_dict({**dict(overrides), "model": model}, where=f"recipe {r.name}: {stage}")
         rows = read_training_rows(self.work / "sft_rows.jsonl")
         manifest = run_manifest(data={"data": self.work / "sft_rows.jsonl"}, seeds={"seed": settings.seed})
-        from averitec_tools.baselines.r2vc.training.dpo import train_dpo
-        from averitec_tools.baselines.r2vc.training.sft import train_sft
+        from averitec_tools.baselines.r2vc.training.stages import train
 
-        train: Any = train_sft if stage == "sft" else train_dpo
-        report, _ = train(settings=settings, rows=rows, output_dir=self.work / stage, overwrite=True,
+        report, _ = train(stage=stage, settings=settings, rows=rows, output_dir=self.work / stage, overwrite=True,
                           manifest=manifest)
         return report.to_json()
 
