@@ -5,12 +5,14 @@ submission, the board's change marker) and the audit write of the scoring worker
 (:mod:`averitec_tools.leaderboard.audit_flags`).
 
 Example:
-    >>> import tempfile
+    >>> import pathlib, tempfile
     >>> from averitec_tools.leaderboard.store import Store
-    >>> store = Store(f"sqlite:///{tempfile.mkdtemp()}/lb.db")
-    >>> _ = store.init("name: d\\nphases: [{name: dev, gold: g.json, primary_metric: label_accuracy}]", where="d.yaml")
-    >>> _ = store.add_team("blue")
-    >>> sid = store.submit(team="blue", system="s", phase="dev", content=b"[1]", file_name="p.json",
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "records.db"
+    >>> store = Store(f"sqlite:///{db}")
+    >>> yaml_text = "name: r\\nphases: [{name: test, gold: t.json, primary_metric: label_accuracy}]"
+    >>> store.init(yaml_text, where="r.yaml") is not None and store.add_team("green") is not None
+    True
+    >>> sid = store.submit(team="green", system="t", phase="test", content=b"[2]", file_name="q.json",
     ...                    declaration={"training_data": "train.json"}).id
     >>> store.save_audit(sid, {"status": "not_audited", "reason": "r"})
     >>> row = store.submission(sid)
