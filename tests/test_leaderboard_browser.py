@@ -159,6 +159,7 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
     Hungarian assignment marked once the phase is revealed; on a private split a team
     cannot open a claim of the hidden part before the reveal."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     db = f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(db)
@@ -180,6 +181,7 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
         browser.find_element(By.ID, "claims-link").click()
         browser.find_element(By.ID, "q").send_keys(str(private[0]))
         browser.find_element(By.ID, "search").click()
+        WebDriverWait(browser, 20).until(lambda d: "q=" in d.current_url)  # the search page, not the list before it
         links = browser.find_elements(By.CSS_SELECTOR, "#claims tbody a")
         assert [a.text for a in links] == [str(private[0])]
         links[0].click()
@@ -278,6 +280,7 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
             cells = {tr.find_elements(By.TAG_NAME, "td")[3].text: tr for tr in rows}
             flagged = cells["leaky retriever"].find_element(By.CSS_SELECTOR, "td.audit")
             assert "flagged" in flagged.get_attribute("class")
+            assert "flagged" not in cells["green-board"].find_element(By.CSS_SELECTOR, "td.audit").get_attribute("class")  # sources only
             texts = [td.get_attribute("textContent").strip() for td in cells["leaky retriever"].find_elements(By.TAG_NAME, "td")]
             assert texts[headers.index("Training data (declared)")] == "<b>AVeriTeC train</b> + the web"
             assert texts[headers.index("Dev claims used")] == "yes"

@@ -12,7 +12,7 @@ submission with a flag of that rule (:func:`rejection`), with the reason shown t
 
 A file the audit cannot read (another format, no URLs) is stored as ``not_audited`` with
 a neutral reason; nothing of the gold file (its path, its claim count, its fact-checking
-articles) is stored for the team to see: a row is (claim id, the team's own URL, the
+articles, their domains: fact-checker sources are those of the shipped list) is stored for the team to see: a row is (claim id, the team's own URL, the
 evidence date the audit found).
 
 Teams declare per submission what they trained on and whether any dev claim was used
@@ -50,6 +50,9 @@ MAX_ROWS = 200
 MAX_URL = 300
 TRAINING_DATA_MAX = 500
 DECLARATION_FIELDS = ("training_data", "dev_claims_used")
+#: Fact-checker sources count by the shipped list only: the gold file's own fact-checking
+#: article domains (``averitec audit`` adds them) would tell which sites hidden claims cite.
+SHIPPED_FACT_CHECKER = "fact-checker "
 NOT_AUDITED = "not audited: the audit reads 2024-format evidence with URLs against an AVeriTeC gold file"
 
 
@@ -70,10 +73,11 @@ def audit_submission(content: bytes, *, gold: str) -> dict[str, Any]:
     for name in RULE_ORDER:
         result = report.rules[name]
         counts: dict[str, int] = {}
-        for r in result.rows:
+        flagged = [r for r in result.rows if name != "fact_checker_source" or r.detail.startswith(SHIPPED_FACT_CHECKER)]
+        for r in flagged:
             counts[str(r.claim_index)] = counts.get(str(r.claim_index), 0) + 1
         by_claim[name] = counts
-        rows[name] = [[r.claim_index, (r.url or "")[:MAX_URL], r.date] for r in result.rows[:MAX_ROWS]]
+        rows[name] = [[r.claim_index, (r.url or "")[:MAX_URL], r.date] for r in flagged[:MAX_ROWS]]
     n_gold = report.split_ranges[0].n_claims if report.split_ranges else 0
     return {"status": "audited", "n_evidence": report.n_evidence, "n_gold": n_gold, "by_claim": by_claim, "rows": rows}
 
@@ -91,7 +95,8 @@ def visible_audit(audit: Mapping[str, Any] | None, *, visible_ids: Collection[An
         per_claim = audit.get("by_claim", {}).get(name, {})
         counts[name] = sum(n for cid, n in per_claim.items() if keep is None or cid in keep)
         rows[name] = [r for r in audit.get("rows", {}).get(name, []) if keep is None or str(r[0]) in keep]
-    return {"status": "audited", "counts": counts, "rows": rows, "flagged": any(counts.values())}
+    flagged = bool(counts["published_after_claim"] or counts["own_fact_check_article"])  # leakage, not just a source
+    return {"status": "audited", "counts": counts, "rows": rows, "flagged": flagged}
 
 
 def rejection(audit: Mapping[str, Any], *, rules: Collection[str], file_name: str) -> str | None:
