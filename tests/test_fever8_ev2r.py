@@ -240,6 +240,9 @@ def test_unscored_mode_excludes_failed_and_unparseable_claims(tmp_path: Path, ca
                 "--judge-retries", "0", "--judge-timeout", "1"]
         assert main([*base, "--judge-unscored"]) == 0
         cli = json.loads(capsys.readouterr().out)
+        assert main([*base, "--judge-unscored", "--official-failure-mode"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "exclude each other" in err[0]
     s = r.summary
     # Only claim 0 is scored by the judge: qa (P, R) = (3/4, 1/2), questions (1, 1); its label is
     # right but recall 1/2 is not > 0.5. Label accuracy stays over all three claims (2/3).

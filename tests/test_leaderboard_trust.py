@@ -110,6 +110,10 @@ def test_audit_flags_on_every_board_counted_on_the_shown_claims(db_url: str, tmp
     hidden = client.get(f"/api/submissions/{ids['hid']}/audit", headers=bearer).json()
     assert hidden["counts"] == dict.fromkeys(rules, 0) and not any(hidden["rows"].values())  # hidden phase: nothing yet
     assert client.get(f"/api/submissions/{ids['hid']}/audit").status_code == 403  # not on a board: its team only
+    for bad in ("abc", "9" * 40, "-1", "99999"):  # one message, 404, nothing else
+        r = client.get(f"/api/submissions/{bad}/audit", headers=bearer)
+        assert r.status_code == 404 and list(r.json()) == ["error"]
+        assert client.get(f"/submission/{bad}/audit").status_code == 404
     page = client.get(f"/submission/{ids['dev']}/audit")
     assert page.status_code == 200 and "the claim&#39;s own fact-check" in page.text
     assert f'href="/submission/{ids["dev"]}/audit"' in client.get("/phase/dev").text
