@@ -181,6 +181,16 @@ def test_declaration_is_stored_shown_and_bad_input_stores_nothing(tmp_path: Path
     (entry,) = rank_store(store, "dev")
     assert entry.declaration == {"training_data": xss, "dev_claims_used": "no"}
 
+    # The command line takes the same declaration, with the same checks.
+    path = tmp_path / "cli.json"
+    path.write_bytes(variant(5, n_wrong=3))
+    base = ["leaderboard", "submit", str(path), "--db", url, "--team", "blue", "--system", "cli", "--phase", "dev", "--no-score"]
+    n = len(store.submissions())
+    assert main([*base, "--training-data", "evil\u202etxt"]) == 2
+    assert len(store.submissions()) == n
+    assert main([*base, "--training-data", "FEVER + AVeriTeC train", "--dev-claims-used", "yes"]) == 0
+    assert store.submissions()[-1]["declaration"] == {"training_data": "FEVER + AVeriTeC train", "dev_claims_used": "yes"}
+
 
 JUDGE_QA = "question-answer pairs written"  # only in the [qa] prompt
 

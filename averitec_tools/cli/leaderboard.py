@@ -51,14 +51,7 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=_init)
     add_access_parsers(sub, common)
 
-    p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--team", required=True)
-    p.add_argument("--system", required=True)
-    p.add_argument("--phase", required=True)
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="disclosure metadata (repeatable)")
-    p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
-    p.set_defaults(func=_submit)
+    _add_submit_parser(sub, common)
 
     p = sub.add_parser("status", parents=[common], help="list submissions and their states, the queue and the workers")
     p.add_argument("--phase")
@@ -112,6 +105,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--poll-seconds", type=float, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
+
+
+def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--team", required=True)
+    p.add_argument("--system", required=True)
+    p.add_argument("--phase", required=True)
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="disclosure metadata (repeatable)")
+    p.add_argument("--training-data", metavar="TEXT", help="the team's declaration: its training data (at most 500 characters)")
+    p.add_argument("--dev-claims-used", choices=("yes", "no"), help="the team's declaration: whether any dev claim was used")
+    p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
+    p.set_defaults(func=_submit)
 
 
 def _submission_id(value: str) -> int:
@@ -176,8 +182,12 @@ def _submit(args: argparse.Namespace) -> int:
         raise UserError(f"{path}: cannot read the submission ({exc.strerror})") from None
     if not content.strip():
         raise UserError(f"{path}: the file is empty")
+    from averitec_tools.leaderboard.audit_flags import check_declaration
+
+    declaration = check_declaration(training_data=args.training_data, dev_claims_used=args.dev_claims_used)
     store = _store(args)
-    new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name, meta=_parse_meta(args.meta))
+    new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name,
+                       meta=_parse_meta(args.meta), declaration=declaration)
     if new.created and not args.no_score:
         process_one(store, Scorer(n_resamples=store.competition().n_resamples), submission_id=new.id)
     row = store.submission(new.id)
