@@ -27,9 +27,8 @@ def train(stage: str, base: str, rows: str, out: str, *, kill_at: int | None) ->
 
     from averitec_tools.baselines.r2vc.training import _common
     from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-    from averitec_tools.baselines.r2vc.training.dpo import train_dpo
     from averitec_tools.baselines.r2vc.training.rows import read_training_rows
-    from averitec_tools.baselines.r2vc.training.sft import train_sft
+    from averitec_tools.baselines.r2vc.training.stages import train as train_stage
 
     if kill_at is not None:
         class Kill(TrainerCallback):  # type: ignore[misc]
@@ -46,9 +45,8 @@ def train(stage: str, base: str, rows: str, out: str, *, kill_at: int | None) ->
 
         _common.train_checked = killing  # type: ignore[assignment]
     cls: Any = SFTSettings if stage == "sft" else DPOSettings
-    fn: Any = train_sft if stage == "sft" else train_dpo
     settings = cls.from_dict({**TRAIN, "model": base, "local_files_only": True})
-    return fn(settings=settings, rows=read_training_rows(rows), output_dir=out)
+    return train_stage(stage=stage, settings=settings, rows=read_training_rows(rows), output_dir=out)
 
 
 def decode_then_kill(n: int, argv: list[str]) -> int:
