@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -194,10 +194,26 @@ def label_scores(
     )
 
 
-@register_metric
 @dataclass(frozen=True)
+class _AbstainMetric(Metric):
+    """A figure of :func:`label_scores` in ``abstain`` mode (its field named by ``figure``), with the
+    abstain labels as the parameter."""
+
+    figure: ClassVar[str]
+    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"abstain_labels": list(self.abstain_labels)}
+
+    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float | None:
+        scores = label_scores(gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels)
+        return getattr(scores, self.figure)
+
+
+@register_metric
 class AbstentionCoverage(
-    Metric,
+    _AbstainMetric,
     name="abstain-coverage",
     higher_is_better=True,
     description="fraction of claims whose prediction is not an abstain label",
@@ -210,22 +226,12 @@ class AbstentionCoverage(
         0.5
     """
 
-    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {"abstain_labels": list(self.abstain_labels)}
-
-    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float:
-        return label_scores(
-            gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels
-        ).coverage
+    figure: ClassVar[str] = "coverage"
 
 
 @register_metric
-@dataclass(frozen=True)
 class AbstentionAccuracy(
-    Metric,
+    _AbstainMetric,
     name="abstain-accuracy",
     higher_is_better=True,
     description="accuracy on claims whose prediction is not an abstain label",
@@ -240,17 +246,7 @@ class AbstentionAccuracy(
         0.0
     """
 
-    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {"abstain_labels": list(self.abstain_labels)}
-
-    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float | None:
-        return label_scores(
-            gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels
-        ).accuracy
-
+    figure: ClassVar[str] = "accuracy"
 
 
 __all__ = [

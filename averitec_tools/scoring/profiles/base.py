@@ -184,8 +184,10 @@ class ScoringProfile(ABC):
             **options: Options declared in :attr:`OPTIONS`.
 
         Raises:
-            UserError: for any malformed, mismatched or wrong-format input.
+            UserError: for an option not in :attr:`OPTIONS` (or outside its choices), and for
+                any malformed, mismatched or wrong-format input.
         """
+        check_options(self.name, options, self.OPTIONS)  # before any file is read
         call = ScoreCall(predictions=predictions, references=references, jobs=jobs, progress=progress,
                          warm=warm, options=options)
         return self._score(call)
