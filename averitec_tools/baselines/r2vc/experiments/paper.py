@@ -148,10 +148,13 @@ class PaperRun:
     (``sft/``, ``dpo/``), the slice and its candidate store are in ``generator``, shared by
     every recipe of a :class:`~.paper_set.PaperSet`."""
 
-    def __init__(self, recipe: Recipe, *, work: str | os.PathLike[str], generator: str | os.PathLike[str],
-                 ledger: Any, progress: bool = False) -> None:
+    def __init__(self, recipe: Recipe, *, work: str | os.PathLike[str], generator: str | os.PathLike[str] | None = None,
+                 ledger: Any = None, progress: bool = False) -> None:
+        from averitec_tools.baselines.r2vc.experiments.ledger import Ledger
+
         self.recipe, self.work, self.progress = recipe, Path(work), progress
-        self.generator, self.ledger = Path(generator), ledger
+        self.generator = Path(generator) if generator is not None else self.work
+        self.ledger = ledger if ledger is not None else Ledger(self.work / "ledger.jsonl")
         self.state: dict[str, Any] = {}
 
     @property

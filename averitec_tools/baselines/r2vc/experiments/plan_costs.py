@@ -23,7 +23,7 @@ Example:
     >>> from averitec_tools.baselines._run.gpus import gpu_spec
     >>> c = train_cost(gpu=gpu_spec("h200"), params=8.03e9, tokens=1e8, per_token_flops=8)
     >>> round(c.gpu_hours, 2), c.formula
-    (5.15, 'per_token_flops · params · tokens / (bf16_tflops · 1e12 · mfu) / 3600')
+    (5.16, 'per_token_flops · params · tokens / (bf16_tflops · 1e12 · mfu) / 3600')
 """
 
 from __future__ import annotations

@@ -21,14 +21,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
 from averitec_tools.baselines.r2vc.stages.retrieval import compact
-from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import (
+    read_index_meta,
+    rebuild_hint,
+    search_queries,
+)
 from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import (
     FAISS_BUILD_THREADS,
     fixed_build_threads,
@@ -125,6 +130,7 @@ def new_faiss_index(
     raise UserError(f"unknown dense index type {index_type!r}", hint=f"use one of: {', '.join(INDEX_TYPES)}")
 
 
+@dataclass(eq=False, kw_only=True, repr=False)
 class DenseRetriever:
     """Sentence-transformers + FAISS retriever over a :class:`ParagraphStore`.
 
@@ -137,6 +143,8 @@ class DenseRetriever:
         include_title: Whether ``title`` was encoded with the text.
         query_prefix: Text prepended to each query (some encoders want an instruction).
         batch_size: Encoder batch size for queries.
+        device: Where the index is searched (a GPU copy where a GPU and GPU FAISS exist,
+            flat indexes only; ``search_index`` and ``faiss_device`` say what was placed).
 
     Example:
         >>> from averitec_tools.baselines.r2vc.corpus.store import build_corpus
@@ -147,31 +155,23 @@ class DenseRetriever:
         'x'
     """
 
-    name = "dense"
+    name: ClassVar[str] = "dense"
 
-    def __init__(
-        self,
-        *,
-        store: ParagraphStore,
-        encoder: Any,
-        resolved: ResolvedModel,
-        index: Any,
-        index_type: str,
-        include_title: bool = True,
-        query_prefix: str = "",
-        batch_size: int = 64,
-        device: str | None = None,
-    ) -> None:
-        self.store = store
-        #: The index searched: a GPU copy where a GPU and GPU FAISS exist (flat indexes).
-        self.search_index, self.faiss_device = place_index(index, index_type=index_type, device=device)
-        self.encoder = encoder
-        self.resolved = resolved
-        self.index = index
-        self.index_type = index_type
-        self.include_title = include_title
-        self.query_prefix = query_prefix
-        self.batch_size = batch_size
+    store: ParagraphStore
+    encoder: Any
+    resolved: ResolvedModel
+    index: Any
+    index_type: str
+    include_title: bool = True
+    query_prefix: str = ""
+    batch_size: int = 64
+    device: InitVar[str | None] = None
+    #: The index searched: a GPU copy where a GPU and GPU FAISS exist (flat indexes).
+    search_index: Any = field(init=False)
+    faiss_device: str = field(init=False)
+
+    def __post_init__(self, device: str | None) -> None:
+        self.search_index, self.faiss_device = place_index(self.index, index_type=self.index_type, device=device)
 
     @classmethod
     def build(
@@ -343,9 +343,7 @@ class DenseRetriever:
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Top ``k`` paragraphs per query by cosine similarity."""
-        if k < 1:
-            raise UserError(f"k must be >= 1, got {k}")
-        queries = list(queries)
+        queries = search_queries(queries, k=k)
         if not queries:
             return []
         scores, rows = self.search_vectors(self.encode_queries(queries), k=k)
