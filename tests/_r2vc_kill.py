@@ -4,8 +4,8 @@
 from the model folder ``BASE`` on the JSONL ``ROWS`` into ``OUT`` with the tests' fast
 settings (:data:`TRAIN`), killing itself with SIGKILL right after the checkpoint of optimizer
 step ``KILL_AT`` was written. ``python tests/_r2vc_kill.py decode N -- CMD...``: run the
-``averitec`` command line ``CMD`` and SIGKILL the process after the generator decoded ``N``
-claims. Nothing is cleaned up: the point is what a kill leaves behind.
+``averitec`` command line ``CMD`` and SIGKILL the process when the generator is asked to
+decode more after ``N`` claims (a batch of claims counts all its claims). Nothing is cleaned up: the point is what a kill leaves behind.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ def train(stage: str, base: str, rows: str, out: str, *, kill_at: int | None) ->
 
     from averitec_tools.baselines.r2vc.training import _common
     from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-    from averitec_tools.baselines.r2vc.training.dpo import train_dpo
     from averitec_tools.baselines.r2vc.training.rows import read_training_rows
-    from averitec_tools.baselines.r2vc.training.sft import train_sft
+    from averitec_tools.baselines.r2vc.training.stages import train as train_stage
 
     if kill_at is not None:
         class Kill(TrainerCallback):  # type: ignore[misc]
@@ -46,9 +45,8 @@ def train(stage: str, base: str, rows: str, out: str, *, kill_at: int | None) ->
 
         _common.train_checked = killing  # type: ignore[assignment]
     cls: Any = SFTSettings if stage == "sft" else DPOSettings
-    fn: Any = train_sft if stage == "sft" else train_dpo
     settings = cls.from_dict({**TRAIN, "model": base, "local_files_only": True})
-    return fn(settings=settings, rows=read_training_rows(rows), output_dir=out)
+    return train_stage(stage=stage, settings=settings, rows=read_training_rows(rows), output_dir=out)
 
 
 def decode_then_kill(n: int, argv: list[str]) -> int:
@@ -56,16 +54,23 @@ def decode_then_kill(n: int, argv: list[str]) -> int:
     from averitec_tools.baselines.r2vc.stages.generation.generator import HFGenerator
     from averitec_tools.cli.main import main
 
-    original = HFGenerator.generate
-    calls = [0]
+    one, many = HFGenerator.generate, HFGenerator.generate_many
+    decoded = [0]
 
-    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if calls[0] >= n:
+    def before(n_claims: int) -> None:
+        if decoded[0] >= n:
             os.kill(os.getpid(), signal.SIGKILL)
-        calls[0] += 1
-        return original(self, *args, **kwargs)
+        decoded[0] += n_claims
 
-    HFGenerator.generate = counting  # type: ignore[method-assign]
+    def generate(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before(1)
+        return one(self, *args, **kwargs)
+
+    def generate_many(self: Any, requests: Any, **kwargs: Any) -> Any:
+        before(len(requests))
+        return many(self, requests, **kwargs)
+
+    HFGenerator.generate, HFGenerator.generate_many = generate, generate_many  # type: ignore[method-assign]
     return main(argv)
 
 

@@ -187,7 +187,7 @@ def test_dry_run_lists_every_name_and_measures_stores(tmp_path: Path) -> None:
     assert all(f["unpacked_measured"] for f in store["files"])
     assert by_key["averitec/dev"]["total_bytes"] == 1785475 and by_key["averitec/dev"]["verified"]
     assert by_key["averitec-store/dev"]["repo_type"] == "model"
-    assert by_key["fever/paper_dev"]["repo"] is None and by_key["vitaminc"]["repo_type"] == "dataset"
+    assert by_key["fever/paper_dev"]["repo"] == "fever/fever" and by_key["vitaminc"]["repo_type"] == "dataset"
     gets = [(p, r) for m, p, r in hub.log if m == "GET" and p.endswith(".zip")]
     assert gets and all(r is not None for _, r in gets)  # only ranged reads of the directories
 
@@ -366,7 +366,7 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--reserve", "lots"], "not a size"),
     (["averitec", "--split", "dev", "--from", "/nonexistent-dir"], "not a directory"),
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
-    (["fever", "--split", "paper_dev"], "no hub copy"),
+    (["fever", "--split", "paper_dev"], "hub is disabled"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])

@@ -94,6 +94,8 @@ class ClaimScore:
         confidence: The submission's ``confidence`` field for this claim, if any.
         probabilities: The submission's per-label ``probabilities``, if any.
         claim_type: Claim types (AVeriTeC) used for per-type breakdowns.
+        unscored: Why the claim has no score for some metrics (their ``values`` are NaN,
+            left out of the means), e.g. ``"judge_request_failed"``; ``None``: scored.
     """
 
     claim_id: int | str
@@ -103,6 +105,7 @@ class ClaimScore:
     confidence: float | None = None
     probabilities: Mapping[str, float] | None = None
     claim_types: tuple[str, ...] = ()
+    unscored: str | None = None
 
 
 @dataclass(frozen=True)
@@ -181,8 +184,10 @@ class ScoringProfile(ABC):
             **options: Options declared in :attr:`OPTIONS`.
 
         Raises:
-            UserError: for any malformed, mismatched or wrong-format input.
+            UserError: for an option not in :attr:`OPTIONS` (or outside its choices), and for
+                any malformed, mismatched or wrong-format input.
         """
+        check_options(self.name, options, self.OPTIONS)  # before any file is read
         call = ScoreCall(predictions=predictions, references=references, jobs=jobs, progress=progress,
                          warm=warm, options=options)
         return self._score(call)

@@ -38,7 +38,6 @@ from averitec_tools.scoring.profiles.base import (
     ProfileResult,
     ScoreCall,
     ScoringProfile,
-    check_options,
 )
 from averitec_tools.scoring.submission import load_evalai
 
@@ -92,7 +91,6 @@ class Profile(ScoringProfile):
 
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options = call.predictions, call.references, call.options
-        check_options(self.name, options, self.OPTIONS)
         metric = options.get("metric", "all")
         gold = load_evalai(references, role="references")
         lenience = Lenience(enabled=bool(options.get("lenient", False)))

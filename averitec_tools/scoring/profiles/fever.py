@@ -57,7 +57,6 @@ from averitec_tools.scoring.profiles.base import (
     ProfileResult,
     ScoreCall,
     ScoringProfile,
-    check_options,
 )
 
 
@@ -178,7 +177,6 @@ class Profile(ScoringProfile):
 
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options = call.predictions, call.references, call.options
-        check_options(self.name, options, self.OPTIONS)
         max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))

@@ -21,10 +21,11 @@ Example:
     >>> (folder / "checkpoint-4").mkdir()  # torn: no trainer_state.json
     >>> last_complete_checkpoint(folder).name
     'checkpoint-2'
-    >>> open_checkpoints(root / "sft", fingerprint="other")
-    Traceback (most recent call last):
-    ...
-    averitec_tools.errors.UserError: ... holds checkpoints of another training run (other settings or data)
+    >>> try:
+    ...     open_checkpoints(root / "sft", fingerprint="other")
+    ... except UserError as exc:
+    ...     print(str(exc).split(": ", 1)[1].split(" (delete")[0])
+    holds checkpoints of another training run (other settings or data)
 """
 
 from __future__ import annotations

@@ -93,8 +93,10 @@ def train(
 ) -> tuple[TrainingReport, Any]:
     """Train ``stage`` on the rows and save the model to ``output_dir``.
 
-    The run happens in a scratch directory that replaces ``output_dir`` only when
-    training succeeded, so an interrupted run leaves no half-written model.
+    The final model is written to a scratch directory that replaces ``output_dir`` only
+    when training succeeded, so an interrupted run leaves no half-written model; with
+    ``settings.save_steps`` > 0 the run checkpoints into ``output_dir.checkpoints/`` and a
+    rerun resumes there (:mod:`~averitec_tools.baselines.r2vc.training.checkpoints`).
 
     Args:
         stage: ``"sft"`` (fine-tune on the rows) or ``"dpo"`` (align on preference pairs
