@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # pragma: no cover - Python 3.10 (typing_extensions comes with pydantic)
+    from typing_extensions import dataclass_transform
 
 
 @dataclass(frozen=True)
@@ -57,10 +63,10 @@ class Metric:
     """Base of the parameterised metrics: a frozen dataclass whose fields are its parameters.
 
     The one way to define a metric: subclasses pass the metadata as class keywords
-    (``class ECE(Metric, name="ece", higher_is_better=False, description=...)``), are
-    frozen dataclasses whose fields are the parameters, implement ``__call__`` (or inherit
-    it from :class:`ConfidenceMetric` / :class:`ProbabilityMetric`), and register with the
-    :func:`register_metric` class decorator; ``info``, ``params`` and the string form
+    (``class ECE(Metric, name="ece", higher_is_better=False, description=...)``), declare
+    the parameters as fields, implement ``__call__`` (or inherit it from
+    :class:`ConfidenceMetric` / :class:`ProbabilityMetric`), and register with the
+    :func:`register_metric` class decorator, which makes them frozen dataclasses; ``info``, ``params`` and the string form
     (:func:`metric_spec`) follow from the fields. ``shown=("threshold",)`` names parameters
     the string form always writes (``averitec-score(threshold=0.25)``: a per-claim key
     names its λ even at the default).
@@ -108,13 +114,14 @@ class Metric:
 MetricClass = TypeVar("MetricClass", bound=type[Metric])
 
 
+@dataclass_transform(frozen_default=True)
 def register_metric(cls: MetricClass) -> MetricClass:
-    """Class decorator, the one registration: ``METRICS`` holds the class's default instance
+    """Class decorator, the one definition and registration: makes the class a frozen
+    dataclass (its fields are the parameters) and ``METRICS`` holds its default instance
     under its ``name`` (a second metric of that name is an error).
 
     Example:
         >>> @register_metric
-        ... @dataclass(frozen=True)
         ... class Half(Metric, name="half-doc-example", higher_is_better=True, description="always 0.5"):
         ...     def __call__(self) -> float:
         ...         return 0.5
@@ -123,8 +130,10 @@ def register_metric(cls: MetricClass) -> MetricClass:
         >>> METRICS._items.pop(Half.name) == Half()  # (the example leaves the registry as it was)
         True
     """
-    if not (isinstance(cls, type) and issubclass(cls, Metric) and dataclasses.is_dataclass(cls)):
-        raise TypeError(f"register_metric decorates a frozen dataclass subclass of Metric, not {cls!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise TypeError(f"register_metric decorates a subclass of Metric, not {cls!r}")
+    if "__dataclass_fields__" not in cls.__dict__:  # (not already made a dataclass by hand)
+        dataclass(frozen=True)(cls)  # in place: the same class, now a frozen dataclass
     METRICS.add(cls.name, cls())
     return cls
 
@@ -204,6 +213,50 @@ def _typed(value: str, default: Any, where: str) -> Any:
         raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
 
 
+def split_spec(text: str, *, kind: str) -> tuple[str, str]:
+    """``(name, parameter text)`` of a spec ``NAME`` or ``NAME(PARAM=VALUE,...)`` (``kind`` names it in errors).
+
+    Example:
+        >>> split_spec("ece(n_bins=3)", kind="metric"), split_spec("bleu", kind="scorer")
+        (('ece', 'n_bins=3'), ('bleu', ''))
+    """
+    match = _SPEC.fullmatch(text)
+    if not match:
+        raise UserError(f"not a {kind}: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    return match[1], match[2] or ""
+
+
+def spec_params(*, spec: str, args: str, base: Any, fields: Iterable[str], kind: str) -> dict[str, Any]:
+    """The typed ``{PARAM: VALUE}`` of a spec's parameter text, each typed by ``base``'s value.
+
+    Raises:
+        UserError: An unknown parameter (with close names), a part without ``=``, a value of
+            the wrong type, or a parameter that is not a simple value.
+
+    Example:
+        >>> from averitec_tools.metrics.brier import MulticlassBrierScore
+        >>> spec_params(spec="b", args="scale_by_half=True", base=MulticlassBrierScore(),
+        ...             fields=["scale_by_half"], kind="metric")
+        {'scale_by_half': True}
+    """
+    name = split_spec(spec, kind=kind)[0]
+    known = Registry.of_names(f"parameter of {kind} {name!r}", fields)
+    values: dict[str, Any] = {}
+    for part in args.split(","):
+        if not part.strip():
+            continue
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UserError(f"{kind} {spec!r}: expected PARAM=VALUE, got {part.strip()!r}")
+        known.get(key)
+        default = getattr(base, key)
+        if not isinstance(default, _SCALARS):
+            raise UserError(f"{kind} {spec!r}: parameter {key!r} cannot be set from a string")
+        values[key] = _typed(raw.strip(), default, f"{kind} {spec!r}: {key}")
+    return values
+
+
 def parse_metric(text: str) -> Any:
     """The registered metric ``name(k=v,...)`` names, with its parameters set (typed).
 
@@ -221,31 +274,16 @@ def parse_metric(text: str) -> Any:
     """
     from averitec_tools.metrics import all_metrics
 
-    match = _SPEC.fullmatch(text)
-    if not match:
-        raise UserError(f"not a metric: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
+    name, args = split_spec(text, kind="metric")
     all_metrics()
-    name, args = match[1], match[2]
     metric = METRICS.get(name)
-    if not args or not args.strip():
+    if not args.strip():
         return metric
     fields = {f.name: f for f in dataclasses.fields(metric)} if dataclasses.is_dataclass(metric) else {}
-    known = Registry.of_names(f"parameter of metric {name!r}", fields)
-    values: dict[str, Any] = {}
-    for part in args.split(","):
-        key, sep, raw = part.partition("=")
-        key, raw = key.strip(), raw.strip()
-        if not sep:
-            raise UserError(f"metric {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
-        known.get(key)
-        default = getattr(metric, key)
-        if not isinstance(default, _SCALARS):
-            raise UserError(f"metric {text!r}: parameter {key!r} cannot be set from a string")
-        values[key] = _typed(raw, default, f"metric {text!r}: {key}")
-    return dataclasses.replace(metric, **values)
+    return dataclasses.replace(metric, **spec_params(spec=text, args=args, base=metric, fields=fields, kind="metric"))
 
 
 __all__ = [
     "METRICS", "ConfidenceMetric", "Metric", "MetricInfo", "ProbabilityMetric", "metric_spec", "parse_metric",
-    "register_metric",
+    "register_metric", "spec_params", "split_spec",
 ]

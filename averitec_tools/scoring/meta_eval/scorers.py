@@ -17,14 +17,12 @@ counted and left out of every correlation, never scored 0.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.registry import Registry
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, read_items_file
 from averitec_tools.scoring.meta_eval.scorer_base import (
     SCORERS,
@@ -33,20 +31,6 @@ from averitec_tools.scoring.meta_eval.scorer_base import (
     register_scorer,
 )
 
-_SPEC = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*")
-
-
-def _typed(value: str, default: Any, where: str) -> Any:
-    kind = type(default)
-    if kind is bool:
-        if value not in ("True", "False"):
-            raise UserError(f"{where}: expected True or False, got {value!r}")
-        return value == "True"
-    try:
-        return kind(value)
-    except ValueError:
-        raise UserError(f"{where}: expected {kind.__name__}, got {value!r}") from None
-
 
 def parse_scorer(text: str) -> Scorer:
     """The scorer a spec ``NAME`` or ``NAME(PARAM=VALUE,...)`` names.
@@ -54,23 +38,13 @@ def parse_scorer(text: str) -> Scorer:
     Raises:
         UserError: An unknown scorer or parameter (with close names), or a bad value.
     """
-    match = _SPEC.fullmatch(text)
-    if not match:
-        raise UserError(f"not a scorer spec: {text!r} (expected NAME or NAME(PARAM=VALUE,...))")
-    cls = SCORERS.get(match[1])
+    from averitec_tools.metrics.base import spec_params, split_spec
+
+    name, args = split_spec(text, kind="scorer spec")
+    cls = SCORERS.get(name)
     base = cls()
     fields = {f.name for f in dataclasses.fields(cls) if isinstance(getattr(base, f.name), (bool, int, float, str))}
-    known = Registry.of_names(f"parameter of scorer {match[1]!r}", fields)
-    values: dict[str, Any] = {}
-    for part in (match[2] or "").split(","):
-        if not part.strip():
-            continue
-        key, sep, raw = part.partition("=")
-        key = key.strip()
-        if not sep:
-            raise UserError(f"scorer {text!r}: expected PARAM=VALUE, got {part.strip()!r}")
-        known.get(key)
-        values[key] = _typed(raw.strip(), getattr(base, key), f"scorer {text!r}: {key}")
+    values = spec_params(spec=text, args=args, base=base, fields=fields, kind="scorer")
     scorer = dataclasses.replace(base, **values)
     check = getattr(scorer, "check", None)
     if check is not None:
@@ -84,9 +58,38 @@ def _meteor_engine() -> Any:
     return MeteorEngine(allow_download=False)
 
 
+@dataclass(frozen=True)
+class PerItemScorer(Scorer):
+    """A scorer of one item at a time: ``setup()`` once (an engine, a library object), then ``score_item``."""
+
+    def setup(self) -> Any:
+        return _meteor_engine()
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        raise NotImplementedError
+
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+        ctx = self.setup()
+        return [self.score_item(it, ctx) for it in items]
+
+
+def _library(module: str, package: str, scorer: str) -> Any:
+    """``import module``, or a ResourceError naming the scorer and the package it needs."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ResourceError(f"the {scorer} scorer needs {package}", hint="pip install 'averitec-tools[meta-eval]'") from None
+
+
+def _study_blocks(text: str) -> list[str]:
+    return ["Question" + x.strip() for x in text.split("Question") if x]
+
+
 @register_scorer
 @dataclass(frozen=True)
-class HuMeteorScorer(Scorer):
+class HuMeteorScorer(PerItemScorer):
     """The project's Hungarian METEOR of the Q+A strings (``normalise``: reference = AVeriTeC 2024, candidate = EvalAI)."""
 
     name: ClassVar[str] = "hu-meteor"
@@ -96,85 +99,68 @@ class HuMeteorScorer(Scorer):
         if self.normalise not in ("reference", "candidate"):
             raise UserError(f"hu-meteor: normalise must be reference or candidate, got {self.normalise!r}")
 
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         from averitec_tools.metrics.hungarian_meteor import HU_METEOR
 
-        engine = _meteor_engine()
-        out: list[float | None] = []
-        for it in items:
-            cands, refs = qa_strings(it.predicted), qa_strings(it.reference)
-            ok = cands and refs
-            out.append(HU_METEOR(candidates=cands, references=refs, normalise=self.normalise, engine=engine)  # type: ignore[arg-type]
-                       if ok else 0.0)
-        return out
+        cands, refs = qa_strings(item.predicted), qa_strings(item.reference)
+        if not (cands and refs):
+            return 0.0
+        return HU_METEOR(candidates=cands, references=refs, normalise=self.normalise, engine=ctx)  # type: ignore[arg-type]
 
 
 @register_scorer
 @dataclass(frozen=True)
-class StudyHuMeteorScorer(Scorer):
+class StudyHuMeteorScorer(PerItemScorer):
     """The study's ``calc_hungarian_meteor``: blocks split at every "Question", sum / characters of the candidate."""
 
     name: ClassVar[str] = "hu-meteor-study"
 
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         from averitec_tools.metrics.hungarian_meteor import assignment_utility, pairwise_matrix
 
-        engine = _meteor_engine()
-
-        def seg(t: str) -> list[str]:
-            return ["Question" + x.strip() for x in t.split("Question") if x]
-
-        out: list[float | None] = []
-        for it in items:
-            # the study's matrix is reference x candidate; the assignment sum is the same
-            m = pairwise_matrix(candidates=seg(it.predicted), references=seg(it.reference), engine=engine)
-            out.append(assignment_utility(m, normaliser=len(it.predicted)))
-        return out
+        # the study's matrix is reference x candidate; the assignment sum is the same
+        m = pairwise_matrix(candidates=_study_blocks(item.predicted), references=_study_blocks(item.reference), engine=ctx)
+        return assignment_utility(m, normaliser=len(item.predicted))
 
 
 @register_scorer
 @dataclass(frozen=True)
-class MeteorScorer(Scorer):
+class MeteorScorer(PerItemScorer):
     """Sentence METEOR of the whole evidence texts (NLTK 3.9.1 ``word_tokenize``, the project's engine)."""
 
     name: ClassVar[str] = "meteor"
 
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
-        engine = _meteor_engine()
-        return [engine.score(candidate=it.predicted, reference=it.reference) for it in items]
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        return ctx.score(candidate=item.predicted, reference=item.reference)
 
 
 @register_scorer
 @dataclass(frozen=True)
-class BleuScorer(Scorer):
+class BleuScorer(PerItemScorer):
     """Sentence BLEU-4 on whitespace tokens, no smoothing (``sacrebleu``; the study's HF ``bleu``)."""
 
     name: ClassVar[str] = "bleu"
 
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
-        try:
-            import sacrebleu
-        except ImportError:
-            raise ResourceError("the bleu scorer needs sacrebleu", hint="pip install 'averitec-tools[meta-eval]'") from None
-        bleu = sacrebleu.metrics.BLEU(smooth_method="none", tokenize="none", force=True)
-        return [bleu.corpus_score([" ".join(it.predicted.split())], [[" ".join(it.reference.split())]]).score / 100
-                for it in items]
+    def setup(self) -> Any:
+        return _library("sacrebleu", "sacrebleu", self.name).metrics.BLEU(smooth_method="none", tokenize="none",
+                                                                          force=True)
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        return ctx.corpus_score([" ".join(item.predicted.split())], [[" ".join(item.reference.split())]]).score / 100
 
 
 @register_scorer
 @dataclass(frozen=True)
-class RougeScorer(Scorer):
+class RougeScorer(PerItemScorer):
     """ROUGE-L F-measure (``rouge-score``, no stemming; the study's HF ``rouge`` ``rougeL``)."""
 
     name: ClassVar[str] = "rouge"
 
-    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
-        try:
-            from rouge_score import rouge_scorer
-        except ImportError:
-            raise ResourceError("the rouge scorer needs rouge-score", hint="pip install 'averitec-tools[meta-eval]'") from None
-        scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
-        return [scorer.score(it.reference, it.predicted)["rougeL"].fmeasure for it in items]
+    def setup(self) -> Any:
+        return _library("rouge_score.rouge_scorer", "rouge-score", self.name).RougeScorer(["rougeL"], use_stemmer=False)
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        return ctx.score(item.reference, item.predicted)["rougeL"].fmeasure
 
 
 @register_scorer
@@ -204,7 +190,7 @@ class FileScorer(Scorer):
 
 def scorer_names() -> list[str]:
     """Every registered scorer name (importing the ones defined elsewhere)."""
-    from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer  # noqa: F401  (registers)
+    from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer, verdict_scorer  # noqa: F401  (registers)
 
     return SCORERS.names()
 
