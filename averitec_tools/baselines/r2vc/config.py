@@ -161,8 +161,7 @@ class OfflineConfig:
     #: Which own answers of a training claim carry its verdict: ``decisive`` or ``verdict``
     #: (:func:`~averitec_tools.baselines.r2vc.offline.data.verifier_epochs`).
     pair_labels: str = "decisive"
-    #: Cap on the pairs per NLI class and epoch (None: the smallest class, all of it).
-    pairs_per_class: int | None = None
+    pairs_per_class: int | None = None  #: pairs per NLI class and epoch (None: all of the smallest class)
     epochs: int = 3
     learning_rate: float = 5e-5
     train_batch_size: int = 16
@@ -179,8 +178,7 @@ class OfflineConfig:
     target_coverage: float = 0.5
     #: Folds of the out-of-fold π the gates are fitted on.
     gate_folds: int = 5
-    #: Where fine-tuned verifiers and the corpus/indexes are cached (default: user cache).
-    cache_dir: str | None = None
+    cache_dir: str | None = None  #: where verifiers, corpus and indexes are cached (default: user cache)
     seed: int = 13
 
 
