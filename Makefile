@@ -130,11 +130,15 @@ R2VC_PAPER_OUT ?= results/r2vc-paper
 r2vc-paper averitec-paper: HF_HUB_OFFLINE = 0
 r2vc-paper averitec-paper: TRANSFORMERS_OFFLINE = 0
 r2vc-paper averitec-paper: HF_DATASETS_OFFLINE = 0
+# One command for both recipes: one generator (SFT and DPO trained once, both evaluation sets
+# excluded), one slice decoding, one decoding per generator for every Table 2 row. Plan it first:
+#   .venv/bin/averitec baseline r2vc paper --recipe paper-fever --recipe paper-vitaminc --plan --gpu h200
 r2vc-paper: $(GPU_VENV)/.gpu-stamp
-	for recipe in $(R2VC_PAPER_RECIPES); do \
-	  $(GPU_VENV)/bin/averitec baseline r2vc paper --recipe $$recipe --work $(R2VC_PAPER_OUT)/$$recipe || exit $$?; done
+	$(GPU_VENV)/bin/averitec baseline r2vc paper $(addprefix --recipe ,$(R2VC_PAPER_RECIPES)) --work $(R2VC_PAPER_OUT)
+# The same command with tiny random models and fixture data (CPU, a few minutes): R2VC_PAPER_OUT/paper_manifest.json.
+r2vc-paper-ci: R2VC_PAPER_CI_OUT = $(if $(filter command line,$(origin R2VC_PAPER_OUT)),$(R2VC_PAPER_OUT),results/r2vc-paper-ci)
 r2vc-paper-ci: $(VENV)/.all-stamp
-	$(PY) -m pytest -q tests/test_r2vc_paper.py
+	$(PY) benchmarks/r2vc_paper_ci.py $(R2VC_PAPER_CI_OUT)
 
 # The AVeriTeC baseline (offline-minilm) on dev: every row of docs/averitec_baseline.md.
 # AVERITEC_DEV_LIMIT=N runs the first N dev claims, scored against exactly those gold claims.

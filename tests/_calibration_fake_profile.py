@@ -17,8 +17,8 @@ from averitec_tools.jsonio import load_json
 from averitec_tools.scoring import profiles
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
-    PathLike,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
 )
 
@@ -29,8 +29,8 @@ class FakeProfile(ScoringProfile):
     name: ClassVar[str] = "fake"
     description: ClassVar[str] = "test-only profile"
 
-    def score(self, *, predictions: PathLike, references: PathLike, jobs: int | None = None,
-              progress: bool = False, **options: Any) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references = call.predictions, call.references
         gold = {r["id"]: r["label"] for r in load_json(references)}
         per_claim = []
         for item in load_json(predictions):

@@ -46,7 +46,6 @@ NOT_IMPORTABLE = {
 #: Modules whose every example is ``+SKIP``: what each needs, and the test that runs it instead.
 SKIP_ONLY = {
     "averitec_tools.baselines.r2vc.stages.generation.generator": "a hub causal LM; tests/test_r2vc_generator.py runs a tiny one",
-    "averitec_tools.baselines.r2vc.training.sft": "a TRL training run; tests/test_r2vc_training.py runs a tiny one",
 }
 
 #: Library modules with public definitions and no example yet. This list may only shrink:

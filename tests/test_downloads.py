@@ -187,7 +187,7 @@ def test_dry_run_lists_every_name_and_measures_stores(tmp_path: Path) -> None:
     assert all(f["unpacked_measured"] for f in store["files"])
     assert by_key["averitec/dev"]["total_bytes"] == 1785475 and by_key["averitec/dev"]["verified"]
     assert by_key["averitec-store/dev"]["repo_type"] == "model"
-    assert by_key["fever/paper_dev"]["repo"] is None and by_key["vitaminc"]["repo_type"] == "dataset"
+    assert by_key["fever/paper_dev"]["repo"] == "fever/fever" and by_key["vitaminc"]["repo_type"] == "dataset"
     gets = [(p, r) for m, p, r in hub.log if m == "GET" and p.endswith(".zip")]
     assert gets and all(r is not None for _, r in gets)  # only ranged reads of the directories
 
@@ -366,7 +366,7 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--reserve", "lots"], "not a size"),
     (["averitec", "--split", "dev", "--from", "/nonexistent-dir"], "not a directory"),
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
-    (["fever", "--split", "paper_dev"], "no hub copy"),
+    (["fever", "--split", "paper_dev"], "hub is disabled"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])
@@ -431,7 +431,8 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """One layout: `averitec data download vitaminc` (default root, no path given) writes
     vitaminc/{train,dev,test}.jsonl, and the paper-vitaminc recipe's data check finds them."""
-    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
     from averitec_tools.errors import UserError
 
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
@@ -439,7 +440,7 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     recipe = load_recipe("paper-vitaminc")
     with pytest.raises(UserError, match=r"vitaminc/train\.jsonl: training rows not found "
                                          r"\(download it: averitec data download vitaminc\)"):
-        PaperRun(recipe, work=tmp_path / "w").preflight()
+        PaperSet([recipe], work=tmp_path / "w").preflight()
     row = {"unique_id": "a_1", "case_id": "a", "label": "SUPPORTS", "claim": "X grew.", "evidence": "X grew 5%.",
            "page": "X", "revision_type": "real", "wiki_revision_id": "1", "FEVER_id": ""}
     hub = FakeHub()
@@ -453,5 +454,5 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     recipe = load_recipe("paper-vitaminc")  # built-in paths: the first data root holding the files
     assert (recipe.train_rows, recipe.eval_claims) == (str(root / "vitaminc" / "train.jsonl"),
                                                        str(root / "vitaminc" / "test.jsonl"))
-    PaperRun(recipe, work=tmp_path / "w").preflight()  # the recipe's data check passes
+    PaperSet([recipe], work=tmp_path / "w").preflight()  # the recipe's data check passes
     assert not (tmp_path / "w").exists()

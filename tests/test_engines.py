@@ -34,6 +34,17 @@ def test_ray_address_needs_ray_engine(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "--ray-address needs --engine ray" in proc.stderr
 
 
+def test_every_engine_checks_the_batch_size_and_the_worker_count() -> None:
+    from averitec_tools.engines import Engine, get_engine
+
+    local = get_engine("local")
+    assert isinstance(local, Engine)
+    with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
+        local.map_batches([1, 2], worker=lambda: (lambda xs: xs), batch_size=0)
+    with pytest.raises(RuntimeError, match="worker returned 1 results for 2 items"):
+        list(local.map_batches([1, 2], worker=lambda: (lambda xs: xs[:1]), batch_size=2))
+
+
 def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
     from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import Bm25sRetriever
@@ -114,8 +125,10 @@ def test_build_retriever_builds_missing_indexes_on_a_non_local_engine(tmp_path: 
                         engine=engine)
     assert engine.items == 1 and tree_digest(tmp_path / "ix" / "bm25s") == tree_digest(tmp_path / "ref")
     assert r.search(["Paragraph 7 reports on the tariff"], k=1)[0][0].passage.doc_id == "d7"
-    build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine)
-    assert engine.items == 1  # present: loaded, not rebuilt
+    assert r.index_builds == {"bm25s": "built on engine counting"}  # read by the run summary
+    again = build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix",
+                            engine=engine)
+    assert engine.items == 1 and not hasattr(again, "index_builds")  # present: loaded, not rebuilt
     build_retriever(corpus=str(corpus), sparse="bm25s", dense_model=None, index_dir=tmp_path / "ix", engine=engine,
                     rebuild=True)
     assert engine.items == 2

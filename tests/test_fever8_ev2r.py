@@ -205,3 +205,59 @@ def test_dev_end_to_end_and_cached_rerun(shared_data: Path, tmp_path: Path, serv
     second = get_profile("fever8").score(predictions=base / "baseline_dev_predictions.json", references=base / "dev.json", **opts)
     assert len(requests_sent(log)) == 2 * n and second.summary["judge"]["sent"] == 0
     assert second.summary["ev2r"] == first.summary["ev2r"]
+
+
+UNSCORED_FIXTURES: dict[str, Any] = {
+    "rules": [
+        {"match": [GOLD[0]["claim"], QA], "responses": [{"content": reply(4, 3, 2, 1)}]},
+        {"match": [GOLD[0]["claim"], QUESTIONS], "responses": [{"content": reply(2, 2, 2, 2, "questions")}]},
+        {"match": [GOLD[1]["claim"], QA], "responses": [{"status": 500}]},  # fails on every try
+        {"match": [GOLD[2]["claim"], QA], "responses": [{"content": reply(2, 2, 4, 4)}]},
+        {"match": [GOLD[2]["claim"], QUESTIONS], "responses": [{"content": "no counts here"}]},
+    ],
+    "default": {"status": 200, "content": reply(3, 2, 4, 3, "questions")},
+}
+
+
+def test_unscored_mode_excludes_failed_and_unparseable_claims(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--judge-unscored: claim 1's request fails, claim 2's questions reply does not parse;
+    both are unscored (NaN, out of the judge means, counted by reason); the zero mode on the
+    same replies scores them 0 instead."""
+    import math
+
+    files = make_files(tmp_path)
+    with running(UNSCORED_FIXTURES, tmp_path) as (url, _):
+        opts = judge_options(url, tmp_path / "cache", judge_retries=0)
+        r = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                        judge_unscored=True, **opts)
+        zero = get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                           official_failure_mode=True, **opts)
+        with pytest.raises(UserError, match="exclude each other"):
+            get_profile("fever8").score(predictions=files["pred2024"], references=files["gold"], jobs=1,
+                                        judge_unscored=True, official_failure_mode=True, **opts)
+        base = ["score", str(files["pred2024"]), str(files["gold"]), "--profile", "fever8", "--json", "--jobs", "1",
+                "--judge-url", url, "--judge-model", "fixture-judge", "--judge-cache", str(tmp_path / "cache"),
+                "--judge-retries", "0", "--judge-timeout", "1"]
+        assert main([*base, "--judge-unscored"]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        assert main([*base, "--judge-unscored", "--official-failure-mode"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "exclude each other" in err[0]
+    s = r.summary
+    # Only claim 0 is scored by the judge: qa (P, R) = (3/4, 1/2), questions (1, 1); its label is
+    # right but recall 1/2 is not > 0.5. Label accuracy stays over all three claims (2/3).
+    assert s["ev2r"]["questions_answers"] == pytest.approx({"precision": 0.75, "recall": 0.5})
+    assert s["ev2r"]["questions_only"] == pytest.approx({"precision": 1.0, "recall": 1.0})
+    assert s["averitec_score_ev2r"] == {"0.5": 0.0}
+    assert s["veracity"]["accuracy"] == pytest.approx(2 / 3)
+    assert s["judge"]["unscored"] == {"count": 2, "reasons": {"judge_request_failed": 1, "judge_reply_unparseable": 1}}
+    assert [c.unscored for c in r.per_claim] == [None, "judge_request_failed", "judge_reply_unparseable"]
+    assert math.isnan(r.per_claim[1].values["ev2r_qa_recall"]) and r.per_claim[1].values["label_accuracy"] == 0.0
+    sig = parse_signature(r.signature)
+    assert sig["failures"] == "unscored(2)" and sig["unparseable"] == "unscored"
+    assert "their claims are unscored" in r.warnings[0]
+    # The official mode: the same replies, failures and unparseable replies score 0 over all claims.
+    assert zero.summary["ev2r"]["questions_answers"]["recall"] == pytest.approx((0.5 + 0 + 1) / 3)
+    assert zero.summary["judge"]["unscored"] == {"count": 0, "reasons": {}}
+    assert parse_signature(zero.signature)["failures"] == "zero(1)"
+    assert cli["judge"]["unscored"]["count"] == 2 and parse_signature(cli["signature"])["failures"] == "unscored(2)"

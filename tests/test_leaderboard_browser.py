@@ -9,6 +9,7 @@ CI, where it fails.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ from conftest import skip_or_fail
 from averitec_tools.leaderboard.processing import Scorer
 from averitec_tools.leaderboard.store import Store
 from averitec_tools.leaderboard.worker import process_one
-from tests._leaderboard_helpers import REPO, competition_yaml, variant
+from tests._leaderboard_helpers import DEMO_GOLD, REPO, competition_yaml, variant
 from tests._leaderboard_server import running_server
 
 CHROME_FLAGS = (
@@ -158,6 +159,7 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
     Hungarian assignment marked once the phase is revealed; on a private split a team
     cannot open a claim of the hidden part before the reveal."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     db = f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(db)
@@ -179,6 +181,7 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
         browser.find_element(By.ID, "claims-link").click()
         browser.find_element(By.ID, "q").send_keys(str(private[0]))
         browser.find_element(By.ID, "search").click()
+        WebDriverWait(browser, 20).until(lambda d: "q=" in d.current_url)  # the search page, not the list before it
         links = browser.find_elements(By.CSS_SELECTOR, "#claims tbody a")
         assert [a.text for a in links] == [str(private[0])]
         links[0].click()
@@ -197,3 +200,113 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
         browser.save_screenshot(str(shots / "claim-phone.png"))
     for name in ("desktop", "phone"):
         assert (shots / f"claim-{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.timeout(420)
+def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_path, browser) -> None:
+    """Issue 28 items 3-4 in a real browser: a team uploads through the form with its
+    declaration (HTML in it, shown as text; a tampered yes/no value is one message and
+    nothing stored); the worker audits the evidence and the board row is flagged, with its
+    counts linking to the audit page; on a private split the audit shows no claim of the
+    hidden half before the reveal; a judge phase shows per row the claims left unscored and
+    why, and its signature names the mode. Screenshots: the flagged row at 1280 and 390 px."""
+    from _judge_server import running
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from averitec_tools.leaderboard.ranking import claim_mask
+    from tests.test_leaderboard_trust import (
+        SPLIT,
+        flagged_predictions,
+        judge_competition,
+        judge_fixtures,
+    )
+
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    store = Store(db)
+    board = {"gold": str(DEMO_GOLD), "profiles": ["averitec2024"], "primary_metric": "averitec_score@0.25",
+             "columns": ["averitec_score@0.25", "label_accuracy"]}
+    with running(judge_fixtures(), tmp_path) as (judge_url, _):
+        spec = json.loads(judge_competition(judge_url, tmp_path / "judge-cache"))
+        spec["phases"] = [{"name": "board", **board, "title": "Audit flags"},
+                          {"name": "split", **board, "visibility": "private", "split": SPLIT},
+                          {**spec["phases"][0], "name": "judge"}]
+        store.init(json.dumps(spec), where="c.yaml")
+        token = store.add_team("blue")
+        store.add_team("green")
+        scorer = Scorer(cache_dir=False, n_resamples=50)
+        for team, phase, content in (("green", "board", variant(3, n_wrong=10)), ("blue", "split", flagged_predictions()),
+                                     ("blue", "judge", variant(0))):
+            sid = store.submit(team=team, system=f"{team}-{phase}", phase=phase, content=content, file_name="p.json",
+                               declaration={"training_data": "AVeriTeC train", "dev_claims_used": "no"}).id
+            process_one(store, scorer, submission_id=sid)
+            assert store.submission(sid)["state"] == "finished"
+    upload = tmp_path / "leaky.json"
+    upload.write_bytes(flagged_predictions())
+    shots = artifacts_dir()
+    with running_server(db, workers=1) as (base, _):
+        browser.set_window_size(1280, 900)
+        browser.get(base + "/submit")
+        browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "login").click()
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "system"))
+
+        def fill(dev_claims: str) -> None:
+            browser.find_element(By.ID, "system").send_keys("leaky retriever")
+            Select(browser.find_element(By.ID, "phase")).select_by_value("board")
+            browser.find_element(By.ID, "file").send_keys(str(upload))
+            browser.find_element(By.ID, "training-data").send_keys("<b>AVeriTeC train</b> + the web")
+            browser.execute_script(f"document.querySelector('#dev-claims-used option[value=yes]').value = {dev_claims!r}")
+            Select(browser.find_element(By.ID, "dev-claims-used")).select_by_index(2)
+
+        fill("maybe")  # a tampered form: one message, nothing stored
+        n_before = len(store.submissions())
+        browser.find_element(By.ID, "send").click()
+        assert "field 'dev_claims_used' must be 'yes' or 'no'" in browser.find_element(By.TAG_NAME, "main").text
+        assert len(store.submissions()) == n_before
+        browser.get(base + "/submit")
+        fill("yes")
+        browser.find_element(By.ID, "send").click()
+        WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
+        WebDriverWait(browser, 180, poll_frequency=0.5).until(lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
+        assert browser.find_element(By.ID, "state").text == "finished"
+        assert browser.find_element(By.ID, "declared-training").text == "<b>AVeriTeC train</b> + the web"
+        assert "1 the claim's own fact-check" in browser.find_element(By.ID, "audit-summary").text
+        for width, name in ((1280, "desktop"), (390, "phone")):
+            browser.set_window_size(width, 900)
+            browser.get(base + "/phase/board")
+            headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+            rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+            cells = {tr.find_elements(By.TAG_NAME, "td")[3].text: tr for tr in rows}
+            flagged = cells["leaky retriever"].find_element(By.CSS_SELECTOR, "td.audit")
+            assert "flagged" in flagged.get_attribute("class")
+            assert "flagged" not in cells["green-board"].find_element(By.CSS_SELECTOR, "td.audit").get_attribute("class")  # sources only
+            texts = [td.get_attribute("textContent").strip() for td in cells["leaky retriever"].find_elements(By.TAG_NAME, "td")]
+            assert texts[headers.index("Training data (declared)")] == "<b>AVeriTeC train</b> + the web"
+            assert texts[headers.index("Dev claims used")] == "yes"
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", flagged)
+            right = browser.execute_script("return document.documentElement.clientWidth")
+            assert flagged.rect["x"] >= 0 and flagged.rect["x"] + flagged.rect["width"] <= right
+            browser.save_screenshot(str(shots / f"flagged-row-{name}.png"))
+        browser.set_window_size(1280, 900)
+        flagged = browser.find_element(By.CSS_SELECTOR, "#leaderboard td.audit.flagged a")
+        counts = [int(x) for x in flagged.text.split(" · ")]
+        flagged.click()
+        shown = [int(browser.find_element(By.ID, f"count-{r}").text)
+                 for r in ("published_after_claim", "fact_checker_source", "own_fact_check_article")]
+        assert shown == counts and counts[2] == 1
+        # The private split: the team's own audit page lists no claim of the hidden half.
+        split_id = next(r["id"] for r in store.submissions(phase="split"))
+        public = claim_mask(store.competition().phase("split"), 50, revealed=False)
+        browser.get(base + f"/submission/{split_id}/audit")
+        listed = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "table.audit-rows tbody tr td:first-child")]
+        assert listed and all(public[i] for i in listed)
+        # The judge phase: unscored claims per row, the mode in the signature.
+        browser.get(base + "/phase/judge")
+        headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+        row = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr").find_elements(By.TAG_NAME, "td")
+        assert row[headers.index("Unscored")].text == "3 (judge_reply_unparseable 1, judge_request_failed 2)"
+        assert "judge-failures:unscored" in browser.find_element(By.ID, "board-signature").text
+        browser.save_screenshot(str(shots / "unscored.png"))
+    for name in ("flagged-row-desktop", "flagged-row-phone", "unscored"):
+        assert (shots / f"{name}.png").read_bytes()[:4] == b"\x89PNG"

@@ -55,7 +55,8 @@ def _entries() -> list[Entry]:
     for i, text in enumerate(INJECTIONS):
         values = np.full(8, 0.9 - 0.02 * i)
         out.append(Entry(i + 1, f"team {text}", f"sys {text}", {"m": float(values.mean())}, {"m": (0.1, 0.9)},
-                         {"model": text}, "sig", "v", f"2026-01-01 00:00:{i:02d}", values))
+                         {"model": text}, "sig", "v", f"2026-01-01 00:00:{i:02d}", values,
+                         declaration={"training_data": text, "dev_claims_used": "yes"}))
     return assign_tiers(out, primary="m", alpha=0.05, test="bootstrap", n_resamples=20)
 
 
@@ -73,7 +74,10 @@ def test_csv_cells_cannot_start_a_formula() -> None:
             assert not cell.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r")), cell
     first_cells = [row[2] for row in rows[1:]]  # "team <payload>" starts with text; the disclosure column starts with the payload
     assert first_cells[0].startswith("team =HYPERLINK")
-    assert [row[-1] for row in rows[1:5]] == ["'" + p for p in INJECTIONS[:4]]
+    header = rows[0]
+    for column in ("model", "Training data (declared)"):  # the disclosure and the declaration start with the payload
+        k = header.index(column)
+        assert [row[k] for row in rows[1:5]] == ["'" + p for p in INJECTIONS[:4]]
 
 
 class _Tags(HTMLParser):

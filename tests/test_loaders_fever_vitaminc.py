@@ -119,11 +119,14 @@ def test_bad_fever_and_vitaminc_lines(tmp_path: Path) -> None:
         loaders.load("vitaminc/dev", data_dir=vc)
 
 
-def test_fever_has_no_default_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fever_without_files_offline_names_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FEVER has a hub source (fever/fever); offline and with nothing local, one line says what to pass."""
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
-    with pytest.raises(UserError, match="no hub copy of FEVER's files is known") as err:
+    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(UserError, match=r"fever/train: no local files found and the hub is disabled") as err:
         loaders.load("fever/train")
-    assert "averitec data download fever --split train --repo MIRROR" in str(err.value)
+    assert "fever/fever" in str(err.value)
 
 
 @pytest.mark.shared_data

@@ -304,3 +304,15 @@ def test_dev_answers_pyserini_agrees_with_bm25s(dev_answer_bm25s: tuple[Any, Any
                        for a, b in zip(hits, lu_hits, strict=True)])
     # Measured 0.966: the rest is Lucene's one-byte length norms and rare tokenisation cases.
     assert overlap >= 0.95
+
+
+def test_retriever_from_config_hands_over_every_setting_the_builder_shares() -> None:
+    import dataclasses
+    import inspect
+
+    from averitec_tools.baselines.r2vc.config import RetrievalConfig
+    from averitec_tools.baselines.r2vc.stages.retrieval.configured import BUILDER_SETTINGS
+
+    shared = set(inspect.signature(build_retriever).parameters) & {f.name for f in dataclasses.fields(RetrievalConfig)}
+    # corpus and index_dir are resolved by the caller (--corpus, <corpus>/indexes)
+    assert set(BUILDER_SETTINGS) == shared - {"corpus", "index_dir"}

@@ -258,11 +258,11 @@ def _fast(cls: type, **overrides: object):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 def test_sft_loss_mask_covers_only_the_assistant_span(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.baselines.r2vc.training.sft import build_sft_trainer
+    from averitec_tools.baselines.r2vc.training.stages import build_trainer
 
     model, tok = tiny
     settings = _fast(SFTSettings, n_passages=4)
-    trainer = build_sft_trainer(settings=settings, rows=ROWS, output_dir=tmp_path, model=model, tokenizer=tok)
+    trainer = build_trainer(stage="sft", settings=settings, examples=ROWS, output_dir=tmp_path, model=model, tokenizer=tok)
     batch = trainer.data_collator([trainer.train_dataset[i] for i in range(3)])
     layouts = draw_layouts(ROWS, n_passages=4, seed=settings.seed)  # the inference layout
     for row_index, row in enumerate(ROWS[:3]):
@@ -286,11 +286,11 @@ def test_sft_loss_mask_covers_only_the_assistant_span(tiny, tmp_path: Path) -> N
 def test_sft_trains_a_few_steps_and_saves(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import torch
 
-    from averitec_tools.baselines.r2vc.training.sft import train_sft
+    from averitec_tools.baselines.r2vc.training.stages import train
 
     model, tok = tiny
     before = [p.detach().clone() for p in model.parameters()]
-    report, trained = train_sft(settings=_fast(SFTSettings), rows=ROWS, output_dir=tmp_path / "sft", model=model, tokenizer=tok)
+    report, trained = train(stage="sft", settings=_fast(SFTSettings), rows=ROWS, output_dir=tmp_path / "sft", model=model, tokenizer=tok)
     assert (report.stage, report.global_steps, report.n_examples, report.device) == ("sft", 2, 8, "cpu")
     assert report.final_loss is not None and math.isfinite(report.final_loss)
     assert any(not torch.equal(a, b.detach()) for a, b in zip(before, trained.parameters(), strict=True))
@@ -301,10 +301,10 @@ def test_sft_trains_a_few_steps_and_saves(tiny, tmp_path: Path) -> None:  # type
 
 @pytest.mark.slow
 def test_dpo_trains_a_few_steps_on_preference_pairs(tiny) -> None:  # type: ignore[no-untyped-def]
-    from averitec_tools.baselines.r2vc.training.dpo import train_dpo
+    from averitec_tools.baselines.r2vc.training.stages import train
 
     model, tok = tiny
-    report, _ = train_dpo(settings=_fast(DPOSettings), rows=ROWS, output_dir=None, model=model, tokenizer=tok)
+    report, _ = train(stage="dpo", settings=_fast(DPOSettings), rows=ROWS, output_dir=None, model=model, tokenizer=tok)
     assert (report.stage, report.global_steps, report.n_examples, report.n_dropped) == ("dpo", 2, 8, 0)
     steps = [r for r in report.log_history if "rewards/margins" in r]
     assert len(steps) == 2
@@ -324,14 +324,14 @@ def test_dpo_on_bf16_weights_does_not_train_and_fails_loudly(tiny, tmp_path: Pat
     """The defect the check exists for: bf16 weights round a 4e-6 AdamW step away (≈ 7 % move)."""
     import torch
 
-    from averitec_tools.baselines.r2vc.training.dpo import train_dpo
+    from averitec_tools.baselines.r2vc.training.stages import train
     from averitec_tools.baselines.r2vc.training.weights import WeightsDidNotMoveError
 
     model, tok = tiny
     settings = _fast(DPOSettings, master_weights="bf16", n_passages=1, max_steps=1)
     with pytest.raises(WeightsDidNotMoveError, match=r"dpo: only \d+\.\d% of the sampled weights changed after "
                        r"optimizer step 1 .*bf16 master weights round updates this small away"):
-        train_dpo(settings=settings, rows=ROWS[:2], output_dir=tmp_path / "dpo", model=model.to(torch.bfloat16),
+        train(stage="dpo", settings=settings, rows=ROWS[:2], output_dir=tmp_path / "dpo", model=model.to(torch.bfloat16),
                   tokenizer=tok)
     assert not (tmp_path / "dpo").exists() and not list(tmp_path.glob(".dpo.*"))  # nothing saved
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from averitec_tools.baselines.r2vc.config import VerifierConfig
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.verification.nli import (
+    CachedNLI,
+    HFNLIBackend,
+    label_order_from_id2label,
+)
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
     label_consistency,
     nli_label,
 )
-from averitec_tools.baselines.r2vc.stages.verification.verifier import (
-    CachedNLI,
-    HFNLIBackend,
-    Verifier,
-    label_order_from_id2label,
-    score_components,
-)
+from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier, score_components
 from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
 from averitec_tools.errors import ResourceError
 from tests._r2vc_helpers import KeywordNLI, TableNLI, save_tiny_nli_model
@@ -56,7 +56,7 @@ def test_components_by_hand_true_candidate() -> None:
 
 
 def test_false_candidate_disagrees_with_nli_literal() -> None:
-    [r] = Verifier(backend=TableNLI(TABLE), score="literal").verify(claim=CLAIM, candidates=[cand("False", (2,))])
+    [r] = Verifier(backend=TableNLI(TABLE), config=VerifierConfig(score="literal")).verify(claim=CLAIM, candidates=[cand("False", (2,))])
     assert r.scores.s_cons == 0.0
     assert r.scores.s_ver == pytest.approx(0.6 * 0.8 + 0.2 * (1.1 / 3) + 0.1 * 1.0)
 
@@ -76,7 +76,7 @@ def test_clean_refutation_passes_tau_ver_only_when_label_aware() -> None:
     table = {P2.text: (0.92, 0.05, 0.03), P1.text: (0.10, 0.85, 0.05)}
     c = cand("False", (0,), passages=(P2, P1))
     [aware] = Verifier(backend=TableNLI(table)).verify(claim=CLAIM, candidates=[c])
-    [literal] = Verifier(backend=TableNLI(table), score="literal").verify(claim=CLAIM, candidates=[c])
+    [literal] = Verifier(backend=TableNLI(table), config=VerifierConfig(score="literal")).verify(claim=CLAIM, candidates=[c])
     assert aware.scores.y_nli == "False" and aware.scores.s_cons == 1.0
     assert aware.scores.s_ver >= 0.55 > literal.scores.s_ver
     # the literal bound for y_NLI = False: s_ver ≤ 0.8·s_ent + 0.17
@@ -86,14 +86,14 @@ def test_clean_refutation_passes_tau_ver_only_when_label_aware() -> None:
 def test_true_candidate_identical_in_both_modes() -> None:
     c = cand("True", (0,))
     a = Verifier(backend=TableNLI(TABLE)).verify(claim=CLAIM, candidates=[c])[0].scores
-    b = Verifier(backend=TableNLI(TABLE), score="literal").verify(claim=CLAIM, candidates=[c])[0].scores
+    b = Verifier(backend=TableNLI(TABLE), config=VerifierConfig(score="literal")).verify(claim=CLAIM, candidates=[c])[0].scores
     assert a == b
 
 
 def test_excess_contradiction_and_uncertain_consistency() -> None:
     table = {P0.text: (0.9, 0.05, 0.05), P1.text: (0.2, 0.5, 0.3)}
     c = cand("Uncertain", (), passages=(P0, P1))
-    [r] = Verifier(backend=TableNLI(table), score="literal").verify(claim="zzz", candidates=[c])
+    [r] = Verifier(backend=TableNLI(table), config=VerifierConfig(score="literal")).verify(claim="zzz", candidates=[c])
     s = r.scores
     assert (s.s_ent, s.s_contr, s.y_nli) == (pytest.approx(0.3), pytest.approx(0.9), "False")
     assert s.s_cons == 0.5 and s.s_align == 0.0 and s.s_cit == 0.0
@@ -105,7 +105,7 @@ def test_excess_contradiction_and_uncertain_consistency() -> None:
 
 def test_unknown_score_mode_refused() -> None:
     with pytest.raises(ValueError, match="score"):
-        Verifier(backend=TableNLI(TABLE), score="fancy")
+        Verifier(backend=TableNLI(TABLE), config=VerifierConfig(score="fancy"))
 
 
 def test_coverage_uses_top6_and_alignment_against_them() -> None:

@@ -37,6 +37,10 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
                                                           "help": "fever8: a request that still fails after its retries scores 0, "
                                                           "as in the organisers' scorer (counted in the summary and signature) "
                                                           "instead of stopping the run"}),
+    "judge_unscored": ("--judge-unscored", {"action": "store_true", "default": None,
+                                            "help": "fever8: a claim whose judge request still fails or whose reply does not "
+                                            "parse is left unscored: excluded from the judge means, counted with the reason "
+                                            "(judge.unscored; the leaderboard's default)"}),
     "dry_run": ("--dry-run", {"action": "store_true", "default": None,
                               "help": "fever8: print the judge calls and estimated prompt tokens; send nothing"}),
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from averitec_tools.jsonio import print_json
+from averitec_tools.cli._command import emit
 
 TEAM_ACTIONS = ("add", "remove", "rotate-token")
 
@@ -48,11 +48,7 @@ def _team(args: argparse.Namespace) -> int:
         token = store.add_team(args.name)
         out = {"team": store.team(args.name)["name"], "token": token}
         text = f"team {out['team']!r} added; token (shown once): {token}"
-    if args.json:
-        print_json(out)
-    else:
-        print(text)
-    return 0
+    return emit(args, out, text)
 
 
 def _secret(args: argparse.Namespace) -> int:
@@ -62,11 +58,8 @@ def _secret(args: argparse.Namespace) -> int:
     _store(args).competition()  # the database exists
     path = secret_path(args.db or _db_default(), args.secret_file)
     rotate_secret(path)
-    if args.json:
-        print_json({"secret_file": str(path), "rotated": True})
-    else:
-        print(f"session secret {path} replaced: every session has ended (running servers read it again)")
-    return 0
+    return emit(args, {"secret_file": str(path), "rotated": True},
+                f"session secret {path} replaced: every session has ended (running servers read it again)")
 
 
 __all__ = ["TEAM_ACTIONS", "add_access_parsers", "add_secret_option"]

@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.jsonio import print_json
 
 RULE_HELP = (
@@ -21,12 +22,8 @@ RULE_HELP = (
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "audit",
-        help="audit evidence for temporal leakage and fact-checker / misinformation sources",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "audit", doc=__doc__, func=run,
+                         help="audit evidence for temporal leakage and fact-checker / misinformation sources")
     parser.add_argument("file", metavar="FILE", nargs="?", help="gold file or 2024-format submission (JSON or JSONL)")
     parser.add_argument(
         "--references", action="append", default=[], metavar="GOLD",
@@ -37,14 +34,13 @@ def add_parser(subparsers: Any) -> None:
         "--fact-checker", action="append", default=[], metavar="DOMAIN",
         help="extra fact-checker domain, optionally with a path prefix (repeatable)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(parser)
     parser.add_argument("--html", metavar="REPORT", help="also write an HTML report here")
     parser.add_argument(
         "--fail-on", nargs="+", action="extend", default=[], metavar="RULE",
         help=f"exit 1 if any of these rules fires (also comma-separated): {RULE_HELP}",
     )
     parser.add_argument("--max-rows", type=int, default=10, help="rows shown per rule in the table (default 10)")
-    parser.set_defaults(func=run)
 
 
 def _print_table(report: Any, max_rows: int) -> None:

@@ -26,16 +26,12 @@ import sys
 from typing import Any
 
 from averitec_tools.cli._baseline_shared import _quiet_models
+from averitec_tools.cli._command import add_command
 from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "baseline",
-        help="run a reference baseline (R2VC)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "baseline", help="run a reference baseline (R2VC)", doc=__doc__)
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 

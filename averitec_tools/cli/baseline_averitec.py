@@ -19,6 +19,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir
@@ -26,9 +27,8 @@ from averitec_tools.outputs import check_output_dir
 
 def add_parser(subparsers: Any) -> None:
     """Register ``averitec`` under ``averitec baseline``."""
-    p = subparsers.add_parser("averitec", help="the AVeriTeC search → QA → rerank → verdict → justification baseline",
-                              description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_command(subparsers, "averitec", doc=__doc__,
+                    help="the AVeriTeC search → QA → rerank → verdict → justification baseline")
     p.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (offline-minilm, paper)")
     p.add_argument("--claims", metavar="FILE",
                    help="AVeriTeC claims (dev.json schema; default: the downloaded / $AVERITEC_DATA_DIR dev set)")
@@ -82,10 +82,15 @@ def add_parser(subparsers: Any) -> None:
     tr.set_defaults(func=run_train)
 
     rp = sub.add_parser("reproduce", help="train reranker, verdict and justification, run, score, and write the table")
-    rp.add_argument("--config", required=True, metavar="CONFIG", help="YAML file or built-in (paper on a GPU)")
-    rp.add_argument("--claims", required=True, metavar="FILE", help="claims to run and score (with gold labels)")
-    rp.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker)")
-    rp.add_argument("--out", required=True, metavar="DIR", help="directory for checkpoints, predictions, scores, table")
+    rp.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (default paper-bounded, on a GPU)")
+    rp.add_argument("--claims", metavar="FILE", help="claims to run and score (default: averitec/dev.json in a data root)")
+    rp.add_argument("--store", metavar="DIR", help="knowledge store (needed by full and no-reranker; default: the "
+                    "downloaded store of the claims' split)")
+    rp.add_argument("--out", metavar="DIR", help="directory for checkpoints, predictions, scores, table (required "
+                    "unless --plan)")
+    rp.add_argument("--plan", action="store_true", help="print every stage's inputs, work, GPU-hours, memory and "
+                    "disk; run nothing")
+    rp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (default: the one detected)")
     rp.add_argument("--variants", default="full", metavar="V[,V...]",
                     help="comma-separated variants to run (default full)")
     rp.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
@@ -222,21 +227,31 @@ def run_reproduce(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.config import resolve_config
     from averitec_tools.baselines.averitec.reproduce import reproduce
     from averitec_tools.baselines.averitec.variants import get_variant
+    from averitec_tools.cli.baseline_averitec_plan import (
+        DEFAULT_CONFIG,
+        check_reproduce_inputs,
+        plan_defaults,
+        run_reproduce_plan,
+    )
 
+    if args.plan:
+        return run_reproduce_plan(args)
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
+    if not args.out:
+        raise UserError("--out DIR is required (or --plan to see the stages first)")
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    for v in variants:
-        get_variant(v)
     if not variants:
         raise UserError("--variants: no variant named")
+    config = resolve_config(args.config or DEFAULT_CONFIG)
+    _refuse_cpu(args, config, stages=["questions", "reranker", "verdict", "justification"],
+                what="averitec reproduce")
+    check_reproduce_inputs(args, needs_store=any(get_variant(v).needs_store for v in variants))
+    args.config, args.claims, args.store = plan_defaults(config=args.config, claims=args.claims, store=args.store)
     config_file = args.config if os.path.exists(args.config) else None
     files = ["config.yaml", "gold.json", "table.md", "results.json",
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
     check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
-    config = resolve_config(args.config)
-    _refuse_cpu(args, config, stages=["questions", "reranker", "verdict", "justification"],
-                what="averitec reproduce")
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     _quiet(progress)
     report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,

@@ -5,8 +5,10 @@
   disjoint from the generator's training data (``--rest`` writes that data).
 * ``table --gold GOLD --predictions P [--predictions P2 ...] [--name N ...]`` prints
   accuracy, macro-F1, Brier and ECE as the paper's Tables 1 and 2 do.
-* ``paper --recipe fever|vitaminc|RECIPE.yaml --work DIR`` runs one paper configuration
-  end to end (see :mod:`averitec_tools.baselines.r2vc.experiments.paper`).
+* ``paper --recipe paper-fever --recipe paper-vitaminc --work DIR`` runs paper configurations
+  end to end on one shared generator (see :mod:`averitec_tools.baselines.r2vc.experiments.paper_set`);
+  ``--plan [--gpu h200]`` prints what that would cost and runs nothing
+  (:mod:`averitec_tools.baselines.r2vc.experiments.plan`).
 
 Registered under ``averitec baseline r2vc`` by :mod:`averitec_tools.cli.baseline`.
 
@@ -62,8 +64,14 @@ def add_paper_subcommands(sub: Any) -> None:
                         description="Run the R2VC paper's FEVER or VitaminC configuration (built-in recipes "
                         "paper-fever, paper-vitaminc with the paper's hub ids; or a YAML recipe, 'base: "
                         "paper-fever' to override keys) into --work; finished stages are reused on a rerun.")
-    pp.add_argument("--recipe", required=True, help="paper-fever, paper-vitaminc or RECIPE.yaml")
-    pp.add_argument("--work", required=True, metavar="DIR", help="work directory (every stage's output)")
+    pp.add_argument("--recipe", required=True, action="append",
+                    help="paper-fever, paper-vitaminc or RECIPE.yaml; repeat it: the recipes share one generator "
+                    "(trained once, every recipe's evaluation claims excluded) and one calibration-slice decoding")
+    pp.add_argument("--work", metavar="DIR", help="work directory (every stage's output; required unless --plan)")
+    pp.add_argument("--plan", action="store_true", help="print every stage's inputs, outputs, work units and "
+                    "estimated GPU-hours, GPU memory, host RAM and disk; run nothing")
+    pp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (h200, h100-80gb, a100-80gb, ...; "
+                    "default: the GPU detected here)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
     pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     pp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -125,16 +133,22 @@ def run_paper(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
     from averitec_tools.outputs import check_output_dir
 
-    recipe = load_recipe(args.recipe)
+    recipes = [load_recipe(spec) for spec in args.recipe]
+    if args.plan:
+        return _print_plan(args, recipes)
+    if args.work is None:
+        raise UserError("--work DIR is required (or --plan)")
     from averitec_tools.doctor import refuse_cpu
 
-    refuse_cpu(what=f"r2vc paper {recipe.name}", models=[recipe.generator], allow_cpu=args.allow_cpu,
-               gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
-    check_output_dir(args.work, option="--work", inputs=[recipe.train_rows, recipe.eval_claims,
-                                                         args.recipe if Path(args.recipe).is_file() else None])
+    refuse_cpu(what=f"r2vc paper {', '.join(r.name for r in recipes)}", models=[r.generator for r in recipes],
+               allow_cpu=args.allow_cpu, gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
+    check_output_dir(args.work, option="--work", inputs=[
+        *(p for r in recipes for p in (r.train_rows, r.eval_claims)),
+        *(spec for spec in args.recipe if Path(spec).is_file())])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     if not progress:
         from averitec_tools.cli._baseline_shared import _quiet_models
@@ -142,15 +156,31 @@ def run_paper(args: argparse.Namespace) -> int:
         _quiet_models(False)
 
     def on_step(name: str, what: str) -> None:
-        print(f"r2vc paper {recipe.name}: {name} ({what})", file=sys.stderr)
+        print(f"r2vc paper: {name} ({what})", file=sys.stderr)
 
     with contextlib.redirect_stdout(sys.stderr):  # trainers log on stdout; keep it for the result
         # --json: the result lists every step (reused or run); stderr keeps only a failure's one line
-        state = PaperRun(recipe, work=args.work, progress=progress).run(on_step=None if args.json else on_step)
+        state = PaperSet(recipes, work=args.work, progress=progress).run(on_step=None if args.json else on_step)
     if args.json:
-        print_json({"recipe": recipe.name, "work": args.work, "steps": state})
+        print_json({"recipes": [r.name for r in recipes], "work": args.work, **state})
     else:
-        print(Path(state["table"]["table"]).read_text(encoding="utf-8"), end="")
+        for recipe_state in state["recipes"].values():
+            print(Path(recipe_state["table"]["table"]).read_text(encoding="utf-8"), end="")
+        m = state["manifest"]
+        print(f"generator trainings {m['generator_trainings']}, decodings per claim {m['decodings_per_claim']}, "
+              f"slice decodings {m['slice_decodings']} (paper_manifest.json)")
+    return 0
+
+
+def _print_plan(args: argparse.Namespace, recipes: list[Any]) -> int:
+    from averitec_tools.baselines._run.gpus import resolve_gpu
+    from averitec_tools.baselines.r2vc.experiments.plan import format_plan, plan_paper
+
+    plan = plan_paper(recipes, gpu=resolve_gpu(args.gpu))
+    if args.json:
+        print_json(plan)
+    else:
+        print(format_plan(plan), end="")
     return 0
 
 

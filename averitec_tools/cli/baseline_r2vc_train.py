@@ -28,11 +28,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from averitec_tools.baselines.r2vc.training.run import STAGES
+from averitec_tools.cli.main import run_command
 from averitec_tools.errors import UserError
 
 PROG = "python -m averitec_tools.baselines.r2vc.training"
@@ -120,14 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description="Train the R2VC generator (SFT, DPO).")
     add_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        return run_train(args)
-    except UserError as exc:
-        print(f"{PROG} {args.stage}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG} {args.stage}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(f"{PROG} {args.stage}", run_train, args)
 
 
 __all__ = ["add_arguments", "add_train_subcommand", "main", "run_train"]

@@ -14,20 +14,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "calibration",
-        help="calibration (Brier, ECE, reliability) and selective prediction (AURC) of a submission",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "calibration", doc=__doc__, func=run,
+                         help="calibration (Brier, ECE, reliability) and selective prediction (AURC) of a submission")
     parser.add_argument("predictions", help="submission file; items carry a 'confidence' field")
     parser.add_argument("references", help="gold file")
     add_profile_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(parser)
     parser.add_argument("--plot", metavar="DIR", help="write reliability_diagram.png and risk_coverage.png here")
     parser.add_argument("--n-bins", type=int, default=15, help="calibration bins (default 15)")
     parser.add_argument(
@@ -64,7 +61,6 @@ def add_parser(subparsers: Any) -> None:
                         help="also compute this registry metric of confidence against correctness, by its "
                              "string form, e.g. 'ece(n_bins=10,strategy=quantile)' or "
                              "'risk-at-coverage(coverage=0.5)' (repeatable)")
-    parser.set_defaults(func=run)
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:

@@ -15,16 +15,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "compare",
-        help="paired significance tests between two submissions on the same claims",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "compare", doc=__doc__, func=run,
+                         help="paired significance tests between two submissions on the same claims")
     parser.add_argument("a", metavar="A", help="submission of system A")
     parser.add_argument("b", metavar="B", help="submission of system B")
     parser.add_argument("references", help="gold file")
@@ -44,8 +41,7 @@ def add_parser(subparsers: Any) -> None:
                         help="level of the CI of the difference (default 0.95)")
     parser.add_argument("--ci-method", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.set_defaults(func=run)
+    add_json_flag(parser)
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.jsonio import print_json
+from averitec_tools.cli._command import emit
 
 FORMAT_CHOICES = ("2023", "2024", "evalai", "fever8")
 
@@ -50,11 +50,9 @@ def run(args: argparse.Namespace) -> int:
         source_format=args.source_format,
     )
     dropped = dict(result.dropped)
-    if args.json:
-        print_json({"from": result.source_format, "to": result.target_format, "n_claims": result.n_claims,
-                    "out": args.out, "dropped": dropped})
-    else:
-        print(f"{args.file} ({result.source_format}) -> {args.out} ({result.target_format}): {result.n_claims} claims")
+    emit(args, {"from": result.source_format, "to": result.target_format, "n_claims": result.n_claims,
+                "out": args.out, "dropped": dropped},
+         f"{args.file} ({result.source_format}) -> {args.out} ({result.target_format}): {result.n_claims} claims")
     for name, count in dropped.items():
         print(f"averitec convert: note: dropped {name} on {count} item(s) (the {args.to} format has no place for it)",
               file=sys.stderr)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -39,17 +40,13 @@ def parse_size(text: str) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "data", help="list and download the official data files (verified)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "data", help="list and download the official data files (verified)", doc=__doc__)
     sub = parser.add_subparsers(dest="data_command", metavar="COMMAND")
     sub.required = True
 
     ls = sub.add_parser("list", help="every downloadable name, its source, licence and size")
     ls.add_argument("--out", metavar="DIR", help="also show what is installed under DIR (default: the download root)")
-    ls.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(ls)
     ls.set_defaults(func=run_list)
 
     dl = sub.add_parser("download", help="download, verify and unpack a named data set")
@@ -67,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
     dl.add_argument("--reserve", default="0", metavar="SIZE", help="disk space to keep free, e.g. 10G (default 0)")
     dl.add_argument("--keep-archives", action="store_true", help="keep the zip archives after unpacking")
     dl.add_argument("--no-progress", action="store_true", help="no progress bars")
-    dl.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(dl)
     dl.set_defaults(func=run_download)
 
 
@@ -79,40 +76,46 @@ def _out(args: argparse.Namespace) -> str:
     return str(download_root())
 
 
+def _source_row(s: Any, installed: dict[str, Any]) -> dict[str, Any]:
+    """One ``data list`` row (the JSON form) for the source ``s``."""
+    hub = s.hub
+    sizes = [f.size for f in s.files]
+    listing = f"{s.listing.folder}/{'|'.join(s.listing.patterns)}" if s.listing else ""
+    where = {"repo": hub.repo_id, "repo_type": hub.repo_type, "revision": hub.revision} if hub else {
+        "repo": None, "repo_type": None, "revision": None}
+    return {
+        "source": s.key, "name": s.name, "split": s.split, "title": s.title, "license": s.license, **where,
+        "files": [f.path for f in s.files] or [listing],
+        "listed": s.listing is not None,
+        "size": None if s.listing or any(z is None for z in sizes) else sum(z or 0 for z in sizes),
+        "verified": s.verified, "unpack": s.unpack.into if s.unpack else None,
+        "installed": (installed.get(s.key) or {}).get("status"), "notes": list(s.notes),
+    }
+
+
+def _table_row(r: dict[str, Any], human: Any) -> list[str]:
+    """The terminal table's cells for one JSON row."""
+    where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
+    size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
+    checks = "recorded" if r["verified"] else "first download"
+    return [r["source"], where, r["license"], size, checks, r["installed"] or "-"]
+
+
 def run_list(args: argparse.Namespace) -> int:
     import averitec_tools.loaders.catalogue  # noqa: F401  (registers the sources)
     from averitec_tools.downloads import all_sources, human, manifest
 
     out = _out(args)
     installed = manifest.load(out)["sources"] if Path(out).is_dir() else {}
-    rows: list[dict[str, Any]] = []
-    for s in all_sources():
-        sizes = [f.size for f in s.files]
-        rows.append({
-            "source": s.key, "name": s.name, "split": s.split, "title": s.title, "license": s.license,
-            "repo": s.hub.repo_id if s.hub else None, "repo_type": s.hub.repo_type if s.hub else None,
-            "revision": s.hub.revision if s.hub else None,
-            "files": [f.path for f in s.files] or [f"{s.listing.folder}/{'|'.join(s.listing.patterns)}"
-                                                   if s.listing else ""],
-            "listed": s.listing is not None,
-            "size": None if s.listing or any(z is None for z in sizes) else sum(z or 0 for z in sizes),
-            "verified": s.verified, "unpack": s.unpack.into if s.unpack else None,
-            "installed": (installed.get(s.key) or {}).get("status"), "notes": list(s.notes),
-        })
+    rows = [_source_row(s, installed) for s in all_sources()]
     if args.json:
         print_json({"out": out, "sources": rows})
         return 0
     from averitec_tools.cli._tables import print_rows
 
-    table = []
-    for r in rows:
-        where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
-        size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
-        checks = "recorded" if r["verified"] else "first download"
-        table.append([r["source"], where, r["license"], size, checks, r["installed"] or "-"])
     print_rows(title=f"data sources (installed under {out})",
                header=["name/split", "hub source (type, revision)", "licence", "size", "checksums", "installed"],
-               rows=table)  # fits the terminal: columns wrap, or one block per source
+               rows=[_table_row(r, human) for r in rows])  # fits the terminal: columns wrap, or one block per source
     return 0
 
 

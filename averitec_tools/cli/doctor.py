@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.cli._command import add_json_flag
 from averitec_tools.jsonio import print_json
 
 TARGET_NAMES = ("r2vc-paper", "averitec-paper")
@@ -22,7 +23,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--for", dest="target", choices=TARGET_NAMES, help="one target (default: every target)")
     p.add_argument("--no-hub", action="store_true", help="do not try to reach the hub")
     p.add_argument("--hub-timeout", type=float, default=3.0, help="seconds the hub connection may take (default 3)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(p)
     p.set_defaults(func=run_doctor)
 
 

@@ -12,22 +12,16 @@ import json
 import sys
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_dataset_arguments, add_json_flag
+
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "export-hf",
-        help="export a dataset split as parquet + dataset card for datasets.load_dataset",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("name", metavar="NAME", help="dataset id (averitec, fever/paper_dev, vitaminc/r2vc, ...)")
-    parser.add_argument("--split", help="split (needed unless NAME includes it)")
-    parser.add_argument("--data-dir", help="folder (or file) with the upstream files")
-    parser.add_argument("--hub-id", help="read from this hub repository / hub-layout folder instead")
+    parser = add_command(subparsers, "export-hf", doc=__doc__, func=run,
+                         help="export a dataset split as parquet + dataset card for datasets.load_dataset")
+    add_dataset_arguments(parser, examples="averitec, fever/paper_dev, vitaminc/r2vc")
     parser.add_argument("--wiki-dir", help="FEVER only: wiki-pages folder to fill in evidence sentences")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.set_defaults(func=run)
+    add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:

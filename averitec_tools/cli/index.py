@@ -20,16 +20,13 @@ import argparse
 import sys
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.engines import add_engine_arguments
-from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "index", help="build retrieval indexes (dense FAISS, sparse bm25s/pyserini), locally or on Ray",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "index", doc=__doc__,
+                         help="build retrieval indexes (dense FAISS, sparse bm25s/pyserini), locally or on Ray")
     sub = parser.add_subparsers(dest="index_kind", metavar="KIND")
     sub.required = True
     dense = sub.add_parser("dense", help="sentence encoder + FAISS (HNSW, flat or IVF-PQ)")
@@ -59,7 +56,7 @@ def add_parser(subparsers: Any) -> None:
     corpus.add_argument("--out", required=True, metavar="CORPUS_DIR", help="paragraph store to write")
     corpus.add_argument("--min-chars", type=int, default=1, help="drop shorter paragraphs")
     add_engine_arguments(corpus)
-    corpus.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(corpus)
     corpus.set_defaults(func=run_corpus)
     from averitec_tools.baselines.r2vc.stages.retrieval.backends import SPARSE_BACKENDS
 
@@ -76,15 +73,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", required=True, metavar="DIR", help="paragraph store directory")
     p.add_argument("--out", required=True, metavar="INDEX_DIR", help="index directory to write")
     add_engine_arguments(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-
-
-def _report(args: argparse.Namespace, result: dict[str, Any], line: str) -> int:
-    if args.json:
-        print_json(result)
-    else:
-        print(line)
-    return 0
+    add_json_flag(p)
 
 
 def run_dense(args: argparse.Namespace) -> int:
@@ -122,7 +111,7 @@ def run_dense(args: argparse.Namespace) -> int:
     result = {"out": args.out, "shards": shards, **engine.describe(), "shards_encoded": manifest["encoded"],
               "shards_skipped": manifest["skipped"], "encode_seconds": encoded - start,
               "index_seconds": done - encoded, **meta}
-    return _report(args, result, f"wrote {meta['index_type']} index of {meta['num_paragraphs']} paragraphs to "
+    return emit(args, result, f"wrote {meta['index_type']} index of {meta['num_paragraphs']} paragraphs to "
                    f"{args.out} (engine {engine.name}; FAISS on {meta['build_device']}; shards {manifest['encoded']} encoded, "
                    f"{manifest['skipped']} reused; {done - start:.1f} s)")
 
@@ -152,7 +141,7 @@ def run_sparse(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     result = {"out": args.out, **engine.describe(), **info, "seconds": seconds}
     terms = f" ({info['vocabulary']} terms)" if "vocabulary" in info else ""
-    return _report(args, result, f"wrote {args.backend} index of {info['num_paragraphs']} paragraphs{terms} "
+    return emit(args, result, f"wrote {args.backend} index of {info['num_paragraphs']} paragraphs{terms} "
                    f"to {args.out} (engine {engine.name}; {seconds:.1f} s)")
 
 
@@ -189,4 +178,4 @@ def run_corpus(args: argparse.Namespace) -> int:
     result = {"out": args.out, **engine.describe(), "num_paragraphs": len(store), "fingerprint": store.fingerprint,
               "seconds": seconds, **extra}
     what = "sentences" if args.fever_wiki else "paragraphs"
-    return _report(args, result, f"wrote {len(store)} {what} to {args.out} ({seconds:.1f} s)")
+    return emit(args, result, f"wrote {len(store)} {what} to {args.out} ({seconds:.1f} s)")

@@ -22,6 +22,7 @@ import argparse
 import json
 from typing import Any
 
+from averitec_tools.cli._command import add_command
 from averitec_tools.cli._judge_options import JUDGE_FLAGS
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -33,12 +34,8 @@ _SHARED = ("judge_backend", "judge_url", "judge_model", "judge_api_key_env", "ju
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "judge-agreement",
-        help="how far the fever8 (Ev2R) judge can be trusted: repeats, a second judge, bootstrap CIs",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "judge-agreement", doc=__doc__, func=run,
+                         help="how far the fever8 (Ev2R) judge can be trusted: repeats, a second judge, bootstrap CIs")
     parser.add_argument("predictions", metavar="PREDICTIONS", help="submission (2024 JSON or FEVER-8 CSV)")
     parser.add_argument("references", metavar="REFERENCES", help="dev.json or a FEVER-8 solution CSV")
     group = parser.add_argument_group("judge (as in averitec score --profile fever8)")
@@ -61,7 +58,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--no-download", action="store_true", help="never download (the official prompt); fail instead")
     parser.add_argument("--per-claim", metavar="FILE.jsonl", help="write one JSON line per claim, judge and run")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    parser.set_defaults(func=run)
 
 
 def _specs(args: argparse.Namespace) -> list[Any]:

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
 from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store
 from averitec_tools.errors import UserError
@@ -36,15 +37,11 @@ HEADER_TIMEOUT, MAX_CONNECTIONS = 10.0, 500  # leaderboard.web.connections' defa
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "leaderboard",
-        help="host a leaderboard: store, score, rank (CIs, tiers) and serve submissions",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "leaderboard", doc=__doc__,
+                         help="host a leaderboard: store, score, rank (CIs, tiers) and serve submissions")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=None, help="database URL (default: $AVERITEC_LEADERBOARD_DB or sqlite:///leaderboard.db)")
-    common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(common)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
 
@@ -54,14 +51,7 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=_init)
     add_access_parsers(sub, common)
 
-    p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--team", required=True)
-    p.add_argument("--system", required=True)
-    p.add_argument("--phase", required=True)
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="disclosure metadata (repeatable)")
-    p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
-    p.set_defaults(func=_submit)
+    _add_submit_parser(sub, common)
 
     p = sub.add_parser("status", parents=[common], help="list submissions and their states, the queue and the workers")
     p.add_argument("--phase")
@@ -115,6 +105,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--poll-seconds", type=float, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
+
+
+def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("submit", parents=[common], help="store (and score) a submission file (admin path)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--team", required=True)
+    p.add_argument("--system", required=True)
+    p.add_argument("--phase", required=True)
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="disclosure metadata (repeatable)")
+    p.add_argument("--training-data", metavar="TEXT", help="the team's declaration: its training data (at most 500 characters)")
+    p.add_argument("--dev-claims-used", choices=("yes", "no"), help="the team's declaration: whether any dev claim was used")
+    p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
+    p.set_defaults(func=_submit)
 
 
 def _submission_id(value: str) -> int:
@@ -179,8 +182,12 @@ def _submit(args: argparse.Namespace) -> int:
         raise UserError(f"{path}: cannot read the submission ({exc.strerror})") from None
     if not content.strip():
         raise UserError(f"{path}: the file is empty")
+    from averitec_tools.leaderboard.audit_flags import check_declaration
+
+    declaration = check_declaration(training_data=args.training_data, dev_claims_used=args.dev_claims_used)
     store = _store(args)
-    new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name, meta=_parse_meta(args.meta))
+    new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name,
+                       meta=_parse_meta(args.meta), declaration=declaration)
     if new.created and not args.no_score:
         process_one(store, Scorer(n_resamples=store.competition().n_resamples), submission_id=new.id)
     row = store.submission(new.id)
@@ -219,11 +226,7 @@ def _cancel(args: argparse.Namespace) -> int:
     store = _store(args)
     store.competition()
     was = store.cancel(args.id)
-    if args.json:
-        print_json({"id": args.id, "state": "cancelled", "was": was})
-    else:
-        print(f"submission {args.id} cancelled (was {was})")
-    return 0
+    return emit(args, {"id": args.id, "state": "cancelled", "was": was}, f"submission {args.id} cancelled (was {was})")
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -231,39 +234,49 @@ def _status(args: argparse.Namespace) -> int:
 
     store = _store(args)
     store.competition()
-    rows = store.submissions(phase=args.phase, team=args.team)
-    items = [
-        {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in r.items() if k not in ("content_hash", "lease_until")}
-        for r in rows
-    ]
+    items = [_status_item(r) for r in store.submissions(phase=args.phase, team=args.team)]
     health = [{k: (str(v) if k in ("started_at", "last_seen") and v is not None else v) for k, v in w.items() if k != "id"}
               for w in workers(store)]
     counts = queue(store)
     if args.json:
         print_json({"submissions": items, "queue": counts, "workers": health})
         return 0
+    _print_status(items, counts, health)
+    return 0
+
+
+def _status_item(row: dict[str, Any]) -> dict[str, Any]:
+    """A submission row as ``status`` prints it: timestamps as text, the audit as its
+    counts over every claim (the organisers' view; ``audit_flags``)."""
+    from averitec_tools.leaderboard.audit_flags import visible_audit
+    from averitec_tools.leaderboard.export import audit_cell
+
+    item = {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in row.items()
+            if k not in ("content_hash", "lease_until", "audit")}
+    audit = visible_audit(row.get("audit"), visible_ids=None)
+    item["audit_flags"] = None if audit is None else {"status": audit["status"], **audit["counts"]}
+    item["audit_text"] = audit_cell(audit)
+    return item
+
+
+def _print_status(items: list[dict[str, Any]], counts: dict[str, int], health: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    def add_table(title: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+        table = Table(title=title)
+        for col in cols:
+            table.add_column(col.replace("_", " ") if title == "workers" else col, overflow="fold")
+        for r in rows:
+            table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
+        console.print(table)
+
     console = Console()
-    table = Table(title="submissions")
-    cols = ("id", "team", "system", "phase", "state", "created_at", "reason")
-    for col in cols:
-        table.add_column(col, overflow="fold")
-    for r in items:
-        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
-    console.print(table)
+    add_table("submissions", ("id", "team", "system", "phase", "state", "created_at", "reason", "audit_text"), items)
     console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     if health:
-        wt = Table(title="workers")
-        wcols = ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit")
-        for col in wcols:
-            wt.add_column(col.replace("_", " "), overflow="fold")
-        for w in health:
-            wt.add_row(*(escape(str(w[c] if w[c] is not None else "")) for c in wcols))
-        console.print(wt)
-    return 0
+        add_table("workers", ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit"), health)
 
 
 def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, list[Any]]:
@@ -333,21 +346,13 @@ def _rescore(args: argparse.Namespace) -> int:
         for row in store.submissions(phase=args.phase, state="pending"):
             if process_one(store, scorer, submission_id=int(row["id"])) is not None:
                 done += 1
-    if args.json:
-        print_json({"queued": queued, "scored": done})
-    else:
-        print(f"{queued} submission(s) queued, {done} scored")
-    return 0
+    return emit(args, {"queued": queued, "scored": done}, f"{queued} submission(s) queued, {done} scored")
 
 
 def _reveal(args: argparse.Namespace) -> int:
     store = _store(args)
     store.reveal(args.phase)
-    if args.json:
-        print_json({"phase": args.phase, "revealed": True})
-    else:
-        print(f"phase {args.phase!r} revealed")
-    return 0
+    return emit(args, {"phase": args.phase, "revealed": True}, f"phase {args.phase!r} revealed")
 
 
 def _serve(args: argparse.Namespace) -> int:

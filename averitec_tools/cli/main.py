@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
@@ -56,22 +56,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 a ``--fail-on`` rule hit, 2 bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    return run_command(f"averitec {args.command}", args.func, args)
+
+
+def run_command(label: str, func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:
+    """``func(args)`` as a command: bad input (and a failed write) is one line on stderr
+    starting with ``label``, exit code 2; Ctrl-C exits 130; a closed stdout pipe ends quietly."""
     try:
-        code = args.func(args)
+        code = func(args)
     except UserError as exc:
-        print(f"averitec {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{label}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print(f"averitec {args.command}: interrupted", file=sys.stderr)
+        print(f"{label}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except OSError as exc:  # a write the output checks could not foresee (disk full, ...)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"averitec {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"{label}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
         sys.stdout.flush()  # `averitec score ... | head`: a closed pipe ends quietly

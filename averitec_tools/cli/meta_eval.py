@@ -20,6 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -27,11 +28,8 @@ DATA_SUBDIR = "meta_eval/fc-evidence-evaluation"
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "meta-eval", help="how well evidence scorers track human ratings (Ev2R study data), with CIs",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "meta-eval", doc=__doc__, func=run,
+                         help="how well evidence scorers track human ratings (Ev2R study data), with CIs")
     parser.add_argument("--data", metavar="DIR", help=f"the study's files (default: <data root>/{DATA_SUBDIR})")
     parser.add_argument("--ratings", metavar="FILE.xlsx", help="the ratings workbook (default: DIR's)")
     parser.add_argument("--items", metavar="FILE.jsonl",
@@ -47,7 +45,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--no-reproduce", action="store_true", help="skip the 48 published figures")
     parser.add_argument("--plot", metavar="FILE.png", help="write the scorers x dimensions picture")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    parser.set_defaults(func=run)
 
 
 def _data_dir(arg: str | None, *, needed: bool = True) -> Path:

@@ -11,22 +11,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.cli._command import add_command, add_dataset_arguments, add_json_flag
 from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "stats",
-        help="dataset statistics (AVeriTeC paper figures, label distributions)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("name", metavar="NAME", help="dataset id (averitec, averitec/dev, fever/r2vc, ...)")
-    parser.add_argument("--split", help="split (needed unless NAME includes it)")
-    parser.add_argument("--data-dir", help="folder (or file) with the upstream files")
-    parser.add_argument("--hub-id", help="read from this hub repository / hub-layout folder instead")
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.set_defaults(func=run)
+    parser = add_command(subparsers, "stats", doc=__doc__, func=run,
+                         help="dataset statistics (AVeriTeC paper figures, label distributions)")
+    add_dataset_arguments(parser, examples="averitec, averitec/dev, fever/r2vc")
+    add_json_flag(parser)
 
 
 def _fmt(value: Any) -> str:

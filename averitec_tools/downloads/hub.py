@@ -109,7 +109,9 @@ def hub_errors(what: str, hub: HubLocation | None = None) -> Iterator[None]:
             raise UserError(f"{what}: repository not found{repo} at {endpoint()}",
                             hint="check --repo/--repo-type, or log in if it is gated") from None
         if isinstance(exc, hf_utils.EntryNotFoundError):
-            raise UserError(f"{what}: no such file{repo} at {endpoint()}") from None
+            raise UserError(f"{what}: no such file{repo} at {endpoint()}",
+                            hint="name a mirror with --repo OWNER/NAME (same layout), or install files you have "
+                            "with --from DIR") from None
         if isinstance(exc, hf_utils.OfflineModeIsEnabled):
             raise UserError(f"{what}: the hub is disabled (HF_HUB_OFFLINE=1)",
                             hint="unset HF_HUB_OFFLINE to download") from None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,12 @@ def nearest_existing(path: Path) -> Path:
 def disk_free(path: Path) -> int:
     """Free bytes on the file system that ``path`` (or its nearest existing ancestor) is on."""
     return shutil.disk_usage(nearest_existing(path)).free
+
+
+def _known_sum(sizes: Iterable[int | None]) -> int | None:
+    """The sum of ``sizes``, or ``None`` when any is unknown."""
+    known = list(sizes)
+    return None if any(s is None for s in known) else sum(s for s in known if s is not None)
 
 
 @dataclass
@@ -119,17 +125,11 @@ class Plan:
 
     @property
     def download_bytes(self) -> int | None:
-        if self.unresolved:
-            return None
-        rem = [f.remaining for f in self.files]
-        return None if any(r is None for r in rem) else sum(r for r in rem if r is not None)
+        return None if self.unresolved else _known_sum(f.remaining for f in self.files)
 
     @property
     def total_bytes(self) -> int | None:
-        if self.unresolved:
-            return None
-        sizes = [f.size for f in self.files]
-        return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+        return None if self.unresolved else _known_sum(f.size for f in self.files)
 
     @property
     def unpacked_bytes(self) -> int | None:
@@ -138,8 +138,7 @@ class Plan:
         arch = [f for f in self.files if f.archive]
         if not arch:
             return 0
-        sizes = [f.unpacked_size for f in arch]
-        return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+        return _known_sum(f.unpacked_size for f in arch)
 
     @property
     def disk_needed(self) -> int | None:

@@ -18,8 +18,9 @@ Example:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from averitec_tools.registry import Registry
 
@@ -27,8 +28,9 @@ from averitec_tools.registry import Registry
 Worker = Callable[[list[Any]], list[Any]]
 
 
-class Engine(Protocol):
-    """What every engine offers."""
+class Engine(ABC):
+    """What every engine offers: :meth:`map_batches`, checked here, over the engine's own
+    :meth:`run_batches`, and :meth:`describe`."""
 
     name: str
 
@@ -41,12 +43,30 @@ class Engine(Protocol):
         concurrency: int | None = None,
         num_gpus: float | None = None,
     ) -> Iterator[Any]:
-        """Apply ``worker()`` to ``items`` in batches; yield results in input order."""
-        ...
+        """Apply ``worker()`` to ``items`` in batches; yield results in input order.
 
+        Args:
+            items: What to map.
+            worker: Builds the batch function once per worker (it may load a model).
+            batch_size: Items per batch (at least 1).
+            concurrency: Workers at the most (default: the engine's choice).
+            num_gpus: GPUs per worker (default: the engine's choice).
+
+        Raises:
+            ValueError: ``batch_size`` below 1.
+        """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        return self.run_batches(items, worker, batch_size, concurrency, num_gpus)
+
+    @abstractmethod
+    def run_batches(self, items: Iterable[Any], worker: Callable[[], Worker], batch_size: int,
+                    concurrency: int | None, num_gpus: float | None) -> Iterator[Any]:
+        """The engine's map (:meth:`map_batches` checked the arguments)."""
+
+    @abstractmethod
     def describe(self) -> dict[str, Any]:
         """What ran (for run summaries)."""
-        ...
 
 
 ENGINES: Registry[Callable[..., Engine]] = Registry("engine")

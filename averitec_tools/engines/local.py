@@ -10,23 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from averitec_tools.engines import Worker, chunked
+from averitec_tools.engines import Engine, Worker, chunked
 
 
-class LocalEngine:
+class LocalEngine(Engine):
     """Runs a worker built once, batch after batch, in this process."""
 
     name = "local"
 
-    def map_batches(
-        self,
-        items: Iterable[Any],
-        *,
-        worker: Callable[[], Worker],
-        batch_size: int,
-        concurrency: int | None = None,
-        num_gpus: float | None = None,
-    ) -> Iterator[Any]:
+    def run_batches(self, items: Iterable[Any], worker: Callable[[], Worker], batch_size: int,
+                    concurrency: int | None, num_gpus: float | None) -> Iterator[Any]:
         fn: Worker | None = None
         for batch in chunked(items, batch_size):
             if fn is None:  # built lazily: no model load when there is nothing to do

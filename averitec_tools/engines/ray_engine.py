@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.engines import Worker, as_list
+from averitec_tools.engines import Engine, Worker, as_list
 from averitec_tools.engines.ray_runtime import ensure_ray
 from averitec_tools.errors import UserError
 
@@ -56,7 +56,7 @@ class _BadInput:
     hint: str | None
 
 
-class RayEngine:
+class RayEngine(Engine):
     """Runs workers as Ray actors (see module docs).
 
     Args:
@@ -84,15 +84,8 @@ class RayEngine:
             return max(1, int(self.gpus / gpus)), gpus
         return max(1, self.cpus - 1), gpus
 
-    def map_batches(
-        self,
-        items: Iterable[Any],
-        *,
-        worker: Callable[[], Worker],
-        batch_size: int,
-        concurrency: int | None = None,
-        num_gpus: float | None = None,
-    ) -> Iterator[Any]:
+    def run_batches(self, items: Iterable[Any], worker: Callable[[], Worker], batch_size: int,
+                    concurrency: int | None, num_gpus: float | None) -> Iterator[Any]:
         ray = self.ray
         seq = as_list(items)
         if not seq:

@@ -173,6 +173,12 @@ class Phase:
     title: str = ""
     #: Gold labels and claim metadata (claim types) stay off every page even after the reveal.
     gold_private: bool = False
+    #: Per-profile scoring options (:mod:`~averitec_tools.leaderboard.phase_rules`).
+    options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    #: A failed LLM-judge request: ``unscored`` (the claim left out, counted) or ``zero`` (official).
+    judge_failures: str = "unscored"
+    #: Organiser audit rules that reject a submission (``reject_own_factcheck``, ...): True ones.
+    reject: tuple[str, ...] = ()
 
     @property
     def profile(self) -> str:
@@ -249,6 +255,10 @@ def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
     if raw.primary_metric not in columns:
         columns = (raw.primary_metric, *columns)
     split = None if raw.split is None else Split(raw.split.public_fraction, raw.split.seed)
+    from averitec_tools.leaderboard.phase_rules import REJECT_RULES, profile_options
+
+    options = profile_options(raw.options, profiles=profiles, where=where,
+                              expand=lambda v, where: _gold(v, where=where, env=env))
     return Phase(
         name=raw.name,
         gold=_gold(raw.gold, where=f"{where}: gold", env=env),
@@ -260,6 +270,9 @@ def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
         columns=columns,
         title=raw.name if raw.title is None else raw.title,
         gold_private=raw.gold_private,
+        options=options,
+        judge_failures=raw.judge_failures,
+        reject=tuple(k for k in REJECT_RULES if getattr(raw, k)),
     )
 
 

@@ -104,6 +104,13 @@ class PhaseFile(StrictModel):
     columns: Names = ()
     #: Gold labels and claim types never shown, not even after the phase is revealed.
     gold_private: StrictBool = False
+    #: Per-profile scoring options (leaderboard.phase_rules): profile -> {option: value}.
+    options: dict[StrictStr, dict[StrictStr, StrictStr | StrictBool | StrictInt | StrictFloat | None]] = Field(default_factory=dict)
+    #: A failed or unparseable LLM-judge request: the claim is unscored (default) or scores 0 (official).
+    judge_failures: Literal["unscored", "zero"] = "unscored"
+    #: Audit rules: refuse a submission citing the claim's own fact-check / evidence published after the claim.
+    reject_own_factcheck: StrictBool = False
+    reject_published_after_claim: StrictBool = False
 
 
 class ValidationFile(StrictModel):

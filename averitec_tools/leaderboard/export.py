@@ -49,7 +49,41 @@ def entry_dict(entry: Entry, *, disclosure: Sequence[str]) -> dict[str, Any]:
         "disclosure": {k: entry.meta.get(k) for k in disclosure},
         "scorer_version": entry.scorer_version,
         "signature": entry.signature,
+        "n_unscored": entry.n_unscored,
+        "unscored": dict(entry.unscored),
+        "audit": None if entry.audit is None else {k: entry.audit.get(k) for k in ("status", "counts", "reason")},
+        "audit_url": f"/submission/{entry.submission_id}/audit",
+        "declaration": entry.declaration,
     }
+
+
+def unscored_cell(entry: Entry) -> str:
+    """The "Unscored" cell: the count and, when any, the reasons.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> unscored_cell(SimpleNamespace(n_unscored=3, unscored={"judge_request_failed": 2, "judge_reply_unparseable": 1}))
+        '3 (judge_request_failed 2, judge_reply_unparseable 1)'
+    """
+    if not entry.n_unscored:
+        return "0"
+    return f"{entry.n_unscored} (" + ", ".join(f"{k} {v}" for k, v in entry.unscored.items()) + ")"
+
+
+def audit_cell(audit: Any) -> str:
+    """The "Audit flags" cell: flagged evidence per shown rule, "not audited" or empty (no audit).
+
+    Example:
+        >>> audit_cell({"status": "audited", "counts": {"published_after_claim": 2, "fact_checker_source": 0,
+        ...             "own_fact_check_article": 1}})
+        'after claim 2, fact-checker 0, own fact-check 1'
+    """
+    if not audit:
+        return ""
+    if audit.get("status") != "audited":
+        return "not audited"
+    short = {"published_after_claim": "after claim", "fact_checker_source": "fact-checker", "own_fact_check_article": "own fact-check"}
+    return ", ".join(f"{short[k]} {audit['counts'].get(k, 0)}" for k in short)
 
 
 def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -59,7 +93,10 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
         header.append(metric_title(k))
         if k == phase.primary_metric:
             header += ["95% CI", "Rank interval", "P(first)"]
-    header += list(disclosure)
+    from averitec_tools.leaderboard.phase_rules import uses_judge
+
+    judge = uses_judge(phase.profiles)
+    header += (["Unscored"] if judge else []) + ["Audit flags", *disclosure, "Training data (declared)", "Dev claims used (declared)"]
     rows = []
     for e in entries:
         row = [str(e.rank), str(e.tier), e.team, e.system]
@@ -70,7 +107,10 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
                 row.append(f"[{lo:.4f}, {hi:.4f}]")
                 row.append("" if e.rank_interval is None else f"[{e.rank_interval[0]}, {e.rank_interval[1]}]")
                 row.append("" if e.p_first is None else f"{e.p_first:.3f}")
+        row += ([unscored_cell(e)] if judge else []) + [audit_cell(e.audit)]
         row += [str(e.meta.get(k, "")) for k in disclosure]
+        declared = e.declaration or {}
+        row += [declared.get("training_data", ""), declared.get("dev_claims_used", "")]
         rows.append(row)
     return header, rows
 
@@ -246,4 +286,4 @@ def export(entries: Sequence[Entry], *, competition: Competition, phase: Phase, 
     return EXPORTERS.get(fmt)(entries, competition=competition, phase=phase)
 
 
-__all__ = ["EXPORTERS", "csv_cell", "entry_dict", "export", "latex_escape", "markdown_escape", "one_line", "table_rows"]
+__all__ = ["EXPORTERS", "audit_cell", "csv_cell", "unscored_cell", "entry_dict", "export", "latex_escape", "markdown_escape", "one_line", "table_rows"]

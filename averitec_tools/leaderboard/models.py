@@ -60,6 +60,8 @@ submissions = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("started_at", sa.DateTime, nullable=True),
     sa.Column("finished_at", sa.DateTime, nullable=True),
+    sa.Column("audit", sa.JSON, nullable=True),  # leaderboard.audit_flags: the evidence audit (NULL: not yet)
+    sa.Column("declaration", sa.JSON, nullable=True),  # the team's declaration: training data, dev claims used
     sa.Index("ix_submissions_state", "state"),
     # the same bytes are one live submission; after a failure they may be uploaded again
     sa.Index(

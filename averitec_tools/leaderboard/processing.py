@@ -223,48 +223,73 @@ class Scorer:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
     def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
-        from averitec_tools.metrics.bootstrap import mean_ci
+        from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
+            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
             with pinned_engine(name, self.engine) as warm:
                 jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
                 result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
-                                                 allow_download=True)
-            per_claim = [
-                {
-                    "id": c.claim_id,
-                    "gold": c.gold_label,
-                    "pred": c.pred_label,
-                    "values": {k: round(float(v), _PER_CLAIM_DIGITS) for k, v in c.values.items()},
-                    "confidence": c.confidence,
-                    "types": list(c.claim_types),
-                }
-                for c in result.per_claim
-            ]
+                                                 allow_download=True, **options)
+            per_claim = [stored_claim(c) for c in result.per_claim]
             keys = list(result.per_claim[0].values) if result.per_claim else []
             if name == phase.profile and phase.primary_metric not in keys:
                 raise UserError(
                     f"phase {phase.name!r}: primary_metric {phase.primary_metric!r} is not a per-claim metric of profile "
                     f"{name!r} (the competition file needs one of: {', '.join(keys)})"
                 )
-            cis = {}
-            for k in [k for k in keys if k in phase.columns]:  # the shown metrics only
-                ci = mean_ci(values=[c.values[k] for c in result.per_claim], n_resamples=self.n_resamples, seed=0)
-                cis[k] = [ci.low, ci.high]
-            summary = json.loads(json.dumps(dict(result.summary), default=str))  # profiles' summaries name no input path
-            out.append(
-                {
-                    "profile": name,
-                    "scorer_version": __version__,
-                    "signature": result.signature,
-                    "summary": summary,
-                    "cis": cis,
-                    "per_claim": per_claim,
-                }
-            )
+            summary = _nan_to_none(json.loads(json.dumps(dict(result.summary), default=str)))  # profiles' summaries name no input path
+            out.append({"profile": name, "scorer_version": __version__, "signature": result.signature, "summary": summary,
+                        "cis": self._cis(per_claim, [k for k in keys if k in phase.columns]), "per_claim": per_claim})
         return out
+
+    def _cis(self, per_claim: list[dict[str, Any]], keys: list[str]) -> dict[str, list[float]]:
+        """95 % bootstrap CIs of the shown metrics over the scored claims (unscored ones: ``None``, left out)."""
+        from averitec_tools.metrics.bootstrap import mean_ci
+
+        cis = {}
+        for k in keys:
+            values = [c["values"][k] for c in per_claim if c["values"][k] is not None]
+            if values:
+                ci = mean_ci(values=values, n_resamples=self.n_resamples, seed=0)
+                cis[k] = [ci.low, ci.high]
+        return cis
+
+
+def _nan_to_none(obj: Any) -> Any:
+    """``obj`` with every NaN float as ``None`` (JSON columns take no NaN).
+
+    Example:
+        >>> _nan_to_none({"a": [float("nan"), 1.0], "b": "NaN"})
+        {'a': [None, 1.0], 'b': 'NaN'}
+    """
+    if isinstance(obj, float):
+        return None if obj != obj else obj
+    if isinstance(obj, dict):
+        return {k: _nan_to_none(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_nan_to_none(v) for v in obj]
+    return obj
+
+
+def stored_claim(c: Any) -> dict[str, Any]:
+    """A :class:`~averitec_tools.scoring.profiles.base.ClaimScore` as the store keeps it:
+    values rounded to 12 digits, NaN (an unscored claim's) as ``None``, and ``unscored``
+    (the reason) when the claim was not scored.
+
+    Example:
+        >>> from averitec_tools.scoring.profiles.base import ClaimScore
+        >>> stored_claim(ClaimScore(3, "Refuted", "Supported", {"a": 1/3, "b": float("nan")}, unscored="judge_request_failed"))
+        {'id': 3, 'gold': 'Refuted', 'pred': 'Supported', 'values': {'a': 0.333333333333, 'b': None}, 'confidence': None, 'types': [], 'unscored': 'judge_request_failed'}
+    """
+    values = {k: None if v != v else round(float(v), _PER_CLAIM_DIGITS) for k, v in c.values.items()}
+    row = {"id": c.claim_id, "gold": c.gold_label, "pred": c.pred_label, "values": values, "confidence": c.confidence,
+           "types": list(c.claim_types)}
+    if getattr(c, "unscored", None):
+        row["unscored"] = c.unscored
+    return row
 
 
 def worker_jobs(jobs: int | None, *, workers: int) -> int:
@@ -285,4 +310,4 @@ def _looks_jsonl(content: bytes) -> bool:
     return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
 
 
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "warm_engine", "worker_jobs"]
+__all__ = ["Scorer", "file_sha256", "pinned_engine", "stored_claim", "warm_engine", "worker_jobs"]

@@ -95,6 +95,16 @@ class Entry:
     rescoring: bool = False
     rank_interval: tuple[int, int] | None = None
     p_first: float | None = None
+    #: Counted claims left unscored (a failed or unparseable judge request), per reason.
+    unscored: dict[str, int] = field(default_factory=dict)
+    #: The evidence audit on the counted claims (:func:`~averitec_tools.leaderboard.audit_flags.visible_audit`).
+    audit: dict[str, Any] | None = None
+    #: What the team declared (training data, dev claims used).
+    declaration: dict[str, str] | None = None
+
+    @property
+    def n_unscored(self) -> int:
+        return sum(self.unscored.values())
 
 
 def claim_mask(phase: Phase, n_claims: int, *, revealed: bool) -> np.ndarray | None:
@@ -122,8 +132,8 @@ def build_entries(
 ) -> list[Entry]:
     """The best finished submission per (team, system), with metrics on the counted claims
     (``primary_ci=False``: the primary metric's CI is left to the caller)."""
+    from averitec_tools.leaderboard.audit_flags import visible_audit
     from averitec_tools.leaderboard.store import BOARD_STATES
-    from averitec_tools.metrics.bootstrap import mean_ci
 
     best: dict[tuple[str, str], Entry] = {}
     for sub in submissions:
@@ -136,19 +146,10 @@ def build_entries(
         mask = claim_mask(phase, len(per_claim), revealed=revealed)
         if mask is None or not mask.any():
             continue
-        keys = [k for k in phase.columns if per_claim and k in per_claim[0]["values"]]
-        metrics, ci = {}, {}
-        for k in keys:
-            vals = np.array([c["values"][k] for c in per_claim], dtype=np.float64)[mask]
-            metrics[k] = float(vals.mean())
-            if k == phase.primary_metric and primary_ci:
-                interval = mean_ci(values=vals, n_resamples=n_resamples, seed=seed)
-                ci[k] = (interval.low, interval.high)
-            elif k in res["cis"] and mask.all():
-                ci[k] = (float(res["cis"][k][0]), float(res["cis"][k][1]))
-        if phase.primary_metric not in metrics:
+        metrics, ci = _row_metrics(phase, per_claim, mask, res["cis"], primary_ci=primary_ci, n_resamples=n_resamples, seed=seed)
+        if phase.primary_metric not in metrics or np.isnan(metrics[phase.primary_metric]):
             continue
-        primary = np.array([c["values"][phase.primary_metric] for c in per_claim], dtype=np.float64)[mask]
+        primary = claim_values(per_claim, phase.primary_metric)[mask]
         entry = Entry(
             submission_id=int(sub["id"]),
             team=sub["team"],
@@ -161,11 +162,58 @@ def build_entries(
             created_at=sub["created_at"],
             values=primary,
             rescoring=sub["state"] != "finished",
+            unscored=unscored_reasons(per_claim, mask),
+            audit=visible_audit(sub.get("audit"), visible_ids={c["id"] for c, keep in zip(per_claim, mask, strict=True) if keep}),
+            declaration=sub.get("declaration"),
         )
         key = (sub["team"], sub["system"])
         if key not in best or entry.metrics[phase.primary_metric] > best[key].metrics[phase.primary_metric]:
             best[key] = entry
     return list(best.values())
+
+
+def _row_metrics(phase: Phase, per_claim: Sequence[Mapping[str, Any]], mask: np.ndarray, stored_cis: Mapping[str, Any], *,
+                 primary_ci: bool, n_resamples: int, seed: int) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """A row's shown metrics over the counted, scored claims, and their CIs (the primary
+    metric's bootstrapped here when ``primary_ci``; the others as stored, when every claim counts)."""
+    from averitec_tools.metrics.bootstrap import mean_ci
+
+    metrics, ci = {}, {}
+    for k in [k for k in phase.columns if per_claim and k in per_claim[0]["values"]]:
+        vals = claim_values(per_claim, k)[mask]
+        scored = vals[~np.isnan(vals)]
+        metrics[k] = float(scored.mean()) if scored.size else float("nan")
+        if k == phase.primary_metric and primary_ci and scored.size:
+            interval = mean_ci(values=scored, n_resamples=n_resamples, seed=seed)
+            ci[k] = (interval.low, interval.high)
+        elif k in stored_cis and mask.all():
+            ci[k] = (float(stored_cis[k][0]), float(stored_cis[k][1]))
+    return metrics, ci
+
+
+def claim_values(per_claim: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
+    """One metric's per-claim values, an unscored claim's (``None``) as NaN.
+
+    Example:
+        >>> claim_values([{"values": {"m": 1.0}}, {"values": {"m": None}}], "m").tolist()
+        [1.0, nan]
+    """
+    return np.array([np.nan if c["values"][key] is None else c["values"][key] for c in per_claim], dtype=np.float64)
+
+
+def unscored_reasons(per_claim: Sequence[Mapping[str, Any]], mask: np.ndarray) -> dict[str, int]:
+    """Counted claims left unscored, per reason (sorted by reason).
+
+    Example:
+        >>> unscored_reasons([{"unscored": "judge_request_failed"}, {}, {"unscored": "judge_request_failed"}],
+        ...                  np.array([True, True, False]))
+        {'judge_request_failed': 1}
+    """
+    out: dict[str, int] = {}
+    for c, keep in zip(per_claim, mask, strict=True):
+        if keep and c.get("unscored"):
+            out[str(c["unscored"])] = out.get(str(c["unscored"]), 0) + 1
+    return dict(sorted(out.items()))
 
 
 def shared_p_value(head: np.ndarray, other: np.ndarray, *, observed: float) -> float:
@@ -218,10 +266,11 @@ def assign_tiers(
                 p_raw.append(0.0)  # different claim sets cannot share a tier
                 continue
             if test == "bootstrap" and resampled and head.submission_id in resampled and other.submission_id in resampled:
-                observed = float(head.values.mean() - other.values.mean())
+                observed = float(np.nanmean(head.values) - np.nanmean(other.values))
                 p_raw.append(shared_p_value(resampled[head.submission_id], resampled[other.submission_id], observed=observed))
                 continue
-            result = paired_test(a=head.values, b=other.values, test=test, n_resamples=n_resamples, alpha=alpha, seed=seed)  # type: ignore[arg-type]
+            both = ~(np.isnan(head.values) | np.isnan(other.values))  # the claims both systems have scores for
+            result = paired_test(a=head.values[both], b=other.values[both], test=test, n_resamples=n_resamples, alpha=alpha, seed=seed)  # type: ignore[arg-type]
             p_raw.append(result.p_value)
         adjusted = holm(p_raw)
         next_remaining = []
@@ -252,7 +301,13 @@ def shared_resamples(entries: Sequence[Entry], *, n_resamples: int, seed: int) -
         return {}
     paired = [e for e in entries if len(e.values) == len(entries[0].values)]
     idx = resample_indices(n_claims=len(paired[0].values), n_resamples=n_resamples, seed=seed)
-    scores = resampled_means(np.stack([e.values for e in paired]), idx)
+    stack = np.stack([e.values for e in paired])
+    missing = np.isnan(stack)
+    if missing.any():  # unscored claims: each system's mean over its scored claims in the resample
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores = resampled_means(np.where(missing, 0.0, stack), idx) / resampled_means((~missing).astype(np.float64), idx)
+    else:
+        scores = resampled_means(stack, idx)
     return {e.submission_id: scores[:, k] for k, e in enumerate(paired)}
 
 
@@ -287,7 +342,7 @@ def add_primary_ci(entries: Sequence[Entry], *, primary: str, resampled: Mapping
             low, high = np.percentile(resampled[e.submission_id], [2.5, 97.5])
             e.ci[primary] = (float(low), float(high))
         else:
-            interval = mean_ci(values=e.values, n_resamples=n_resamples, seed=seed)
+            interval = mean_ci(values=e.values[~np.isnan(e.values)], n_resamples=n_resamples, seed=seed)
             e.ci[primary] = (interval.low, interval.high)
 
 
@@ -302,12 +357,16 @@ def board_signature(*, competition: Competition, phase: Phase) -> str:
         >>> board_signature(competition=c, phase=c.phases[0]).split("|version:")[0]
         'leaderboard|phase:dev|profile:averitec2024|metric:averitec_score@0.25|test:bootstrap|alpha:0.05|B:1000|seed:0|ci:percentile-0.95|rank-interval:0.95|ties:min'
     """
+    from averitec_tools.leaderboard.phase_rules import uses_judge
     from averitec_tools.leaderboard.rank_intervals import TIE_RULE
     from averitec_tools.metrics.signature import render_signature
 
     fields = [("phase", phase.name), ("profile", phase.profile), ("metric", phase.primary_metric), ("test", competition.test),
               ("alpha", competition.alpha), ("B", competition.n_resamples), ("seed", competition.seed),
               ("ci", "percentile-0.95"), ("rank-interval", "0.95"), ("ties", TIE_RULE)]
+    if uses_judge(phase.profiles):  # what a failed judge request means: unscored (left out, counted) or zero (official)
+        fields.append(("judge-failures", phase.judge_failures))
+    fields += [("audit-reject", "+".join(phase.reject))] if phase.reject else []
     return "leaderboard|" + render_signature(fields)
 
 
@@ -338,4 +397,4 @@ def rank_store(store: Any, phase_name: str) -> list[Entry]:
     return rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=store.revealed(phase_name))
 
 
-__all__ = ["Comparison", "Entry", "add_primary_ci", "add_rank_intervals", "assign_tiers", "board_signature", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store", "shared_p_value", "shared_resamples"]
+__all__ = ["Comparison", "Entry", "add_primary_ci", "claim_values", "unscored_reasons", "add_rank_intervals", "assign_tiers", "board_signature", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store", "shared_p_value", "shared_resamples"]

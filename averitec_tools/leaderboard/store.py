@@ -51,6 +51,7 @@ from averitec_tools.leaderboard.names import (
     team_name,
 )
 from averitec_tools.leaderboard.queue import LIVE_STATES, SubmissionQueue
+from averitec_tools.leaderboard.records import SubmissionRecords
 
 STATES = ("pending", "running", "finished", "failed", "cancelled")
 #: States whose stored result may stand on the board (a rescore keeps the old one shown).
@@ -79,7 +80,7 @@ class NewSubmission:
     again: bool = False
 
 
-class Store(SubmissionQueue):
+class Store(SubmissionQueue, SubmissionRecords):
     """Access to one leaderboard database.
 
     Args:
@@ -297,6 +298,7 @@ class Store(SubmissionQueue):
         content: bytes,
         file_name: str,
         meta: Mapping[str, str] | None = None,
+        declaration: Mapping[str, str] | None = None,
     ) -> NewSubmission:
         """Store a submission as ``pending``; the same bytes again return the same row,
         unless it failed or was cancelled: then they are a new submission, scored again.
@@ -305,6 +307,8 @@ class Store(SubmissionQueue):
             UserError: an empty file, an invalid system name, metadata keys outside the
                 competition's ``disclosure`` list or invalid values, unknown team/phase.
             QuotaExceeded: the team's limits are used up.
+
+        ``declaration`` (checked by :func:`~averitec_tools.leaderboard.audit_flags.check_declaration`) is stored with it.
         """
         comp = self.competition()
         comp.phase(phase)
@@ -338,6 +342,7 @@ class Store(SubmissionQueue):
                     size=len(content),
                     content=content,
                     meta=meta,
+                    declaration=dict(declaration) if declaration else None,
                     state="pending",
                     attempts=0,
                     charged=True,
@@ -371,31 +376,6 @@ class Store(SubmissionQueue):
                 query = query.where(col.in_(value) if isinstance(value, (tuple, list)) else col == value)
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
-
-    def board_version(self, phase: str) -> tuple[Any, ...]:
-        """Changes whenever the ranking of ``phase`` can change (new results, states, reveal)."""
-        s, r = m.submissions.c, m.results.c
-        with self.engine.connect() as conn:
-            finished = conn.execute(
-                sa.select(sa.func.count(), sa.func.max(s.finished_at)).where(s.phase == phase, s.state == "finished")
-            ).one()
-            cancelled = conn.execute(sa.select(sa.func.count()).where(s.phase == phase, s.state == "cancelled")).scalar()
-            newest = conn.execute(sa.select(sa.func.max(r.id))).scalar()
-            revealed = conn.execute(sa.select(m.phases.c.revealed_at).where(m.phases.c.name == phase)).scalar()
-        return (int(finished[0]), str(finished[1]), int(cancelled or 0), newest, str(revealed))
-
-    def results(self, submission_ids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
-        """Every stored result per submission, newest first."""
-        r = m.results.c
-        query = sa.select(m.results).order_by(r.id.desc())
-        if submission_ids is not None:
-            query = query.where(r.submission_id.in_(submission_ids))
-        out: dict[int, list[dict[str, Any]]] = {}
-        with self.engine.connect() as conn:
-            for row in conn.execute(query):
-                out.setdefault(int(row.submission_id), []).append(dict(row._mapping))
-        return out
-
 
 
 __all__ = [

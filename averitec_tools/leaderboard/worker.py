@@ -69,8 +69,8 @@ def configure_logging() -> None:
 
 def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, submission_id: int | None = None,
                 health: WorkerHealth | None = None, hard_exit: bool = False, isolation: Isolation | None = None) -> int | None:
-    """Claim one pending submission (or ``submission_id``), score it and store the
-    outcome; returns its id (``None``: nothing pending).
+    """Claim one pending submission (or ``submission_id``), score and audit it and store
+    the outcome; returns its id (``None``: nothing pending).
 
     With ``hard_exit`` (a supervised worker process) a submission that does not stop at
     its time limit within :data:`HARD_STOP_GRACE` seconds is failed and the process
@@ -83,49 +83,21 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
     row = store.submission(sid)
     assert row is not None
     comp = store.competition()
-    limit = comp.scoring.timeout_seconds
-    file_name = row["file_name"]
     if health is not None:
         health.beat(state="scoring", submission_id=sid, force=True)
-
-    def hard_stop() -> None:
-        store.fail(sid, time_limit_reason(file_name, limit), server_reason=f"submission {sid}: still scoring "
-                   f"{HARD_STOP_GRACE:g} s after the time limit ({limit:g} s); worker process {os.getpid()} exits")
-        logger.error("submission %d did not stop at its time limit; worker %d exits for its supervisor to restart it", sid, os.getpid())
-        logging.shutdown()
-        os._exit(3)
-
-    deadline = Deadline(limit, hard_after=HARD_STOP_GRACE if hard_exit else None, on_hard_stop=hard_stop)
+    deadline = _deadline(store, sid, row["file_name"], comp.scoring.timeout_seconds, hard_exit=hard_exit)
     stop = threading.Event()
-
-    def heartbeat() -> None:
-        while not stop.wait(lease_seconds / 3):
-            if not store.renew(sid, lease_seconds=lease_seconds):  # cancelled, or the lease was taken back
-                deadline.interrupt("cancelled")
-                return
-            if health is not None:
-                health.beat(state="scoring", submission_id=sid)
-
-    beat = threading.Thread(target=heartbeat, name=f"lease-{sid}", daemon=True)
+    beat = threading.Thread(target=_heartbeat, args=(store, sid, lease_seconds, stop, deadline, health), name=f"lease-{sid}",
+                            daemon=True)
     interrupted = False
     started = time.monotonic()
     try:
         with deadline:
             beat.start()
-            phase = comp.phase(row["phase"])
-            content = store.content(sid)
-            with contextlib.suppress(UserError):  # in this process, kept for the next runs (score() reports a missing gold file)
-                scorer.prepare_gold(phase)
-            results = isolation.run(lambda: scorer.score(phase=phase, content=content, file_name=file_name, limits=comp.validation),
-                                    content=content, memory_bytes=comp.scoring.memory_bytes, file_name=file_name)
+            results = _score_and_audit(store, scorer, sid, row, isolation)
     except Interrupted as stopped:
         interrupted = True
-        if stopped.kind == "time":
-            store.fail(sid, time_limit_reason(file_name, limit),
-                       server_reason=f"submission {sid}: stopped at the time limit ({limit:g} s)")
-            logger.warning("submission %d (team %s) stopped at the time limit of %g s", sid, row["team"], limit)
-        else:
-            logger.info("submission %d was cancelled (or taken back) while being scored; dropped", sid)
+        _record_stop(store, sid, row, stopped.kind, comp.scoring.timeout_seconds)
     except Failure as failure:
         store.fail(sid, failure.team, server_reason=failure.server, charged=failure.charged, drop_content=failure.drop_content)
         logger.info("submission %d (team %s) failed%s: %s", sid, row["team"], "" if failure.charged else " (not charged)", failure.server)
@@ -148,6 +120,62 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
     if health is not None:
         health.beat(state="idle", scored=1, force=True)
     return sid
+
+
+def _deadline(store: Store, sid: int, file_name: str, limit: float, *, hard_exit: bool) -> Deadline:
+    """The submission's time limit; with ``hard_exit`` a stop that does not land fails it and exits the process."""
+
+    def hard_stop() -> None:
+        store.fail(sid, time_limit_reason(file_name, limit), server_reason=f"submission {sid}: still scoring "
+                   f"{HARD_STOP_GRACE:g} s after the time limit ({limit:g} s); worker process {os.getpid()} exits")
+        logger.error("submission %d did not stop at its time limit; worker %d exits for its supervisor to restart it", sid, os.getpid())
+        logging.shutdown()
+        os._exit(3)
+
+    return Deadline(limit, hard_after=HARD_STOP_GRACE if hard_exit else None, on_hard_stop=hard_stop)
+
+
+def _heartbeat(store: Store, sid: int, lease_seconds: float, stop: threading.Event, deadline: Deadline,
+               health: WorkerHealth | None) -> None:
+    """Renew the lease until ``stop``; a lease that cannot be renewed (cancelled, taken back) interrupts the run."""
+    while not stop.wait(lease_seconds / 3):
+        if not store.renew(sid, lease_seconds=lease_seconds):
+            deadline.interrupt("cancelled")
+            return
+        if health is not None:
+            health.beat(state="scoring", submission_id=sid)
+
+
+def _score_and_audit(store: Store, scorer: Scorer, sid: int, row: dict[str, Any], isolation: Isolation) -> list[dict[str, Any]]:
+    """Score the submission (in this process or a memory-capped child), then audit its
+    evidence (:mod:`~averitec_tools.leaderboard.audit_flags`) and store the audit; a phase
+    rule the audit breaks refuses it (:class:`Failure`, charged, the reason shown to the team)."""
+    from averitec_tools.leaderboard.audit_flags import audit_submission, rejection
+
+    comp = store.competition()
+    phase = comp.phase(row["phase"])
+    content, file_name = store.content(sid), row["file_name"]
+    with contextlib.suppress(UserError):  # in this process, kept for the next runs (score() reports a missing gold file)
+        scorer.prepare_gold(phase)
+
+    def job() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        results = scorer.score(phase=phase, content=content, file_name=file_name, limits=comp.validation)
+        return results, audit_submission(content, gold=phase.gold)  # after validation: the file is within the limits
+
+    results, audit = isolation.run(job, content=content, memory_bytes=comp.scoring.memory_bytes, file_name=file_name)
+    store.save_audit(sid, audit)
+    reason = rejection(audit, rules=phase.reject, file_name=file_name)
+    if reason is not None:
+        raise Failure(reason, f"submission {sid}: {reason}", charged=True)
+    return results
+
+
+def _record_stop(store: Store, sid: int, row: dict[str, Any], kind: str, limit: float) -> None:
+    if kind == "time":
+        store.fail(sid, time_limit_reason(row["file_name"], limit), server_reason=f"submission {sid}: stopped at the time limit ({limit:g} s)")
+        logger.warning("submission %d (team %s) stopped at the time limit of %g s", sid, row["team"], limit)
+    else:
+        logger.info("submission %d was cancelled (or taken back) while being scored; dropped", sid)
 
 
 def run_worker(

@@ -167,11 +167,28 @@ def _claim_from_submission(
     )
 
 
+#: Parsed gold files by (path, mtime, size): a long-running process (the leaderboard's
+#: worker audits every submission against one gold file) parses each once. Frozen records.
+_GOLD_CACHE: dict[tuple[str, int, int], tuple[AVeriTeCClaim, ...]] = {}
+
+
 def read_gold(path: str | os.PathLike[str]) -> tuple[AVeriTeCClaim, ...]:
-    """AVeriTeC gold claims from ``path``."""
-    return tuple(
+    """AVeriTeC gold claims from ``path`` (parsed once per file version and process)."""
+    try:
+        st = os.stat(path)
+        key: tuple[str, int, int] | None = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None  # iter_records says what is wrong with the path
+    if key is not None and key in _GOLD_CACHE:
+        return _GOLD_CACHE[key]
+    gold = tuple(
         AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index) for loc in iter_records(path)
     )
+    if key is not None:
+        if len(_GOLD_CACHE) >= 8:
+            _GOLD_CACHE.pop(next(iter(_GOLD_CACHE)))
+        _GOLD_CACHE[key] = gold
+    return gold
 
 
 def _split_name(path: str | os.PathLike[str]) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
-from averitec_tools.leakage.urls import DomainList
+from averitec_tools.leakage.urls import DomainList, ParsedUrl
 from averitec_tools.registry import Registry
 
 
@@ -59,6 +59,17 @@ class Rule(ABC):
         """A finding if ``evidence`` breaks the rule for ``claim``."""
 
 
+class SourceRule(Rule):
+    """A rule about where evidence comes from: evidence whose URL does not parse never breaks it."""
+
+    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
+        return None if evidence.parsed is None else self.check_source(claim, evidence.parsed, ctx)
+
+    @abstractmethod
+    def check_source(self, claim: AuditClaim, url: ParsedUrl, ctx: AuditContext) -> Finding | None:
+        """A finding if evidence from ``url`` breaks the rule for ``claim``."""
+
+
 RULES: Registry[Rule] = Registry("audit rule")
 
 
@@ -67,4 +78,4 @@ def register_rule(rule: Rule) -> Rule:
     return rule
 
 
-__all__ = ["RULES", "AuditContext", "Finding", "Rule", "register_rule"]
+__all__ = ["RULES", "AuditContext", "Finding", "Rule", "SourceRule", "register_rule"]

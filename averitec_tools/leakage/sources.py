@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
-from averitec_tools.leakage.rules import AuditContext, Finding, Rule, register_rule
-from averitec_tools.leakage.urls import DomainList, same_page
+from averitec_tools.leakage.inputs import AuditClaim
+from averitec_tools.leakage.rules import AuditContext, Finding, SourceRule, register_rule
+from averitec_tools.leakage.urls import DomainList, ParsedUrl, same_page
 
 FACT_CHECKERS_FILE = "fact_checkers.txt"
 MISINFO_FILE = "misinfo_list.txt"
@@ -42,44 +42,40 @@ def shipped_misinfo() -> DomainList:
     return DomainList.packaged(MISINFO_FILE, name="AVeriTeC misinformation list")
 
 
-class FactCheckerSource(Rule):
+class FactCheckerSource(SourceRule):
     name: ClassVar[str] = "fact_checker_source"
     description: ClassVar[str] = (
         "evidence from a fact-checking organisation (shipped list, or the domain of a fact_checking_article in the loaded splits)"
     )
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        if evidence.parsed is None:
-            return None
-        entry = ctx.fact_checkers.match(evidence.parsed)
+    def check_source(self, claim: AuditClaim, url: ParsedUrl, ctx: AuditContext) -> Finding | None:
+        entry = ctx.fact_checkers.match(url)
         if entry is not None:
             return Finding(None, f"fact-checker {entry} (shipped list)")
-        entry = ctx.split_fact_checkers.match(evidence.parsed)
+        entry = ctx.split_fact_checkers.match(url)
         if entry is not None:
             return Finding(None, f"{entry}: domain of a fact_checking_article in the loaded splits")
         return None
 
 
-class OwnFactCheckArticle(Rule):
+class OwnFactCheckArticle(SourceRule):
     name: ClassVar[str] = "own_fact_check_article"
     description: ClassVar[str] = "the claim's own fact-checking article used as evidence"
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        if evidence.parsed is None or claim.fact_checking_article is None:
+    def check_source(self, claim: AuditClaim, url: ParsedUrl, ctx: AuditContext) -> Finding | None:
+        if claim.fact_checking_article is None:
             return None
-        if same_page(evidence.parsed, claim.fact_checking_article):
+        if same_page(url, claim.fact_checking_article):
             return Finding(None, f"is the claim's fact_checking_article {claim.fact_checking_article.url}")
         return None
 
 
-class MisinfoSource(Rule):
+class MisinfoSource(SourceRule):
     name: ClassVar[str] = "misinfo_source"
     description: ClassVar[str] = "evidence from a known misinformation domain (AVeriTeC's upstream list)"
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        if evidence.parsed is None:
-            return None
-        entry = ctx.misinfo.match(evidence.parsed)
+    def check_source(self, claim: AuditClaim, url: ParsedUrl, ctx: AuditContext) -> Finding | None:
+        entry = ctx.misinfo.match(url)
         return Finding(None, f"misinformation domain {entry}") if entry is not None else None
 
 

@@ -275,9 +275,29 @@ def reject_predictions(obj: Any, *, where: str, dataset: str, gold_fields: tuple
         )
 
 
+def by_count(counts: Mapping[str, int]) -> dict[str, int]:
+    """The counts, most frequent first (ties by name)."""
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def ratio(part: float, whole: float) -> float:
+    """``part / whole``, 0.0 when ``whole`` is 0 (a statistic of an empty split)."""
+    return part / whole if whole else 0.0
+
+
 def share(counts: Mapping[str, int], total: int) -> dict[str, float]:
     """``count / total`` per key (0.0 when total is 0), keys sorted by count then name."""
-    return {k: (v / total if total else 0.0) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+    return {k: ratio(v, total) for k, v in by_count(counts).items()}
+
+
+def label_stats(labels: Mapping[str, int], total: int) -> dict[str, Any]:
+    """The ``labels`` (counts) and ``label_shares`` entries every family's ``stats`` reports.
+
+    Example:
+        >>> label_stats({"REFUTES": 1, "SUPPORTS": 3}, 4)
+        {'labels': {'SUPPORTS': 3, 'REFUTES': 1}, 'label_shares': {'SUPPORTS': 0.75, 'REFUTES': 0.25}}
+    """
+    return {"labels": by_count(labels), "label_shares": share(labels, total)}
 
 
 __all__ = [
@@ -290,7 +310,9 @@ __all__ = [
     "DatasetFamily",
     "find_local_file",
     "iter_hub_records",
+    "label_stats",
     "list_of",
+    "ratio",
     "register_family",
     "resolve",
     "share",

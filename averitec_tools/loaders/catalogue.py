@@ -19,9 +19,12 @@ The AVeriTeC 2024 test claims and test store, the FEVER-8 2025 test data and Vit
 no checksum recorded here (they were not reachable): they download as *unverified*, their
 sha256 is recorded in the manifest on first download (later downloads must match it), and
 each file is still checked against the hub's own content hash (Git LFS sha256 / git blob id).
-FEVER's files have no known hub copy (the ``fever/fever`` dataset is a loading script that
-fetches them from ``fever.ai``, which now answers 403): ``--repo`` names a mirror, and the
-recorded checksums make any mirror safe to use.
+FEVER's claims and wiki-pages are read from the hub's ``fever`` dataset (:data:`FEVER_HUB`,
+``fever/fever``), under the original file names at its root; the recorded checksums hold
+there and on any mirror named with ``--repo`` (``--from DIR`` installs copies a user has).
+Whether ``fever/fever`` holds those files today was not checked from here (no hub access;
+its last known state was a loading script fetching from ``fever.ai``, which answers 403):
+where it does not, the download stops with one line naming ``--repo`` and ``--from``.
 
 Example:
     >>> from averitec_tools.downloads import get_sources
@@ -49,6 +52,8 @@ from averitec_tools.downloads.sources import (
 
 AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision="main")
 VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision="main")
+#: The hub's ``fever`` dataset: FEVER 1.0's claims files and ``wiki-pages.zip`` at its root (original names).
+FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision="main")
 _AV_COMMIT = "chenxwh/AVeriTeC at commit 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
 _LFS = f"Git LFS pointer (oid sha256, size) in {_AV_COMMIT}, mirrored in github:skmalviya/AVeriTeC_SKDU"
 _FEVER_RECORD = ("sha256 and size huggingface/datasets recorded for the official fever.ai file "
@@ -142,18 +147,19 @@ _FEVER_FILES: Mapping[str, RemoteFile] = {
     "paper_test": RemoteFile("paper_test.jsonl", size=2181168, checksum_source=_FEVER_RECORD,
                              sha256="fb7b0280a0adc2302bbb29bfb7af37274fa585de3171bcf908f180642d11d88e"),
 }
-_FEVER_NOTE = ("no hub copy of the original files is known: fever/fever (dataset) is a loading script that "
-               "fetches them from fever.ai (403 today) and that datasets >= 4 refuses; name a mirror with --repo "
-               "OWNER/NAME (files at its root, original names) or install your copies with --from DIR")
+_FEVER_NOTE = ("read from the hub's fever dataset (fever/fever) under the original names at its root, held to "
+               "the checksums recorded for the fever.ai files; not checked from the development machines (its last "
+               "known state was a loading script fetching from fever.ai): where it lacks the files, name a mirror "
+               "with --repo OWNER/NAME (same layout) or install your copies with --from DIR")
 for split, spec in _FEVER_FILES.items():
     register_source(DataSource(
-        name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=None,
+        name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=FEVER_HUB,
         dest="fever", files=(spec,), homepage="https://fever.ai/dataset/fever.html", check=_FEVER_CLAIMS,
         notes=(_FEVER_NOTE,),
     ))
 register_source(DataSource(
     name="fever-wiki-pages", split=None, title="FEVER 1.0 wiki-pages (June 2017 Wikipedia, 5.4M pages)",
-    license="cc-by-sa-3.0", hub=None, dest="fever",
+    license="cc-by-sa-3.0", hub=FEVER_HUB, dest="fever",
     files=(RemoteFile("wiki-pages.zip", size=1713485474, checksum_source=_FEVER_RECORD,
                       sha256="4b06d95da6adf7fe02d2796176c670dacccb21348da89cba4c50676ab99665f2"),),
     unpack=Unpack(into="wiki-pages", members="*.jsonl"), homepage="https://fever.ai/dataset/fever.html",
@@ -226,4 +232,4 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "VITAMINC_HUB", "source_for"]
+__all__ = ["AVERITEC_HUB", "FEVER_HUB", "META_EVAL_HUB", "VITAMINC_HUB", "source_for"]

@@ -153,78 +153,19 @@ def export_hf(
         out_dir, option="--out", inputs=[data_dir, wiki_dir, hub_id if hub_id and os.path.isdir(hub_id) else None],
         files=["README.md", "data"],
     )
-    for folder in _source_folders(entry, concrete, data_dir):
-        if out.is_dir() and os.path.samefile(out, folder):
-            raise UserError(
-                f"--out {out}: is the folder of the input data; the export would write into it",
-                hint="export into a new folder",
-            )
-    if (out / "data").exists() and not (out / "data").is_dir():
-        raise UserError(f"{out / 'data'}: exists and is not a directory")
-    if (out / "README.md").is_dir():
-        raise UserError(f"{out / 'README.md'}: is a directory, expected the dataset card")
-    if out.is_dir():  # only an export (its card, its shards) may be added to, never another folder
-        foreign = sorted(p.name for p in out.iterdir() if p.name not in ("README.md", "data"))
-        if (out / "data").is_dir():
-            foreign += sorted(f"data/{p.name}" for p in (out / "data").iterdir() if not _SHARD_RE.match(p.name))
-        if foreign:
-            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-            raise UserError(f"--out {out}: is not empty and not an export (holds {shown}); refusing to write into it",
-                            hint="export into a new or empty folder")
+    _check_out(out, _source_folders(entry, concrete, data_dir))
     pretty, family_name = _dataset_key(name, split)
     card_path = out / "README.md"
-    if card_path.exists():
-        text = card_path.read_text(encoding="utf-8", errors="replace")
-        m = re.search(r"^pretty_name:\s*(.+)$", text, flags=re.MULTILINE)
-        existing = yaml.safe_load(m.group(1)) if m else None
-        if existing is None:
-            raise UserError(
-                f"--out {out}: has a README.md that is not a dataset card of an export; refusing to overwrite it",
-                hint="export into a new folder",
-            )
-        if existing != pretty:
-            raise UserError(
-                f"{out}: already holds an export of {existing!r}, not {pretty!r}",
-                hint="export each dataset into its own folder",
-            )
+    _check_card(card_path, out=out, pretty=pretty)
     ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir)
     data = out / "data"
-    try:
-        data.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{data}: cannot create: {exc.strerror or exc}") from None
-    n_shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
-    written: list[Path] = []
-    tmp_paths: list[Path] = []
-    try:
-        for i in range(n_shards):
-            shard = ds.shard(num_shards=n_shards, index=i, contiguous=True)
-            fd, tmp = tempfile.mkstemp(dir=data, prefix=f".{concrete}-{i}.", suffix=".tmp")
-            os.close(fd)
-            tmp_paths.append(Path(tmp))
-            shard.to_parquet(tmp)
-        # replace this split's old shards only once every new shard is complete
-        for old in data.glob(f"{concrete}-*.parquet"):
-            match = _SHARD_RE.match(old.name)
-            if match is not None and match["split"] == concrete:
-                old.unlink()
-        for i, tmp_path in enumerate(tmp_paths):
-            final = data / f"{concrete}-{i:05d}-of-{n_shards:05d}.parquet"
-            os.chmod(tmp_path, 0o666 & ~umask())  # what open() would give
-            os.replace(tmp_path, final)
-            written.append(final)
-    except OSError as exc:
-        raise UserError(f"{data}: cannot write the parquet shards: {exc.strerror or exc}") from None
-    finally:
-        for tmp_path in tmp_paths:
-            tmp_path.unlink(missing_ok=True)
-    splits = _existing_splits(data)
+    written = _write_shards(ds, data=data, split=concrete)
     card = _card(
         pretty_name=pretty,
         family_name=family_name,
         view=entry.view == r2vc.VIEW,
         features_yaml=ds.features._to_yaml_list(),
-        splits=splits,
+        splits=_existing_splits(data),
     )
     with atomic_writer(card_path) as fh:
         fh.write(card)
@@ -236,6 +177,87 @@ def export_hf(
         shards=tuple(str(p) for p in written),
         card=str(card_path),
     )
+
+
+def _check_out(out: Path, source_folders: list[Path]) -> None:
+    """Refuse an ``out`` that is an input folder, whose ``data``/``README.md`` has the wrong kind,
+    or that holds anything but an export (its card, its shards)."""
+    for folder in source_folders:
+        if out.is_dir() and os.path.samefile(out, folder):
+            raise UserError(
+                f"--out {out}: is the folder of the input data; the export would write into it",
+                hint="export into a new folder",
+            )
+    if (out / "data").exists() and not (out / "data").is_dir():
+        raise UserError(f"{out / 'data'}: exists and is not a directory")
+    if (out / "README.md").is_dir():
+        raise UserError(f"{out / 'README.md'}: is a directory, expected the dataset card")
+    if not out.is_dir():
+        return
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in ("README.md", "data"))
+    if (out / "data").is_dir():
+        foreign += sorted(f"data/{p.name}" for p in (out / "data").iterdir() if not _SHARD_RE.match(p.name))
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise UserError(f"--out {out}: is not empty and not an export (holds {shown}); refusing to write into it",
+                        hint="export into a new or empty folder")
+
+
+def _check_card(card_path: Path, *, out: Path, pretty: str) -> None:
+    """An existing card must be an export's card of the same dataset (``pretty`` name)."""
+    if not card_path.exists():
+        return
+    text = card_path.read_text(encoding="utf-8", errors="replace")
+    m = re.search(r"^pretty_name:\s*(.+)$", text, flags=re.MULTILINE)
+    existing = yaml.safe_load(m.group(1)) if m else None
+    if existing is None:
+        raise UserError(
+            f"--out {out}: has a README.md that is not a dataset card of an export; refusing to overwrite it",
+            hint="export into a new folder",
+        )
+    if existing != pretty:
+        raise UserError(
+            f"{out}: already holds an export of {existing!r}, not {pretty!r}",
+            hint="export each dataset into its own folder",
+        )
+
+
+def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
+    """Write ``ds`` as ``data/<split>-0000i-of-0000N.parquet``; returns the shards written.
+
+    Every shard goes to a temporary file first; the split's old shards are replaced only
+    once every new one is complete, and no temporary file survives a failure.
+    """
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{data}: cannot create: {exc.strerror or exc}") from None
+    n_shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
+    written: list[Path] = []
+    tmp_paths: list[Path] = []
+    try:
+        for i in range(n_shards):
+            shard = ds.shard(num_shards=n_shards, index=i, contiguous=True)
+            fd, tmp = tempfile.mkstemp(dir=data, prefix=f".{split}-{i}.", suffix=".tmp")
+            os.close(fd)
+            tmp_paths.append(Path(tmp))
+            shard.to_parquet(tmp)
+        # replace this split's old shards only once every new shard is complete
+        for old in data.glob(f"{split}-*.parquet"):
+            match = _SHARD_RE.match(old.name)
+            if match is not None and match["split"] == split:
+                old.unlink()
+        for i, tmp_path in enumerate(tmp_paths):
+            final = data / f"{split}-{i:05d}-of-{n_shards:05d}.parquet"
+            os.chmod(tmp_path, 0o666 & ~umask())  # what open() would give
+            os.replace(tmp_path, final)
+            written.append(final)
+    except OSError as exc:
+        raise UserError(f"{data}: cannot write the parquet shards: {exc.strerror or exc}") from None
+    finally:
+        for tmp_path in tmp_paths:
+            tmp_path.unlink(missing_ok=True)
+    return written
 
 
 __all__ = ["SHARD_ROWS", "ExportResult", "export_hf"]

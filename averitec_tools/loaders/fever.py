@@ -20,10 +20,11 @@ from averitec_tools.errors import UserError
 from averitec_tools.labels import map_label
 from averitec_tools.loaders.base import (
     DatasetFamily,
+    label_stats,
     list_of,
+    ratio,
     register_family,
     reject_predictions,
-    share,
 )
 from averitec_tools.loaders.r2vc import VIEW
 from averitec_tools.records.fever import FeverClaim, FeverEvidence
@@ -259,11 +260,10 @@ class FeverFamily(DatasetFamily):
                     pages.update(e.page for e in g if e.page is not None)
         return {
             "n_claims": n,
-            "labels": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "label_shares": share(labels, n),
-            "evidence_sets_per_verifiable_claim": groups / verifiable if verifiable else 0.0,
-            "sentences_per_evidence_set": sentences / groups if groups else 0.0,
-            "multi_sentence_evidence_sets": multi / groups if groups else 0.0,
+            **label_stats(labels, n),
+            "evidence_sets_per_verifiable_claim": ratio(groups, verifiable),
+            "sentences_per_evidence_set": ratio(sentences, groups),
+            "multi_sentence_evidence_sets": ratio(multi, groups),
             "distinct_evidence_pages": len(pages),
         }
 

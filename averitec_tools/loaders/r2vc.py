@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from averitec_tools.loaders.base import share
+from averitec_tools.loaders.base import label_stats, ratio
 from averitec_tools.records.standardized import StandardizedExample
 
 if TYPE_CHECKING:
@@ -75,11 +75,10 @@ def stats(examples: Iterable[StandardizedExample]) -> dict[str, Any]:
         empty_evidence += words == 0
     return {
         "n_examples": n,
-        "labels": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "label_shares": share(labels, n),
-        "mean_claim_words": claim_words / n if n else 0.0,
-        "mean_evidence_words": evidence_words / n if n else 0.0,
-        "empty_evidence": empty_evidence / n if n else 0.0,
+        **label_stats(labels, n),
+        "mean_claim_words": ratio(claim_words, n),
+        "mean_evidence_words": ratio(evidence_words, n),
+        "empty_evidence": ratio(empty_evidence, n),
     }
 
 

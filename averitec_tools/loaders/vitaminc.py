@@ -15,7 +15,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from averitec_tools.labels import map_label
-from averitec_tools.loaders.base import DatasetFamily, register_family, reject_predictions, share
+from averitec_tools.loaders.base import (
+    DatasetFamily,
+    label_stats,
+    register_family,
+    reject_predictions,
+    share,
+)
 from averitec_tools.loaders.r2vc import VIEW
 from averitec_tools.records.standardized import StandardizedExample
 from averitec_tools.records.vitaminc import VitaminCClaim
@@ -104,8 +110,7 @@ class VitaminCFamily(DatasetFamily):
                 cases.add(r.case_id)
         return {
             "n_claims": n,
-            "labels": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "label_shares": share(labels, n),
+            **label_stats(labels, n),
             "revision_types": share(revision, n),
             "distinct_cases": len(cases),
         }

@@ -33,18 +33,23 @@ class MetricInputError(UserError, ValueError):
 ArrayLike = Sequence[float] | Sequence[bool] | Sequence[int] | npt.NDArray[Any]
 
 
+def _float_rows(values: Any, *, name: str, ndim: int, numbers: str, shaped: str) -> npt.NDArray[np.float64]:
+    """``values`` as a float array of ``ndim`` dimensions and at least one row (``numbers`` and
+    ``shaped`` say what was expected)."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise MetricInputError(f"{name} must be {numbers}: {exc}") from None
+    if arr.ndim != ndim:
+        raise MetricInputError(f"{name} must be {shaped}, got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise MetricInputError(f"{name} is empty: a calibration metric needs at least one prediction")
+    return arr
+
+
 def as_confidences(confidences: ArrayLike, *, name: str = "confidences") -> npt.NDArray[np.float64]:
     """Return ``confidences`` as a 1-D float array of finite values in [0, 1]."""
-    try:
-        conf = np.asarray(confidences, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise MetricInputError(f"{name} must be numbers in [0, 1]: {exc}") from None
-    if conf.ndim != 1:
-        raise MetricInputError(f"{name} must be one-dimensional, got shape {conf.shape}")
-    if conf.size == 0:
-        raise MetricInputError(
-            f"{name} is empty: a calibration metric needs at least one prediction"
-        )
+    conf = _float_rows(confidences, name=name, ndim=1, numbers="numbers in [0, 1]", shaped="one-dimensional")
     bad = np.flatnonzero(~np.isfinite(conf) | (conf < 0.0) | (conf > 1.0))
     if bad.size:
         i = int(bad[0])
@@ -86,18 +91,27 @@ def as_confidences_correct(
     return conf, ok
 
 
+def as_batch(confidences: Any, correct: Any) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[int, ...]]:
+    """Batched ``(..., N)`` confidences and correctness as ``(rows, N)`` float matrices, and the
+    batch shape ``...`` to give the per-row results back (no validation: the batched metrics'
+    callers pass arrays the single-run metrics have checked).
+
+    Example:
+        >>> conf, ok, shape = as_batch(np.zeros((2, 3, 4)), np.ones((2, 3, 4)))
+        >>> conf.shape, ok.dtype, shape
+        ((6, 4), dtype('float64'), (2, 3))
+    """
+    conf = np.asarray(confidences, dtype=np.float64)
+    n = conf.shape[-1]
+    return conf.reshape(-1, n), np.asarray(correct, dtype=np.float64).reshape(-1, n), conf.shape[:-1]
+
+
 def as_probability_matrix(
     probabilities: ArrayLike | Sequence[Sequence[float]], *, atol: float = 1e-6
 ) -> npt.NDArray[np.float64]:
     """Return an (N, K) matrix of probability vectors (rows in [0, 1] summing to 1 ± ``atol``)."""
-    try:
-        probs = np.asarray(probabilities, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise MetricInputError(f"probabilities must be an (N, K) matrix of numbers: {exc}") from None
-    if probs.ndim != 2:
-        raise MetricInputError(f"probabilities must be an (N, K) matrix, got shape {probs.shape}")
-    if probs.shape[0] == 0:
-        raise MetricInputError("probabilities is empty: a calibration metric needs at least one prediction")
+    probs = _float_rows(probabilities, name="probabilities", ndim=2, numbers="an (N, K) matrix of numbers",
+                        shaped="an (N, K) matrix")
     if probs.shape[1] < 2:
         raise MetricInputError(f"probabilities need at least 2 classes, got {probs.shape[1]}")
     bad = np.argwhere(~np.isfinite(probs) | (probs < 0.0) | (probs > 1.0))
@@ -147,6 +161,7 @@ def as_class_indices(
 
 __all__ = [
     "MetricInputError",
+    "as_batch",
     "as_class_indices",
     "as_confidences",
     "as_confidences_correct",

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -143,19 +143,7 @@ def label_scores(
         >>> s.coverage, s.accuracy, s.effective_accuracy, s.labels
         (0.5, 0.5, 0.25, ('REFUTES', 'SUPPORTS'))
     """
-    if mode not in ABSTENTION_MODES:
-        raise MetricInputError(
-            f"unknown abstention mode {mode!r} (use one of: {', '.join(ABSTENTION_MODES)})"
-        )
-    if len(gold) != len(predictions):
-        raise MetricInputError(
-            f"gold and predictions differ in length ({len(gold)} vs {len(predictions)})"
-        )
-    if not gold:
-        raise MetricInputError("no claims to score: gold and predictions are empty")
-    missing_gold = [i for i, g in enumerate(gold) if g is None]
-    if missing_gold:
-        raise MetricInputError(f"gold[{missing_gold[0]}] has no label")
+    _check_inputs(gold=gold, predictions=predictions, mode=mode)
     abstained = abstention_mask(predictions=predictions, abstain_labels=abstain_labels)
     answered = ~abstained if mode == "abstain" else np.ones(len(gold), dtype=bool)
     if labels is None:
@@ -168,18 +156,7 @@ def label_scores(
     n = len(gold)
     n_answered = len(g_ans)
     n_correct = sum(g == p for g, p in zip(g_ans, p_ans, strict=True))
-    per_class: dict[str, float] = {}
-    macro: float | None = None
-    if n_answered and label_set:
-        from averitec_tools.metrics.label_codes import encode_label_pairs, per_class_f1_of_codes
-
-        # Gold labels outside ``label_set`` get their own rows so that predicting them is
-        # nobody's false positive and the averaged classes match scikit-learn's labels=.
-        coded = [*label_set, *sorted({g for g in g_ans if g not in label_set})]
-        codes = encode_label_pairs(gold=g_ans, predictions=p_ans, labels=coded)
-        f1s = per_class_f1_of_codes(codes, n_labels=len(coded))[: len(label_set)]
-        per_class = {lab: float(v) for lab, v in zip(label_set, f1s, strict=True)}
-        macro = float(np.mean(f1s))
+    per_class, macro = _f1_scores(g_ans, p_ans, label_set)
     return LabelScores(
         mode=mode,
         n=n,
@@ -194,10 +171,58 @@ def label_scores(
     )
 
 
-@register_metric
+def _check_inputs(*, gold: Sequence[str], predictions: Sequence[str | None], mode: str) -> None:
+    """Refuse an unknown mode, unpaired or empty input, or a claim without gold label."""
+    if mode not in ABSTENTION_MODES:
+        raise MetricInputError(
+            f"unknown abstention mode {mode!r} (use one of: {', '.join(ABSTENTION_MODES)})"
+        )
+    if len(gold) != len(predictions):
+        raise MetricInputError(
+            f"gold and predictions differ in length ({len(gold)} vs {len(predictions)})"
+        )
+    if not gold:
+        raise MetricInputError("no claims to score: gold and predictions are empty")
+    missing_gold = [i for i, g in enumerate(gold) if g is None]
+    if missing_gold:
+        raise MetricInputError(f"gold[{missing_gold[0]}] has no label")
+
+
+def _f1_scores(g_ans: Sequence[str], p_ans: Sequence[str | None],
+               label_set: tuple[str, ...]) -> tuple[dict[str, float], float | None]:
+    """Per-class F1 of ``label_set`` on the answered claims, and their mean (``None``: nothing to average)."""
+    if not (g_ans and label_set):
+        return {}, None
+    from averitec_tools.metrics.label_codes import encode_label_pairs, per_class_f1_of_codes
+
+    # Gold labels outside ``label_set`` get their own rows so that predicting them is
+    # nobody's false positive and the averaged classes match scikit-learn's labels=.
+    coded = [*label_set, *sorted({g for g in g_ans if g not in label_set})]
+    codes = encode_label_pairs(gold=g_ans, predictions=p_ans, labels=coded)
+    f1s = per_class_f1_of_codes(codes, n_labels=len(coded))[: len(label_set)]
+    return {lab: float(v) for lab, v in zip(label_set, f1s, strict=True)}, float(np.mean(f1s))
+
+
 @dataclass(frozen=True)
+class _AbstainMetric(Metric):
+    """A figure of :func:`label_scores` in ``abstain`` mode (its field named by ``figure``), with the
+    abstain labels as the parameter."""
+
+    figure: ClassVar[str]
+    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"abstain_labels": list(self.abstain_labels)}
+
+    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float | None:
+        scores = label_scores(gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels)
+        return getattr(scores, self.figure)
+
+
+@register_metric
 class AbstentionCoverage(
-    Metric,
+    _AbstainMetric,
     name="abstain-coverage",
     higher_is_better=True,
     description="fraction of claims whose prediction is not an abstain label",
@@ -210,22 +235,12 @@ class AbstentionCoverage(
         0.5
     """
 
-    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {"abstain_labels": list(self.abstain_labels)}
-
-    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float:
-        return label_scores(
-            gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels
-        ).coverage
+    figure: ClassVar[str] = "coverage"
 
 
 @register_metric
-@dataclass(frozen=True)
 class AbstentionAccuracy(
-    Metric,
+    _AbstainMetric,
     name="abstain-accuracy",
     higher_is_better=True,
     description="accuracy on claims whose prediction is not an abstain label",
@@ -240,17 +255,7 @@ class AbstentionAccuracy(
         0.0
     """
 
-    abstain_labels: tuple[str, ...] = DEFAULT_ABSTAIN_LABELS
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {"abstain_labels": list(self.abstain_labels)}
-
-    def __call__(self, *, gold: Sequence[str], predictions: Sequence[str | None]) -> float | None:
-        return label_scores(
-            gold=gold, predictions=predictions, mode="abstain", abstain_labels=self.abstain_labels
-        ).accuracy
-
+    figure: ClassVar[str] = "accuracy"
 
 
 __all__ = [

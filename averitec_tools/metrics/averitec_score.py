@@ -10,7 +10,6 @@ correctness -- a quirk kept here as :func:`thresholded_evidence`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -95,7 +94,6 @@ def by_claim_type(
 
 
 @register_metric
-@dataclass(frozen=True)
 class AVeriTeCScore(
     Metric, name="averitec-score", higher_is_better=True,
     description="fraction of claims with the right label and Hungarian METEOR evidence score above λ "

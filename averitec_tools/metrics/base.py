@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # pragma: no cover - Python 3.10 (typing_extensions comes with pydantic)
+    from typing_extensions import dataclass_transform
 
 
 @dataclass(frozen=True)
@@ -57,10 +63,10 @@ class Metric:
     """Base of the parameterised metrics: a frozen dataclass whose fields are its parameters.
 
     The one way to define a metric: subclasses pass the metadata as class keywords
-    (``class ECE(Metric, name="ece", higher_is_better=False, description=...)``), are
-    frozen dataclasses whose fields are the parameters, implement ``__call__`` (or inherit
-    it from :class:`ConfidenceMetric` / :class:`ProbabilityMetric`), and register with the
-    :func:`register_metric` class decorator; ``info``, ``params`` and the string form
+    (``class ECE(Metric, name="ece", higher_is_better=False, description=...)``), declare
+    the parameters as fields, implement ``__call__`` (or inherit it from
+    :class:`ConfidenceMetric` / :class:`ProbabilityMetric`), and register with the
+    :func:`register_metric` class decorator, which makes them frozen dataclasses; ``info``, ``params`` and the string form
     (:func:`metric_spec`) follow from the fields. ``shown=("threshold",)`` names parameters
     the string form always writes (``averitec-score(threshold=0.25)``: a per-claim key
     names its λ even at the default).
@@ -108,13 +114,14 @@ class Metric:
 MetricClass = TypeVar("MetricClass", bound=type[Metric])
 
 
+@dataclass_transform(frozen_default=True)
 def register_metric(cls: MetricClass) -> MetricClass:
-    """Class decorator, the one registration: ``METRICS`` holds the class's default instance
+    """Class decorator, the one definition and registration: makes the class a frozen
+    dataclass (its fields are the parameters) and ``METRICS`` holds its default instance
     under its ``name`` (a second metric of that name is an error).
 
     Example:
         >>> @register_metric
-        ... @dataclass(frozen=True)
         ... class Half(Metric, name="half-doc-example", higher_is_better=True, description="always 0.5"):
         ...     def __call__(self) -> float:
         ...         return 0.5
@@ -123,8 +130,10 @@ def register_metric(cls: MetricClass) -> MetricClass:
         >>> METRICS._items.pop(Half.name) == Half()  # (the example leaves the registry as it was)
         True
     """
-    if not (isinstance(cls, type) and issubclass(cls, Metric) and dataclasses.is_dataclass(cls)):
-        raise TypeError(f"register_metric decorates a frozen dataclass subclass of Metric, not {cls!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise TypeError(f"register_metric decorates a subclass of Metric, not {cls!r}")
+    if "__dataclass_fields__" not in cls.__dict__:  # (not already made a dataclass by hand)
+        dataclass(frozen=True)(cls)  # in place: the same class, now a frozen dataclass
     METRICS.add(cls.name, cls())
     return cls
 

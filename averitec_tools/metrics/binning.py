@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from averitec_tools.metrics._inputs import (
     MetricInputError,
+    as_batch,
 )
 
 BinningStrategy = Literal["uniform", "quantile"]
@@ -95,12 +96,8 @@ def calibration_errors_batched(
         ([0.1, 0.1], [0.1, 0.1])
     """
     check_binning(n_bins, strategy)
-    conf = np.asarray(confidences, dtype=np.float64)
-    ok = np.asarray(correct, dtype=np.float64)
-    batch_shape = conf.shape[:-1]
-    n = conf.shape[-1]
-    conf2 = conf.reshape(-1, n)
-    ok2 = ok.reshape(-1, n)
+    conf2, ok2, batch_shape = as_batch(confidences, correct)
+    n = conf2.shape[1]
     rows = conf2.shape[0]
     if strategy == "uniform":
         ids = assign_bins(conf2, np.arange(n_bins + 1, dtype=np.float64) / n_bins)

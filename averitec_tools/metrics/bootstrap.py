@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -68,15 +68,7 @@ class ConfidenceInterval:
     standard_error: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "confidence_level": self.confidence_level,
-            "method": self.method,
-            "n_resamples": self.n_resamples,
-            "standard_error": self.standard_error,
-        }
+        return asdict(self)
 
 
 def check_resampling(n_resamples: int, confidence_level: float, method: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -118,7 +117,6 @@ def multiclass_brier_score(
 
 
 @register_metric
-@dataclass(frozen=True)
 class BrierScore(
     ConfidenceMetric,
     name="brier",
@@ -136,7 +134,6 @@ class BrierScore(
 
 
 @register_metric
-@dataclass(frozen=True)
 class MulticlassBrierScore(
     ProbabilityMetric,
     name="brier-multiclass",

@@ -306,7 +306,6 @@ def classwise_calibration_error(
 
 
 @register_metric
-@dataclass(frozen=True)
 class ExpectedCalibrationError(
     ConfidenceMetric,
     name="ece",
@@ -327,7 +326,6 @@ class ExpectedCalibrationError(
 
 
 @register_metric
-@dataclass(frozen=True)
 class MaximumCalibrationError(
     ConfidenceMetric,
     name="mce",
@@ -348,7 +346,6 @@ class MaximumCalibrationError(
 
 
 @register_metric
-@dataclass(frozen=True)
 class ClasswiseCalibrationError(
     ProbabilityMetric,
     name="ece-classwise",

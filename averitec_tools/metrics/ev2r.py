@@ -226,7 +226,6 @@ def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = No
 
 
 @register_metric
-@dataclass(frozen=True)
 class Ev2RRecall(
     Metric, name="ev2r-recall", higher_is_better=True,
     description="LLM-judged share of reference atomic facts supported by the predicted evidence "

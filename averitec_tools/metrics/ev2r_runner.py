@@ -10,7 +10,8 @@ A request that still fails after its retries either stops the run (``on_failure=
 the default: the requests in flight finish and are cached, then one error names every
 failed claim) or, as the organisers' scorer does (its query function swallows every
 exception and returns an empty reply), scores 0 (``on_failure="zero"``), counted in
-:attr:`RunStats.failed`.
+:attr:`RunStats.failed`; or leaves its claim unscored (``on_failure="unscored"``: the
+profile excludes it from the means and counts it with the reason), also listed there.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r_judges import Judge, RetryableJudgeError
 
-FAILURE_MODES = ("raise", "zero")
+FAILURE_MODES = ("raise", "zero", "unscored")
 CACHE_FILE = "ev2r-judgements.sqlite"
 
 
@@ -144,8 +145,8 @@ class JudgementCache:
 class RunStats:
     """How many judgements were needed, found in the cache and sent (with retries), and which failed.
 
-    ``failed`` lists the requests that failed after their retries and were scored 0
-    (``on_failure="zero"``); ``failure_mode`` is the mode the run used.
+    ``failed`` lists the requests that failed after their retries (scored 0 under
+    ``on_failure="zero"``, left unscored under ``"unscored"``); ``failure_mode`` is the mode the run used.
     """
 
     needed: int = 0
@@ -247,7 +248,7 @@ def run_judgements(
                         reply, n_retries = fut.result()
                     except JudgeFailure as exc:
                         failures.append((r, exc))
-                        if on_failure == "zero":
+                        if on_failure != "raise":  # zero / unscored: the profile decides
                             replies[r.key] = ""
                             stats.failed.append(r)
                         continue

@@ -73,7 +73,6 @@ class FeverScoreResult:
 
 
 @register_metric
-@dataclass(frozen=True)
 class FeverScore(
     Metric, name="fever-score", higher_is_better=True,
     description="FEVER strict score: correct label and a complete gold evidence set "

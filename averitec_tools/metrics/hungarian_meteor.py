@@ -244,7 +244,6 @@ def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:
 
 
 @register_metric
-@dataclass(frozen=True)
 class HungarianMeteor(
     Metric, name="hu-meteor", higher_is_better=True,
     description="Hungarian-matched METEOR between predicted and gold evidence, normalised by the gold (or predicted) "

@@ -9,7 +9,6 @@ time. ``tests/test_label_metrics.py`` checks them against scikit-learn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,7 +60,6 @@ def macro_f1(*, gold: Sequence[str | None], predicted: Sequence[str | None], lab
 
 
 @register_metric
-@dataclass(frozen=True)
 class LabelAccuracy(
     Metric, name="label-accuracy", higher_is_better=True,
     description="fraction of claims whose predicted label equals the gold label",
@@ -78,7 +76,6 @@ class LabelAccuracy(
 
 
 @register_metric
-@dataclass(frozen=True)
 class MacroF1(
     Metric, name="label-macro-f1", higher_is_better=True,
     description="unweighted mean of per-label F1 over the profile's label set (sklearn semantics)",

@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -260,7 +259,6 @@ class MeteorEngine:
 
 
 @register_metric
-@dataclass(frozen=True)
 class Meteor(
     Metric, name="meteor", higher_is_better=True,
     description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it, "

@@ -161,24 +161,52 @@ def paired_test(
         (0.3, True)
     """
     check_resampling(n_resamples, confidence_level, method)
+    _check_test(test, alpha)
+    arr_a, arr_b, stat = _paired_data(a, b, statistic)
+    value_a = float(stat(arr_a, axis=-1))
+    value_b = float(stat(arr_b, axis=-1))
+    observed = value_a - value_b
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    ci, dist = _difference_ci(arr_a, arr_b, stat, observed=observed, n_resamples=n_resamples,
+                              confidence_level=confidence_level, method=method, rng=rng)
+    if test == "bootstrap":
+        hits = int(np.sum(np.abs(dist - observed) >= abs(observed) - _TOL))
+        p_value = (1 + hits) / (dist.size + 1)
+    else:
+        p_value = _randomization_p(arr_a, arr_b, stat, observed, n_resamples, rng)
+    kind, effect = _effect_size(arr_a, arr_b, observed=observed, se=ci.standard_error,
+                                is_mean=statistic is None)
+    return PairedTestResult(
+        test=test, n=arr_a.size, value_a=value_a, value_b=value_b, difference=observed, ci=ci,
+        p_value=float(p_value), effect_size=effect, effect_size_kind=kind, n_resamples=n_resamples, alpha=alpha,
+    )
+
+
+def _check_test(test: str, alpha: float) -> None:
+    """Refuse an unknown test kind or a significance level outside (0, 1)."""
     if test not in PAIRED_TESTS:
         raise MetricInputError(f"unknown paired test {test!r} (use one of: {', '.join(PAIRED_TESTS)})")
     if not 0.0 < alpha < 1.0:
         raise MetricInputError(f"alpha must be in (0, 1), got {alpha}")
+
+
+def _paired_data(a: ArrayLike, b: ArrayLike,
+                 statistic: VectorStatistic | None) -> tuple[npt.NDArray[Any], npt.NDArray[Any], VectorStatistic]:
+    """The paired arrays and the statistic (``None``: the mean, over float64 copies)."""
     arr_a, arr_b = as_data([a, b])
-    is_mean = statistic is None
-    stat: VectorStatistic = np.mean if statistic is None else statistic
-    if is_mean:
-        arr_a = arr_a.astype(np.float64)
-        arr_b = arr_b.astype(np.float64)
-    value_a = float(stat(arr_a, axis=-1))
-    value_b = float(stat(arr_b, axis=-1))
-    observed = value_a - value_b
+    if statistic is None:
+        return arr_a.astype(np.float64), arr_b.astype(np.float64), np.mean
+    return arr_a, arr_b, statistic
+
+
+def _difference_ci(arr_a: npt.NDArray[Any], arr_b: npt.NDArray[Any], stat: VectorStatistic, *, observed: float,
+                   n_resamples: int, confidence_level: float, method: CIMethod,
+                   rng: np.random.Generator) -> tuple[ConfidenceInterval, npt.NDArray[Any]]:
+    """The paired bootstrap CI of ``stat(a) − stat(b)`` and the resampled differences."""
 
     def diff(x: npt.NDArray[Any], y: npt.NDArray[Any], axis: int = -1) -> Any:
         return np.asarray(stat(x, axis=axis)) - np.asarray(stat(y, axis=axis))
 
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     low, high, used, dist = run_scipy_bootstrap(
         (arr_a, arr_b),
         diff,
@@ -191,26 +219,7 @@ def paired_test(
     se = float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0
     ci = ConfidenceInterval(estimate=observed, low=low, high=high, confidence_level=confidence_level, method=used,
                             n_resamples=n_resamples, standard_error=se)
-    if test == "bootstrap":
-        hits = int(np.sum(np.abs(dist - observed) >= abs(observed) - _TOL))
-        p_value = (1 + hits) / (dist.size + 1)
-    else:
-        p_value = _randomization_p(arr_a, arr_b, stat, observed, n_resamples, rng)
-    n = arr_a.size
-    kind, effect = _effect_size(arr_a, arr_b, observed=observed, se=se, is_mean=is_mean)
-    return PairedTestResult(
-        test=test,
-        n=n,
-        value_a=value_a,
-        value_b=value_b,
-        difference=observed,
-        ci=ci,
-        p_value=float(p_value),
-        effect_size=effect,
-        effect_size_kind=kind,
-        n_resamples=n_resamples,
-        alpha=alpha,
-    )
+    return ci, dist
 
 
 def paired_bootstrap_test(**kwargs: Any) -> PairedTestResult:

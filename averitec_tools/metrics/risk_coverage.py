@@ -13,6 +13,7 @@ import numpy.typing as npt
 from averitec_tools.metrics._inputs import (
     ArrayLike,
     MetricInputError,
+    as_batch,
     as_confidences_correct,
 )
 
@@ -161,12 +162,8 @@ def aurc_batched(
         >>> round(float(a), 6), round(float(e), 6)
         (0.291667, 0.083333)
     """
-    conf = np.asarray(confidences, dtype=np.float64)
-    ok = np.asarray(correct, dtype=np.float64)
-    batch_shape = conf.shape[:-1]
-    n = conf.shape[-1]
-    conf2 = conf.reshape(-1, n)
-    ok2 = ok.reshape(-1, n)
+    conf2, ok2, batch_shape = as_batch(confidences, correct)
+    n = conf2.shape[1]
     order = np.argsort(-conf2, axis=1, kind="stable")
     conf_sorted = np.take_along_axis(conf2, order, axis=1)
     cum_correct = np.cumsum(np.take_along_axis(ok2, order, axis=1), axis=1)

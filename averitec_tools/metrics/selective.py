@@ -163,7 +163,6 @@ def selective_accuracy(
 
 
 @register_metric
-@dataclass(frozen=True)
 class AURC(
     ConfidenceMetric,
     name="aurc",
@@ -181,7 +180,6 @@ class AURC(
 
 
 @register_metric
-@dataclass(frozen=True)
 class ExcessAURC(
     ConfidenceMetric,
     name="e-aurc",
@@ -199,7 +197,6 @@ class ExcessAURC(
 
 
 @register_metric
-@dataclass(frozen=True)
 class CoverageAtRisk(
     ConfidenceMetric,
     name="coverage-at-risk",
@@ -219,7 +216,6 @@ class CoverageAtRisk(
 
 
 @register_metric
-@dataclass(frozen=True)
 class RiskAtCoverage(
     ConfidenceMetric,
     name="risk-at-coverage",
@@ -239,7 +235,6 @@ class RiskAtCoverage(
 
 
 @register_metric
-@dataclass(frozen=True)
 class SelectiveAccuracy(
     Metric,
     name="selective-accuracy",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.records._fields import opt_str, opt_strs, req_str, str_list
 
 #: The four AVeriTeC verdicts, spelled exactly as in the official files.
 AVERITEC_LABELS: tuple[str, ...] = (
@@ -39,27 +40,11 @@ def parse_claim_date(raw: str | None) -> dt.date | None:
     return None
 
 
-def _opt_str(obj: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise UserError(f"{where}: field {key!r} must be a string or null, found {type(value).__name__}")
-
-
-def _req_str(obj: Mapping[str, Any], key: str, where: str) -> str:
-    if key not in obj:
-        raise UserError(f"{where}: missing key {key!r}")
-    value = obj[key]
-    if not isinstance(value, str):
-        raise UserError(f"{where}: field {key!r} must be a string, found {type(value).__name__}")
-    return value
-
-
-def _str_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = obj.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{where}: field {key!r} must be a list of strings")
-    return tuple(value)
+#: The optional string fields of an answer, in ``dev.json`` order.
+_ANSWER_OPTIONAL = ("answer_type", "source_url", "cached_source_url", "source_medium", "boolean_explanation")
+#: The optional string fields of a claim read as they are.
+_CLAIM_OPTIONAL = ("justification", "claim_date", "speaker", "original_claim_url", "cached_original_claim_url",
+                   "fact_checking_article", "reporting_source", "location_ISO_code")
 
 
 @dataclass(frozen=True)
@@ -81,18 +66,11 @@ class Answer:
     def from_dict(cls, obj: Any, *, where: str) -> Answer:
         if not isinstance(obj, Mapping):
             raise UserError(f"{where}: answer must be an object, found {type(obj).__name__}")
-        return cls(
-            answer=_req_str(obj, "answer", where),
-            answer_type=_opt_str(obj, "answer_type", where),
-            source_url=_opt_str(obj, "source_url", where),
-            cached_source_url=_opt_str(obj, "cached_source_url", where),
-            source_medium=_opt_str(obj, "source_medium", where),
-            boolean_explanation=_opt_str(obj, "boolean_explanation", where),
-        )
+        return cls(answer=req_str(obj, "answer", where), **opt_strs(obj, _ANSWER_OPTIONAL, where))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"answer": self.answer}
-        for key in ("answer_type", "source_url", "cached_source_url", "source_medium", "boolean_explanation"):
+        for key in _ANSWER_OPTIONAL:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -114,7 +92,7 @@ class Question:
         if not isinstance(answers, list):
             raise UserError(f"{where}: field 'answers' must be a list")
         return cls(
-            question=_req_str(obj, "question", where),
+            question=req_str(obj, "question", where),
             answers=tuple(Answer.from_dict(a, where=f"{where}.answers[{i}]") for i, a in enumerate(answers)),
         )
 
@@ -160,7 +138,7 @@ class AVeriTeCClaim:
     def from_dict(cls, obj: Any, *, where: str, claim_id: int | None = None) -> AVeriTeCClaim:
         if not isinstance(obj, Mapping):
             raise UserError(f"{where}: claim must be an object, found {type(obj).__name__}")
-        label = _opt_str(obj, "label", where)
+        label = opt_str(obj, "label", where)
         if label is not None and label not in AVERITEC_LABELS:
             raise UserError(
                 f"{where}: unknown label {label!r}",
@@ -171,18 +149,11 @@ class AVeriTeCClaim:
             raise UserError(f"{where}: field 'questions' must be a list")
         rr = obj.get("required_reannotation")
         return cls(
-            claim=_req_str(obj, "claim", where),
+            claim=req_str(obj, "claim", where),
             label=label,
-            justification=_opt_str(obj, "justification", where),
-            claim_date=_opt_str(obj, "claim_date", where),
-            speaker=_opt_str(obj, "speaker", where),
-            original_claim_url=_opt_str(obj, "original_claim_url", where),
-            cached_original_claim_url=_opt_str(obj, "cached_original_claim_url", where),
-            fact_checking_article=_opt_str(obj, "fact_checking_article", where),
-            reporting_source=_opt_str(obj, "reporting_source", where),
-            location_ISO_code=_opt_str(obj, "location_ISO_code", where),
-            claim_types=_str_list(obj, "claim_types", where),
-            fact_checking_strategies=_str_list(obj, "fact_checking_strategies", where),
+            **opt_strs(obj, _CLAIM_OPTIONAL, where),
+            claim_types=str_list(obj, "claim_types", where),
+            fact_checking_strategies=str_list(obj, "fact_checking_strategies", where),
             required_reannotation=bool(rr) if rr is not None else None,
             questions=tuple(
                 Question.from_dict(q, where=f"{where}.questions[{i}]") for i, q in enumerate(questions)

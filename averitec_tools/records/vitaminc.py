@@ -15,15 +15,10 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.labels import normalize_label
+from averitec_tools.records._fields import opt_str, opt_strs, req_str
 
-
-def _opt_str(obj: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    raise UserError(f"{where}: field {key!r} must be a string or null, found {type(value).__name__}")
+#: The optional fields read as strings (integers as their digits), upstream names.
+_OPTIONAL = ("unique_id", "case_id", "page", "revision_type", "wiki_revision_id")
 
 
 @dataclass(frozen=True)
@@ -53,22 +48,14 @@ class VitaminCClaim:
     def from_dict(cls, obj: Any, *, where: str) -> VitaminCClaim:
         if not isinstance(obj, Mapping):
             raise UserError(f"{where}: expected a JSON object, found {type(obj).__name__}")
-        for key in ("claim", "evidence"):
-            if key not in obj:
-                raise UserError(f"{where}: missing key {key!r}")
-            if not isinstance(obj[key], str):
-                raise UserError(f"{where}: field {key!r} must be a string, found {type(obj[key]).__name__}")
+        claim, evidence = req_str(obj, "claim", where), req_str(obj, "evidence", where)
         raw = obj.get("label")
         return cls(
-            claim=obj["claim"],
-            evidence=obj["evidence"],
+            claim=claim,
+            evidence=evidence,
             label=None if raw is None else normalize_label(raw, space="vitaminc", where=where),
-            unique_id=_opt_str(obj, "unique_id", where),
-            case_id=_opt_str(obj, "case_id", where),
-            page=_opt_str(obj, "page", where),
-            revision_type=_opt_str(obj, "revision_type", where),
-            wiki_revision_id=_opt_str(obj, "wiki_revision_id", where),
-            fever_id=_opt_str(obj, "FEVER_id", where),
+            **opt_strs(obj, _OPTIONAL, where, ints=True),
+            fever_id=opt_str(obj, "FEVER_id", where, ints=True),
         )
 
     def to_dict(self) -> dict[str, Any]:

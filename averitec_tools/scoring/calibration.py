@@ -15,7 +15,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from averitec_tools.errors import UserError
 from averitec_tools.scoring._calibration_inputs import (
@@ -36,7 +36,7 @@ from averitec_tools.scoring.calibration_figures import (
 from averitec_tools.scoring.profiles import DEFAULT_PROFILE, score_with_profile
 
 if TYPE_CHECKING:
-    from averitec_tools.scoring.profiles.base import ClaimScore
+    from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult
 
 #: The files ``plot_dir`` receives.
 PLOT_FILES = ("reliability_diagram.png", "risk_coverage.png")
@@ -122,13 +122,9 @@ def calibration_report(
     abstain_labels: Sequence[str] | None = None,
     abstention_mode: Literal["class", "abstain"] = "class",
     drop_missing_confidence: bool = False,
-    threshold: float = 0.60,
-    target_risk: float = 0.10,
-    target_coverage: float = 0.80,
-    n_resamples: int = 1000,
-    ci_method: Literal["percentile", "BCa", "basic"] = "percentile",
-    confidence_level: float = 0.95,
-    seed: int = 0,
+    threshold: float = 0.60, target_risk: float = 0.10, target_coverage: float = 0.80,
+    n_resamples: int = 1000, ci_method: Literal["percentile", "BCa", "basic"] = "percentile",
+    confidence_level: float = 0.95, seed: int = 0,
     plot_dir: str | os.PathLike[str] | None = None,
     metrics: Sequence[str] = (),
 ) -> CalibrationReport:
@@ -167,13 +163,65 @@ def calibration_report(
         ...
         averitec_tools.errors.UserError: --n-bins must be ≥ 1, got 0
     """
-    import numpy as np
-
-    from averitec_tools.metrics.abstention import DEFAULT_ABSTAIN_LABELS
-    from averitec_tools.metrics.ece import reliability_diagram
-    from averitec_tools.metrics.selective import risk_coverage_curve
-
     predictions, references = str(predictions), str(references)
+    extra = _checked_settings(predictions, references, n_bins=n_bins, threshold=threshold, target_risk=target_risk,
+                              target_coverage=target_coverage, n_resamples=n_resamples,
+                              confidence_level=confidence_level, metrics=metrics, plot_dir=plot_dir)
+    scored = _scored_claims(profile=profile, predictions=predictions, references=references,
+                            abstain_labels=abstain_labels, mode=abstention_mode, drop_missing=drop_missing_confidence)
+    bins: dict[str, Any] = {"n_bins": n_bins, "strategy": strategy}
+    boot: dict[str, Any] = {"n_resamples": n_resamples, "ci_method": ci_method, "confidence_level": confidence_level,
+                            "seed": seed}
+    return CalibrationReport(
+        profile=profile,
+        signature=_signature(profile=profile, abstention_mode=abstention_mode, **bins, **boot),
+        profile_signature=scored.result.signature,
+        predictions=predictions,
+        references=references,
+        n_claims=len(scored.result.per_claim),
+        n_missing_confidence_dropped=scored.n_missing,
+        n_abstentions_excluded=scored.n_abstentions,
+        abstention=scored.abstention,
+        **_figures(scored.kept, scored.result.labels, predictions=predictions, threshold=threshold,
+                   target_risk=target_risk, target_coverage=target_coverage, plot_dir=plot_dir, extra=extra,
+                   **bins, **boot),
+    )
+
+
+class _ScoredClaims(NamedTuple):
+    """The profile's result and the claims left to calibrate, with what was left out."""
+
+    result: ProfileResult
+    kept: list[ClaimScore]
+    #: The report's ``abstention`` object (labels, and label scores in both modes).
+    abstention: dict[str, Any]
+    n_abstentions: int
+    n_missing: int
+
+
+def _scored_claims(*, profile: str, predictions: str, references: str, abstain_labels: Sequence[str] | None,
+                   mode: str, drop_missing: bool) -> _ScoredClaims:
+    """Score with ``profile``; leave out abstentions (in ``abstain`` mode) and, if asked, claims without
+    a confidence."""
+    from averitec_tools.metrics.abstention import DEFAULT_ABSTAIN_LABELS
+
+    result = score_with_profile(profile=profile, predictions=predictions, references=references)
+    claims = list(result.per_claim)
+    check_gold(claims, references)
+    abstain = tuple(abstain_labels) if abstain_labels else DEFAULT_ABSTAIN_LABELS
+    scores, claims, n_abstentions = _abstention(claims, result.labels, abstain=abstain, mode=mode,
+                                                predictions=predictions)
+    kept, n_missing = confidence_claims(claims, predictions=predictions, drop_missing=drop_missing)
+    return _ScoredClaims(result, kept, {"abstain_labels": list(abstain), **scores}, n_abstentions, n_missing)
+
+
+def _checked_settings(predictions: str, references: str, *, n_bins: int, threshold: float, target_risk: float,
+                      target_coverage: float, n_resamples: int, confidence_level: float, metrics: Sequence[str],
+                      plot_dir: str | os.PathLike[str] | None) -> dict[str, Any]:
+    """Refuse bad settings, a malformed submission or an unusable ``plot_dir`` before scoring.
+
+    Returns the extra ``metrics`` by their string form (see :func:`confidence_metrics`).
+    """
     check_settings(n_bins=n_bins, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage,
                    n_resamples=n_resamples, confidence_level=confidence_level)
     prescan(predictions)
@@ -182,41 +230,47 @@ def calibration_report(
         from averitec_tools.outputs import check_output_dir
 
         check_output_dir(plot_dir, option="--plot", inputs=[predictions, references], files=PLOT_FILES)
-    result = score_with_profile(profile=profile, predictions=predictions, references=references)
-    claims = list(result.per_claim)
-    check_gold(claims, references)
-    abstain = tuple(abstain_labels) if abstain_labels else DEFAULT_ABSTAIN_LABELS
-    abstention, claims, n_excluded_abstain = _abstention(claims, result.labels, abstain=abstain, mode=abstention_mode,
-                                                         predictions=predictions)
+    return extra
+
+
+def _signature(*, profile: str, n_bins: int, strategy: str, abstention_mode: str, ci_method: str,
+               n_resamples: int, seed: int, confidence_level: float) -> str:
+    """The report's signature (``calibration|profile:…|…``)."""
     from averitec_tools.metrics.signature import render_signature
 
-    kept, n_missing = confidence_claims(claims, predictions=predictions, drop_missing=drop_missing_confidence)
-    conf = np.array([float(c.confidence) for c in kept if c.confidence is not None], dtype=np.float64)
-    correct = np.array([c.pred_label == c.gold_label for c in kept], dtype=bool)
-    diagram = reliability_diagram(confidences=conf, correct=correct, n_bins=n_bins, strategy=strategy)
-    curve = risk_coverage_curve(confidences=conf, correct=correct)
     # The leading bare "calibration" (no key) is kept: it is part of published signatures.
-    signature = "calibration|" + render_signature([
+    return "calibration|" + render_signature([
         ("profile", profile), ("correct", "pred_label==gold_label"), ("bins", f"{n_bins}-{strategy}"),
         ("abstention", abstention_mode), ("coverage", "confidence>=tau"), ("aurc", "distinct-thresholds"),
         ("ci", f"{ci_method}-{n_resamples}-seed{seed}-{confidence_level:g}"),
     ])
-    return CalibrationReport(
-        profile=profile,
-        signature=signature,
-        profile_signature=result.signature,
-        predictions=predictions,
-        references=references,
+
+
+def _figures(kept: list[ClaimScore], labels: Sequence[str], *, predictions: str, n_bins: int,
+             strategy: Literal["uniform", "quantile"], threshold: float, target_risk: float,
+             target_coverage: float, n_resamples: int, ci_method: Literal["percentile", "BCa", "basic"],
+             confidence_level: float, seed: int, plot_dir: str | os.PathLike[str] | None,
+             extra: dict[str, Any]) -> dict[str, Any]:
+    """The report's figures over the claims ``kept`` (its fields from ``n`` on, by name).
+
+    The plots are written after every figure that can fail, so a refused input leaves none.
+    """
+    import numpy as np
+
+    from averitec_tools.metrics.ece import reliability_diagram
+    from averitec_tools.metrics.selective import risk_coverage_curve
+
+    conf = np.array([float(c.confidence) for c in kept if c.confidence is not None], dtype=np.float64)
+    correct = np.array([c.pred_label == c.gold_label for c in kept], dtype=bool)
+    diagram = reliability_diagram(confidences=conf, correct=correct, n_bins=n_bins, strategy=strategy)
+    curve = risk_coverage_curve(confidences=conf, correct=correct)
+    return dict(
         n=int(conf.size),
-        n_claims=len(result.per_claim),
-        n_missing_confidence_dropped=n_missing,
-        n_abstentions_excluded=n_excluded_abstain,
         **headline(kept, conf, correct, n_bins=n_bins, strategy=strategy),
         oracle_aurc=curve.oracle_aurc,
         mean_confidence=float(conf.mean()),
         **selective_figures(conf, correct, curve, threshold=threshold, target_risk=target_risk, target_coverage=target_coverage),
-        multiclass=multiclass_figures(kept, result.labels, predictions=predictions, n_bins=n_bins, strategy=strategy),
-        abstention={"abstain_labels": list(abstain), **abstention},
+        multiclass=multiclass_figures(kept, labels, predictions=predictions, n_bins=n_bins, strategy=strategy),
         reliability=diagram.to_dict(),
         risk_coverage=curve.to_dict(),
         ci=intervals(conf, correct, n_bins=n_bins, strategy=strategy, n_resamples=n_resamples,

@@ -222,12 +222,33 @@ def compare_submissions(
         ...
         averitec_tools.errors.UserError: --alpha must be in (0, 1), got 1.5
     """
-    from averitec_tools.metrics.keys import json_key
     from averitec_tools.metrics.paired import paired_test
-    from averitec_tools.metrics.signature import render_signature
-    from averitec_tools.registry import Registry
 
     a, b, references = str(a), str(b), str(references)
+    _check_settings(n_resamples=n_resamples, alpha=alpha, confidence_level=confidence_level)
+    check_metric_names(profile, metrics)
+    res_a = score_with_profile(profile=profile, predictions=a, references=references)
+    res_b = score_with_profile(profile=profile, predictions=b, references=references)
+    pairs = _align(res_a, res_b, a, b)
+
+    available, skipped = _available(pairs, res_a, res_b)
+    results: dict[str, PairedTestResult] = {}
+    for name in _wanted(profile, metrics, available, skipped):
+        data_a, data_b, stat = available[name]
+        results[name] = paired_test(
+            a=data_a, b=data_b, statistic=stat, test=test, n_resamples=n_resamples,
+            confidence_level=confidence_level, method=ci_method, alpha=alpha, seed=seed,
+        )
+    signature = _signature(profile=profile, test=test, n_resamples=n_resamples, seed=seed, alpha=alpha,
+                           ci_method=ci_method, confidence_level=confidence_level)
+    return Comparison(
+        profile=profile, signature=signature, a=a, b=b, references=references, n=len(pairs), test=test,
+        n_resamples=n_resamples, seed=seed, alpha=alpha, metrics=results, skipped=skipped,
+    )
+
+
+def _check_settings(*, n_resamples: int, alpha: float, confidence_level: float) -> None:
+    """Refuse resample counts below 1 and levels outside (0, 1)."""
     if n_resamples < 1:
         raise UserError(f"--n-resamples must be ≥ 1, got {n_resamples}")
     if not 0.0 < alpha < 1.0:
@@ -235,12 +256,16 @@ def compare_submissions(
     if not 0.0 < confidence_level < 1.0:
         raise UserError(f"--confidence-level must be in (0, 1), got {confidence_level}")
 
-    check_metric_names(profile, metrics)
-    res_a = score_with_profile(profile=profile, predictions=a, references=references)
-    res_b = score_with_profile(profile=profile, predictions=b, references=references)
-    pairs = _align(res_a, res_b, a, b)
 
-    available, skipped = _available(pairs, res_a, res_b)
+def _wanted(profile: str, metrics: Sequence[str] | None, available: dict[str, Any],
+            skipped: dict[str, str]) -> list[str]:
+    """The metrics to test, by JSON key, once each in the order asked (default: every available one).
+
+    Raises:
+        UserError: An unknown metric (with close names), or one that cannot be compared.
+    """
+    from averitec_tools.metrics.keys import json_key
+    from averitec_tools.registry import Registry
 
     names = Registry[str](f"metric of profile {profile!r}")
     for name in (*available, *skipped):
@@ -250,24 +275,19 @@ def compare_submissions(
         names.get(name)  # UserError with close-name suggestions
         if name in skipped:
             raise UserError(f"metric {name!r} cannot be compared: {skipped[name]}")
+    return list(dict.fromkeys(wanted))
 
-    results: dict[str, PairedTestResult] = {}
-    for name in dict.fromkeys(wanted):
-        data_a, data_b, stat = available[name]
-        results[name] = paired_test(
-            a=data_a, b=data_b, statistic=stat, test=test, n_resamples=n_resamples,
-            confidence_level=confidence_level, method=ci_method, alpha=alpha, seed=seed,
-        )
+
+def _signature(*, profile: str, test: str, n_resamples: int, seed: int, alpha: float, ci_method: str,
+               confidence_level: float) -> str:
+    """The comparison's signature (``compare|profile:…|…``)."""
+    from averitec_tools.metrics.signature import render_signature
 
     # The leading bare "compare" (no key) is kept: it is part of published signatures.
-    signature = "compare|" + render_signature([
+    return "compare|" + render_signature([
         ("profile", profile), ("test", test), ("resamples", n_resamples), ("seed", seed), ("alpha", f"{alpha:g}"),
         ("ci", f"{ci_method}-{confidence_level:g}"), ("label_metrics", "recomputed-from-resampled-labels"),
     ])
-    return Comparison(
-        profile=profile, signature=signature, a=a, b=b, references=references, n=len(pairs), test=test,
-        n_resamples=n_resamples, seed=seed, alpha=alpha, metrics=results, skipped=skipped,
-    )
 
 
 __all__ = ["LABEL_METRICS", "Comparison", "check_metric_names", "compare_submissions"]

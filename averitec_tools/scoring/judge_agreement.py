@@ -222,38 +222,17 @@ def judge_agreement(
                                  repeats=3, temperature=0.7, seed=0)
         report.as_dict()["agreement"]["cohen_kappa"]
     """
-    from averitec_tools.metrics.bootstrap import mean_ci
-    from averitec_tools.metrics.ev2r_runner import CACHE_FILE, JudgementCache, default_cache_path
-
-    if not 1 <= len(judges) <= 2:
-        raise UserError(f"give one or two judges, not {len(judges)}")
-    if len(judges) == 2 and judges[0].model == judges[1].model:
-        raise UserError(f"both judges are named {judges[0].model!r}; the judgement cache tells judges apart by "
-                        "model name", hint="give the second judge another --second-judge-model")
-    if repeats < 1:
-        raise UserError(f"--repeats must be at least 1, got {repeats}")
-    if temperature < 0:
-        raise UserError(f"--judge-temperature must be at least 0, got {temperature}")
+    _check_settings(judges, repeats=repeats, temperature=temperature)
     rule = threshold_rule(preset=preset, threshold=threshold, comparison=comparison)
     claims = load_claims(predictions=predictions, references=references).claims
     ids = tuple(c.id for c in claims)
     prompt = load_prompt(judge_prompt, cache_dir=cache_dir, allow_download=allow_download)
-    cache = JudgementCache(Path(cache_dir) / CACHE_FILE if cache_dir else default_cache_path())
     run_options = {"concurrency": concurrency, "retries": retries, "backoff": backoff, "progress": progress}
-    runs: dict[str, list[JudgeRun]] = {}
-    try:
-        for spec in judges:
-            runs[spec.name] = [
-                _run_one(claims, spec, repeat=r, seed=None if seed is None else seed + r, temperature=temperature,
-                         prompt=prompt, rule=rule, cache=cache, cache_only=cache_only, run_options=run_options)
-                for r in range(repeats)
-            ]
-    finally:
-        cache.close()
+    runs = _all_runs(claims, judges, repeats=repeats, seed=seed, temperature=temperature, prompt=prompt, rule=rule,
+                     cache_dir=cache_dir, cache_only=cache_only, run_options=run_options)
     per_judge = []
     for judge_runs in runs.values():
-        mean_score = [sum(r.score[i] for r in judge_runs) / len(judge_runs) for i in range(len(ids))]
-        ci = mean_ci(values=mean_score, n_resamples=n_resamples, confidence_level=confidence_level, seed=bootstrap_seed)
+        ci = _score_ci(judge_runs, n_resamples=n_resamples, confidence_level=confidence_level, seed=bootstrap_seed)
         per_judge.append(_judge_summary(judge_runs, ids, ci, temperature))
     firsts = [judge_runs[0] for judge_runs in runs.values()]
     summary: dict[str, Any] = {
@@ -271,6 +250,48 @@ def judge_agreement(
         ("bootstrap", f"{n_resamples}@{confidence_level!r},seed.{bootstrap_seed}"),
     ])
     return AgreementReport(ids, rule, prompt, temperature, seed, runs, summary, signature)
+
+
+def _check_settings(judges: Sequence[JudgeSpec], *, repeats: int, temperature: float) -> None:
+    """Refuse other than one or two judges, two judges of one model name, no repeat, a negative temperature."""
+    if not 1 <= len(judges) <= 2:
+        raise UserError(f"give one or two judges, not {len(judges)}")
+    if len(judges) == 2 and judges[0].model == judges[1].model:
+        raise UserError(f"both judges are named {judges[0].model!r}; the judgement cache tells judges apart by "
+                        "model name", hint="give the second judge another --second-judge-model")
+    if repeats < 1:
+        raise UserError(f"--repeats must be at least 1, got {repeats}")
+    if temperature < 0:
+        raise UserError(f"--judge-temperature must be at least 0, got {temperature}")
+
+
+def _all_runs(claims: Sequence[Claim], judges: Sequence[JudgeSpec], *, repeats: int, seed: int | None,
+              temperature: float, prompt: JudgePrompt, rule: ThresholdPreset, cache_dir: PathLike | None,
+              cache_only: bool, run_options: dict[str, Any]) -> dict[str, list[JudgeRun]]:
+    """Every judge's ``repeats`` runs (repeat ``r`` seeded ``seed + r``), through one judgement cache."""
+    from averitec_tools.metrics.ev2r_runner import CACHE_FILE, JudgementCache, default_cache_path
+
+    cache = JudgementCache(Path(cache_dir) / CACHE_FILE if cache_dir else default_cache_path())
+    runs: dict[str, list[JudgeRun]] = {}
+    try:
+        for spec in judges:
+            runs[spec.name] = [
+                _run_one(claims, spec, repeat=r, seed=None if seed is None else seed + r, temperature=temperature,
+                         prompt=prompt, rule=rule, cache=cache, cache_only=cache_only, run_options=run_options)
+                for r in range(repeats)
+            ]
+    finally:
+        cache.close()
+    return runs
+
+
+def _score_ci(judge_runs: list[JudgeRun], *, n_resamples: int, confidence_level: float, seed: int) -> Any:
+    """Bootstrap CI of the new AVeriTeC score, on each claim's score averaged over the repeats."""
+    from averitec_tools.metrics.bootstrap import mean_ci
+
+    n = len(judge_runs[0].score)
+    mean_score = [sum(r.score[i] for r in judge_runs) / len(judge_runs) for i in range(n)]
+    return mean_ci(values=mean_score, n_resamples=n_resamples, confidence_level=confidence_level, seed=seed)
 
 
 __all__ = ["AgreementReport", "JudgeRun", "JudgeSpec", "judge_agreement"]

@@ -73,6 +73,37 @@ def _string_list(obj: Mapping[str, Any], key: str, where: str) -> tuple[str, ...
     return tuple(value)
 
 
+def _optional_str(obj: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise UserError(f"{where}: field {key!r} must be a string")
+    return value
+
+
+def _evidence_list(obj: Mapping[str, Any], key: str, where: str, lenience: Lenience, *, of: str,
+                   tolerance: str, empty: str, hint: str) -> list[Any] | None:
+    """``obj[key]``, a list of ``of`` (``None`` when absent; empty only where ``lenience`` tolerates it)."""
+    if key not in obj:
+        return None
+    raw = obj[key]
+    if not isinstance(raw, list):
+        raise UserError(f"{where}: field {key!r} must be a list{of}")
+    if not raw and not lenience.tolerate(tolerance):
+        raise UserError(f"{where}: {empty}", hint=hint)
+    return raw
+
+
+def _string_evidence(obj: Mapping[str, Any], where: str, lenience: Lenience, *, beside: str,
+                     found: bool) -> tuple[str, ...] | None:
+    """``string_evidence``; without it the item must have ``beside`` (``found``), and some evidence."""
+    strings = _string_list(obj, "string_evidence", where)
+    if not found and strings is None:
+        raise UserError(f"{where}: missing key {beside!r} (and no 'string_evidence')")
+    if not found and not strings and not lenience.tolerate("empty_evidence"):
+        raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
+    return strings
+
+
 def parse_confidence(obj: Mapping[str, Any], where: str, labels: Sequence[str]) -> tuple[float | None, dict[str, float] | None]:
     """Validate the optional ``confidence`` and ``probabilities`` fields."""
     confidence = obj.get("confidence")
@@ -129,20 +160,13 @@ class Prediction2024:
             raise UserError(f"{where}: field 'claim_id' must be an integer, found {claim_id!r}")
         where = f"{where} (claim_id {claim_id})"
         pred_label = check_label(require_str(obj, "pred_label", where), where, labels, key="pred_label", lenience=lenience)
-        claim = obj.get("claim")
-        if claim is not None and not isinstance(claim, str):
-            raise UserError(f"{where}: field 'claim' must be a string")
+        claim = _optional_str(obj, "claim", where)
         evidence: tuple[EvidenceItem, ...] | None = None
-        if "evidence" in obj:
-            raw = obj["evidence"]
-            if not isinstance(raw, list):
-                raise UserError(f"{where}: field 'evidence' must be a list of {{question, answer, url}} objects")
-            if not raw and not lenience.tolerate("empty_evidence"):
-                raise UserError(
-                    f"{where}: empty evidence list",
-                    hint="give at least one {question, answer} item; the official scorer would silently score 0 "
-                    "(--lenient does the same)",
-                )
+        raw = _evidence_list(obj, "evidence", where, lenience, of=" of {question, answer, url} objects",
+                             tolerance="empty_evidence", empty="empty evidence list",
+                             hint="give at least one {question, answer} item; the official scorer would silently "
+                             "score 0 (--lenient does the same)")
+        if raw is not None:
             items = []
             for i, ev in enumerate(raw):
                 ew = f"{where}.evidence[{i}]"
@@ -157,11 +181,7 @@ class Prediction2024:
                     )
                 )
             evidence = tuple(items)
-        string_evidence = _string_list(obj, "string_evidence", where)
-        if evidence is None and string_evidence is None:
-            raise UserError(f"{where}: missing key 'evidence' (and no 'string_evidence')")
-        if evidence is None and not string_evidence and not lenience.tolerate("empty_evidence"):
-            raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
+        string_evidence = _string_evidence(obj, where, lenience, beside="evidence", found=evidence is not None)
         confidence, probabilities = parse_confidence(obj, where, labels)
         return cls(claim_id, pred_label, claim, evidence, string_evidence, confidence, probabilities)
 
@@ -188,19 +208,13 @@ class Prediction2023:
         obj, where = loc.value, loc.where
         lenience = lenience or Lenience()
         label = check_label(require_str(obj, "label", where), where, labels, lenience=lenience)
-        claim = obj.get("claim")
-        if claim is not None and not isinstance(claim, str):
-            raise UserError(f"{where}: field 'claim' must be a string")
+        claim = _optional_str(obj, "claim", where)
         questions: tuple[Question, ...] | None = None
-        if "questions" in obj:
-            raw = obj["questions"]
-            if not isinstance(raw, list):
-                raise UserError(f"{where}: field 'questions' must be a list")
-            if not raw and not lenience.tolerate("empty_questions"):
-                raise UserError(
-                    f"{where}: empty evidence list ('questions' is [])",
-                    hint="eval.py would score the question-only figure 0 and use only 'string_evidence' (--lenient does the same)",
-                )
+        raw = _evidence_list(obj, "questions", where, lenience, of="", tolerance="empty_questions",
+                             empty="empty evidence list ('questions' is [])",
+                             hint="eval.py would score the question-only figure 0 and use only 'string_evidence' "
+                             "(--lenient does the same)")
+        if raw is not None:
             parsed = []
             for i, q in enumerate(raw):
                 qw = f"{where}.questions[{i}]"
@@ -212,19 +226,14 @@ class Prediction2023:
                         raise UserError(f"{qw}.answers[{k}]: Boolean answer without 'boolean_explanation'")
                 parsed.append(question)
             questions = tuple(parsed)
-        string_evidence = _string_list(obj, "string_evidence", where)
-        if questions is None and string_evidence is None:
-            raise UserError(f"{where}: missing key 'questions' (and no 'string_evidence')")
-        if questions is None and not string_evidence and not lenience.tolerate("empty_evidence"):
-            raise UserError(f"{where}: empty evidence list ('string_evidence' is [])")
+        string_evidence = _string_evidence(obj, where, lenience, beside="questions", found=questions is not None)
         justification = obj.get("justification")
         if "justification" in obj and justification is None and not lenience.tolerate("null_justification"):
             raise UserError(
                 f"{where}: field 'justification' is null",
                 hint="leave the key out to fall back to the evidence strings (eval.py crashes on null; --lenient treats it as absent)",
             )
-        if justification is not None and not isinstance(justification, str):
-            raise UserError(f"{where}: field 'justification' must be a string")
+        justification = _optional_str(obj, "justification", where)
         confidence, probabilities = parse_confidence(obj, where, labels)
         return cls(label, claim, questions, string_evidence, justification, confidence, probabilities)
 

@@ -5,6 +5,7 @@ one run loop, one manifest, one run specification.
   torn last line repaired, header (configuration, format, claims) checked on resume;
 * :mod:`.loop` — :func:`~.loop.run_claims`: todo = claims not in the sidecar, one
   ``predict_many`` hook, progress bar, append, final atomic output;
+* :mod:`.claims` — a claims file's objects and their checked ids (both baselines' readers);
 * :mod:`.manifest` — what ran, on what, from which data (git commit read at the start);
 * :mod:`.spec` — :class:`~.spec.RunSpec` (what a run is asked) and
   :class:`~.spec.RunSummary` (what every summary has, ``extra`` its one extension field).

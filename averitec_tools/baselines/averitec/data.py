@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from averitec_tools.baselines._run.claims import ClaimIds, claim_objects
 from averitec_tools.baselines.averitec.store import answer_text
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import iter_records
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 
@@ -71,22 +71,14 @@ def read_claims(path: str | os.PathLike[str], *, skip_empty: bool = False) -> li
         [(0, 'A.'), (7, 'B.')]
     """
     out: list[ClaimItem] = []
-    seen: set[Any] = set()
-    for loc in iter_records(path):
-        item = loc.value
-        if not isinstance(item, Mapping):
-            raise UserError(f"{loc.where}: expected a claim object, found {type(item).__name__}")
+    ids = ClaimIds(noun="claim_id")
+    for loc, item in claim_objects(path):
         record = AVeriTeCClaim.from_dict(item, where=loc.where)
         if not record.claim.strip():
             if skip_empty:
                 continue
             raise UserError(f"{loc.where}: empty 'claim' text")
-        claim_id = item.get("claim_id", loc.index)
-        if not isinstance(claim_id, (int, str)) or isinstance(claim_id, bool):
-            raise UserError(f"{loc.where}: claim_id must be an integer or string, found {claim_id!r}")
-        if claim_id in seen:
-            raise UserError(f"{loc.where}: duplicate claim_id {claim_id!r}")
-        seen.add(claim_id)
+        claim_id = ids.check(item.get("claim_id", loc.index), where=loc.where)
         out.append(ClaimItem(claim_id=claim_id, record=record))
     if not out:
         raise UserError(f"{path}: no claims in file")

@@ -80,31 +80,17 @@ def _build_standard(config: R2VCConfig, cfg: R2VCConfig, *, corpus: str | None, 
                     progress: bool, engine: Any, evidence: str, **_: Any) -> R2VCPipeline:
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
-    from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
+    from averitec_tools.baselines.r2vc.stages.retrieval.configured import retriever_from_config
+    from averitec_tools.baselines.r2vc.stages.verification.nli import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
     if corpus_dir is None and evidence != "given":
         raise UserError(f"config {cfg.name!r}: no corpus given", hint="pass --corpus DIR or set retrieval.corpus")
     if corpus_dir is not None and not Path(corpus_dir).is_dir():
         raise UserError(f"{corpus_dir}: corpus directory not found")
-    r = cfg.retrieval
-    retriever = None if evidence == "given" or corpus_dir is None else build_retriever(
-        corpus=corpus_dir,
-        sparse=r.sparse,
-        dense_model=r.dense_model,
-        index_dir=r.index_dir or str(Path(corpus_dir) / "indexes"),
-        alpha=r.alpha,
-        epsilon=r.epsilon,
-        top_sparse=r.top_sparse,
-        top_dense=r.top_dense,
-        top_m=r.top_m,
-        dense_index=r.dense_index,
-        device=r.device,
-        encode_batch_size=r.encode_batch_size,
-        rebuild=rebuild_index,
-        show_progress=progress,
-        engine=engine,
+    retriever = None if evidence == "given" or corpus_dir is None else retriever_from_config(
+        cfg.retrieval, corpus=corpus_dir, index_dir=cfg.retrieval.index_dir or str(Path(corpus_dir) / "indexes"),
+        rebuild=rebuild_index, show_progress=progress, engine=engine,
     )
     calibrator = load_or_none(cfg.calibration.path)  # the pipeline drops it under ablation.no_calibration
     v = cfg.verifier

@@ -21,11 +21,12 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.audit_flags import check_declaration
 from averitec_tools.leaderboard.store import QuotaExceeded, Store, StoreUnavailable
 from averitec_tools.leaderboard.web.site import SiteDep, parse_id
 
 #: Form fields of an upload that are not disclosure metadata.
-UPLOAD_FIELDS = frozenset({"csrf", "token", "system", "phase", "file"})
+UPLOAD_FIELDS = frozenset({"csrf", "token", "system", "phase", "file", "training_data", "dev_claims_used"})
 #: What a team sees when the database cannot store an upload (the details go to the log).
 STORE_UNAVAILABLE = ("the server could not store the submission because of a problem on the server's side "
                      "(it does not count against your quota); try again later")
@@ -77,9 +78,10 @@ async def receive_upload(store: Store, team: str, form: Any) -> tuple[int, Any]:
     file_name = str(getattr(upload, "filename", "") or "upload")
     meta = {k: v for k, v in text.items() if k not in UPLOAD_FIELDS}
     try:
+        declaration = check_declaration(training_data=text.get("training_data"), dev_claims_used=text.get("dev_claims_used"))
         new = await run_in_threadpool(
             lambda: store.submit(team=team, system=text.get("system", ""), phase=text.get("phase", ""),
-                                 content=content, file_name=file_name, meta=meta)
+                                 content=content, file_name=file_name, meta=meta, declaration=declaration)
         )
     except StoreUnavailable as exc:  # disk full, database gone: no path or server detail to the team
         logger.error("upload of team %s not stored: %s", team, exc)
@@ -119,7 +121,8 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
     if not owner and not site.on_board(row):
         return JSONResponse({"error": "this submission's details need its team's token (Authorization: Bearer TOKEN) "
                                       "until it is on the board"}, status_code=403)
-    out = {"id": row["id"], "team": row["team"], "system": row["system"], "phase": row["phase"], "state": row["state"]}
+    out = {"id": row["id"], "team": row["team"], "system": row["system"], "phase": row["phase"], "state": row["state"],
+           "declaration": row["declaration"], "audit_url": f"/api/submissions/{row['id']}/audit"}
     if owner:
         out["reason"] = row["reason"]
     return JSONResponse(out)

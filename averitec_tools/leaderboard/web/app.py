@@ -2,6 +2,7 @@
 organisers' page. :func:`create_app` assembles one router per concern:
 
 * :mod:`~averitec_tools.leaderboard.web.pages`: the public board pages (GET only);
+* :mod:`~averitec_tools.leaderboard.web.audit`: a submission's audit flags (GET only);
 * :mod:`~averitec_tools.leaderboard.web.team`: a team's sign-in and upload form;
 * :mod:`~averitec_tools.leaderboard.web.api`: the scripts' bearer-token API;
 * :mod:`~averitec_tools.leaderboard.web.admin`: the organisers' page and actions.
@@ -34,13 +35,13 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from averitec_tools.leaderboard.web import admin, api, pages, team
+from averitec_tools.leaderboard.web import admin, api, audit, pages, team
 from averitec_tools.leaderboard.web.pages import sort_key
 from averitec_tools.leaderboard.web.security import BodySizeLimit, BodyTooLarge, SecurityHeaders
 from averitec_tools.leaderboard.web.site import HERE, Refused, Site, request_guard
 
 logger = logging.getLogger("averitec.leaderboard")
-ROUTERS = (pages.router, team.router, api.router, admin.router)
+ROUTERS = (pages.router, audit.router, team.router, api.router, admin.router)
 
 
 def _routes(routes: Any) -> Any:

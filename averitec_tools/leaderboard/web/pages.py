@@ -19,11 +19,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from averitec_tools.errors import UserError
-from averitec_tools.leaderboard.ranking import board_signature
+from averitec_tools.leaderboard.phase_rules import uses_judge
+from averitec_tools.leaderboard.ranking import board_signature, unscored_reasons
 from averitec_tools.leaderboard.web.site import SiteDep
 from averitec_tools.leaderboard.web.views import (
     breakdown,
     has_confidences,
+    mean_scored,
     plot_png,
     submission_view,
 )
@@ -71,7 +73,8 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     pending = len(store.submissions(phase=name, state=("pending", "running")))
     return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
                      hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
-                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}")
+                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}",
+                     judge=uses_judge(phase.profiles))
 
 
 @router.get("/submission/{sid}", response_class=HTMLResponse)
@@ -83,12 +86,17 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
     metrics = [k for k in phase.columns if claims and k in claims[0]["values"]]
     context: dict[str, Any] = {**view, "metrics": metrics, "refresh": REFRESH_SECONDS if view["row"]["state"] in ("pending", "running") else None}
     if claims:
-        context["means"] = {m: sum(c["values"][m] for c in claims) / len(claims) for m in metrics}
+        context["means"] = {m: mean_scored([c["values"][m] for c in claims]) for m in metrics}  # unscored claims left out
+        context["unscored"] = unscored_reasons(claims, [True] * len(claims))
         if view["gold"]:
             context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
         context["plots"] = has_confidences(claims)
-    return site.page(request, "submission.html", title=f"Submission {view['row']['id']}", **context)
+    from averitec_tools.leaderboard.web.audit import shown_audit
+
+    row = view["row"]
+    context["audit"] = shown_audit(phase, row.get("audit"), revealed=view["revealed"], organiser=site.is_admin(request))
+    return site.page(request, "submission.html", title=f"Submission {row['id']}", declaration=row.get("declaration"), **context)
 
 
 @router.get("/submission/{sid}/claims", response_class=HTMLResponse)

@@ -61,6 +61,18 @@ MAX_ID = 2**31 - 1  # the id columns are 32-bit INTEGER on PostgreSQL
 PLOT_CACHE_ENTRIES = 128
 
 
+def score_text(value: Any, digits: int = 4) -> str:
+    """A score as page text; an unscored value (``None`` or NaN) as ``unscored``.
+
+    Example:
+        >>> score_text(0.25), score_text(None), score_text(float("nan")), score_text(1 / 3, 3)
+        ('0.2500', 'unscored', 'unscored', '0.333')
+    """
+    if value is None or value != value:
+        return "unscored"
+    return f"{float(value):.{digits}f}"
+
+
 def parse_id(text: str) -> int | None:
     """A submission id from a URL (``None`` unless 1 <= id <= :data:`MAX_ID`: never a database error).
 
@@ -99,6 +111,7 @@ class Site:
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
         env.globals.update(metric_title=metric_title, competition=self.comp)
         env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
+        env.filters["score"] = score_text
         self.templates = Jinja2Templates(env=env)
         limits = self.comp.rate_limits
         self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)

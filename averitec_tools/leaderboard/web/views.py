@@ -59,8 +59,15 @@ def without_gold(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in c.items() if k not in GOLD_KEYS} for c in claims]
 
 
-def _mean(values: Sequence[float]) -> float:
-    return float(np.mean(values)) if len(values) else float("nan")
+def mean_scored(values: Sequence[float | None]) -> float:
+    """The mean of the scored values (an unscored claim's ``None`` left out; NaN: none).
+
+    Example:
+        >>> mean_scored([1.0, None, 0.0]), mean_scored([None])
+        (0.5, nan)
+    """
+    scored = [v for v in values if v is not None]
+    return float(np.mean(scored)) if scored else float("nan")
 
 
 def breakdown(claims: Sequence[Mapping[str, Any]], *, key: str, metrics: Sequence[str]) -> list[dict[str, Any]]:
@@ -75,7 +82,7 @@ def breakdown(claims: Sequence[Mapping[str, Any]], *, key: str, metrics: Sequenc
         members = groups[name]
         row: dict[str, Any] = {"group": name, "n": len(members)}
         for m in metrics:
-            row[m] = _mean([c["values"][m] for c in members if m in c["values"]])
+            row[m] = mean_scored([c["values"][m] for c in members if m in c["values"]])
         rows.append(row)
     return rows
 

@@ -30,7 +30,7 @@ absent) and counted (see :mod:`averitec_tools.scoring.lenient`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -66,13 +66,13 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
     Prediction2023,
     load_predictions_2023,
 )
-from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLDS = (0.2, 0.3)
 
@@ -97,23 +97,15 @@ class Profile(ScoringProfile):
     def gold_strings(self, references: PathLike) -> list[str]:
         return gold_strings(references, profile=self.name)
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
         def needs_justification(i: int, g: AVeriTeCClaim, metric: str) -> None:
             if metric == "all" and g.justification is None:
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
         inputs = read_inputs(
             profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
-            warm=warm,
+            warm=call.warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
             check_reference=needs_justification,
         )
@@ -131,7 +123,7 @@ class Profile(ScoringProfile):
                 j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
         values = score_tasks(
-            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=jobs, progress=progress, n_claims=n,
+            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=call.jobs, progress=call.progress, n_claims=n,
             reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]

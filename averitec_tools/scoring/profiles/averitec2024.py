@@ -44,8 +44,8 @@ Deliberate differences (bad input is an error here, never a silent score):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
 
 from averitec_tools.metrics.averitec_score import (
     AVERITEC_THRESHOLDS,
@@ -79,12 +79,12 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
 )
 from averitec_tools.scoring.submission import (
     load_predictions_2024,
 )
-from averitec_tools.scoring.warm import WarmScoring
 
 TYPE_THRESHOLD = 0.25
 
@@ -108,90 +108,126 @@ class Profile(ScoringProfile):
     def gold_strings(self, references: PathLike) -> list[str]:
         return gold_strings(references, profile=self.name)
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options, warm = call.predictions, call.references, call.options, call.warm
+        jobs, progress = call.jobs, call.progress
         inputs = read_inputs(
             profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
             warm=warm,
             load_predictions=load_predictions_2024, where=lambda i: f"{predictions} (claim_id {i})",
         )
-        metric, gold, preds, lenience, engine = inputs.metric, inputs.gold, inputs.preds, inputs.lenience, inputs.engine
-
-        q_tasks, qa_tasks, a_tasks, raw_tasks = [], [], [], []
-        has_answers = [bool(raw_answers(g.questions)) for g in gold]
-        for p, g in zip(preds, gold, strict=True):
-            if p.evidence is not None:
-                src_q = [e.question for e in p.evidence[:MAX_EVIDENCE]]
-                src_a = [e.answer for e in p.evidence[:MAX_EVIDENCE]]
-            else:
-                src_q = src_a = list(p.string_evidence or ())[:MAX_EVIDENCE]
-            src_qa = ([e.question + " " + e.answer for e in p.evidence or ()] + list(p.string_evidence or ()))[:MAX_EVIDENCE]
-            q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
-            qa_tasks.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
-            a_tasks.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
-            if raw_answers(g.questions):
-                raw_tasks.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
+        metric, gold, preds, lenience = inputs.metric, inputs.gold, inputs.preds, inputs.lenience
         n = len(gold)
-        values = score_tasks(
-            [*q_tasks, *qa_tasks, *a_tasks, *raw_tasks], engine=engine, jobs=jobs, progress=progress, n_claims=n,
-            claims=[*range(n), *range(n), *range(n), *(i for i, ok in enumerate(has_answers) if ok)],
-            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
-        )
-        q_scores, qa_scores, a_scores = values[:n], values[n : 2 * n], values[2 * n : 3 * n]
-        raw_iter = iter(values[3 * n :])
-        raw_scores = [next(raw_iter) if ok else 0.0 for ok in has_answers]
-
-        sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
+        tasks = _tasks(preds, gold)
+        evidence = _evidence_scores(tasks, engine=inputs.engine, jobs=jobs, progress=progress, n=n,
+                                    reference_cache=prepared_cache_file(references=references,
+                                                                        cache_dir=options.get("cache_dir")))
+        sig = averitec_signature(profile=self.name, engine=inputs.engine, lenience=lenience)
         extra = None
         if options.get("evidence_scorer"):  # never official: added beside the figures, named in the signature
             from averitec_tools.scoring.meta_eval.profile_option import evidence_scores
 
-            extra, extra_sig = evidence_scores(spec=options["evidence_scorer"], predicted=[t.candidates for t in qa_tasks],
-                                               references=[t.references for t in qa_tasks],
+            extra, extra_sig = evidence_scores(spec=options["evidence_scorer"], predicted=[t.candidates for t in tasks.qa],
+                                               references=[t.references for t in tasks.qa],
                                                claims=[g.claim for g in gold], labels=[g.label for g in gold])
             sig = f"{sig}|evidence-scorer:{extra_sig}"
-        summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means={
-            "questions_only": q_scores, "answers_only": raw_scores, "answers_only_averitec_tools": a_scores,
-            "questions_answers": qa_scores,
-        })
+        summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means=evidence.means())
         if extra is not None:
             summary["evidence_scorer"] = {"spec": options["evidence_scorer"], "signature": sig.rsplit("|evidence-scorer:", 1)[1],
                                           "mean": sum(extra) / n if n else 0.0, "official": False}
         pred_labels = [p.pred_label for p in preds]
         gold_labels, correct = label_correctness(gold, pred_labels)
-        per_level = thresholded(qa_scores, correct)
+        per_level = thresholded(evidence.qa, correct)
         if metric == "all":
             summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
             summary["averitec_score"] = level_means(per_level)
             summary["by_claim_type"] = {
                 threshold_key(TYPE_THRESHOLD): by_claim_type(
-                    evidence_scores=qa_scores, claim_types=[g.claim_types for g in gold], threshold=TYPE_THRESHOLD
+                    evidence_scores=evidence.qa, claim_types=[g.claim_types for g in gold], threshold=TYPE_THRESHOLD
                 )
             }
-
-        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
-        per_claim = []
-        for i in range(n):
-            vals: dict[str, float] = {
-                "questions_only": q_scores[i],
-                "questions_answers": qa_scores[i],
-                "answers_only": raw_scores[i],
-                "answers_only_averitec_tools": a_scores[i],
-            }
-            if extra is not None:
-                vals["evidence_scorer"] = extra[i]
-            if metric == "all":
-                vals[acc_key] = float(correct[i])
-                for k, key in enumerate(level_keys):
-                    vals[key] = float(per_level[i][k])
-            per_claim.append(vals)
+        per_claim = _per_claim(evidence, extra=extra, labels=(correct, per_level) if metric == "all" else None)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)
+
+
+class _Tasks(NamedTuple):
+    """The Hungarian-METEOR tasks of every claim, per evidence score.
+
+    ``raw`` holds one task per claim whose gold has an answer (``has_answers``).
+    """
+
+    q: list[HungarianTask]
+    qa: list[HungarianTask]
+    a: list[HungarianTask]
+    raw: list[HungarianTask]
+    has_answers: list[bool]
+
+
+def _tasks(preds: Sequence[Any], gold: Sequence[Any]) -> _Tasks:
+    """Predicted against gold strings, as the official scorer builds them (module docstring)."""
+    tasks = _Tasks([], [], [], [], [bool(raw_answers(g.questions)) for g in gold])
+    for p, g in zip(preds, gold, strict=True):
+        if p.evidence is not None:
+            src_q = [e.question for e in p.evidence[:MAX_EVIDENCE]]
+            src_a = [e.answer for e in p.evidence[:MAX_EVIDENCE]]
+        else:
+            src_q = src_a = list(p.string_evidence or ())[:MAX_EVIDENCE]
+        src_qa = ([e.question + " " + e.answer for e in p.evidence or ()] + list(p.string_evidence or ()))[:MAX_EVIDENCE]
+        tasks.q.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
+        tasks.qa.append(HungarianTask(tuple(src_qa), tuple(qa_strings(g.questions))))
+        tasks.a.append(HungarianTask(tuple(src_a), tuple(answer_strings(g.questions))))
+        if raw_answers(g.questions):
+            tasks.raw.append(HungarianTask(tuple(src_a), tuple(raw_answers(g.questions))))
+    return tasks
+
+
+class _EvidenceScores(NamedTuple):
+    """Per-claim evidence scores (claim order)."""
+
+    q: list[float]
+    qa: list[float]
+    a: list[float]
+    raw: list[float]
+
+    def means(self) -> dict[str, Sequence[float]]:
+        """The summary's evidence figures, by name, in the summary's order."""
+        return {"questions_only": self.q, "answers_only": self.raw, "answers_only_averitec_tools": self.a,
+                "questions_answers": self.qa}
+
+
+def _evidence_scores(tasks: _Tasks, *, engine: Any, jobs: int | None, progress: bool, n: int,
+                     reference_cache: Any) -> _EvidenceScores:
+    """Score every task in one METEOR pass; a claim without gold answer scores 0 answers-only."""
+    values = score_tasks(
+        [*tasks.q, *tasks.qa, *tasks.a, *tasks.raw], engine=engine, jobs=jobs, progress=progress, n_claims=n,
+        claims=[*range(n), *range(n), *range(n), *(i for i, ok in enumerate(tasks.has_answers) if ok)],
+        reference_cache=reference_cache,
+    )
+    raw_iter = iter(values[3 * n :])
+    return _EvidenceScores(values[:n], values[n : 2 * n], values[2 * n : 3 * n],
+                           [next(raw_iter) if ok else 0.0 for ok in tasks.has_answers])
+
+
+def _per_claim(evidence: _EvidenceScores, *, extra: Sequence[float] | None,
+               labels: tuple[Sequence[bool], Any] | None) -> list[dict[str, float]]:
+    """Each claim's values: the evidence scores, the non-official scorer's, then (``labels``:
+    correctness and the per-λ results, with ``metric == "all"``) label accuracy and the AVeriTeC scores."""
+    acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
+    per_claim = []
+    for i in range(len(evidence.q)):
+        vals: dict[str, float] = {
+            "questions_only": evidence.q[i],
+            "questions_answers": evidence.qa[i],
+            "answers_only": evidence.raw[i],
+            "answers_only_averitec_tools": evidence.a[i],
+        }
+        if extra is not None:
+            vals["evidence_scorer"] = extra[i]
+        if labels is not None:
+            correct, per_level = labels
+            vals[acc_key] = float(correct[i])
+            for k, key in enumerate(level_keys):
+                vals[key] = float(per_level[i][k])
+        per_claim.append(vals)
+    return per_claim

@@ -94,6 +94,8 @@ class ClaimScore:
         confidence: The submission's ``confidence`` field for this claim, if any.
         probabilities: The submission's per-label ``probabilities``, if any.
         claim_type: Claim types (AVeriTeC) used for per-type breakdowns.
+        unscored: Why the claim has no score for some metrics (their ``values`` are NaN,
+            left out of the means), e.g. ``"judge_request_failed"``; ``None``: scored.
     """
 
     claim_id: int | str
@@ -103,6 +105,7 @@ class ClaimScore:
     confidence: float | None = None
     probabilities: Mapping[str, float] | None = None
     claim_types: tuple[str, ...] = ()
+    unscored: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,24 @@ class ProfileResult:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ScoreCall:
+    """The arguments of one :meth:`ScoringProfile.score` call (see there), as one value.
+
+    Example:
+        >>> call = ScoreCall(predictions="pred.json", references="dev.json", options={"metric": "all"})
+        >>> call.jobs, call.progress, call.options["metric"]
+        (None, False, 'all')
+    """
+
+    predictions: PathLike
+    references: PathLike
+    jobs: int | None = None
+    progress: bool = False
+    warm: WarmScoring | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
 class ScoringProfile(ABC):
     """Base class for a scoring profile; subclasses register in ``profiles.PROFILES``."""
 
@@ -141,7 +162,6 @@ class ScoringProfile(ABC):
     #: them; anything else is refused before any file is read).
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {}
 
-    @abstractmethod
     def score(
         self,
         *,
@@ -164,8 +184,17 @@ class ScoringProfile(ABC):
             **options: Options declared in :attr:`OPTIONS`.
 
         Raises:
-            UserError: for any malformed, mismatched or wrong-format input.
+            UserError: for an option not in :attr:`OPTIONS` (or outside its choices), and for
+                any malformed, mismatched or wrong-format input.
         """
+        check_options(self.name, options, self.OPTIONS)  # before any file is read
+        call = ScoreCall(predictions=predictions, references=references, jobs=jobs, progress=progress,
+                         warm=warm, options=options)
+        return self._score(call)
+
+    @abstractmethod
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        """What :meth:`score` does for this profile, given its arguments as one :class:`ScoreCall`."""
 
     def gold_strings(self, references: PathLike) -> list[str]:
         """The reference-side strings this profile compares with METEOR, each once, so
@@ -176,4 +205,4 @@ class ScoringProfile(ABC):
         return []
 
 
-__all__ = ["ClaimScore", "PathLike", "ProfileOption", "ProfileResult", "ScoringProfile", "check_options"]
+__all__ = ["ClaimScore", "PathLike", "ProfileOption", "ProfileResult", "ScoreCall", "ScoringProfile", "check_options"]

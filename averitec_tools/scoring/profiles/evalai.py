@@ -34,14 +34,12 @@ from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS, make_engine, signature
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
-    PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
-    check_options,
 )
 from averitec_tools.scoring.submission import load_evalai
-from averitec_tools.scoring.warm import WarmScoring
 
 EVALAI_THRESHOLDS: tuple[float, ...] = (0.2, 0.25, 0.3)
 
@@ -91,17 +89,8 @@ class Profile(ScoringProfile):
                                                   f"evidence_meteor@{threshold_key(t)}")),
     )
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
-        check_options(self.name, options, self.OPTIONS)
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
         metric = options.get("metric", "all")
         gold = load_evalai(references, role="references")
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
@@ -119,11 +108,11 @@ class Profile(ScoringProfile):
                     detail=f"reference item {line} has id {g.id!r}",
                     hint="the EvalAI scorer aligns by line; write predictions in the reference order",
                 )
-        engine = make_engine(options, warm=warm, profile=self.name)
+        engine = make_engine(options, warm=call.warm, profile=self.name)
         # --lenient: a prediction without evidence is skipped by the EvalAI scorer (score 0 at every λ).
         tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True) if p.evidence]
         solved = iter(score_tasks(
-            tasks, engine=engine, jobs=jobs, progress=progress,
+            tasks, engine=engine, jobs=call.jobs, progress=call.progress,
             reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         ))
         scores = [next(solved) if p.evidence else 0.0 for p in preds]

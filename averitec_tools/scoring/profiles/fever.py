@@ -55,10 +55,9 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
-    check_options,
 )
-from averitec_tools.scoring.warm import WarmScoring
 
 
 def _signature(max_evidence: int | None, *, lenient: bool = False) -> str:
@@ -176,17 +175,8 @@ class Profile(ScoringProfile):
         "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
     }
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
-        check_options(self.name, options, self.OPTIONS)
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
         max_evidence = options.get("max_evidence", self.OPTIONS["max_evidence"].default)
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))

@@ -17,6 +17,14 @@ Reported:
   sent, unparseable replies (they score 0, as in the official code) and, under
   ``--official-failure-mode``, the requests that failed and were scored 0.
 
+Judge failures, three modes (``failures`` in the signature): ``raise`` (the default of
+``averitec score``: a request that still fails after its retries stops the run), ``zero``
+(``--official-failure-mode``, the organisers' code: failed requests and unparseable replies
+score 0) and ``unscored`` (``--judge-unscored``, the leaderboard's default for judge phases:
+a claim whose judge request failed or whose reply does not parse is left unscored -- its
+judge metrics are NaN, it is excluded from their means, and ``judge.unscored`` counts it
+with the reason, :data:`UNSCORED_REASONS`).
+
 Inputs: predictions in the 2024 JSON format or a FEVER-8 CSV (``id, claim, evi, label,
 split``, recognised by its header); references ``dev.json`` (claim ids are positions) or a
 FEVER-8 solution CSV (matched by ``id``; only ``split == gold`` rows, as the leaderboard).
@@ -50,6 +58,14 @@ from averitec_tools.metrics.signature import render_signature, threshold_field, 
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE
+from averitec_tools.scoring.fever8_failures import (
+    FAILURE_MODE_TITLES,
+    JUDGE_KEYS,
+    METEOR_THRESHOLD,
+    UNSCORED_REASONS,
+    failures_field,
+)
+from averitec_tools.scoring.fever8_failures import means as _means
 from averitec_tools.scoring.fever8_inputs import (
     Claim,
     ClaimSet,
@@ -63,12 +79,12 @@ from averitec_tools.scoring.profiles.base import (
     PathLike,
     ProfileOption,
     ProfileResult,
+    ScoreCall,
     ScoringProfile,
     check_options,
 )
 from averitec_tools.scoring.warm import WarmScoring
 
-METEOR_THRESHOLD = 0.25
 #: A request that failed under --official-failure-mode: scores 0 like an unparseable reply, counted apart.
 FAILED = Judgement(0.0, 0.0, False)
 #: From benchmarks/bench_ev2r_judge.py (docs/fever8.md#cache-and-speed).
@@ -92,6 +108,7 @@ OPTIONS: Mapping[str, ProfileOption] = {
     "ev2r_threshold": ProfileOption((float, type(None)), None, "custom recall threshold"),
     "ev2r_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
     "official_failure_mode": ProfileOption(bool, False, "score failed requests 0, as the official code"),
+    "judge_unscored": ProfileOption(bool, False, "leave claims whose judge request failed or whose reply does not parse unscored"),
     "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
     "cache_dir": CACHE_DIR,
 }
@@ -107,17 +124,22 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
         raise UserError("--judge-concurrency must be at least 1 and --judge-retries at least 0")
     if int(opts["judge_max_tokens"]) < 1:
         raise UserError("--judge-max-tokens must be at least 1")
+    if opts["official_failure_mode"] and opts["judge_unscored"]:
+        raise UserError("--official-failure-mode and --judge-unscored exclude each other (failures score 0, or leave the claim unscored)")
+    opts["failure_mode"] = "unscored" if opts["judge_unscored"] else "zero" if opts["official_failure_mode"] else "raise"
     return opts
 
 
+
 def _signature(opts: dict[str, Any], prompt: JudgePrompt, *, backend: str, stats: Any, rule: ThresholdPreset,
-               engine: Any) -> str:
+               engine: Any, unscored: int = 0) -> str:
     """The fever8 signature: judge, prompt hash, failure mode, the Ev2R rule and the METEOR side."""
-    failures = f"zero({len(stats.failed)})" if stats.failure_mode == "zero" else "raise"
+    failures = failures_field(stats.failure_mode, failed=len(stats.failed), unscored=unscored)
     return render_signature([
         ("profile", "fever8"), ("metric", "ev2r"), ("judge", f"{backend}:{opts['judge_model']}"),
         ("prompt", f"{prompt.name}+sha256.{prompt.sha256[:12]}"), ("temperature", 0),
-        ("max_tokens", int(opts["judge_max_tokens"])), ("unparseable", 0), ("failures", failures),
+        ("max_tokens", int(opts["judge_max_tokens"])),
+        ("unparseable", "unscored" if stats.failure_mode == "unscored" else 0), ("failures", failures),
         ("thr", threshold_field(rule.threshold, rule.comparison)), ("thr_preset", rule.name), ("meteor", "hu-meteor"),
         ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.wordnet)),
         ("meteor_thr", threshold_field(METEOR_THRESHOLD, ">")), ("cap", MAX_EVIDENCE),
@@ -130,17 +152,28 @@ def _warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, 
 
     Example:
         >>> from types import SimpleNamespace
-        >>> _warnings(SimpleNamespace(failed=[]), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
+        >>> _warnings(SimpleNamespace(failed=[], failure_mode="zero"), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
         ...           prompt=SimpleNamespace(name="fever8-official"))
         ['1 of 4 judge replies could not be parsed; they score 0, as in the official code']
     """
     warnings = []
+    if stats.failure_mode == "unscored":
+        bad = len(stats.failed) + sum(unparseable.values())
+        if bad:
+            warnings.append(f"{bad} judge request(s) failed or gave unparseable replies; their claims are unscored "
+                            "(--judge-unscored: excluded from the judge means, counted in judge.unscored)")
+        return warnings + _input_warnings(skipped=skipped, prompt=prompt)
     if stats.failed:
         shown = ", ".join(r.where for r in stats.failed[:5]) + (" ..." if len(stats.failed) > 5 else "")
         warnings.append(f"{len(stats.failed)} judge request(s) failed and score 0 (--official-failure-mode): {shown}")
     total_bad = sum(unparseable.values())
     if total_bad:
         warnings.append(f"{total_bad} of {2 * n} judge replies could not be parsed; they score 0, as in the official code")
+    return warnings + _input_warnings(skipped=skipped, prompt=prompt)
+
+
+def _input_warnings(*, skipped: int, prompt: JudgePrompt) -> list[str]:
+    warnings = []
     if skipped:
         warnings.append(f"{skipped} reference row(s) with split other than 'gold' not scored, "
                         "as on the leaderboard")
@@ -148,6 +181,35 @@ def _warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, 
         warnings.append(f"judge prompt {prompt.name} is not the organisers'; for figures comparable with the "
                         "leaderboard use --judge-prompt official")
     return warnings
+
+
+def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], Judgement], *, rule: ThresholdPreset,
+                m_q: Sequence[float], m_qa: Sequence[float], unscored_mode: bool,
+                ) -> tuple[list[ClaimScore], dict[str, int], dict[str, int]]:
+    """Per-claim scores, unparseable replies per kind and (``unscored_mode``) unscored claims per reason."""
+    key = threshold_key(rule.threshold)
+    per_claim, unparseable = [], {"questions_answers": 0, "questions_only": 0}
+    unscored = dict.fromkeys(UNSCORED_REASONS, 0) if unscored_mode else {}
+    for i, c in enumerate(claims):
+        qa, q = judged.get((c.id, "qa"), UNPARSEABLE), judged.get((c.id, "questions"), UNPARSEABLE)
+        unparseable["questions_answers"] += not qa.parsed and qa is not FAILED
+        unparseable["questions_only"] += not q.parsed and q is not FAILED
+        correct = c.pred_label == c.gold_label
+        vals = {
+            "ev2r_qa_precision": qa.precision, "ev2r_qa_recall": qa.recall,
+            "ev2r_q_precision": q.precision, "ev2r_q_recall": q.recall,
+            f"averitec_score_ev2r@{key}": float(correct and rule.passes(qa.recall)), claim_key(LABEL_ACCURACY): float(correct),
+            "hu_meteor_questions_only": m_q[i], "hu_meteor_questions_answers": m_qa[i],
+            f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": float(correct and m_qa[i] > METEOR_THRESHOLD),
+        }
+        reason = None
+        if unscored_mode and not (qa.parsed and q.parsed):
+            reason = UNSCORED_REASONS[0] if qa is FAILED or q is FAILED else UNSCORED_REASONS[1]
+            unscored[reason] += 1
+            vals.update(dict.fromkeys((*JUDGE_KEYS, f"averitec_score_ev2r@{key}"), float("nan")))
+        per_claim.append(ClaimScore(claim_id=c.id, gold_label=c.gold_label, pred_label=c.pred_label, values=vals,
+                                    unscored=reason))
+    return per_claim, unparseable, unscored
 
 
 class Profile(ScoringProfile):
@@ -158,16 +220,9 @@ class Profile(ScoringProfile):
     citation: ClassVar[str] = "Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)"
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = OPTIONS
 
-    def score(
-        self,
-        *,
-        predictions: PathLike,
-        references: PathLike,
-        jobs: int | None = None,
-        progress: bool = False,
-        warm: WarmScoring | None = None,
-        **options: Any,
-    ) -> ProfileResult:
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        predictions, references, options = call.predictions, call.references, call.options
+        jobs, progress, warm = call.jobs, call.progress, call.warm
         from averitec_tools.metrics.ev2r_runner import (
             CACHE_FILE,
             JudgementCache,
@@ -218,7 +273,7 @@ class Profile(ScoringProfile):
                 retries=int(opts["judge_retries"]),
                 backoff=float(opts["judge_backoff"]),
                 progress=progress,
-                on_failure="zero" if opts["official_failure_mode"] else "raise",
+                on_failure=opts["failure_mode"],
             )
         finally:
             cache.close()
@@ -262,27 +317,10 @@ class Profile(ScoringProfile):
         rule: ThresholdPreset = opts["rule"]
         thr, cmp = rule.threshold, rule.comparison
         key = threshold_key(thr)
-        per_claim, unparseable = [], {"questions_answers": 0, "questions_only": 0}
-        sums = {"qa_p": 0.0, "qa_r": 0.0, "q_p": 0.0, "q_r": 0.0, "score": 0.0, "acc": 0.0, "m_score": 0.0}
-        for i, c in enumerate(claims):
-            qa, q = judged.get((c.id, "qa"), UNPARSEABLE), judged.get((c.id, "questions"), UNPARSEABLE)
-            unparseable["questions_answers"] += not qa.parsed and qa is not FAILED
-            unparseable["questions_only"] += not q.parsed and q is not FAILED
-            correct = c.pred_label == c.gold_label
-            new_score = float(correct and rule.passes(qa.recall))
-            old_score = float(correct and m_qa[i] > METEOR_THRESHOLD)
-            vals = {
-                "ev2r_qa_precision": qa.precision, "ev2r_qa_recall": qa.recall,
-                "ev2r_q_precision": q.precision, "ev2r_q_recall": q.recall,
-                f"averitec_score_ev2r@{key}": new_score, claim_key(LABEL_ACCURACY): float(correct),
-                "hu_meteor_questions_only": m_q[i], "hu_meteor_questions_answers": m_qa[i],
-                f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": old_score,
-            }
-            for name, v in zip(sums, (qa.precision, qa.recall, q.precision, q.recall, new_score, float(correct), old_score), strict=True):
-                sums[name] += v
-            per_claim.append(ClaimScore(claim_id=c.id, gold_label=c.gold_label, pred_label=c.pred_label, values=vals))
-        mean = {k: v / n for k, v in sums.items()}
-        sig = _signature(opts, prompt, backend=backend, stats=stats, rule=rule, engine=engine)
+        per_claim, unparseable, unscored = _claim_rows(claims, judged, rule=rule, m_q=m_q, m_qa=m_qa,
+                                                       unscored_mode=stats.failure_mode == "unscored")
+        mean = _means(per_claim, key=key)
+        sig = _signature(opts, prompt, backend=backend, stats=stats, rule=rule, engine=engine, unscored=sum(unscored.values()))
         summary: dict[str, Any] = {
             "profile": self.name,
             "signature": sig,
@@ -309,8 +347,9 @@ class Profile(ScoringProfile):
                 "sent": stats.sent,
                 "retries": stats.retries,
                 "unparseable": unparseable,
-                "failure_mode": "official (failures score 0)" if stats.failure_mode == "zero" else "raise",
-                "failed_scored_zero": len(stats.failed),
+                "failure_mode": FAILURE_MODE_TITLES[stats.failure_mode],
+                "failed_scored_zero": len(stats.failed) if stats.failure_mode == "zero" else 0,
+                "unscored": {"count": sum(unscored.values()), "reasons": unscored},
             },
         }
         if claim_set.skipped_references:

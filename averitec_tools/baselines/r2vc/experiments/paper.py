@@ -1,30 +1,31 @@
-"""One command per paper configuration: data → SFT → DPO → calibrate → predict → score → table.
+"""One paper configuration's own stages: data → corpus → calibrate → predict → score → table.
 
-``averitec baseline r2vc paper --recipe paper-fever|paper-vitaminc|RECIPE.yaml --work DIR``
-runs every stage of the R2VC paper's FEVER or VitaminC configuration (Tables 1–2), each
-into ``DIR`` and skipped when its output is already there (a rerun continues):
+``averitec baseline r2vc paper --recipe paper-fever --recipe paper-vitaminc --work DIR``
+runs a :class:`~averitec_tools.baselines.r2vc.experiments.paper_set.PaperSet`: the shared
+generator's stages (slice, SFT rows, SFT, DPO in ``DIR/generator/``), then, for each recipe,
+a :class:`PaperRun` into ``DIR/<recipe>/``, each stage skipped when its output is there:
 
 1. **data** — the first ``eval_limit`` evaluation claims (``eval.jsonl``, also the gold
-   file the run is scored against); the SLC calibration slice (``slice.jsonl``, §3.5,
-   :mod:`~averitec_tools.baselines.r2vc.experiments.calibration_slice`) drawn from the training rows
-   in whole VitaminC ``case_id`` groups, and the rest (``sft_rows.jsonl``) as generator
-   training data — disjoint from the slice and from every evaluation claim;
+   file the run is scored against);
 2. **corpus** — FEVER's wiki-pages as sentence units (``wiki_pages``), a WikiExtractor
    dump as paragraphs (``wikipedia``) or a prebuilt store (``corpus``); none with given
    evidence;
-3. **sft**, 4. **dpo** — the generator (``sft/``, ``dpo/``, Table G.1 settings plus the
-   recipe's ``sft``/``dpo`` overrides), each checked to have moved its weights;
-5. **calibrate** — the SLC calibrator on the slice (``calibrator.json``);
-6. **predict** — one prediction file per table row (``pred-<row>.jsonl`` and its
-   manifest): the full pipeline and the ablations named in ``rows``;
-7. **score** / 8. **table** — accuracy, macro-F1, Brier, ECE as the paper prints them (and
+3. **calibrate** — the SLC calibrator on the generator's slice (``calibrator.json``),
+   the slice decoded into ``DIR/generator/slice-candidates/`` once for every recipe with
+   the same calibration configuration;
+4. **predict** — one prediction file per table row (``pred-<row>.jsonl`` and its
+   manifest), every row through the recipe's candidate store (``candidates/``): one
+   decoding per generator (DPO; SFT for ``no_dpo``), candidates batched across claims
+   (:mod:`~averitec_tools.baselines.r2vc.experiments.batching`), each decoding counted in
+   the set's ledger (:mod:`~averitec_tools.baselines.r2vc.experiments.ledger`);
+5. **score** / 6. **table** — accuracy, macro-F1, Brier, ECE as the paper prints them (and
    the strict FEVER score for FEVER), next to the paper's reported rows, in
    ``table.md`` / ``table.json``.
 
 Built-in recipes name the paper's hub ids and read ``$AVERITEC_DATA_DIR/fever/...`` and
 ``$AVERITEC_DATA_DIR/vitaminc/...``; a YAML recipe overrides any key (``base:
 paper-fever``), with paths relative to the YAML file. The CI runs the same command with
-tiny random models and fixture data (``tests/test_r2vc_paper.py``).
+tiny random models and fixture data (``tests/test_r2vc_paper.py``, ``make r2vc-paper-ci``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines.r2vc.experiments.ledger import count_decodings
 from averitec_tools.baselines.r2vc.experiments.recipes import (
     BUILTIN_RECIPES,
     ROWS,
@@ -58,8 +60,9 @@ def _need(path: str | None, *, what: str) -> str:
     return path
 
 
-def row_config(recipe: Recipe, row: str, *, work: Path, corpus: str | None) -> Any:
-    """The pipeline configuration of one table row (the recipe's ``pipeline`` + its models).
+def row_config(recipe: Recipe, row: str, *, work: Path, corpus: str | None, generator: Path | None = None) -> Any:
+    """The pipeline configuration of one table row (the recipe's ``pipeline`` + its models;
+    the SFT and DPO generators under ``generator``, default ``work``).
 
     Example:
         >>> import os
@@ -75,7 +78,8 @@ def row_config(recipe: Recipe, row: str, *, work: Path, corpus: str | None) -> A
     cfg = replace(
         cfg, name=f"{recipe.name}:{row}",
         retrieval=replace(cfg.retrieval, corpus=corpus, dense_model=recipe.dense),
-        generator=replace(cfg.generator, model=str(work / "dpo"), sft_model=str(work / "sft"), seed=recipe.seed),
+        generator=replace(cfg.generator, model=str((generator or work) / "dpo"),
+                          sft_model=str((generator or work) / "sft"), seed=recipe.seed),
         verifier=replace(cfg.verifier, model=recipe.verifier),
         calibration=replace(cfg.calibration, path=str(work / "calibrator.json")),
         ablation=AblationConfig(**ROWS[row][1]),
@@ -96,11 +100,61 @@ def _claims(path: Path, *, evidence: str, corpus: str | None) -> list[Any]:
     return claims
 
 
-class PaperRun:
-    """Runs a :class:`Recipe`'s stages in ``work`` (see the module docs)."""
+def _decode_with(pipe: Any, directory: Path, *, claims: list[Any], recipe: Recipe, ledger: Any, set_name: str,
+                 corpus: str | None, config: Any = None) -> None:
+    """Give ``pipe`` the candidate store of ``config`` (default: its own) under ``directory`` —
+    rows that share a decoding (every row but ``no_dpo`` and ``nli_only``) replay it — a
+    ledger count of its LM decodings, and decoding batched across ``recipe.decode_batch`` claims."""
+    from averitec_tools.baselines.r2vc.experiments.batching import batch_claims, batch_settings
+    from averitec_tools.baselines.r2vc.io.candidates import open_store
+    from averitec_tools.baselines.r2vc.presets import preset_for
 
-    def __init__(self, recipe: Recipe, *, work: str | os.PathLike[str], progress: bool = False) -> None:
+    config = pipe.config if config is None else config
+    settings, described = preset_for(config).store_settings(config, pipe.components)
+    pipe.candidate_store = open_store(directory, config=config, components=pipe.components, described=described,
+                                      settings={**(settings or {}), **batch_settings(recipe.decode_batch)},
+                                      corpus=corpus)
+    count_decodings(pipe, ledger=ledger, set_name=set_name, recipe=recipe.name)
+    batch_claims(pipe, claims=claims, size=recipe.decode_batch)
+
+
+#: Rows that decode with the DPO generator's k candidates (single_candidate replays their θ_0).
+_DPO_DECODING_ROWS = ("full", "no_verifier_selection", "no_calibration")
+
+
+def predict_order(rows: tuple[str, ...]) -> list[str]:
+    """``rows`` with ``single_candidate`` last, so the k-candidate decoding is stored before it
+    replays candidate θ_0 from it.
+
+    Example:
+        >>> predict_order(("single_candidate", "full", "no_dpo"))
+        ['full', 'no_dpo', 'single_candidate']
+    """
+    return sorted(rows, key=lambda row: row == "single_candidate")
+
+
+def _store_config(cfg: Any, rows: tuple[str, ...]) -> Any:
+    """The configuration whose store a row uses: ``single_candidate`` replays the k-candidate
+    store when another row of the recipe writes it (else it decodes its own k = 1)."""
+    from averitec_tools.baselines.r2vc.config import AblationConfig
+
+    if cfg.ablation.single_candidate and any(r in rows for r in _DPO_DECODING_ROWS):
+        return replace(cfg, ablation=AblationConfig()).effective()
+    return cfg.effective()
+
+
+class PaperRun:
+    """Runs a :class:`Recipe`'s own stages in ``work`` (see the module docs); the generator
+    (``sft/``, ``dpo/``), the slice and its candidate store are in ``generator``, shared by
+    every recipe of a :class:`~.paper_set.PaperSet`."""
+
+    def __init__(self, recipe: Recipe, *, work: str | os.PathLike[str], generator: str | os.PathLike[str] | None = None,
+                 ledger: Any = None, progress: bool = False) -> None:
+        from averitec_tools.baselines.r2vc.experiments.ledger import Ledger
+
         self.recipe, self.work, self.progress = recipe, Path(work), progress
+        self.generator = Path(generator) if generator is not None else self.work
+        self.ledger = ledger if ledger is not None else Ledger(self.work / "ledger.jsonl")
         self.state: dict[str, Any] = {}
 
     @property
@@ -113,23 +167,11 @@ class PaperRun:
         return None
 
     def step_data(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.experiments.calibration_slice import (
-            draw_calibration_slice,
-            read_rows,
-            write_rows,
-        )
+        from averitec_tools.baselines.r2vc.experiments.calibration_slice import write_rows
 
-        r = self.recipe
-        evals = read_rows(_need(r.eval_claims, what="evaluation claims"))[: r.eval_limit]
-        eval_claims = {str(e["claim"]).strip() for e in evals}
-        rows = read_rows(_need(r.train_rows, what="training rows"))[: r.train_limit]
-        drawn = draw_calibration_slice(rows=rows, n=r.slice_size, seed=r.seed, exclude=eval_claims)
-        rest = [row for row in drawn.rest if str(row["claim"]).strip() not in eval_claims]
+        evals = eval_rows(self.recipe)
         write_rows(self.work / "eval.jsonl", evals)
-        write_rows(self.work / "slice.jsonl", drawn.slice)
-        write_rows(self.work / "sft_rows.jsonl", rest)
-        return {**drawn.info, "eval_claims": len(evals), "sft_rows": len(rest),
-                "sft_rows_dropped_as_eval_claims": len(drawn.rest) - len(rest)}
+        return {"eval_claims": len(evals)}
 
     def step_corpus(self) -> dict[str, Any]:
         r = self.recipe
@@ -150,38 +192,27 @@ class PaperRun:
             return {"corpus": str(target), "units": "paragraph", "num_units": len(store)}
         return {"corpus": self.corpus}
 
-    def _train(self, stage: str) -> dict[str, Any]:
-        from averitec_tools.baselines._run.manifest import run_manifest
-        from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
-        from averitec_tools.baselines.r2vc.training.rows import read_training_rows
-
-        r = self.recipe
-        cls, overrides, model = ((SFTSettings, r.sft, r.generator) if stage == "sft"
-                                 else (DPOSettings, r.dpo, str(self.work / "sft")))
-        settings = cls.from_dict({**dict(overrides), "model": model}, where=f"recipe {r.name}: {stage}")
-        rows = read_training_rows(self.work / "sft_rows.jsonl")
-        manifest = run_manifest(data={"data": self.work / "sft_rows.jsonl"}, seeds={"seed": settings.seed})
-        from averitec_tools.baselines.r2vc.training.dpo import train_dpo
-        from averitec_tools.baselines.r2vc.training.sft import train_sft
-
-        train: Any = train_sft if stage == "sft" else train_dpo
-        report, _ = train(settings=settings, rows=rows, output_dir=self.work / stage, overwrite=True,
-                          manifest=manifest)
-        return report.to_json()
-
     def step_calibrate(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.config import RetrievalConfig
         from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
 
-        cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus)
+        cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
         cfg = replace(cfg, calibration=replace(cfg.calibration, path=None),
                       ablation=replace(cfg.ablation, no_calibration=True))
         ev = self.recipe.calibration_evidence
-        claims = _claims(self.work / "slice.jsonl", evidence=ev, corpus=self.corpus if ev == "given" else None)
-        pipe = build_pipeline(cfg, corpus=self.corpus, claims=claims, progress=self.progress, evidence=ev)
-        cal = fit_calibrator(pipe, claims=claims, where=str(self.work / "slice.jsonl"), progress=self.progress)
+        corpus = None if ev == "given" else self.corpus  # given evidence: no retrieval, no corpus in the key
+        if ev == "given":  # no retrieval runs: neither its corpus nor its index type enters the store's key
+            cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None, dense_index=RetrievalConfig.dense_index))
+        claims = _claims(self.generator / "slice.jsonl", evidence=ev,
+                         corpus=self.corpus if ev == "given" else None)
+        pipe = build_pipeline(cfg, corpus=corpus, claims=claims, progress=self.progress, evidence=ev)
+        _decode_with(pipe, self.generator / "slice-candidates", claims=claims, recipe=self.recipe,  # once for all
+                     ledger=self.ledger, set_name="slice", corpus=corpus)
+        cal = fit_calibrator(pipe, claims=claims, where=str(self.generator / "slice.jsonl"), progress=self.progress)
         cal.save(self.work / "calibrator.json")
-        return {"claims": len(claims), "evidence": ev, **{k: v for k, v in cal.fit_info.items()
+        return {"claims": len(claims), "evidence": ev, "store": pipe.candidate_store.describe(),
+                **{k: v for k, v in cal.fit_info.items()
                                                           if isinstance(v, (int, float, str))}}
 
     def step_predict(self) -> dict[str, Any]:
@@ -196,22 +227,24 @@ class PaperRun:
         git = git_state()  # the code the step starts with
         r, out = self.recipe, {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
-        for row in r.rows:
+        for row in predict_order(r.rows):
             pred = self.work / f"pred-{row}.jsonl"
             if pred.is_file():
                 out[row] = {"reused": str(pred)}
                 continue
-            cfg = row_config(r, row, work=self.work, corpus=self.corpus)
+            cfg = row_config(r, row, work=self.work, corpus=self.corpus, generator=self.generator)
             pipe = build_pipeline(cfg, corpus=self.corpus, claims=claims, progress=self.progress, evidence=r.evidence)
+            _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one per
+                         set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # generator
             summary = pipe.run(claims, out=pred, output_format="ternary", resume=True, progress=self.progress)
             write_manifest(manifest_path(pred), run_manifest(
                 data={"claims": self.work / "eval.jsonl", "corpus": self.corpus, "calibrator": cfg.calibration.path},
                 seeds={"generator": cfg.generator.seed}, config=cfg.effective(), extra={"evidence": r.evidence},
                 git=git))
             d = summary.to_dict()
-            out[row] = {k: d[k] for k in ("labels", "n_abstained", "n_malformed", "components", "fallbacks",
-                                          "claims_per_second")}
-        return out
+            out[row] = {**{k: d[k] for k in ("labels", "n_abstained", "n_malformed", "components", "fallbacks",
+                                             "claims_per_second")}, "store": pipe.candidate_store.describe()}
+        return {row: out[row] for row in r.rows}
 
     def step_score(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.experiments.tables import paper_row
@@ -266,8 +299,7 @@ class PaperRun:
         return {"table": str(self.work / "table.md")}
 
     def _done(self, step: str) -> bool:
-        marker = {"data": "sft_rows.jsonl", "corpus": "corpus/corpus.json", "sft": "sft/r2vc_training.json",
-                  "dpo": "dpo/r2vc_training.json", "calibrate": "calibrator.json"}.get(step)
+        marker = {"data": "eval.jsonl", "corpus": "corpus/corpus.json", "calibrate": "calibrator.json"}.get(step)
         if step == "corpus" and not (self.recipe.wiki_pages or self.recipe.wikipedia):
             return False
         return marker is not None and (self.work / marker).exists()
@@ -285,36 +317,29 @@ class PaperRun:
                 raise UserError(f"recipe {r.name!r}: model {model!r} not found")
 
     def run(self, *, on_step: Callable[[str, str], None] | None = None) -> dict[str, Any]:
-        """Run every stage not done yet; returns each stage's report (``reused`` for skipped ones).
-
-        Bad inputs are refused before anything is written; a stage that fails later leaves
-        the finished stages in ``work`` for the rerun to reuse.
-        """
-        self.preflight()
-        created = not self.work.exists()
+        """Run every recipe stage not done yet (:data:`RECIPE_STEPS`); returns each stage's report
+        (``reused`` for skipped ones). The :class:`~.paper_set.PaperSet` checks inputs first."""
         self.work.mkdir(parents=True, exist_ok=True)
-        stamp = self.work / "recipe.json"
-        if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")).get("fingerprint") != self.recipe.fingerprint():
-            raise UserError(f"{self.work}: holds a run of another recipe", hint="use another --work directory")
-        stamp.write_text(json.dumps({"fingerprint": self.recipe.fingerprint(), "recipe": asdict(self.recipe)},
-                                    indent=1, default=str), encoding="utf-8")
         steps: dict[str, Callable[[], dict[str, Any]]] = {
-            "data": self.step_data, "corpus": self.step_corpus, "sft": lambda: self._train("sft"),
-            "dpo": lambda: self._train("dpo"), "calibrate": self.step_calibrate, "predict": self.step_predict,
-            "score": self.step_score, "table": self.step_table,
+            "data": self.step_data, "corpus": self.step_corpus, "calibrate": self.step_calibrate,
+            "predict": self.step_predict, "score": self.step_score, "table": self.step_table,
         }
-        for name in STEPS:
+        for name in RECIPE_STEPS:
             if on_step is not None:
                 on_step(name, "reused" if self._done(name) else "running")
-            try:
-                self.state[name] = {"reused": True} if self._done(name) else steps[name]()
-            except BaseException:
-                if created and name == "data":  # nothing finished yet: leave nothing behind
-                    import shutil
-
-                    shutil.rmtree(self.work, ignore_errors=True)
-                raise
+            self.state[name] = {"reused": True} if self._done(name) else steps[name]()
         return self.state
 
 
-__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "PaperRun", "Recipe", "load_recipe", "row_config"]
+def eval_rows(recipe: Recipe) -> list[dict[str, Any]]:
+    """The recipe's first ``eval_limit`` evaluation rows."""
+    from averitec_tools.baselines.r2vc.experiments.calibration_slice import read_rows
+
+    return read_rows(_need(recipe.eval_claims, what="evaluation claims"))[: recipe.eval_limit]
+
+
+#: The stages of one recipe (the generator's — data, sft, dpo — are the set's: paper_set.py).
+RECIPE_STEPS: tuple[str, ...] = ("data", "corpus", "calibrate", "predict", "score", "table")
+
+
+__all__ = ["BUILTIN_RECIPES", "RECIPE_STEPS", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]

@@ -32,6 +32,8 @@ ROWS: dict[str, tuple[str, dict[str, bool]]] = {
 }
 
 STEPS: tuple[str, ...] = ("data", "corpus", "sft", "dpo", "calibrate", "predict", "score", "table")
+#: DPO optimizer steps of the built-in recipes (Figure F.3's curve ends its epoch at step 125).
+DPO_STEPS = 125
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class Recipe:
     train_limit: int | None = None
     slice_size: int = 10000
     seed: int = 0
+    #: Claims decoded in one generator batch (× k candidates each; experiments/batching.py).
+    decode_batch: int = 8
     generator: str = "nvidia/Llama-3.1-Nemotron-Nano-8B-v1"
     verifier: str = "cross-encoder/nli-deberta-v3-large"
     dense: str | None = "BAAI/bge-large-en-v1.5"
@@ -65,6 +69,8 @@ class Recipe:
                              ("dataset", ("FEVER", "VitaminC"))):
             if getattr(self, key) not in allowed:
                 raise UserError(f"recipe {self.name!r}: {key} must be one of {', '.join(allowed)}")
+        if self.decode_batch < 1:
+            raise UserError(f"recipe {self.name!r}: decode_batch must be at least 1, got {self.decode_batch}")
         unknown = [r for r in self.rows if r not in ROWS]
         if unknown or not self.rows:
             raise UserError(f"recipe {self.name!r}: unknown table row {unknown[0] if unknown else '(none)'!r}",
@@ -85,10 +91,14 @@ def _data(relative: str) -> str:
 
 
 def _builtin(name: str) -> dict[str, Any]:
-    common = {"train_rows": _data("vitaminc/train.jsonl"), "slice_size": 10000}
+    # DPO: Figure F.3's run (its epoch-level summary is at step 125 = 2,000 pairs at batch 16),
+    # not Table G.1's "1 epoch" over every VitaminC pair (docs/r2vc.md, departures)
+    common = {"train_rows": _data("vitaminc/train.jsonl"), "slice_size": 10000, "dpo": {"max_steps": DPO_STEPS}}
     if name == "paper-fever":
+        # ivfsq8, not Table G.1's HNSW M = 64: FEVER's ~25 M sentence units in ~26 GB, not ~116 GB (compact.py)
         return {**common, "name": name, "dataset": "FEVER", "eval_claims": _data("fever/paper_dev.jsonl"),
-                "wiki_pages": _data("fever/wiki-pages"), "evidence": "retrieved"}
+                "wiki_pages": _data("fever/wiki-pages"), "evidence": "retrieved",
+                "pipeline": {"retrieval": {"dense_index": "ivfsq8"}}}
     return {**common, "name": name, "dataset": "VitaminC", "eval_claims": _data("vitaminc/test.jsonl"),
             "evidence": "given"}
 
@@ -148,4 +158,4 @@ def load_recipe(spec: str) -> Recipe:
         raise UserError(f"recipe {spec}: {exc}") from None
 
 
-__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "Recipe", "load_recipe"]
+__all__ = ["BUILTIN_RECIPES", "DPO_STEPS", "ROWS", "STEPS", "Recipe", "load_recipe"]

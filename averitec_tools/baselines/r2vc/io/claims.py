@@ -7,13 +7,12 @@ JSONL of ``{id, claim, label?}``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from averitec_tools.baselines._run.claims import ClaimIds, claim_objects
 from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import iter_records
 from averitec_tools.labels import map_label
 
 #: The label space a claim file's ``label`` field is written in, by :attr:`ClaimInput.kind`.
@@ -56,23 +55,16 @@ def read_claims(path: str) -> list[ClaimInput]:
         ClaimInput(claim_id=0, claim='A.', gold_label='False', gold_label_raw='Refuted', kind='averitec')
     """
     out: list[ClaimInput] = []
-    seen: set[Any] = set()
-    for loc in iter_records(path):
-        item = loc.value
-        if not isinstance(item, Mapping):
-            raise UserError(f"{loc.where}: expected a claim object, found {type(item).__name__}")
+    ids = ClaimIds(noun="claim id")
+    for loc, item in claim_objects(path):
         claim = item.get("claim")
         if not isinstance(claim, str) or not claim.strip():
             raise UserError(f"{loc.where}: missing or empty 'claim' text")
         # FEVER rows have an ``id``, VitaminC rows (``tals/vitaminc``) a ``unique_id``.
         ternary_key = next((key for key in ("id", "unique_id") if key in item), None)
         kind = "ternary" if ternary_key is not None and "questions" not in item else "averitec"
-        claim_id = item[ternary_key] if kind == "ternary" else item.get("claim_id", loc.index)
-        if not isinstance(claim_id, (int, str)) or isinstance(claim_id, bool):
-            raise UserError(f"{loc.where}: claim id must be an integer or string, found {claim_id!r}")
-        if claim_id in seen:
-            raise UserError(f"{loc.where}: duplicate claim id {claim_id!r}")
-        seen.add(claim_id)
+        claim_id = ids.check(item[ternary_key] if kind == "ternary" else item.get("claim_id", loc.index),
+                             where=loc.where)
         raw = item.get("label")
         gold = None
         if raw is not None:

@@ -129,7 +129,7 @@ def train_verifier(
     )
     from transformers.utils import logging as hf_logging
 
-    from averitec_tools.baselines.r2vc.stages.verification.verifier import order_pairs
+    from averitec_tools.baselines.r2vc.stages.verification.nli import order_pairs
 
     t0, c0 = time.perf_counter(), time.process_time()
     torch.manual_seed(seed)
@@ -206,7 +206,7 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
     import time
 
     from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore, build_corpus
-    from averitec_tools.baselines.r2vc.stages.retrieval import build_retriever
+    from averitec_tools.baselines.r2vc.stages.retrieval.configured import retriever_from_config
 
     off = cfg.offline
     build_seconds: dict[str, float] = {}
@@ -237,13 +237,8 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
         store = build_corpus(passages=passages, out_dir=corpus_dir, source=f"{train_path} + {dev_path}")
     build_seconds["corpus"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    r = cfg.retrieval
-    retriever: Any = build_retriever(
-        corpus=store, sparse=r.sparse, dense_model=r.dense_model, index_dir=corpus_dir / "indexes",
-        alpha=r.alpha, epsilon=r.epsilon, top_sparse=r.top_sparse, top_dense=r.top_dense,
-        top_m=r.top_m, dense_index=r.dense_index, device=r.device,
-        encode_batch_size=r.encode_batch_size, show_progress=progress, engine=engine,
-    )
+    retriever: Any = retriever_from_config(cfg.retrieval, corpus=store, index_dir=corpus_dir / "indexes",
+                                           show_progress=progress, engine=engine)
     plan = offline_plan(train=train, dev=dev, scored=scored, n_calibration=off.calibration_claims, seed=off.seed)
     leak_guard = dict(plan.leak_guard)
     if off.exclude_own_evidence:
@@ -291,8 +286,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     import time
 
     from averitec_tools.baselines.r2vc.offline.fit import apply_fitted, fit_on_slice
-    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI
-    from averitec_tools.baselines.r2vc.stages.verification.verifier import HFNLIBackend
+    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI, HFNLIBackend
     off = cfg.offline
     data = build_offline_data(cfg, progress=progress, engine=engine, scored=[c.claim for c in claims])
     train, train_passages, dev_passages = data.train, data.train_passages, data.dev_passages

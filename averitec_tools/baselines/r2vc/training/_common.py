@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,12 +105,30 @@ def ensure_model(settings: TrainSettings, *, model: Any, tokenizer: Any) -> tupl
     return model, tokenizer
 
 
+@dataclass(frozen=True)
+class TrainerInputs:
+    """What every stage's TRL trainer is built from.
+
+    Attributes:
+        model: The model to train.
+        tokenizer: Its tokenizer (chat template and pad token set).
+        config: The TRL config keyword arguments (:meth:`TrainSettings.trainer_kwargs`).
+        system: The model's reasoning switch (the system prompt), or None.
+    """
+
+    model: Any
+    tokenizer: Any
+    config: dict[str, Any]
+    system: str | None = None
+
+
 def trainer_inputs(settings: TrainSettings, *, model: Any, tokenizer: Any,
-                   output_dir: str | os.PathLike[str]) -> tuple[Any, Any, dict[str, Any]]:
-    """``(model, prepared tokenizer, TRL config keyword arguments)`` for a stage's trainer."""
+                   output_dir: str | os.PathLike[str], system: str | None = None) -> TrainerInputs:
+    """The model (``settings.model`` loaded when None), prepared tokenizer and TRL config
+    keyword arguments for a stage's trainer."""
     model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
     kwargs = settings.trainer_kwargs(output_dir=os.fspath(output_dir), cuda=cuda_available())
-    return model, prepare_tokenizer(tokenizer), kwargs
+    return TrainerInputs(model=model, tokenizer=prepare_tokenizer(tokenizer), config=kwargs, system=system)
 
 
 def fit_and_save(
@@ -149,9 +167,9 @@ def fit_and_save(
         ``(report, trained_model)``.
     """
 
-    def fit(workdir: str, saved_to: str | None) -> tuple[Any, TrainingReport]:
+    def fit(workdir: str, saved_to: str | None, resume: str | None = None) -> tuple[Any, TrainingReport]:
         trainer = build_trainer(workdir)
-        result, run = train_checked(trainer, settings=settings, stage=stage, reasoning=reasoning)
+        result, run = train_checked(trainer, settings=settings, stage=stage, reasoning=reasoning, resume=resume)
         history = list(trainer.state.log_history)
         report = TrainingReport(stage=stage, output_dir=saved_to, n_examples=n_examples, n_dropped=n_dropped,
                                 global_steps=int(result.global_step), final_loss=final_loss(history),
@@ -162,10 +180,28 @@ def fit_and_save(
         with tempfile.TemporaryDirectory(prefix=f"r2vc-{stage}-") as tmp:
             trainer, report = fit(tmp, None)
             return report, trainer.model
+    folder = resume = None
+    if settings.save_steps > 0:  # a persistent checkpoint folder: a rerun resumes (checkpoints.py)
+        from averitec_tools.baselines.r2vc.training.checkpoints import (
+            last_complete_checkpoint,
+            open_checkpoints,
+            run_fingerprint,
+        )
+
+        if Path(output_dir).exists() and not overwrite:
+            raise UserError(f"{output_dir}: output directory already exists", hint="pass --overwrite or another --out")
+        folder = open_checkpoints(output_dir, fingerprint=run_fingerprint(
+            stage=stage, settings=settings.to_dict(), n_examples=n_examples, manifest=manifest))
+        last = last_complete_checkpoint(folder)
+        resume = None if last is None else str(last)
     with staged_output_dir(output_dir, overwrite=overwrite) as staged:
-        trainer, report = fit(str(staged), os.fspath(output_dir))
+        trainer, report = fit(str(folder or staged), os.fspath(output_dir), resume)
+        if resume is not None:
+            report = replace(report, run={**report.run, "resumed_from": Path(resume).name})
         save_run(trainer, tokenizer=trainer.processing_class if tokenizer is None else tokenizer,
                  directory=staged, settings=settings, report=report.to_json(), manifest=manifest)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
     return report, trainer.model
 
 
@@ -182,8 +218,10 @@ def prompt_choice(model: Any, settings: TrainSettings) -> Any:
     return resolve_reasoning(model=model_name(model, settings), requested=settings.reasoning)
 
 
-def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasoning: Any) -> tuple[Any, dict[str, Any]]:
-    """Run ``trainer.train()`` with the weight-moved checks (after step 1 and at the end).
+def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasoning: Any,
+                  resume: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """Run ``trainer.train()`` with the weight-moved checks (after step 1 and at the end),
+    from the checkpoint folder ``resume`` when given.
 
     Returns:
         ``(train_output, run_info)``: ``run_info`` is :attr:`TrainingReport.run`.
@@ -203,7 +241,7 @@ def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasonin
     callback = weight_check_callback(probe, stage=stage, min_changed_fraction=settings.min_changed_fraction,
                                      master_weights=settings.master_weights, peak_lr=settings.learning_rate)
     trainer.add_callback(callback)
-    result = trainer.train()
+    result = trainer.train(resume_from_checkpoint=resume)
     if callback.error is not None:
         raise callback.error
     final = probe.measure(trainer.model)

@@ -52,7 +52,11 @@ class TrainSettings:
         attn_implementation: ``"auto"`` (flash_attention_2 on CUDA if installed, else
             sdpa), or any transformers attention implementation name.
         logging_steps: Log every n steps.
-        save_steps: Checkpoint every n steps (0: only the final model).
+        save_steps: Checkpoint every n optimizer steps into the persistent ``OUT.checkpoints/``
+            folder, from which a rerun resumes (0: no checkpoints, a rerun starts over;
+            :mod:`~averitec_tools.baselines.r2vc.training.checkpoints`).
+        save_total_limit: Checkpoints kept (the newest; each holds weights and optimizer
+            state: about 6 bytes per parameter with fp32 master weights and 8-bit AdamW).
         seed: Training seed (also draws each prompt's distractors and gold position).
         limit: Use only the first n data rows (None: all).
         local_files_only: Never download the model (None: follow ``HF_HUB_OFFLINE``).
@@ -87,7 +91,8 @@ class TrainSettings:
     gradient_checkpointing: bool | str = "auto"
     attn_implementation: str = "auto"
     logging_steps: int = 10
-    save_steps: int = 0
+    save_steps: int = 500
+    save_total_limit: int = 1
     seed: int = 0
     limit: int | None = None
     local_files_only: bool | None = None
@@ -105,6 +110,7 @@ class TrainSettings:
             "max_length",
             "num_train_epochs",
             "logging_steps",
+            "save_total_limit",
         )
         for name in positive:
             if getattr(self, name) <= 0:
@@ -225,6 +231,7 @@ class TrainSettings:
             "logging_steps": self.logging_steps,
             "save_strategy": "steps" if self.save_steps > 0 else "no",
             "save_steps": self.save_steps if self.save_steps > 0 else 500,
+            "save_total_limit": self.save_total_limit,
             "seed": self.seed,
             "data_seed": self.seed,
             "report_to": self.report_to,
@@ -270,6 +277,7 @@ class DPOSettings(TrainSettings):
     learning_rate: float = 4e-6
     lr_scheduler_type: str = "linear"
     warmup_ratio: float = 0.0
+    save_steps: int = 50
     beta: float = 0.2
     max_target_length: int = 512
     wrong_label_fraction: float = 0.5

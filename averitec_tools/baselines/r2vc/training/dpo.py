@@ -3,24 +3,17 @@
 Preference triples (x, y+, y−) come from :func:`data.build_preference_pairs`: y+ has the
 correct label and a rationale that quotes and cites the evidence; y− has a wrong label
 or a mismatched citation. β = 0.2 and lr = 4e-6 (Table G.1). The reference model is a
-frozen copy of the starting (SFT) model.
+frozen copy of the starting (SFT) model. The stage runs through
+:func:`~averitec_tools.baselines.r2vc.training.stages.train` with ``stage="dpo"``.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Sequence
 from typing import Any
 
-from averitec_tools.baselines.r2vc.training._common import (
-    TrainingReport,
-    ensure_model,
-    fit_and_save,
-    prepare_tokenizer,
-    prompt_choice,
-    trainer_inputs,
-)
+from averitec_tools.baselines.r2vc.training._common import TrainerInputs
 from averitec_tools.baselines.r2vc.training.config import DPOSettings
 from averitec_tools.baselines.r2vc.training.data import (
     PreferencePair,
@@ -62,104 +55,57 @@ def filter_long_pairs(
     return kept, len(pairs) - len(kept)
 
 
-def build_dpo_trainer(
-    *,
-    settings: DPOSettings,
-    pairs: Sequence[PreferencePair],
-    output_dir: str | os.PathLike[str],
-    model: Any = None,
-    tokenizer: Any = None,
-    system: str | None = None,
-) -> Any:
+def dpo_examples(*, rows: Sequence[TrainingRow], settings: DPOSettings, tokenizer: Any) -> tuple[list[PreferencePair], int]:
+    """DPO's training examples: preference pairs drawn from the rows (``settings.pair_seed``,
+    ``settings.wrong_label_fraction``), less those over ``max_target_length`` tokens.
+
+    Returns:
+        ``(pairs, n_dropped)``.
+
+    Example:
+        >>> rows = [TrainingRow(claim="c", evidence_text="e", label="True")] * 2
+        >>> words = lambda text, add_special_tokens: {"input_ids": text.split()}  # a whitespace "tokenizer"
+        >>> pairs, dropped = dpo_examples(rows=rows, settings=DPOSettings(n_passages=1), tokenizer=words)
+        >>> len(pairs), dropped, pairs[0].chosen.startswith("True")
+        (2, 0, True)
+    """
+    pairs = build_preference_pairs(
+        rows, seed=settings.pair_seed, wrong_label_fraction=settings.wrong_label_fraction,
+        n_passages=settings.n_passages, layout_seed=settings.seed,
+    )
+    return filter_long_pairs(pairs, tokenizer=tokenizer, max_target_length=settings.max_target_length)
+
+
+def dpo_trainer(*, settings: DPOSettings, examples: Sequence[PreferencePair], inputs: TrainerInputs) -> Any:
     """Build (but do not run) a TRL ``DPOTrainer`` on the preference pairs.
 
     Args:
         settings: DPO settings (Table G.1 defaults; ``settings.model`` is the SFT model).
-        pairs: Preference pairs.
-        output_dir: Trainer working directory.
-        model: An already loaded policy model (default: load ``settings.model``).
-        tokenizer: Its tokenizer (required when ``model`` is given).
-        system: The model's reasoning switch (the system prompt), or None.
+        examples: Preference pairs.
+        inputs: The policy model, tokenizer, TRL config arguments and system prompt.
 
     Returns:
         The trainer; ``trainer.train()`` runs it.
 
-    Example:
-        >>> trainer = build_dpo_trainer(settings=DPOSettings(max_steps=2), pairs=pairs,
-        ...                             output_dir="out", model=lm, tokenizer=tok)  # doctest: +SKIP
+    Raises:
+        UserError: no preference pairs.
     """
     from trl import DPOConfig, DPOTrainer
 
-    if not pairs:
+    if not examples:
         raise UserError("no preference pairs to train on")
-    model, tokenizer, kwargs = trainer_inputs(settings, model=model, tokenizer=tokenizer, output_dir=output_dir)
-    config = DPOConfig(**kwargs, beta=settings.beta)
+    config = DPOConfig(**inputs.config, beta=settings.beta)
     # TRL would reload the reference from the model's hub id/path, which fails for an
     # in-memory model and re-reads 16 GB for the paper's; a frozen copy is equivalent.
-    ref_model = copy.deepcopy(model).eval()
+    ref_model = copy.deepcopy(inputs.model).eval()
     ref_model.requires_grad_(False)
     if config.bf16:  # the frozen reference only runs forward: bf16 weights halve its memory
         import torch
 
         ref_model.to(torch.bfloat16)
-    return DPOTrainer(
-        model=model,
-        ref_model=ref_model,
-        args=config,
-        train_dataset=build_dpo_dataset(pairs, system=system),
-        processing_class=tokenizer,
-    )
+    return DPOTrainer(model=inputs.model, ref_model=ref_model, args=config,
+                      train_dataset=build_dpo_dataset(examples, system=inputs.system),
+                      processing_class=inputs.tokenizer)
 
 
-def train_dpo(
-    *,
-    settings: DPOSettings,
-    rows: Sequence[TrainingRow],
-    output_dir: str | os.PathLike[str] | None,
-    model: Any = None,
-    tokenizer: Any = None,
-    overwrite: bool = False,
-    manifest: dict[str, Any] | None = None,
-) -> tuple[TrainingReport, Any]:
-    """Build preference pairs from the rows and align the model with DPO.
-
-    Args:
-        settings: DPO settings (pairs are drawn with ``settings.pair_seed`` and
-            ``settings.wrong_label_fraction``).
-        rows: Training rows (``settings.limit`` keeps the first n).
-        output_dir: Where to save the aligned model (None: do not save).
-        model: Already loaded SFT model (default: load ``settings.model``).
-        tokenizer: Its tokenizer.
-        overwrite: Replace an existing ``output_dir``.
-        manifest: The run manifest (:func:`~averitec_tools.baselines._run.manifest.run_manifest`)
-            saved in ``r2vc_training.json``.
-
-    Returns:
-        ``(report, trained_model)``; ``report.n_dropped`` counts over-long pairs.
-
-    Example:
-        >>> report, lm = train_dpo(settings=DPOSettings(model="sft-out"),
-        ...                        rows=read_training_rows("train.jsonl"),
-        ...                        output_dir="dpo-out")  # doctest: +SKIP
-    """
-    if settings.limit is not None:
-        rows = rows[: settings.limit]
-    model, tokenizer = ensure_model(settings, model=model, tokenizer=tokenizer)
-    tokenizer = prepare_tokenizer(tokenizer)
-    pairs = build_preference_pairs(
-        rows, seed=settings.pair_seed, wrong_label_fraction=settings.wrong_label_fraction,
-        n_passages=settings.n_passages, layout_seed=settings.seed,
-    )
-    choice = prompt_choice(model, settings)
-    pairs, n_dropped = filter_long_pairs(
-        pairs, tokenizer=tokenizer, max_target_length=settings.max_target_length
-    )
-    return fit_and_save(
-        stage="dpo", settings=settings, reasoning=choice, n_examples=len(pairs), n_dropped=n_dropped,
-        output_dir=output_dir, overwrite=overwrite, manifest=manifest, tokenizer=tokenizer,
-        build_trainer=lambda workdir: build_dpo_trainer(settings=settings, pairs=pairs, output_dir=workdir,
-                                                        model=model, tokenizer=tokenizer, system=choice.system),
-    )
-
-
-__all__ = ["build_dpo_trainer", "filter_long_pairs", "train_dpo"]
+__all__ = ["dpo_examples", "dpo_trainer", "filter_long_pairs"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from averitec_tools.baselines.r2vc.types import Passage
@@ -122,14 +122,7 @@ def read_training_rows(path: str | os.PathLike[str], *, limit: int | None = None
             break
         row = row_from_dict(located.value, where=located.where)
         if not row.row_id:
-            row = TrainingRow(
-                claim=row.claim,
-                evidence_text=row.evidence_text,
-                label=row.label,
-                title=row.title,
-                row_id=located.where,
-                group=row.group,
-            )
+            row = replace(row, row_id=located.where)
         rows.append(row)
     if not rows:
         raise UserError(f"{os.fspath(path)}: no training rows found")

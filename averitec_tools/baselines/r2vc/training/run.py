@@ -114,16 +114,10 @@ def train_stage(
     manifest = run_manifest(data={"data": data, "config": config, **excludes}, seeds=seeds)
     # Trainers print their logs on stdout; keep stdout for the caller's report.
     with contextlib.redirect_stdout(sys.stderr):
-        if stage == "sft":
-            from averitec_tools.baselines.r2vc.training.sft import train_sft
+        from averitec_tools.baselines.r2vc.training.stages import train
 
-            report, _ = train_sft(settings=settings, rows=rows, output_dir=target, overwrite=overwrite,
-                                  manifest=manifest)
-        else:
-            from averitec_tools.baselines.r2vc.training.dpo import train_dpo
-
-            report, _ = train_dpo(settings=settings, rows=rows, output_dir=target, overwrite=overwrite,
-                                  manifest=manifest)
+        report, _ = train(stage=stage, settings=settings, rows=rows, output_dir=target, overwrite=overwrite,
+                          manifest=manifest)
     return report.to_json() | dropped
 
 

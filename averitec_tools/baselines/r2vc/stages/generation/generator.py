@@ -213,16 +213,41 @@ class HFGenerator:
             Uncertain candidate without rationale or citations) and the count of
             unparseable outputs.
         """
-        subsets = sample_evidence_subsets(
-            n_passages=len(evidence), k=k, seed=seed, subset_size=self.subset_size
-        )
+        passage_sets, prompts, configs = self._prompts(claim, evidence, k=k, seed=seed)
+        return self._parse(self._sample(prompts=prompts, configs=configs, seed=seed), passage_sets)
+
+    def generate_many(
+        self, requests: Sequence[tuple[str, Sequence[Passage], int]], *, seeds: Sequence[int], batch_seed: int
+    ) -> list[GenerationResult]:
+        """Decode the k candidates of several claims in one batch (``requests``: claim, evidence, k).
+
+        Each claim's evidence subsets are drawn with its own seed (``seeds``, as
+        :meth:`generate` does); the sampling of the whole batch is seeded once with
+        ``batch_seed``, so a claim's candidates depend on the batch it was decoded in (a
+        caller that needs them reproducible keeps its batches fixed).
+        """
+        built = [self._prompts(claim, evidence, k=k, seed=seed)
+                 for (claim, evidence, k), seed in zip(requests, seeds, strict=True)]
+        prompts = [p for _, ps, _ in built for p in ps]
+        configs = [c for _, _, cs in built for c in cs]
+        outputs = self._sample(prompts=prompts, configs=configs, seed=batch_seed, batch_size=len(prompts))
+        results, start = [], 0
+        for passage_sets, ps, _ in built:
+            results.append(self._parse(outputs[start:start + len(ps)], passage_sets))
+            start += len(ps)
+        return results
+
+    def _prompts(self, claim: str, evidence: Sequence[Passage], *, k: int, seed: int
+                 ) -> tuple[list[tuple[Passage, ...]], list[str], list[DecodingConfig]]:
+        subsets = sample_evidence_subsets(n_passages=len(evidence), k=k, seed=seed, subset_size=self.subset_size)
         passage_sets = [tuple(evidence[i] for i in subset) for subset in subsets]
         prompts = [
             render_prompt(tokenizer=self.tokenizer, claim=claim, passages=ps, system=self.reasoning.system)
             for ps in passage_sets
         ]
-        configs = [self.decoding_config(i) for i in range(k)]
-        outputs = self._sample(prompts=prompts, configs=configs, seed=seed)
+        return passage_sets, prompts, [self.decoding_config(i) for i in range(k)]
+
+    def _parse(self, outputs: Sequence[RawOutput], passage_sets: Sequence[tuple[Passage, ...]]) -> GenerationResult:
         candidates: list[Candidate] = []
         n_malformed = 0
         for index, (output, passages) in enumerate(zip(outputs, passage_sets, strict=True)):
@@ -245,9 +270,10 @@ class HFGenerator:
         return GenerationResult(candidates=tuple(candidates), n_malformed=n_malformed)
 
     def _sample(
-        self, *, prompts: Sequence[str], configs: Sequence[DecodingConfig], seed: int
+        self, *, prompts: Sequence[str], configs: Sequence[DecodingConfig], seed: int, batch_size: int | None = None
     ) -> list[RawOutput]:
-        """Decode every prompt with its configuration, in batches; seeded."""
+        """Decode every prompt with its configuration, in batches (``batch_size``, default the
+        generator's); seeded."""
         import torch
 
         device = next(self.model.parameters()).device
@@ -255,8 +281,9 @@ class HFGenerator:
         outputs: list[RawOutput] = []
         with torch.random.fork_rng(devices=devices), torch.inference_mode():
             torch.manual_seed(seed)
-            for start in range(0, len(prompts), self.batch_size):
-                chunk = slice(start, start + self.batch_size)
+            step = batch_size or self.batch_size
+            for start in range(0, len(prompts), step):
+                chunk = slice(start, start + step)
                 outputs.extend(self._sample_batch(prompts[chunk], configs[chunk], device))
         return outputs
 

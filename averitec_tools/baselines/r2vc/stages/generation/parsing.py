@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Candidate, Passage
 from averitec_tools.errors import UserError
@@ -101,13 +101,8 @@ def _from_json(text: str) -> tuple[str, str, list[int]] | None:
     return label, rationale, numbers
 
 
-def _from_keyed(text: str) -> tuple[str, str, list[int]] | None:
-    match = _KEYED_LABEL.search(text)
-    if match is None:
-        return None
-    label = _normalise_label(match.group(1))
-    if label is None:
-        return None
+def _keyed_reading(text: str, match: re.Match[str]) -> tuple[str, list[int]]:
+    """Rationale and citation numbers of keyed lines (``Label: … / Rationale: … / Citations: …``)."""
     rationale_match = _KEYED_RATIONALE.search(text)
     if rationale_match:
         rationale = rationale_match.group(1)
@@ -119,18 +114,30 @@ def _from_keyed(text: str) -> tuple[str, str, list[int]] | None:
     cites_match = _KEYED_CITATIONS.search(text)
     if cites_match:
         numbers.extend(int(n) for n in _INTEGER.findall(cites_match.group(1)))
-    return label, rationale, numbers
+    return rationale, numbers
 
 
-def _from_leading_label(text: str) -> tuple[str, str, list[int]] | None:
-    match = _LEADING_LABEL.match(text)
-    if match is None:
-        return None
-    label = _normalise_label(match.group(1))
-    if label is None:
-        return None
+def _leading_reading(text: str, match: re.Match[str]) -> tuple[str, list[int]]:
+    """Rationale and citation numbers after a leading label word (the canonical format)."""
     rest = match.group(2)
-    return label, rest, _citation_numbers(rest)
+    return rest, _citation_numbers(rest)
+
+
+#: The label-word forms, in order of preference: how to find the label, how to read the rest.
+_LABEL_FORMS: tuple[tuple[Callable[[str], re.Match[str] | None],
+                          Callable[[str, re.Match[str]], tuple[str, list[int]]]], ...] = (
+    (_KEYED_LABEL.search, _keyed_reading),
+    (_LEADING_LABEL.match, _leading_reading),
+)
+
+
+def _from_label_word(text: str) -> tuple[str, str, list[int]] | None:
+    for find, read in _LABEL_FORMS:
+        match = find(text)
+        label = None if match is None else _normalise_label(match.group(1))
+        if match is not None and label is not None:
+            return (label, *read(text, match))
+    return None
 
 
 def parse_candidate(
@@ -186,7 +193,7 @@ def parse_candidate(
     stripped = _CODE_FENCE.sub("", _THINK.sub("", text)).strip()
     parsed = None
     if stripped:
-        parsed = _from_json(stripped) or _from_keyed(stripped) or _from_leading_label(stripped)
+        parsed = _from_json(stripped) or _from_label_word(stripped)
     if parsed is None:
         preview = _WS.sub(" ", text.strip())[:80]
         raise MalformedOutputError(f"no True/False/Uncertain label in generator output {preview!r}")

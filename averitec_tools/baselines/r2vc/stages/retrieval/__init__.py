@@ -58,17 +58,10 @@ def build_retriever(
     sparse: str | None = "bm25s",
     dense_model: str | None = DEFAULT_DENSE_MODEL,
     index_dir: str | os.PathLike[str] | None = None,
-    alpha: float = DEFAULT_ALPHA,
-    epsilon: float = DEFAULT_EPSILON,
-    top_sparse: int = DEFAULT_TOP_SPARSE,
-    top_dense: int = DEFAULT_TOP_DENSE,
-    top_m: int = DEFAULT_TOP_M,
-    dense_index: str = "hnsw",
-    device: str | None = None,
-    encode_batch_size: int = 64,
-    rebuild: bool = False,
-    show_progress: bool = True,
-    engine: Any = None,
+    alpha: float = DEFAULT_ALPHA, epsilon: float = DEFAULT_EPSILON,
+    top_sparse: int = DEFAULT_TOP_SPARSE, top_dense: int = DEFAULT_TOP_DENSE, top_m: int = DEFAULT_TOP_M,
+    dense_index: str = "hnsw", device: str | None = None, encode_batch_size: int = 64,
+    rebuild: bool = False, show_progress: bool = True, engine: Any = None,
 ) -> Retriever:
     """Build (or load) the retriever(s) of the R2VC configuration over a paragraph store.
 
@@ -122,8 +115,26 @@ def build_retriever(
         >>> [hit.passage.doc_id for hit in r.search(["capital of Italy"], k=1)[0]]
         ['b']
     """
-    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
+    _check_backends(sparse, dense_model)
+    store = _open_store(corpus)
+    root = Path(index_dir) if index_dir is not None else None
+    builds = _build_on_engine(engine, store=store, index_dir=root, sparse=sparse, dense_model=dense_model,
+                              dense_index=dense_index, device=device, encode_batch_size=encode_batch_size,
+                              rebuild=rebuild)
+    # indexes freshly built on an engine are loaded, not rebuilt
+    load: dict[str, Any] = {"store": store, "root": root, "rebuild": rebuild and builds is None, "show_progress": show_progress}
+    retriever = _fused_or_single(
+        _open_sparse(sparse, **load),
+        _open_dense(dense_model, dense_index=dense_index, device=device, batch_size=encode_batch_size, **load),
+        alpha=alpha, epsilon=epsilon, top_sparse=top_sparse, top_dense=top_dense, top_m=top_m,
+    )
+    if builds:
+        retriever.index_builds = builds  # read by the run summary's components
+    return retriever
 
+
+def _check_backends(sparse: str | None, dense_model: str | None) -> None:
+    """Refuse an unknown sparse backend, or neither a sparse backend nor a dense model."""
     if sparse is not None and sparse not in SPARSE_BACKENDS:
         raise UserError(
             f"unknown sparse retriever {sparse!r}",
@@ -131,61 +142,68 @@ def build_retriever(
         )
     if sparse is None and dense_model is None:
         raise UserError("no retriever configured: set a sparse backend, a dense model, or both")
-    store = corpus if isinstance(corpus, ParagraphStore) else ParagraphStore.open(corpus)
-    root = Path(index_dir) if index_dir is not None else None
-    built_on_engine: dict[str, str] = {}
-    if engine is not None and engine.name != "local":
-        from averitec_tools.baselines.r2vc.stages.retrieval.engine_build import (
-            build_missing_indexes,
-        )
 
-        built = build_missing_indexes(store=store, engine=engine, index_dir=root, sparse=sparse,
-                                      dense_model=dense_model, dense_index=dense_index, device=device,
-                                      encode_batch_size=encode_batch_size, rebuild=rebuild)
-        built_on_engine = {kind: f"built on engine {engine.name}" for kind in built}
-        rebuild = False  # freshly built: load them
 
-    sparse_retriever: Retriever | None = None
-    if sparse is not None:
-        sparse_retriever = SPARSE_BACKENDS.get(sparse).load_or_build(
-            store=store,
-            index_dir=None if root is None else root / sparse,
-            rebuild=rebuild,
-            show_progress=show_progress,
-        )
+def _open_store(corpus: ParagraphStore | str | os.PathLike[str]) -> ParagraphStore:
+    """The store itself, or the one opened from its directory."""
+    from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
 
-    dense_retriever: Retriever | None = None
-    if dense_model is not None:
-        from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+    return corpus if isinstance(corpus, ParagraphStore) else ParagraphStore.open(corpus)
 
-        dense_retriever = DenseRetriever.load_or_build(
-            store=store,
-            model=dense_model,
-            index_dir=None if root is None else root / "dense",
-            index_type=dense_index,
-            device=device,
-            batch_size=encode_batch_size,
-            rebuild=rebuild,
-            show_progress=show_progress,
-        )
 
-    retriever: Any
-    if sparse_retriever is not None and dense_retriever is not None:
-        retriever = HybridRetriever(
-            sparse=sparse_retriever,
-            dense=dense_retriever,
-            alpha=alpha,
-            epsilon=epsilon,
-            top_sparse=top_sparse,
-            top_dense=top_dense,
-            top_m=top_m,
-        )
-    else:
-        retriever = sparse_retriever if sparse_retriever is not None else dense_retriever
-        assert retriever is not None
-    if built_on_engine:
-        retriever.index_builds = built_on_engine  # read by the run summary's components
-    return retriever  # type: ignore[no-any-return]
+def _build_on_engine(engine: Any, *, store: ParagraphStore, index_dir: Path | None,
+                     **build: Any) -> dict[str, str] | None:
+    """Build the missing indexes on a non-local engine: ``{kind: "built on engine NAME"}``.
+
+    ``None`` when there is no engine or it is ``local`` (the loaders below build in process).
+    """
+    if engine is None or engine.name == "local":
+        return None
+    from averitec_tools.baselines.r2vc.stages.retrieval.engine_build import build_missing_indexes
+
+    built = build_missing_indexes(store=store, engine=engine, index_dir=index_dir, **build)
+    return {kind: f"built on engine {engine.name}" for kind in built}
+
+
+def _open_sparse(sparse: str | None, *, store: ParagraphStore, root: Path | None, rebuild: bool,
+                 show_progress: bool) -> Retriever | None:
+    """The sparse backend's retriever over ``root/<backend>`` (loaded or built), or ``None``."""
+    if sparse is None:
+        return None
+    return SPARSE_BACKENDS.get(sparse).load_or_build(  # type: ignore[no-any-return]
+        store=store,
+        index_dir=None if root is None else root / sparse,
+        rebuild=rebuild,
+        show_progress=show_progress,
+    )
+
+
+def _open_dense(dense_model: str | None, *, store: ParagraphStore, root: Path | None, dense_index: str,
+                device: str | None, batch_size: int, rebuild: bool, show_progress: bool) -> Retriever | None:
+    """The dense retriever over ``root/dense`` (loaded or built), or ``None`` without a model."""
+    if dense_model is None:
+        return None
+    from averitec_tools.baselines.r2vc.stages.retrieval.dense import DenseRetriever
+
+    return DenseRetriever.load_or_build(
+        store=store,
+        model=dense_model,
+        index_dir=None if root is None else root / "dense",
+        index_type=dense_index,
+        device=device,
+        batch_size=batch_size,
+        rebuild=rebuild,
+        show_progress=show_progress,
+    )
+
+
+def _fused_or_single(sparse: Retriever | None, dense: Retriever | None, **fusion: Any) -> Any:
+    """Algorithm C.2 over both retrievers, or the one that is set (an ablation)."""
+    if sparse is not None and dense is not None:
+        return HybridRetriever(sparse=sparse, dense=dense, **fusion)
+    retriever = sparse if sparse is not None else dense
+    assert retriever is not None
+    return retriever
 
 
 __all__ = [

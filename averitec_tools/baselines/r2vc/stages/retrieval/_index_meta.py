@@ -1,4 +1,5 @@
-"""Checks shared by every saved retrieval index: present, readable, built from this corpus."""
+"""Checks shared by every saved retrieval index (present, readable, built from this corpus) and
+by every index search (its arguments)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,17 @@ from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
 from averitec_tools.errors import UserError
 
 T = TypeVar("T")
+
+
+def search_queries(queries: Sequence[str], *, k: int) -> list[str]:
+    """The queries of an index search as a list, once ``k`` is checked.
+
+    Raises:
+        UserError: ``k`` below 1.
+    """
+    if k < 1:
+        raise UserError(f"k must be >= 1, got {k}")
+    return list(queries)
 
 
 def rebuild_hint(index_dir: Path) -> str:

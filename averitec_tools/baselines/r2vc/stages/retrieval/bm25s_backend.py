@@ -21,7 +21,11 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import (
+    read_index_meta,
+    rebuild_hint,
+    search_queries,
+)
 from averitec_tools.baselines.r2vc.stages.retrieval.analysis import LuceneLikeAnalyzer
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
@@ -178,10 +182,8 @@ class Bm25sRetriever:
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Top ``k`` paragraphs per query by BM25; passages with score 0 are left out."""
-        if k < 1:
-            raise UserError(f"k must be >= 1, got {k}")
         results: list[list[ScoredPassage]] = []
-        for query in queries:
+        for query in search_queries(queries, k=k):
             scores = self.score_rows(query)
             top = _top_rows(scores, k=k)
             passages = self.store.passages(top.tolist())

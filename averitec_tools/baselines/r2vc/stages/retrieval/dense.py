@@ -3,7 +3,8 @@
 Paragraphs are encoded in chunks (Table G.1: chunk size 8192) with a progress bar,
 L2-normalised, and added to a FAISS index scored by inner product (so scores are
 cosine similarities): ``IndexHNSWFlat`` with M = 64, efConstruction = 512,
-efSearch = 512 (the paper's), or the exact ``IndexFlatIP`` (``index_type="flat"``).
+efSearch = 512 (the paper's), the exact ``IndexFlatIP`` (``index_type="flat"``), or
+``ivfsq8`` (:mod:`.compact`: 8-bit codes in an inverted file, FEVER's full wiki-pages in 64 GB).
 
 Index layout (``index_dir``): ``faiss.index`` and ``averitec_dense.json`` recording the
 encoder id, dimension, index parameters and corpus fingerprint; loading checks them, so
@@ -19,15 +20,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval import compact
+from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import (
+    read_index_meta,
+    rebuild_hint,
+    search_queries,
+)
+from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import (
+    FAISS_BUILD_THREADS,
+    fixed_build_threads,
+)
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory
@@ -35,45 +45,13 @@ from averitec_tools.models import ResolvedModel, load_sentence_encoder, resolve_
 
 META_FILE = "averitec_dense.json"
 INDEX_FILE = "faiss.index"
-INDEX_TYPES: tuple[str, ...] = ("hnsw", "flat")
+INDEX_TYPES: tuple[str, ...] = ("hnsw", "flat", "ivfsq8")
 #: FAISS HNSW settings from Table G.1.
 HNSW_M = 64
 HNSW_EF_CONSTRUCTION = 512
 HNSW_EF_SEARCH = 512
 #: Paragraphs encoded (and added to the index) per chunk, Table G.1.
 ENCODE_CHUNK = 8192
-#: OpenMP threads FAISS builds (trains and fills) indexes with: one, so the index file
-#: does not depend on the machine (an HNSW build with more threads is not reproducible).
-FAISS_BUILD_THREADS = 1
-
-
-@contextmanager
-def fixed_build_threads(faiss_module: Any = None, *, threads: int = FAISS_BUILD_THREADS) -> Iterator[int]:
-    """Run the block with FAISS on ``threads`` OpenMP threads; the caller's count is restored.
-
-    Example:
-        >>> import faiss
-        >>> before = faiss.omp_get_max_threads()
-        >>> with fixed_build_threads(faiss) as n:
-        ...     (n, faiss.omp_get_max_threads())
-        (1, 1)
-        >>> faiss.omp_get_max_threads() == before
-        True
-    """
-    if faiss_module is None:
-        import faiss as faiss_module
-    set_threads = getattr(faiss_module, "omp_set_num_threads", None)
-    if set_threads is None:  # a stand-in faiss namespace (tests)
-        yield threads
-        return
-    saved = int(faiss_module.omp_get_max_threads())
-    set_threads(threads)
-    try:
-        yield threads
-    finally:
-        set_threads(saved)
-
-
 def _encode(encoder: Any, texts: list[str], *, batch_size: int, prefix: str = "") -> np.ndarray:
     if prefix:
         texts = [prefix + t for t in texts]
@@ -152,6 +130,7 @@ def new_faiss_index(
     raise UserError(f"unknown dense index type {index_type!r}", hint=f"use one of: {', '.join(INDEX_TYPES)}")
 
 
+@dataclass(eq=False, kw_only=True, repr=False)
 class DenseRetriever:
     """Sentence-transformers + FAISS retriever over a :class:`ParagraphStore`.
 
@@ -160,10 +139,12 @@ class DenseRetriever:
         encoder: A loaded ``SentenceTransformer``.
         resolved: Which model the encoder is (recorded in the saved index).
         index: The FAISS index; row ``i`` of the store is vector ``i``.
-        index_type: ``"hnsw"`` or ``"flat"``.
+        index_type: ``"hnsw"``, ``"flat"`` or ``"ivfsq8"``.
         include_title: Whether ``title`` was encoded with the text.
         query_prefix: Text prepended to each query (some encoders want an instruction).
         batch_size: Encoder batch size for queries.
+        device: Where the index is searched (a GPU copy where a GPU and GPU FAISS exist,
+            flat indexes only; ``search_index`` and ``faiss_device`` say what was placed).
 
     Example:
         >>> from averitec_tools.baselines.r2vc.corpus.store import build_corpus
@@ -174,31 +155,23 @@ class DenseRetriever:
         'x'
     """
 
-    name = "dense"
+    name: ClassVar[str] = "dense"
 
-    def __init__(
-        self,
-        *,
-        store: ParagraphStore,
-        encoder: Any,
-        resolved: ResolvedModel,
-        index: Any,
-        index_type: str,
-        include_title: bool = True,
-        query_prefix: str = "",
-        batch_size: int = 64,
-        device: str | None = None,
-    ) -> None:
-        self.store = store
-        #: The index searched: a GPU copy where a GPU and GPU FAISS exist (flat indexes).
-        self.search_index, self.faiss_device = place_index(index, index_type=index_type, device=device)
-        self.encoder = encoder
-        self.resolved = resolved
-        self.index = index
-        self.index_type = index_type
-        self.include_title = include_title
-        self.query_prefix = query_prefix
-        self.batch_size = batch_size
+    store: ParagraphStore
+    encoder: Any
+    resolved: ResolvedModel
+    index: Any
+    index_type: str
+    include_title: bool = True
+    query_prefix: str = ""
+    batch_size: int = 64
+    device: InitVar[str | None] = None
+    #: The index searched: a GPU copy where a GPU and GPU FAISS exist (flat indexes).
+    search_index: Any = field(init=False)
+    faiss_device: str = field(init=False)
+
+    def __post_init__(self, device: str | None) -> None:
+        self.search_index, self.faiss_device = place_index(self.index, index_type=self.index_type, device=device)
 
     @classmethod
     def build(
@@ -228,15 +201,21 @@ class DenseRetriever:
             encoder, resolved = load_sentence_encoder(model=model, device=device)
         else:
             resolved = resolve_model(model=model)
-        dim = _embedding_dim(encoder)
-        index = new_faiss_index(dim=dim, index_type=index_type)
+
+        def encode(texts: list[str]) -> np.ndarray:
+            return _encode(encoder, texts, batch_size=batch_size)
+
         with tqdm(total=len(store), desc=f"dense: encoding ({resolved.model_id})", unit="para",
                   disable=not show_progress) as bar:
-            for texts in store.iter_texts(batch_size=chunk_size, include_title=include_title):
-                vectors = _encode(encoder, texts, batch_size=batch_size)
-                with fixed_build_threads():
-                    index.add(vectors)
-                bar.update(len(texts))
+            if index_type == compact.IVFSQ:  # trained on an encoded sample first, then filled chunk by chunk
+                index = compact.build_ivfsq_from_store(store=store, encode=encode, include_title=include_title,
+                                                       chunk_size=chunk_size, on_chunk=bar.update)
+            else:
+                index = new_faiss_index(dim=_embedding_dim(encoder), index_type=index_type)
+                for texts in store.iter_texts(batch_size=chunk_size, include_title=include_title):
+                    with fixed_build_threads():
+                        index.add(encode(texts))
+                    bar.update(len(texts))
         return cls(store=store, encoder=encoder, resolved=resolved, index=index, index_type=index_type,
                    include_title=include_title, query_prefix=query_prefix, batch_size=batch_size,
                    device=device)
@@ -259,8 +238,7 @@ class DenseRetriever:
                 "corpus_fingerprint": self.store.fingerprint,
                 "num_paragraphs": len(self.store),
             }
-            if self.index_type == "hnsw":
-                meta.update(hnsw_m=HNSW_M, ef_construction=int(self.index.hnsw.efConstruction))
+            meta.update(compact.index_params(self.index, self.index_type))
             meta["build_device"] = "cpu"  # as averitec_tools.baselines.r2vc.stages.retrieval.faiss_build records it
             meta["build_threads"] = FAISS_BUILD_THREADS
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
@@ -365,9 +343,7 @@ class DenseRetriever:
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Top ``k`` paragraphs per query by cosine similarity."""
-        if k < 1:
-            raise UserError(f"k must be >= 1, got {k}")
-        queries = list(queries)
+        queries = search_queries(queries, k=k)
         if not queries:
             return []
         scores, rows = self.search_vectors(self.encode_queries(queries), k=k)

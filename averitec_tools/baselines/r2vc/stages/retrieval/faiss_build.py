@@ -42,7 +42,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -181,23 +181,13 @@ def build_index_from_shards(
         import faiss as faiss_module
     faiss = faiss_module
 
-    from averitec_tools.baselines.r2vc.stages.retrieval.dense import (
-        FAISS_BUILD_THREADS,
-        HNSW_M,
-        fixed_build_threads,
-        new_faiss_index,
-    )
-
     if index_type not in INDEX_TYPES:
         raise UserError(f"unknown dense index type {index_type!r}", hint=f"use one of: {', '.join(INDEX_TYPES)}")
     choose_faiss_device(requested=faiss_device, index_type=index_type, faiss_module=faiss, pq_m=pq_m,
                         nbits=nbits)  # refuse an impossible --faiss-device gpu before reading shards
-    root = Path(shards_dir)
-    manifest, paths = checked_shards(shards_dir=root, corpus=corpus, model=model)
+    manifest, paths = checked_shards(shards_dir=Path(shards_dir), corpus=corpus, model=model)
     n = int(manifest["num_paragraphs"])
     dim = int(manifest["shards"][0]["dim"])
-    index: Any
-    extra: dict[str, Any] = {}
     if index_type == "ivfpq":
         default_nlist, default_m = ivfpq_params(num_vectors=n, dim=dim)
         nlist, pq_m = nlist or default_nlist, pq_m or default_m
@@ -205,37 +195,85 @@ def build_index_from_shards(
                                               pq_m=pq_m, nbits=nbits)
     if index_type == "ivfpq":
         assert nlist is not None and pq_m is not None
-        if n < max(nlist, 2 ** nbits) or dim % pq_m:
-            raise UserError(f"ivfpq: {n} vectors of dim {dim} cannot train {nlist} lists and {pq_m} "
-                            f"sub-quantisers of {nbits} bits (needs >= {max(nlist, 2 ** nbits)} vectors, "
-                            f"dim divisible by pq_m)", hint="use --index-type hnsw for small corpora")
-        quantizer = faiss.IndexFlatIP(dim)
-        index = faiss.IndexIVFPQ(quantizer, dim, nlist, pq_m, nbits, faiss.METRIC_INNER_PRODUCT)
-        index.own_fields = True
-        quantizer.this.disown()
-        train = _sample(paths, total=n, size=max(nlist * TRAIN_PER_LIST, 2 ** nbits * 40), seed=seed)
-        index.cp.seed = seed
-        index.pq.cp.seed = seed
-        index.nprobe = min(nlist, IVF_NPROBE)
-        extra = {"nlist": nlist, "pq_m": pq_m, "nbits": nbits, "nprobe": int(index.nprobe),
-                 "train_rows": int(len(train)), "train_seed": seed}
+        empty = _new_ivfpq(faiss, paths=paths, n=n, dim=dim, nlist=nlist, pq_m=pq_m, nbits=nbits, seed=seed)
     else:
-        train = None
-        index = new_faiss_index(dim=dim, index_type=index_type)
-    target = index
+        empty = _EmptyIndex(_dense_api().new_faiss_index(dim=dim, index_type=index_type), None, {})
+    index = _fill(faiss, empty, paths=paths, device=device, index_type=index_type, nlist=nlist, pq_m=pq_m)
+    meta = _metadata(faiss, manifest, index=index, dim=dim, index_type=index_type, extra=empty.extra,
+                     device=device, device_note=device_note)
+    with atomic_directory(out_dir) as tmp:
+        faiss.write_index(index, str(tmp / "faiss.index"))
+        (tmp / "averitec_dense.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return meta
+
+
+def _dense_api() -> Any:
+    """The dense retriever's module, whose index layout this one matches (imported only to build)."""
+    from averitec_tools.baselines.r2vc.stages.retrieval import dense
+
+    return dense
+
+
+class _EmptyIndex(NamedTuple):
+    """An index before filling, its training rows (``None``: needs none) and its metadata."""
+
+    index: Any
+    train: np.ndarray | None
+    extra: dict[str, Any]
+
+
+def _new_ivfpq(faiss: Any, *, paths: list[Path], n: int, dim: int, nlist: int, pq_m: int, nbits: int,
+               seed: int) -> _EmptyIndex:
+    """The untrained IVF-PQ index (inner product) and its seeded training sample.
+
+    Raises:
+        UserError: Too few vectors for the lists and codes, or ``dim`` not divisible by ``pq_m``.
+    """
+    if n < max(nlist, 2 ** nbits) or dim % pq_m:
+        raise UserError(f"ivfpq: {n} vectors of dim {dim} cannot train {nlist} lists and {pq_m} "
+                        f"sub-quantisers of {nbits} bits (needs >= {max(nlist, 2 ** nbits)} vectors, "
+                        f"dim divisible by pq_m)", hint="use --index-type hnsw for small corpora")
+    quantizer = faiss.IndexFlatIP(dim)
+    index = faiss.IndexIVFPQ(quantizer, dim, nlist, pq_m, nbits, faiss.METRIC_INNER_PRODUCT)
+    index.own_fields = True
+    quantizer.this.disown()
+    train = _sample(paths, total=n, size=max(nlist * TRAIN_PER_LIST, 2 ** nbits * 40), seed=seed)
+    index.cp.seed = seed
+    index.pq.cp.seed = seed
+    index.nprobe = min(nlist, IVF_NPROBE)
+    extra = {"nlist": nlist, "pq_m": pq_m, "nbits": nbits, "nprobe": int(index.nprobe),
+             "train_rows": int(len(train)), "train_seed": seed}
+    return _EmptyIndex(index, train, extra)
+
+
+def _fill(faiss: Any, empty: _EmptyIndex, *, paths: list[Path], device: str, index_type: str,
+          nlist: int | None, pq_m: int | None) -> Any:
+    """Train (when needed) and add every shard in order, on all GPUs or the fixed CPU threads.
+
+    Returns the filled CPU index (a GPU-built one is copied back).
+    """
+    target = empty.index
     if device == "gpu":
         options = faiss.GpuMultipleClonerOptions()
         options.useFloat16 = bool(pq_m and pq_m > 48)  # IVF-PQ lookup tables beyond 48 sub-quantisers
-        target = faiss.index_cpu_to_all_gpus(index, co=options)
-    with fixed_build_threads(faiss):
-        if train is not None:
-            target.train(train)
+        target = faiss.index_cpu_to_all_gpus(empty.index, co=options)
+    with _dense_api().fixed_build_threads(faiss):
+        if empty.train is not None:
+            target.train(empty.train)
         for path in paths:
             target.add(np.ascontiguousarray(np.load(path), dtype=np.float32))
-    if device == "gpu":
-        index = faiss.index_gpu_to_cpu(target)
-        if index_type == "ivfpq":
-            index.nprobe = min(int(nlist or 1), IVF_NPROBE)
+    if device != "gpu":
+        return empty.index
+    index = faiss.index_gpu_to_cpu(target)
+    if index_type == "ivfpq":
+        index.nprobe = min(int(nlist or 1), IVF_NPROBE)
+    return index
+
+
+def _metadata(faiss: Any, manifest: dict[str, Any], *, index: Any, dim: int, index_type: str,
+              extra: dict[str, Any], device: str, device_note: str | None) -> dict[str, Any]:
+    """The ``averitec_dense.json`` the dense retriever loads, with where and how it was built."""
+    dense = _dense_api()
     meta: dict[str, Any] = {
         "backend": "faiss",
         "model_id": manifest["model_id"],
@@ -246,20 +284,17 @@ def build_index_from_shards(
         "include_title": bool(manifest["include_title"]),
         "query_prefix": "",
         "corpus_fingerprint": manifest["corpus_fingerprint"],
-        "num_paragraphs": n,
+        "num_paragraphs": int(manifest["num_paragraphs"]),
     }
     if index_type == "hnsw":
-        meta.update(hnsw_m=HNSW_M, ef_construction=int(index.hnsw.efConstruction))
+        meta.update(hnsw_m=dense.HNSW_M, ef_construction=int(index.hnsw.efConstruction))
     meta.update(extra)
     meta["build_device"] = device
-    meta["build_threads"] = FAISS_BUILD_THREADS
+    meta["build_threads"] = dense.FAISS_BUILD_THREADS
     if device == "gpu":
         meta["build_gpus"] = visible_gpus(faiss)
     if device_note:
         meta["build_device_note"] = device_note
-    with atomic_directory(out_dir) as tmp:
-        faiss.write_index(index, str(tmp / "faiss.index"))
-        (tmp / "averitec_dense.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from averitec_tools.baselines.r2vc.types import Passage, Retriever, ScoredPassage
 from averitec_tools.errors import UserError
@@ -170,6 +171,7 @@ def fuse(
     return out
 
 
+@dataclass(eq=False, kw_only=True, repr=False)
 class HybridRetriever:
     """A :class:`Retriever` that fuses a sparse and a dense retriever (Algorithm C.2).
 
@@ -197,31 +199,22 @@ class HybridRetriever:
         ['a', 'b']
     """
 
-    name = "hybrid"
+    name: ClassVar[str] = "hybrid"
 
-    def __init__(
-        self,
-        *,
-        sparse: Retriever,
-        dense: Retriever,
-        alpha: float = DEFAULT_ALPHA,
-        epsilon: float = DEFAULT_EPSILON,
-        top_sparse: int = DEFAULT_TOP_SPARSE,
-        top_dense: int = DEFAULT_TOP_DENSE,
-        top_m: int = DEFAULT_TOP_M,
-    ) -> None:
-        _check_parameters(alpha=alpha, epsilon=epsilon, top_m=top_m)
-        if top_sparse < 1 or top_dense < 1:
+    sparse: Retriever
+    dense: Retriever
+    alpha: float = DEFAULT_ALPHA
+    epsilon: float = DEFAULT_EPSILON
+    top_sparse: int = DEFAULT_TOP_SPARSE
+    top_dense: int = DEFAULT_TOP_DENSE
+    top_m: int = DEFAULT_TOP_M
+
+    def __post_init__(self) -> None:
+        _check_parameters(alpha=self.alpha, epsilon=self.epsilon, top_m=self.top_m)
+        if self.top_sparse < 1 or self.top_dense < 1:
             raise UserError(
-                f"top_sparse and top_dense must be >= 1, got {top_sparse} and {top_dense}"
+                f"top_sparse and top_dense must be >= 1, got {self.top_sparse} and {self.top_dense}"
             )
-        self.sparse = sparse
-        self.dense = dense
-        self.alpha = alpha
-        self.epsilon = epsilon
-        self.top_sparse = top_sparse
-        self.top_dense = top_dense
-        self.top_m = top_m
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Return, for each query, the top ``k`` fused passages (``k`` plays the role of M)."""

@@ -30,7 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
-from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import read_index_meta, rebuild_hint
+from averitec_tools.baselines.r2vc.stages.retrieval._index_meta import (
+    read_index_meta,
+    rebuild_hint,
+    search_queries,
+)
 from averitec_tools.baselines.r2vc.stages.retrieval.bm25s_backend import DEFAULT_B, DEFAULT_K1
 from averitec_tools.baselines.r2vc.types import ScoredPassage
 from averitec_tools.errors import ResourceError, UserError
@@ -276,9 +280,7 @@ class PyseriniRetriever:
 
     def search(self, queries: Sequence[str], *, k: int) -> list[list[ScoredPassage]]:
         """Top ``k`` paragraphs per query by Lucene BM25 (empty list when nothing matches)."""
-        if k < 1:
-            raise UserError(f"k must be >= 1, got {k}")
-        queries = list(queries)
+        queries = search_queries(queries, k=k)
         if not queries:
             return []
         qids = [str(i) for i in range(len(queries))]

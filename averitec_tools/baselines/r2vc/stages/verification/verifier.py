@@ -37,11 +37,11 @@ coverage column. For a True candidate both scores are identical. An Uncertain
 candidate is supported when no passage is decisive either way.
 
 NLI pair order: pairs are always handed to backends as (claim, passage); a backend
-decides which side is the premise. :class:`HFNLIBackend` uses ``pair_order``
+decides which side is the premise. :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` uses ``pair_order``
 (``evidence-claim``, the default: premise = passage, hypothesis = claim, as pretrained
 NLI cross-encoders expect; or ``claim-evidence``).
 
-The NLI model sits behind :class:`NLIBackend`; :class:`HFNLIBackend` wraps any
+The NLI model sits behind :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`; :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` wraps any
 transformers sequence-classification checkpoint and reads its label order from
 ``model.config.id2label`` (never assumed). :class:`Verifier` batches the (claim,
 passage) pairs of all candidates of a claim and caches their probabilities, so a
@@ -53,22 +53,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines.r2vc.config import VerifierConfig
 from averitec_tools.baselines.r2vc.stages.verification.nli import (
     CONTR,
     ENT,
     NEUT,
-    NLI_COLUMNS,
-    PAIR_ORDERS,
     CachedNLI,
-    HFNLIBackend,
     NLIBackend,
-    label_order_from_id2label,
-    load_sequence_classifier,
-    order_pairs,
 )
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
@@ -76,6 +70,9 @@ from averitec_tools.baselines.r2vc.stages.verification.signals import (
     nli_label,
 )
 from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
+
+#: The default verifier settings (§3.4 thresholds, ``label-aware`` score).
+DEFAULT_VERIFIER = VerifierConfig()
 
 #: ``verifier.score`` values.
 SCORE_MODES: tuple[str, ...] = ("label-aware", "literal")
@@ -97,7 +94,7 @@ class VerifierWeights:
 class VerifiedCandidate:
     """A candidate, its verifier components and its per-passage NLI probabilities.
 
-    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`NLI_COLUMNS`
+    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLI_COLUMNS`
     order. ``distribution`` is the verifier's NLI label distribution for the candidate
     (p_ent, p_neu, p_con of the paper): the probabilities of the passage with the
     highest entailment.
@@ -113,6 +110,12 @@ class VerifiedCandidate:
             return (0.0, 1.0, 0.0)
         row = self.passage_probs[int(np.argmax(self.passage_probs[:, ENT]))]
         return (float(row[ENT]), float(row[NEUT]), float(row[CONTR]))
+
+
+def _checked_score(score: str) -> str:
+    if score not in SCORE_MODES:
+        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
+    return score
 
 
 def label_signals(*, label: str, passage_probs: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -147,20 +150,17 @@ def score_components(
     claim: str,
     candidate: Candidate,
     passage_probs: np.ndarray,
-    top_k_coverage: int = 6,
-    t_ent: float = 0.60,
-    t_contr: float = 0.60,
-    delta: float = 0.10,
+    config: VerifierConfig = DEFAULT_VERIFIER,
     weights: VerifierWeights = VerifierWeights(),
-    score: str = "label-aware",
 ) -> VerifierScores:
     """Compute every §3.4 component of one candidate from its passages' NLI probabilities.
 
-    A candidate without passages gets ``s_ent = s_contr = s_cov = s_cit = 0``.
-    ``score="literal"`` is the paper's formula; ``"label-aware"`` takes support,
-    coverage and alignment for the candidate's label (see the module docs). The
-    reported ``s_ent``/``s_contr`` are always the raw maxima; ``s_cov`` and ``s_align``
-    follow ``score``.
+    ``config`` gives ``top_k_coverage``, the y_NLI thresholds (``t_ent``, ``t_contr``,
+    ``delta``) and ``score``. A candidate without passages gets
+    ``s_ent = s_contr = s_cov = s_cit = 0``. ``score="literal"`` is the paper's formula;
+    ``"label-aware"`` takes support, coverage and alignment for the candidate's label (see
+    the module docs). The reported ``s_ent``/``s_contr`` are always the raw maxima;
+    ``s_cov`` and ``s_align`` follow ``score``.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, Passage
@@ -175,62 +175,59 @@ def score_components(
         >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs).s_ver, 6)
         0.84
         >>> round(score_components(claim="Paris is in France", candidate=f, passage_probs=probs,
-        ...                        score="literal").s_ver, 6)
+        ...                        config=VerifierConfig(score="literal")).s_ver, 6)
         -0.04
     """
-    if score not in SCORE_MODES:
-        raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
-    n = len(candidate.passages)
-    probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
-    if n == 0:
-        s_ent = s_contr = s_cov = s_cit = 0.0
-        support = opposing = 0.0
-        top: set[int] = set()
-    else:
-        s_ent = float(probs[:, ENT].max())
-        s_contr = float(probs[:, CONTR].max())
-        if score == "literal":
-            column, support, opposing = probs[:, ENT], s_ent, s_contr
-        else:
-            column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
-        # Stable sort so ties keep passage order (deterministic alignment sets).
-        order = np.argsort(-column, kind="stable")[:top_k_coverage]
-        s_cov = float(column[order].mean())
-        top = {int(i) for i in order}
-        s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
-    y = nli_label(s_ent=s_ent, s_contr=s_contr, t_ent=t_ent, t_contr=t_contr, delta=delta)
+    _checked_score(config.score)
+    evidence, support, opposing, top = _evidence_signals(claim=claim, candidate=candidate,
+                                                         passage_probs=passage_probs, config=config)
+    y = nli_label(s_ent=evidence["s_ent"], s_contr=evidence["s_contr"], t_ent=config.t_ent, t_contr=config.t_contr,
+                  delta=config.delta)
     s_cons = label_consistency(generated=candidate.label, nli=y)
-    cited = {i for i in candidate.citations if 0 <= i < n}
+    cited = {i for i in candidate.citations if 0 <= i < len(candidate.passages)}
     s_align = len(cited & top) / len(cited) if cited else 0.0
     s_ver = (
         weights.ent * support
-        + weights.cov * s_cov
+        + weights.cov * evidence["s_cov"]
         - weights.excess_contr * max(0.0, opposing - support)
         + weights.cons * s_cons
         + weights.align * s_align
-        - weights.cit_penalty * (1.0 - s_cit)
+        - weights.cit_penalty * (1.0 - evidence["s_cit"])
     )
-    return VerifierScores(
-        s_ent=s_ent,
-        s_contr=s_contr,
-        s_cov=s_cov,
-        s_cit=s_cit,
-        y_nli=y,
-        s_cons=s_cons,
-        s_align=s_align,
-        s_ver=float(s_ver),
-    )
+    return VerifierScores(**evidence, y_nli=y, s_cons=s_cons, s_align=s_align, s_ver=float(s_ver))
+
+
+def _evidence_signals(*, claim: str, candidate: Candidate, passage_probs: np.ndarray,
+                      config: VerifierConfig) -> tuple[dict[str, float], float, float, set[int]]:
+    """The evidence side of one candidate's score: ``({s_ent, s_contr, s_cov, s_cit}, support,
+    opposing, the top_k_coverage passages)`` (all 0 and none for a candidate without passages)."""
+    n = len(candidate.passages)
+    probs = np.asarray(passage_probs, dtype=np.float64).reshape(n, 3)
+    if n == 0:
+        return dict.fromkeys(("s_ent", "s_contr", "s_cov", "s_cit"), 0.0), 0.0, 0.0, set()
+    s_ent, s_contr = float(probs[:, ENT].max()), float(probs[:, CONTR].max())
+    if config.score == "literal":
+        column, support, opposing = probs[:, ENT], s_ent, s_contr
+    else:
+        column, support, opposing = label_signals(label=candidate.label, passage_probs=probs)
+    # Stable sort so ties keep passage order (deterministic alignment sets).
+    order = np.argsort(-column, kind="stable")[: config.top_k_coverage]
+    s_cit = max(citation_similarity(claim=claim, passage=p.text) for p in candidate.passages)
+    evidence = {"s_ent": s_ent, "s_contr": s_contr, "s_cov": float(column[order].mean()), "s_cit": s_cit}
+    return evidence, support, opposing, {int(i) for i in order}
 
 
 class Verifier:
     """Scores generator candidates with an NLI backend (§3.4), caching pair probabilities.
 
     Args:
-        backend: Any :class:`NLIBackend` (wrapped in a :class:`CachedNLI` unless it is one).
-        top_k_coverage: Passages averaged in s_cov and used as the alignment set (6).
-        t_ent, t_contr, delta: y_NLI thresholds (0.60, 0.60, 0.10).
+        backend: Any :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`
+            (wrapped in a ``CachedNLI`` unless it is one).
+        config: ``top_k_coverage`` (passages averaged in s_cov and used as the alignment
+            set, 6), the y_NLI thresholds ``t_ent``, ``t_contr``, ``delta`` (0.60, 0.60,
+            0.10) and ``score``: ``label-aware`` (default) or ``literal`` (the paper's
+            formula as written).
         weights: s_ver coefficients.
-        score: ``label-aware`` (default) or ``literal`` (the paper's formula as written).
 
     Example:
         >>> class Fake:
@@ -244,26 +241,17 @@ class Verifier:
         ['True']
     """
 
-    def __init__(
-        self,
-        *,
-        backend: NLIBackend,
-        top_k_coverage: int = 6,
-        t_ent: float = 0.60,
-        t_contr: float = 0.60,
-        delta: float = 0.10,
-        weights: VerifierWeights = VerifierWeights(),
-        score: str = "label-aware",
-    ) -> None:
-        if score not in SCORE_MODES:
-            raise ValueError(f"score must be one of {SCORE_MODES}, got {score!r}")
-        self.score = score
+    def __init__(self, *, backend: NLIBackend, config: VerifierConfig = DEFAULT_VERIFIER,
+                 weights: VerifierWeights = VerifierWeights()) -> None:
+        _checked_score(config.score)
         self.nli = backend if isinstance(backend, CachedNLI) else CachedNLI(backend)
-        self.top_k_coverage = top_k_coverage
-        self.t_ent = t_ent
-        self.t_contr = t_contr
-        self.delta = delta
+        self.config = config
         self.weights = weights
+
+    @property
+    def score(self) -> str:
+        """The s_ver reading: ``label-aware`` or ``literal``."""
+        return self.config.score
 
     def passage_probs(self, *, claim: str, passages: Sequence[Passage]) -> np.ndarray:
         """NLI probabilities of ``claim`` against each passage (cached)."""
@@ -276,26 +264,16 @@ class Verifier:
         out = []
         for cand in candidates:
             probs = self.passage_probs(claim=claim, passages=cand.passages)
-            scores = score_components(
-                claim=claim,
-                candidate=cand,
-                passage_probs=probs,
-                top_k_coverage=self.top_k_coverage,
-                t_ent=self.t_ent,
-                t_contr=self.t_contr,
-                delta=self.delta,
-                weights=self.weights,
-                score=self.score,
-            )
+            scores = score_components(claim=claim, candidate=cand, passage_probs=probs, config=self.config,
+                                      weights=self.weights)
             out.append(VerifiedCandidate(candidate=cand, scores=scores, passage_probs=probs))
         return out
 
 
-def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
+def verifier_from_config(*, backend: NLIBackend, config: VerifierConfig) -> Verifier:
     """A :class:`Verifier` with a ``VerifierConfig``'s thresholds and score mode.
 
     Example:
-        >>> from averitec_tools.baselines.r2vc.config import VerifierConfig
         >>> class Fake:
         ...     name = "fake"
         ...     def predict(self, pairs):
@@ -303,8 +281,7 @@ def verifier_from_config(*, backend: NLIBackend, config: Any) -> Verifier:
         >>> verifier_from_config(backend=Fake(), config=VerifierConfig(score="literal")).score
         'literal'
     """
-    return Verifier(backend=backend, top_k_coverage=config.top_k_coverage, t_ent=config.t_ent,
-                    t_contr=config.t_contr, delta=config.delta, score=config.score)
+    return Verifier(backend=backend, config=config)
 
 
 def safe_log(p: float) -> float:
@@ -312,24 +289,5 @@ def safe_log(p: float) -> float:
     return math.log(max(p, 1e-12))
 
 
-__all__ = [
-    "CONTR",
-    "ENT",
-    "NEUT",
-    "NLI_COLUMNS",
-    "PAIR_ORDERS",
-    "SCORE_MODES",
-    "CachedNLI",
-    "HFNLIBackend",
-    "NLIBackend",
-    "VerifiedCandidate",
-    "Verifier",
-    "VerifierWeights",
-    "label_signals",
-    "label_order_from_id2label",
-    "load_sequence_classifier",
-    "order_pairs",
-    "safe_log",
-    "score_components",
-    "verifier_from_config",
-]
+__all__ = ["DEFAULT_VERIFIER", "SCORE_MODES", "VerifiedCandidate", "Verifier", "VerifierWeights", "label_signals", "safe_log",
+           "score_components", "verifier_from_config"]
