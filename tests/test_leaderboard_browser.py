@@ -65,6 +65,7 @@ def browser(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.timeout(300)
 def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -97,7 +98,10 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
         first_state = browser.find_element(By.ID, "state").text
         assert first_state in ("pending", "running", "finished")
-        WebDriverWait(browser, 180, poll_frequency=0.5).until(lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
+        # the page reloads itself (meta refresh) while pending/running: an element found just
+        # before a reload is stale when read, so the wait tries again instead of failing
+        WebDriverWait(browser, 180, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
         assert browser.find_element(By.ID, "state").text == "finished"
         browser.save_screenshot(str(shots / "submission.png"))
         browser.get(base + "/phase/dev")
@@ -211,6 +215,7 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
     hidden half before the reveal; a judge phase shows per row the claims left unscored and
     why, and its signature names the mode. Screenshots: the flagged row at 1280 and 390 px."""
     from _judge_server import running
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -268,7 +273,10 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
         fill("yes")
         browser.find_element(By.ID, "send").click()
         WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
-        WebDriverWait(browser, 180, poll_frequency=0.5).until(lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
+        # the page reloads itself (meta refresh) while pending/running: an element found just
+        # before a reload is stale when read, so the wait tries again instead of failing
+        WebDriverWait(browser, 180, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
         assert browser.find_element(By.ID, "state").text == "finished"
         assert browser.find_element(By.ID, "declared-training").text == "<b>AVeriTeC train</b> + the web"
         assert "1 the claim's own fact-check" in browser.find_element(By.ID, "audit-summary").text
