@@ -109,8 +109,9 @@ class Target:
 TARGETS: Registry[Target] = Registry("doctor target")
 _GPU_VENV = "make venv-gpu"
 TARGETS.add("r2vc-paper", Target(
-    name="r2vc-paper", gpu_gib=80, gpu_why="an 8B generator's bf16 SFT/DPO with 8-bit paged AdamW and "
-    "gradient checkpointing (H100 80GB or H200)", ram_gib=64, disk_gib=120,
+    name="r2vc-paper", gpu_gib=98, gpu_why="the plan's peak, DPO of the 8B generator (fp32 master weights and "
+    "grads, 8-bit AdamW, a bf16 reference, gradient checkpointing): an H200; an 80 GB H100 decodes but cannot "
+    "train at these settings (averitec baseline r2vc paper --plan)", ram_gib=64, disk_gib=120,
     modules={"torch": _GPU_VENV, "transformers": _GPU_VENV, "trl": _GPU_VENV, "accelerate": _GPU_VENV,
              "bitsandbytes": _GPU_VENV, "faiss": _GPU_VENV, "sentence_transformers": _GPU_VENV},
     optional={"flash_attn": ".venv/bin/pip install flash-attn --no-build-isolation (else SDPA attention)"},

@@ -431,7 +431,8 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """One layout: `averitec data download vitaminc` (default root, no path given) writes
     vitaminc/{train,dev,test}.jsonl, and the paper-vitaminc recipe's data check finds them."""
-    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
     from averitec_tools.errors import UserError
 
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
@@ -439,7 +440,7 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     recipe = load_recipe("paper-vitaminc")
     with pytest.raises(UserError, match=r"vitaminc/train\.jsonl: training rows not found "
                                          r"\(download it: averitec data download vitaminc\)"):
-        PaperRun(recipe, work=tmp_path / "w").preflight()
+        PaperSet([recipe], work=tmp_path / "w").preflight()
     row = {"unique_id": "a_1", "case_id": "a", "label": "SUPPORTS", "claim": "X grew.", "evidence": "X grew 5%.",
            "page": "X", "revision_type": "real", "wiki_revision_id": "1", "FEVER_id": ""}
     hub = FakeHub()
@@ -453,5 +454,5 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     recipe = load_recipe("paper-vitaminc")  # built-in paths: the first data root holding the files
     assert (recipe.train_rows, recipe.eval_claims) == (str(root / "vitaminc" / "train.jsonl"),
                                                        str(root / "vitaminc" / "test.jsonl"))
-    PaperRun(recipe, work=tmp_path / "w").preflight()  # the recipe's data check passes
+    PaperSet([recipe], work=tmp_path / "w").preflight()  # the recipe's data check passes
     assert not (tmp_path / "w").exists()

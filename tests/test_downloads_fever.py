@@ -58,7 +58,8 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """No path given anywhere: claims and wiki-pages come from ``fever/fever`` into the download root,
     and the paper-fever recipe's data check (built-in paths) finds them."""
-    from averitec_tools.baselines.r2vc.experiments.paper import PaperRun, load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper import load_recipe
+    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
     from averitec_tools.errors import UserError
 
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
@@ -69,7 +70,7 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
         vc = root / "vitaminc"
         vc.mkdir(parents=True)
         (vc / "train.jsonl").write_text("{}\n")  # the recipe's training rows (VitaminC's test covers them)
-        PaperRun(load_recipe("paper-fever"), work=tmp_path / "w").preflight()
+        PaperSet([load_recipe("paper-fever")], work=tmp_path / "w").preflight()
     claims = (json.dumps(CLAIM) + "\n").encode()
     wiki = _wiki_zip()
     sums = {"fever/paper_dev": (hashlib.sha256(claims).hexdigest(), len(claims)),
@@ -92,7 +93,7 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     recipe = load_recipe("paper-fever")
     assert (recipe.eval_claims, recipe.wiki_pages) == (str(root / "fever" / "paper_dev.jsonl"),
                                                        str(root / "fever" / "wiki-pages"))
-    PaperRun(recipe, work=tmp_path / "w").preflight()  # the recipe's data check passes
+    PaperSet([recipe], work=tmp_path / "w").preflight()  # the recipe's data check passes
     assert not (tmp_path / "w").exists()
     from averitec_tools.loaders.fever import FEVER
 

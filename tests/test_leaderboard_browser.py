@@ -30,6 +30,25 @@ CHROME_FLAGS = (
 )
 
 
+def submission_state(browser, *, until: tuple[str, ...] = ()) -> str:  # type: ignore[no-untyped-def]
+    """The submission page's state (waiting up to 180 s for one of ``until`` when given).
+
+    The page reloads itself while the submission is pending, so an element found just before a
+    reload goes stale; it is looked up again rather than failing on a timing race.
+    """
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def read(d):  # type: ignore[no-untyped-def]
+        text = d.find_element(By.ID, "state").text
+        return text if not until or text in until else False
+
+    wait = WebDriverWait(browser, 180 if until else 20, poll_frequency=0.5,
+                         ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
+    return str(wait.until(read))
+
+
 def artifacts_dir() -> Path:
     base = Path(os.environ.get("AVERITEC_TEST_ARTIFACTS") or REPO / "test-artifacts")
     path = base / "leaderboard"
@@ -65,7 +84,6 @@ def browser(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.timeout(300)
 def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -96,13 +114,8 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         browser.save_screenshot(str(shots / "submit-form.png"))
         browser.find_element(By.ID, "send").click()
         WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
-        first_state = browser.find_element(By.ID, "state").text
-        assert first_state in ("pending", "running", "finished")
-        # the page reloads itself (meta refresh) while pending/running: an element found just
-        # before a reload is stale when read, so the wait tries again instead of failing
-        WebDriverWait(browser, 180, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)).until(
-            lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
-        assert browser.find_element(By.ID, "state").text == "finished"
+        assert submission_state(browser) in ("pending", "running", "finished")
+        assert submission_state(browser, until=("finished", "failed")) == "finished"
         browser.save_screenshot(str(shots / "submission.png"))
         browser.get(base + "/phase/dev")
         rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
@@ -276,11 +289,7 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
         fill("yes")
         browser.find_element(By.ID, "send").click()
         WebDriverWait(browser, 20).until(lambda d: "/submission/" in d.current_url)
-        # the page reloads itself (meta refresh) while pending/running: an element found just
-        # before a reload is stale when read, so the wait tries again instead of failing
-        WebDriverWait(browser, 180, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)).until(
-            lambda d: d.find_element(By.ID, "state").text in ("finished", "failed"))
-        assert browser.find_element(By.ID, "state").text == "finished"
+        assert submission_state(browser, until=("finished", "failed")) == "finished"
         assert browser.find_element(By.ID, "declared-training").text == "<b>AVeriTeC train</b> + the web"
         assert "1 the claim's own fact-check" in browser.find_element(By.ID, "audit-summary").text
         for width, name in ((1280, "desktop"), (390, "phone")):

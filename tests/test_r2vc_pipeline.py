@@ -393,3 +393,14 @@ def test_lm_question_writer_uses_model_output_or_falls_back() -> None:
     qs = writer.write(claim="Zorbland won the zorb cup.", passages=tiny_passages()[:2])
     assert qs == ["Who won the zorb cup in 2020?", fallback_question("Zorbland won the zorb cup.")]
     assert writer.n_fallback == 1  # counted: the run summary reports it as template_question
+
+
+def test_a_prediction_takes_its_verdict_fields_from_the_decision() -> None:
+    import dataclasses
+
+    from averitec_tools.baselines.r2vc.io.formats import VERDICT_FIELDS, ClaimPrediction
+    from averitec_tools.baselines.r2vc.stages.calibration.decision import Decision
+
+    decision = {f.name for f in dataclasses.fields(Decision)}
+    prediction = {f.name for f in dataclasses.fields(ClaimPrediction)}
+    assert set(VERDICT_FIELDS) == (decision & prediction)  # every field both have is the decision's

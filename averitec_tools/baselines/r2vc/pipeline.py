@@ -43,6 +43,7 @@ from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.io.formats import (
     FALLBACK_EVIDENCE,
     OUTPUT_FORMATS,
+    VERDICT_FIELDS,
     ClaimPrediction,
 )
 from averitec_tools.baselines.r2vc.reporting import (
@@ -311,14 +312,9 @@ class R2VCPipeline:
         timings["questions"] = time.perf_counter() - t0
         return ClaimPrediction(
             claim=claim,
-            label=decision.label,
-            confidence=decision.confidence,
-            rationale=decision.rationale,
             cited=cited,
             questions=questions,
-            abstained=decision.abstained,
-            reason=decision.reason,
-            s_ver=decision.s_ver,
+            **{name: getattr(decision, name) for name in VERDICT_FIELDS},
             n_candidates=len(verified),
             n_malformed=n_malformed,
             timings=timings,

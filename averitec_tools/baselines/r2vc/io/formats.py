@@ -51,6 +51,11 @@ from averitec_tools.registry import Registry
 FALLBACK_EVIDENCE = 3
 
 
+#: The fields a :class:`ClaimPrediction` takes over from the claim's
+#: :class:`~averitec_tools.baselines.r2vc.stages.calibration.decision.Decision`.
+VERDICT_FIELDS: tuple[str, ...] = ("label", "confidence", "rationale", "abstained", "reason", "s_ver")
+
+
 @dataclass(frozen=True)
 class ClaimPrediction:
     """The pipeline's result for one claim, before formatting."""
@@ -220,6 +225,7 @@ def default_format(claims: Sequence[ClaimInput]) -> str:
 __all__ = [
     "FALLBACK_EVIDENCE",
     "OUTPUT_FORMATS",
+    "VERDICT_FIELDS",
     "ClaimPrediction",
     "OutputFormat",
     "default_format",
