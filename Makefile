@@ -65,8 +65,11 @@ venv: venv-all
 demo: $(VENV)/.core-stamp
 	$(VENV)/bin/averitec score examples/demo_predictions.json examples/demo_gold.json --profile averitec2024
 
+# pytest-xdist workers (one test file, or one group of files sharing a session fixture, per
+# worker at a time: tests/conftest.py); TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.all-stamp $(NLTK_REF)
-	bash .ci/with_services.sh $(PY) -m pytest -q
+	bash .ci/with_services.sh $(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 lint: $(VENV)/.core-stamp
 	$(VENV)/bin/ruff check averitec_tools tests benchmarks

@@ -9,11 +9,28 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Test files that share an expensive session fixture: under ``pytest -n N --dist loadfile``
+#: (what ``make test`` runs) each group runs on one worker, so the fixture is built once.
+#: Every other file is its own work unit, so a module-scoped fixture is built once too.
+SHARED_FIXTURE_GROUPS = {
+    "test_engines.py": "encoded_tiny_corpus",
+    "test_engines_ray.py": "encoded_tiny_corpus",
+    "test_index_threads.py": "encoded_tiny_corpus",
+}
+#: Files of a few long tests (training, killed processes, full-dev reference comparisons),
+#: handed out first under ``-n N`` so that no worker is left running one of them alone at
+#: the end (xdist otherwise hands out the files with the most tests first). Order only.
+HEAVY_FIRST = (
+    "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
+    "test_leaderboard_hostile_server.py", "test_leaderboard_reliability.py", "test_profiles_averitec.py",
+    "test_r2vc_pipeline.py", "test_averitec_baseline_pipeline.py",
+)
 
 # Tests must never download: point NLTK at the shared data before anything imports nltk.
 if "NLTK_DATA" not in os.environ and (REPO_ROOT.parent / "shared" / "nltk_data").exists():
@@ -21,6 +38,41 @@ if "NLTK_DATA" not in os.environ and (REPO_ROOT.parent / "shared" / "nltk_data")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: ignored without pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with :data:`SHARED_FIXTURE_GROUPS`: one work unit per test file,
+    except the files of one group, which go to one worker together; :data:`HEAVY_FIRST`
+    files are handed out first, the rest in collection order.
+
+    (xdist's own ``--dist loadgroup`` does not work with pytest 9: the group suffix it writes
+    into ``item._nodeid`` never reaches ``item.nodeid``, so every test is scheduled alone.)
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    def file_name(nodeid: str) -> str:
+        return nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+
+    def rank(nodeid: str) -> int:
+        name = file_name(nodeid)
+        return HEAVY_FIRST.index(name) if name in HEAVY_FIRST else len(HEAVY_FIRST)
+
+    class SharedFixtureScheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return SHARED_FIXTURE_GROUPS.get(file_name(nodeid), nodeid.split("::", 1)[0])
+
+        def schedule(self) -> None:
+            if self.collection is None and self.collection_is_completed:
+                # the same stable reordering of every worker's (identical) collection
+                for node, ids in self.registered_collections.items():
+                    self.registered_collections[node] = sorted(ids, key=rank)
+                self.config.option.loadscopereorder = False  # keep that order
+            super().schedule()
+
+    return SharedFixtureScheduling(config, log)
 
 
 def in_ci() -> bool:
@@ -51,6 +103,14 @@ def shared_data() -> Path:
     if path is None:
         skip_or_fail("shared data not found: set AVERITEC_DATA_DIR to ../shared/data")
     return path
+
+
+@pytest.fixture(scope="session")
+def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the CI-sized R2VC offline-minilm models, corpus and indexes per session
+    (tests/_offline_ci.py); ``AVERITEC_TEST_CACHE=DIR`` keeps it between sessions."""
+    env = os.environ.get("AVERITEC_TEST_CACHE")
+    return Path(env) if env else tmp_path_factory.mktemp("r2vc-offline-cache")
 
 
 @pytest.fixture(scope="session")

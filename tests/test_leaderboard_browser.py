@@ -228,6 +228,7 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
     hidden half before the reveal; a judge phase shows per row the claims left unscored and
     why, and its signature names the mode. Screenshots: the flagged row at 1280 and 390 px."""
     from _judge_server import running
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -279,7 +280,10 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
         fill("maybe")  # a tampered form: one message, nothing stored
         n_before = len(store.submissions())
         browser.find_element(By.ID, "send").click()
-        assert "field 'dev_claims_used' must be 'yes' or 'no'" in browser.find_element(By.TAG_NAME, "main").text
+        # the click returns before the answer page replaces the form (reading the old page's
+        # <main> then is a stale element): wait for the message, as for any navigation
+        WebDriverWait(browser, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: "field 'dev_claims_used' must be 'yes' or 'no'" in d.find_element(By.TAG_NAME, "main").text)
         assert len(store.submissions()) == n_before
         browser.get(base + "/submit")
         fill("yes")
