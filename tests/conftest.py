@@ -115,6 +115,14 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the CI-sized R2VC offline-minilm models, corpus and indexes per session
+    (tests/_offline_ci.py); ``AVERITEC_TEST_CACHE=DIR`` keeps it between sessions."""
+    env = os.environ.get("AVERITEC_TEST_CACHE")
+    return Path(env) if env else tmp_path_factory.mktemp("r2vc-offline-cache")
+
+
+@pytest.fixture(scope="session")
 def ray_runtime():  # type: ignore[no-untyped-def]
     """One local Ray runtime for the whole test session (2 CPUs, no dashboard, usage stats off).
 

@@ -205,7 +205,8 @@ def test_extractive_justification() -> None:
 
 def test_config_builtins_and_errors(tmp_path: Path) -> None:
     off = builtin_config("offline-minilm")
-    assert off.verdict.train == replace(OFFLINE_TRAIN, select="claim-macro-f1")
+    assert off.verdict.train == replace(OFFLINE_TRAIN, select="claim-macro-f1", max_length=256)
+    assert off.data.pseudo_test_claims == 500 and builtin_config("paper").data.pseudo_test_claims == 0
     assert off.reranker.train == replace(OFFLINE_TRAIN, batch_size=2) and off.justification.model == "extractive-fallback"
     paper = builtin_config("paper")
     assert (paper.questions.model, paper.reranker.base, paper.justification.model) == (

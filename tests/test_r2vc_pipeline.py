@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFall
 from averitec_tools.baselines.r2vc.stages.questions import fallback_question
 from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 from averitec_tools.errors import UserError
+from tests._offline_ci import R2VC_CI_SETTINGS
 from tests._r2vc_helpers import KeywordNLI, ListRetriever, tiny_claims, tiny_passages
 
 
@@ -242,22 +242,6 @@ def test_read_claims_errors(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- offline-minilm on dev
 
-OFFLINE_TEST_SETTINGS = {
-    # the oracle corpus first; the test then switches exclude_own_evidence on (offline-minilm's default)
-    "base": "offline-minilm-oracle",
-    # A CI-sized subset (the first 150 training claims, 1 epoch of at most 24 pairs per class,
-    # 24 calibration claims, 100 distractors); the documented dev runs use the built-in defaults.
-    "offline": {"train_claims": 150, "pairs_per_class": 24, "epochs": 1, "calibration_claims": 24,
-                "distractors": 100},
-}
-
-
-@pytest.fixture(scope="session")
-def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    env = os.environ.get("AVERITEC_TEST_CACHE")
-    return Path(env) if env else tmp_path_factory.mktemp("r2vc-offline-cache")
-
-
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: Path, tmp_path: Path,
@@ -269,9 +253,10 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     from averitec_tools.baselines.r2vc.offline.data import load_dev, split_train, verifier_epochs
     from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
     from averitec_tools.cli.main import main
+    from averitec_tools.leakage.pseudo_test import pseudo_test_mask
 
     monkeypatch.setenv("AVERITEC_DATA_DIR", str(shared_data))
-    settings = json.loads(json.dumps(OFFLINE_TEST_SETTINGS))
+    settings = json.loads(json.dumps(R2VC_CI_SETTINGS))
     settings["offline"]["cache_dir"] = str(offline_cache)
     cfg_file = tmp_path / "offline-small.yaml"
     cfg_file.write_text(json.dumps(settings))  # JSON is valid YAML
@@ -290,8 +275,11 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
                                          "template_question", "questions_not_written"}
     assert summary["decision"]["n"] == 20 and 0 <= summary["decision"]["coverage"] <= 1
     assert summary["oracle_corpus"] is True and "corpus:ORACLE" in summary["signature"]
-    assert summary["leak_guard"] == {"train_duplicates_dropped": 0, "own_answers_removed": 0,
-                                     "own_article_answers_removed": 0}  # no twin among the first 150
+    all_train = load_dev(shared_data / "averitec" / "train.json")
+    pseudo = pseudo_test_mask([c.claim for c in all_train])[:150]  # drawn from all of train.json
+    assert summary["leak_guard"] == {"train_duplicates_dropped": 0, "own_answers_removed": 0,  # no twin in the first 150
+                                     "own_article_answers_removed": 0, "pseudo_test_held_out": int(pseudo.sum())}
+    assert 0 < pseudo.sum() < 60
     assert summary["ungated"]["accuracy"] == pytest.approx(summary["decision"]["accuracy"])  # on_abstain: candidate
     assert set(summary["gated_paper"]["per_label_f1"]) == {"Supported", "Refuted", "Not Enough Evidence",
                                                            "Conflicting Evidence/Cherrypicking"}
@@ -326,14 +314,19 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert found >= 18
     # Nothing is learned from dev: the verifier's pairs are training claims outside the
     # calibration slice, and the calibrator's slice is training claims too.
-    train = load_dev(shared_data / "averitec" / "train.json")[:150]
-    held = split_train([c.claim for c in train], n_calibration=24, seed=cfg.offline.seed)
-    (pairs,) = verifier_epochs(train=train, passages=answer_passages(train, split="train"), use=~held,
+    # The pseudo-test claims are on neither side: the slice is drawn from the others.
+    train = all_train[:150]
+    rest = np.flatnonzero(~pseudo)
+    held = np.zeros(150, dtype=bool)
+    held[rest] = split_train([train[i].claim for i in rest], n_calibration=24, seed=cfg.offline.seed)
+    (pairs,) = verifier_epochs(train=train, passages=answer_passages(train, split="train"), use=~held & ~pseudo,
                                epochs=1, seed=cfg.offline.seed, max_per_class=24)
-    train_texts = {c.claim for c, h in zip(train, held, strict=True) if not h}
+    train_texts = {c.claim for c, h, t in zip(train, held, pseudo, strict=True) if not h and not t}
     assert pairs and all(c in train_texts for c, _, _ in pairs)
+    assert not {c for c, _, _ in pairs} & {c.claim for c, t in zip(train, pseudo, strict=True) if t}
     assert sorted(Counter(y for _, _, y in pairs).values()) == [24, 24, 24]  # class-balanced
     assert int(held.sum()) >= 24 and not train_texts & {c.claim for c, h in zip(train, held, strict=True) if h}
+    assert not (held & pseudo).any()
     meta = json.loads((Path(pipe.components["verifier"]["model"]) / "training.json").read_text())
     assert meta["pairs"] == len(pairs) and meta["pair_order"] == "evidence-claim"
     assert meta["pair_labels"] == "decisive" and meta["cpu_seconds"] > 0

@@ -101,6 +101,10 @@ def _print_text(report: dict[str, Any]) -> None:
         for dim, d in lite["dimensions"].items():
             print(f"lite {lite['size']}/{lite['of']} ({lite['rule']}): team ranking by {dim}: Kendall tau "
                   f"{_f(d['kendall_tau'])} [{_f(d['ci']['low'])}, {_f(d['ci']['high'])}]")
+        for r in lite.get("leaderboard", []):
+            print(f"{r['spec']} over the rated items (~{r['items_per_team']:.0f} per team) vs the full 2024 leaderboard's "
+                  f"{r['column']}: Kendall tau {_f(r['kendall_tau'])} [{_f(r['ci']['low'])}, {_f(r['ci']['high'])}], "
+                  f"{r['teams']} teams")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from averitec_tools.baselines.averitec.training import (
 )
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
+from averitec_tools.leakage.pseudo_test import pseudo_test_records, pseudo_test_size
 
 #: Held-out examples scored after each epoch are capped at this share of ``max_pairs``.
 HELDOUT_CAP_SHARE = 0.2
@@ -39,13 +40,28 @@ def training_claims(cfg: AVeriTeCConfig, *, exclude: Sequence[str] = ()) -> tupl
     """The training split minus any claim whose text is among ``exclude`` (the scored claims)."""
     path = train_path(cfg)
     claims = read_claims(path, skip_empty=True)
-    kept, dropped = without_scored_claims(claims, exclude)
-    info = {"path": str(path), "sha256": file_sha256(path), "claims": len(kept), "dropped_scored_claims": dropped,
-            "skipped_empty_claims": (claims[-1].claim_id + 1 - len(claims)) if isinstance(claims[-1].claim_id, int)
-            else 0}
-    if dropped:
+    n_records = (claims[-1].claim_id + 1) if isinstance(claims[-1].claim_id, int) else len(claims)
+    sha = file_sha256(path)
+    held = _pseudo_test_ids(path, n=pseudo_test_size(cfg.data.pseudo_test_claims, train_sha256=sha))
+    kept, dropped = without_scored_claims([c for c in claims if c.claim_id not in held], exclude)
+    info = {"path": str(path), "sha256": sha, "claims": len(kept), "dropped_scored_claims": dropped,
+            "skipped_empty_claims": n_records - len(claims)}
+    if held:
+        info["pseudo_test_held_out"] = len(held)
+    if dropped or held:
         info["kept_ids_hash"] = fingerprint([c.claim_id for c in kept])
     return kept, info
+
+
+def _pseudo_test_ids(path: Any, *, n: int) -> set[int]:
+    """Indices in the training file of its pseudo-test claims (:mod:`averitec_tools.leakage.pseudo_test`)."""
+    if n <= 0:
+        return set()
+    from averitec_tools.jsonio import load_json
+
+    raw = load_json(path)
+    _, scored, unscored = pseudo_test_records(raw if isinstance(raw, list) else [], n=n)
+    return set(scored) | set(unscored)
 
 
 def cap_groups(groups: Sequence[Sequence[Any]], *, cap: int | None, seed: int) -> list[list[Any]]:

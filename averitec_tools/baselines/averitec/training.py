@@ -167,6 +167,50 @@ class BestEpoch:
         model.eval()
 
 
+def _train_epoch(*, model: Any, tok: Any, opt: Any, train: Sequence[Example], batches: Sequence[Sequence[int]],
+                 loss_kind: str, settings: TrainConfig, desc: str, progress: bool) -> None:
+    """One epoch over ``batches`` (lists of example indices), split into ``micro_batch`` forward passes."""
+    import torch
+    from tqdm.auto import tqdm
+
+    device = model.device
+    model.train()
+    size_cap = settings.micro_batch or None
+    for step, batch in enumerate(tqdm(batches, desc=desc, unit="batch", disable=not progress)):
+        weights = batch_weights([train[i][2] for i in batch], loss=loss_kind)
+        size = size_cap or len(batch)
+        for c0 in range(0, len(batch), size):
+            part = batch[c0 : c0 + size]
+            enc = _encode(tok, [(train[i][0], train[i][1]) for i in part], settings.max_length).to(device)
+            logits = model(**enc).logits
+            ce = torch.nn.functional.cross_entropy(
+                logits, torch.tensor([train[i][2] for i in part], device=device), reduction="none")
+            w = torch.tensor(weights[c0 : c0 + size], device=device, dtype=ce.dtype)
+            ((ce * w).sum() / settings.grad_accumulation).backward()
+        if (step + 1) % settings.grad_accumulation == 0 or step + 1 == len(batches):
+            opt.step()
+            opt.zero_grad()
+
+
+def _manifest(*, kind: str, base_component: Any, labels: Sequence[str], train: Sequence[Example],
+              heldout: Sequence[Example], data_info: Mapping[str, Any], settings: TrainConfig, n_groups: int | None,
+              frozen: int, loss_kind: str, keep: BestEpoch, seconds: float) -> dict[str, Any]:
+    """The checkpoint's ``manifest.json``: data, settings, versions, held-out scores, the epoch kept."""
+    counts: dict[str, int] = {}
+    for *_, y in train:
+        counts[labels[y]] = counts.get(labels[y], 0) + 1
+    manifest = {
+        "kind": kind, "base": base_component, "labels": list(labels),
+        "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
+                 "class_counts": counts, **({"groups": n_groups} if n_groups is not None else {})},
+        "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
+        "loss": loss_kind, "heldout_metric": settings.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
+        "seconds": round(seconds, 1),
+    }
+    manifest["fingerprint"] = fingerprint(kind, base_component, dict(data_info), asdict(settings))
+    return manifest
+
+
 def train_classifier(
     *,
     base: str,
@@ -191,16 +235,13 @@ def train_classifier(
     data (default: accuracy of ``heldout``).
     """
     import torch
-    from tqdm.auto import tqdm
 
     from averitec_tools.baselines.averitec.models import load_classifier
 
     t0 = time.perf_counter()
     torch.manual_seed(settings.seed)
-    id2label = dict(enumerate(labels))
     model, tok, base_component = load_classifier(model=base, device=settings.device, num_labels=len(labels),
-                                                 id2label=id2label)
-    device = model.device
+                                                 id2label=dict(enumerate(labels)))
     frozen = freeze_bottom(model, settings.freeze_layers)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     rng = np.random.default_rng(settings.seed)
@@ -218,44 +259,20 @@ def train_classifier(
 
     keep = BestEpoch(epochs=settings.epochs)
     bs = max(1, settings.batch_size)
-    chunk = settings.micro_batch or None
     for epoch in range(settings.epochs):
-        model.train()
         order = rng.permutation(len(units))
         batches = [[i for u in order[s : s + bs] for i in units[u]] for s in range(0, len(order), bs)]
-        for step, batch in enumerate(tqdm(batches, desc=f"train {kind} epoch {epoch + 1}", unit="batch",
-                                          disable=not progress)):
-            weights = batch_weights([train[i][2] for i in batch], loss=loss_kind)
-            size = chunk or len(batch)
-            for c0 in range(0, len(batch), size):
-                part = batch[c0 : c0 + size]
-                enc = _encode(tok, [(train[i][0], train[i][1]) for i in part], settings.max_length).to(device)
-                logits = model(**enc).logits
-                ce = torch.nn.functional.cross_entropy(
-                    logits, torch.tensor([train[i][2] for i in part], device=device), reduction="none")
-                w = torch.tensor(weights[c0 : c0 + size], device=device, dtype=ce.dtype)
-                ((ce * w).sum() / settings.grad_accumulation).backward()
-            if (step + 1) % settings.grad_accumulation == 0 or step + 1 == len(batches):
-                opt.step()
-                opt.zero_grad()
+        _train_epoch(model=model, tok=tok, opt=opt, train=train, batches=batches, loss_kind=loss_kind,
+                     settings=settings, desc=f"train {kind} epoch {epoch + 1}", progress=progress)
         score = None
         if evaluate is not None and settings.select != "last":
             model.eval()
             score = float(evaluate(predict))
         keep.update(model, epoch, score)
     keep.restore(model)
-    counts: dict[str, int] = {}
-    for *_, y in train:
-        counts[labels[y]] = counts.get(labels[y], 0) + 1
-    manifest = {
-        "kind": kind, "base": base_component, "labels": list(labels),
-        "data": {**dict(data_info), "train_examples": len(train), "heldout_examples": len(heldout),
-                 "class_counts": counts, **({"groups": len(units)} if groups is not None else {})},
-        "settings": asdict(settings), "versions": library_versions(), "frozen_parameters": frozen,
-        "loss": loss_kind, "heldout_metric": settings.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
-        "seconds": round(time.perf_counter() - t0, 1),
-    }
-    manifest["fingerprint"] = fingerprint(kind, base_component, dict(data_info), asdict(settings))
+    manifest = _manifest(kind=kind, base_component=base_component, labels=labels, train=train, heldout=heldout,
+                         data_info=data_info, settings=settings, n_groups=len(units) if groups is not None else None,
+                         frozen=frozen, loss_kind=loss_kind, keep=keep, seconds=time.perf_counter() - t0)
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)

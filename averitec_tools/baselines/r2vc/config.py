@@ -47,10 +47,8 @@ from averitec_tools.registry import Registry
 class RetrievalConfig:
     """Hybrid retrieval (§3.2, Algorithm C.2; Table G.1)."""
 
-    #: Paragraph-store directory (the CLI's ``--corpus`` overrides it).
-    corpus: str | None = None
-    #: Where indexes are built once and loaded afterwards (default: ``<corpus>/indexes``).
-    index_dir: str | None = None
+    corpus: str | None = None  #: paragraph-store directory (the CLI's ``--corpus`` overrides it)
+    index_dir: str | None = None  #: where indexes are built once, then loaded (default ``<corpus>/indexes``)
     sparse: str | None = "bm25s"
     dense_model: str | None = "BAAI/bge-large-en-v1.5"
     dense_index: str = "hnsw"
@@ -67,10 +65,8 @@ class RetrievalConfig:
 class GeneratorConfig:
     """Candidate generation (§3.3; Table G.1 inference rows)."""
 
-    #: The SFT+DPO generator (hub id or directory); ``None`` → NLI-only fallback.
-    model: str | None = None
-    #: The SFT-only checkpoint, used by the ``no_dpo`` ablation.
-    sft_model: str | None = None
+    model: str | None = None  #: the SFT+DPO generator (hub id or directory); ``None`` → NLI-only fallback
+    sft_model: str | None = None  #: the SFT-only checkpoint, used by the ``no_dpo`` ablation
     k: int = 16
     subset_size: int = 16
     max_new_tokens: int = 160
@@ -156,14 +152,16 @@ class OfflineConfig:
     enabled: bool = False
     #: Use only the first N training claims (corpus, verifier and calibrator); None = all 3,068.
     train_claims: int | None = None
+    #: Training claims held out from the start, trained and fitted on by nothing: the
+    #: pseudo-test (:mod:`averitec_tools.leakage.pseudo_test`; drawn from all of train.json).
+    pseudo_test_claims: int = 0
     #: Training claims held out from the verifier: the calibration slice everything
     #: decision-related is fitted on (thresholds, calibrator, gates).
     calibration_claims: int = 400
     #: Which own answers of a training claim carry its verdict: ``decisive`` or ``verdict``
     #: (:func:`~averitec_tools.baselines.r2vc.offline.data.verifier_epochs`).
     pair_labels: str = "decisive"
-    #: Cap on the pairs per NLI class and epoch (None: the smallest class, all of it).
-    pairs_per_class: int | None = None
+    pairs_per_class: int | None = None  #: pairs per NLI class and epoch (None: all of the smallest class)
     epochs: int = 3
     learning_rate: float = 5e-5
     train_batch_size: int = 16
@@ -180,8 +178,7 @@ class OfflineConfig:
     target_coverage: float = 0.5
     #: Folds of the out-of-fold π the gates are fitted on.
     gate_folds: int = 5
-    #: Where fine-tuned verifiers and the corpus/indexes are cached (default: user cache).
-    cache_dir: str | None = None
+    cache_dir: str | None = None  #: where verifiers, corpus and indexes are cached (default: user cache)
     seed: int = 13
 
 
@@ -348,7 +345,7 @@ def _offline_minilm() -> R2VCConfig:
         # No language model offline: this configuration *is* the paper's NLI-only row.
         ablation=AblationConfig(nli_only=True),
         # The honest setting: each claim's own answers and its fact-checking article's are removed.
-        offline=OfflineConfig(enabled=True, exclude_own_evidence=True),
+        offline=OfflineConfig(enabled=True, exclude_own_evidence=True, pseudo_test_claims=500),
     )
 
 

@@ -17,6 +17,10 @@ worse out of fold, so it is not used.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -69,36 +73,82 @@ def _encoder(max_length: int) -> Any:
     return model
 
 
+#: Embeddings already computed in this process, by (truncation, text): scorers run one after
+#: another on the same items (``minilm-qa-f1``, ``minilm-verdict``) embed each string once.
+_MEMO: dict[tuple[int, str], np.ndarray] = {}
+_MEMO_LIMIT = 200_000
+
+
 def embed(texts: Sequence[str], *, max_length: int = 128, batch_size: int = 64) -> dict[str, np.ndarray]:
-    """Unit-length MiniLM embeddings of the distinct ``texts``, encoded in one batched pass."""
-    unique = sorted(set(texts), key=len)
-    if not unique:
-        return {}
-    vectors = _encoder(max_length).encode(unique, normalize_embeddings=True, batch_size=batch_size,
-                                          show_progress_bar=False, convert_to_numpy=True)
-    return dict(zip(unique, vectors, strict=True))
+    """Unit-length MiniLM embeddings of the distinct ``texts``, the new ones encoded in one batched pass."""
+    out = {t: _MEMO[(max_length, t)] for t in set(texts) if (max_length, t) in _MEMO}
+    todo = sorted({t for t in texts if t not in out}, key=len)
+    if todo:
+        vectors = _encoder(max_length).encode(todo, normalize_embeddings=True, batch_size=batch_size,
+                                              show_progress_bar=False, convert_to_numpy=True)
+        out.update(zip(todo, vectors, strict=True))
+        if len(_MEMO) + len(todo) > _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO.update(((max_length, t), v) for t, v in zip(todo, vectors, strict=True))
+    return out
+
+
+def embed_cached(texts: Sequence[str], *, max_length: int = 128, batch_size: int = 64,
+                 cache_dir: Path | None = None) -> dict[str, np.ndarray]:
+    """:func:`embed`, but a set of distinct texts embedded before is read back from ``cache_dir``.
+
+    The file is named by the sha256 of the weights, the truncation and the sorted distinct
+    texts, so any change to one of them embeds afresh (the reference side of a gold file
+    that is scored again costs nothing).
+    """
+    unique = sorted(set(texts))
+    if cache_dir is None or not unique:
+        return embed(unique, max_length=max_length, batch_size=batch_size)
+    key = hashlib.sha256(json.dumps([weights_sha256(), max_length, unique]).encode()).hexdigest()[:32]
+    path = Path(cache_dir) / f"{key}.npy"
+    if path.is_file():
+        with contextlib.suppress(OSError, ValueError):
+            stored = np.load(path)
+            if stored.shape[0] == len(unique):
+                return dict(zip(unique, stored, strict=True))
+    vec = embed(unique, max_length=max_length, batch_size=batch_size)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.stack([vec[t] for t in unique]))
+        os.replace(tmp, path)
+    return vec
 
 
 def score_texts(*, predicted: Sequence[str], references: Sequence[str], max_length: int = 128,
-                batch_size: int = 64) -> list[float]:
+                batch_size: int = 64, cache_dir: Path | None = None) -> list[float]:
     """``minilm-qa-f1`` of each (predicted, reference) evidence text pair."""
     return score_strings(predicted=[qa_strings(t) for t in predicted], references=[qa_strings(t) for t in references],
-                         max_length=max_length, batch_size=batch_size)
+                         max_length=max_length, batch_size=batch_size, cache_dir=cache_dir)
 
 
-def score_strings(*, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]], max_length: int = 128,
-                  batch_size: int = 64) -> list[float]:
-    """``minilm-qa-f1`` of each claim's (predicted Q+A strings, reference Q+A strings)."""
-    split_p, split_r = predicted, references
-    vec = embed([s for group in (*split_p, *split_r) for s in group], max_length=max_length, batch_size=batch_size)
+def f1_from_vectors(*, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
+                    vectors: dict[str, np.ndarray]) -> list[float]:
+    """``minilm-qa-f1`` of each claim's Q+A strings, given every string's unit embedding."""
     out = []
-    for ps, rs in zip(split_p, split_r, strict=True):
+    for ps, rs in zip(predicted, references, strict=True):
         if not ps or not rs:
             out.append(0.0)
             continue
-        sim = np.stack([vec[s] for s in rs]) @ np.stack([vec[s] for s in ps]).T
+        sim = np.stack([vectors[s] for s in rs]) @ np.stack([vectors[s] for s in ps]).T
         out.append(qa_f1(sim))
     return out
+
+
+def score_strings(*, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]], max_length: int = 128,
+                  batch_size: int = 64, cache_dir: Path | None = None) -> list[float]:
+    """``minilm-qa-f1`` of each claim's (predicted, reference) Q+A strings; references cached in ``cache_dir``."""
+    vec = embed_cached([s for group in references for s in group], max_length=max_length, batch_size=batch_size,
+                       cache_dir=cache_dir)
+    vec.update(embed([s for group in predicted for s in group if s not in vec], max_length=max_length,
+                     batch_size=batch_size))
+    return f1_from_vectors(predicted=predicted, references=references, vectors=vec)
 
 
 @register_scorer
@@ -109,6 +159,13 @@ class MiniLMQAF1(Scorer):
     name: ClassVar[str] = "minilm-qa-f1"
     max_length: int = 128
     batch_size: int = 64
+    cache: bool = True
+
+    def cache_dir(self) -> Path | None:
+        """Where reference embeddings are kept (``minilm-embeddings/`` under the cache root), or None."""
+        from averitec_tools.cache import cache_root
+
+        return cache_root("minilm-embeddings") if self.cache else None
 
     def signature(self) -> str:
         """``minilm-qa-f1|model=all-MiniLM-L6-v2|weights=sha256:<16 hex>|max_length=128|package=...``."""
@@ -121,17 +178,19 @@ class MiniLMQAF1(Scorer):
         return (f"{self.name}|model={MODEL_NAME}|weights=sha256:{weights_sha256()[:16]}"
                 f"|max_length={self.max_length}|package={pkg}")
 
-    def score_strings(self, *, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> list[float]:
-        """Scores of claims given as lists of Q+A strings (``averitec score --evidence-scorer``)."""
+    def score_strings(self, *, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
+                      claims: Sequence[str] | None = None, labels: Sequence[str] | None = None) -> list[float]:
+        """Scores of claims given as lists of Q+A strings (``averitec score --evidence-scorer``; claims unused)."""
         return score_strings(predicted=predicted, references=references, max_length=self.max_length,
-                             batch_size=self.batch_size)
+                             batch_size=self.batch_size, cache_dir=self.cache_dir())
 
     def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         return list(score_texts(predicted=[it.predicted for it in items], references=[it.reference for it in items],
-                                max_length=self.max_length, batch_size=self.batch_size))
+                                max_length=self.max_length, batch_size=self.batch_size, cache_dir=self.cache_dir()))
 
     def details(self) -> dict[str, Any]:
         return {"signature": self.signature()}
 
 
-__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "model_dir", "qa_f1", "score_strings", "score_texts", "weights_sha256"]
+__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "embed_cached", "f1_from_vectors", "model_dir", "qa_f1", "score_strings",
+           "score_texts", "weights_sha256"]

@@ -4,12 +4,12 @@ The option never replaces a profile's official figures: it adds ``evidence_score
 summary (spec, signature, mean) and to every claim's values, and appends
 ``evidence-scorer:<its signature>`` to the result's signature, so a printed score always
 says it is there. Only scorers that score lists of Q+A strings can be used (today
-``minilm-qa-f1``).
+``minilm-qa-f1`` and ``minilm-verdict``).
 
     >>> evidence_scorer_for("bleu")
     Traceback (most recent call last):
     ...
-    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1)
+    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict)
 """
 
 from __future__ import annotations
@@ -33,11 +33,16 @@ def evidence_scorer_for(spec: str) -> Any:
     return scorer
 
 
-def evidence_scores(*, spec: str, predicted: Sequence[Sequence[str]],
-                    references: Sequence[Sequence[str]]) -> tuple[list[float], str]:
-    """(per-claim scores, signature) of the ``--evidence-scorer`` on each claim's Q+A strings."""
+def evidence_scores(*, spec: str, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
+                    claims: Sequence[str] | None = None, labels: Sequence[str] | None = None) -> tuple[list[float], str]:
+    """(per-claim scores, signature) of the ``--evidence-scorer`` on each claim's Q+A strings.
+
+    ``claims`` and ``labels`` (the gold claim texts and labels) are needed by scorers that
+    judge verdicts (``minilm-verdict``).
+    """
     scorer = evidence_scorer_for(spec)
-    return scorer.score_strings(predicted=predicted, references=references), scorer.signature()
+    scores = scorer.score_strings(predicted=predicted, references=references, claims=claims, labels=labels)
+    return scores, scorer.signature()
 
 
 __all__ = ["evidence_scorer_for", "evidence_scores"]

@@ -68,6 +68,24 @@ def run_scorers(*, specs: Sequence[str], items: Sequence[RatedItem], resamples: 
     return rows, infos
 
 
+def _leaderboard_rows(*, data_dir: Path, items: Sequence[RatedItem], infos: Sequence[dict[str, Any]],
+                      resamples: int, level: float, seed: int) -> list[dict[str, Any]]:
+    """Per scorer: τ of its team means over the rated items with the full leaderboard's Q+A (none without the file)."""
+    from averitec_tools.scoring.meta_eval.leaderboard import (
+        LEADERBOARD_FILE,
+        leaderboard_agreement,
+        read_leaderboard,
+    )
+
+    path = data_dir / LEADERBOARD_FILE
+    if not path.is_file():
+        return []
+    board = read_leaderboard(path)
+    return [{"spec": info["spec"], **leaderboard_agreement(items=items, scores=info["scores"], board=board,
+                                                          resamples=resamples, level=level, seed=seed)}
+            for info in infos]
+
+
 def meta_eval(*, data_dir: Path, specs: Sequence[str] = DEFAULT_SCORERS, resamples: int = 1000,
               level: float = 0.95, seed: int = 0, reproduce: bool = True, lite_size: int = 0,
               ratings: Path | None = None, items_file: Path | None = None) -> dict[str, Any]:
@@ -92,6 +110,8 @@ def meta_eval(*, data_dir: Path, specs: Sequence[str] = DEFAULT_SCORERS, resampl
         from averitec_tools.scoring.meta_eval.lite import lite_report
 
         report["lite"] = lite_report(items=items, size=lite_size, resamples=resamples, level=level, seed=seed)
+        report["lite"]["leaderboard"] = _leaderboard_rows(data_dir=data_dir, items=items, infos=infos,
+                                                          resamples=resamples, level=level, seed=seed)
     return report
 
 

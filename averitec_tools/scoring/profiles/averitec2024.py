@@ -128,7 +128,8 @@ class Profile(ScoringProfile):
             from averitec_tools.scoring.meta_eval.profile_option import evidence_scores
 
             extra, extra_sig = evidence_scores(spec=options["evidence_scorer"], predicted=[t.candidates for t in tasks.qa],
-                                               references=[t.references for t in tasks.qa])
+                                               references=[t.references for t in tasks.qa],
+                                               claims=[g.claim for g in gold], labels=[g.label for g in gold])
             sig = f"{sig}|evidence-scorer:{extra_sig}"
         summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means=evidence.means())
         if extra is not None:

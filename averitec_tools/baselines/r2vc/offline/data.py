@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -121,20 +120,9 @@ def split_train(claims: Sequence[str], *, n_calibration: int, seed: int) -> np.n
         >>> bool(m[0]) == bool(m[2]), int(m.sum()) >= 2
         (True, True)
     """
-    from averitec_tools.leakage.duplicates import normalise_claim
+    from averitec_tools.leakage.pseudo_test import group_sample
 
-    keys = [normalise_claim(c) for c in claims]
-    unique = list(dict.fromkeys(keys))
-    perm = np.random.default_rng(seed).permutation(len(unique))
-    count = Counter(keys)
-    held: set[str] = set()
-    n = 0
-    for j in perm:
-        if n >= n_calibration:
-            break
-        held.add(unique[j])
-        n += count[unique[j]]
-    return np.array([k in held for k in keys], dtype=bool)
+    return group_sample(claims, n=n_calibration, seed=seed)
 
 
 #: ``offline.pair_labels``: which of a claim's own answers carry its verdict.

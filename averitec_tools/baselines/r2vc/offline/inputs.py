@@ -77,18 +77,30 @@ class TrainingPlan:
 
 
 def training_plan(*, train: Sequence[AVeriTeCClaim], scored: Sequence[str], n_calibration: int,
-                  seed: int) -> TrainingPlan:
-    """Split the training claims (slice / verifier) and drop the scored claims' normalised twins."""
+                  seed: int, pseudo_test: np.ndarray | None = None) -> TrainingPlan:
+    """Split the training claims (slice / verifier) and drop the scored claims' normalised twins.
+
+    ``pseudo_test`` (a mask over ``train``, :mod:`averitec_tools.leakage.pseudo_test`)
+    marks claims held out from the start: they are in neither side, and the slice is
+    drawn from the other claims.
+    """
     texts = [c.claim for c in train]
     dropped = train_duplicates(train=texts, scored=scored)
     keep = np.ones(len(train), dtype=bool)
     keep[dropped] = False
-    held = split_train(texts, n_calibration=n_calibration, seed=seed)
-    return TrainingPlan(held=held, keep=keep, leak_guard={"train_duplicates_dropped": len(dropped)})
+    guard: dict[str, Any] = {"train_duplicates_dropped": len(dropped)}
+    held = np.zeros(len(train), dtype=bool)
+    rest = np.arange(len(train))
+    if pseudo_test is not None and pseudo_test.any():
+        keep &= ~pseudo_test
+        rest = np.flatnonzero(~pseudo_test)
+        guard["pseudo_test_held_out"] = int(pseudo_test.sum())
+    held[rest] = split_train([texts[i] for i in rest], n_calibration=n_calibration, seed=seed)
+    return TrainingPlan(held=held, keep=keep, leak_guard=guard)
 
 
 def offline_plan(*, train: Sequence[AVeriTeCClaim], dev: Sequence[AVeriTeCClaim], scored: Sequence[str],
-                 n_calibration: int, seed: int) -> TrainingPlan:
+                 n_calibration: int, seed: int, pseudo_test: np.ndarray | None = None) -> TrainingPlan:
     """The plan ``offline-minilm`` trains by: every dev claim and every run claim is scored.
 
     Only the dev claims' *texts* are read (their labels never reach a fit).
@@ -101,7 +113,7 @@ def offline_plan(*, train: Sequence[AVeriTeCClaim], dev: Sequence[AVeriTeCClaim]
         [0]
     """
     return training_plan(train=train, scored=[c.claim for c in dev] + list(scored),
-                         n_calibration=n_calibration, seed=seed)
+                         n_calibration=n_calibration, seed=seed, pseudo_test=pseudo_test)
 
 
 def own_evidence(splits: Sequence[tuple[Sequence[AVeriTeCClaim], Sequence[tuple[int, Passage]]]]) -> OwnEvidence:

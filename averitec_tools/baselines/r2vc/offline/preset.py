@@ -73,6 +73,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.hashing import json_digest
 from averitec_tools.jsonio import atomic_directory
 from averitec_tools.leakage.duplicates import LEAK_GUARD_VERSION
+from averitec_tools.leakage.pseudo_test import pseudo_test_mask, pseudo_test_size
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 #: The verifier's label order (config.id2label of the fine-tuned models).
@@ -219,8 +220,10 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
     fever_path = root / "fever" / "paper_dev.jsonl"
     dev = load_dev(dev_path)
     train = load_dev(train_path)
+    n_pseudo = pseudo_test_size(off.pseudo_test_claims, train_sha256=_file_digest(train_path))
+    pseudo = pseudo_test_mask([c.claim for c in train], n=n_pseudo)  # drawn from all of train.json
     if off.train_claims is not None:
-        train = train[: off.train_claims]
+        train, pseudo = train[: off.train_claims], pseudo[: off.train_claims]
     data_key = (_file_digest(dev_path), _file_digest(train_path), off.train_claims)
     cache = cache_root(cfg)
 
@@ -239,7 +242,8 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
     t0 = time.perf_counter()
     retriever: Any = retriever_from_config(cfg.retrieval, corpus=store, index_dir=corpus_dir / "indexes",
                                            show_progress=progress, engine=engine)
-    plan = offline_plan(train=train, dev=dev, scored=scored, n_calibration=off.calibration_claims, seed=off.seed)
+    plan = offline_plan(train=train, dev=dev, scored=scored, n_calibration=off.calibration_claims, seed=off.seed,
+                        pseudo_test=pseudo)
     leak_guard = dict(plan.leak_guard)
     if off.exclude_own_evidence:
         own = own_evidence([(train, train_passages), (dev, dev_passages)])

@@ -1,0 +1,36 @@
+"""CI-sized settings of the two offline baselines, shared by their dev tests and the
+regression guard (tests/test_offline_regression.py), and the reader of the figures the
+guard checks in the docs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: R2VC offline-minilm, CI-sized: the first 150 training claims, 1 epoch of at most 24 pairs
+#: per class, 24 calibration claims, 100 distractors; the documented dev runs use the
+#: built-in defaults. The base is the oracle corpus; tests switch exclude_own_evidence on.
+R2VC_CI_SETTINGS = {
+    "base": "offline-minilm-oracle",
+    "offline": {"train_claims": 150, "pairs_per_class": 24, "epochs": 1, "calibration_claims": 24,
+                "distractors": 100},
+}
+
+#: AVeriTeC offline-minilm, CI-sized training caps (both classifiers).
+AVERITEC_CI_TRAIN = {"max_pairs": 160, "max_length": 48}
+
+#: The regression guard's slice: the first 50 dev claims.
+GUARD_CLAIMS = 50
+
+
+def documented_guard(doc: str) -> dict[str, float]:
+    """The guard's figures as the docs page states them: the line
+    ``**Regression guard** ... NAME macro-F1 **X** ... tolerance ±T`` of ``docs/<doc>``
+    (NAME: ``ungated``, ``gated`` or ``labels``)."""
+    text = (REPO_ROOT / "docs" / doc).read_text(encoding="utf-8")
+    block = text[text.index("**Regression guard**"):][:1500]
+    out = {name: float(m) for name, m in re.findall(r"(ungated|gated|labels) macro-F1 \*\*(\d\.\d+)\*\*", block)}
+    out["tolerance"] = float(re.search(r"tolerance ±(\d\.\d+)", block).group(1))
+    return out
