@@ -8,12 +8,16 @@ place that decides.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# Caches the code writes by default (gold strings, MiniLM reference embeddings) go to a fresh
+# directory per test process, never to the user's cache root ($HOME): set before any test imports.
+os.environ.setdefault("AVERITEC_CACHE_DIR", tempfile.mkdtemp(prefix="averitec-test-cache-"))
 
 #: Test files that share an expensive session fixture: under ``pytest -n N --dist loadfile``
 #: (what ``make test`` runs) each group runs on one worker, so the fixture is built once.
