@@ -8,12 +8,16 @@ place that decides.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# Caches the code writes by default (gold strings, MiniLM reference embeddings) go to a fresh
+# directory per test process, never to the user's cache root ($HOME): set before any test imports.
+os.environ.setdefault("AVERITEC_CACHE_DIR", tempfile.mkdtemp(prefix="averitec-test-cache-"))
 
 #: Test files that share an expensive session fixture: under ``pytest -n N --dist loadfile``
 #: (what ``make test`` runs) each group runs on one worker, so the fixture is built once.
@@ -40,6 +44,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
+def xdist_unit(nodeid: str) -> str:
+    """The work unit of a test under ``--dist loadfile``: its file, or its file's group."""
+    path = nodeid.split("::", 1)[0]
+    return SHARED_FIXTURE_GROUPS.get(path.rsplit("/", 1)[-1], path)
+
+
+def xdist_rank(nodeid: str) -> int:
+    """Hand-out rank of a test's file: its place in :data:`HEAVY_FIRST`, every other file after."""
+    name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return HEAVY_FIRST.index(name) if name in HEAVY_FIRST else len(HEAVY_FIRST)
+
+
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: ignored without pytest-xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadfile`` with :data:`SHARED_FIXTURE_GROUPS`: one work unit per test file,
@@ -53,23 +69,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    def file_name(nodeid: str) -> str:
-        return nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
-
-    def rank(nodeid: str) -> int:
-        name = file_name(nodeid)
-        return HEAVY_FIRST.index(name) if name in HEAVY_FIRST else len(HEAVY_FIRST)
-
     class SharedFixtureScheduling(LoadFileScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return SHARED_FIXTURE_GROUPS.get(file_name(nodeid), nodeid.split("::", 1)[0])
+            return xdist_unit(nodeid)
 
         def schedule(self) -> None:
-            if self.collection is None and self.collection_is_completed:
-                # the same stable reordering of every worker's (identical) collection
-                for node, ids in self.registered_collections.items():
-                    self.registered_collections[node] = sorted(ids, key=rank)
-                self.config.option.loadscopereorder = False  # keep that order
+            if self.collection is None and self.collection_is_completed and self.registered_collections:
+                # The heavy units' keys go into the (empty) work queue first: xdist then fills
+                # the queue in its own order, and a key already there keeps its place. (The
+                # collections themselves must not be reordered: xdist sends the workers indices.)
+                ids = next(iter(self.registered_collections.values()))
+                heavy = sorted({xdist_unit(n): xdist_rank(n) for n in ids if xdist_rank(n) < len(HEAVY_FIRST)}.items(),
+                               key=lambda unit_rank: unit_rank[1])
+                for unit, _ in heavy:
+                    self.workqueue[unit] = {}
             super().schedule()
 
     return SharedFixtureScheduling(config, log)

@@ -122,3 +122,25 @@ def test_the_fever_recipe_defaults_to_ivfsq8(tmp_path: Path) -> None:
     cfg = row_config(fever, "full", work=tmp_path, corpus=str(tmp_path / "corpus"))
     assert cfg.retrieval.dense_index == "ivfsq8"
     assert dict(vitaminc.pipeline) == {}  # given evidence: no index
+
+
+def test_ivfsq8_batched_search_is_deterministic_and_thread_independent() -> None:
+    """The FEVER recipe's batched retrieval pass (experiments/pools.py): a batch gives the same rows and
+    scores on 1 or 3 search threads, on a rerun, and as one query at a time (no BLAS over the batch)."""
+    store = _store()
+    ivf = _build(store, "ivfsq8")
+    queries = HashEncoder().encode([f"{a} {b} film" for a in WORDS for b in WORDS])  # 144 queries
+    before, threshold = faiss.omp_get_max_threads(), faiss.cvar.distance_compute_blas_threshold
+    try:
+        results = []
+        for threads in (1, 3, 1):
+            faiss.omp_set_num_threads(threads)
+            results.append(ivf.search_vectors(queries, k=24))
+    finally:
+        faiss.omp_set_num_threads(before)
+    for scores, rows in results[1:]:
+        assert np.array_equal(rows, results[0][1]) and np.array_equal(scores, results[0][0])
+    one = [ivf.search_vectors(queries[i:i + 1], k=24) for i in range(len(queries))]
+    assert np.array_equal(np.concatenate([r for _, r in one]), results[0][1])
+    assert np.array_equal(np.concatenate([s for s, _ in one]), results[0][0])
+    assert faiss.cvar.distance_compute_blas_threshold == threshold  # FAISS's setting, put back

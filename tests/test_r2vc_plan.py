@@ -31,6 +31,17 @@ def test_make_r2vc_paper_planned_on_an_h200_fits_the_budget(tmp_path: Path, caps
     assert stages["generator dpo"]["work"]["steps"] == 125  # Figure F.3's run, not a full epoch
     assert stages["paper-vitaminc calibrate"]["gpu_hours"] == 0.0  # the slice is replayed from paper-fever's
     assert stages["paper-fever calibrate"]["work"]["decoded_here"] is True
+    # FEVER's retrieval: one batched pass over the 9,999 claims before decoding, on the host CPUs. ivfsq8 at
+    # 25 M units: 5,000 lists, nprobe 750 → 3.75 M codes per query vs 200,000 / 447 · 68 = 30,425 measured,
+    # × 7.4 CPU-ms = 0.912 CPU-s per query; 16 assumed host threads + Table G.1's 0.0316 s for BM25 and encoding
+    fever = stages["paper-fever retrieve"]
+    assert fever["formula_inputs"]["dense_cpu_s"] == 0.912 and fever["host_threads"] == 16
+    assert fever["gpu_hours"] == pytest.approx(9999 * (0.0316 + 0.912 / 16) / 3600, abs=1e-3)  # 0.246 (GPU idle)
+    assert fever["cpu_hours"] == pytest.approx(9999 * 0.912 / 3600, abs=0.01)  # 2.53
+    assert "paper-vitaminc retrieve" not in stages  # given evidence: nothing searched
+    assert stages["paper-fever predict"]["formula_inputs"]["retrieval_s"] == 0  # charged once, in retrieve
+    assert plan["assumptions"]["host_threads"] == 16 and plan["total"]["cpu_hours"] == fever["cpu_hours"]
+    assert plan["total"]["within_budget"] is True and plan["total"]["budget_gpu_hours"] == 120
     for stage in stages.values():
         for key in ("inputs", "outputs", "work", "gpu_hours", "peak_gpu_gib", "host_ram_gib", "disk_gib"):
             assert key in stage, (stage["stage"], key)
@@ -44,8 +55,13 @@ def test_make_r2vc_paper_planned_on_an_h200_fits_the_budget(tmp_path: Path, caps
     # the same plan on an 80 GB H100: fp32 master weights do not fit SFT/DPO there, and it says so
     h100 = _plan(capsys, *BOTH, "--gpu", "h100-80gb")
     assert not h100["total"]["fits_gpu"] and h100["total"]["gpu_hours"] > plan["total"]["gpu_hours"]
+    two = _plan(capsys, *BOTH, "--gpu", "h200", "--cpu-threads", "2")
+    retrieve = {s["stage"]: s for s in two["stages"]}["paper-fever retrieve"]
+    assert retrieve["gpu_hours"] == pytest.approx(9999 * (0.0316 + 0.912 / 2) / 3600, abs=1e-3)  # 1.35
+    assert two["assumptions"]["host_threads_source"] == "--cpu-threads"
     assert main([*BOTH, "--gpu", "h200"]) == 0
     text = capsys.readouterr().out
+    assert "(2.53 CPU-h on 16 host threads)" in text and "within the 120 GPU-hour budget" in text
     assert "total: " in text and "MISSING: averitec data download vitaminc" in text and "formula: " in text
 
 
@@ -74,6 +90,8 @@ def test_plan_errors_are_one_line(capsys: pytest.CaptureFixture[str], monkeypatc
     assert main([*BOTH, "--gpu", "h20"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown GPU 'h20' (did you mean: h200" in err
+    assert main([*BOTH, "--gpu", "h200", "--cpu-threads", "0"]) == 2
+    assert "--cpu-threads must be at least 1" in capsys.readouterr().err
     from averitec_tools import doctor
 
     monkeypatch.setattr(doctor, "probe_torch", lambda: {"installed": True, "gpus": []})

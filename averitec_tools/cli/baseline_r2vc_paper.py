@@ -72,6 +72,8 @@ def add_paper_subcommands(sub: Any) -> None:
                     "estimated GPU-hours, GPU memory, host RAM and disk; run nothing")
     pp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (h200, h100-80gb, a100-80gb, ...; "
                     "default: the GPU detected here)")
+    pp.add_argument("--cpu-threads", type=int, metavar="N", help="host CPU threads the plan assumes for CPU work "
+                    "(the batched retrieval pass; default 16)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
     pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     pp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -176,7 +178,9 @@ def _print_plan(args: argparse.Namespace, recipes: list[Any]) -> int:
     from averitec_tools.baselines._run.gpus import resolve_gpu
     from averitec_tools.baselines.r2vc.experiments.plan import format_plan, plan_paper
 
-    plan = plan_paper(recipes, gpu=resolve_gpu(args.gpu))
+    if args.cpu_threads is not None and args.cpu_threads < 1:
+        raise UserError(f"--cpu-threads must be at least 1, got {args.cpu_threads}")
+    plan = plan_paper(recipes, gpu=resolve_gpu(args.gpu), host_threads=args.cpu_threads)
     if args.json:
         print_json(plan)
     else:

@@ -17,7 +17,9 @@ a :class:`PaperRun` into ``DIR/<recipe>/``, each stage skipped when its output i
    manifest), every row through the recipe's candidate store (``candidates/``): one
    decoding per generator (DPO; SFT for ``no_dpo``), candidates batched across claims
    (:mod:`~averitec_tools.baselines.r2vc.experiments.batching`), each decoding counted in
-   the set's ledger (:mod:`~averitec_tools.baselines.r2vc.experiments.ledger`);
+   the set's ledger (:mod:`~averitec_tools.baselines.r2vc.experiments.ledger`); with retrieved
+   evidence every claim's pool is searched once, in one batched pass before the first row
+   decodes (:mod:`~averitec_tools.baselines.r2vc.experiments.pools`), and serves every row;
 5. **score** / 6. **table** — accuracy, macro-F1, Brier, ECE as the paper prints them (and
    the strict FEVER score for FEVER), next to the paper's reported rows, in
    ``table.md`` / ``table.json``.
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.experiments.ledger import count_decodings
+from averitec_tools.baselines.r2vc.experiments.pools import prefetch_pools
 from averitec_tools.baselines.r2vc.experiments.recipes import (
     BUILTIN_RECIPES,
     ROWS,
@@ -207,6 +210,7 @@ class PaperRun:
         claims = _claims(self.generator / "slice.jsonl", evidence=ev,
                          corpus=self.corpus if ev == "given" else None)
         pipe = build_pipeline(cfg, corpus=corpus, claims=claims, progress=self.progress, evidence=ev)
+        prefetch_pools(pipe, claims=claims)  # retrieved slice evidence: one batched search pass (pools.py)
         _decode_with(pipe, self.generator / "slice-candidates", claims=claims, recipe=self.recipe,  # once for all
                      ledger=self.ledger, set_name="slice", corpus=corpus)
         cal = fit_calibrator(pipe, claims=claims, where=str(self.generator / "slice.jsonl"), progress=self.progress)
@@ -225,7 +229,7 @@ class PaperRun:
         from averitec_tools.baselines.r2vc.build import build_pipeline
 
         git = git_state()  # the code the step starts with
-        r, out = self.recipe, {}
+        r, out, pools = self.recipe, {}, None
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
         for row in predict_order(r.rows):
             pred = self.work / f"pred-{row}.jsonl"
@@ -234,6 +238,7 @@ class PaperRun:
                 continue
             cfg = row_config(r, row, work=self.work, corpus=self.corpus, generator=self.generator)
             pipe = build_pipeline(cfg, corpus=self.corpus, claims=claims, progress=self.progress, evidence=r.evidence)
+            pools = prefetch_pools(pipe, claims=claims, pools=pools)  # searched once, batched, for every row
             _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one per
                          set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # generator
             summary = pipe.run(claims, out=pred, output_format="ternary", resume=True, progress=self.progress)

@@ -41,6 +41,7 @@ from averitec_tools.baselines.r2vc.experiments.plan_costs import (
     ModelShape,
     decode_cost,
     encode_cost,
+    retrieval_cost,
     train_cost,
     verify_cost,
 )
@@ -64,6 +65,8 @@ PARAMS: dict[str, float] = {"cross-encoder/nli-deberta-v3-large": 435e6, "BAAI/b
 TOKENS_PER_UNIT = 48
 #: HNSW host bytes per unit: fp32 1024-d vector + M = 64 links × 2 (levels) × 4 bytes.
 HNSW_BYTES_PER_UNIT = 1024 * 4 + 64 * 2 * 4
+#: Issue 25's goal for ``make r2vc-paper`` (both recipes), in GPU-hours of the planned GPU.
+GPU_HOURS_BUDGET = 120.0
 #: Rows decoded by the DPO generator (one shared decoding; single_candidate replays its θ_0).
 LM_ROWS = ("full", "no_verifier_selection", "single_candidate", "no_calibration")
 
@@ -151,7 +154,28 @@ def _training(recipes: Sequence[Recipe], gpu: GpuSpec, *, train_rows: int, slice
     return stages
 
 
-def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_rows: int) -> list[dict[str, Any]]:
+def _retrieve_stage(recipe: Recipe, gpu: GpuSpec, *, index: str, units: int, claims: int, host_threads: int,
+                    corpus_ram: float) -> dict[str, Any]:
+    """The batched retrieval pass (experiments/pools.py): every retrieved claim searched once, on the host CPUs."""
+    from averitec_tools.baselines.r2vc.experiments.plan_costs import TABLE_G1_RUNTIME
+
+    if index == IVFSQ:
+        dense_s = full_corpus_estimate(num_vectors=max(1, units))["search_cpu_seconds_per_query"]
+    else:  # no measurement of our own: Table G.1's retrieval time per claim covers it
+        dense_s = 0.0
+    cost = retrieval_cost(claims=claims, dense_cpu_s_per_query=dense_s, host_threads=host_threads, dense=index)
+    return _stage(f"{recipe.name} retrieve", gpu=gpu, cost=cost,
+                  inputs=[{"path": f"{recipe.name}/corpus/", "rows": units, "rows_source": "corpus units"}],
+                  outputs=["(in memory: one evidence pool per claim, served to every row and stored with its "
+                           "candidates)"],
+                  work={"queries": claims, "index": index, "search_batch": 256, "host_threads": host_threads,
+                        "cpu_hours": cost.extra["cpu_hours"], "table_g1_retrieval_s": TABLE_G1_RUNTIME[
+                            "retrieval_s_per_claim"]},
+                  host_ram_gib=corpus_ram + 8, disk_gib=0)
+
+
+def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_rows: int,
+                   host_threads: int) -> list[dict[str, Any]]:
     from averitec_tools.baselines.r2vc.config import config_from_mapping
 
     cfg = config_from_mapping(dict(recipe.pipeline), source=f"recipe {recipe.name}: pipeline")
@@ -161,7 +185,7 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
     n_eval = evals.get("rows", 0)
     retrieved = recipe.evidence == "retrieved"
     stages = []
-    corpus_ram = 0.0
+    corpus_ram, units = 0.0, 0
     if recipe.wiki_pages or recipe.wikipedia:
         src = _rows(recipe.wiki_pages or recipe.wikipedia)
         units = src.get("rows", 0)
@@ -178,8 +202,11 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
                              host_ram_gib=corpus_ram + 8, disk_gib=units * (per_unit + 300) / GIB))
     decode = dict(gpu=gpu, shape=shape, k=g.k, batch_claims=recipe.decode_batch, max_new_tokens=g.max_new_tokens,
                   verifier_params=ver)
-    cal = decode_cost(claims=slice_rows if slice_decoded else 0, retrieval=recipe.calibration_evidence == "retrieved",
-                      **decode)
+    searched = (n_eval if retrieved else 0) + (slice_rows if recipe.calibration_evidence == "retrieved" else 0)
+    if searched:
+        stages.append(_retrieve_stage(recipe, gpu, index=cfg.retrieval.dense_index, units=units, claims=searched,
+                                      host_threads=host_threads, corpus_ram=corpus_ram))
+    cal = decode_cost(claims=slice_rows if slice_decoded else 0, retrieval=False, **decode)
     stages.append(_stage(
         f"{recipe.name} calibrate", gpu=gpu, cost=cal,
         inputs=[{"path": "generator/slice.jsonl", "rows": slice_rows, "rows_source": "slice_size"}],
@@ -188,9 +215,9 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
               "note": "decoded once; replayed from the store" if not slice_decoded else "the slice's one decoding"},
         host_ram_gib=8, disk_gib=slice_rows * g.k * 2048 / GIB))
     lm = [gen for gen, rows in (("dpo", LM_ROWS), ("sft", ("no_dpo",))) if any(r in recipe.rows for r in rows)]
-    costs = [decode_cost(claims=n_eval * len(lm), retrieval=retrieved, **decode)]
+    costs = [decode_cost(claims=n_eval * len(lm), retrieval=False, **decode)]  # retrieval: the retrieve stage
     if "nli_only" in recipe.rows:
-        costs.append(verify_cost(gpu=gpu, claims=n_eval, k=g.k, retrieval=retrieved))
+        costs.append(verify_cost(gpu=gpu, claims=n_eval, k=g.k, retrieval=False))
     pred = Cost(sum(c.gpu_hours for c in costs), " + ".join(f"[{c.formula.split(';')[0]}]" for c in costs),
                 costs[0].inputs | ({"nli_only": costs[1].inputs} if len(costs) > 1 else {}),
                 max(c.peak_gpu_gib for c in costs), costs[0].memory)
@@ -216,20 +243,27 @@ def _calibration_key(recipe: Recipe) -> str:
 
 
 def _total(stages: list[dict[str, Any]], *, hub_gib: float) -> dict[str, Any]:
-    """GPU-hours and disk add up over the stages (plus the hub models); memory is the peak."""
-    return {"gpu_hours": round(sum(s["gpu_hours"] for s in stages), 1),
+    """GPU-hours, host CPU-hours and disk add up over the stages (plus the hub models); memory is the peak."""
+    gpu_hours = round(sum(s["gpu_hours"] for s in stages), 1)
+    return {"gpu_hours": gpu_hours, "cpu_hours": round(sum(s.get("cpu_hours", 0.0) for s in stages), 2),
+            "budget_gpu_hours": GPU_HOURS_BUDGET, "within_budget": gpu_hours <= GPU_HOURS_BUDGET,
             "peak_gpu_gib": max(s["peak_gpu_gib"] for s in stages),
             "host_ram_gib": max(s["host_ram_gib"] for s in stages),
             "disk_gib": round(sum(s["disk_gib"] for s in stages) + hub_gib, 1),
             "fits_gpu": all(s["fits_gpu"] for s in stages)}
 
 
-def plan_paper(recipes: Sequence[Recipe], *, gpu: GpuSpec) -> dict[str, Any]:
-    """The plan of ``paper --recipe R1 --recipe R2 ...`` on ``gpu`` (see the module docs)."""
+def plan_paper(recipes: Sequence[Recipe], *, gpu: GpuSpec, host_threads: int | None = None) -> dict[str, Any]:
+    """The plan of ``paper --recipe R1 --recipe R2 ...`` on ``gpu`` (see the module docs); CPU work
+    (the batched retrieval pass) on ``host_threads`` (default :data:`~.plan_costs.DEFAULT_HOST_THREADS`)."""
     from averitec_tools.baselines._run.gpus import DEFAULT_MFU
     from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
-    from averitec_tools.baselines.r2vc.experiments.plan_costs import TABLE_G1_RUNTIME
+    from averitec_tools.baselines.r2vc.experiments.plan_costs import (
+        DEFAULT_HOST_THREADS,
+        TABLE_G1_RUNTIME,
+    )
 
+    threads = int(host_threads or DEFAULT_HOST_THREADS)
     PaperSet(recipes, work="plan")  # the same refusals as a run (one generator for every recipe)
     r = recipes[0]
     train = _rows(r.train_rows, limit=r.train_limit)
@@ -242,7 +276,8 @@ def plan_paper(recipes: Sequence[Recipe], *, gpu: GpuSpec) -> dict[str, Any]:
     decoded: set[str] = set()
     for recipe in recipes:
         key = _calibration_key(recipe)
-        stages += _recipe_stages(recipe, gpu, slice_decoded=key not in decoded, slice_rows=slice_rows)
+        stages += _recipe_stages(recipe, gpu, slice_decoded=key not in decoded, slice_rows=slice_rows,
+                                  host_threads=threads)
         decoded.add(key)
     hub = sum(2 * _params(m, 0) for m in {r.generator, r.verifier, *(x.dense for x in recipes)} if m) / GIB
     evals = {s["stage"].rsplit(" ", 1)[0]: s["work"] for s in stages if s["stage"].endswith(" predict")}
@@ -252,7 +287,8 @@ def plan_paper(recipes: Sequence[Recipe], *, gpu: GpuSpec) -> dict[str, Any]:
         "plan": "averitec baseline r2vc paper", "recipes": [x.name for x in recipes], "gpu": gpu.to_dict(),
         "assumptions": {"table_g1_runtime": TABLE_G1_RUNTIME, "mfu": DEFAULT_MFU, "dataset_rows": {
             k: {"rows": n, "source": src} for k, (n, src) in DATASET_ROWS.items()},
-            "tokens_per_unit": TOKENS_PER_UNIT, "hnsw_bytes_per_unit": HNSW_BYTES_PER_UNIT,
+            "tokens_per_unit": TOKENS_PER_UNIT, "host_threads": threads,
+            "host_threads_source": "--cpu-threads" if host_threads else "assumed: DEFAULT_HOST_THREADS (plan_costs.py)", "hnsw_bytes_per_unit": HNSW_BYTES_PER_UNIT,
             "note": "estimates from stated throughput assumptions, not measured on a GPU"},
         "generator_trainings": 1, "slice_decodings": len(decoded),
         "decodings_per_claim": max((w["decodings_per_claim"] for w in evals.values()), default=0),
@@ -270,7 +306,8 @@ def format_plan(plan: dict[str, Any]) -> str:
              f"{plan['decodings_per_claim']}, slice decodings {plan['slice_decodings']}", ""]
     for s in plan["stages"]:
         fits = "" if s["fits_gpu"] else f"  DOES NOT FIT {gpu['memory_gib']:g} GiB"
-        lines.append(f"{s['stage']}: {s['gpu_hours']:.2f} GPU-h, peak GPU {s['peak_gpu_gib']:.1f} GiB{fits}, "
+        cpu = f" ({s['cpu_hours']:g} CPU-h on {s['host_threads']} host threads)" if "cpu_hours" in s else ""
+        lines.append(f"{s['stage']}: {s['gpu_hours']:.2f} GPU-h{cpu}, peak GPU {s['peak_gpu_gib']:.1f} GiB{fits}, "
                      f"host RAM {s['host_ram_gib']:.1f} GiB, disk {s['disk_gib']:.1f} GiB")
         for i in s["inputs"]:
             rows = f" ({i['rows']:,} rows, {i.get('rows_source', '')})" if i.get("rows") is not None else ""
@@ -282,7 +319,10 @@ def format_plan(plan: dict[str, Any]) -> str:
             lines.append("  inputs: " + ", ".join(f"{k}={v}" for k, v in s["formula_inputs"].items()))
             lines.append(f"  GPU memory: {s['peak_gpu_memory']}")
     t = plan["total"]
-    lines += ["", f"total: {t['gpu_hours']:.1f} GPU-hours on one {gpu['name']}, peak GPU {t['peak_gpu_gib']:.1f} GiB"
+    budget = "within" if t["within_budget"] else "OVER"
+    lines += ["", f"total: {t['gpu_hours']:.1f} GPU-hours on one {gpu['name']} ({budget} the {t['budget_gpu_hours']:g} "
+              f"GPU-hour budget; {t['cpu_hours']:g} host CPU-hours on "
+              f"{plan['assumptions']['host_threads']} threads inside it), peak GPU {t['peak_gpu_gib']:.1f} GiB"
               + ("" if t["fits_gpu"] else " (a stage does not fit)") + f", host RAM {t['host_ram_gib']:.1f} GiB, "
               f"disk {t['disk_gib']:.1f} GiB (with the hub models)",
               "estimates from stated throughput assumptions (Table G.1 runtime rows, datasheet bandwidth and FLOPs); "
@@ -292,4 +332,4 @@ def format_plan(plan: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATASET_ROWS", "format_plan", "plan_paper"]
+__all__ = ["DATASET_ROWS", "GPU_HOURS_BUDGET", "format_plan", "plan_paper"]

@@ -139,6 +139,35 @@ def verify_cost(*, gpu: GpuSpec, claims: float, k: int, retrieval: bool = True) 
                  "retrieval_s": retrieval_s}, 4.0, "NLI model + dense encoder + workspace")
 
 
+#: Host CPU threads the plans assume for CPU work on the GPU box (``--cpu-threads`` overrides):
+#: one H200's share of a typical 8-GPU node, and the 16 cores of this project's H200 machines.
+DEFAULT_HOST_THREADS = 16
+
+
+def retrieval_cost(*, claims: float, dense_cpu_s_per_query: float, host_threads: int, dense: str) -> Cost:
+    """One batched retrieval pass over ``claims`` before decoding (experiments/pools.py), on the host CPUs.
+
+    Each claim is searched once; the dense index's CPU-seconds per query spread over
+    ``host_threads`` (FAISS parallelises a batch over its OpenMP threads), plus Table G.1's
+    whole retrieval time per claim for BM25 and the query encoding (it includes the paper's
+    HNSW search too, so the sum errs high). The GPU is held, idle, for the pass's wall time:
+    that is its GPU-hours.
+
+    Example:
+        >>> c = retrieval_cost(claims=3600, dense_cpu_s_per_query=1.6, host_threads=16, dense="ivfsq8")
+        >>> round(c.gpu_hours, 4), c.extra["cpu_hours"], c.extra["host_threads"]
+        (0.1316, 1.6, 16)
+    """
+    g1 = TABLE_G1_RUNTIME["retrieval_s_per_claim"]
+    wall_s = claims * (g1 + dense_cpu_s_per_query / host_threads)
+    return Cost(wall_s / 3600, "claims · (retrieval_s + dense_cpu_s / host_threads) / 3600 (wall hours on the box; "
+                "the GPU idles); CPU-hours = claims · dense_cpu_s / 3600",
+                {"claims": round(claims), "retrieval_s": g1, "dense_index": dense,
+                 "dense_cpu_s": round(dense_cpu_s_per_query, 4), "host_threads": host_threads}, 0.0,
+                "none (CPU: FAISS on the host; the query encoder's batches are negligible)",
+                {"cpu_hours": round(claims * dense_cpu_s_per_query / 3600, 2), "host_threads": host_threads})
+
+
 def encode_cost(*, gpu: GpuSpec, units: float, tokens_per_unit: float, params: float,
                 mfu: float = DEFAULT_MFU) -> Cost:
     """Dense-encoding a corpus: 2·N FLOPs per token."""
@@ -149,5 +178,5 @@ def encode_cost(*, gpu: GpuSpec, units: float, tokens_per_unit: float, params: f
                 "bf16 encoder + batch activations (encode_batch_size 1024)")
 
 
-__all__ = ["GIB", "LLAMA_31_8B", "TABLE_G1_RUNTIME", "Cost", "ModelShape", "decode_cost", "encode_cost", "train_cost",
+__all__ = ["DEFAULT_HOST_THREADS", "GIB", "LLAMA_31_8B", "TABLE_G1_RUNTIME", "Cost", "ModelShape", "decode_cost", "encode_cost", "retrieval_cost", "train_cost",
            "verify_cost"]
