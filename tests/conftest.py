@@ -26,12 +26,15 @@ SHARED_FIXTURE_GROUPS = {
     "test_engines.py": "encoded_tiny_corpus",
     "test_engines_ray.py": "encoded_tiny_corpus",
     "test_index_threads.py": "encoded_tiny_corpus",
+    # the CI-sized offline R2VC build (offline_cache) is built once for both files
+    "test_r2vc_pipeline.py": "offline_cache",
+    "test_offline_regression.py": "offline_cache",
 }
 #: Files of a few long tests (training, killed processes, full-dev reference comparisons),
 #: handed out first under ``-n N`` so that no worker is left running one of them alone at
 #: the end (xdist otherwise hands out the files with the most tests first). Order only.
 HEAVY_FIRST = (
-    "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
+    "test_offline_regression.py", "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
     "test_leaderboard_hostile_server.py", "test_leaderboard_reliability.py", "test_profiles_averitec.py",
     "test_r2vc_pipeline.py", "test_averitec_baseline_pipeline.py",
 )
