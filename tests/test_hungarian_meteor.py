@@ -97,3 +97,19 @@ def test_resolve_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_jobs(None, 500, load=0.0) == 4  # capped
     assert resolve_jobs(None, 500, load=5.8) == 2  # two idle cores
     assert resolve_jobs(None, 500, load=9.0) == 1  # busy machine
+
+
+def test_a_process_with_a_jvm_scores_serially_with_the_same_figures(engine: MeteorEngine,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked helper of a process that started a Java VM (pyserini) blocks forever: no pool there."""
+    import sys
+    import types
+
+    from averitec_tools.metrics import hungarian_meteor
+
+    tasks = [HungarianTask((f"the cat {i} sat", "a dog ran"), ("the cat sat on the mat",)) for i in range(40)]
+    expected = score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=1)
+    assert hungarian_meteor._fork_context() is not None
+    monkeypatch.setitem(sys.modules, "jnius", types.ModuleType("jnius"))
+    assert hungarian_meteor._fork_context() is None
+    assert score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=2) == expected

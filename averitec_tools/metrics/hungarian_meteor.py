@@ -129,6 +129,10 @@ def resolve_jobs(jobs: int | None, n_tasks: int, *, load: float | None = None) -
 
 
 def _fork_context() -> Any | None:
+    from averitec_tools.forking import fork_is_safe
+
+    if not fork_is_safe():  # a JVM in this process: forked helpers would hang (forking.py)
+        return None
     try:
         return multiprocessing.get_context("fork")
     except ValueError:  # platforms without fork: run in one process

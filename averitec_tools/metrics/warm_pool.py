@@ -99,7 +99,9 @@ class WarmPool:
             raise ValueError(f"processes must be >= 1, not {processes}")
         self.engine = engine
         self._helpers: list[tuple[int, Connection]] = []
-        if not hasattr(os, "fork") or processes == 1:  # platforms without fork: the caller alone
+        from averitec_tools.forking import fork_is_safe
+
+        if not fork_is_safe() or processes == 1:  # no fork (or a JVM here, forking.py): the caller alone
             return
         from multiprocessing import Pipe
 
