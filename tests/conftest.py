@@ -8,6 +8,8 @@ place that decides.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
@@ -89,6 +91,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super().schedule()
 
     return SharedFixtureScheduling(config, log)
+
+
+def _run_in_fresh_process(nodeid: str) -> None:
+    """Run one test in a new pytest process (one process, no JUnit file) and fail with its output."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", nodeid],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        pytest.fail(f"{nodeid} failed in a fresh process:\n{done.stdout[-4000:]}{done.stderr[-2000:]}", pytrace=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``needs_fork`` run in a fresh process once this one has started a Java VM
+    (the pyserini tests): the scorer forks no helpers there (averitec_tools/forking.py), and what
+    these tests check is the forked helpers. Which worker ran the JVM tests first is up to
+    xdist's schedule, so the decision is taken when the test runs."""
+    for item in items:
+        if item.get_closest_marker("needs_fork") is None or not isinstance(item, pytest.Function):
+            continue
+        in_this_process = item.runtest
+
+        def runtest(item: pytest.Function = item, in_this_process: Any = in_this_process) -> None:
+            from averitec_tools.forking import fork_is_safe
+
+            if fork_is_safe():
+                in_this_process()
+            else:
+                _run_in_fresh_process(item.nodeid)
+
+        item.runtest = runtest  # type: ignore[method-assign]
 
 
 def in_ci() -> bool:

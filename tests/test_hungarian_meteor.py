@@ -74,6 +74,7 @@ def test_undefined_without_references(engine: MeteorEngine) -> None:
         score_tasks([HungarianTask(("a",), ())], engine=engine, jobs=1)
 
 
+@pytest.mark.needs_fork
 def test_parallel_equals_sequential(engine: MeteorEngine) -> None:
     words = ["the", "cat", "sat", "on", "a", "mat", "while", "dogs", "were", "barking", "at", "cars", "and", "people", "ran", "home"]
     tasks = [
@@ -99,6 +100,7 @@ def test_resolve_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_jobs(None, 500, load=9.0) == 1  # busy machine
 
 
+@pytest.mark.needs_fork
 def test_a_process_with_a_jvm_scores_serially_with_the_same_figures(engine: MeteorEngine,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A forked helper of a process that started a Java VM (pyserini) blocks forever: no pool there."""

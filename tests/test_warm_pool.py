@@ -22,6 +22,8 @@ from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.metrics.warm_pool import WarmPool
 
+pytestmark = pytest.mark.needs_fork  # forked helpers: a fresh process where a JVM runs (conftest)
+
 
 def _dev_tasks(shared_data: Path, n: int) -> list[HungarianTask]:
     gold = json.loads((shared_data / "averitec" / "dev.json").read_text(encoding="utf-8"))[:n]
