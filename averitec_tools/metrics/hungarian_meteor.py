@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from averitec_tools.forking import fork_is_safe
 from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.metrics.meteor import MeteorEngine, default_engine
@@ -129,8 +130,6 @@ def resolve_jobs(jobs: int | None, n_tasks: int, *, load: float | None = None) -
 
 
 def _fork_context() -> Any | None:
-    from averitec_tools.forking import fork_is_safe
-
     if not fork_is_safe():  # a JVM in this process: forked helpers would hang (forking.py)
         return None
     try:

@@ -32,6 +32,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from averitec_tools.forking import fork_is_safe
 from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.meteor import MeteorEngine
 
@@ -99,8 +100,6 @@ class WarmPool:
             raise ValueError(f"processes must be >= 1, not {processes}")
         self.engine = engine
         self._helpers: list[tuple[int, Connection]] = []
-        from averitec_tools.forking import fork_is_safe
-
         if not fork_is_safe() or processes == 1:  # no fork (or a JVM here, forking.py): the caller alone
             return
         from multiprocessing import Pipe
