@@ -286,7 +286,9 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     preds = json.loads(out.read_text())
     assert [p["claim_id"] for p in preds] == list(range(20))
     assert all(0.0 <= p["confidence"] <= 1.0 for p in preds)
-    assert all(p["pred_label"] in {"Supported", "Refuted", "Not Enough Evidence"} for p in preds)
+    # Conflicting only where the fitted claim-level rule fired (its label is recorded)
+    assert all(p["pred_label"] in {"Supported", "Refuted", "Not Enough Evidence"}
+               or p["pred_label"] == p["r2vc"]["rule_label"] == "Conflicting Evidence/Cherrypicking" for p in preds)
     # the summary's accuracy is `averitec score`'s on the same file (4-way labels)
     gold = tmp_path / "gold20.json"
     gold.write_text(json.dumps(json.loads((shared_data / "averitec" / "dev.json").read_text())[:20]))
@@ -333,6 +335,9 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     # thresholds and gates were fitted on the held-out training claims and are reported
     fitted = summary["fitted"]
     assert "training claims held out" in fitted["slice"] and fitted["gates"]["n_claims"] >= 20
+    rule = fitted["conflict_rule"]  # offline.conflict_rule: fitted on the slice, off where it cannot help
+    assert rule["n_claims"] >= 20 and rule["macro_f1"] >= rule["macro_f1_without"]
+    assert (rule["rule"] is None) == (rule["n_fired"] == 0)
     assert summary["decision"]["label_space"] == "averitec"
     # exclude_own_evidence: no claim retrieves its own gold answers (same cached verifier; the
     # calibrator is fitted anew, its key includes the corpus choice).

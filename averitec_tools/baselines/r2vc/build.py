@@ -160,11 +160,12 @@ BUILDERS.add("offline-minilm", _build_offline)
 
 
 def ablation_inputs(config: R2VCConfig, *, claims: Sequence[ClaimInput], progress: bool = False
-                    ) -> tuple[Any, R2VCConfig, R2VCConfig, dict[str, Any]]:
-    """What the ablation rows replay with, loading no LM: (calibrator, row config, store config, components).
+                    ) -> tuple[Any, R2VCConfig, R2VCConfig, dict[str, Any], dict[str, Any] | None]:
+    """What the ablation rows replay with, loading no LM: (calibrator, row config, store config, components,
+    fitted values).
 
     A preset that fits its own models (offline) is built (small, cached) for its fitted
-    values and calibrator; the row configuration keeps ``config``'s ablation switches.
+    values, claim-level rules and calibrator; the row configuration keeps ``config``'s ablation switches.
     Otherwise the calibrator is the configured file and the components are named from
     the configuration.
     """
@@ -172,7 +173,7 @@ def ablation_inputs(config: R2VCConfig, *, claims: Sequence[ClaimInput], progres
     cfg.check_components()
     if preset_for(cfg).fits_own_models:
         pipe = build_pipeline(config, claims=claims, progress=progress)
-        return pipe.calibrator, replace(pipe.config, ablation=config.ablation), pipe.config, pipe.components
+        return pipe.calibrator, replace(pipe.config, ablation=config.ablation), pipe.config, pipe.components, pipe.fitted
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
 
     components = {
@@ -180,7 +181,7 @@ def ablation_inputs(config: R2VCConfig, *, claims: Sequence[ClaimInput], progres
         "generator": {"model": cfg.generator.model} if cfg.generator.model else "ablation:nli_only",
         "verifier": {"backend": f"hf:{cfg.verifier.model}"},
     }
-    return load_or_none(cfg.calibration.path), config, cfg, components
+    return load_or_none(cfg.calibration.path), config, cfg, components, None
 
 
 __all__ = ["BUILDERS", "ablation_inputs", "build_pipeline", "model_revision"]

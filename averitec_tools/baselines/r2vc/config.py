@@ -127,6 +127,9 @@ class CalibrationConfig:
     on_abstain: str = "uncertain"
     #: Add label indicators (True / False candidate) to the seven §3.5 features (ours).
     label_features: bool = False
+    #: How i* is chosen: ``pi`` (argmax π, the paper) or ``s_ver`` (the verifier's pick,
+    #: π kept for ranking and the gates; see ``stages/calibration/decision.py``).
+    select_by: str = "pi"
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,12 @@ class OfflineConfig:
     target_coverage: float = 0.5
     #: Folds of the out-of-fold π the gates are fitted on.
     gate_folds: int = 5
+    #: Evidence regimes with their own fitted y_NLI thresholds (split at quantiles of the
+    #: slice pools' decisiveness, ``stages/verification/regimes.py``); 1 = one global set.
+    threshold_regimes: int = 1
+    #: Fit the claim-level Conflicting rule on the slice (``stages/calibration/claim_rules.py``;
+    #: off where no setting beats none there).
+    conflict_rule: bool = False
     cache_dir: str | None = None  #: where verifiers, corpus and indexes are cached (default: user cache)
     seed: int = 13
 
@@ -273,6 +282,7 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("VerifierConfig", "pair_order"): ("evidence-claim", "claim-evidence"),
     ("CalibrationConfig", "fit_on"): ("all", "max_s_ver"),
     ("CalibrationConfig", "on_abstain"): ("uncertain", "candidate"),
+    ("CalibrationConfig", "select_by"): ("pi", "s_ver"),
     ("OfflineConfig", "pair_labels"): ("decisive", "verdict"),
     ("GeneratorConfig", "reasoning"): ("auto", "off", "on", "none"),
     ("GeneratorConfig", "question_writer"): ("template", "lm"),
@@ -325,10 +335,13 @@ OFFLINE_DEPARTURES: tuple[str, ...] = (
     "verifier: all-MiniLM-L6-v2 fine-tuned on AVeriTeC train, max_length 128 (paper: DeBERTa-v3-large NLI)",
     "s_ver: label-aware (paper's formula: verifier.score literal)",
     "y_NLI thresholds T_ent, T_contr, δ fitted on held-out training claims (paper: 0.60, 0.60, 0.10)",
-    "gates τ_cal, τ_ver fitted on held-out training claims (paper: 0.60, 0.55)",
+    "gates τ_cal, τ_ver fitted on held-out training claims for a coverage of at least 0.7 (paper: 0.60, 0.55)",
     "calibrator: 7 features + label indicators, fitted in the 4-way AVeriTeC label space on 400 held-out "
     "training claims (paper: 7 features, 10,000 VitaminC claims)",
-    "abstention emits the chosen candidate's label flagged abstained (paper: Uncertain)",
+    "a claim-level Conflicting rule fitted on held-out training claims: max entailment and max contradiction "
+    "over the pool both above fitted thresholds → Conflicting Evidence/Cherrypicking (paper: no such label)",
+    "abstention emits the chosen candidate's label flagged abstained (paper: Uncertain); the run summary's "
+    "gated_paper figures score it as the paper does",
 )
 
 
@@ -341,11 +354,16 @@ def _offline_minilm() -> R2VCConfig:
         generator=GeneratorConfig(model=None, k=16, subset_size=16),
         verifier=VerifierConfig(model="offline-minilm-cv", batch_size=8, max_length=128, device="cpu"),
         # Departures from Table G.1: OFFLINE_DEPARTURES (thresholds and gates are fitted).
-        calibration=CalibrationConfig(fit_candidates=12, label_features=True, on_abstain="candidate"),
+        # Decision settings chosen by 2-fold cross-validation on the calibration slice (training
+        # claims; docs/r2vc.md "Decision rules"): label indicators, i* = argmax π, one threshold
+        # regime, the Conflicting rule on, gates fitted for a coverage of at least 0.7.
+        calibration=CalibrationConfig(fit_candidates=12, label_features=True, on_abstain="candidate",
+                                      select_by="pi"),
         # No language model offline: this configuration *is* the paper's NLI-only row.
         ablation=AblationConfig(nli_only=True),
         # The honest setting: each claim's own answers and its fact-checking article's are removed.
-        offline=OfflineConfig(enabled=True, exclude_own_evidence=True, pseudo_test_claims=500),
+        offline=OfflineConfig(enabled=True, exclude_own_evidence=True, pseudo_test_claims=500,
+                              threshold_regimes=1, conflict_rule=True, target_coverage=0.7),
     )
 
 

@@ -3,7 +3,8 @@
 The R2VC paper scores an abstention (its ``Uncertain``) as the third class, so its
 figures are **gated**: here an abstained record counts as Not Enough Evidence (AVeriTeC;
 FEVER: NOT ENOUGH INFO), its mapping of Uncertain. The **ungated** figures score the
-chosen candidate's label (``r2vc.candidate_label``) whether or not the gates accepted it.
+chosen candidate's label (``r2vc.candidate_label``) whether or not the gates accepted it,
+or the claim-level rule's label (``r2vc.rule_label``: Conflicting) where it fired.
 Both report accuracy, macro-F1 over the label space's labels (AVeriTeC: all four, so a
 Conflicting claim is never right) and per-label F1.
 
@@ -47,7 +48,10 @@ def _label_figures(gold: Sequence[str], predicted: Sequence[str], labels: Sequen
 def _ungated(rec: dict[str, Any], space: str) -> str:
     from averitec_tools.labels import map_label
 
-    cand = rec.get("r2vc", {}).get("candidate_label")
+    diag = rec.get("r2vc", {})
+    if diag.get("rule_label") is not None and space == "averitec":
+        return str(diag["rule_label"])  # the claim-level rule (Conflicting) replaces the candidate's label
+    cand = diag.get("candidate_label")
     if cand is None:
         return str(rec.get("pred_label", rec.get("predicted_label")))
     return map_label(str(cand), source="r2vc", target=space)

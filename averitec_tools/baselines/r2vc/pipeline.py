@@ -59,8 +59,10 @@ from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     candidate_features,
     monotone_confidence,
 )
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import CONFLICTING, ConflictRule
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
 from averitec_tools.baselines.r2vc.stages.questions import FallbackQuestionWriter, QuestionWriter
+from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds
 from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate, Verifier
 from averitec_tools.baselines.r2vc.types import GenerationResult, Generator, Passage, Retriever
 from averitec_tools.errors import UserError
@@ -162,6 +164,10 @@ class R2VCPipeline:
         self.fitted: dict[str, Any] | None = None
         #: What the leak guard removed (offline configuration), for the run summary.
         self.leak_guard: dict[str, Any] | None = None
+        #: y_NLI thresholds per evidence regime (fitted offline; None: ``config.verifier``'s).
+        self.regime_thresholds: RegimeThresholds | None = None
+        #: The claim-level Conflicting rule (fitted offline; AVeriTeC claims only).
+        self.conflict_rule: ConflictRule | None = None
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -188,7 +194,8 @@ class R2VCPipeline:
         if not evidence:
             return [], []
         t0 = time.perf_counter()
-        result = self.generator.generate(
+        generator, verifier = self._stages_for(claim.claim, evidence)
+        result = generator.generate(
             claim.claim, evidence, k=k or self.config.generator.k,
             seed=claim_seed(self.config.generator.seed, claim.claim_id),
         )
@@ -196,7 +203,7 @@ class R2VCPipeline:
         # The whole pool in one batch, in pool order: the same NLI floats whether or not
         # the candidates are stored, and every passage an NLI-only replay may need.
         self.verifier.nli.probs(claim.claim, [p.text for p in evidence])
-        verified = self.verifier.verify(claim=claim.claim, candidates=result.candidates)
+        verified = verifier.verify(claim=claim.claim, candidates=result.candidates)
         t2 = time.perf_counter()
         timings["generate"] = timings.get("generate", 0.0) + t1 - t0
         timings["verify"] = timings.get("verify", 0.0) + t2 - t1
@@ -243,10 +250,11 @@ class R2VCPipeline:
             return [], [], 0
         t0 = time.perf_counter()
         self.verifier.nli.prefill(claim.claim, [p.text for p in evidence], stored.probs)
-        if isinstance(self.generator, NLIFallbackGenerator):
+        generator, verifier = self._stages_for(claim.claim, evidence)
+        if isinstance(generator, NLIFallbackGenerator):
             # Re-derived with this configuration's thresholds (the store keeps the probabilities).
-            cands = list(self.generator.generate(claim.claim, evidence, k=k,
-                                                 seed=claim_seed(self.config.generator.seed, claim.claim_id)).candidates)
+            cands = list(generator.generate(claim.claim, evidence, k=k,
+                                            seed=claim_seed(self.config.generator.seed, claim.claim_id)).candidates)
             n_malformed = 0
         else:
             if len(stored.candidates) < k:
@@ -255,10 +263,47 @@ class R2VCPipeline:
             cands = list(stored.candidates[:k])
             n_malformed = sum(stored.malformed[:k])
         t1 = time.perf_counter()
-        verified = self.verifier.verify(claim=claim.claim, candidates=cands)
+        verified = verifier.verify(claim=claim.claim, candidates=cands)
         timings["generate"] = timings.get("generate", 0.0) + t1 - t0
         timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t1
         return evidence, verified, n_malformed
+
+    def install_rules(self, fitted: dict[str, Any] | None) -> R2VCPipeline:
+        """Set the claim-level rules (regime thresholds, Conflicting rule) of a run summary's ``fitted`` block.
+
+        Example:
+            >>> pipe = R2VCPipeline.__new__(R2VCPipeline)
+            >>> pipe.install_rules({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.7}}}).conflict_rule
+            ConflictRule(t_ent=0.8, t_contr=0.7)
+        """
+        fitted = fitted or {}
+        regimes, conflict = fitted.get("regime_thresholds"), (fitted.get("conflict_rule") or {}).get("rule")
+        self.regime_thresholds = RegimeThresholds.from_dict(regimes) if regimes else None
+        self.conflict_rule = ConflictRule.from_dict(conflict) if conflict else None
+        return self
+
+    def _stages_for(self, claim: str, evidence: Sequence[Passage]) -> tuple[Any, Verifier]:
+        """The generator and verifier with the thresholds of the pool's evidence regime.
+
+        Without :attr:`regime_thresholds` these are the pipeline's own; with them, copies
+        carrying the regime's (T_ent, T_contr, δ) (an LM generator has none to change).
+        """
+        regimes = self.regime_thresholds
+        if regimes is None or not evidence:
+            return self.generator, self.verifier
+        t_ent, t_contr, delta = regimes.for_probs(self.verifier.nli.probs(claim, [p.text for p in evidence]))
+        with_thresholds = getattr(self.generator, "with_thresholds", None)
+        generator = self.generator if with_thresholds is None else with_thresholds(t_ent=t_ent, t_contr=t_contr,
+                                                                                   delta=delta)
+        return generator, self.verifier.with_thresholds(t_ent=t_ent, t_contr=t_contr, delta=delta)
+
+    def claim_rule_label(self, claim: ClaimInput, evidence: Sequence[Passage]) -> str | None:
+        """The claim-level rule's AVeriTeC label (Conflicting), or None where it does not fire."""
+        rule = self.conflict_rule
+        if rule is None or claim.kind != "averitec" or not evidence:
+            return None
+        probs = self.verifier.nli.probs(claim.claim, [p.text for p in evidence])
+        return CONFLICTING if rule.applies(probs) else None
 
     def confidences(self, claim: str, verified: Sequence[VerifiedCandidate]) -> np.ndarray:
         """π_i: the calibrator's probabilities, or s_ver clipped to [0, 1] without one."""
@@ -287,6 +332,7 @@ class R2VCPipeline:
             verifier_selection=not self.config.ablation.no_verifier_selection,
             abstain=cal_cfg.abstain,
             on_abstain=cal_cfg.on_abstain,
+            select_by=cal_cfg.select_by,
         )
         timings["calibrate"] = time.perf_counter() - t0
         cited: tuple[Passage, ...] = ()
@@ -319,6 +365,7 @@ class R2VCPipeline:
             n_malformed=n_malformed,
             timings=timings,
             candidate_label=None if decision.index is None else verified[decision.index].candidate.label,
+            rule_label=self.claim_rule_label(claim, evidence) if verified else None,
             fallbacks=dict(fallbacks),
         )
 

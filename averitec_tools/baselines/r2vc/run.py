@@ -198,7 +198,8 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
     check_output_dir(spec.out, option="--out", inputs=[claims_path, spec.config_file, spec.candidates],
                      files=[f"{r}{suffix}" for r in rows] + ["ablations.json"])
     preset_for(config).check_corpus(config, spec.corpus)
-    calibrator, row_config, store_config, components = ablation_inputs(config, claims=claims, progress=spec.progress)
+    calibrator, row_config, store_config, components, fitted = ablation_inputs(config, claims=claims,
+                                                                               progress=spec.progress)
     _name_evidence(components, spec.evidence)  # as `r2vc --evidence given` named it when it wrote the store
     settings, described = preset_for(store_config).store_settings(store_config, components)
     store = open_store(spec.candidates, config=store_config, components=components, settings=settings,
@@ -206,7 +207,7 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
     with atomic_directory(spec.out) as tmp:
         result = run_ablations(config=row_config, store=store, claims=claims, calibrator=calibrator,
                                components=components, out_dir=tmp, output_format=fmt, rows=rows,
-                               progress=spec.progress)
+                               progress=spec.progress, fitted=fitted)
         for row in result["rows"].values():
             row["out"] = str(spec.out) + "/" + row["out"].rsplit("/", 1)[1]
         result["out"] = str(spec.out)

@@ -133,6 +133,7 @@ def run_ablations(
     output_format: str,
     rows: Sequence[str] = tuple(ABLATION_ROWS.names()),
     progress: bool = False,
+    fitted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Compute ``rows`` from the stored candidates; write ``<out_dir>/<row>.json[l]`` for each.
 
@@ -147,6 +148,8 @@ def run_ablations(
         output_format: ``averitec2024`` or ``ternary``.
         rows: Row names (:data:`ABLATION_ROWS`).
         progress: Progress bars.
+        fitted: The configuration's fitted values (offline): every row keeps its claim-level
+            rules (regime thresholds, Conflicting rule), as it keeps the fitted thresholds.
 
     Returns:
         ``{"rows": {row: {"description", "out", "decision", **row_metrics, "gated_paper", "ungated",
@@ -160,7 +163,7 @@ def run_ablations(
     for name in rows:
         row = ABLATION_ROWS.get(name)
         cfg = row.apply(config).effective()
-        pipe = replay_pipeline(cfg, store=store, calibrator=calibrator, components=components)
+        pipe = replay_pipeline(cfg, store=store, calibrator=calibrator, components=components).install_rules(fitted)
         path = out / f"{name}{suffix}"
         summary = pipe.run(claims, out=path, output_format=output_format, progress=progress)
         records = _read(path, output_format)

@@ -76,6 +76,9 @@ class ClaimPrediction:
     candidate_label: str | None = None
     #: Per-claim fallback counts (kinds: ``pipeline.FALLBACK_KINDS``).
     fallbacks: dict[str, int] = field(default_factory=dict)
+    #: A claim-level rule's AVeriTeC label (the Conflicting rule), replacing the candidate's
+    #: label in ``pred_label`` unless the claim abstained as Uncertain.
+    rule_label: str | None = None
 
 
 _DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
@@ -135,10 +138,23 @@ def _diagnostics(pred: ClaimPrediction) -> dict[str, Any]:
         "abstained": pred.abstained,
         "reason": pred.reason,
         "s_ver": pred.s_ver,
+        "rule_label": pred.rule_label,
         "n_candidates": pred.n_candidates,
         "n_malformed": pred.n_malformed,
         "evidence": "top_retrieved" if pred.fallbacks.get("uncited_top_evidence") else "cited",
     }
+
+
+def averitec_label(pred: ClaimPrediction) -> str:
+    """``pred_label``: the R2VC label in the 4-way space, or the claim rule's label (Conflicting).
+
+    A claim that abstained *as Uncertain* (``on_abstain: uncertain``) stays Not Enough
+    Evidence: the gates decide before the rule.
+    """
+    label = map_label(pred.label, source="r2vc", target="averitec")
+    if pred.rule_label is None or (pred.abstained and pred.label == "Uncertain"):
+        return label
+    return pred.rule_label
 
 
 def to_averitec2024(pred: ClaimPrediction) -> dict[str, Any]:
@@ -146,7 +162,7 @@ def to_averitec2024(pred: ClaimPrediction) -> dict[str, Any]:
     return {
         "claim_id": pred.claim.claim_id,
         "claim": pred.claim.claim,
-        "pred_label": map_label(pred.label, source="r2vc", target="averitec"),
+        "pred_label": averitec_label(pred),
         "evidence": [
             {"question": q, "answer": p.text, "url": p.url}
             # FEVER/VitaminC claims get no written question (counted as questions_not_written)

@@ -56,6 +56,12 @@ def data_dir() -> Path:
     )
 
 
+#: Offline settings read only after decoding (what is fitted on the slice, and how): a stored
+#: decoding does not depend on them, so they stay out of the store key.
+DECISION_ONLY: tuple[str, ...] = ("fit_thresholds", "target_coverage", "gate_folds", "threshold_regimes",
+                                  "conflict_rule")
+
+
 def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
                            ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What enters the offline configuration's candidate-store key beyond the model settings:
@@ -63,7 +69,7 @@ def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
     the training hash)."""
     from dataclasses import asdict
 
-    return {k: v for k, v in asdict(cfg.offline).items() if k != "cache_dir"}, components
+    return {k: v for k, v in asdict(cfg.offline).items() if k not in ("cache_dir", *DECISION_ONLY)}, components
 
 
 def default_claims_path() -> Path:

@@ -164,19 +164,30 @@ def fit_gates(
                        n_claims=n)
 
 
+@dataclass(frozen=True)
+class OutOfFoldChoice:
+    """Each slice claim's chosen candidate with π from calibrators not fitted on it."""
+
+    pi: np.ndarray
+    s_ver: np.ndarray
+    correct: np.ndarray
+    labels: list[str]
+
+
 def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0, fit_on: str = "all",
-                       max_iter: int = 2000, label_features: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """π, s_ver and correctness of each claim's chosen candidate, with π from calibrators not fitted on it.
+                       max_iter: int = 2000, label_features: bool = False, select_by: str = "pi") -> OutOfFoldChoice:
+    """π, s_ver, correctness and label of each claim's chosen candidate, π from calibrators not fitted on it.
 
     The claims are split into ``folds`` seeded folds; each fold's π comes from a
     calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`
-    without its own held-out split).
+    without its own held-out split); i* is chosen as the run chooses it (``select_by``).
     """
+    from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
     from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     n = len(examples)
     fold = np.random.default_rng(seed).permutation(n) % max(min(folds, n), 1)
-    pi, sv, ok = np.zeros(n), np.zeros(n), np.zeros(n, dtype=int)
+    pi, sv, ok, labels = np.zeros(n), np.zeros(n), np.zeros(n, dtype=int), [""] * n
     for f in np.unique(fold):
         fit = [e for e, g in zip(examples, fold, strict=True) if g != f]
         cal = fit_from_examples(fit or list(examples), max_iter=max_iter, fit_on=fit_on, heldout_fraction=0.0,
@@ -184,9 +195,9 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
         for i in np.flatnonzero(fold == f):
             e = examples[int(i)]
             p = cal.predict(e.features_for(cal))
-            best = int(np.argmax(p))
-            pi[i], sv[i], ok[i] = p[best], e.s_ver[best], int(e.labels[best] == e.gold)
-    return pi, sv, ok
+            best = choose_index(p, e.s_ver, select_by=select_by)
+            pi[i], sv[i], ok[i], labels[i] = p[best], e.s_ver[best], int(e.labels[best] == e.gold), e.labels[best]
+    return OutOfFoldChoice(pi=pi, s_ver=sv, correct=ok, labels=labels)
 
 
 def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
@@ -226,8 +237,8 @@ def _nli_pipeline(cfg: Any, *, nli: Any, retriever: Any) -> Any:
                         calibrator=None, config=cfg)
 
 
-def _slice_thresholds(cfg: Any, *, claims: Sequence[Any], store: Any) -> FittedThresholds:
-    """The y_NLI thresholds fitted on the slice's stored NLI probabilities and evidence subsets."""
+def _slice_inputs(cfg: Any, *, claims: Sequence[Any], store: Any) -> dict[str, Any]:
+    """The slice's stored NLI probabilities, each claim's evidence subsets and gold labels."""
     from averitec_tools.baselines.r2vc.io.claims import scored_gold
     from averitec_tools.baselines.r2vc.pipeline import claim_seed
     from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
@@ -235,13 +246,36 @@ def _slice_thresholds(cfg: Any, *, claims: Sequence[Any], store: Any) -> FittedT
     stored = [s for s in map(store.get, claims) if s is not None]
     assert len(stored) == len(claims)  # every slice claim was decoded before
     g = cfg.generator
-    return fit_nli_thresholds(
-        probs=[s.probs for s in stored],
-        subsets=[sample_evidence_subsets(n_passages=len(s.pool), k=g.k, seed=claim_seed(g.seed, c.claim_id),
-                                         subset_size=g.subset_size) if s.pool else []
-                 for c, s in zip(claims, stored, strict=True)],
-        gold=[str(scored_gold(c)) for c in claims],
-    )
+    return {
+        "probs": [np.asarray(s.probs).reshape(-1, 3) for s in stored],
+        "subsets": [sample_evidence_subsets(n_passages=len(s.pool), k=g.k, seed=claim_seed(g.seed, c.claim_id),
+                                            subset_size=g.subset_size) if s.pool else []
+                    for c, s in zip(claims, stored, strict=True)],
+        "gold": [str(scored_gold(c)) for c in claims],
+    }
+
+
+def _fit_decision_rules(cfg: Any, *, claims: Sequence[Any], store: Any) -> tuple[Any, dict[str, Any]]:
+    """Global y_NLI thresholds, then (``offline.threshold_regimes`` > 1) one set per evidence regime."""
+    from averitec_tools.baselines.r2vc.offline.rules import fit_regime_thresholds
+
+    inputs = _slice_inputs(cfg, claims=claims, store=store)
+    thresholds = fit_nli_thresholds(**inputs)
+    cfg = apply_fitted(cfg, {"nli_thresholds": asdict(thresholds)})
+    fitted: dict[str, Any] = {"nli_thresholds": thresholds}
+    if cfg.offline.threshold_regimes > 1:
+        fitted["regime_thresholds"] = fit_regime_thresholds(**inputs, n_regimes=cfg.offline.threshold_regimes,
+                                                            global_fit=thresholds)
+    return cfg, fitted
+
+
+def _fit_conflict(*, claims: Sequence[Any], store: Any, examples: Sequence[Any], labels: Sequence[str]) -> Any:
+    """The Conflicting rule on the slice claims' out-of-fold chosen labels (claims without candidates skipped)."""
+    from averitec_tools.baselines.r2vc.offline.rules import fit_conflict_rule
+
+    probs = {c.claim: np.asarray(store.get(c).probs).reshape(-1, 3) for c in claims}
+    return fit_conflict_rule(probs=[probs[e.claim] for e in examples], labels=list(labels),
+                             gold=[e.gold for e in examples])
 
 
 def fit_on_slice(
@@ -289,39 +323,50 @@ def fit_on_slice(
                                        described=described)
     for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
         probe.decode(claim)
-    thresholds = gates = None
+    parts: dict[str, Any] = {}
     if off.fit_thresholds:
-        thresholds = _slice_thresholds(cfg, claims=claims, store=probe.candidate_store)
-        cfg = apply_fitted(cfg, {"nli_thresholds": asdict(thresholds)})
+        cfg, parts = _fit_decision_rules(cfg, claims=claims, store=probe.candidate_store)
     fitter = _nli_pipeline(cfg, nli=nli, retriever=retriever)
     fitter.candidate_store = probe.candidate_store
+    if "regime_thresholds" in parts:
+        fitter.regime_thresholds = parts["regime_thresholds"].thresholds
     examples = calibration_examples(fitter, claims=claims, where=where)
     c = cfg.calibration
     cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=c.heldout_fraction,
                             seed=cfg.generator.seed, label_features=c.label_features)
     if off.fit_thresholds:
-        pi, sv, ok = out_of_fold_choice(examples, folds=off.gate_folds, seed=cfg.generator.seed, fit_on=c.fit_on,
-                                        max_iter=c.max_iter, label_features=c.label_features)
-        gates = fit_gates(pi=pi, s_ver=sv, correct=ok, target_coverage=off.target_coverage)
-    fitted = fitted_summary(thresholds=thresholds, gates=gates, slice_desc=slice_desc) if off.fit_thresholds else None
+        oof = out_of_fold_choice(examples, folds=off.gate_folds, seed=cfg.generator.seed, fit_on=c.fit_on,
+                                 max_iter=c.max_iter, label_features=c.label_features, select_by=c.select_by)
+        parts["gates"] = fit_gates(pi=oof.pi, s_ver=oof.s_ver, correct=oof.correct,
+                                   target_coverage=off.target_coverage)
+        if off.conflict_rule:
+            parts["conflict_rule"] = _fit_conflict(claims=claims, store=probe.candidate_store, examples=examples,
+                                                   labels=oof.labels)
+    fitted = fitted_summary(**parts, slice_desc=slice_desc) if off.fit_thresholds else None
     if fitted is not None:
         cal.fit_info["fitted"] = fitted
     cal.save(cal_path)
     return Calibrator.load(cal_path), fitted
 
 
-def fitted_summary(*, thresholds: FittedThresholds | None, gates: FittedGates | None, slice_desc: str) -> dict[str, Any]:
+def fitted_summary(*, slice_desc: str, nli_thresholds: FittedThresholds | None = None,
+                   gates: FittedGates | None = None, regime_thresholds: Any = None,
+                   conflict_rule: Any = None) -> dict[str, Any]:
     """The ``fitted`` block of a run summary: values, targets and the slice they came from."""
     out: dict[str, Any] = {"slice": slice_desc}
-    if thresholds is not None:
-        out["nli_thresholds"] = asdict(thresholds) | {
+    if nli_thresholds is not None:
+        out["nli_thresholds"] = asdict(nli_thresholds) | {
             "target": "maximise the 4-way macro-F1 of the slice's candidates (y_NLI over each evidence subset)",
             "paper": {"t_ent": 0.60, "t_contr": 0.60, "delta": 0.10}}
+    if regime_thresholds is not None:
+        out["regime_thresholds"] = regime_thresholds.summary()
     if gates is not None:
         out["gates"] = asdict(gates) | {
             "target": f"maximise covered accuracy with coverage ≥ {gates.target_coverage} "
             "(out-of-fold π of the slice's chosen candidates)",
             "paper": {"tau_cal": 0.60, "tau_ver": 0.55}}
+    if conflict_rule is not None:
+        out["conflict_rule"] = conflict_rule.summary()
     return out
 
 
@@ -335,5 +380,6 @@ __all__ = [
     "fit_gates",
     "fit_nli_thresholds",
     "fitted_summary",
+    "OutOfFoldChoice",
     "out_of_fold_choice",
 ]

@@ -269,11 +269,12 @@ def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
 
 def _fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str, off: Any) -> str:
     """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
-    return json_digest("slc-v4", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+    return json_digest("slc-v5", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
                        asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
                        asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
                                                       "abstain": None, "on_abstain": None},
-                       [off.fit_thresholds, off.target_coverage, off.gate_folds])
+                       [off.fit_thresholds, off.target_coverage, off.gate_folds, off.threshold_regimes,
+                        off.conflict_rule])
 
 
 def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = (), progress: bool = True,
@@ -337,6 +338,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
                         verifier=verifier_from_config(backend=nli, config=run_cfg.verifier),
                         calibrator=calibrator, config=run_cfg)
     pipe.fitted = fitted
+    pipe.install_rules(fitted)
     pipe.leak_guard = data.leak_guard
     build_seconds["calibrator"] = time.perf_counter() - t0
     pipe.build_seconds = build_seconds

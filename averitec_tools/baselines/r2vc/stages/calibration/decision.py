@@ -28,6 +28,11 @@ from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedC
 UNCERTAIN = "Uncertain"
 #: ``calibration.on_abstain`` values (see the module docs).
 ON_ABSTAIN: tuple[str, ...] = ("uncertain", "candidate")
+#: ``calibration.select_by`` values: how i* is chosen among a claim's candidates.
+#: ``pi`` — argmax π (the paper); ``s_ver`` — argmax s_ver, ties by π: the verifier
+#: picks the candidate and π only ranks and gates the claim, so a calibrator that
+#: learned the label prior (label indicators) cannot override the verifier's choice.
+SELECT_BY: tuple[str, ...] = ("pi", "s_ver")
 #: Rationale returned on abstention (Algorithm C.1, line 16).
 ABSTAIN_RATIONALE = "Insufficient / conflicting evidence."
 
@@ -58,6 +63,22 @@ class Decision:
     reason: str
 
 
+def choose_index(pi: np.ndarray, s_ver: np.ndarray, *, select_by: str = "pi") -> int:
+    """i*: argmax π (``pi``), or argmax s_ver with ties to the larger π (``s_ver``); ties then go first.
+
+    Example:
+        >>> choose_index(np.array([0.2, 0.7]), np.array([0.5, 0.5]), select_by="s_ver")
+        1
+        >>> choose_index(np.array([0.7, 0.7]), np.array([0.1, 0.9]))
+        0
+    """
+    pi = np.asarray(pi, dtype=np.float64)
+    if select_by == "pi":
+        return int(np.argmax(pi))
+    s_ver = np.asarray(s_ver, dtype=np.float64)
+    return int(np.lexsort((np.arange(len(pi)), -pi, -s_ver))[0])
+
+
 def decide(
     *,
     verified: Sequence[VerifiedCandidate],
@@ -67,6 +88,7 @@ def decide(
     verifier_selection: bool = True,
     abstain: bool = True,
     on_abstain: str = "uncertain",
+    select_by: str = "pi",
 ) -> Decision:
     """Pick i* and apply the abstention gates.
 
@@ -79,6 +101,7 @@ def decide(
         abstain: False to return ŷ_{i*} unconditionally.
         on_abstain: What an abstention emits: ``uncertain`` (the paper) or
             ``candidate`` (i*'s label, flagged abstained).
+        select_by: How i* is chosen (:data:`SELECT_BY`): ``pi`` (the paper) or ``s_ver``.
 
     Example:
         >>> from averitec_tools.baselines.r2vc.types import Candidate, VerifierScores
@@ -93,6 +116,8 @@ def decide(
         >>> d = decide(verified=[vc("True", 0.5)], confidences=[0.8], on_abstain="candidate")
         >>> d.label, d.abstained
         ('True', True)
+        >>> decide(verified=[vc("True", 0.7), vc("False", 0.9)], confidences=[0.8, 0.65], select_by="s_ver").index
+        1
     """
     if len(verified) != len(confidences):
         raise ValueError("one confidence per candidate is required")
@@ -100,8 +125,11 @@ def decide(
         raise ValueError(f"on_abstain must be one of {ON_ABSTAIN}, got {on_abstain!r}")
     if not verified:
         return Decision(UNCERTAIN, ABSTAIN_RATIONALE, None, 0.0, None, True, "no_candidates")
+    if select_by not in SELECT_BY:
+        raise ValueError(f"select_by must be one of {SELECT_BY}, got {select_by!r}")
     pi = np.asarray(confidences, dtype=np.float64)
-    best = 0 if not verifier_selection else int(np.argmax(pi))
+    best = 0 if not verifier_selection else choose_index(pi, np.array([v.scores.s_ver for v in verified]),
+                                                          select_by=select_by)
     chosen = verified[best]
     s_ver = float(chosen.scores.s_ver)
     reasons = []
@@ -118,4 +146,4 @@ def decide(
                     False, "accepted")
 
 
-__all__ = ["ABSTAIN_RATIONALE", "ON_ABSTAIN", "UNCERTAIN", "Decision", "decide"]
+__all__ = ["ABSTAIN_RATIONALE", "ON_ABSTAIN", "SELECT_BY", "UNCERTAIN", "Decision", "choose_index", "decide"]

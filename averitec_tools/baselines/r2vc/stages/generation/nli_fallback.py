@@ -83,6 +83,11 @@ class NLIFallbackGenerator:
         self.t_contr = t_contr
         self.delta = delta
 
+    def with_thresholds(self, *, t_ent: float, t_contr: float, delta: float) -> NLIFallbackGenerator:
+        """This generator (same NLI cache) with other y_NLI thresholds (per evidence regime)."""
+        return NLIFallbackGenerator(nli=self.nli, subset_size=self.subset_size, max_citations=self.max_citations,
+                                    t_ent=t_ent, t_contr=t_contr, delta=delta)
+
     def generate(
         self, claim: str, evidence: Sequence[Passage], *, k: int, seed: int
     ) -> GenerationResult:

@@ -253,6 +253,13 @@ class Verifier:
         """The s_ver reading: ``label-aware`` or ``literal``."""
         return self.config.score
 
+    def with_thresholds(self, *, t_ent: float, t_contr: float, delta: float) -> Verifier:
+        """This verifier (same NLI cache and weights) with other y_NLI thresholds."""
+        from dataclasses import replace
+
+        return Verifier(backend=self.nli, config=replace(self.config, t_ent=t_ent, t_contr=t_contr, delta=delta),
+                        weights=self.weights)
+
     def passage_probs(self, *, claim: str, passages: Sequence[Passage]) -> np.ndarray:
         """NLI probabilities of ``claim`` against each passage (cached)."""
         return self.nli.probs(claim, [p.text for p in passages])
