@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines.r2vc.calibration_fit import calibration_examples
 from averitec_tools.baselines.r2vc.config import R2VCConfig, resolve_config
 from averitec_tools.baselines.r2vc.io.candidates import open_store
 from averitec_tools.baselines.r2vc.io.claims import read_claims
@@ -41,7 +42,6 @@ from averitec_tools.baselines.r2vc.offline.data import (
 from averitec_tools.baselines.r2vc.offline.preset import build_offline_data, build_offline_pipeline
 from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule, macro_f1
 from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector
-from averitec_tools.baselines.r2vc.pipeline import calibration_examples
 from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import pool_extremes
 from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
 from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
 from averitec_tools.baselines.r2vc.config import R2VCConfig, config_from_mapping
 from averitec_tools.baselines.r2vc.io.claims import read_claims
-from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, fit_calibrator, sidecar_path
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, sidecar_path
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.questions import fallback_question

@@ -94,7 +94,8 @@ def test_regimes_split_at_decisiveness_quantiles_and_fit_each() -> None:
     subsets = [[(0,)]] * len(probs)
     gold = [S, R] * 3 + [S, N] * 3
     glob = fit_nli_thresholds(probs=probs, subsets=subsets, gold=gold)
-    fit = fit_regime_thresholds(probs=probs, subsets=subsets, gold=gold, n_regimes=2, global_fit=glob, min_claims=2)
+    fit = fit_regime_thresholds(probs=probs, subsets=subsets, gold=gold, n_regimes=2, global_fit=glob, min_claims=2,
+                                fit=fit_nli_thresholds)
     rt = fit.thresholds
     assert rt.edges == (pytest.approx(0.5),)  # median of six 0.4s, three 0.6s and three 0.95s
     assert [rt.regime(p) for p in (weak_s, weak_r, strong_n, strong_s)] == [0, 0, 1, 1]
@@ -102,7 +103,8 @@ def test_regimes_split_at_decisiveness_quantiles_and_fit_each() -> None:
     # first grid points reaching each regime's best: weak (0.1, 0.1, 0.0); strong T_ent 0.6 (0.58 < 0.6 ≤ 0.93)
     assert rt.thresholds == ((0.1, 0.1, 0.0), (0.6, 0.1, 0.0))
     # a regime below min_claims keeps the global thresholds
-    few = fit_regime_thresholds(probs=probs, subsets=subsets, gold=gold, n_regimes=2, global_fit=glob, min_claims=7)
+    few = fit_regime_thresholds(probs=probs, subsets=subsets, gold=gold, n_regimes=2, global_fit=glob, min_claims=7,
+                                fit=fit_nli_thresholds)
     assert few.thresholds.thresholds == ((glob.t_ent, glob.t_contr, glob.delta),) * 2
     assert all(r["global"] for r in few.per_regime)
     with pytest.raises(ValueError, match="one threshold triple"):

@@ -45,10 +45,12 @@ from averitec_tools.baselines.r2vc.io.formats import (
     OUTPUT_FORMATS,
     VERDICT_FIELDS,
     ClaimPrediction,
+    write_predictions,
 )
 from averitec_tools.baselines.r2vc.reporting import (
     FALLBACK_KINDS,
     RunSummary,
+    RunTotals,
     decision_metrics,
     describe_components,
     gate_warning,
@@ -66,7 +68,6 @@ from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThre
 from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate, Verifier
 from averitec_tools.baselines.r2vc.types import GenerationResult, Generator, Passage, Retriever
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
 
@@ -406,7 +407,7 @@ class R2VCPipeline:
         if output_format not in OUTPUT_FORMATS:
             raise UserError(f"unknown output format {output_format!r} (use one of: {', '.join(OUTPUT_FORMATS)})")
         start = time.perf_counter()
-        totals = _Totals()
+        totals = RunTotals(stages=STAGES)
 
         def count(n: int, pred: ClaimPrediction) -> None:
             totals.add(pred)
@@ -418,8 +419,8 @@ class R2VCPipeline:
             claims=claims, claim_id=lambda c: c.claim_id, kind="r2vc", config=self.config.fingerprint(),
             output_format=output_format, out=out, resume=resume, overwrite=overwrite, progress=progress,
             desc=f"R2VC {self.config.name}", predict_many=predict_many or (lambda todo: map(self.predict, todo)),
-            encode=OUTPUT_FORMATS.get(output_format).format, write_output=lambda records: write_records(records, out=out,
-                                                                                        output_format=output_format),
+            encode=OUTPUT_FORMATS.get(output_format).format,
+            write_output=lambda records: write_predictions(records, out=out, output_format=output_format),
             on_result=count)
         labels = Counter(r.get("pred_label", r.get("predicted_label")) for r in done.records)
         return RunSummary(
@@ -443,97 +444,6 @@ class R2VCPipeline:
         )
 
 
-class _Totals:
-    """Per-stage seconds and counts over the claims predicted in this run."""
-
-    def __init__(self) -> None:
-        self.stage_seconds = dict.fromkeys(STAGES, 0.0)
-        self.n_abstained = self.n_malformed = self.n_candidates = 0
-        self.fallbacks: Counter[str] = Counter()
-
-    def add(self, pred: ClaimPrediction) -> None:
-        for stage, sec in pred.timings.items():
-            self.stage_seconds[stage] += sec
-        self.n_abstained += pred.abstained
-        self.n_malformed += pred.n_malformed
-        self.n_candidates += pred.n_candidates
-        self.fallbacks.update(pred.fallbacks)
-
-
-def write_records(records: Sequence[dict[str, Any]], *, out: str | os.PathLike[str], output_format: str) -> None:
-    """Write the final prediction file atomically: a JSON array (``averitec2024``) or JSON lines."""
-    with atomic_writer(out) as fh:
-        if output_format == "averitec2024":
-            json.dump(list(records), fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-        else:
-            for r in records:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-
-
-def calibration_examples(
-    pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
-) -> list[Any]:
-    """Simulate inference on labelled ``claims`` (§3.5): the calibrator's training examples.
-
-    The first ``calibration.fit_size`` claims are used. A candidate's target is whether
-    its label, written in the claims' own label space (AVeriTeC's four labels, FEVER's
-    three), equals the gold label there — what ``averitec score`` counts. Each claim gets
-    ``min(calibration.fit_candidates, generator.k)`` candidates (12 in the paper; with a
-    candidate store, the first ones of its stored decoding); claims with empty retrieval
-    are skipped.
-
-    Raises:
-        UserError: if a claim has no gold label, or the claims mix label spaces.
-    """
-    from averitec_tools.baselines.r2vc.io.claims import KIND_SPACES, scored_gold
-    from averitec_tools.baselines.r2vc.stages.calibration.fitting import simulate_examples
-
-    unlabelled = [c.claim_id for c in claims if c.gold_label_raw is None]
-    if unlabelled:
-        raise UserError(f"{where}: claim {unlabelled[0]!r} has no gold label; the calibrator needs labelled claims")
-    cfg = pipe.config
-    claims = list(claims)[: cfg.calibration.fit_size]
-    spaces = {KIND_SPACES[c.kind] for c in claims}
-    if len(spaces) > 1:
-        raise UserError(f"{where}: AVeriTeC and FEVER-style claims are mixed; fit one calibrator per label space")
-    k = min(cfg.calibration.fit_candidates, cfg.generator.k)
-    # simulate_examples asks in claim order; claims may share a text (VitaminC's contrastive
-    # pairs) and differ in their given evidence, so they are taken in order, not by text.
-    pending = iter(claims)
-
-    def candidates_for(text: str) -> list[VerifiedCandidate]:
-        claim = next(pending)
-        assert claim.claim == text
-        return pipe.decode(claim, k=k)[1]
-
-    return simulate_examples(
-        claims=[c.claim for c in claims],
-        gold_labels=[str(scored_gold(c)) for c in claims],
-        candidates_for=candidates_for,
-        progress=progress,
-        label_space=spaces.pop() if spaces else None,
-    )
-
-
-def fit_calibrator(
-    pipe: R2VCPipeline, *, claims: Sequence[ClaimInput], where: str = "claims", progress: bool = False
-) -> Calibrator:
-    """Fit the SLC calibrator (§3.5) on :func:`calibration_examples` of labelled ``claims``.
-
-    The calibrator is fitted on ``calibration.fit_on`` candidates (see
-    :func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`, which also
-    reports Brier/ECE on held-out claims).
-    """
-    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
-
-    examples = calibration_examples(pipe, claims=claims, where=where, progress=progress)
-    c = pipe.config.calibration
-    return fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on,
-                             heldout_fraction=c.heldout_fraction, seed=pipe.config.generator.seed,
-                             label_features=c.label_features)
-
-
 __all__ = [
     "STAGES",
     "R2VCPipeline",
@@ -542,8 +452,6 @@ __all__ = [
     "decision_metrics",
     "describe_components",
     "gate_warning",
-    "calibration_examples",
     "claim_seed",
-    "fit_calibrator",
     "sidecar_path",
 ]

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -222,4 +223,22 @@ def run_extra(pipe: Any, *, claims: Sequence[ClaimInput], records: Sequence[dict
     return out
 
 
-__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "decision_metrics", "describe_components", "gate_warning", "run_extra"]
+class RunTotals:
+    """Per-stage seconds and counts over the claims a run predicted (not those it resumed)."""
+
+    def __init__(self, *, stages: Sequence[str]) -> None:
+        self.stage_seconds = dict.fromkeys(stages, 0.0)
+        self.n_abstained = self.n_malformed = self.n_candidates = 0
+        self.fallbacks: Counter[str] = Counter()
+
+    def add(self, pred: Any) -> None:
+        """Add one :class:`~averitec_tools.baselines.r2vc.io.formats.ClaimPrediction`."""
+        for stage, sec in pred.timings.items():
+            self.stage_seconds[stage] += sec
+        self.n_abstained += pred.abstained
+        self.n_malformed += pred.n_malformed
+        self.n_candidates += pred.n_candidates
+        self.fallbacks.update(pred.fallbacks)
+
+
+__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "RunTotals", "decision_metrics", "describe_components", "gate_warning", "run_extra"]

@@ -137,7 +137,7 @@ def calibrate(spec: RunSpec) -> dict[str, Any]:
     from dataclasses import replace
 
     from averitec_tools.baselines.r2vc.build import build_pipeline
-    from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
+    from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
     from averitec_tools.outputs import check_output_file
 
     if spec.limit is not None and spec.limit < 1:

@@ -197,8 +197,8 @@ class PaperRun:
 
     def step_calibrate(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
         from averitec_tools.baselines.r2vc.config import RetrievalConfig
-        from averitec_tools.baselines.r2vc.pipeline import fit_calibrator
 
         cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
         cfg = replace(cfg, calibration=replace(cfg.calibration, path=None),

@@ -265,7 +265,7 @@ def _fit_decision_rules(cfg: Any, *, claims: Sequence[Any], store: Any) -> tuple
     fitted: dict[str, Any] = {"nli_thresholds": thresholds}
     if cfg.offline.threshold_regimes > 1:
         fitted["regime_thresholds"] = fit_regime_thresholds(**inputs, n_regimes=cfg.offline.threshold_regimes,
-                                                            global_fit=thresholds)
+                                                            global_fit=thresholds, fit=fit_nli_thresholds)
     return cfg, fitted
 
 
@@ -305,9 +305,9 @@ def fit_on_slice(
 
     from tqdm.auto import tqdm
 
+    from averitec_tools.baselines.r2vc.calibration_fit import calibration_examples
     from averitec_tools.baselines.r2vc.io.candidates import open_store
     from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
-    from averitec_tools.baselines.r2vc.pipeline import calibration_examples
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
     from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 

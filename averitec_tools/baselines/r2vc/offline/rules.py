@@ -23,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,27 +112,26 @@ class FittedRegimes:
 
 
 def fit_regime_thresholds(*, probs: Sequence[np.ndarray], subsets: Sequence[Sequence[Sequence[int]]],
-                          gold: Sequence[str], n_regimes: int, global_fit: Any, min_claims: int = 40) -> FittedRegimes:
+                          gold: Sequence[str], n_regimes: int, global_fit: Any, fit: Callable[..., Any],
+                          min_claims: int = 40) -> FittedRegimes:
     """Edges at the slice's decisiveness quantiles and (T_ent, T_contr, δ) fitted in each regime.
 
-    ``global_fit`` (a :class:`~averitec_tools.baselines.r2vc.offline.fit.FittedThresholds`)
-    is kept for a regime with fewer than ``min_claims`` claims.
+    ``fit`` fits one regime's thresholds from its claims' ``probs``, ``subsets`` and ``gold``
+    (:func:`~averitec_tools.baselines.r2vc.offline.fit.fit_nli_thresholds`); ``global_fit``,
+    its result on the whole slice, is kept for a regime with fewer than ``min_claims`` claims.
     """
-    from averitec_tools.baselines.r2vc.offline.fit import fit_nli_thresholds
-
     d = np.array([decisiveness(p) for p in probs])
     edges = tuple(float(np.quantile(d, q / n_regimes)) for q in range(1, n_regimes)) if len(d) else ()
     regime = np.searchsorted(np.asarray(edges), d, side="right")
     triples, rows = [], []
     for r in range(len(edges) + 1):
         idx = [int(i) for i in np.flatnonzero(regime == r) if len(subsets[int(i)])]
-        fit = global_fit
+        got = global_fit
         if len(idx) >= min_claims:
-            fit = fit_nli_thresholds(probs=[probs[i] for i in idx], subsets=[subsets[i] for i in idx],
-                                     gold=[gold[i] for i in idx])
-        triples.append((fit.t_ent, fit.t_contr, fit.delta))
-        rows.append({"regime": r, "n_claims": len(idx), "t_ent": fit.t_ent, "t_contr": fit.t_contr,
-                     "delta": fit.delta, "global": fit is global_fit})
+            got = fit(probs=[probs[i] for i in idx], subsets=[subsets[i] for i in idx], gold=[gold[i] for i in idx])
+        triples.append((got.t_ent, got.t_contr, got.delta))
+        rows.append({"regime": r, "n_claims": len(idx), "t_ent": got.t_ent, "t_contr": got.t_contr,
+                     "delta": got.delta, "global": got is global_fit})
     return FittedRegimes(thresholds=RegimeThresholds(edges=edges, thresholds=tuple(triples)), per_regime=rows)
 
 
