@@ -9,7 +9,7 @@ says it is there. Only scorers that score lists of Q+A strings can be used (toda
     >>> evidence_scorer_for("bleu")
     Traceback (most recent call last):
     ...
-    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict)
+    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict, nli-verdict)
 """
 
 from __future__ import annotations
