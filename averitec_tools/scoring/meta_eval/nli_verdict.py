@@ -115,12 +115,38 @@ def _weights_sha(path: str) -> str:
     return file_sha256(path)
 
 
+class MemoNLI:
+    """An NLI backend memoised on (claim, evidence) pairs, the misses run in one batched call.
+
+    Example:
+        >>> class Third:
+        ...     calls = 0
+        ...     def predict(self, pairs):
+        ...         Third.calls += 1
+        ...         return np.full((len(pairs), 3), 1 / 3)
+        >>> m = MemoNLI(Third())
+        >>> _ = m.predict([("c", "a")]); _ = m.predict([("c", "a")]); Third.calls
+        1
+    """
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self._rows: dict[tuple[str, str], np.ndarray] = {}
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        missing = [p for p in dict.fromkeys(pairs) if p not in self._rows]
+        if missing:
+            self._rows.update(zip(missing, self.backend.predict(missing), strict=True))
+        return np.array([self._rows[p] for p in pairs]).reshape(-1, 3)
+
+
 @lru_cache(maxsize=2)
-def _backend(model_dir: str, max_length: int, batch_size: int) -> Any:
+def _backend(model_dir: str, max_length: int, batch_size: int) -> MemoNLI:
+    """The verifier, loaded once per process, its pairs shared by every ``nli-verdict`` variant."""
     from averitec_tools.baselines.r2vc.stages.verification.nli import HFNLIBackend
 
-    return HFNLIBackend(model_id=model_dir, device="cpu", batch_size=batch_size, max_length=max_length,
-                        pair_order="evidence-claim")
+    return MemoNLI(HFNLIBackend(model_id=model_dir, device="cpu", batch_size=batch_size, max_length=max_length,
+                                pair_order="evidence-claim"))
 
 
 def pair_probabilities(*, backend: Any, claims: Sequence[str], groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -212,5 +238,5 @@ class NLIVerdict(Scorer):
         return info
 
 
-__all__ = ["GOLD_CLASS", "MODES", "NLIVerdict", "default_model_dir", "item_score", "pair_probabilities",
+__all__ = ["GOLD_CLASS", "MODES", "MemoNLI", "NLIVerdict", "default_model_dir", "item_score", "pair_probabilities",
            "side_signals", "side_verdict"]

@@ -4,7 +4,7 @@ The option never replaces a profile's official figures: it adds ``evidence_score
 summary (spec, signature, mean) and to every claim's values, and appends
 ``evidence-scorer:<its signature>`` to the result's signature, so a printed score always
 says it is there. Only scorers that score lists of Q+A strings can be used (today
-``minilm-qa-f1`` and ``minilm-verdict``).
+``minilm-qa-f1``, ``minilm-verdict`` and ``nli-verdict``).
 
     >>> evidence_scorer_for("bleu")
     Traceback (most recent call last):
