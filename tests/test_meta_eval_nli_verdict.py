@@ -68,13 +68,13 @@ def test_coverage_mix(monkeypatch: pytest.MonkeyPatch) -> None:
     from averitec_tools.scoring.meta_eval import free_scorer
 
     monkeypatch.setattr(free_scorer.MiniLMQAF1, "score_strings", lambda self, **_: [0.2, 0.4, 0.0])
-    out = NLIVerdict(coverage=0.5).score_claims(claims=CLAIMS, labels=None, predicted=PRED, references=REF,
+    out = NLIVerdict(mode="agree", coverage=0.5).score_claims(claims=CLAIMS, labels=None, predicted=PRED, references=REF,
                                                 backend=FakeNLI())
     assert out == pytest.approx([0.6, 0.5 * 4 / 11 + 0.2, 0.5 * 9 / 11])
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("nli-verdict(mode=vote)", "mode must be one of agree, gold, label"),
+    ("nli-verdict(mode=vote)", "mode must be one of gold, agree, label"),
     ("nli-verdict(coverage=1.5)", "coverage must lie in [0, 1]"),
     ("nli-verdikt", "did you mean: nli-verdict"),
 ])
@@ -85,13 +85,13 @@ def test_bad_specs(spec: str, message: str) -> None:
 
 def test_bad_label_and_missing_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match="gold label 'True' is not an AVeriTeC label"):
-        NLIVerdict(mode="gold").score_claims(claims=["C"], labels=["True"], predicted=[[]], references=[[]],
+        NLIVerdict().score_claims(claims=["C"], labels=["True"], predicted=[[]], references=[[]],
                                              backend=FakeNLI())
     with pytest.raises(ResourceError, match="is not a model directory"):
         parse_scorer(f"nli-verdict(model={tmp_path})").signature()
     monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path))
     with pytest.raises(ResourceError, match="no R2VC offline verifier") as err:
-        NLIVerdict().score_claims(claims=["C"], labels=None, predicted=[["a"]], references=[["b"]])
+        NLIVerdict().score_claims(claims=["C"], labels=["Refuted"], predicted=[["a"]], references=[["b"]])
     assert "averitec baseline r2vc --config offline-minilm" in (err.value.hint or "")
     with pytest.raises(UserError, match="needs each claim's text"):
         NLIVerdict().score_strings(predicted=[["a"]], references=[["b"]])
@@ -101,7 +101,7 @@ def test_signature_names_model_weights_and_training(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "model.safetensors").write_bytes(b"w")
     (tmp_path / "training.json").write_text('{"train_claims": 7, "pairs": 21, "pair_labels": "decisive"}')
-    sig = NLIVerdict(model=str(tmp_path)).signature()
+    sig = NLIVerdict(model=str(tmp_path)).signature()  # the default mode: gold
     # sha256(b"w") = 50e721e4...
-    assert sig.startswith("nli-verdict|mode=agree|coverage=0|model=r2vc-offline-verifier(all-MiniLM-L6-v2)|"
+    assert sig.startswith("nli-verdict|mode=gold|coverage=0|model=r2vc-offline-verifier(all-MiniLM-L6-v2)|"
                           "weights=sha256:50e721e49c013f00|trained=averitec-train-7-claims-21-pairs-decisive|")

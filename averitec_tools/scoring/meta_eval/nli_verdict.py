@@ -8,10 +8,11 @@ with the claim (premise = the string); a side's verdict distribution is
 :func:`side_verdict` of its probabilities (max contradiction, ``1 - max(max ent, max
 contr)``, max entailment, normalised). ``mode`` picks the score of an item:
 
-* ``agree`` (default) — ``1 - TV(d_submitted, d_reference)``: one minus the total
-  variation distance of the two sides' verdict distributions;
-* ``gold`` — ``d_submitted[class of the gold label]`` (Supported → entailment, Refuted →
-  contradiction, the other two → neutral, as the verifier's training labels);
+* ``gold`` (default, as ``minilm-verdict``'s) — ``d_submitted[class of the gold label]``
+  (Supported → entailment, Refuted → contradiction, the other two → neutral, as the
+  verifier's training labels): does the submitted evidence lead to the gold verdict?
+* ``agree`` — ``1 - TV(d_submitted, d_reference)``: one minus the total variation distance
+  of the two sides' verdict distributions;
 * ``label`` — :func:`label_consistency` of the two sides' y_NLI verdicts (R2VC §3.4 rule,
   T_ent = T_contr = 0.60, δ = 0.10): 1 equal, 0.5 one Uncertain, 0 True vs False.
 
@@ -42,7 +43,7 @@ from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
 from averitec_tools.scoring.meta_eval.scorer_base import Scorer, qa_strings, register_scorer
 
-MODES = ("agree", "gold", "label")
+MODES = ("gold", "agree", "label")
 CONTR, NEUT, ENT = 0, 1, 2
 #: Gold label → NLI class (the R2VC offline verifier's training labels, ``offline.data.VERDICT_TO_NLI``).
 GOLD_CLASS = {"Supported": ENT, "Refuted": CONTR, "Not Enough Evidence": NEUT,
@@ -163,7 +164,7 @@ class NLIVerdict(Scorer):
     """The NLI verdict-agreement scorer (see the module docstring)."""
 
     name: ClassVar[str] = "nli-verdict"
-    mode: str = "agree"
+    mode: str = "gold"
     coverage: float = 0.0
     model: str = ""
     max_length: int = 128
@@ -234,7 +235,7 @@ class NLIVerdict(Scorer):
     def details(self) -> dict[str, Any]:
         info: dict[str, Any] = {"signature": self.signature()}
         if hasattr(self, "_cpu_s"):
-            info["cpu_seconds"] = round(getattr(self, "_cpu_s"), 2)
+            info["cpu_seconds"] = round(self._cpu_s, 2)
         return info
 
 
