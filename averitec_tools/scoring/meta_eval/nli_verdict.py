@@ -1,4 +1,4 @@
-"""``nli-verdict``: do the submitted and the reference evidence decide the claim alike (an NLI cross-encoder)?
+"""``nli-verdict``: does the submitted evidence decide the claim as the gold label (or the reference) does?
 
 The model is the R2VC offline verifier: all-MiniLM-L6-v2 fine-tuned as a 3-way NLI
 cross-encoder (contradiction / neutral / entailment) on (evidence, claim) pairs of
@@ -17,7 +17,8 @@ contr)``, max entailment, normalised). ``mode`` picks the score of an item:
   T_ent = T_contr = 0.60, δ = 0.10): 1 equal, 0.5 one Uncertain, 0 True vs False.
 
 ``coverage`` (0 to 1) mixes in ``minilm-qa-f1``: ``(1 - coverage) * verdict + coverage * F1``
-(a fixed weight; nothing is fitted on the ratings). Offline, CPU, never an official default.
+(a fixed weight; nothing is fitted on the ratings). Offline, CPU, never an official default;
+Spearman 0.293 with the human verdict agreement of the Ev2R study (docs/meta_eval.md).
 
     >>> d = side_verdict(np.array([[0.5, 0.4, 0.1], [0.1, 0.2, 0.7]]))
     >>> [round(float(x), 4) for x in d]
