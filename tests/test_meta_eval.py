@@ -338,7 +338,7 @@ def _demo_pair(tmp: Path, n: int) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    (["--evidence-scorer", "bleu"], "cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict)"),
+    (["--evidence-scorer", "bleu"], "cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict, nli-verdict)"),
     (["--evidence-scorer", "minilm-qa-f2"], "did you mean: minilm-qa-f1"),
     (["--evidence-scorer", "minilm-qa-f1", "--profile", "evalai"], "not available for profile 'evalai'"),
 ])

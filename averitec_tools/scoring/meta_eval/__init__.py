@@ -10,7 +10,12 @@ figures, ``lite`` the lite subset rule, ``report`` one run of all of it (``averi
     'minilm-qa-f1'
 """
 
-from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer, verdict_scorer  # noqa: F401  (register their scorers)
+from averitec_tools.scoring.meta_eval import (  # noqa: F401  (register their scorers)
+    ev2r_scorer,
+    free_scorer,
+    nli_verdict,
+    verdict_scorer,
+)
 from averitec_tools.scoring.meta_eval.ratings import DIMENSIONS, RatedItem, load_rated_items
 from averitec_tools.scoring.meta_eval.scorer_base import SCORERS, Scorer
 from averitec_tools.scoring.meta_eval.scorers import parse_scorer

@@ -4,12 +4,12 @@ The option never replaces a profile's official figures: it adds ``evidence_score
 summary (spec, signature, mean) and to every claim's values, and appends
 ``evidence-scorer:<its signature>`` to the result's signature, so a printed score always
 says it is there. Only scorers that score lists of Q+A strings can be used (today
-``minilm-qa-f1`` and ``minilm-verdict``).
+``minilm-qa-f1``, ``minilm-verdict`` and ``nli-verdict``).
 
     >>> evidence_scorer_for("bleu")
     Traceback (most recent call last):
     ...
-    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict)
+    averitec_tools.errors.UserError: --evidence-scorer bleu: this scorer cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict, nli-verdict)
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The evidence-scorer registry and base class, and the Q+A parsing every scorer shares.
 
 The scorers themselves live in :mod:`~averitec_tools.scoring.meta_eval.scorers` (the
-non-LLM ones), :mod:`~averitec_tools.scoring.meta_eval.ev2r_scorer` and
-:mod:`~averitec_tools.scoring.meta_eval.free_scorer`; each registers here, so none imports
+non-LLM ones), :mod:`~averitec_tools.scoring.meta_eval.ev2r_scorer`,
+:mod:`~averitec_tools.scoring.meta_eval.free_scorer`,
+:mod:`~averitec_tools.scoring.meta_eval.verdict_scorer` and
+:mod:`~averitec_tools.scoring.meta_eval.nli_verdict`; each registers here, so none imports
 another.
 
     >>> qa_strings("Question: Who?\\nAnswer: Me.\\nQuestion: When?\\nAnswer: Now.")

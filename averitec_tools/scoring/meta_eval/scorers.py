@@ -190,7 +190,12 @@ class FileScorer(Scorer):
 
 def scorer_names() -> list[str]:
     """Every registered scorer name (importing the ones defined elsewhere)."""
-    from averitec_tools.scoring.meta_eval import ev2r_scorer, free_scorer, verdict_scorer  # noqa: F401  (registers)
+    from averitec_tools.scoring.meta_eval import (  # noqa: F401  (registers)
+        ev2r_scorer,
+        free_scorer,
+        nli_verdict,
+        verdict_scorer,
+    )
 
     return SCORERS.names()
 
