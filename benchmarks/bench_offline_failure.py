@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from transformers import AutoModelForSequenceClassification
 
-    from averitec_tools.baselines.r2vc.stages.verification.nli import HFNLIBackend
+    from averitec_tools.nli import HFNLIBackend
 
     ours = _median_seconds(lambda: HFNLIBackend(model_id=MISSING, device="cpu"), args.repeat)
     peer = _median_seconds(lambda: AutoModelForSequenceClassification.from_pretrained(MISSING), args.repeat)

@@ -33,7 +33,7 @@ def main() -> int:
     from averitec_tools.baselines.r2vc.io.claims import read_claims
     from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
     from averitec_tools.baselines.r2vc.presets import describe
-    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI, HFNLIBackend
+    from averitec_tools.nli import CachedNLI, HFNLIBackend
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100)

@@ -7,11 +7,6 @@ import pytest
 
 from averitec_tools.baselines.r2vc.config import VerifierConfig
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
-from averitec_tools.baselines.r2vc.stages.verification.nli import (
-    CachedNLI,
-    HFNLIBackend,
-    label_order_from_id2label,
-)
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
     label_consistency,
@@ -20,6 +15,11 @@ from averitec_tools.baselines.r2vc.stages.verification.signals import (
 from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier, score_components
 from averitec_tools.baselines.r2vc.types import Candidate, Generator, Passage
 from averitec_tools.errors import ResourceError
+from averitec_tools.nli import (
+    CachedNLI,
+    HFNLIBackend,
+    label_order_from_id2label,
+)
 from tests._r2vc_helpers import KeywordNLI, TableNLI, save_tiny_nli_model
 
 CLAIM = "Obama was born in 1961 in Hawaii"

@@ -81,7 +81,7 @@ def _build_standard(config: R2VCConfig, cfg: R2VCConfig, *, corpus: str | None, 
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import load_or_none
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.stages.retrieval.configured import retriever_from_config
-    from averitec_tools.baselines.r2vc.stages.verification.nli import HFNLIBackend
+    from averitec_tools.nli import HFNLIBackend
 
     corpus_dir = corpus or cfg.retrieval.corpus
     if corpus_dir is None and evidence != "given":

@@ -68,7 +68,7 @@ def side_verdict(probs: np.ndarray) -> np.ndarray:
 def item_score(*, pred: np.ndarray, ref: np.ndarray, gold: str, mode: str, f1: float, coverage: float,
                y_pred: str = "", y_ref: str = "") -> float:
     """One item's ``nli-verdict`` from the two sides' verdict distributions (see the module docstring)."""
-    from averitec_tools.baselines.r2vc.stages.verification.signals import label_consistency
+    from averitec_tools.nli import label_consistency
 
     if mode == "agree":
         verdict = 1.0 - 0.5 * float(np.abs(pred - ref).sum())
@@ -81,7 +81,7 @@ def item_score(*, pred: np.ndarray, ref: np.ndarray, gold: str, mode: str, f1: f
 
 def side_signals(probs: np.ndarray) -> tuple[np.ndarray, str]:
     """(verdict distribution, y_NLI) of one side's NLI rows."""
-    from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
+    from averitec_tools.nli import nli_label
 
     if len(probs) == 0:
         return side_verdict(probs), "Uncertain"
@@ -145,7 +145,7 @@ class MemoNLI:
 @lru_cache(maxsize=2)
 def _backend(model_dir: str, max_length: int, batch_size: int) -> MemoNLI:
     """The verifier, loaded once per process, its pairs shared by every ``nli-verdict`` variant."""
-    from averitec_tools.baselines.r2vc.stages.verification.nli import HFNLIBackend
+    from averitec_tools.nli import HFNLIBackend
 
     return MemoNLI(HFNLIBackend(model_id=model_dir, device="cpu", batch_size=batch_size, max_length=max_length,
                                 pair_order="evidence-claim"))

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.stages.verification.nli import CONTR, ENT
 from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.nli import CONTR, ENT
 
 #: Threshold grid for T_ent and T_contr, and the margins δ tried.
 THRESHOLD_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(2, 19))

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
-from averitec_tools.baselines.r2vc.stages.verification.nli import CONTR, ENT, CachedNLI
 from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
 from averitec_tools.labels import map_label
+from averitec_tools.nli import CONTR, ENT, CachedNLI
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 ORACLE_NOTE = "oracle: gold evidence (each claim's annotated QA pairs), the verifier alone"

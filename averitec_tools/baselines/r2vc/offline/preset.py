@@ -130,7 +130,7 @@ def train_verifier(
     )
     from transformers.utils import logging as hf_logging
 
-    from averitec_tools.baselines.r2vc.stages.verification.nli import order_pairs
+    from averitec_tools.nli import order_pairs
 
     t0, c0 = time.perf_counter(), time.process_time()
     torch.manual_seed(seed)
@@ -291,7 +291,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     import time
 
     from averitec_tools.baselines.r2vc.offline.fit import apply_fitted, fit_on_slice
-    from averitec_tools.baselines.r2vc.stages.verification.nli import CachedNLI, HFNLIBackend
+    from averitec_tools.nli import CachedNLI, HFNLIBackend
     off = cfg.offline
     data = build_offline_data(cfg, progress=progress, engine=engine, scored=[c.claim for c in claims])
     train, train_passages, dev_passages = data.train, data.train_passages, data.dev_passages

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.stages.verification.nli import CONTR, ENT
+from averitec_tools.nli import CONTR, ENT
 
 #: The AVeriTeC label the rule emits.
 CONFLICTING = "Conflicting Evidence/Cherrypicking"

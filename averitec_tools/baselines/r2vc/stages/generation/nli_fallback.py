@@ -21,7 +21,7 @@ paper's "NLI-only" ablation row. For candidate ``i`` (of ``k``):
    False, ``1 − max(s_ent, s_contr)`` for Uncertain — standing in for the LM's mean token
    log-probability in the calibrator's features.
 
-The NLI probabilities come from a shared :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.CachedNLI`,
+The NLI probabilities come from a shared :class:`~averitec_tools.nli.CachedNLI`,
 so the verifier re-uses them at no cost.
 """
 
@@ -32,16 +32,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
-from averitec_tools.baselines.r2vc.stages.verification.nli import (
+from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
+from averitec_tools.baselines.r2vc.stages.verification.verifier import safe_log
+from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
+from averitec_tools.nli import (
     CONTR,
     ENT,
     NEUT,
     CachedNLI,
     NLIBackend,
 )
-from averitec_tools.baselines.r2vc.stages.verification.signals import nli_label
-from averitec_tools.baselines.r2vc.stages.verification.verifier import safe_log
-from averitec_tools.baselines.r2vc.types import Candidate, GenerationResult, Passage
 
 
 class NLIFallbackGenerator:

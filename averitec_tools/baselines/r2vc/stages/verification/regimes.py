@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.r2vc.stages.verification.nli import NEUT
+from averitec_tools.nli import NEUT
 
 
 def decisiveness(probs: np.ndarray) -> float:

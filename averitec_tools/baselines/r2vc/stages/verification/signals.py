@@ -1,11 +1,14 @@
 """The verifier's text and label signals (paper §3.4): the claim–passage citation similarity
 behind s_cit, the NLI verdict y_NLI with its thresholds and margin, and the label
 consistency s_cons (:mod:`~averitec_tools.baselines.r2vc.stages.verification.verifier`
-combines them into s_ver)."""
+combines them into s_ver). y_NLI and s_cons are :mod:`averitec_tools.nli`'s ``nli_label`` and
+``label_consistency`` (the meta-eval ``nli-verdict`` scorer reads them there)."""
 
 from __future__ import annotations
 
 import re
+
+from averitec_tools.nli import label_consistency, nli_label
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -48,36 +51,4 @@ def citation_similarity(*, claim: str, passage: str) -> float:
     return 0.5 * overlap + 0.5 * numeric
 
 
-def nli_label(*, s_ent: float, s_contr: float, t_ent: float = 0.60, t_contr: float = 0.60,
-              delta: float = 0.10) -> str:
-    """The verifier's own verdict y_NLI from the max entailment/contradiction signals.
-
-    True if ``s_ent ≥ T_ent`` and ``s_ent ≥ s_contr + δ``; False if ``s_contr ≥ T_contr``
-    and ``s_contr ≥ s_ent + δ``; Uncertain otherwise.
-
-    Example:
-        >>> nli_label(s_ent=0.9, s_contr=0.1), nli_label(s_ent=0.65, s_contr=0.6)
-        ('True', 'Uncertain')
-    """
-    if s_ent >= t_ent and s_ent >= s_contr + delta:
-        return "True"
-    if s_contr >= t_contr and s_contr >= s_ent + delta:
-        return "False"
-    return "Uncertain"
-
-
-def label_consistency(*, generated: str, nli: str) -> float:
-    """s_cons: 1 if equal, 0 if True vs False, 0.5 if exactly one is Uncertain.
-
-    Example:
-        >>> label_consistency(generated="True", nli="False"), label_consistency(generated="True", nli="Uncertain")
-        (0.0, 0.5)
-    """
-    if generated == nli:
-        return 1.0
-    if "Uncertain" in (generated, nli):
-        return 0.5
-    return 0.0
-
-
-__all__ = ["citation_similarity", "label_consistency", "nli_label"]
+__all__ = ["citation_similarity", "label_consistency", "nli_label"]  # the last two: averitec_tools.nli

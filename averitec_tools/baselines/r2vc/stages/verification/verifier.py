@@ -37,11 +37,11 @@ coverage column. For a True candidate both scores are identical. An Uncertain
 candidate is supported when no passage is decisive either way.
 
 NLI pair order: pairs are always handed to backends as (claim, passage); a backend
-decides which side is the premise. :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` uses ``pair_order``
+decides which side is the premise. :class:`~averitec_tools.nli.HFNLIBackend` uses ``pair_order``
 (``evidence-claim``, the default: premise = passage, hypothesis = claim, as pretrained
 NLI cross-encoders expect; or ``claim-evidence``).
 
-The NLI model sits behind :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`; :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.HFNLIBackend` wraps any
+The NLI model sits behind :class:`~averitec_tools.nli.NLIBackend`; :class:`~averitec_tools.nli.HFNLIBackend` wraps any
 transformers sequence-classification checkpoint and reads its label order from
 ``model.config.id2label`` (never assumed). :class:`Verifier` batches the (claim,
 passage) pairs of all candidates of a claim and caches their probabilities, so a
@@ -57,19 +57,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from averitec_tools.baselines.r2vc.config import VerifierConfig
-from averitec_tools.baselines.r2vc.stages.verification.nli import (
-    CONTR,
-    ENT,
-    NEUT,
-    CachedNLI,
-    NLIBackend,
-)
 from averitec_tools.baselines.r2vc.stages.verification.signals import (
     citation_similarity,
     label_consistency,
     nli_label,
 )
 from averitec_tools.baselines.r2vc.types import Candidate, Passage, VerifierScores
+from averitec_tools.nli import (
+    CONTR,
+    ENT,
+    NEUT,
+    CachedNLI,
+    NLIBackend,
+)
 
 #: The default verifier settings (§3.4 thresholds, ``label-aware`` score).
 DEFAULT_VERIFIER = VerifierConfig()
@@ -94,7 +94,7 @@ class VerifierWeights:
 class VerifiedCandidate:
     """A candidate, its verifier components and its per-passage NLI probabilities.
 
-    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLI_COLUMNS`
+    ``passage_probs`` has shape ``(len(candidate.passages), 3)`` in :data:`~averitec_tools.nli.NLI_COLUMNS`
     order. ``distribution`` is the verifier's NLI label distribution for the candidate
     (p_ent, p_neu, p_con of the paper): the probabilities of the passage with the
     highest entailment.
@@ -221,7 +221,7 @@ class Verifier:
     """Scores generator candidates with an NLI backend (§3.4), caching pair probabilities.
 
     Args:
-        backend: Any :class:`~averitec_tools.baselines.r2vc.stages.verification.nli.NLIBackend`
+        backend: Any :class:`~averitec_tools.nli.NLIBackend`
             (wrapped in a ``CachedNLI`` unless it is one).
         config: ``top_k_coverage`` (passages averaged in s_cov and used as the alignment
             set, 6), the y_NLI thresholds ``t_ent``, ``t_contr``, ``delta`` (0.60, 0.60,

@@ -1,4 +1,8 @@
-"""NLI backends for the R2VC verifier: the protocol, the transformers cross-encoder, a cache.
+"""NLI backends: the protocol, the transformers cross-encoder, a cache, and the y_NLI verdict rule.
+
+Shared by the R2VC verifier (``baselines/r2vc/stages/verification``) and the meta-eval
+``nli-verdict`` scorer (``scoring/meta_eval/nli_verdict.py``), so scoring never imports a
+baseline.
 
 Pairs are always (claim, passage); a backend decides which side is the premise
 (:data:`PAIR_ORDERS`; :class:`HFNLIBackend` defaults to premise = passage). Every
@@ -278,6 +282,38 @@ class CachedNLI:
         return np.concatenate([self.probs(c, [t]) for c, t in pairs])
 
 
+def nli_label(*, s_ent: float, s_contr: float, t_ent: float = 0.60, t_contr: float = 0.60,
+              delta: float = 0.10) -> str:
+    """The verifier's own verdict y_NLI from the max entailment/contradiction signals.
+
+    True if ``s_ent ≥ T_ent`` and ``s_ent ≥ s_contr + δ``; False if ``s_contr ≥ T_contr``
+    and ``s_contr ≥ s_ent + δ``; Uncertain otherwise.
+
+    Example:
+        >>> nli_label(s_ent=0.9, s_contr=0.1), nli_label(s_ent=0.65, s_contr=0.6)
+        ('True', 'Uncertain')
+    """
+    if s_ent >= t_ent and s_ent >= s_contr + delta:
+        return "True"
+    if s_contr >= t_contr and s_contr >= s_ent + delta:
+        return "False"
+    return "Uncertain"
+
+
+def label_consistency(*, generated: str, nli: str) -> float:
+    """s_cons: 1 if equal, 0 if True vs False, 0.5 if exactly one is Uncertain.
+
+    Example:
+        >>> label_consistency(generated="True", nli="False"), label_consistency(generated="True", nli="Uncertain")
+        (0.0, 0.5)
+    """
+    if generated == nli:
+        return 1.0
+    if "Uncertain" in (generated, nli):
+        return 0.5
+    return 0.0
+
+
 __all__ = [
     "CONTR",
     "ENT",
@@ -287,7 +323,9 @@ __all__ = [
     "CachedNLI",
     "HFNLIBackend",
     "NLIBackend",
+    "label_consistency",
     "label_order_from_id2label",
     "load_sequence_classifier",
+    "nli_label",
     "order_pairs",
 ]
