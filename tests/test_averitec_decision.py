@@ -40,7 +40,7 @@ def test_nee_offset_turns_the_uncertain_pair_into_nee_and_raises_macro_f1() -> N
     probs = [np.array([[0.1, 0.6, 0.3, 0.0]]), np.array([[0.05, 0.9, 0.05, 0.0]]), np.array([[0.8, 0.2, 0.0, 0.0]])]
     gold = [NEE, R, S]
     assert claim_labels(probs, bias=[0, 0, 0, 0], rule="upstream") == [R, R, S]
-    fit = fit_label_bias(claim_probs=probs, gold=gold, rule="upstream", grid=[0.0, 1.0, 3.0])
+    fit = fit_label_bias(claim_probs=probs, gold=gold, rule="upstream", grid=[0.0, 1.0, 3.0], fine_step=None)
     # NEE +1: log 0.3 + 1 = -0.20 > log 0.6 = -0.51 -> NEE; claim 1: log 0.05 + 1 = -2.0 < log 0.9 -> R
     # (NEE +3 also turns claim 1 into NEE: worse), so the fit is NEE +1 and nothing else
     assert fit["bias"] == {LABELS[S]: 0.0, LABELS[R]: 0.0, LABELS[NEE]: 1.0, LABELS[C]: 0.0}
@@ -53,6 +53,31 @@ def test_ties_keep_the_smallest_offsets() -> None:
     probs = [np.array([[0.1, 0.9, 0.0, 0.0]])]  # every offset up to 1 leaves the claim Refuted
     fit = fit_label_bias(claim_probs=probs, gold=[R], rule="upstream", grid=[-1.0, 0.0, 1.0])
     assert fit["bias"] == dict.fromkeys(LABELS, 0.0) and fit["macro_f1"] == fit["macro_f1_unbiased"]
+
+
+def test_the_fine_step_finds_a_boundary_between_coarse_offsets() -> None:
+    # one pair: R 0.50, NEE 0.45 (gold NEE) and one pair R 0.50, NEE 0.30 (gold R):
+    # log(0.50 / 0.45) = 0.105 < b_NEE < log(0.50 / 0.30) = 0.511 makes only the first NEE
+    probs = [np.array([[0.05, 0.50, 0.45, 0.0]]), np.array([[0.2, 0.50, 0.30, 0.0]])]
+    coarse = fit_label_bias(claim_probs=probs, gold=[NEE, R], rule="upstream", grid=[0.0, 1.0], fine_step=None)
+    assert coarse["bias"][LABELS[NEE]] == 0.0 and coarse["macro_f1"] == pytest.approx(round(2 / 3 / 4, 4))
+    fine = fit_label_bias(claim_probs=probs, gold=[NEE, R], rule="upstream", grid=[0.0, 1.0], fine_step=0.1)
+    # the smallest offset on the 0.1 grid inside (0.105, 0.511): 0.2; both claims right -> (1 + 1) / 4
+    assert fine["bias"][LABELS[NEE]] == pytest.approx(0.2) and fine["macro_f1"] == pytest.approx(0.5)
+
+
+def test_the_fast_aggregation_matches_the_rule() -> None:
+    from averitec_tools.baselines.averitec.decision import _claim_labels_fast
+    from averitec_tools.baselines.averitec.verdict import aggregate_labels
+
+    rng = np.random.default_rng(0)
+    claim_probs = [rng.dirichlet(np.ones(4), size=int(rng.integers(0, 4))) for _ in range(200)]
+    rows = [p.reshape(-1, 4) for p in claim_probs]
+    seg = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    for rule in ("upstream", "conflicting-pair"):
+        fast = _claim_labels_fast(np.concatenate(rows), seg, len(rows), rule).tolist()
+        slow = [aggregate_labels([int(i) for i in r.argmax(1)], rule=rule) for r in rows]
+        assert fast == slow, rule
 
 
 def test_no_pairs_is_nee_whatever_the_bias() -> None:

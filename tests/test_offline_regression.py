@@ -18,7 +18,13 @@ import pytest
 import yaml
 
 from averitec_tools.cli.main import main
-from tests._offline_ci import AVERITEC_CI_DECISION, AVERITEC_CI_TRAIN, GUARD_CLAIMS, R2VC_CI_SETTINGS, documented_guard
+from tests._offline_ci import (
+    AVERITEC_CI_DECISION,
+    AVERITEC_CI_TRAIN,
+    GUARD_CLAIMS,
+    R2VC_CI_SETTINGS,
+    documented_guard,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared_data]
 

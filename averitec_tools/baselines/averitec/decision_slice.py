@@ -29,7 +29,7 @@ import numpy as np
 from averitec_tools.baselines.averitec.data import ClaimItem
 
 #: Bumped when the fit changes in a way its inputs do not show.
-FIT_VERSION = "v1"
+FIT_VERSION = "v2"
 
 
 def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
@@ -111,6 +111,7 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
     from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.decision import (
         BIAS_GRID,
+        FINE_STEP,
         choose_reranker,
         fit_label_bias,
     )
@@ -123,7 +124,7 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
     ids = [c.claim_id for c in items]
     choose = reranker_variant and dc.reranker == "slice-choice"
     key = fingerprint("decision", FIT_VERSION, ids, train_info.get("sha256"), pipe.stage_settings, dc,
-                      cfg.verdict.aggregation, BIAS_GRID, choose, reranker_variant)
+                      cfg.verdict.aggregation, BIAS_GRID, FINE_STEP, choose, reranker_variant)
     target = cache_dir(cfg) / f"decision-{key}.json"
     if target.is_file():
         return json.loads(target.read_text(encoding="utf-8")) | {"cached": True}
