@@ -24,7 +24,8 @@ TRAIN_SHA256 = "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c
 def test_offline_minilm_on_20_dev_claims(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dev = shared_data / "averitec" / "dev.json"
     cfg = {"base": "offline-minilm", "data": {"cache_dir": str(tmp_path / "cache")},
-           "reranker": {"train": CI_TRAIN}, "verdict": {"train": CI_TRAIN}}
+           "reranker": {"train": CI_TRAIN}, "verdict": {"train": CI_TRAIN},
+           "decision": {"slice_claims": 10}}  # the decision slice cut too (the built-in: 128 claims)
     (tmp_path / "ci.yaml").write_text(yaml.safe_dump(cfg))
     subset = tmp_path / "dev20.json"
     subset.write_text(json.dumps(json.loads(dev.read_text())[:20]))

@@ -86,6 +86,7 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
     from tqdm.auto import tqdm
 
     from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, _NoReranker
+    from averitec_tools.baselines.averitec.stage_cache import StageCache
     from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
@@ -95,7 +96,8 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
     run = AVeriTeCPipeline(config=pipe.config, variant=VARIANTS["full" if rerank else "no-reranker"],
                            store=KnowledgeStore(store), question_writer=writer,
                            reranker=pipe.reranker if rerank else None, verdict=pipe.verdict, justifier=pipe.justifier,
-                           components=dict(pipe.components), cache=pipe.cache, stage_settings=settings)
+                           components=dict(pipe.components), stage_settings=settings,
+                           cache=StageCache(pipe.cache.root))  # its own counts: the summary's are the scored claims'
     evidence, probs = [], []
     for item in tqdm(items, desc=f"decision slice ({'reranker' if rerank else 'bm25 order'})", disable=not progress):
         ev, parent = run.evidence_for(item, [], {})
