@@ -110,6 +110,8 @@ def test_apply_decision_drops_the_reranker_and_sets_the_bias() -> None:
     apply_decision(pipe, {"reranker_used": False, "label_bias": {"bias": bias}})
     assert pipe.reranker is None and pipe.stage_settings["reranker"]["component"] == _NoReranker.component
     assert pipe.label_bias == [0.5, 0.0, 2.0, -1.0] and pipe.decision["reranker_used"] is False
+    # the justification (it names the label) is cached under a key that sees the offsets
+    assert pipe.stage_settings["justification"] == {"label_bias": [0.5, 0.0, 2.0, -1.0]}
 
 
 # ------------------------------------------------------------------ configuration

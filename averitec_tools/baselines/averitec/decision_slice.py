@@ -171,6 +171,9 @@ def apply_decision(pipe: Any, fitted: dict[str, Any]) -> None:
         pipe.stage_settings["reranker"] = {"component": _NoReranker.component, "keep": pipe.config.reranker.keep}
     if "label_bias" in fitted:
         pipe.label_bias = bias_vector(fitted["label_bias"]["bias"])
+        # the justification reads the label: its stage-cache key must see the offsets
+        pipe.stage_settings["justification"] = {**pipe.stage_settings.get("justification", {}),
+                                                "label_bias": pipe.label_bias}
 
 
 __all__ = ["FIT_VERSION", "apply_decision", "decision_slice", "fit_decision", "qa_score"]
