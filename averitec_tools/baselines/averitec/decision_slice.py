@@ -18,6 +18,7 @@ summary under ``decision``.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -155,7 +156,9 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
         out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    tmp.replace(target)  # atomic: a worker reading it never sees half a file
     return out
 
 
