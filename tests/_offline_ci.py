@@ -21,6 +21,10 @@ R2VC_CI_SETTINGS = {
 #: AVeriTeC offline-minilm, CI-sized training caps (both classifiers).
 AVERITEC_CI_TRAIN = {"max_pairs": 160, "max_length": 48}
 
+#: AVeriTeC offline-minilm, CI-sized decision slice: the first 40 of the training claims both
+#: models hold out (the documented runs use all of them, 128).
+AVERITEC_CI_DECISION = {"slice_claims": 40}
+
 #: The regression guard's slice: the first 50 dev claims.
 GUARD_CLAIMS = 50
 

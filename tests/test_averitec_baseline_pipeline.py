@@ -33,7 +33,9 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
           "verdict": {"base": str(models["bert"]), "train": SMALL_TRAIN},
           "justification": {"model": str(models["bart"]), "max_new_tokens": 8, "untrained": True,
                             "train": {"max_pairs": 6, "epochs": 1, "batch_size": 3, "max_length": 64,
-                                      "device": "cpu"}}}
+                                      "device": "cpu"}},
+          # the stage mechanics under test; the decision slice's choices: tests/test_averitec_decision.py
+          "decision": {"reranker": "always", "label_bias": "none"}}
     fallback = {**hf, "questions": {"model": "retrieval-fallback"}, "justification": {"model": "extractive-fallback"}}
     import yaml
 

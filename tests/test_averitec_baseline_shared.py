@@ -24,7 +24,8 @@ TRAIN_SHA256 = "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c
 def test_offline_minilm_on_20_dev_claims(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dev = shared_data / "averitec" / "dev.json"
     cfg = {"base": "offline-minilm", "data": {"cache_dir": str(tmp_path / "cache")},
-           "reranker": {"train": CI_TRAIN}, "verdict": {"train": CI_TRAIN}}
+           "reranker": {"train": CI_TRAIN}, "verdict": {"train": CI_TRAIN},
+           "decision": {"slice_claims": 10}}  # the decision slice cut too (the built-in: 128 claims)
     (tmp_path / "ci.yaml").write_text(yaml.safe_dump(cfg))
     subset = tmp_path / "dev20.json"
     subset.write_text(json.dumps(json.loads(dev.read_text())[:20]))
@@ -39,8 +40,12 @@ def test_offline_minilm_on_20_dev_claims(shared_data: Path, tmp_path: Path, caps
     summary = json.loads(cap.out)
     assert summary["components"]["questions"] == "retrieval-fallback"
     assert summary["components"]["justification"] == "extractive-fallback"
-    for stage in ("reranker", "verdict"):
-        assert "(from sentence-transformers/all-MiniLM-L6-v2@" in summary["components"][stage]
+    minilm = "(from sentence-transformers/all-MiniLM-L6-v2@"
+    assert minilm in summary["components"]["verdict"]
+    # the reranker is used only where it beat the BM25 order on the decision slice
+    assert (minilm in summary["components"]["reranker"]) is summary["decision"]["reranker_used"]
+    if not summary["decision"]["reranker_used"]:
+        assert summary["components"]["reranker"].startswith("bm25-order (decision slice")
     assert summary["fallbacks"]["retrieval-fallback"] > 20
     assert 0.0 < summary["retrieval_recall_at_k"] <= 1.0
     (manifest_path,) = (tmp_path / "cache").glob("verdict-*/manifest.json")

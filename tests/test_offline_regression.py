@@ -18,7 +18,13 @@ import pytest
 import yaml
 
 from averitec_tools.cli.main import main
-from tests._offline_ci import AVERITEC_CI_TRAIN, GUARD_CLAIMS, R2VC_CI_SETTINGS, documented_guard
+from tests._offline_ci import (
+    AVERITEC_CI_DECISION,
+    AVERITEC_CI_TRAIN,
+    GUARD_CLAIMS,
+    R2VC_CI_SETTINGS,
+    documented_guard,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared_data]
 
@@ -52,12 +58,14 @@ def test_averitec_honest_slice_macro_f1(shared_data: Path, tmp_path: Path, capsy
                       "--exclude-own-evidence"], capsys)
     assert info["exclude_own_evidence"] is True and info["own_documents"] == 0
     cfg = {"base": "offline-minilm", "data": {"cache_dir": str(tmp_path / "cache")},
-           "reranker": {"train": AVERITEC_CI_TRAIN}, "verdict": {"train": {"max_pairs": AVERITEC_CI_TRAIN["max_pairs"]}}}
+           "reranker": {"train": AVERITEC_CI_TRAIN}, "verdict": {"train": {"max_pairs": AVERITEC_CI_TRAIN["max_pairs"]}},
+           "decision": AVERITEC_CI_DECISION}
     (tmp_path / "ci.yaml").write_text(yaml.safe_dump(cfg))
     summary = _run_json(["baseline", "averitec", "--config", str(tmp_path / "ci.yaml"), "--claims", str(dev),
                          "--limit", str(GUARD_CLAIMS), "--store", str(store), "--out", str(tmp_path / "p.json"),
                          "--write-gold-subset", str(tmp_path / "gold.json"), "--no-progress"], capsys)
     assert summary["leak_guard"]["own_answers_removed"] > 0
+    assert summary["decision"]["slice_claims"] == AVERITEC_CI_DECISION["slice_claims"]
     scored = _run_json(["score", str(tmp_path / "p.json"), str(tmp_path / "gold.json")], capsys)
     assert scored["n_claims"] == GUARD_CLAIMS
     doc = documented_guard("averitec_baseline.md")

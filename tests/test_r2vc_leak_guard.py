@@ -175,9 +175,28 @@ def test_averitec_fit_inputs_do_not_move_when_dev_labels_are_shuffled(averitec_c
 
     base = fit_inputs(averitec_cfg, scored=_items(_dev_rows()))
     assert base["train_duplicates_dropped"] == 1
+    assert "decision_slice" in base  # the claims the reranker choice and the label bias are fitted on
     for seed in range(3):
         assert fit_inputs(averitec_cfg, scored=_items(_shuffled_labels(_dev_rows(), seed))) == base
     assert fit_inputs(averitec_cfg, scored=_items(_dev_rows()[1:]))["verdict"] != base["verdict"]
+
+
+def test_averitec_decision_slice_is_training_claims_held_out_by_both_models(averitec_cfg) -> None:
+    from averitec_tools.baselines.averitec.checkpoints import _split, training_claims
+    from averitec_tools.baselines.averitec.decision_slice import decision_slice
+
+    claims, _ = training_claims(averitec_cfg, exclude=[r["claim"] for r in _dev_rows()])
+    sl = decision_slice(averitec_cfg, claims=claims)
+    trained = {c.claim_id for stage in ("reranker", "verdict")
+               for c in _split(claims, getattr(averitec_cfg, stage).train)[0]}
+    assert sl and not {c.claim_id for c in sl} & trained  # neither model trained on a slice claim
+    assert TWIN_TRAIN not in [c.claim for c in sl]  # the dev twin is gone before the split
+    # shuffled dev labels: the same slice, the same labels (training labels only)
+    for seed in range(3):
+        shuffled = _shuffled_labels(_dev_rows(), seed)
+        again, _ = training_claims(averitec_cfg, exclude=[r["claim"] for r in shuffled])
+        assert [(c.claim_id, c.record.label) for c in decision_slice(averitec_cfg, claims=again)] == \
+            [(c.claim_id, c.record.label) for c in sl]
 
 
 def test_averitec_store_excludes_twins_and_own_article(tmp_path: Path) -> None:

@@ -170,6 +170,22 @@ class DataConfig:
 
 
 @dataclass(frozen=True)
+class DecisionConfig:
+    """Settings chosen on the decision slice (training claims neither model trained on;
+    :mod:`.decision_slice`). ``reranker``: ``always`` (upstream) or ``slice-choice`` (the
+    reranker only where its evidence scores a higher hu-METEOR Q+A than the BM25 order on
+    the slice); ``label_bias``: ``none`` (upstream) or ``slice-fit`` (per-label log offsets
+    added to each QA pair's verdict log-probabilities, grid-searched for the slice's claim
+    macro-F1). ``slice_claims`` caps the slice (None: every held-out claim);
+    ``distractors``: per claim in the slice's ``--exclude-own-evidence`` store."""
+
+    reranker: str = "always"
+    label_bias: str = "none"
+    slice_claims: int | None = None
+    distractors: int = 200
+
+
+@dataclass(frozen=True)
 class AVeriTeCConfig:
     name: str = "paper"
     data: DataConfig = field(default_factory=DataConfig)
@@ -178,6 +194,7 @@ class AVeriTeCConfig:
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     verdict: VerdictConfig = field(default_factory=VerdictConfig)
     justification: JustificationConfig = field(default_factory=JustificationConfig)
+    decision: DecisionConfig = field(default_factory=DecisionConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -236,6 +253,7 @@ UPSTREAM: dict[str, Any] = {
     "justification.model": "facebook/bart-large", "justification.untrained": False, "justification.input": "upstream",
     "justification.decoder_start": "pad", "justification.num_beams": 2, "justification.max_new_tokens": 99,
     "justification.max_length": 512, "justification.batch_size": 1,
+    "decision.reranker": "always", "decision.label_bias": "none",
     **{f"{stage}.train.{k}": v for stage, sel in (("reranker", "accuracy"), ("verdict", "claim-macro-f1"),
                                                    ("justification", "meteor"))
        for k, v in {"learning_rate": 1e-5, "batch_size": 32, "grad_accumulation": 4, "epochs": 20,
@@ -263,6 +281,8 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("JustificationConfig", "input"): ("upstream", "plain"),
     ("JustificationConfig", "decoder_start"): ("pad", "model"),
     ("TrainConfig", "select"): ("accuracy", "claim-macro-f1", "meteor", "last"),
+    ("DecisionConfig", "reranker"): ("always", "slice-choice"),
+    ("DecisionConfig", "label_bias"): ("none", "slice-fit"),
 }
 
 
@@ -289,6 +309,7 @@ def _offline() -> AVeriTeCConfig:
         verdict=VerdictConfig(base="minilm", auto_train=True, batch_size=128, max_length=None,
                               train=replace(OFFLINE_TRAIN, select="claim-macro-f1", max_length=VERDICT_MAX_LENGTH)),
         justification=JustificationConfig(model=JUSTIFICATION_FALLBACK),
+        decision=DecisionConfig(reranker="slice-choice", label_bias="slice-fit"),
     )
 
 
@@ -305,6 +326,7 @@ def _offline_ours() -> AVeriTeCConfig:
         justification=replace(base.justification, input="plain", decoder_start="model", max_new_tokens=100,
                               batch_size=8, train=TrainConfig(learning_rate=5e-5, batch_size=8, grad_accumulation=1,
                                                               epochs=10, max_length=256, select="last")),
+        decision=DecisionConfig(),  # the earlier choices: the reranker always, no label bias
     )
 
 
@@ -374,7 +396,7 @@ def cache_dir(cfg: AVeriTeCConfig) -> Path:
     return cache_root("averitec-baseline")
 
 
-__all__ = ["CHOICES", "JUSTIFICATION_FALLBACK", "OFFLINE_TRAIN", "QUESTION_FALLBACK", "STRUCTURAL_DEPARTURES",
+__all__ = ["CHOICES", "JUSTIFICATION_FALLBACK", "DecisionConfig", "OFFLINE_TRAIN", "QUESTION_FALLBACK", "STRUCTURAL_DEPARTURES",
            "UPSTREAM", "AVeriTeCConfig",
            "TrainConfig",
            "builtin_config", "cache_dir", "config_from_mapping", "resolve_config", "train_path"]

@@ -4,7 +4,8 @@ The reranker, verdict and justification models train on the training split minus
 claim whose normalised text (:func:`~averitec_tools.leakage.duplicates.normalise_claim`)
 equals a scored claim's (:func:`~averitec_tools.baselines.averitec.data.without_scored_claims`);
 the scored claims enter only through :func:`scored_texts`. :func:`fit_inputs` hashes the
-exact example sets each stage's training is fed (its train and held-out shares), without
+exact example sets each stage's training is fed (its train and held-out shares) and the
+decision slice the ``decision`` settings are chosen on (:mod:`.decision_slice`), without
 training: tests/test_r2vc_leak_guard.py checks they do not move when the scored claims'
 labels are shuffled, and do move when a scored claim's normalised twin is planted.
 
@@ -46,6 +47,11 @@ def fit_inputs(cfg: Any, *, scored: Sequence[ClaimItem]) -> dict[str, Any]:
     v_train, v_held = _split(claims, cfg.verdict.train)
     out["verdict"] = rows_digest(verdict_examples(v_train, style=cfg.verdict.input)
                                  + verdict_examples(v_held, style=cfg.verdict.input))
+    from averitec_tools.baselines.averitec.decision_slice import decision_slice
+
+    # the claims the ``decision`` settings are chosen on (their labels are training labels)
+    out["decision_slice"] = rows_digest((c.claim_id, c.claim, c.record.label)
+                                        for c in decision_slice(cfg, claims=claims))
     j_train, j_held = _split(claims, cfg.justification.train)
     out["justification"] = rows_digest([[c.claim_id for c in j_train], [c.claim_id for c in j_held]])
     return out

@@ -132,6 +132,11 @@ class AVeriTeCPipeline:
         self.cache = cache or StageCache(None)
         self.stage_settings = stage_settings or {}
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        #: Per-label log offsets of the pair probabilities (``decision.label_bias``), or None.
+        self.label_bias: list[float] | None = None
+        #: What the decision slice chose (``decision``): listed in the run summary.
+        self.decision: dict[str, Any] = {}
+        self.leak_guard: dict[str, Any] = {}
 
     def _timed(self, stage: str, t0: float) -> float:
         now = time.perf_counter()
@@ -205,14 +210,11 @@ class AVeriTeCPipeline:
         self._timed("reranker", t)
         return [candidates[i] for i in ranked["order"]], parent
 
-    def run_claim(self, item: ClaimItem) -> ClaimResult:
-        from averitec_tools.baselines.averitec.verdict import decide, verdict_input
+    def verdict_probs(self, item: ClaimItem, evidence: Sequence[QAPair], parent: str) -> tuple[np.ndarray, str]:
+        """The verdict model's probabilities of each evidence pair (pairs x 4), through the stage cache."""
+        from averitec_tools.baselines.averitec.verdict import verdict_input
 
-        fallbacks: list[str] = []
-        extra: dict[str, Any] = {}
-        evidence, parent = self.evidence_for(item, fallbacks, extra)
-        t = time.perf_counter()
-        style, rule = self.config.verdict.input, self.config.verdict.aggregation
+        style = self.config.verdict.input
 
         def judge() -> dict[str, Any]:
             if evidence or self.variant.evidence == "none":
@@ -223,8 +225,20 @@ class AVeriTeCPipeline:
             return {"probs": []}  # no store file or nothing retrieved: the rule says NEE
 
         judged, parent = self._fetch("verdict", parent, judge)
-        probs = np.asarray(judged["probs"], dtype=float).reshape(-1, 4)
-        label, confidence, probabilities = decide(probs, rule=rule)
+        return np.asarray(judged["probs"], dtype=float).reshape(-1, 4), parent
+
+    def run_claim(self, item: ClaimItem) -> ClaimResult:
+        from averitec_tools.baselines.averitec.decision import apply_bias
+        from averitec_tools.baselines.averitec.verdict import decide
+
+        fallbacks: list[str] = []
+        extra: dict[str, Any] = {}
+        evidence, parent = self.evidence_for(item, fallbacks, extra)
+        t = time.perf_counter()
+        probs, parent = self.verdict_probs(item, evidence, parent)
+        if self.label_bias is not None:  # fitted on the decision slice (decision_slice.py)
+            probs = apply_bias(probs, self.label_bias)
+        label, confidence, probabilities = decide(probs, rule=self.config.verdict.aggregation)
         t = self._timed("verdict", t)
         written, _ = self._fetch("justification", parent,
                                  lambda: {"text": self.justifier.justify([(item.claim, evidence, label)])[0]})
@@ -257,6 +271,8 @@ class AVeriTeCPipeline:
                              components=dict(self.components), build_seconds=dict(self.build_seconds),
                              departures=self.config.departures() + list(STRUCTURAL_DEPARTURES),
                              leak_guard=dict(getattr(self, "leak_guard", None) or {}))
+        if self.decision:
+            summary.extra["decision"] = dict(self.decision)
         fresh: dict[Any, ClaimResult] = {}  # this run's results, written as computed (resumed ones: read back)
 
         def results_of(records: list[dict[str, Any]]) -> list[ClaimResult]:
@@ -413,6 +429,14 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
 
     pipe.leak_guard = {"train_duplicates_dropped": _dropped_twins(config, exclude),
                        **(read_leak_guard(store) if kstore is not None and store else {})}
+    dc = config.decision
+    if variant.needs_store and (dc.label_bias != "none" or (variant.rerank and dc.reranker != "always")):
+        from averitec_tools.baselines.averitec.decision_slice import apply_decision, fit_decision
+
+        t = time.perf_counter()
+        apply_decision(pipe, fit_decision(pipe, train=train, train_info=info, reranker_variant=variant.rerank,
+                                          progress=progress))
+        pipe.build_seconds["decision"] = round(time.perf_counter() - t, 2)
     return pipe
 
 
