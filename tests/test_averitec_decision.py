@@ -100,7 +100,7 @@ def test_reranker_only_where_it_beats_bm25_order() -> None:
 
 def test_apply_decision_drops_the_reranker_and_sets_the_bias() -> None:
     from averitec_tools.baselines.averitec.decision_slice import apply_decision
-    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, _NoReranker
+    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     pipe = AVeriTeCPipeline(config=builtin_config("offline-minilm"), variant=VARIANTS["full"], store=None,
@@ -108,7 +108,7 @@ def test_apply_decision_drops_the_reranker_and_sets_the_bias() -> None:
                             components={"reranker": "r"}, stage_settings={"reranker": {"component": "r"}})
     bias = {LABELS[S]: 0.5, LABELS[R]: 0.0, LABELS[NEE]: 2.0, LABELS[C]: -1.0}
     apply_decision(pipe, {"reranker_used": False, "label_bias": {"bias": bias}})
-    assert pipe.reranker is None and pipe.stage_settings["reranker"]["component"] == _NoReranker.component
+    assert pipe.reranker is None and pipe.stage_settings["reranker"]["component"] == NoReranker.component
     assert pipe.label_bias == [0.5, 0.0, 2.0, -1.0] and pipe.decision["reranker_used"] is False
     # the justification (it names the label) is cached under a key that sees the offsets
     assert pipe.stage_settings["justification"] == {"label_bias": [0.5, 0.0, 2.0, -1.0]}

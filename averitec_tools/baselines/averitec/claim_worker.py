@@ -52,7 +52,7 @@ class AVeriTeCClaimWorker:
     claims: tuple[Any, ...] = ()
 
     def __call__(self) -> Callable[[list[Any]], list[Any]]:
-        from averitec_tools.baselines.averitec.pipeline import build_pipeline
+        from averitec_tools.baselines.averitec.build import build_pipeline
         from averitec_tools.baselines.averitec.variants import get_variant
 
         pipe = build_pipeline(config=self.config, variant=get_variant(self.variant), store=self.store,

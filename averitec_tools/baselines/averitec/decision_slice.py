@@ -86,14 +86,14 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
     """Each slice claim's evidence and its pairs' verdict probabilities (through the stage cache)."""
     from tqdm.auto import tqdm
 
-    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, _NoReranker
+    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
     from averitec_tools.baselines.averitec.stage_cache import StageCache
     from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     settings = {**pipe.stage_settings, "questions": {**pipe.stage_settings["questions"], "train": writer_info}}
     if not rerank:
-        settings["reranker"] = {"component": _NoReranker.component, "keep": pipe.config.reranker.keep}
+        settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
     run = AVeriTeCPipeline(config=pipe.config, variant=VARIANTS["full" if rerank else "no-reranker"],
                            store=KnowledgeStore(store), question_writer=writer,
                            reranker=pipe.reranker if rerank else None, verdict=pipe.verdict, justifier=pipe.justifier,
@@ -165,13 +165,13 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
 def apply_decision(pipe: Any, fitted: dict[str, Any]) -> None:
     """Set ``pipe`` up as ``fitted`` says: BM25 order where the reranker lost, the label bias."""
     from averitec_tools.baselines.averitec.decision import bias_vector
-    from averitec_tools.baselines.averitec.pipeline import _NoReranker
+    from averitec_tools.baselines.averitec.pipeline import NoReranker
 
     pipe.decision = dict(fitted)
     if pipe.variant.rerank and fitted.get("reranker_used") is False:
         pipe.reranker = None
         pipe.components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
-        pipe.stage_settings["reranker"] = {"component": _NoReranker.component, "keep": pipe.config.reranker.keep}
+        pipe.stage_settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
     if "label_bias" in fitted:
         pipe.label_bias = bias_vector(fitted["label_bias"]["bias"])
         # the justification reads the label: its stage-cache key must see the offsets

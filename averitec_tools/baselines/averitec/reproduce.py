@@ -109,9 +109,9 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
     """Train what is missing, run each variant, score it, and write the table (see module doc)."""
     import yaml
 
+    from averitec_tools.baselines.averitec.build import build_pipeline
     from averitec_tools.baselines.averitec.data import read_claims
     from averitec_tools.baselines.averitec.output import write_gold_subset
-    from averitec_tools.baselines.averitec.pipeline import build_pipeline
     from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.scoring.profiles import get_profile

@@ -88,10 +88,10 @@ def run(spec: RunSpec) -> RunSummary:
         UserError: bad flags or input, an output that would destroy an input, a partial
             run present without ``resume``/``overwrite`` (exit 2).
     """
+    from averitec_tools.baselines.averitec.build import build_pipeline
     from averitec_tools.baselines.averitec.config import resolve_config
     from averitec_tools.baselines.averitec.data import read_claims
     from averitec_tools.baselines.averitec.output import write_gold_subset
-    from averitec_tools.baselines.averitec.pipeline import build_pipeline
     from averitec_tools.baselines.averitec.variants import get_variant
 
     spec = resolve_inputs(spec)
