@@ -1,1 +1,2 @@
-"""R2VC stage 7: sequence-level calibration (π) and the abstention decision (paper §3.5)."""
+"""R2VC stage 7: sequence-level calibration (π), the abstention decision (paper §3.5) and the
+claim-level Conflicting rule (ours, ``claim_rules``)."""
