@@ -280,7 +280,7 @@ def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkey
 
 
 def test_baselines_default_to_downloaded_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.baselines.averitec import pipeline
+    from averitec_tools.baselines.averitec import build as averitec_build
     from averitec_tools.baselines.averitec.config import builtin_config, train_path
     from averitec_tools.baselines.r2vc.offline.data import data_dir
     from averitec_tools.errors import UserError
@@ -300,7 +300,7 @@ def test_baselines_default_to_downloaded_files(tmp_path: Path, monkeypatch: pyte
         seen.update(kw)
         raise UserError("stop after the inputs are resolved")
 
-    monkeypatch.setattr(pipeline, "build_pipeline", capture)
+    monkeypatch.setattr(averitec_build, "build_pipeline", capture)
     assert main(["baseline", "averitec", "--config", "offline-minilm", "--out", str(tmp_path / "p.json")]) == 2
     assert seen["store"] == str(root / "averitec" / "knowledge_store" / "dev")
     assert [c.claim for c in seen["claims"]] == ["A claim."]

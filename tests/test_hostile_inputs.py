@@ -229,7 +229,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     cache out of the user's home."""
     import datasets
 
-    from averitec_tools.baselines.averitec import pipeline as averitec_pipeline
+    from averitec_tools.baselines.averitec import build as averitec_build
     from averitec_tools.baselines.averitec import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
@@ -238,7 +238,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         raise UserError("pipeline build stubbed out by the harness")
 
     monkeypatch.setattr(r2vc_build, "build_pipeline", no_models)
-    monkeypatch.setattr(averitec_pipeline, "build_pipeline", no_models)
+    monkeypatch.setattr(averitec_build, "build_pipeline", no_models)
     monkeypatch.setattr(averitec_reproduce, "train_missing", no_models)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     datasets.disable_progress_bars()
