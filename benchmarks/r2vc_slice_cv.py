@@ -44,7 +44,6 @@ from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule, mac
 from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector
 from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import pool_extremes
 from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
-from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 from averitec_tools.labels import AVERITEC_LABELS
 from averitec_tools.metrics.label_metrics import f1_per_label
 
@@ -78,20 +77,13 @@ def _variant_config(base: R2VCConfig, v: dict[str, Any]) -> R2VCConfig:
 
 
 def _fit_half(sl: Slice, cfg0: R2VCConfig, train: list[Any]) -> dict[str, Any]:
-    """Everything offline-minilm fits on the slice, fitted on ``train`` only."""
+    """Everything offline-minilm fits on the slice (the library's ``fit_decision``), fitted on ``train`` only."""
     store = sl.pipeline(cfg0).candidate_store
-    cfg, parts = slice_fit._fit_decision_rules(cfg0, claims=train, store=store)
-    regimes = parts["regime_thresholds"].thresholds if "regime_thresholds" in parts else None
-    examples = calibration_examples(sl.pipeline(cfg, regimes), claims=train)
-    c, off = cfg.calibration, cfg.offline
-    cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=0.0, seed=0,
-                            label_features=c.label_features)
-    oof = slice_fit.out_of_fold_choice(examples, folds=off.gate_folds, seed=0, fit_on=c.fit_on, max_iter=c.max_iter,
-                                       label_features=c.label_features, select_by=c.select_by)
-    gates = slice_fit.fit_gates(pi=oof.pi, s_ver=oof.s_ver, correct=oof.correct, target_coverage=off.target_coverage)
-    rule = (slice_fit._fit_conflict(claims=train, store=store, examples=examples, labels=oof.labels).rule
-            if off.conflict_rule else None)
-    return {"cfg": cfg, "regimes": regimes, "cal": cal, "gates": gates, "rule": rule, "store": store}
+    fit = slice_fit.fit_decision(cfg0, nli=sl.pipe.verifier.nli, retriever=sl.pipe.retriever, claims=train,
+                                 store=store)
+    rule = fit.parts.get("conflict_rule")
+    return {"cfg": fit.config, "regimes": fit.regimes, "cal": fit.calibrator, "gates": fit.parts["gates"],
+            "rule": None if rule is None else rule.rule, "store": store}
 
 
 def _score_half(sl: Slice, fit: dict[str, Any], test: list[Any]) -> list[tuple[str, str, bool, float]]:

@@ -278,6 +278,57 @@ def _fit_conflict(*, claims: Sequence[Any], store: Any, examples: Sequence[Any],
                              gold=[e.gold for e in examples])
 
 
+@dataclass(frozen=True)
+class SliceFit:
+    """What :func:`fit_decision` fits on a slice: the configuration with the fitted thresholds,
+    the calibrator, and the fitted parts (``nli_thresholds``, ``regime_thresholds``, ``gates``,
+    ``conflict_rule``; those its settings ask for)."""
+
+    config: Any
+    calibrator: Any
+    parts: dict[str, Any]
+
+    @property
+    def regimes(self) -> Any:
+        """The regime thresholds (None with one regime)."""
+        fitted = self.parts.get("regime_thresholds")
+        return None if fitted is None else fitted.thresholds
+
+
+def fit_decision(cfg: Any, *, nli: Any, retriever: Any, claims: Sequence[Any], store: Any,
+                 where: str = "claims") -> SliceFit:
+    """Fit everything decision-related on ``claims`` replayed from ``store`` (every claim decoded there).
+
+    With ``offline.fit_thresholds``: the y_NLI thresholds (per regime with
+    ``offline.threshold_regimes`` > 1), then the calibrator on the candidates re-derived with
+    them, then the gates on out-of-fold π and, with ``offline.conflict_rule``, the Conflicting
+    rule on the out-of-fold chosen labels. Without it, the calibrator alone.
+    """
+    from averitec_tools.baselines.r2vc.calibration_fit import calibration_examples
+    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
+
+    off = cfg.offline
+    parts: dict[str, Any] = {}
+    if off.fit_thresholds:
+        cfg, parts = _fit_decision_rules(cfg, claims=claims, store=store)
+    fitter = _nli_pipeline(cfg, nli=nli, retriever=retriever)
+    fitter.candidate_store = store
+    if "regime_thresholds" in parts:
+        fitter.regime_thresholds = parts["regime_thresholds"].thresholds
+    examples = calibration_examples(fitter, claims=claims, where=where)
+    c = cfg.calibration
+    cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=c.heldout_fraction,
+                            seed=cfg.generator.seed, label_features=c.label_features)
+    if off.fit_thresholds:
+        oof = out_of_fold_choice(examples, folds=off.gate_folds, seed=cfg.generator.seed, fit_on=c.fit_on,
+                                 max_iter=c.max_iter, label_features=c.label_features, select_by=c.select_by)
+        parts["gates"] = fit_gates(pi=oof.pi, s_ver=oof.s_ver, correct=oof.correct,
+                                   target_coverage=off.target_coverage)
+        if off.conflict_rule:
+            parts["conflict_rule"] = _fit_conflict(claims=claims, store=store, examples=examples, labels=oof.labels)
+    return SliceFit(config=cfg, calibrator=cal, parts=parts)
+
+
 def fit_on_slice(
     cfg: Any,
     *,
@@ -305,11 +356,9 @@ def fit_on_slice(
 
     from tqdm.auto import tqdm
 
-    from averitec_tools.baselines.r2vc.calibration_fit import calibration_examples
     from averitec_tools.baselines.r2vc.io.candidates import open_store
     from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
     from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
-    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
 
     cal_path = Path(cal_file)
     if cal_path.is_file():
@@ -323,25 +372,8 @@ def fit_on_slice(
                                        described=described)
     for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
         probe.decode(claim)
-    parts: dict[str, Any] = {}
-    if off.fit_thresholds:
-        cfg, parts = _fit_decision_rules(cfg, claims=claims, store=probe.candidate_store)
-    fitter = _nli_pipeline(cfg, nli=nli, retriever=retriever)
-    fitter.candidate_store = probe.candidate_store
-    if "regime_thresholds" in parts:
-        fitter.regime_thresholds = parts["regime_thresholds"].thresholds
-    examples = calibration_examples(fitter, claims=claims, where=where)
-    c = cfg.calibration
-    cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=c.heldout_fraction,
-                            seed=cfg.generator.seed, label_features=c.label_features)
-    if off.fit_thresholds:
-        oof = out_of_fold_choice(examples, folds=off.gate_folds, seed=cfg.generator.seed, fit_on=c.fit_on,
-                                 max_iter=c.max_iter, label_features=c.label_features, select_by=c.select_by)
-        parts["gates"] = fit_gates(pi=oof.pi, s_ver=oof.s_ver, correct=oof.correct,
-                                   target_coverage=off.target_coverage)
-        if off.conflict_rule:
-            parts["conflict_rule"] = _fit_conflict(claims=claims, store=probe.candidate_store, examples=examples,
-                                                   labels=oof.labels)
+    fit = fit_decision(cfg, nli=nli, retriever=retriever, claims=claims, store=probe.candidate_store, where=where)
+    cal, parts = fit.calibrator, fit.parts
     fitted = fitted_summary(**parts, slice_desc=slice_desc) if off.fit_thresholds else None
     if fitted is not None:
         cal.fit_info["fitted"] = fitted
@@ -379,6 +411,8 @@ __all__ = [
     "FittedThresholds",
     "fit_gates",
     "fit_nli_thresholds",
+    "SliceFit",
+    "fit_decision",
     "fitted_summary",
     "OutOfFoldChoice",
     "out_of_fold_choice",
