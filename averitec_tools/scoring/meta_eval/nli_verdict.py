@@ -42,7 +42,12 @@ import numpy as np
 
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import Scorer, qa_strings, register_scorer
+from averitec_tools.scoring.meta_eval.scorer_base import (
+    Scorer,
+    check_mode_coverage,
+    qa_strings,
+    register_scorer,
+)
 
 MODES = ("gold", "agree", "label")
 CONTR, NEUT, ENT = 0, 1, 2
@@ -172,10 +177,7 @@ class NLIVerdict(Scorer):
     batch_size: int = 32
 
     def check(self) -> None:
-        if self.mode not in MODES:
-            raise UserError(f"nli-verdict: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if not 0.0 <= self.coverage <= 1.0:
-            raise UserError(f"nli-verdict: coverage must lie in [0, 1], got {self.coverage}")
+        check_mode_coverage(self.name, mode=self.mode, modes=MODES, coverage=self.coverage)
 
     def model_dir(self) -> Path:
         return Path(self.model) if self.model else default_model_dir()

@@ -54,6 +54,23 @@ class Scorer:
         return {}
 
 
+def check_mode_coverage(name: str, *, mode: str, modes: Sequence[str], coverage: float) -> None:
+    """The one-line error of a verdict scorer's ``mode`` outside ``modes`` or ``coverage`` outside [0, 1].
+
+    Example:
+        >>> check_mode_coverage("x", mode="gold", modes=("gold",), coverage=1.5)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: x: coverage must lie in [0, 1], got 1.5
+    """
+    from averitec_tools.errors import UserError
+
+    if mode not in modes:
+        raise UserError(f"{name}: mode must be one of {', '.join(modes)}, got {mode!r}")
+    if not 0.0 <= coverage <= 1.0:
+        raise UserError(f"{name}: coverage must lie in [0, 1], got {coverage}")
+
+
 def qa_blocks(text: str) -> list[tuple[str, str]]:
     """``(question, answer)`` of each ``Question: ...\\nAnswer: ...`` block of an evidence text.
 
@@ -77,4 +94,4 @@ def qa_strings(text: str) -> list[str]:
 
 
 
-__all__ = ["SCORERS", "Scorer", "qa_blocks", "qa_strings", "register_scorer"]
+__all__ = ["SCORERS", "Scorer", "check_mode_coverage", "qa_blocks", "qa_strings", "register_scorer"]

@@ -29,7 +29,12 @@ import numpy as np
 from averitec_tools.errors import UserError
 from averitec_tools.scoring.meta_eval import free_scorer, verdict_head
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import Scorer, qa_strings, register_scorer
+from averitec_tools.scoring.meta_eval.scorer_base import (
+    Scorer,
+    check_mode_coverage,
+    qa_strings,
+    register_scorer,
+)
 
 MODES = ("gold", "agree")
 
@@ -80,10 +85,7 @@ class MiniLMVerdict(Scorer):
     cache: bool = True
 
     def check(self) -> None:
-        if self.mode not in MODES:
-            raise UserError(f"minilm-verdict: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if not 0.0 <= self.coverage <= 1.0:
-            raise UserError(f"minilm-verdict: coverage must lie in [0, 1], got {self.coverage}")
+        check_mode_coverage(self.name, mode=self.mode, modes=MODES, coverage=self.coverage)
 
     def signature(self) -> str:
         """``minilm-verdict|mode=..|coverage=..|head=sha256:<16>|<the minilm-qa-f1 encoder signature>``."""
