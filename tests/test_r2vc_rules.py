@@ -193,3 +193,13 @@ def test_decision_only_settings_do_not_move_the_candidate_store_key() -> None:
     assert offline_store_settings(cfg, {})[0] == offline_store_settings(other, {})[0]
     assert offline_store_settings(cfg, {})[0] != offline_store_settings(replace(cfg, offline=replace(
         cfg.offline, epochs=cfg.offline.epochs + 1)), {})[0]
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [("threshold_regimes", 0, "at least 1"),
+                                                       ("target_coverage", 1.5, r"lie in \[0, 1\]")])
+def test_out_of_range_decision_settings_are_one_line_errors(key: str, value: float, message: str) -> None:
+    from averitec_tools.baselines.r2vc.config import config_from_mapping
+    from averitec_tools.errors import UserError
+
+    with pytest.raises(UserError, match=f"cfg.yaml: offline.{key} must .*{message}"):
+        config_from_mapping({"base": "offline-minilm", "offline": {key: value}}, source="cfg.yaml")

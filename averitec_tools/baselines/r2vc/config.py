@@ -309,7 +309,18 @@ def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = Non
         base = builtin_config(base_name)
     from averitec_tools.configfile import override_dataclass
 
-    return override_dataclass(base or R2VCConfig(), data, where=source, choices=CHOICES)
+    return _checked_ranges(override_dataclass(base or R2VCConfig(), data, where=source, choices=CHOICES),
+                           source=source)
+
+
+def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
+    """``cfg`` unless a decision setting of the offline slice fit is out of range (one line each)."""
+    off = cfg.offline
+    if off.threshold_regimes < 1:
+        raise UserError(f"{source}: offline.threshold_regimes must be at least 1, got {off.threshold_regimes}")
+    if not 0.0 <= off.target_coverage <= 1.0:
+        raise UserError(f"{source}: offline.target_coverage must lie in [0, 1], got {off.target_coverage}")
+    return cfg
 
 
 def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
