@@ -161,6 +161,7 @@ def test_pipeline_applies_the_conflict_rule_to_averitec_claims_only(tmp_path: Pa
     rec = json.loads(out.read_text())[0]
     assert rec["r2vc"]["rule_label"] == CONFLICTING
     assert summary["ungated"]["per_label_f1"][CONFLICTING] == 1.0
+    assert summary["claim_rules"] == {"conflict_rule": {"t_ent": 0.8, "t_contr": 0.75}, "n_conflicting": 1}
     # ent 0.85 < 0.9: the rule does not fire
     pipe.conflict_rule = ConflictRule(t_ent=0.9, t_contr=0.75)
     assert pipe.predict(averitec).rule_label is None

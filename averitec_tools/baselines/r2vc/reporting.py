@@ -217,6 +217,10 @@ def run_extra(pipe: Any, *, claims: Sequence[ClaimInput], records: Sequence[dict
         out["leak_guard"] = pipe.leak_guard
     if oracle is not None:
         out["oracle_corpus"] = oracle
+    rule = getattr(pipe, "conflict_rule", None)
+    if rule is not None:  # which claims' labels came from the claim-level rule, not a candidate
+        out["claim_rules"] = {"conflict_rule": rule.to_dict(),
+                              "n_conflicting": sum(r.get("r2vc", {}).get("rule_label") is not None for r in records)}
     out |= paper_scores(claims=claims, records=records)
     space = "fever" if records and "pred_label" not in records[0] else "averitec"
     out["signature"] = run_signature(config=pipe.config.name, oracle_corpus=oracle, space=space)
