@@ -53,12 +53,9 @@ def macro_f1(gold: Sequence[int], pred: Sequence[int]) -> float:
         >>> round(macro_f1([0, 1, 2, 3], [0, 1, 1, 3]), 4)
         0.6667
     """
-    scores = []
-    for k in range(4):
-        tp = sum(g == k and p == k for g, p in zip(gold, pred, strict=True))
-        n_pred, n_gold = sum(p == k for p in pred), sum(g == k for g in gold)
-        scores.append(0.0 if tp == 0 else 2 * tp / (n_pred + n_gold))
-    return float(np.mean(scores))
+    from averitec_tools.metrics.label_metrics import macro_f1 as label_macro_f1
+
+    return label_macro_f1(gold=list(gold), predicted=list(pred), labels=list(range(4)))
 
 
 def claim_labels(claim_probs: Sequence[np.ndarray], *, bias: Sequence[float], rule: str) -> list[int]:
