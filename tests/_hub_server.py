@@ -8,6 +8,8 @@ It answers the endpoints ``huggingface_hub`` uses to download:
   ``Accept-Ranges``; ``Range: bytes=N-`` / ``N-M`` answered with 206 and ``Content-Range``;
 * ``GET /api/{type}s/{repo_id}/tree/{revision}[/{folder}]`` (``?recursive=``): the JSON
   listing ``HfApi.list_repo_tree`` reads (``type``, ``path``, ``size``, ``oid``, ``lfs``);
+* ``GET /api/{type}s/{repo_id}/revision/{revision}``: the repo info (``sha``, ``siblings``)
+  ``snapshot_download`` asks for first;
 * unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``.
 
 Faults, per file, for the tests: ``script``, one step consumed per ``GET`` (``"cut"``: send
@@ -134,6 +136,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
 
         def _tree(self, parts: list[str], query: dict[str, list[str]]) -> None:
             # api/{type}s/{owner}/{name}/tree/{revision}[/{folder...}]
+            if len(parts) == 5 and parts[3] == "revision":
+                return self._revision(parts)
             if len(parts) < 5 or parts[3] != "tree":
                 return self._send(404, {"X-Error-Code": "RepoNotFound"})
             repo_type, repo_id, folder = parts[0][:-1], "/".join(parts[1:3]), "/".join(parts[5:])
@@ -155,6 +159,15 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 entries.append(entry)
             entries += [{"type": "directory", "path": d, "oid": "0" * 40} for d in sorted(dirs)]
             self._send(200, {"Content-Type": "application/json"}, json.dumps(entries).encode())
+
+        def _revision(self, parts: list[str]) -> None:
+            # api/{type}s/{owner}/{name}/revision/{revision}: the repo's info (snapshot_download asks it first)
+            repo_type, repo_id = parts[0][:-1], "/".join(parts[1:3])
+            if (repo_type, repo_id) not in hub.repos():
+                return self._send(404, {"X-Error-Code": "RepoNotFound"})
+            files = sorted(path for t, r, path in hub.files if (t, r) == (repo_type, repo_id))
+            body = {"id": repo_id, "sha": COMMIT, "siblings": [{"rfilename": f} for f in files]}
+            self._send(200, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
         do_GET = _route  # noqa: N815 - http.server's naming
         do_HEAD = _route  # noqa: N815

@@ -105,3 +105,58 @@ def test_signature_names_model_weights_and_training(tmp_path: Path) -> None:
     # sha256(b"w") = 50e721e4...
     assert sig.startswith("nli-verdict|mode=gold|coverage=0|model=r2vc-offline-verifier(all-MiniLM-L6-v2)|"
                           "weights=sha256:50e721e49c013f00|trained=averitec-train-7-claims-21-pairs-decisive|")
+
+
+
+def _meta_eval(env: dict[str, str], spec: str, data: Path) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "meta-eval", "--no-reproduce",
+                           "--data", str(data / "meta_eval/fc-evidence-evaluation"), "--resamples", "20", "--scorer", spec, "--json"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 or "Traceback" not in proc.stderr, proc.stderr
+    return {"rc": proc.returncode, "stderr": proc.stderr, **(json.loads(proc.stdout) if proc.returncode == 0 else {})}
+
+
+def test_hub_model_is_downloaded_named_and_scores_like_its_local_copy(tmp_path: Path, shared_data: Path) -> None:
+    """``averitec meta-eval --scorer 'nli-verdict(model=org/tiny-nli)'`` as a user runs it: the model
+    is fetched by huggingface_hub from a local hub (``HF_ENDPOINT``), named ``id@commit`` in the
+    signature with the served weights' sha256 (hashlib here), and scores exactly as the same
+    files loaded from a directory; an unknown repository is one line, exit 2."""
+    import hashlib
+    import os
+
+    from _hub_server import COMMIT, FakeHub, HubServer
+    from _r2vc_helpers import save_tiny_nli_model
+
+    local = save_tiny_nli_model(tmp_path / "nli")
+    hub = FakeHub()
+    for f in sorted(local.iterdir()):
+        hub.add("model", "org/tiny-nli", f.name, f.read_bytes(), lfs=f.suffix == ".safetensors")
+    hub.add("model", "org/tiny-nli", "onnx/model.onnx", b"not wanted")
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env.update(HF_HOME=str(tmp_path / "hf"), HF_HUB_DISABLE_TELEMETRY="1", AVERITEC_CACHE_DIR=str(tmp_path / "c"))
+    with HubServer(hub) as url:
+        env["HF_ENDPOINT"] = url
+        got = _meta_eval(env, "nli-verdict(model=org/tiny-nli,max_length=64)", shared_data)
+        missing = _meta_eval(env, "nli-verdict(model=org/missing)", shared_data)
+    want = _meta_eval(env, f"nli-verdict(model={local},max_length=64)", shared_data)
+    sha = hashlib.sha256((local / "model.safetensors").read_bytes()).hexdigest()
+    (sig,) = {i["details"]["signature"] for i in got["scorer_info"]}
+    assert f"|model=org/tiny-nli@{COMMIT[:12]}|weights=sha256:{sha[:16]}|trained=unknown|" in sig
+    assert not any("onnx" in path for _, path, _ in hub.log)  # only what a PyTorch load needs
+    assert len(got["scorers"]) == 6  # one row per human dimension
+    assert [r["spearman"] for r in got["scorers"]] == [r["spearman"] for r in want["scorers"]]
+    assert "|model=local:nli|" in want["scorer_info"][0]["details"]["signature"]
+    lines = [ln for ln in missing["stderr"].splitlines() if ln.strip()]
+    assert missing["rc"] == 2 and len(lines) == 1, missing["stderr"]
+    assert "cannot download model 'org/missing' from http://127.0.0.1" in lines[0]
+
+
+def test_hub_model_offline_and_not_cached_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    with pytest.raises(ResourceError, match="'org/never-fetched' is not in the local Hugging Face cache and the hub"):
+        parse_scorer("nli-verdict(model=org/never-fetched)").signature()

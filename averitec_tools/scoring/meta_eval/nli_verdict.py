@@ -50,6 +50,10 @@ from averitec_tools.scoring.meta_eval.scorer_base import (
 )
 
 MODES = ("gold", "agree", "label")
+VERIFIER_NAME = "r2vc-offline-verifier(all-MiniLM-L6-v2)"
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+#: What a hub snapshot needs (no ONNX, TF or Flax copies).
+HUB_FILES = ["*.json", "*.safetensors", "pytorch_model.bin", "*.model", "*.txt"]
 CONTR, NEUT, ENT = 0, 1, 2
 #: Gold label → NLI class (the R2VC offline verifier's training labels, ``offline.data.VERDICT_TO_NLI``).
 GOLD_CLASS = {"Supported": ENT, "Refuted": CONTR, "Not Enough Evidence": NEUT,
@@ -109,10 +113,57 @@ def default_model_dir() -> Path:
 
 def model_files(model_dir: Path) -> Path:
     """The weights file of a model directory, or a ResourceError naming what is missing."""
-    weights = model_dir / "model.safetensors"
-    if not (model_dir / "config.json").is_file() or not weights.is_file():
-        raise ResourceError(f"nli-verdict: {model_dir} is not a model directory (config.json, model.safetensors)")
-    return weights
+    weights = [model_dir / name for name in WEIGHT_FILES if (model_dir / name).is_file()]
+    if not (model_dir / "config.json").is_file() or not weights:
+        raise ResourceError(f"nli-verdict: {model_dir} is not a model directory (config.json, "
+                            f"{' or '.join(WEIGHT_FILES)})")
+    return weights[0]
+
+
+def _download(repo_id: str) -> Path:
+    """A hub model's snapshot (config, tokenizer, weights), fetched by ``huggingface_hub`` from ``$HF_ENDPOINT``."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.utils import HfHubHTTPError
+
+    from averitec_tools.downloads.hub import endpoint, is_network_error
+
+    try:
+        return Path(snapshot_download(repo_id, allow_patterns=HUB_FILES))
+    except Exception as exc:  # classified: hub and connection errors are the user's to fix
+        if not (isinstance(exc, HfHubHTTPError) or is_network_error(exc)):
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ResourceError(f"nli-verdict: cannot download model {repo_id!r} from {endpoint()}: {first}") from None
+
+
+def resolve_model_dir(model: str) -> tuple[Path, str]:
+    """(local directory, the name the signature records) of ``model=``.
+
+    ``""`` is the cached R2VC offline verifier; otherwise a local model directory or a hub
+    id (e.g. the R2VC paper's ``cross-encoder/nli-deberta-v3-large``), taken from the
+    Hugging Face cache or else downloaded. A hub model is named ``id@commit``; a local
+    directory by its name, or as the R2VC verifier when it holds that verifier's
+    ``training.json``.
+
+    Example:
+        >>> resolve_model_dir("/nonexistent/verifier")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.ResourceError: model '/nonexistent/verifier': no such local directory
+    """
+    if not model:
+        return default_model_dir(), VERIFIER_NAME
+    from averitec_tools.models import resolve_model
+
+    local = Path(model).expanduser()
+    if local.is_dir():
+        model_files(local)
+        return local, VERIFIER_NAME if (local / "training.json").is_file() else f"local:{local.resolve().name}"
+    resolved = resolve_model(model=model)
+    path = Path(resolved.location)
+    if not path.is_dir():
+        path = _download(resolved.model_id)
+    return path, f"{resolved.model_id}@{path.name[:12]}"
 
 
 @lru_cache(maxsize=2)
@@ -180,18 +231,23 @@ class NLIVerdict(Scorer):
         check_mode_coverage(self.name, mode=self.mode, modes=MODES, coverage=self.coverage)
 
     def model_dir(self) -> Path:
-        return Path(self.model) if self.model else default_model_dir()
+        return self._resolved()[0]
+
+    def _resolved(self) -> tuple[Path, str]:
+        if not hasattr(self, "_model"):  # resolved (and downloaded) once per scorer
+            object.__setattr__(self, "_model", resolve_model_dir(self.model))
+        return self._model  # type: ignore[no-any-return]
 
     def signature(self) -> str:
         """``nli-verdict|mode=..|coverage=..|model=..|weights=sha256:<16>|trained=..|max_length=..|pair_order=..``."""
-        d = self.model_dir()
+        d, name = self._resolved()
         weights = model_files(d)
         meta_file = d / "training.json"
         meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
         trained = (f"averitec-train-{meta['train_claims']}-claims-{meta.get('pairs', '?')}-pairs-"
                    f"{meta.get('pair_labels', '?')}" if "train_claims" in meta else "unknown")
-        return (f"{self.name}|mode={self.mode}|coverage={self.coverage:g}|model=r2vc-offline-verifier"
-                f"(all-MiniLM-L6-v2)|weights=sha256:{_weights_sha(str(weights))[:16]}|trained={trained}"
+        return (f"{self.name}|mode={self.mode}|coverage={self.coverage:g}|model={name}"
+                f"|weights=sha256:{_weights_sha(str(weights))[:16]}|trained={trained}"
                 f"|max_length={self.max_length}|pair_order=evidence-claim")
 
     def score_claims(self, *, claims: Sequence[str], labels: Sequence[str] | None, predicted: Sequence[Sequence[str]],
@@ -243,4 +299,4 @@ class NLIVerdict(Scorer):
 
 
 __all__ = ["GOLD_CLASS", "MODES", "MemoNLI", "NLIVerdict", "default_model_dir", "item_score", "pair_probabilities",
-           "side_signals", "side_verdict"]
+           "resolve_model_dir", "side_signals", "side_verdict"]
