@@ -82,6 +82,10 @@ def test_paper_command_runs_every_stage_of_both_recipes_on_one_generator(
     table = (fever / "table.md").read_text()
     assert "| R2VC (SFT+DPO, verifier selection, SLC) — paper, reported | 84.71 | 85.68 | 0.083 | 0.0125 |" in table
     assert "FEVER score (strict)" in table and "signature: r2vc-paper-table" in table
+    # every departure from the paper is in the table and its JSON, not only in the docs
+    listed = json.loads((fever / "table.json").read_text())["departures"]
+    assert any(d.startswith("retrieval: one batched pass over every claim") for d in listed)
+    assert "departures from the paper:" in table and all(f"- {d}" in table for d in listed)
     # the manifest counts what ran (ledger.jsonl), both recipes together
     manifest = json.loads((work / "paper_manifest.json").read_text())
     assert manifest == result["manifest"]
@@ -157,3 +161,15 @@ def test_paper_recipe_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest
     rows.write_text(f"base: paper-vitaminc\ntrain_rows: {bad}\neval_claims: {bad}\nrows: [full, nope]\n")
     assert main(["baseline", "r2vc", "paper", "--recipe", str(rows), "--work", str(tmp_path / "w")]) == 2
     assert "unknown table row 'nope'" in capsys.readouterr().err
+
+
+def test_departures_follow_the_recipe(tmp_path: Path) -> None:
+    """ivfsq8 and the DPO cut are listed where the recipe has them, and not once a recipe restores the paper's."""
+    from averitec_tools.baselines.r2vc.experiments.recipes import departures, load_recipe
+
+    fever = departures(load_recipe("paper-fever"))
+    assert fever[0].startswith("dense index: ivfsq8") and any(d.startswith("DPO: 125 steps") for d in fever)
+    paperlike = tmp_path / "paperlike.yaml"
+    paperlike.write_text("base: paper-fever\npipeline: {retrieval: {dense_index: hnsw}}\ndpo: {}\ndecode_batch: 1\n")
+    heads = [d.split(":")[0] for d in departures(load_recipe(str(paperlike)))]
+    assert heads == ["retrieval", "corpus", "SFT data", "generator", "Table 2 rows"]

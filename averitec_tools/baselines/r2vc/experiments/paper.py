@@ -46,6 +46,7 @@ from averitec_tools.baselines.r2vc.experiments.recipes import (
     ROWS,
     STEPS,
     Recipe,
+    departures,
     load_recipe,
 )
 from averitec_tools.errors import UserError
@@ -290,6 +291,7 @@ class PaperRun:
                  f"models: generator {r.generator} (SFT → DPO here), verifier {r.verifier}, dense {r.dense}; "
                  "rows marked 'paper, reported' are the paper's Table 2, not measured here", "",
                  markdown_table(rows + reported),
+                 "", "departures from the paper:", *(f"- {d}" for d in departures(r)),
                  "", f"signature: {signature()}"]
         if r.dataset == "FEVER":
             lines += ["", "| row | FEVER score (strict) | label accuracy |", "|---|---|---|"]
@@ -299,7 +301,8 @@ class PaperRun:
         with atomic_writer(self.work / "table.md") as fh:
             fh.write("\n".join(lines) + "\n")
         with atomic_writer(self.work / "table.json") as fh:
-            json.dump({"recipe": asdict(r), "signature": signature(), "rows": [scores[row] for row in r.rows],
+            json.dump({"recipe": asdict(r), "departures": departures(r), "signature": signature(),
+                       "rows": [scores[row] for row in r.rows],
                        "paper_reported": [x.to_dict() for x in reported]}, fh, indent=1, default=str)
         return {"table": str(self.work / "table.md")}
 
