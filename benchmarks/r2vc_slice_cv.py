@@ -61,7 +61,7 @@ class Slice:
         self.claims = data.plan.slice_claims(data.train)
 
     def pipeline(self, cfg: R2VCConfig, regimes: Any = None) -> Any:
-        p = slice_fit._nli_pipeline(cfg, nli=self.pipe.verifier.nli, retriever=self.pipe.retriever)
+        p = slice_fit.nli_pipeline(cfg, nli=self.pipe.verifier.nli, retriever=self.pipe.retriever)
         settings, described = offline_store_settings(cfg, p.components)
         p.candidate_store = open_store(cache_root(cfg) / "slice-candidates", config=cfg, components=p.components,
                                        settings=settings, described=described, replay_only=True)

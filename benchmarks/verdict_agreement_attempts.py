@@ -126,19 +126,19 @@ def verifier_readings(items: list, backend: object) -> dict[str, np.ndarray]:
     gold = [nv.GOLD_CLASS[it.gold] for it in items]
     empty = [float(g == nv.NEUT) for g in gold]  # no strings read as neutral, as the default does
     return {
-        "default (side verdict)": np.array([nv.side_verdict(p)[g] for p, g in zip(per_string, gold)]),
-        "mean over strings": np.array([p[:, g].mean() if len(p) else e for p, g, e in zip(per_string, gold, empty)]),
-        "max over strings": np.array([p[:, g].max() if len(p) else e for p, g, e in zip(per_string, gold, empty)]),
-        "whole side": np.array([w[0][g] for w, g in zip(whole, gold)]),
+        "default (side verdict)": np.array([nv.side_verdict(p)[g] for p, g in zip(per_string, gold, strict=True)]),
+        "mean over strings": np.array([p[:, g].mean() if len(p) else e for p, g, e in zip(per_string, gold, empty, strict=True)]),
+        "max over strings": np.array([p[:, g].max() if len(p) else e for p, g, e in zip(per_string, gold, empty, strict=True)]),
+        "whole side": np.array([w[0][g] for w, g in zip(whole, gold, strict=True)]),
     }
 
 
 def averitec_readings(items: list, model: Path) -> dict[str, np.ndarray]:
+    import torch
+
     from averitec_tools.baselines.averitec.models import load_classifier
     from averitec_tools.baselines.averitec.verdict import LABELS, aggregate_probabilities
     from averitec_tools.scoring.meta_eval.scorer_base import qa_strings
-
-    import torch
 
     clf, tok, _ = load_classifier(model=str(model), device="cpu")
     clf.eval()
@@ -150,7 +150,7 @@ def averitec_readings(items: list, model: Path) -> dict[str, np.ndarray]:
             enc = tok([c for c, _ in b], [s for _, s in b], truncation=True, max_length=256, padding=True,
                       return_tensors="pt")
             probs.append(torch.softmax(clf(**enc).logits, -1).numpy())
-    row = dict(zip(pairs, np.concatenate(probs)))
+    row = dict(zip(pairs, np.concatenate(probs), strict=True))
     up, mean = [], []
     for it in items:
         g = LABELS.index(it.gold)

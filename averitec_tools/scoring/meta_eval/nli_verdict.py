@@ -234,9 +234,11 @@ class NLIVerdict(Scorer):
         return self._resolved()[0]
 
     def _resolved(self) -> tuple[Path, str]:
-        if not hasattr(self, "_model"):  # resolved (and downloaded) once per scorer
-            object.__setattr__(self, "_model", resolve_model_dir(self.model))
-        return self._model  # type: ignore[no-any-return]
+        resolved: tuple[Path, str] | None = self.__dict__.get("_model")
+        if resolved is None:  # resolved (and downloaded) once per scorer
+            resolved = resolve_model_dir(self.model)
+            object.__setattr__(self, "_model", resolved)
+        return resolved
 
     def signature(self) -> str:
         """``nli-verdict|mode=..|coverage=..|model=..|weights=sha256:<16>|trained=..|max_length=..|pair_order=..``."""

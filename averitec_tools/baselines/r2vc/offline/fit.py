@@ -224,7 +224,7 @@ def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
     return cfg
 
 
-def _nli_pipeline(cfg: Any, *, nli: Any, retriever: Any) -> Any:
+def nli_pipeline(cfg: Any, *, nli: Any, retriever: Any) -> Any:
     """The NLI-only pipeline of ``cfg`` that decodes the calibration slice (no calibrator)."""
     from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
@@ -311,7 +311,7 @@ def fit_decision(cfg: Any, *, nli: Any, retriever: Any, claims: Sequence[Any], s
     parts: dict[str, Any] = {}
     if off.fit_thresholds:
         cfg, parts = _fit_decision_rules(cfg, claims=claims, store=store)
-    fitter = _nli_pipeline(cfg, nli=nli, retriever=retriever)
+    fitter = nli_pipeline(cfg, nli=nli, retriever=retriever)
     fitter.candidate_store = store
     if "regime_thresholds" in parts:
         fitter.regime_thresholds = parts["regime_thresholds"].thresholds
@@ -366,7 +366,7 @@ def fit_on_slice(
         return cal, cal.fit_info.get("fitted")
 
     off = cfg.offline
-    probe = _nli_pipeline(cfg, nli=nli, retriever=retriever)
+    probe = nli_pipeline(cfg, nli=nli, retriever=retriever)
     settings, described = offline_store_settings(cfg, probe.components)
     probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components, settings=settings,
                                        described=described)
@@ -413,6 +413,7 @@ __all__ = [
     "fit_nli_thresholds",
     "SliceFit",
     "fit_decision",
+    "nli_pipeline",
     "fitted_summary",
     "OutOfFoldChoice",
     "out_of_fold_choice",
