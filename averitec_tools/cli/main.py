@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "compare",
     "judge_agreement",
     "meta_eval",
+    "lite_check",
     "calibration",
     "stats",
     "export_hf",
