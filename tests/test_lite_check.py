@@ -70,6 +70,8 @@ def test_bad_input(tmp_path: Path) -> None:
         lite_check(references=GOLD, submissions=paths[:2])
     with pytest.raises(UserError, match="has no numeric 'averitec_score@0.33'"):
         lite_check(references=GOLD, submissions=paths[:3], metric="averitec_score@0.33", size=10)
+    with pytest.raises(UserError, match="lite subset size must be at least 1, got 0"):
+        lite_check(references=GOLD, submissions=paths[:3], size=0)
     with pytest.raises(UserError, match="lite subset size must be between 1 and 50, got 60"):
         lite_check(references=GOLD, submissions=paths[:3], size=60, metric="label_accuracy")
 

@@ -4,7 +4,8 @@ Scores every ``--submission`` (at least 3, on the same claims) against ``REFEREN
 the profile, ranks them by a per-claim metric's mean over all claims and over the lite
 subset (``--size`` claims; the rule of ``averitec meta-eval --lite``), and prints Kendall
 τ-b between the two rankings with a percentile interval from resampling the claims, each
-system's two means, and the subset's claim ids (what an Ev2R judge would then be asked).
+system's two means and, with ``--json``, the subset's claim ids (what an Ev2R judge would
+then be asked).
 
 Examples::
 

@@ -93,6 +93,8 @@ def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str 
     paths = [str(p) for p in submissions]
     if len(paths) < 3:
         raise UserError(f"a ranking check needs at least 3 submissions, got {len(paths)}")
+    if size < 1:  # before any scoring; the upper bound (the claim count) is checked by lite_subset
+        raise UserError(f"lite subset size must be at least 1, got {size}")
     results = [score_with_profile(profile=profile, predictions=p, references=str(references)) for p in paths]
     values, claims = _matrix(results, paths, metric)
     chosen = {repr(cid) for cid in lite_subset(claims=claims, size=size)}
