@@ -56,7 +56,7 @@ R2VC = "averitec_tools.baselines.r2vc"
 #: ``baselines.r2vc`` (a subpackage or a top module); it may import wings of its own or a
 #: lower layer. A top module not listed here sits on :data:`R2VC_DEFAULT_LAYER`.
 R2VC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("", "types", "config")),
+    ("base", ("", "types", "config_sections", "config")),
     ("corpus", ("corpus",)),
     ("stages", ("stages",)),
     ("io", ("io",)),
