@@ -17,7 +17,7 @@ gold one) against, on the Ev2R study's 278 rated items, with claim-clustered 95 
    figures only): logistic regression (standardised features, C = 1) on the four readings,
    ``minilm-qa-f1`` and ``hu-meteor``. No feature is the gold label alone (a per-label
    constant cannot rank systems that answer the same claims).
-4. **A claim-level reader** (``--reader DIR``, or ``--train-reader DIR`` to train it, 936 s
+4. **A claim-level reader** (``--reader DIR``, or ``--train-reader DIR`` to train it, 895 s
    on 2 cores): the R2VC verifier fine-tuned 2 more epochs (lr 3e-5, batch 16, 256 word
    pieces) on whole gold evidence sides of AVeriTeC *train* (all Q+A strings of a claim as
    one premise → Supported: entailment, Refuted: contradiction, the others: neutral) plus,
