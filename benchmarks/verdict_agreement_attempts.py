@@ -88,15 +88,10 @@ def train_reader(*, data: Path, init: Path, out: Path) -> Path:
 
     sides = _gold_sides(data / "averitec" / "train.json")
     epochs = [_with_negatives(sides, share=1 / 3, seed=e) for e in range(2)]
-    original = preset.minilm_dir
-    preset.minilm_dir = lambda: init  # start from the verifier, not from the bare encoder
-    try:
-        return preset.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
-                                     max_length=256, progress=True,
-                                     meta={"train_claims": len(sides), "pairs": len(epochs[0]),
-                                           "pair_labels": "whole-side"})
-    finally:
-        preset.minilm_dir = original
+    return preset.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
+                                 max_length=256, progress=True, base=init,  # from the verifier, not bare MiniLM
+                                 meta={"train_claims": len(sides), "pairs": len(epochs[0]),
+                                       "pair_labels": "whole-side"})
 
 
 def reader_dev_check(*, data: Path, backend: object) -> dict[str, float]:

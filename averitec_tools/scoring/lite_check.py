@@ -26,7 +26,7 @@ import numpy as np
 
 from averitec_tools.errors import UserError
 from averitec_tools.scoring.meta_eval.lite import RULE, lite_subset
-from averitec_tools.scoring.meta_eval.stats import kendall
+from averitec_tools.scoring.meta_eval.stats import kendall, percentile_interval
 
 DEFAULT_METRIC = "averitec_score@0.25"  # the 2024 leaderboard's "AVeriTeC Score" (λ = 0.25)
 
@@ -42,18 +42,16 @@ def ranking_agreement(*, values: np.ndarray, lite: np.ndarray, resamples: int = 
     rng = np.random.default_rng(seed)
     taus = []
     for _ in range(resamples):
-        idx = rng.integers(0, values.shape[1], values.shape[1])
+        idx = np.asarray(rng.integers(0, values.shape[1], size=values.shape[1]))
         kept = idx[lite[idx]]
         if len(kept):
             t = kendall(x=values[:, idx].mean(1).tolist(), y=values[:, kept].mean(1).tolist())
             if not np.isnan(t):
                 taus.append(t)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(taus, [tail, 100 - tail]) if taus else (None, None)
+    ci: dict[str, Any] = dict(percentile_interval(taus, level=level, resamples=resamples).as_dict())
+    ci.update({k: None for k in ("low", "high") if np.isnan(ci[k])}, defined=len(taus))  # strict JSON: no NaN
     tau = kendall(x=full.tolist(), y=sub.tolist())
-    return {"kendall_tau": None if np.isnan(tau) else tau, "full": full.tolist(), "lite": sub.tolist(),
-            "ci": {"low": None if low is None else float(low), "high": None if high is None else float(high),
-                   "level": level, "resamples": resamples, "defined": len(taus)}}
+    return {"kendall_tau": None if np.isnan(tau) else tau, "full": full.tolist(), "lite": sub.tolist(), "ci": ci}
 
 
 def _matrix(results: Sequence[Any], paths: Sequence[str], metric: str) -> tuple[np.ndarray, list[tuple[Any, str]]]:

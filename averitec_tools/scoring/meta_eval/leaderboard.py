@@ -25,7 +25,7 @@ import numpy as np
 
 from averitec_tools.errors import UserError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, read_xlsx_rows
-from averitec_tools.scoring.meta_eval.stats import kendall
+from averitec_tools.scoring.meta_eval.stats import kendall, percentile_interval
 
 LEADERBOARD_FILE = "data/0_submissions_averitec.xlsx"
 COLUMNS = {"q_only": "Q only", "qa": "Q + A", "averitec_score": "AVeriTeC Score"}
@@ -92,11 +92,9 @@ def leaderboard_agreement(*, items: Sequence[RatedItem], scores: Sequence[float 
         t = _tau(teams, means, column_scores)
         if not np.isnan(t):
             taus.append(t)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(taus, [tail, 100 - tail]) if taus else (float("nan"), float("nan"))
     return {"column": COLUMNS[column], "teams": len(teams), "kendall_tau": tau,
             "items_per_team": float(np.mean([len(v) for v in per_team.values()])),
-            "ci": {"low": float(low), "high": float(high), "level": level, "resamples": resamples}}
+            "ci": percentile_interval(taus, level=level, resamples=resamples).as_dict()}
 
 
 __all__ = ["COLUMNS", "LEADERBOARD_FILE", "leaderboard_agreement", "read_leaderboard", "team_key"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from averitec_tools.errors import UserError
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.stats import kendall
+from averitec_tools.scoring.meta_eval.stats import kendall, percentile_interval
 
 RULE = ("stratified by gold label, shares proportional to label frequency (largest remainder), "
         "smallest sha256('averitec-lite:' + claim id) first within each label")
@@ -103,10 +103,8 @@ def lite_report(*, items: Sequence[RatedItem], size: int = 100, n_claims: int = 
             t = _tau(sample, dim, _lite_rows(sample, fraction))
             if not np.isnan(t):
                 taus.append(t)
-        tail = (1 - level) / 2 * 100
-        low, high = np.percentile(taus, [tail, 100 - tail]) if taus else (float("nan"), float("nan"))
         out["dimensions"][dim] = {"kendall_tau": _tau(items, dim, keep),
-                                  "ci": {"low": float(low), "high": float(high), "level": level, "resamples": resamples}}
+                                  "ci": percentile_interval(taus, level=level, resamples=resamples).as_dict()}
     return out
 
 

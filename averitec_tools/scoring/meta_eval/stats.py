@@ -117,6 +117,20 @@ class Interval:
         return {"low": self.low, "high": self.high, "level": self.level, "resamples": self.resamples}
 
 
+def percentile_interval(values: Sequence[float], *, level: float, resamples: int) -> Interval:
+    """The percentile interval of bootstrap ``values`` (the defined ones); (nan, nan) when there are none.
+
+    Example:
+        >>> percentile_interval([0.0, 1.0, 2.0, 3.0, 4.0], level=0.5, resamples=5).as_dict()
+        {'low': 1.0, 'high': 3.0, 'level': 0.5, 'resamples': 5}
+    """
+    if not len(values):
+        return Interval(float("nan"), float("nan"), level, resamples)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return Interval(float(low), float(high), level, resamples)
+
+
 def clustered_bootstrap(
     *, x: Sequence[float], y: Sequence[float], clusters: Sequence[object], statistic: str,
     resamples: int = 1000, level: float = 0.95, seed: int = 0,
@@ -149,11 +163,8 @@ def clustered_bootstrap(
         v = fn(x=a[rows], y=b[rows])
         if not np.isnan(v):
             values.append(v)
-    if not values:
-        return Interval(float("nan"), float("nan"), level, resamples)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return Interval(float(low), float(high), level, resamples)
+    return percentile_interval(values, level=level, resamples=resamples)
 
 
-__all__ = ["STATISTICS", "Interval", "average_ranks", "clustered_bootstrap", "kendall", "pearson", "spearman"]
+__all__ = ["STATISTICS", "Interval", "average_ranks", "clustered_bootstrap", "kendall", "pearson",
+           "percentile_interval", "spearman"]

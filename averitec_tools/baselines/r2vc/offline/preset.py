@@ -111,8 +111,12 @@ def train_verifier(
     pair_order: str = "evidence-claim",
     progress: bool = False,
     meta: dict[str, Any] | None = None,
+    base: Path | None = None,
 ) -> Path:
     """Fine-tune MiniLM + a 3-way head on (claim, passage, class) pairs, one list per epoch; save atomically.
+
+    ``base`` starts from another model directory with a 3-way NLI head (default: the
+    packaged MiniLM with a fresh head).
 
     Pairs are fed to the tokenizer in ``pair_order``, as the verifier will see them, in
     length-bucketed batches (:func:`length_batches`); AdamW with a linear decay to 0
@@ -134,7 +138,7 @@ def train_verifier(
 
     t0, c0 = time.perf_counter(), time.process_time()
     torch.manual_seed(seed)
-    src = str(minilm_dir())
+    src = str(base or minilm_dir())
     hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" notice is expected
     tokenizer = AutoTokenizer.from_pretrained(src, local_files_only=True)
     model = AutoModelForSequenceClassification.from_pretrained(
