@@ -6,10 +6,7 @@ Imports nothing heavy: the CLI builds every sub-parser on start.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection
 from typing import Any
-
-from averitec_tools.errors import UserError
 
 #: option name -> (flag, argparse keyword arguments)
 JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -52,13 +49,9 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         group.add_argument(flag, dest=name, **{"default": None, **kwargs})
 
 
-def judge_options(args: argparse.Namespace, accepted: Collection[str]) -> dict[str, Any]:
-    """The judge options given on the command line (error if the profile takes none)."""
-    given = {name: getattr(args, name) for name in JUDGE_FLAGS if getattr(args, name, None) is not None}
-    for name in given:
-        if name not in accepted:
-            raise UserError(f"{JUDGE_FLAGS[name][0]} applies to the fever8 profile, not {args.profile!r}")
-    return given
+def judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge options given on the command line (the profile checks them)."""
+    return {name: getattr(args, name) for name in JUDGE_FLAGS if getattr(args, name, None) is not None}
 
 
 __all__ = ["JUDGE_FLAGS", "add_judge_arguments", "judge_options"]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.metrics.stored_scores import read_items_file
 
 #: The human dimensions, in the study's order (verdict agreement derived from the label).
 DIMENSIONS: tuple[str, ...] = ("semantic_coverage", "coherence", "redundancy", "consistency", "relevance",
@@ -132,25 +133,6 @@ def kept_rows(path: Path) -> list[dict[str, Any]]:
     return kept
 
 
-def read_items_file(path: Path) -> list[dict[str, Any]]:
-    """The study's per-item JSON lines (``claim, evidence, response.{reference_evidence, score}, gold, id``)."""
-    from averitec_tools.jsonio import iter_jsonl
-
-    out = []
-    for rec in iter_jsonl(path):  # missing file, bad UTF-8, bad or too deeply nested JSON: one line
-        obj = rec.value
-        try:
-            score = obj["response"].get("score")
-            if score is not None and not isinstance(score, int | float) or isinstance(score, bool):
-                raise TypeError(f"score is {score!r}")
-            out.append({"id": int(obj["id"]), "claim": str(obj["claim"]), "evidence": str(obj["evidence"]),
-                        "reference": str(obj["response"]["reference_evidence"]), "gold": str(obj["gold"]),
-                        "score": score})
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
-            raise UserError(f"{rec.where}: not a per-item record ({type(exc).__name__}: {exc})") from None
-    return out
-
-
 def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path | None = None) -> list[RatedItem]:
     """The kept rating rows of ``data_dir`` joined, row by row, to the per-item texts.
 
@@ -177,12 +159,12 @@ def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path
         if r["id"] != t["id"]:
             raise UserError(f"{items_path}: line {i + 1}: claim id {t['id']}, but rating row {r['line']} "
                             f"is claim {r['id']}")
-        ratings = {d: r[d] for d in RATED_DIMENSIONS}
-        ratings["verdict_agreement"] = float(label_agrees(gold=t["gold"], majority=r["label_majority"]))
+        rated: dict[str, float | None] = {d: r[d] for d in RATED_DIMENSIONS}
+        rated["verdict_agreement"] = float(label_agrees(gold=t["gold"], majority=r["label_majority"]))
         out.append(RatedItem(row=i, team=r["team"], claim_id=r["id"], claim=t["claim"], predicted=t["evidence"],
-                             reference=t["reference"], gold=t["gold"], ratings=ratings))
+                             reference=t["reference"], gold=t["gold"], ratings=rated))
     return out
 
 
 __all__ = ["DIMENSIONS", "GOLD_CHECK_IDS", "ITEMS_FILE", "RATED_DIMENSIONS", "RATINGS_FILE", "RatedItem",
-           "kept_rows", "label_agrees", "load_rated_items", "read_items_file", "read_xlsx_rows"]
+           "kept_rows", "label_agrees", "load_rated_items", "read_xlsx_rows"]
