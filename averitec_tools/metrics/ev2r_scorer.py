@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, EvidenceScorer
+from averitec_tools.metrics.evidence_scorer import EvidenceScorer
+from averitec_tools.records.rated import RatedItem
 
 
 @register_metric
@@ -44,7 +45,7 @@ class Ev2RScorer(
             raise UserError("scorer ev2r needs url=BASE_URL (an OpenAI-compatible endpoint), e.g. "
                             "ev2r(url=http://127.0.0.1:8000/v1,model=NAME)")
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         from averitec_tools.metrics.ev2r import JudgePrompt, parse_judgement
         from averitec_tools.metrics.ev2r_judges import make_judge
         from averitec_tools.metrics.ev2r_runner import (

@@ -3,7 +3,7 @@
 An evidence scorer is a registered :class:`~averitec_tools.metrics.base.Metric` (one
 registry, one spelling: ``hu-meteor(normalise=candidate)``, ``minilm-qa-f1``,
 ``ev2r(url=...,model=...)``) that scores *items* -- anything with the claim, its gold label
-and the two evidence texts (:class:`EvidenceItem`; ``averitec meta-eval``'s rated items) --
+and the two evidence texts (:class:`RatedItem`; ``averitec meta-eval``'s rated items) --
 one score per item, ``None`` where none could be had (a judge failure). The scorers that
 also score lists of Q+A strings (``score_strings``) serve ``averitec score
 --evidence-scorer``. A scorer with a model names it, and the hash of its weights, in its
@@ -23,31 +23,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.base import METRICS, Metric, parse_metric
 from averitec_tools.metrics.signature import render_signature
+from averitec_tools.records.rated import RatedItem
 from averitec_tools.registry import Registry
 
 _QUESTION = re.compile(r"(?m)^Question:")
-
-
-class EvidenceItem(Protocol):
-    """What an evidence scorer reads of an item (``meta_eval.ratings.RatedItem`` is one)."""
-
-    @property
-    def claim_id(self) -> int: ...
-    @property
-    def team(self) -> str: ...
-    @property
-    def claim(self) -> str: ...
-    @property
-    def predicted(self) -> str: ...
-    @property
-    def reference(self) -> str: ...
-    @property
-    def gold(self) -> str: ...
 
 
 class EvidenceScorer(Metric):
@@ -56,7 +40,7 @@ class EvidenceScorer(Metric):
     #: Whether the scorer calls an LLM (``averitec meta-eval`` reports it).
     llm: ClassVar[bool] = False
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         raise NotImplementedError
 
     def check_ready(self) -> None:
@@ -87,10 +71,10 @@ class PerItemScorer(EvidenceScorer):
         """What ``score_item`` is given with each item (``None`` by default)."""
         return None
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         raise NotImplementedError
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         ctx = self.setup()
         return [self.score_item(it, ctx) for it in items]
 
@@ -175,6 +159,6 @@ def string_list_scorer(spec: str) -> Any:
 
 
 __all__ = [
-    "EvidenceItem", "EvidenceScorer", "PerItemScorer", "check_coverage", "evidence_scorer_names",
+    "EvidenceScorer", "PerItemScorer", "check_coverage", "evidence_scorer_names",
     "parse_evidence_scorer", "qa_blocks", "qa_strings", "string_list_scorer",
 ]

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem
 from averitec_tools.metrics.hungarian_meteor import assignment_utility, pairwise_matrix
 from averitec_tools.metrics.meteor import MeteorEngineScorer
+from averitec_tools.records.rated import RatedItem
 
 
 def study_blocks(text: str) -> list[str]:
@@ -33,7 +33,7 @@ class StudyHuMeteor(
 ):
     """The study's Hungarian METEOR (see the module docstring)."""
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         # the study's matrix is reference x candidate; the assignment sum is the same
         m = pairwise_matrix(candidates=study_blocks(item.predicted), references=study_blocks(item.reference), engine=ctx)
         return assignment_utility(m, normaliser=len(item.predicted))

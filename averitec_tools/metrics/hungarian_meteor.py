@@ -24,8 +24,9 @@ import numpy as np
 from averitec_tools.forking import fork_is_safe
 from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, qa_strings
+from averitec_tools.metrics.evidence_scorer import qa_strings
 from averitec_tools.metrics.meteor import MeteorEngine, MeteorEngineScorer, default_engine
+from averitec_tools.records.rated import RatedItem
 
 Normalise = Literal["reference", "candidate"]
 
@@ -272,7 +273,7 @@ class HungarianMeteor(
         task = HungarianTask(tuple(candidates), tuple(references), self.normalise)  # type: ignore[arg-type]
         return solve_task(task, engine or default_engine())
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         cands, refs = qa_strings(item.predicted), qa_strings(item.reference)
         if not (cands and refs):
             return 0.0

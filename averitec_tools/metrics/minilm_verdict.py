@@ -29,11 +29,11 @@ from averitec_tools.errors import UserError
 from averitec_tools.metrics import minilm_qa_f1, verdict_head
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import (
-    EvidenceItem,
     EvidenceScorer,
     check_coverage,
     qa_strings,
 )
+from averitec_tools.records.rated import RatedItem
 
 MODES = ("gold", "agree")
 
@@ -124,7 +124,7 @@ class MiniLMVerdict(
             raise UserError("minilm-verdict needs each claim's text and gold label")
         return self.score_claims(claims=claims, labels=labels, predicted=predicted, references=references)
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         return list(self.score_claims(claims=[it.claim for it in items], labels=[it.gold for it in items],
                                       predicted=[qa_strings(it.predicted) for it in items],
                                       references=[qa_strings(it.reference) for it in items]))

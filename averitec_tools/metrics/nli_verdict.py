@@ -42,11 +42,11 @@ import numpy as np
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import (
-    EvidenceItem,
     EvidenceScorer,
     check_coverage,
     qa_strings,
 )
+from averitec_tools.records.rated import RatedItem
 
 MODES = ("gold", "agree", "label")
 VERIFIER_NAME = "r2vc-offline-verifier(all-MiniLM-L6-v2)"
@@ -289,7 +289,7 @@ class NLIVerdict(
             raise UserError("nli-verdict needs each claim's text")
         return self.score_claims(claims=claims, labels=labels, predicted=predicted, references=references)
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         t0 = time.process_time()
         out = self.score_claims(claims=[it.claim for it in items], labels=[it.gold for it in items],
                                 predicted=[qa_strings(it.predicted) for it in items],

@@ -19,7 +19,8 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, EvidenceScorer
+from averitec_tools.metrics.evidence_scorer import EvidenceScorer
+from averitec_tools.records.rated import RatedItem
 
 
 def read_items_file(path: Path) -> list[dict[str, Any]]:
@@ -54,7 +55,7 @@ class StoredScores(
         if not self.path:
             raise UserError("scorer file needs path=FILE.jsonl")
 
-    def score(self, *, items: Sequence[EvidenceItem]) -> list[float | None]:
+    def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         rows = read_items_file(Path(self.path))
         if len(rows) != len(items):
             raise UserError(f"{self.path}: {len(rows)} lines, expected one per rated item ({len(items)})")

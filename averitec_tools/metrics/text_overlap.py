@@ -15,7 +15,8 @@ from typing import Any
 
 from averitec_tools.errors import ResourceError
 from averitec_tools.metrics.base import register_metric
-from averitec_tools.metrics.evidence_scorer import EvidenceItem, PerItemScorer
+from averitec_tools.metrics.evidence_scorer import PerItemScorer
+from averitec_tools.records.rated import RatedItem
 
 
 def _library(module: str, package: str, scorer: str) -> Any:
@@ -38,7 +39,7 @@ class Bleu(
         return _library("sacrebleu", "sacrebleu", self.name).metrics.BLEU(smooth_method="none", tokenize="none",
                                                                           force=True)
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         return ctx.corpus_score([" ".join(item.predicted.split())], [[" ".join(item.reference.split())]]).score / 100
 
 
@@ -53,7 +54,7 @@ class Rouge(
     def setup(self) -> Any:
         return _library("rouge_score.rouge_scorer", "rouge-score", self.name).RougeScorer(["rougeL"], use_stemmer=False)
 
-    def score_item(self, item: EvidenceItem, ctx: Any) -> float:
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
         return ctx.score(item.reference, item.predicted)["rougeL"].fmeasure
 
 

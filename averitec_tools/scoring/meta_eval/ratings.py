@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import ResourceError, UserError
 from averitec_tools.metrics.stored_scores import read_items_file
+from averitec_tools.records.rated import RatedItem
 
 #: The human dimensions, in the study's order (verdict agreement derived from the label).
 DIMENSIONS: tuple[str, ...] = ("semantic_coverage", "coherence", "redundancy", "consistency", "relevance",
@@ -37,31 +37,6 @@ ERROR_COLUMN_PREFIX = "1. Does the predicted evidence contain any of the followi
 REQUIRED_COLUMNS: tuple[str, ...] = ("Team", "id", "claim", "label_majority", *RATED_DIMENSIONS)
 RATINGS_FILE = "data/AVERITEC_FC_Evidence_Evaluation_Responses.xlsx"
 ITEMS_FILE = "results/predictions_hmeteor.jsonl"
-
-
-@dataclass(frozen=True)
-class RatedItem:
-    """One kept rating row with the evidence it rated.
-
-    Attributes:
-        row: 0-based position among the kept rows (the per-item files' line order).
-        team: The submitting team.
-        claim_id: AVeriTeC 2024 test claim id.
-        claim: Claim text.
-        predicted: The submission's evidence, ``Question: ...\\nAnswer: ...`` blocks.
-        reference: The gold evidence, same format.
-        gold: Gold verdict label.
-        ratings: Dimension → rating (``None`` where the annotator left it blank).
-    """
-
-    row: int
-    team: str
-    claim_id: int
-    claim: str
-    predicted: str
-    reference: str
-    gold: str
-    ratings: dict[str, float | None] = field(default_factory=dict)
 
 
 def label_agrees(*, gold: str, majority: str) -> int:

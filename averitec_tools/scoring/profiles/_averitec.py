@@ -148,7 +148,9 @@ def thresholded(evidence_scores: Sequence[float], values: Sequence[Any]) -> np.n
         [[1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
     """
     levels = [AVeriTeCScore(threshold=t).gated(evidence_scores=evidence_scores, values=values) for t in AVERITEC_THRESHOLDS]
-    return np.array(levels, dtype=float).T
+    # claims x levels, laid out row by row as the official scorers build it: the column means
+    # then add in the official order (a transposed view would sum in another, differing in the last bits)
+    return np.array(list(zip(*levels, strict=True)), dtype=float).reshape(len(evidence_scores), len(AVERITEC_THRESHOLDS))
 
 
 def level_means(per_level: np.ndarray) -> dict[str, float]:

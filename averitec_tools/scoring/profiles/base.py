@@ -1,9 +1,14 @@
 """The contract every scoring profile implements.
 
 A profile reproduces one official scorer (file formats, normalisation, thresholds and
-quirks). Besides the headline summary it returns one :class:`ClaimScore` per claim, so
-that ``averitec compare`` (paired significance tests), ``averitec calibration`` and
-``--per-claim`` can work on any profile without knowing its format.
+quirks). It declares the options it takes (:attr:`ScoringProfile.OPTIONS`, one
+:class:`ProfileOption` each: type, default, choices, range), which :meth:`ScoringProfile.score`
+checks once, with :func:`check_options`, before any file is read; it implements
+``_score(call)`` on the arguments as one :class:`ScoreCall`. Besides the headline summary
+(with its signature) it returns one :class:`ClaimScore` per claim, so that ``averitec
+compare`` (paired significance tests), ``averitec calibration`` and ``--per-claim`` work on
+any profile without knowing its format, and it lists the reference strings it compares
+(:meth:`ScoringProfile.gold_strings`) for a warm scorer to prepare.
 """
 
 from __future__ import annotations
@@ -63,9 +68,10 @@ class ProfileOption:
             kinds = self.types if isinstance(self.types, tuple) else (self.types,)
             names = " or ".join("None" if t is type(None) else t.__name__ for t in kinds)
             return f"expected {names}, got {value!r}"
-        if self.minimum is not None and value < self.minimum:
+        number: Any = value  # a bounded option is numeric (declared so)
+        if self.minimum is not None and number < self.minimum:
             return f"must be at least {self.minimum:g}, got {value}"
-        if self.maximum is not None and value > self.maximum:
+        if self.maximum is not None and number > self.maximum:
             return f"must be at most {self.maximum:g}, got {value}"
         if self.check is not None:
             try:
