@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import secrets
 import stat
@@ -13,6 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 
 
 def utcnow() -> dt.datetime:
@@ -27,7 +27,7 @@ def hash_token(token: str) -> str:
         >>> len(hash_token("abc"))
         64
     """
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    return sha256_hex(token)
 
 
 def new_token() -> str:

@@ -15,7 +15,6 @@ hold exactly what it would compute), which ``tests/test_leaderboard_store.py`` c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -150,7 +149,7 @@ class Scorer:
         cache_file = None
         cached: dict[str, list[list[str]]] = {}
         if self.cache_dir is not None and strings:
-            key = hashlib.sha256(f"{digest}|{TOKENIZER_NAME}|{__version__}".encode()).hexdigest()[:32]
+            key = hashing.sha256_hex(f"{digest}|{TOKENIZER_NAME}|{__version__}", length=32)
             cache_file = self.cache_dir / f"gold-{key}.json"
             try:
                 cached = json.loads(cache_file.read_text(encoding="utf-8"))

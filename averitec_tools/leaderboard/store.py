@@ -22,7 +22,6 @@ phase's reference file unreadable, an internal error) and organiser cancellation
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 from averitec_tools.leaderboard import models as m
 from averitec_tools.leaderboard.competition import Competition, load_competition_text
 from averitec_tools.leaderboard.db import (
@@ -317,7 +317,7 @@ class Store(SubmissionQueue, SubmissionRecords):
         if not content.strip():
             raise UserError(f"{display_name}: the file is empty")
         meta = check_meta(meta or {}, allowed=comp.disclosure)
-        digest = hashlib.sha256(content).hexdigest()
+        digest = sha256_hex(content)
         s = m.submissions.c
         with self.tx() as conn:
             team_id = self._team_id(conn, team, lock=True)

@@ -16,7 +16,6 @@ profile excludes it from the means and counts it with the reason), also listed t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -31,6 +30,7 @@ from typing import Any
 
 from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 from averitec_tools.metrics.ev2r_judges import Judge, RetryableJudgeError
 
 FAILURE_MODES = ("raise", "zero", "unscored")
@@ -75,7 +75,7 @@ def cache_key(
         (64, False)
     """
     parts = [model, prompt_sha256, str(claim_id), kind, reference, prediction, *([sampling] if sampling else [])]
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return sha256_hex(json.dumps(parts, ensure_ascii=False))
 
 
 class JudgementCache:

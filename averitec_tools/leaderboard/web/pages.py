@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
@@ -87,7 +88,7 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
     context: dict[str, Any] = {**view, "metrics": metrics, "refresh": REFRESH_SECONDS if view["row"]["state"] in ("pending", "running") else None}
     if claims:
         context["means"] = {m: mean_scored([c["values"][m] for c in claims]) for m in metrics}  # unscored claims left out
-        context["unscored"] = unscored_reasons(claims, [True] * len(claims))
+        context["unscored"] = unscored_reasons(claims, np.ones(len(claims), dtype=bool))
         if view["gold"]:
             context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]

@@ -127,7 +127,8 @@ def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str
     results = store.results([row["id"]]).get(row["id"], [])
     current = next((r for r in results if r["profile"] == phase.profile), None)
     revealed = store.revealed(phase.name)
-    claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
+    claims: Sequence[Mapping[str, Any]] | None = (
+        visible_claims(phase, current["per_claim"], revealed=revealed) if current else None)
     gold = gold_visible(phase, revealed=revealed)
     if claims is not None and not gold:
         claims = without_gold(claims)
