@@ -419,6 +419,7 @@ def refuse_cpu(*, what: str, models: Sequence[str | os.PathLike[str] | None], gp
                     "or pass --allow-cpu to run on CPU anyway")
 
 
-__all__ = ["KNOWN_PARAMS", "PAPER_SCALE_PARAMS", "TARGETS", "Need", "Target", "cuda_available", "diagnose",
-           "free_disk_bytes", "host_ram_bytes", "hub_status", "installed_modules", "model_params", "probe_torch",
-           "refuse_cpu", "render"]
+__all__ = [
+    "KNOWN_PARAMS", "TARGETS", "Target", "cuda_available", "diagnose", "free_disk_bytes", "host_ram_bytes",
+    "hub_status", "installed_modules", "model_params", "probe_torch", "refuse_cpu", "render",
+]

@@ -404,6 +404,5 @@ def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[s
 
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
-    "refuse_lone_surrogates",
     "sniff_format", "write_head",
 ]

@@ -62,4 +62,4 @@ def _secret(args: argparse.Namespace) -> int:
                 f"session secret {path} replaced: every session has ended (running servers read it again)")
 
 
-__all__ = ["TEAM_ACTIONS", "add_access_parsers", "add_secret_option"]
+__all__ = ["add_access_parsers", "add_secret_option"]

@@ -39,4 +39,4 @@ def run_doctor(args: argparse.Namespace) -> int:
     return 1 if args.target and not report["targets"][args.target]["ready"] else 0
 
 
-__all__ = ["add_parser", "run_doctor"]
+__all__ = ["add_parser"]

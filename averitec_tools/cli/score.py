@@ -214,4 +214,4 @@ def print_table(summary: Mapping[str, Any]) -> None:
     Console().print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
 
 
-__all__ = ["add_parser", "print_table", "run", "write_per_claim"]
+__all__ = ["add_parser", "run"]

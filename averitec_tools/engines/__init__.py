@@ -157,5 +157,4 @@ def as_list(items: Iterable[Any]) -> Sequence[Any]:
     return items if isinstance(items, Sequence) else list(items)
 
 
-__all__ = ["CLAIM_BATCH", "ENGINES", "ENGINE_NAMES", "Engine", "Worker", "add_engine_arguments", "chunked",
-           "engine_from_args", "engine_predictor", "get_engine"]
+__all__ = ["Engine", "Worker", "add_engine_arguments", "chunked", "engine_from_args", "engine_predictor", "get_engine"]

@@ -156,4 +156,4 @@ def claim_detail(
     return out
 
 
-__all__ = ["HU_METEOR_PROFILES", "MAX_QUERY_CHARS", "PAGE_SIZE", "claim_detail", "claim_page", "parse_claim_query", "parse_page"]
+__all__ = ["HU_METEOR_PROFILES", "MAX_QUERY_CHARS", "claim_detail", "claim_page"]

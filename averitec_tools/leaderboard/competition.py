@@ -343,16 +343,7 @@ def load_competition(path: str | os.PathLike[str]) -> Competition:
 
 
 __all__ = [
-    "Competition",
-    "Limits",
-    "Phase",
-    "RateLimits",
-    "ScoringPolicy",
-    "Split",
-    "expand_env",
-    "load_competition",
-    "load_competition_text",
-    "metric_title",
-    "parse_competition",
+    "Competition", "Limits", "Phase", "RateLimits", "Split", "load_competition", "load_competition_text",
+    "metric_title", "parse_competition",
 ]
 

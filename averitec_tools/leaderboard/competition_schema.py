@@ -153,5 +153,4 @@ class CompetitionFile(StrictModel):
     rate_limits: RateLimitsFile = RateLimitsFile()
 
 
-__all__ = ["CompetitionFile", "LimitsFile", "PhaseFile", "RateLimitsFile", "ScoringFile", "SplitFile",
-           "ValidationFile"]
+__all__ = ["CompetitionFile", "PhaseFile"]

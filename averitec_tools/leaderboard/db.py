@@ -149,4 +149,4 @@ def schema_revision(engine: sa.Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-__all__ = ["DB_FILE_MODE", "create_db_engine", "secure_sqlite_file", "hash_token", "new_token", "schema_revision", "upgrade_schema", "utcnow"]
+__all__ = ["create_db_engine", "hash_token", "new_token", "schema_revision", "upgrade_schema", "utcnow"]

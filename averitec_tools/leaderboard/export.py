@@ -286,4 +286,4 @@ def export(entries: Sequence[Entry], *, competition: Competition, phase: Phase, 
     return EXPORTERS.get(fmt)(entries, competition=competition, phase=phase)
 
 
-__all__ = ["EXPORTERS", "audit_cell", "csv_cell", "unscored_cell", "entry_dict", "export", "latex_escape", "markdown_escape", "one_line", "table_rows"]
+__all__ = ["audit_cell", "entry_dict", "export", "table_rows"]

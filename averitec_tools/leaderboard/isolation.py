@@ -235,4 +235,4 @@ def _describe(status: int) -> str:
     return f"exit code {os.waitstatus_to_exitcode(status)}"
 
 
-__all__ = ["LAST", "Isolation", "JobStats", "private_bytes", "run_isolated", "too_large_reason"]
+__all__ = ["LAST", "Isolation", "private_bytes", "run_isolated"]

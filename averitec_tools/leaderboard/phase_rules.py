@@ -95,4 +95,4 @@ def score_options(*, profile: str, options: ProfileOptions, judge_failures: str)
     return out
 
 
-__all__ = ["BOARD_OPTIONS", "JUDGE_FAILURE_MODES", "REJECT_RULES", "ProfileOptions", "profile_options", "score_options", "uses_judge"]
+__all__ = ["REJECT_RULES", "profile_options", "score_options", "uses_judge"]

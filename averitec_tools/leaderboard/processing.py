@@ -309,4 +309,4 @@ def _looks_jsonl(content: bytes) -> bool:
     return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
 
 
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "stored_claim", "warm_engine", "worker_jobs"]
+__all__ = ["Scorer", "file_sha256", "warm_engine", "worker_jobs"]

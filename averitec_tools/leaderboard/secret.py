@@ -134,4 +134,4 @@ class SecretKey:
             return self._key
 
 
-__all__ = ["SECRET_ENV", "SecretKey", "ensure_secret", "rotate_secret", "secret_path"]
+__all__ = ["SecretKey", "ensure_secret", "rotate_secret", "secret_path"]

@@ -268,4 +268,4 @@ def describe_exit(code: Any) -> str:
     return f"exit code {code}"
 
 
-__all__ = ["HARD_STOP_GRACE", "configure_logging", "describe_exit", "process_one", "run_worker", "time_limit_reason", "worker_main"]
+__all__ = ["configure_logging", "describe_exit", "process_one", "run_worker", "worker_main"]

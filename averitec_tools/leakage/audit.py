@@ -239,4 +239,7 @@ def run_audit(
     )
 
 
-__all__ = ["RULE_ORDER", "SPLIT_OVERLAP", "AuditReport", "Row", "RuleResult", "audit_claims", "check_fail_on", "fail_on_names", "run_audit"]
+__all__ = [
+    "RULE_ORDER", "SPLIT_OVERLAP", "AuditReport", "Row", "RuleResult", "check_fail_on", "fail_on_names",
+    "run_audit",
+]

@@ -257,4 +257,4 @@ def read_audit_input(
     return AuditInput(path=str(path), kind=kind, claims=tuple(claims), splits=splits)
 
 
-__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input", "read_gold"]
+__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input"]

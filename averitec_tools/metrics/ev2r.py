@@ -246,16 +246,6 @@ class Ev2RRecall(
 EV2R_RECALL = Ev2RRecall()
 
 __all__ = [
-    "COMPARISONS",
-    "DEFAULT_PRESET",
-    "EV2R_RECALL",
-    "KINDS",
-    "REPLY_KEYS",
-    "THRESHOLD_PRESETS",
-    "UNPARSEABLE",
-    "Judgement",
-    "JudgePrompt",
-    "ThresholdPreset",
-    "parse_judgement",
-    "threshold_rule",
+    "COMPARISONS", "DEFAULT_PRESET", "KINDS", "THRESHOLD_PRESETS", "UNPARSEABLE", "Judgement", "JudgePrompt",
+    "ThresholdPreset", "parse_judgement", "threshold_rule",
 ]

@@ -237,15 +237,6 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
 
 
 __all__ = [
-    "DEFAULT_API_KEY_ENV",
-    "DEFAULT_JUDGE_MODEL",
-    "DEFAULT_MAX_TOKENS",
-    "JUDGE_BACKENDS",
-    "ORGANISERS_CALL",
-    "Judge",
-    "OpenAICompatibleJudge",
-    "RetryableJudgeError",
-    "TransformersJudge",
-    "chat_completions_url",
+    "DEFAULT_API_KEY_ENV", "DEFAULT_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Judge", "RetryableJudgeError",
     "make_judge",
 ]

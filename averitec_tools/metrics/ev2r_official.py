@@ -237,12 +237,4 @@ def load_official_prompt(
     return prompt
 
 
-__all__ = [
-    "FEVER8_PROMPT_SOURCE",
-    "OFFICIAL",
-    "OfficialPromptSource",
-    "cached_file",
-    "is_official",
-    "load_official_prompt",
-    "prompt_from_file_bytes",
-]
+__all__ = ["FEVER8_PROMPT_SOURCE", "OfficialPromptSource", "cached_file", "is_official", "load_official_prompt"]

@@ -274,15 +274,6 @@ def _bar(total: int) -> Any:
 
 
 __all__ = [
-    "CACHE_FILE",
-    "FAILURE_MODES",
-    "JudgeFailure",
-    "JudgeRequest",
-    "JudgementCache",
-    "RunStats",
-    "cache_key",
-    "default_cache_path",
-    "estimate_tokens",
-    "run_judgements",
-    "sampling_tag",
+    "CACHE_FILE", "JudgeRequest", "JudgementCache", "cache_key", "default_cache_path", "estimate_tokens",
+    "run_judgements", "sampling_tag",
 ]

@@ -39,4 +39,4 @@ class StudyHuMeteor(
         return assignment_utility(m, normaliser=len(item.predicted))
 
 
-__all__ = ["StudyHuMeteor", "study_blocks"]
+__all__ = ["StudyHuMeteor"]

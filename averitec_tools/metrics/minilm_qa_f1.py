@@ -205,5 +205,7 @@ class MiniLMQAF1(
         return {"signature": self.signature()}
 
 
-__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "embed_cached", "encoder_fields", "f1_from_vectors", "model_dir", "qa_f1",
-           "score_strings", "score_texts", "weights_sha256"]
+__all__ = [
+    "MiniLMQAF1", "embed", "embed_cached", "encoder_fields", "f1_from_vectors", "model_dir", "qa_f1",
+    "score_strings", "weights_sha256",
+]

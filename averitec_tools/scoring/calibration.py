@@ -280,4 +280,4 @@ def _figures(kept: list[ClaimScore], labels: Sequence[str], *, predictions: str,
     )
 
 
-__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics", "headline_metrics"]
+__all__ = ["PLOT_FILES", "calibration_report", "confidence_metrics", "headline_metrics"]

@@ -290,4 +290,4 @@ def _signature(*, profile: str, test: str, n_resamples: int, seed: int, alpha: f
     ])
 
 
-__all__ = ["LABEL_METRICS", "Comparison", "check_metric_names", "compare_submissions"]
+__all__ = ["Comparison", "compare_submissions"]

@@ -334,11 +334,4 @@ def convert(
     return result
 
 
-__all__ = [
-    "FORMATS",
-    "Converted",
-    "Item",
-    "convert",
-    "read_submission",
-    "sniff_submission_format",
-]
+__all__ = ["FORMATS", "Item", "convert", "read_submission", "sniff_submission_format"]

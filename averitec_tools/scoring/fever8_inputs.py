@@ -188,4 +188,4 @@ def load_prompt(spec: str | None, *, cache_dir: PathLike | None = None, allow_do
     return JudgePrompt.load(spec)
 
 
-__all__ = ["GOLD_SPLIT", "Claim", "ClaimSet", "judge_requests", "judge_texts", "load_claims", "load_prompt"]
+__all__ = ["Claim", "ClaimSet", "judge_requests", "load_claims", "load_prompt"]

@@ -120,12 +120,4 @@ def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, ro
         raise UserError(f"{path}: no {role} found (empty array or file)")
 
 
-__all__ = [
-    "FEVER8_CSV_COLUMNS",
-    "FORMAT_DESCRIPTIONS",
-    "FORMAT_PROFILE",
-    "is_fever8_csv",
-    "iter_format",
-    "sniff_item_format",
-    "wrong_format_error",
-]
+__all__ = ["is_fever8_csv", "iter_format", "sniff_item_format"]

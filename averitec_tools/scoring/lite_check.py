@@ -123,4 +123,4 @@ def lite_signature(*, score: str, metric: str, size: int, resamples: int, level:
     ])
 
 
-__all__ = ["DEFAULT_METRIC", "lite_check", "lite_signature", "ranking_agreement"]
+__all__ = ["DEFAULT_METRIC", "lite_check", "ranking_agreement"]

@@ -151,4 +151,4 @@ def claim_api(request: Request, sid: str, claim_id: str, site: SiteDep) -> Respo
     return JSONResponse({"submission_id": view["row"]["id"], **view["detail"]})
 
 
-__all__ = ["STORE_UNAVAILABLE", "UPLOAD_FIELDS", "receive_upload", "router", "upload_fields"]
+__all__ = ["receive_upload", "router"]

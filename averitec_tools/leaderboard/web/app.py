@@ -104,4 +104,4 @@ def create_app(url: str, *, max_upload_bytes: int | None = None, secret_file: st
     return SecurityHeaders(sized)
 
 
-__all__ = ["ROUTERS", "create_app", "route_table", "sort_key"]
+__all__ = ["create_app", "route_table", "sort_key"]

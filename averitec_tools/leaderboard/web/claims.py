@@ -97,4 +97,4 @@ def claim_view(site: Site, request: Request, sid: str, claim_id: str) -> tuple[d
     return {**view, "detail": detail}, None
 
 
-__all__ = ["claim_list", "claim_view", "parse_claim_id"]
+__all__ = ["claim_list", "claim_view"]

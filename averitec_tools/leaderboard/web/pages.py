@@ -170,4 +170,4 @@ def team_page(request: Request, name: str, site: SiteDep) -> Response:
     return site.page(request, "team.html", team=team["name"], rows=rows, quotas=quotas, own=own, title=f"Team {team['name']}")
 
 
-__all__ = ["REFRESH_SECONDS", "router", "sort_key"]
+__all__ = ["router", "sort_key"]

@@ -295,4 +295,4 @@ async def request_guard(request: Request) -> None:
 SiteDep = Annotated[Site, Depends(site_of)]
 
 
-__all__ = ["ADMIN_COOKIE", "SAFE_METHODS", "Refused", "SiteDep", "request_guard", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "site_of", "wants_json"]
+__all__ = ["ADMIN_COOKIE", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]

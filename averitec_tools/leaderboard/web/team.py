@@ -85,4 +85,4 @@ async def submit_post(request: Request, site: SiteDep) -> Response:
     return RedirectResponse(f"/submission/{result.id}", status_code=303)
 
 
-__all__ = ["form_guard", "router"]
+__all__ = ["router"]

@@ -358,4 +358,4 @@ class Profile(ScoringProfile):
         )
 
 
-__all__ = ["DEFAULTS", "OPTIONS", "Claim", "Profile", "load_claims"]
+__all__ = ["OPTIONS", "Claim", "Profile", "load_claims"]
