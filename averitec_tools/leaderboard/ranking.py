@@ -397,7 +397,4 @@ def rank_store(store: Any, phase_name: str) -> list[Entry]:
     return rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=store.revealed(phase_name))
 
 
-__all__ = [
-    "Comparison", "Entry", "unscored_reasons", "add_rank_intervals", "assign_tiers", "board_signature",
-    "claim_mask", "holm", "rank_phase", "rank_store", "shared_resamples",
-]
+__all__ = ["Comparison", "Entry", "unscored_reasons", "add_rank_intervals", "assign_tiers", "board_signature", "claim_mask", "holm", "rank_phase", "rank_store", "shared_resamples"]
