@@ -217,7 +217,7 @@ def installed_modules(modules: Sequence[str] = tuple(EXTRA_MODULES)) -> dict[str
         if not found:
             out[name] = None
             continue
-        dist = next(iter(dists.get(name) or ()), None)
+        dist = (dists.get(name) or [None])[0]
         try:
             out[name] = f"{dist} {importlib.metadata.version(dist)}" if dist else "installed"
         except importlib.metadata.PackageNotFoundError:
@@ -419,7 +419,6 @@ def refuse_cpu(*, what: str, models: Sequence[str | os.PathLike[str] | None], gp
                     "or pass --allow-cpu to run on CPU anyway")
 
 
-__all__ = [
-    "KNOWN_PARAMS", "TARGETS", "Target", "cuda_available", "diagnose", "free_disk_bytes", "host_ram_bytes",
-    "hub_status", "installed_modules", "model_params", "probe_torch", "refuse_cpu", "render",
-]
+__all__ = ["KNOWN_PARAMS", "PAPER_SCALE_PARAMS", "TARGETS", "Need", "Target", "cuda_available", "diagnose",
+           "free_disk_bytes", "host_ram_bytes", "hub_status", "installed_modules", "model_params", "probe_torch",
+           "refuse_cpu", "render"]

@@ -67,7 +67,8 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _print_text(report: dict[str, Any]) -> None:
+def _headline_lines(report: dict[str, Any]) -> list[str]:
+    """The files, the claims analysed and each calibration figure with its interval."""
     ci = report["ci"] or {}
 
     def line(name: str, key: str) -> str:
@@ -77,7 +78,7 @@ def _print_text(report: dict[str, Any]) -> None:
             text += f"   [{_fmt(c['low'])}, {_fmt(c['high'])}] {c['confidence_level']:.0%} CI"
         return text
 
-    out = [
+    return [
         f"{report['predictions']} vs {report['references']} (profile {report['profile']})",
         f"  claims analysed       {report['n']} of {report['n_claims']}"
         + (f" ({report['n_missing_confidence_dropped']} without confidence dropped)"
@@ -93,18 +94,17 @@ def _print_text(report: dict[str, Any]) -> None:
         f"  {'AURC* (oracle)':<22}{_fmt(report['oracle_aurc'])}",
         f"  {'mean confidence':<22}{_fmt(report['mean_confidence'])}",
     ]
-    sel = report["selective"]
-    out.append(
+
+
+def _selective_lines(report: dict[str, Any]) -> list[str]:
+    """Selective prediction at τ, coverage at the target risk, risk at the target coverage, multiclass figures."""
+    sel, car, rac = report["selective"], report["coverage_at_risk"], report["risk_at_coverage"]
+    out = [
         f"  selective @ τ={sel['threshold']:g}: coverage {_fmt(sel['coverage'])}, "
-        f"accuracy {_fmt(sel['accuracy'])} ({sel['n_covered']} claims)"
-    )
-    car = report["coverage_at_risk"]
-    out.append(f"  coverage @ risk ≤ {car['target_risk']:g}: {_fmt(car['coverage'])}")
-    rac = report["risk_at_coverage"]
-    out.append(
-        f"  risk @ coverage ≥ {rac['target_coverage']:g}: {_fmt(rac['risk'])} "
-        f"(coverage {_fmt(rac['coverage'])})"
-    )
+        f"accuracy {_fmt(sel['accuracy'])} ({sel['n_covered']} claims)",
+        f"  coverage @ risk ≤ {car['target_risk']:g}: {_fmt(car['coverage'])}",
+        f"  risk @ coverage ≥ {rac['target_coverage']:g}: {_fmt(rac['risk'])} (coverage {_fmt(rac['coverage'])})",
+    ]
     if report["multiclass"] and "skipped" in report["multiclass"]:
         out.append(f"  multiclass Brier/ECE skipped: {report['multiclass']['skipped']}")
     elif report["multiclass"]:
@@ -113,11 +113,13 @@ def _print_text(report: dict[str, Any]) -> None:
             f"  multiclass Brier {_fmt(mc['brier'])} (½-scaled {_fmt(mc['brier_scaled_by_half'])}), "
             f"classwise ECE {_fmt(mc['ece_classwise'])}"
         )
-    ab = report["abstention"]
-    cls, abst = ab["class"], ab["abstain"]
-    out.append(
-        f"  abstain labels as a class:  accuracy {_fmt(cls['accuracy'])}, macro-F1 {_fmt(cls['macro_f1'])}"
-    )
+    return out
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    out = [*_headline_lines(report), *_selective_lines(report)]
+    cls, abst = report["abstention"]["class"], report["abstention"]["abstain"]
+    out.append(f"  abstain labels as a class:  accuracy {_fmt(cls['accuracy'])}, macro-F1 {_fmt(cls['macro_f1'])}")
     out.append(
         f"  abstain labels as abstention: coverage {_fmt(abst['coverage'])}, accuracy "
         f"{_fmt(abst['accuracy'])}, macro-F1 {_fmt(abst['macro_f1'])}"
@@ -131,9 +133,8 @@ def _print_text(report: dict[str, Any]) -> None:
             )
     for spec, value in report["metrics"].items():
         out.append(f"  {spec:<22}{_fmt(value)}")
-    if report["plots"]:
-        for path in report["plots"].values():
-            out.append(f"  wrote {path}")
+    for path in (report["plots"] or {}).values():
+        out.append(f"  wrote {path}")
     out.append(f"  signature: {report['signature']}")
     print("\n".join(out))
 

@@ -131,27 +131,19 @@ def calibration_report(
     """Score ``predictions`` with ``profile`` and measure how well its confidences are calibrated.
 
     Args:
-        predictions: Submission file; items carry a ``confidence`` in [0, 1].
-        references: Gold file.
+        predictions: Submission file (items carry a ``confidence`` in [0, 1]); ``references``: gold file.
         profile: Scoring profile that reads the files.
-        n_bins: Calibration bins.
-        strategy: Equal-width (``uniform``) or equal-mass (``quantile``) bins.
-        abstain_labels: Labels meaning "cannot decide" (default:
-            :data:`averitec_tools.metrics.abstention.DEFAULT_ABSTAIN_LABELS`).
-        abstention_mode: ``class``: abstain labels are an ordinary class; ``abstain``:
-            claims predicted with one are left out of the calibration analysis.
+        n_bins: Calibration bins, equal-width (``strategy="uniform"``) or equal-mass (``"quantile"``).
+        abstain_labels: Labels meaning "cannot decide" (default ``metrics.abstention.DEFAULT_ABSTAIN_LABELS``);
+            ``abstention_mode``: ``class``, an ordinary class, or ``abstain``, claims predicted with one left out.
         drop_missing_confidence: Leave out claims without a confidence instead of failing.
-        threshold: Confidence threshold for selective accuracy (R2VC's τ_cal).
-        target_risk: Report the largest coverage with risk ≤ this.
-        target_coverage: Report the risk at this coverage.
-        n_resamples: Bootstrap resamples for the intervals; 0 disables them.
-        ci_method: Bootstrap interval method.
-        confidence_level: Level of the intervals.
-        seed: Bootstrap seed.
+        threshold: Confidence threshold for selective accuracy (R2VC's τ_cal); ``target_risk``: report
+            the largest coverage with risk ≤ this; ``target_coverage``: report the risk at this coverage.
+        n_resamples: Bootstrap resamples for the intervals (0: none), with ``ci_method``,
+            ``confidence_level`` and ``seed``.
         plot_dir: Write :data:`PLOT_FILES` here (checked before anything is scored).
-        metrics: More metrics of confidence against correctness by their registry string
-            form (e.g. ``ece(n_bins=10,strategy=quantile)``, ``risk-at-coverage(coverage=0.5)``),
-            computed on the same claims; reported under ``metrics``.
+        metrics: More metrics of confidence against correctness by their registry string form
+            (``ece(n_bins=10,strategy=quantile)``), on the same claims; reported under ``metrics``.
 
     Raises:
         UserError: Bad settings, a confidence or probability out of range, a claim without
