@@ -119,14 +119,12 @@ def calibration_report(
     profile: str = DEFAULT_PROFILE,
     n_bins: int = 15,
     strategy: Literal["uniform", "quantile"] = "uniform",
-    abstain_labels: Sequence[str] | None = None,
-    abstention_mode: Literal["class", "abstain"] = "class",
+    abstain_labels: Sequence[str] | None = None, abstention_mode: Literal["class", "abstain"] = "class",
     drop_missing_confidence: bool = False,
     threshold: float = 0.60, target_risk: float = 0.10, target_coverage: float = 0.80,
     n_resamples: int = 1000, ci_method: Literal["percentile", "BCa", "basic"] = "percentile",
     confidence_level: float = 0.95, seed: int = 0,
-    plot_dir: str | os.PathLike[str] | None = None,
-    metrics: Sequence[str] = (),
+    plot_dir: str | os.PathLike[str] | None = None, metrics: Sequence[str] = (),
 ) -> CalibrationReport:
     """Score ``predictions`` with ``profile`` and measure how well its confidences are calibrated.
 
@@ -165,15 +163,10 @@ def calibration_report(
     boot: dict[str, Any] = {"n_resamples": n_resamples, "ci_method": ci_method, "confidence_level": confidence_level,
                             "seed": seed}
     return CalibrationReport(
-        profile=profile,
-        signature=_signature(profile=profile, abstention_mode=abstention_mode, **bins, **boot),
-        profile_signature=scored.result.signature,
-        predictions=predictions,
-        references=references,
-        n_claims=len(scored.result.per_claim),
-        n_missing_confidence_dropped=scored.n_missing,
-        n_abstentions_excluded=scored.n_abstentions,
-        abstention=scored.abstention,
+        profile=profile, signature=_signature(profile=profile, abstention_mode=abstention_mode, **bins, **boot),
+        profile_signature=scored.result.signature, predictions=predictions, references=references,
+        n_claims=len(scored.result.per_claim), n_missing_confidence_dropped=scored.n_missing,
+        n_abstentions_excluded=scored.n_abstentions, abstention=scored.abstention,
         **_figures(scored.kept, scored.result.labels, predictions=predictions, threshold=threshold,
                    target_risk=target_risk, target_coverage=target_coverage, plot_dir=plot_dir, extra=extra,
                    **bins, **boot),
