@@ -35,6 +35,8 @@ def bounded_protocol(*, header_timeout: float = HEADER_TIMEOUT, max_connections:
 
     class BoundedH11Protocol(H11Protocol):  # type: ignore[misc]
         _header_timer: Any = None
+        header_timeout: float  # set below, per server
+        max_connections: int
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -68,8 +70,8 @@ def bounded_protocol(*, header_timeout: float = HEADER_TIMEOUT, max_connections:
             self._disarm()
             super().connection_lost(exc)
 
-    BoundedH11Protocol.header_timeout = float(header_timeout)  # type: ignore[attr-defined]
-    BoundedH11Protocol.max_connections = int(max_connections)  # type: ignore[attr-defined]
+    BoundedH11Protocol.header_timeout = float(header_timeout)
+    BoundedH11Protocol.max_connections = int(max_connections)
     return BoundedH11Protocol
 
 
