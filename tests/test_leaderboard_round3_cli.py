@@ -1,0 +1,125 @@
+"""Issue 39, the board's command line: nothing a command writes may wipe the board.
+
+Each test reproduced its defect on main before the fix: ``export --out lb.db`` replaced the
+database with a CSV and exited 0; ``secret rotate --secret-file lb.db`` did the same with a
+secret; ``init --db sqlite:///gold.json`` made the gold file owner-only and then crashed; a
+corrupt database gave a 52-line traceback; a read-only copy of a board said "no competition
+here"; an unknown phase name of 10,000 characters came back whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from averitec_tools.cli.main import main
+from tests._leaderboard_helpers import DEMO_GOLD, competition_yaml, variant
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Path]:
+    gold = tmp_path / "gold.json"
+    shutil.copyfile(DEMO_GOLD, gold)
+    comp = tmp_path / "c.yaml"
+    comp.write_text(competition_yaml(gold))
+    db = tmp_path / "lb.db"
+    assert main(["leaderboard", "init", str(comp), "--db", f"sqlite:///{db}"]) == 0
+    assert main(["leaderboard", "team", "add", "blue", "--db", f"sqlite:///{db}"]) == 0
+    preds = tmp_path / "p.json"
+    preds.write_bytes(variant(0))
+    assert main(["leaderboard", "submit", str(preds), "--team", "blue", "--system", "s", "--phase", "dev",
+                 "--db", f"sqlite:///{db}"]) == 0
+    capsys.readouterr()
+    return {"db": db, "gold": gold, "comp": comp, "preds": preds, "secret": Path(f"{db}.secret")}
+
+
+def _one_line_exit_2(capsys: pytest.CaptureFixture[str], code: int) -> str:
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    return lines[0]
+
+
+@pytest.mark.parametrize("what", ["db", "gold", "secret", "db-symlink", "db-hardlink", "gold-symlink"])
+def test_export_refuses_the_board_and_its_gold(board: dict[str, Path], what: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    name, _, link = what.partition("-")
+    target = board[name]
+    if link == "symlink":
+        (target.parent / "link").symlink_to(target)
+        target = target.parent / "link"
+    elif link == "hardlink":
+        os.link(target, target.parent / "hard")
+        target = target.parent / "hard"
+    before = {k: _digest(p) for k, p in board.items()}
+    code = main(["leaderboard", "export", "--phase", "dev", "--format", "csv", "--db", f"sqlite:///{board['db']}",
+                 "--out", str(target)])
+    line = _one_line_exit_2(capsys, code)
+    assert "--out" in line and "refusing to overwrite" in line, line
+    assert {k: _digest(p) for k, p in board.items()} == before
+    assert main(["leaderboard", "show", "--phase", "dev", "--json", "--db", f"sqlite:///{board['db']}"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["team"] == "blue"
+
+
+def test_secret_rotate_and_init_refuse_the_board(board: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    db_url = f"sqlite:///{board['db']}"
+    before = {k: _digest(p) for k, p in board.items()}
+    modes = {k: p.stat().st_mode for k, p in board.items()}
+    for target in ("db", "gold", "comp"):
+        code = main(["leaderboard", "secret", "rotate", "--secret-file", str(board[target]), "--db", db_url])
+        assert "--secret-file" in _one_line_exit_2(capsys, code)
+        code = main(["leaderboard", "init", str(board["comp"]), "--secret-file", str(board[target]), "--db", db_url])
+        assert "--secret-file" in _one_line_exit_2(capsys, code)
+    for target in ("gold", "comp", "preds"):  # a database on an input: it would be made owner-only, then written
+        code = main(["leaderboard", "init", str(board["comp"]), "--db", f"sqlite:///{board[target]}"])
+        assert "--db" in _one_line_exit_2(capsys, code)
+    code = main(["leaderboard", "submit", str(board["preds"]), "--team", "blue", "--system", "s", "--phase", "dev",
+                 "--db", f"sqlite:///{board['preds']}"])
+    assert "--db" in _one_line_exit_2(capsys, code)
+    assert {k: _digest(p) for k, p in board.items()} == before
+    assert {k: p.stat().st_mode for k, p in board.items()} == modes
+
+
+def test_corrupt_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "lb.db"
+    db.write_text('"Rank","Tier","Team"\n"1","1","blue"\n')  # what `export --out lb.db` used to leave
+    for argv in (["show", "--phase", "dev"], ["status"], ["export", "--phase", "dev"], ["team", "add", "x"]):
+        line = _one_line_exit_2(capsys, main(["leaderboard", *argv, "--db", f"sqlite:///{db}"]))
+        assert "not a leaderboard database" in line and str(db) in line, line
+
+
+def test_read_only_copy_of_a_board_is_shown(board: dict[str, Path], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    copy = archive / "lb.db"
+    shutil.copyfile(board["db"], copy)
+    copy.chmod(0o444)
+    archive.chmod(0o555)
+    try:
+        if os.access(copy, os.W_OK):
+            pytest.skip("running as root: a read-only file is writable")
+        assert main(["leaderboard", "show", "--phase", "dev", "--json", "--db", f"sqlite:///{copy}"]) == 0
+        assert json.loads(capsys.readouterr().out)["rows"][0]["team"] == "blue"
+        assert main(["leaderboard", "status", "--json", "--db", f"sqlite:///{copy}"]) == 0
+        assert len(json.loads(capsys.readouterr().out)["submissions"]) == 1
+        line = _one_line_exit_2(capsys, main(["leaderboard", "team", "add", "green", "--db", f"sqlite:///{copy}"]))
+        assert "read-only" in line, line
+    finally:
+        archive.chmod(0o755)
+
+
+def test_unknown_phase_name_is_not_echoed_whole(board: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    long = "x" * 10_000
+    line = _one_line_exit_2(capsys, main(["leaderboard", "show", "--phase", long, "--db", f"sqlite:///{board['db']}"]))
+    assert "unknown phase" in line and len(line) < 300 and "10000 characters" in line, line
