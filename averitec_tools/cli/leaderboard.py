@@ -28,7 +28,7 @@ from typing import Any
 
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
-from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store
+from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store, check_secret_file
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -140,7 +140,9 @@ def _init(args: argparse.Namespace) -> int:
 
     path = Path(args.competition)
     comp = load_competition(path)
-    store = _store(args, create=True)
+    inputs = (path, *(p.gold for p in comp.phases))
+    check_secret_file(args, inputs=inputs)
+    store = _store(args, create=True, inputs=inputs)
     token = store.init(path.read_text(encoding="utf-8"), where=str(path))
     secret = secret_path(store.url, args.secret_file)
     ensure_secret(secret)
@@ -185,7 +187,7 @@ def _submit(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.audit_flags import check_declaration
 
     declaration = check_declaration(training_data=args.training_data, dev_claims_used=args.dev_claims_used)
-    store = _store(args)
+    store = _store(args, inputs=(path,))
     new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name,
                        meta=_parse_meta(args.meta), declaration=declaration)
     if new.created and not args.no_score:
@@ -313,11 +315,15 @@ def _export(args: argparse.Namespace) -> int:
     from averitec_tools.jsonio import atomic_writer
     from averitec_tools.leaderboard.export import export
 
+    store = None
     if args.out:
+        from averitec_tools.leaderboard.db import database_files
         from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.out, option="--out")
-    comp, phase, entries = _ranked(_store(args), args.phase)
+        check_output_file(args.out, option="--out", protected=database_files(args.db or _db_default()))
+        store = _store(args)
+        check_output_file(args.out, option="--out", protected=store.protected_files())  # the gold files too
+    comp, phase, entries = _ranked(store or _store(args), args.phase)
     text = export(entries, competition=comp, phase=phase, fmt=args.format)
     if args.out:
         with atomic_writer(args.out) as fh:
@@ -359,6 +365,9 @@ def _serve(args: argparse.Namespace) -> int:
     _need_extra("sqlalchemy", "alembic", "fastapi", "uvicorn", "jinja2", "multipart")
     from averitec_tools.leaderboard.web.server import serve
 
+    store = _store(args)
+    check_secret_file(args, store=store)
+    store.close()
     serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
           poll_seconds=args.poll_seconds, jobs=args.jobs, json_out=args.json, secret_file=args.secret_file,
           trusted_proxies=tuple(args.trusted_proxy), header_timeout=args.header_timeout, max_connections=args.max_connections)

@@ -210,7 +210,8 @@ class Competition:
         for p in self.phases:
             if p.name == name:
                 return p
-        raise UserError(f"unknown phase {name!r}; phases: {', '.join(p.name for p in self.phases)}")
+        shown = repr(name) if len(name) <= 60 else f"{name[:40]!r}... ({len(name)} characters)"
+        raise UserError(f"unknown phase {shown}; phases: {', '.join(p.name for p in self.phases)}")
 
     @property
     def max_upload_bytes(self) -> int:

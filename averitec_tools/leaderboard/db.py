@@ -63,6 +63,64 @@ def secure_sqlite_file(path: Path) -> None:
             continue
 
 
+#: The first 16 bytes of every SQLite database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The database file of a SQLite URL (``None``: another back-end, or in memory).
+
+    Example:
+        >>> sqlite_file("sqlite:////srv/lb.db"), sqlite_file("postgresql+psycopg://u@h/db")
+        (PosixPath('/srv/lb.db'), None)
+    """
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
+def database_files(url: str) -> list[tuple[Path, str]]:
+    """The files of the database at ``url`` that no command may write over, with what they
+    are (``--out``, ``--secret-file`` ... are checked against them; see
+    :func:`averitec_tools.outputs.check_output_file`).
+
+    Example:
+        >>> [p.name for p, _ in database_files("sqlite:////srv/lb.db")]
+        ['lb.db', 'lb.db-wal', 'lb.db-shm', 'lb.db-journal']
+    """
+    path = sqlite_file(url)
+    if path is None:
+        return []
+    return [(path, "the leaderboard database")] + [(Path(f"{path}{s}"), "a file of the leaderboard database")
+                                                  for s in ("-wal", "-shm", "-journal")]
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the SQLite file and create its WAL files beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _check_sqlite_header(path: Path, url: str) -> None:
+    """A non-empty file that is not an SQLite database (a CSV written over it, ...) is one line, not a traceback."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise UserError(f"--db {url}: cannot read {path} ({exc.strerror})") from None
+    if head and head != SQLITE_MAGIC:
+        raise UserError(f"--db {url}: {path} is not a leaderboard database (not an SQLite file)",
+                        hint="restore the board from a backup, or pass the --db that `init` used")
+
+
+def is_read_only(engine: sa.Engine) -> bool:
+    """Whether ``engine`` was opened read-only (a SQLite file this process cannot write)."""
+    return bool(getattr(engine, "averitec_read_only", False))
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
     cur = dbapi_connection.cursor()
@@ -89,17 +147,21 @@ def create_db_engine(url: str, *, create: bool = True) -> sa.Engine:
     except sa.exc.ArgumentError:
         raise UserError(f"--db: not a database URL: {url!r} (e.g. sqlite:///leaderboard.db)") from None
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            parent = Path(parsed.database).parent
-            if not parent.is_dir():
-                raise UserError(f"--db: folder {parent} does not exist")
-            if not create and not Path(parsed.database).exists():
+        path = sqlite_file(url)
+        if path is not None:
+            if not path.parent.is_dir():
+                raise UserError(f"--db: folder {path.parent} does not exist")
+            if not create and not path.exists():
                 raise UserError(
                     f"--db {url}: no leaderboard database here",
                     hint="run `averitec leaderboard init COMPETITION.yaml --db URL` first, or pass the --db "
                     "(or $AVERITEC_LEADERBOARD_DB) that init used",
                 )
-            secure_sqlite_file(Path(parsed.database))
+            if path.exists():
+                _check_sqlite_header(path, url)
+            if path.exists() and not _writable(path):
+                return _read_only_engine(path)
+            secure_sqlite_file(path)
         engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
@@ -108,6 +170,23 @@ def create_db_engine(url: str, *, create: bool = True) -> sa.Engine:
         return sa.create_engine(url, pool_pre_ping=True)
     except (ImportError, sa.exc.NoSuchModuleError) as exc:
         raise UserError(f"--db: cannot use {parsed.drivername} ({exc})", hint="pip install 'averitec-tools[leaderboard]'") from None
+
+
+def _read_only_engine(path: Path) -> sa.Engine:
+    """A read-only copy of a board (an archive, a file this process may not write): opened
+    ``immutable`` -- SQLite takes no locks and needs no WAL files beside it, which a
+    read-only folder could not hold -- so ``show``, ``status`` and ``export`` work, and every
+    write is refused as read-only (:class:`~averitec_tools.leaderboard.store.Store` says so)."""
+    from urllib.parse import quote
+
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:  # immutable would not read it: refuse rather than show an old board
+        raise UserError(f"--db {path}: the read-only database has changes in {wal.name} that are not in the file yet",
+                        hint=f"copy a board while no server runs on it, or with: sqlite3 {path.name} '.backup COPY.db'")
+    engine = sa.create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&immutable=1&uri=true",
+                              connect_args={"check_same_thread": False})
+    engine.averitec_read_only = True  # type: ignore[attr-defined]
+    return engine
 
 
 def _alembic_config(connection: sa.Connection) -> Any:
@@ -149,4 +228,5 @@ def schema_revision(engine: sa.Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-__all__ = ["create_db_engine", "hash_token", "new_token", "schema_revision", "upgrade_schema", "utcnow"]
+__all__ = ["create_db_engine", "database_files", "hash_token", "is_read_only", "new_token", "schema_revision", "sqlite_file",
+           "upgrade_schema", "utcnow"]

@@ -36,7 +36,9 @@ from averitec_tools.leaderboard import models as m
 from averitec_tools.leaderboard.competition import Competition, load_competition_text
 from averitec_tools.leaderboard.db import (
     create_db_engine,
+    database_files,
     hash_token,
+    is_read_only,
     new_token,
     schema_revision,
     upgrade_schema,
@@ -114,6 +116,9 @@ class Store(SubmissionQueue, SubmissionRecords):
     @contextmanager
     def tx(self) -> Iterator[sa.Connection]:
         """One transaction (IMMEDIATE on SQLite)."""
+        if is_read_only(self.engine):
+            raise UserError(f"{self.url}: the database is read-only (this process cannot write the file or its folder); "
+                            "only show, status and export work on it", hint="use a writable copy of the board")
         try:
             with self.engine.begin() as conn:
                 yield conn
@@ -169,13 +174,26 @@ class Store(SubmissionQueue, SubmissionRecords):
             try:
                 with self.engine.connect() as conn:
                     row = conn.execute(sa.select(m.competition.c.yaml)).first()
-            except (sa.exc.OperationalError, sa.exc.ProgrammingError):
+            except (sa.exc.OperationalError, sa.exc.ProgrammingError) as exc:
+                if "no such table" not in str(exc.orig) and "does not exist" not in str(exc.orig):
+                    raise UserError(f"{self.url}: cannot read the leaderboard database ({str(exc.orig).strip().splitlines()[0]})") from None
                 row = None
+            except sa.exc.DatabaseError as exc:
+                raise UserError(f"{self.url}: not a leaderboard database ({str(exc.orig).strip().splitlines()[0]})") from None
             if row is None:
                 raise UserError(f"{self.url}: no competition here", hint="run `averitec leaderboard init COMPETITION.yaml` first")
             # env="optional": listing or ranking needs no ${VAR} of the gold paths (scoring checks the file)
             self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)", env="optional")
         return self._competition
+
+    def protected_files(self) -> list[tuple[str, str]]:
+        """Files no command of this board may write over, with what they are: the database
+        (and its WAL files), every phase's gold file, the session secret beside it."""
+        from averitec_tools.leaderboard.secret import secret_path
+
+        out = [(str(p), what) for p, what in database_files(self.url)]
+        out += [(p.gold, f"the gold file of phase {p.name!r}") for p in self.competition().phases]
+        return out + [(str(secret_path(self.url)), "the session secret")]
 
     def check_admin(self, token: str | None) -> bool:
         if not token:
