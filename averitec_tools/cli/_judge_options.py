@@ -54,4 +54,23 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in JUDGE_FLAGS if getattr(args, name, None) is not None}
 
 
-__all__ = ["JUDGE_FLAGS", "add_judge_arguments", "judge_options"]
+def judge_files(options: dict[str, Any]) -> list[tuple[str, str]]:
+    """Files a judged run reads besides the submission and the gold file: the prompt file
+    (``--judge-prompt FILE`` or ``official:PATH``) and the judgement cache; an output must not be one."""
+    import os
+
+    out = []
+    prompt = options.get("judge_prompt")
+    if isinstance(prompt, str):
+        path = prompt.split(":", 1)[1] if prompt.startswith("official:") else prompt
+        if path and os.path.exists(path):
+            out.append((path, "the judge prompt file"))
+    cache = options.get("judge_cache") or options.get("cache_dir")
+    if "judge_backend" in options or "judge_url" in options or cache:
+        from averitec_tools.cache import cache_root
+
+        out.append((os.path.join(str(cache or cache_root()), "ev2r-judgements.sqlite"), "the judgement cache"))
+    return out
+
+
+__all__ = ["JUDGE_FLAGS", "add_judge_arguments", "judge_files", "judge_options"]

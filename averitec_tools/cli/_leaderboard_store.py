@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
 from averitec_tools.errors import UserError
+
+#: Stores opened by the running command; :func:`closing_stores` closes them when it ends.
+_OPEN: list[Any] = []
 
 
 def _db_default() -> str:
@@ -36,7 +40,25 @@ def _store(args: argparse.Namespace, *, create: bool = False, inputs: tuple[Any,
         from averitec_tools.outputs import check_not_input
 
         check_not_input(path, option="--db", inputs=inputs)
-    return Store(url, create=create)
+    store = Store(url, create=create)
+    _OPEN.append(store)
+    return store
+
+
+def closing_stores(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``func`` closing the stores it opened when it ends: every connection closed, so SQLite
+    folds its WAL into the file and removes the ``-wal``/``-shm`` files (a read of the board
+    leaves nothing beside it)."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        finally:
+            while _OPEN:
+                _OPEN.pop().close()
+
+    run.__wrapped__ = func  # type: ignore[attr-defined]
+    return run
 
 
 def check_secret_file(args: argparse.Namespace, *, store: Any = None, inputs: tuple[Any, ...] = ()) -> None:

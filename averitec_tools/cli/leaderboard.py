@@ -28,7 +28,13 @@ from typing import Any
 
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
-from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store, check_secret_file
+from averitec_tools.cli._leaderboard_store import (
+    _db_default,
+    _need_extra,
+    _store,
+    check_secret_file,
+    closing_stores,
+)
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -105,6 +111,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--poll-seconds", type=float, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
+    for action in sub.choices.values():
+        action.set_defaults(func=closing_stores(action.get_default("func")))
 
 
 def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -118,7 +118,10 @@ def run(args: argparse.Namespace) -> int:
     if args.per_claim:  # output safety (issue 12): refuse before any scoring
         from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
+        from averitec_tools.cli._judge_options import judge_files
+
+        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references],
+                          protected=judge_files(options))
     score = profile.score
     if args.subset:  # partial runs (issue 12)
         from functools import partial
