@@ -35,7 +35,7 @@ def _store(url: str, **phase: object) -> Store:
 
 def test_migrations_create_the_model_schema(db_url: str) -> None:
     store = _store(db_url)
-    assert schema_revision(store.engine) == "0004"
+    assert schema_revision(store.engine) == "0005"
     inspector = sa.inspect(store.engine)
     for table in models.metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -236,7 +236,7 @@ def test_migration_from_0001_keeps_rows_and_hides_old_reasons(db_url: str) -> No
         conn.execute(sa.text("INSERT INTO results (submission_id, profile, scorer_version, signature, summary, cis, per_claim, "
                              "created_at) VALUES (1, 'p', 'v', 's', '{}', '{}', '[]', '2024-01-01')"))
     upgrade_schema(engine)
-    assert schema_revision(engine) == "0004"
+    assert schema_revision(engine) == "0005"
     with engine.connect() as conn:
         row = conn.execute(sa.text("SELECT reason, server_reason, charged FROM submissions")).one()
         keys = conn.execute(sa.text("SELECT name_key FROM teams ORDER BY id")).scalars().all()

@@ -284,8 +284,8 @@ def test_board_is_ranked_again_only_when_it_changed(board, monkeypatch: pytest.M
 
     store, client, token, _, _ = board
     calls = []
-    real = site_module.rank_store
-    monkeypatch.setattr(site_module, "rank_store", lambda s, name: calls.append(name) or real(s, name))
+    real = site_module.rank_board
+    monkeypatch.setattr(site_module, "rank_board", lambda s, name: calls.append(name) or real(s, name))
     client.get("/phase/dev")
     client.get("/phase/dev?sort=team")
     assert calls == ["dev"]

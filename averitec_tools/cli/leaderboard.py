@@ -289,33 +289,34 @@ def _print_status(items: list[dict[str, Any]], counts: dict[str, int], health: l
         add_table("workers", ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit"), health)
 
 
-def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, list[Any]]:
-    from averitec_tools.leaderboard.ranking import rank_store
+def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, Any]:
+    from averitec_tools.leaderboard.ranking import rank_board
 
     comp = store.competition()
     phase = comp.phase(phase_name)
-    return comp, phase, rank_store(store, phase.name)
+    return comp, phase, rank_board(store, phase.name)
 
 
 def _show(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.export import export
 
-    comp, phase, entries = _ranked(_store(args), args.phase)
+    comp, phase, board = _ranked(_store(args), args.phase)
     if args.json:
         import json
 
-        print_json(json.loads(export(entries, competition=comp, phase=phase, fmt="json")))
+        print_json(json.loads(export(board.entries, competition=comp, phase=phase, fmt="json", floor=board.floor)))
         return 0
     from rich.console import Console
 
     from averitec_tools.cli._leaderboard_tables import terminal_tables
-    from averitec_tools.leaderboard.ranking import board_signature
+    from averitec_tools.leaderboard.export import floor_note
 
     console = Console()
-    for table in terminal_tables(entries, competition=comp, phase=phase, width=console.width):
+    for table in terminal_tables(board.entries, competition=comp, phase=phase, width=console.width):
         console.print(table)
+    console.print(floor_note(board.floor, fmt="text").strip(), markup=False, highlight=False)
     console.print("signature:")  # then the signature, folded at the terminal's width (no spaces in it)
-    console.print(board_signature(competition=comp, phase=phase), markup=False, highlight=False, overflow="fold")
+    console.print(board.signature, markup=False, highlight=False, overflow="fold")
     return 0
 
 
@@ -331,13 +332,13 @@ def _export(args: argparse.Namespace) -> int:
         check_output_file(args.out, option="--out", protected=database_files(args.db or _db_default()))
         store = _store(args)
         check_output_file(args.out, option="--out", protected=store.protected_files())  # the gold files too
-    comp, phase, entries = _ranked(store or _store(args), args.phase)
-    text = export(entries, competition=comp, phase=phase, fmt=args.format)
+    comp, phase, board = _ranked(store or _store(args), args.phase)
+    text = export(board.entries, competition=comp, phase=phase, fmt=args.format, floor=board.floor)
     if args.out:
         with atomic_writer(args.out) as fh:
             fh.write(text)
         if args.json:
-            print_json({"out": args.out, "format": args.format, "rows": len(entries)})
+            print_json({"out": args.out, "format": args.format, "rows": len(board.entries)})
     elif args.json and args.format != "json":
         print_json({"format": args.format, "text": text})
     else:

@@ -15,11 +15,15 @@ Competition YAML (one phase)::
       reject_published_after_claim: false
 
 ``judge_failures`` applies to every profile of the phase that scores with an LLM judge
-(declares ``judge_unscored``): ``unscored`` leaves a claim whose judge request failed or
-whose reply does not parse unscored (excluded from the means, counted per row with the
-reason); ``zero`` scores it 0, as the organisers' FEVER-8 code. It is in the board's
-signature (``judge-failures:``). The failure-mode and dry-run options are set by the
-board, not by ``options``.
+(declares ``judge_unscored``), for failures on the judge's side only: ``unscored`` leaves
+a claim whose judge request failed after its retries unscored (excluded from the means,
+counted per row, the row incomplete and unranked until it is scored again); ``zero``
+scores it 0, as the organisers' FEVER-8 code. What the submission's content causes -- a
+refusal for its length, an unparseable reply -- is 0 either way
+(:mod:`averitec_tools.metrics.judge_policy`). It is in the board's signature
+(``judge-failures:``). The failure-mode, dry-run and snapshot options are set by the
+board, not by ``options``; the judge's input bound (``judge_max_items``,
+``judge_item_chars``) defaults to the board's (:mod:`~averitec_tools.leaderboard.judging`).
 
 Example:
     >>> opts = profile_options({"fever8": {"judge_model": "m", "judge_retries": 2}}, profiles=("fever8",), where="c.yaml")
@@ -41,7 +45,7 @@ from averitec_tools.errors import UserError
 #: ``judge_failures`` values: what a failed or unparseable judge request means on the board.
 JUDGE_FAILURE_MODES = ("unscored", "zero")
 #: Options the board sets itself (a phase may not).
-BOARD_OPTIONS = frozenset({"judge_unscored", "official_failure_mode", "dry_run", "allow_download"})
+BOARD_OPTIONS = frozenset({"judge_unscored", "official_failure_mode", "dry_run", "allow_download", "judge_snapshot"})
 #: Audit rules an organiser may set on a phase: the rule key -> the audit rule it refuses on.
 REJECT_RULES: dict[str, str] = {
     "reject_own_factcheck": "own_fact_check_article",
@@ -86,9 +90,10 @@ def profile_options(raw: Mapping[str, Mapping[str, Any]] | None, *, profiles: Se
 
 def score_options(*, profile: str, options: ProfileOptions, judge_failures: str) -> dict[str, Any]:
     """The keyword options the board scores ``profile`` with."""
+    from averitec_tools.leaderboard.judging import bounded_options
     from averitec_tools.scoring.profiles import get_profile
 
-    out = dict(next((dict(v) for p, v in options if p == profile), {}))
+    out = bounded_options(profile, next((dict(v) for p, v in options if p == profile), {}))
     if "judge_unscored" in get_profile(profile).OPTIONS:
         out["judge_unscored"] = judge_failures == "unscored"
         out["official_failure_mode"] = judge_failures == "zero"

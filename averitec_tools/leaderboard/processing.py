@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -175,7 +175,8 @@ class Scorer:
         self._prepared_gold.add(digest)
         return len(strings)
 
-    def score(self, *, phase: Phase, content: bytes, file_name: str = "submission", limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
+    def score(self, *, phase: Phase, content: bytes, file_name: str = "submission", limits: SubmissionLimits | None = None,
+              snapshots: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Score ``content`` under every profile of ``phase``; one result dict each.
 
         Args:
@@ -184,6 +185,8 @@ class Scorer:
             file_name: The name the team uploaded it under (the only file name in
                 team-visible messages).
             limits: Bounds checked before scoring (:func:`~averitec_tools.leaderboard.limits.check_submission`).
+            snapshots: Per judged profile, the submission's stored judge snapshot: its
+                replies are re-used (:mod:`~averitec_tools.leaderboard.judging`).
 
         Raises:
             Failure: the submission is malformed, past a limit or does not match the
@@ -198,11 +201,12 @@ class Scorer:
             raise Failure(SERVER_SIDE, str(exc), charged=False) from None
         try:
             with paused_gc():
-                return self._score(phase=phase, content=content, file_name=file_name, limits=limits)
+                return self._score(phase=phase, content=content, file_name=file_name, limits=limits, snapshots=snapshots or {})
         finally:
             self.engine.trim()
 
-    def _score(self, *, phase: Phase, content: bytes, file_name: str, limits: SubmissionLimits | None) -> list[dict[str, Any]]:
+    def _score(self, *, phase: Phase, content: bytes, file_name: str, limits: SubmissionLimits | None,
+               snapshots: Mapping[str, Any]) -> list[dict[str, Any]]:
         head = content.lstrip()[:1]
         suffix = ".json" if head in (b"[", b"{") and not _looks_jsonl(content) else ".jsonl"
         with tempfile.TemporaryDirectory(prefix="averitec-lb-") as tmp:
@@ -217,17 +221,21 @@ class Scorer:
                 failure.drop_content = failure.charged
                 raise failure from None
             try:
-                return self._score_file(phase=phase, path=path)
+                return self._score_file(phase=phase, path=path, snapshots=snapshots)
             except UserError as exc:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
-    def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
+    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any]) -> list[dict[str, Any]]:
+        from averitec_tools.leaderboard.judging import judged_profile, read_snapshot, snapshot_file
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
             options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
+            snapshot = snapshot_file(path.parent, name, snapshots.get(name)) if judged_profile(name) else None
+            if snapshot is not None:
+                options["judge_snapshot"] = str(snapshot)
             with pinned_engine(name, self.engine) as warm:
                 jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
                 result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
@@ -241,7 +249,8 @@ class Scorer:
                 )
             summary = _nan_to_none(json.loads(json.dumps(dict(result.summary), default=str)))  # profiles' summaries name no input path
             out.append({"profile": name, "scorer_version": __version__, "signature": result.signature, "summary": summary,
-                        "cis": self._cis(per_claim, [k for k in keys if k in phase.columns]), "per_claim": per_claim})
+                        "cis": self._cis(per_claim, [k for k in keys if k in phase.columns]), "per_claim": per_claim,
+                        "judge_snapshot": None if snapshot is None else read_snapshot(snapshot)})
         return out
 
     def _cis(self, per_claim: list[dict[str, Any]], keys: list[str]) -> dict[str, list[float]]:

@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.audit_flags import check_declaration
-from averitec_tools.leaderboard.store import QuotaExceeded, Store, StoreUnavailable
+from averitec_tools.leaderboard.store import PhaseClosed, QuotaExceeded, Store, StoreUnavailable
 from averitec_tools.leaderboard.web.site import SiteDep, parse_id
 
 #: Form fields of an upload that are not disclosure metadata.
@@ -88,6 +88,8 @@ async def receive_upload(store: Store, team: str, form: Any) -> tuple[int, Any]:
         return 503, STORE_UNAVAILABLE
     except QuotaExceeded as exc:
         return 429, str(exc)
+    except PhaseClosed as exc:
+        return 403, str(exc)
     except UserError as exc:
         return 400, str(exc)
     return 200, new

@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.phase_rules import uses_judge
-from averitec_tools.leaderboard.ranking import board_signature, unscored_reasons
+from averitec_tools.leaderboard.ranking import unscored_reasons
 from averitec_tools.leaderboard.web.site import SiteDep
 from averitec_tools.leaderboard.web.views import (
     breakdown,
@@ -68,14 +68,16 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     except UserError as exc:
         return site.error(request, str(exc), 404)
     hidden = site.board_hidden(phase)
-    entries = [] if hidden else site.ranked(name)
+    board = site.board(name)
+    entries = [] if hidden else list(board.entries)
+    ranked = [e for e in entries if e.status == "ranked"]
     by_id = {e.submission_id: e for e in entries}
-    shown = sorted(entries, key=lambda e: sort_key(e, sort), reverse=order == "desc")
+    shown = sorted(ranked, key=lambda e: sort_key(e, sort), reverse=order == "desc")
     pending = len(store.submissions(phase=name, state=("pending", "running")))
-    return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
-                     hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
-                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}",
-                     judge=uses_judge(phase.profiles))
+    return site.page(request, "phase.html", phase=phase, entries=shown, ranked=ranked, by_id=by_id, sort=sort, order=order,
+                     unranked=[e for e in entries if e.status != "ranked"], hidden=hidden, revealed=store.revealed(name),
+                     pending=pending, disclosure=comp.disclosure, floor=board.floor, board_signature=board.signature,
+                     title=f"{comp.title}: {phase.title}", judge=uses_judge(phase.profiles))
 
 
 @router.get("/submission/{sid}", response_class=HTMLResponse)

@@ -27,6 +27,8 @@ from averitec_tools.leaderboard.store import Store, upgrade_schema
 from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS
 
 logger = logging.getLogger("averitec.leaderboard")
+#: The supervisor runs the watchdog every this many rounds of 0.25 s (5 s).
+WATCHDOG_ROUNDS = 20
 
 
 @dataclass
@@ -120,8 +122,23 @@ class Supervisor:
                 logger.info("worker %d restarted (pid %s)", slot.index, slot.proc.pid)
 
     def _watch(self) -> None:
+        rounds = 0
         while not self._stopping.wait(0.25):
             self.check()
+            rounds += 1
+            if rounds % WATCHDOG_ROUNDS == 0:
+                self.watchdog()
+
+    def watchdog(self) -> None:
+        """Fail submissions stuck past their time limit (:meth:`Store.watchdog`), even when
+        every worker is the one stuck; a database error is logged, never fatal."""
+        try:
+            if self._store is None:
+                self._store = Store(self.url)
+            for stuck in self._store.watchdog():
+                logger.error("watchdog: submission %d ran past its time limit and was not stopped; failed (not charged)", stuck)
+        except Exception as exc:  # keep supervising
+            logger.error("watchdog: %s", exc)
 
     def stop(self) -> None:
         """Stop the workers (SIGTERM, then SIGKILL after 10 s) and record it."""

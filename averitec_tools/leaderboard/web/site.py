@@ -39,7 +39,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from averitec_tools.leaderboard.competition import metric_title
-from averitec_tools.leaderboard.ranking import rank_store
+from averitec_tools.leaderboard.ranking import Board, rank_board
+from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.leaderboard.secret import SecretKey, secret_path
 from averitec_tools.leaderboard.store import Store
 from averitec_tools.leaderboard.web.security import (
@@ -109,14 +110,14 @@ class Site:
         self.comp = self.store.competition()
         self.upload_limit = upload_limit or self.comp.max_upload_bytes
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-        env.globals.update(metric_title=metric_title, competition=self.comp)
+        env.globals.update(metric_title=metric_title, competition=self.comp, rank_cell=rank_cell, tier_cell=tier_cell)
         env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
         env.filters["score"] = score_text
         self.templates = Jinja2Templates(env=env)
         limits = self.comp.rate_limits
         self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
         self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
-        self._boards: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+        self._boards: dict[str, tuple[tuple[Any, ...], Board]] = {}
         self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
     # ------------------------------------------------------------------ pages and errors
@@ -230,13 +231,17 @@ class Site:
 
     # ------------------------------------------------------------------ boards
 
-    def ranked(self, phase: str) -> list[Any]:
-        """The phase's ranking, computed again only when it can have changed."""
+    def board(self, phase: str) -> Board:
+        """The phase's board (entries, floor, signature), computed again only when it can have changed."""
         version = self.store.board_version(phase)
         cached = self._boards.get(phase)
         if cached is None or cached[0] != version:
-            self._boards[phase] = (version, rank_store(self.store, phase))
-        return list(self._boards[phase][1])
+            self._boards[phase] = (version, rank_board(self.store, phase))
+        return self._boards[phase][1]
+
+    def ranked(self, phase: str) -> list[Any]:
+        """The phase's entries (ranked first, then the unranked ones)."""
+        return list(self.board(phase).entries)
 
     def board_hidden(self, phase: Any) -> bool:
         return phase.visibility == "hidden" and not self.store.revealed(phase.name)

@@ -245,6 +245,11 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "FEVER-8 (2025): Ev2R precision/recall by an LLM judge, new AVeriTeC score, HU-METEOR alongside"
     citation: ClassVar[str] = "Akhtar et al. (2024), Ev2R; FEVER-8 shared task (2025)"
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = OPTIONS
+    #: Under the default threshold rule (another rule's key: ``averitec_score_ev2r@<its threshold>``).
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (
+        *JUDGE_KEYS, f"averitec_score_ev2r@{threshold_key(0.5)}", claim_key(LABEL_ACCURACY), "hu_meteor_questions_only",
+        "hu_meteor_questions_answers", f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}",
+    )
 
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options = call.predictions, call.references, call.options
