@@ -79,8 +79,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--out", help="write to this file instead of stdout")
     p.set_defaults(func=_export)
 
-    p = sub.add_parser("rescore", parents=[common], help="score every submission again (old results are kept)")
+    p = sub.add_parser("rescore", parents=[common], help="score submissions again (old results are kept): every one, a phase's, "
+                       "one (--submission ID: also a stuck or failed one) or the incomplete ones")
     p.add_argument("--phase")
+    p.add_argument("--submission", type=_submission_id, metavar="ID", help="only this submission (also when it is stuck running or failed)")
+    p.add_argument("--incomplete", action="store_true", help="only those whose result is incomplete (claims waiting for the judge)")
+    p.add_argument("--fresh-judge", action="store_true", help="ask the judge again instead of re-using the stored replies")
     p.add_argument("--no-score", action="store_true", help="only queue them for the server's workers")
     p.set_defaults(func=_rescore)
 
@@ -354,11 +358,17 @@ def _rescore(args: argparse.Namespace) -> int:
     comp = store.competition()
     if args.phase:
         comp.phase(args.phase)
-    queued = store.requeue(phase=args.phase)
+    if args.submission is not None and store.submission(args.submission) is None:
+        raise UserError(f"no submission {args.submission}")
+    queued = store.requeue(phase=args.phase, submission_id=args.submission, fresh_judge=args.fresh_judge, incomplete=args.incomplete)
+    if args.submission is not None and not queued:
+        raise UserError(f"submission {args.submission} cannot be scored again (state {store.submission(args.submission)['state']}; "
+                        "a cancelled one, one already queued, or a refused file whose bytes were dropped)")
     done = 0
     if not args.no_score:
         scorer = Scorer(n_resamples=comp.n_resamples)
-        for row in store.submissions(phase=args.phase, state="pending"):
+        pending = store.submissions(phase=args.phase, state="pending", submission_id=args.submission)
+        for row in pending:
             if process_one(store, scorer, submission_id=int(row["id"])) is not None:
                 done += 1
     return emit(args, {"queued": queued, "scored": done}, f"{queued} submission(s) queued, {done} scored")
