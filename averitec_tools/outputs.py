@@ -111,7 +111,7 @@ def check_not_input(path: PathLike, *, option: str, inputs: Iterable[PathLike | 
         >>> check_not_input(db, option="--secret-file", protected=[(db, "the leaderboard database")])
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: --secret-file ...lb.db: is the leaderboard database ...lb.db; refusing to overwrite it
+        averitec_tools.errors.UserError: --secret-file ...lb.db: is the leaderboard database ...lb.db; refusing to overwrite it (...)
     """
     target = Path(path)
     if str(path) == "":

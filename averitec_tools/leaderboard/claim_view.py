@@ -89,9 +89,29 @@ def claim_page(claims: Sequence[Mapping[str, Any]], *, page: str | None, query: 
             "query": wanted, "claims": [{"id": int(c["id"]), "pred": c.get("pred"), "values": dict(c["values"])} for c in chunk]}
 
 
+def prediction_items(content: bytes) -> list[Any]:
+    """The items of a stored submission, a JSON array or JSON lines (both are accepted
+    uploads; the scorer read them the same way), parsed by the bounded parser.
+
+    Example:
+        >>> prediction_items(b'{"claim_id": 0}\\n\\n{"claim_id": 1}\\n')
+        [{'claim_id': 0}, {'claim_id': 1}]
+    """
+    from averitec_tools.jsonbounds import loads
+
+    text = content.decode("utf-8-sig", errors="replace")
+    try:
+        data = loads(text, where="submission")
+    except (UserError, ValueError):  # JSON lines: one item a line
+        return [loads(line, where="submission", line=k) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return data if isinstance(data, list) else data.get("predictions", []) if isinstance(data, dict) else [data]
+
+
 def _prediction(content: bytes, claim_id: int) -> Mapping[str, Any]:
-    data = json.loads(content)
-    items = data if isinstance(data, list) else data.get("predictions", []) if isinstance(data, dict) else []
+    try:
+        items = prediction_items(content)
+    except (UserError, ValueError, RecursionError):
+        raise UserError(f"claim {claim_id}: the submission's file cannot be read again") from None
     for item in items:
         if isinstance(item, dict) and item.get("claim_id") == claim_id:
             return item

@@ -58,8 +58,8 @@ def watchdog_reason(limit: float, ran: float) -> str:
     """The reason the watchdog gives (team-visible: no server detail).
 
     Example:
-        >>> watchdog_reason(600, 671.4)
-        'watchdog: scoring ran 671 s, past the time limit of 600 s and its grace of 60 s, and was not stopped; stopped by the watchdog (a problem on the server\\'s side: it does not count against your quota; the organisers can score it again)'
+        >>> print(watchdog_reason(600, 671.4))
+        watchdog: scoring ran 671 s, past the time limit of 600 s and its grace of 60 s, and was not stopped; stopped by the watchdog (a problem on the server's side: it does not count against your quota; the organisers can score it again)
     """
     return (f"watchdog: scoring ran {ran:.0f} s, past the time limit of {limit:g} s and its grace of {WATCHDOG_GRACE:g} s, "
             "and was not stopped; stopped by the watchdog (a problem on the server's side: it does not count against "
@@ -104,9 +104,11 @@ class SubmissionEvents:
     def queue_health(self, *, now: dt.datetime | None = None) -> dict[str, Any]:
         """What the public status page shows (no team, system or claim: counts and ages only)."""
         now = now or utcnow()
-        s, w = m.submissions.c, m.workers.c
+        s, w, e = m.submissions.c, m.workers.c, m.submission_events.c
+        queued_at = sa.func.coalesce(sa.select(sa.func.max(e.at)).where(e.submission_id == s.id, e.state == "pending")
+                                     .correlate(m.submissions).scalar_subquery(), s.created_at)
         with self.engine.connect() as conn:
-            pending = conn.execute(sa.select(sa.func.count(), sa.func.min(s.created_at)).where(s.state == "pending")).one()
+            pending = conn.execute(sa.select(sa.func.count(), sa.func.min(queued_at)).where(s.state == "pending")).one()
             running = conn.execute(sa.select(sa.func.count(), sa.func.min(s.started_at)).where(s.state == "running")).one()
             alive = conn.execute(sa.select(sa.func.count()).where(
                 w.state.in_(("starting", "idle", "scoring")),

@@ -23,7 +23,7 @@ round of m comparisons stricter still: the floor is the single-comparison figure
 
 Example:
     >>> round(resolution_floor(n_claims=500, alpha=0.05, n_resamples=1000, seed=0), 4)
-    0.0623
+    0.0594
     >>> resolution_floor(n_claims=500, alpha=0.05, n_resamples=1000, seed=0, values=[1.0] * 500)
     0.0
 """

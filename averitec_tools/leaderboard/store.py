@@ -146,6 +146,9 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
         Raises:
             UserError: A read-only database file, folder or role, one line naming it.
         """
+        if is_read_only(self.engine):
+            raise UserError(f"{self.url}: the database is read-only (this process cannot write the file or its folder)",
+                            hint="the server records submissions and scores: give it a database (file, folder or role) it can write")
         try:
             with self.engine.connect() as conn, conn.begin() as tx:
                 conn.execute(m.competition.update().values(name=m.competition.c.name))

@@ -1,5 +1,5 @@
 """The public pages of the board: ``/``, ``/phase/{name}``, ``/submission/{id}`` (with its
-``scores.json`` and plots) and ``/team/{name}``. Only safe methods (GET).
+``scores.json`` and plots), ``/team/{name}`` and ``/status`` (the queue). Only safe methods (GET).
 
 A submission's details are shown to its team (signed in, or its bearer token) and the
 organisers until it stands on a visible board, then to everyone; its gold labels and
@@ -7,7 +7,7 @@ claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
+    ['/', '/phase/{name}', '/status', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
      '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png', '/team/{name:path}']
 """
 
@@ -24,6 +24,7 @@ from averitec_tools.leaderboard.phase_rules import uses_judge
 from averitec_tools.leaderboard.ranking import unscored_reasons
 from averitec_tools.leaderboard.web.site import SiteDep
 from averitec_tools.leaderboard.web.views import (
+    PER_CLAIM_HIDDEN,
     breakdown,
     has_confidences,
     mean_scored,
@@ -94,11 +95,13 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
         if view["gold"]:
             context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
-        context["plots"] = has_confidences(claims)
+        context["plots"] = has_confidences(claims) and view["per_claim"]
     from averitec_tools.leaderboard.web.audit import shown_audit
 
     row = view["row"]
     context["audit"] = shown_audit(phase, row.get("audit"), revealed=view["revealed"], organiser=site.is_admin(request))
+    context["events"] = [e if view["organiser"] or e["state"] != "running" else {**e, "note": None}  # worker names: organisers only
+                         for e in site.store.events(row["id"])]
     return site.page(request, "submission.html", title=f"Submission {row['id']}", declaration=row.get("declaration"), **context)
 
 
@@ -135,6 +138,8 @@ def submission_scores(request: Request, sid: str, site: SiteDep) -> Response:
         return refusal  # type: ignore[return-value]
     if view["claims"] is None:
         return JSONResponse({"error": "no visible scores"}, status_code=404)
+    if not view["per_claim"]:
+        return JSONResponse({"error": PER_CLAIM_HIDDEN}, status_code=403)
     cur, row_id = view["current"], view["row"]["id"]
     return JSONResponse(
         {"submission_id": row_id, "profile": cur["profile"], "signature": cur["signature"], "scorer_version": cur["scorer_version"],
@@ -151,11 +156,21 @@ def submission_plot(request: Request, sid: str, kind: str, site: SiteDep) -> Res
     if view is None:
         return refusal  # type: ignore[return-value]
     claims = view["claims"]
+    if claims and not view["per_claim"]:  # a reliability diagram tells each confident claim's correctness
+        return site.error(request, PER_CLAIM_HIDDEN, 403)
     if not claims or not has_confidences(claims):
         return site.error(request, "no plot: this submission has no visible confidences", 404)
     key = (view["row"]["id"], kind, view["current"]["id"], view["revealed"])
     png = site.plot(key, lambda: plot_png(kind, claims))
     return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
+
+
+@router.get("/status", response_class=HTMLResponse)
+def status_page(request: Request, site: SiteDep) -> Response:
+    """The queue as anyone may see it: its length, the oldest waiting job's age, the workers
+    heard from lately, the time limit and the watchdog (counts and ages only)."""
+    return site.page(request, "status.html", health=site.store.queue_health(), title=f"{site.comp.title}: status",
+                     refresh=10)
 
 
 @router.get("/team/{name:path}", response_class=HTMLResponse)

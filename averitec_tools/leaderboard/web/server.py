@@ -24,7 +24,7 @@ from typing import Any
 
 from averitec_tools.jsonio import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
-from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS
+from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS, PER_CLIENT, REQUEST_SECONDS
 
 logger = logging.getLogger("averitec.leaderboard")
 #: The supervisor runs the watchdog every this many rounds of 0.25 s (5 s).
@@ -162,11 +162,13 @@ class Supervisor:
 
 
 def uvicorn_config(app: Any, *, host: str, port: int, trusted_proxies: tuple[str, ...] = (), header_timeout: float = HEADER_TIMEOUT,
-                   max_connections: int = MAX_CONNECTIONS) -> Any:
+                   max_connections: int = MAX_CONNECTIONS, request_seconds: float = REQUEST_SECONDS,
+                   per_client: int = PER_CLIENT) -> Any:
     """uvicorn's settings for the app: proxy headers (``X-Forwarded-For``/``-Proto``)
     honoured only from ``trusted_proxies`` (none by default: the connection's address is
-    the client's), the header timeout and connection cap of
-    :func:`~averitec_tools.leaderboard.web.connections.bounded_protocol`, no ``server`` header.
+    the client's), the header and request timeouts and connection caps of
+    :func:`~averitec_tools.leaderboard.web.connections.bounded_protocol` (no cap per client
+    behind a trusted proxy: every client would share its address), no ``server`` header.
 
     Example:
         >>> config = uvicorn_config(None, host="127.0.0.1", port=8000)
@@ -181,7 +183,9 @@ def uvicorn_config(app: Any, *, host: str, port: int, trusted_proxies: tuple[str
 
     return uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, proxy_headers=bool(trusted_proxies),
                           forwarded_allow_ips=list(trusted_proxies) or None,
-                          http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections))
+                          http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections,
+                                                request_seconds=request_seconds,
+                                                per_client=None if trusted_proxies else per_client))
 
 
 def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
@@ -195,13 +199,14 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
 
     configure_logging()
     store = Store(url, create=False)
-    store.competition()  # UserError if `init` has not run
-    upgrade_schema(store.engine)
+    limits = store.competition().rate_limits  # UserError if `init` has not run
     store.check_writable()  # before "serving": a read-only database would stop the server at once
+    upgrade_schema(store.engine)
     store.close()
     app = create_app(url, secret_file=secret_file)  # creates the session secret if absent
     config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
-                            max_connections=max_connections)
+                            max_connections=max_connections, request_seconds=limits.request_seconds,
+                            per_client=limits.connections_per_client)
     address = f"http://{host}:{port}/"
     if json_out:
         print_json({"url": address, "db": url, "workers": workers})

@@ -45,6 +45,7 @@ from averitec_tools.leaderboard.secret import SecretKey, secret_path
 from averitec_tools.leaderboard.store import Store
 from averitec_tools.leaderboard.web.security import (
     CSRF_COOKIE,
+    InFlight,
     RateLimiter,
     check_session,
     csrf_ok,
@@ -117,6 +118,7 @@ class Site:
         limits = self.comp.rate_limits
         self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
         self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
+        self.uploads = InFlight(limit=limits.uploads_per_team)
         self._boards: dict[str, tuple[tuple[Any, ...], Board]] = {}
         self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
@@ -215,6 +217,22 @@ class Site:
         if wait is not None:
             return None, self.too_many(request, wait, "failed token attempts from this address")
         return None, self.error(request, "invalid token", 403)
+
+    async def read_upload(self, request: Request, team: str, read: Callable[[], Any]) -> tuple[Any, Response | None]:
+        """``await read()`` (the form, body and all) holding one of ``team``'s upload slots
+        (``rate_limits.uploads_per_team`` at once, so one team cannot hold every connection with
+        bodies that trickle in); 429 when none is free, 400 when the client hung up (or was cut
+        off at ``rate_limits.request_seconds``)."""
+        from starlette.requests import ClientDisconnect
+
+        if not self.uploads.enter(team):
+            return None, self.too_many(request, 5, f"uploads in flight for team {team!r}")
+        try:
+            return await read(), None
+        except ClientDisconnect:
+            return None, self.error(request, "the upload did not arrive whole", 400)
+        finally:
+            self.uploads.leave(team)
 
     def team_post_allowed(self, request: Request, team: str) -> Response | None:
         """Count one authenticated post of ``team``; the 429 response past its bound."""
