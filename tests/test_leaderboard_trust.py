@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from _judge_server import requests_sent, running
 from conftest import skip_or_fail

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, NON_NEGATIVE, POSITIVE, SEED, UNIT, number
 from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
@@ -26,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
     add_profile_argument(parser)
     add_json_flag(parser)
     parser.add_argument("--plot", metavar="DIR", help="write reliability_diagram.png and risk_coverage.png here")
-    parser.add_argument("--n-bins", type=int, default=15, help="calibration bins (default 15)")
+    parser.add_argument("--n-bins", type=POSITIVE, default=15, help="calibration bins (default 15)")
     parser.add_argument(
         "--strategy", choices=("uniform", "quantile"), default="uniform",
         help="equal-width (uniform, default) or equal-mass (quantile) bins",
@@ -45,18 +46,18 @@ def add_parser(subparsers: Any) -> None:
         "--drop-missing-confidence", action="store_true",
         help="leave out claims without a confidence instead of failing",
     )
-    parser.add_argument("--threshold", type=float, default=0.60,
+    parser.add_argument("--threshold", type=UNIT, default=0.60,
                         help="confidence threshold for selective accuracy (default 0.60, R2VC's τ_cal)")
-    parser.add_argument("--target-risk", type=float, default=0.10,
+    parser.add_argument("--target-risk", type=UNIT, default=0.10,
                         help="report the largest coverage with risk ≤ this (default 0.10)")
-    parser.add_argument("--target-coverage", type=float, default=0.80,
+    parser.add_argument("--target-coverage", type=number(0, 1, low_open=True), default=0.80,
                         help="report the risk at this coverage (default 0.80)")
-    parser.add_argument("--n-resamples", type=int, default=1000,
+    parser.add_argument("--n-resamples", type=NON_NEGATIVE, default=1000,
                         help="bootstrap resamples for confidence intervals; 0 disables them (default 1000)")
     parser.add_argument("--ci-method", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--confidence-level", type=float, default=0.95, help="CI level (default 0.95)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--confidence-level", type=LEVEL, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--metric", action="append", default=[], metavar="SPEC",
                         help="also compute this registry metric of confidence against correctness, by its "
                              "string form, e.g. 'ece(n_bins=10,strategy=quantile)' or "

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, PORT, POSITIVE, SECONDS
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
 from averitec_tools.cli._leaderboard_store import (
@@ -94,25 +95,25 @@ def add_parser(subparsers: Any) -> None:
 
     p = sub.add_parser("serve", parents=[common], help="run the web app (and scoring workers)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
-    p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
-    p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
+    p.add_argument("--port", type=PORT, default=8000)
+    p.add_argument("--workers", type=NON_NEGATIVE, default=1, help="scoring worker processes (0: none)")
+    p.add_argument("--lease-seconds", type=SECONDS, default=120.0, help="a running submission whose worker is silent this long is scored again")
+    p.add_argument("--poll-seconds", type=SECONDS, default=0.5, help="how often idle workers look for new submissions")
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, forked once per worker and kept warm: N or 'auto' (the cores "
                    "shared out among the workers, at most 4 each); default 1")
     add_secret_option(p)
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS", help="a reverse proxy whose X-Forwarded-For / "
                    "-Proto headers are believed (repeatable; default none: the connection's address is the client's)")
-    p.add_argument("--header-timeout", type=float, default=HEADER_TIMEOUT, help="seconds a request may take to send its headers "
+    p.add_argument("--header-timeout", type=SECONDS, default=HEADER_TIMEOUT, help="seconds a request may take to send its headers "
                    f"(default {HEADER_TIMEOUT:g})")
-    p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, help=f"open connections at most (default {MAX_CONNECTIONS})")
+    p.add_argument("--max-connections", type=POSITIVE, default=MAX_CONNECTIONS, help=f"open connections at most (default {MAX_CONNECTIONS})")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker without the web server (e.g. on another machine "
                        "against the same PostgreSQL database; run it under a process supervisor such as systemd)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
-    p.add_argument("--lease-seconds", type=float, default=120.0)
-    p.add_argument("--poll-seconds", type=float, default=0.5)
+    p.add_argument("--lease-seconds", type=SECONDS, default=120.0)
+    p.add_argument("--poll-seconds", type=SECONDS, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
     for action in sub.choices.values():

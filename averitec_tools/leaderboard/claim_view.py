@@ -19,7 +19,6 @@ score is returned beside the stored one (they agree; tested).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from averitec_tools.leaderboard.competition import Competition, Phase, metric_title
-from averitec_tools.leaderboard.names import REFUSED_CATEGORIES
 from averitec_tools.leaderboard.floor import Floor
+from averitec_tools.leaderboard.names import REFUSED_CATEGORIES
 from averitec_tools.leaderboard.ranking import Entry, board_signature
 from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.registry import Registry

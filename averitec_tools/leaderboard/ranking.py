@@ -36,12 +36,13 @@ visibility) or nothing is shown (``hidden``); afterwards the private claims rank
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from averitec_tools.leaderboard.competition import Competition, Phase
+from averitec_tools.leaderboard.entry import Entry
 from averitec_tools.leaderboard.floor import Floor
 from averitec_tools.leaderboard.tiers import (
     Comparison,
@@ -50,45 +51,6 @@ from averitec_tools.leaderboard.tiers import (
     order_and_rank,
     shared_p_value,
 )
-
-
-@dataclass
-class Entry:
-    """One ranked system (``rescoring``: its submission is queued to be scored again and
-    this is its current result)."""
-
-    submission_id: int
-    team: str
-    system: str
-    metrics: dict[str, float]
-    ci: dict[str, tuple[float, float]]
-    meta: Mapping[str, Any]
-    signature: str
-    scorer_version: str
-    created_at: Any
-    values: np.ndarray = field(repr=False)
-    rank: int = 0
-    tier: int = 0
-    p_vs_tier_best: float | None = None
-    comparisons: list[Comparison] = field(default_factory=list)
-    rescoring: bool = False
-    rank_interval: tuple[int, int] | None = None
-    p_first: float | None = None
-    #: Counted claims left unscored (a failed or unparseable judge request), per reason.
-    unscored: dict[str, int] = field(default_factory=dict)
-    #: The evidence audit on the counted claims (:func:`~averitec_tools.leaderboard.audit_flags.visible_audit`).
-    audit: dict[str, Any] | None = None
-    #: What the team declared (training data, dev claims used).
-    declaration: dict[str, str] | None = None
-    #: ``ranked``; ``incomplete`` (some claims still wait for the judge) or ``late`` (after
-    #: the phase's deadline): listed apart, never ranked.
-    status: str = "ranked"
-    #: How many systems share this one's tier (more than one: shown as tied).
-    tier_size: int = 1
-
-    @property
-    def n_unscored(self) -> int:
-        return sum(self.unscored.values())
 
 
 def claim_mask(phase: Phase, n_claims: int, *, revealed: bool) -> np.ndarray | None:

@@ -45,12 +45,12 @@ from averitec_tools.leaderboard.db import (
     utcnow,
 )
 from averitec_tools.leaderboard.events import SubmissionEvents, record
-from averitec_tools.leaderboard.phase_checks import count_gold_claims
 from averitec_tools.leaderboard.names import (
     check_meta,
     file_display_name,
     system_name,
 )
+from averitec_tools.leaderboard.phase_checks import count_gold_claims
 from averitec_tools.leaderboard.queue import LIVE_STATES, SubmissionQueue
 from averitec_tools.leaderboard.records import SubmissionRecords
 from averitec_tools.leaderboard.team_records import TeamRecords

@@ -26,13 +26,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from averitec_tools.leaderboard.entry import Comparison
+
 if TYPE_CHECKING:
-    from averitec_tools.leaderboard.ranking import Entry
+    from averitec_tools.leaderboard.entry import Entry
 
 #: Scores that agree to this many digits are equal (a shared point rank).
 SCORE_DIGITS = 12
@@ -53,21 +54,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = round(running, 15)
     return adjusted
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One comparison behind a tier: this system against ``head`` (a submission id), the raw
-    and Holm p-values, the round's size, whether it joined and why (``test``, ``floor``,
-    ``interval``; empty when it did not)."""
-
-    tier: int
-    head: int
-    p_raw: float
-    p_holm: float
-    m: int
-    joined: bool
-    why: tuple[str, ...] = ()
 
 
 def shared_p_value(head: np.ndarray, other: np.ndarray, *, observed: float) -> float:
@@ -137,7 +123,7 @@ def assign_tiers(
     is the phase's resolution floor; rank intervals already set on the entries are used.
 
     Example:
-        >>> from averitec_tools.leaderboard.ranking import Entry
+        >>> from averitec_tools.leaderboard.entry import Entry
         >>> a, b, c = (Entry(i, t, "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, t, v in ((1, "b", .5), (2, "a", .5), (3, "c", .2)))
         >>> [(e.team, e.rank) for e in assign_tiers([c, a, b], primary="m", alpha=0.05, test="bootstrap", n_resamples=10)]
         [('a', 1), ('b', 1), ('c', 3)]

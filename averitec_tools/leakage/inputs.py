@@ -125,7 +125,13 @@ def _claim_from_submission(
     raw_evidence = obj.get("evidence")
     if not isinstance(raw_evidence, list):
         raise UserError(f"{where}: 'evidence' must be a list of {{question, answer, url}} objects")
-    claim_id = obj.get("claim_id", position)
+    if "claim_id" not in obj:  # as every scorer: a misspelled key must not fall back to the item's position
+        from averitec_tools.registry import close_names
+
+        known = {"claim", "pred_label", "evidence", "string_evidence", "justification", "confidence", "probabilities"}
+        near = close_names("claim_id", [str(k) for k in obj if k not in known], n=1, cutoff=0.6)
+        raise UserError(f"{where}: missing key 'claim_id'" + (f" (found {near[0]!r}: misspelled?)" if near else ""))
+    claim_id = obj["claim_id"]
     if isinstance(claim_id, bool) or not isinstance(claim_id, int):
         raise UserError(f"{where}: 'claim_id' must be an integer, found {claim_id!r}")
     gold: AVeriTeCClaim | None = None

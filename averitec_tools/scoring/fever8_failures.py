@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from averitec_tools.metrics.averitec_score import threshold_key
-from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.judge_policy import UNAVAILABLE_REASON
+from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 
 #: Why a claim is unscored under ``judge_unscored``: only a failure on the judge's side.

@@ -74,11 +74,11 @@ def is_fever8_csv(path: str | os.PathLike[str]) -> bool:
     """
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).split(b"\n", 1)[0]
-        line = head.decode("utf-8-sig").rstrip("\r")
-    except (OSError, UnicodeDecodeError):
+            head = fh.read(4096).replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n", 1)[0]  # bare CR line ends too
+        line = head.decode("utf-8-sig")
+        return {c.strip() for c in next(csv.reader([line]), [])} >= FEVER8_CSV_COLUMNS
+    except (OSError, UnicodeDecodeError, csv.Error):
         return False
-    return {c.strip() for c in next(csv.reader([line]), [])} >= FEVER8_CSV_COLUMNS
 
 
 def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:

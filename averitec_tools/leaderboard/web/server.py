@@ -24,7 +24,12 @@ from typing import Any
 
 from averitec_tools.jsonio import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
-from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS, PER_CLIENT, REQUEST_SECONDS
+from averitec_tools.leaderboard.web.connections import (
+    HEADER_TIMEOUT,
+    MAX_CONNECTIONS,
+    PER_CLIENT,
+    REQUEST_SECONDS,
+)
 
 logger = logging.getLogger("averitec.leaderboard")
 #: The supervisor runs the watchdog every this many rounds of 0.25 s (5 s).

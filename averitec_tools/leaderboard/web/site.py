@@ -40,9 +40,9 @@ from fastapi.templating import Jinja2Templates
 
 from averitec_tools.leaderboard.competition import metric_title
 from averitec_tools.leaderboard.ranking import Board, rank_board
-from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.leaderboard.secret import SecretKey, secret_path
 from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.leaderboard.web.security import (
     CSRF_COOKIE,
     InFlight,
