@@ -287,19 +287,20 @@ def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
         _store(f"sqlite:///{tmp_path / 'lb2.db'}", primary_metric="averitec_score@.25")
 
 
-def test_undeclared_primary_metric_fails_the_submission(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A profile without declared metrics (e.g. fever8's are named after an option) is
-    checked when the first submission is scored."""
+def test_one_declared_ranking_metric_is_checked_at_init(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: the ranking metric (and every shown column) is a per-claim metric the ranking
+    profile declares, checked at ``init``; a profile that declares none cannot rank a board
+    (it used to be found out when the first submission was scored)."""
     from averitec_tools.scoring.profiles.averitec2024 import Profile
 
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    with pytest.raises(UserError, match=r"primary_metric: .*'macro_f1'.*known: .*averitec_score@0.25"):
+        _store(url, primary_metric="macro_f1")
+    with pytest.raises(UserError, match=r"columns: .*'questions_and_answers'.*questions_answers"):
+        _store(url, columns=["averitec_score@0.25", "questions_and_answers"])
     monkeypatch.setattr(Profile, "per_claim_metrics", ())
-    store = _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
-    store.add_team("blue")
-    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
-    process_one(store, Scorer(cache_dir=False, n_resamples=100))
-    row = store.submission(sid)
-    assert row["state"] == "failed" and "averitec_score@0.25" in row["server_reason"] and "macro_f1" in row["server_reason"]
-    assert "server's side" in row["reason"] and "macro_f1" not in row["reason"] and not row["charged"]  # a setting, not the team's fault
+    with pytest.raises(UserError, match="declares no per-claim metrics, so it cannot rank a board"):
+        _store(url)
 
 
 def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:
