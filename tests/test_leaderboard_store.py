@@ -245,6 +245,35 @@ def test_migration_from_0001_keeps_rows_and_hides_old_reasons(db_url: str) -> No
     assert keys == ["blue", "blue#2"]  # colliding old names keep distinct keys
 
 
+def test_migration_0005_backfills_state_changes(db_url: str) -> None:
+    """A board from before issue 39 keeps its rows; each submission gets the events its
+    timestamps already tell (upload, start, end), ``late`` is false and results have no snapshot."""
+    from alembic import command
+
+    from averitec_tools.leaderboard.db import _alembic_config, upgrade_schema
+
+    engine = Store(db_url).engine
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "0004")
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO teams (name, name_key, token_hash, created_at) VALUES ('blue', 'blue', 'h1', '2024-01-01')"))
+        conn.execute(sa.text("INSERT INTO phases (name) VALUES ('dev')"))
+        for sid, state, started, finished in ((1, "finished", "2024-01-01 00:01:00", "2024-01-01 00:02:00"),
+                                              (2, "pending", None, None)):
+            conn.execute(sa.text("INSERT INTO submissions (id, team_id, phase, system, content_hash, file_name, size, content, meta, "
+                                 "state, charged, attempts, created_at, started_at, finished_at) VALUES (:id, 1, 'dev', 's', :h, "
+                                 "'f', 1, :c, '{}', :state, true, 1, '2024-01-01 00:00:00', :started, :finished)"),
+                         {"id": sid, "h": f"h{sid}", "c": b"x", "state": state, "started": started, "finished": finished})
+    upgrade_schema(engine)
+    assert schema_revision(engine) == "0005"
+    store = Store(db_url)
+    assert [e["state"] for e in store.events(1)] == ["pending", "running", "finished"]
+    assert [e["state"] for e in store.events(2)] == ["pending"]
+    assert store.events(1)[2]["at"].minute == 2
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT late, fresh_judge FROM submissions WHERE id = 1")).one() == (False, False)
+
+
 def test_unknown_names_are_user_errors(tmp_path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'x.db'}")
     with pytest.raises(UserError, match="no competition"):

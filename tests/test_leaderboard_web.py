@@ -251,10 +251,13 @@ def test_calibration_plots_are_drawn_once(board, monkeypatch: pytest.MonkeyPatch
     drawn = []
     real = app_module.plot_png
     monkeypatch.setattr(app_module, "plot_png", lambda kind, claims: drawn.append(kind) or real(kind, claims))
-    assert "reliability diagram" in client.get(f"/submission/{sid}").text
+    own = {"Authorization": f"Bearer {token}"}  # drawn from per-claim correctness: the team's until the gold is shown
+    assert "reliability diagram" not in client.get(f"/submission/{sid}").text
+    assert client.get(f"/submission/{sid}/reliability.png").status_code == 403
+    assert "reliability diagram" in client.get(f"/submission/{sid}", headers=own).text
     for _ in range(3):
         for kind in ("reliability", "risk-coverage"):
-            png = client.get(f"/submission/{sid}/{kind}.png")
+            png = client.get(f"/submission/{sid}/{kind}.png", headers=own)
             assert png.status_code == 200 and png.content[:4] == b"\x89PNG" and "max-age" in png.headers["cache-control"]
     assert drawn == ["reliability", "risk-coverage"]
     assert client.get(f"/submission/{sid}/other.png").status_code == 404

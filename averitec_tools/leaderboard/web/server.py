@@ -88,9 +88,8 @@ class Supervisor:
         slot.restart_at = None
 
     def start(self) -> None:
-        """Start every worker and the thread that watches them."""
-        if not self.slots:
-            return
+        """Start every worker and the thread that watches them (and runs the watchdog, also
+        with no worker here: they may run elsewhere, with ``work``)."""
         from averitec_tools.leaderboard.health import prune
 
         store = Store(self.url)
