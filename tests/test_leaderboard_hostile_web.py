@@ -28,13 +28,15 @@ from averitec_tools.leaderboard.ranking import rank_store  # noqa: E402
 from averitec_tools.leaderboard.store import Store  # noqa: E402
 from averitec_tools.leaderboard.web.app import create_app  # noqa: E402
 from averitec_tools.leaderboard.worker import process_one  # noqa: E402
+from tests import _leaderboard_helpers as helpers  # noqa: E402
 from tests._leaderboard_helpers import DEMO_PREDS, competition_yaml, variant  # noqa: E402
 
 BASE = "http://127.0.0.1"
+db_url = helpers.db_url  # the two-back-end fixture
 
 
-def _board(tmp_path, **phase):
-    url = f"sqlite:///{tmp_path / 'lb.db'}"
+def _board(tmp_path, url: str | None = None, **phase):
+    url = url or f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(url)
     admin = store.init(competition_yaml(**phase), where="demo.yaml")
     token = store.add_team("blue")
@@ -103,8 +105,8 @@ def test_per_claim_scores_never_anonymous_while_the_gold_is_hidden(tmp_path, pha
     assert client.get(paths[0]).status_code == (403 if phase.get("gold_private") else 200)
 
 
-def test_state_changes_watchdog_and_status_page(tmp_path) -> None:
-    store, client, token, admin = _board(tmp_path)
+def test_state_changes_watchdog_and_status_page(tmp_path, db_url: str) -> None:
+    store, client, token, admin = _board(tmp_path, db_url)
     sid = _upload(store, variant(0))
     assert [e["state"] for e in store.events(sid)] == ["pending", "running", "finished"]
     stuck = store.submit(team="blue", system="t", phase="dev", content=variant(1), file_name="p.json").id
