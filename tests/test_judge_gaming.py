@@ -82,6 +82,7 @@ def test_padding_the_wrongly_labelled_claims_no_longer_pays(tmp_path: Path) -> N
         assert run.summary["judge"]["unscored"]["count"] == 0 and run.summary["judge"]["complete"] is True
         assert all(c.unscored is None for c in run.per_claim)
     assert parse_signature(unbounded.signature)["refused"] == f"zero({len(wrong)})"
+    assert all(parse_signature(r.signature).render() == r.signature for r in (plain, unbounded, bounded))
     # Bounded as on the board, the padded prompts fit: judged (recall 3/4), and the label decides.
     assert bounded.summary["judge"]["refused_content"] == 0
     assert parse_signature(bounded.signature)["input"] == "10x2000c" and parse_signature(plain.signature)["input"] == "none"

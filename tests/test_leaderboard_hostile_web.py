@@ -148,3 +148,8 @@ def test_after_the_deadline_refused_or_late_never_ranked(tmp_path, after: str) -
     assert client.get(f"/api/submissions/{r.json()['id']}", headers=_bearer(token)).json()["late"] is True
     board = client.get("/phase/dev").text
     assert 'id="unranked-rows"' in board and 'id="deadline"' in board and "+late" in board
+    from averitec_tools.leaderboard.ranking import rank_board
+    from averitec_tools.metrics.signature import parse_signature
+
+    signature = rank_board(store, "dev").signature  # every signature the board prints parses back
+    assert parse_signature(signature).render() == signature and parse_signature(signature)["deadline"].endswith("+late")

@@ -45,12 +45,12 @@ def _store(args: argparse.Namespace, *, create: bool = False, inputs: tuple[Any,
     return store
 
 
-def closing_stores(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def closing_stores(func: Callable[..., int]) -> Callable[..., int]:
     """``func`` closing the stores it opened when it ends: every connection closed, so SQLite
     folds its WAL into the file and removes the ``-wal``/``-shm`` files (a read of the board
     leaves nothing beside it)."""
 
-    def run(args: argparse.Namespace) -> int:
+    def run(args: Any) -> int:
         try:
             return func(args)
         finally:

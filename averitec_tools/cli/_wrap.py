@@ -4,7 +4,8 @@
 A line longer than the width is folded at spaces, its continuation lines indented four
 columns past the line's own indent; a single word longer than the width (a path, a URL, a
 signature) is never cut, so it can still be copied. ``--json`` prints the full record.
-The width is the terminal's (``$COLUMNS`` when set, 100 when there is no terminal).
+The width is ``$COLUMNS`` when set, else the terminal's; output that goes to a file or a
+pipe is not folded (no width to fold at; a script reads whole lines).
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 
 
-def terminal_width() -> int:
-    """The width to fold at (at least 40 columns)."""
+def terminal_width() -> int | None:
+    """The width to fold at (at least 40 columns); ``None`` when stdout is no terminal and ``$COLUMNS`` is unset."""
+    import os
+
+    if not os.environ.get("COLUMNS") and not sys.stdout.isatty():
+        return None
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
@@ -31,6 +36,8 @@ def wrap_text(text: str, *, width: int | None = None) -> str:
               one CUDA GPU with 40 GiB
     """
     width = width or terminal_width()
+    if width is None:
+        return text
     out = []
     for line in text.split("\n"):
         if len(line) <= width or not line.strip():

@@ -29,6 +29,7 @@ from typing import Any
 from averitec_tools.argtypes import NON_NEGATIVE, PORT, POSITIVE, SECONDS
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
+from averitec_tools.cli._leaderboard_jobs import add_job_parsers
 from averitec_tools.cli._leaderboard_store import (
     _db_default,
     _need_extra,
@@ -60,15 +61,7 @@ def add_parser(subparsers: Any) -> None:
 
     _add_submit_parser(sub, common)
 
-    p = sub.add_parser("status", parents=[common], help="list submissions and their states, the queue and the workers")
-    p.add_argument("--phase")
-    p.add_argument("--team")
-    p.set_defaults(func=_status)
-
-    p = sub.add_parser("cancel", parents=[common], help="cancel a submission: out of the queue (its worker stops) or off the board; "
-                       "it does not count against the team's quota")
-    p.add_argument("id", type=_submission_id, metavar="ID")
-    p.set_defaults(func=_cancel)
+    add_job_parsers(sub, common)
 
     p = sub.add_parser("show", parents=[common], help="print the ranked leaderboard of a phase")
     p.add_argument("--phase", required=True)
@@ -79,15 +72,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--format", choices=EXPORT_FORMATS, default="md")
     p.add_argument("--out", help="write to this file instead of stdout")
     p.set_defaults(func=_export)
-
-    p = sub.add_parser("rescore", parents=[common], help="score submissions again (old results are kept): every one, a phase's, "
-                       "one (--submission ID: also a stuck or failed one) or the incomplete ones")
-    p.add_argument("--phase")
-    p.add_argument("--submission", type=_submission_id, metavar="ID", help="only this submission (also when it is stuck running or failed)")
-    p.add_argument("--incomplete", action="store_true", help="only those whose result is incomplete (claims waiting for the judge)")
-    p.add_argument("--fresh-judge", action="store_true", help="ask the judge again instead of re-using the stored replies")
-    p.add_argument("--no-score", action="store_true", help="only queue them for the server's workers")
-    p.set_defaults(func=_rescore)
 
     p = sub.add_parser("reveal", parents=[common], help="end a phase: show private/hidden scores")
     p.add_argument("--phase", required=True)
@@ -131,12 +115,6 @@ def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--dev-claims-used", choices=("yes", "no"), help="the team's declaration: whether any dev claim was used")
     p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
     p.set_defaults(func=_submit)
-
-
-def _submission_id(value: str) -> int:
-    if not value.isdigit() or not 1 <= int(value) < 2**31:  # the id column is a 32-bit INTEGER on PostgreSQL
-        raise argparse.ArgumentTypeError(f"expected a submission id (a positive integer), found {value[:30]!r}")
-    return int(value)
 
 
 def _jobs(value: str) -> int | None:
@@ -237,63 +215,6 @@ def server_cause(text: str | None) -> str:
     return lines[-1] if lines and lines[0].startswith("Traceback") else " ".join(lines)
 
 
-def _cancel(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.competition()
-    was = store.cancel(args.id)
-    return emit(args, {"id": args.id, "state": "cancelled", "was": was}, f"submission {args.id} cancelled (was {was})")
-
-
-def _status(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.health import queue, workers
-
-    store = _store(args)
-    store.competition()
-    items = [_status_item(r) for r in store.submissions(phase=args.phase, team=args.team)]
-    health = [{k: (str(v) if k in ("started_at", "last_seen") and v is not None else v) for k, v in w.items() if k != "id"}
-              for w in workers(store)]
-    counts = queue(store)
-    if args.json:
-        print_json({"submissions": items, "queue": counts, "workers": health})
-        return 0
-    _print_status(items, counts, health)
-    return 0
-
-
-def _status_item(row: dict[str, Any]) -> dict[str, Any]:
-    """A submission row as ``status`` prints it: timestamps as text, the audit as its
-    counts over every claim (the organisers' view; ``audit_flags``)."""
-    from averitec_tools.leaderboard.audit_flags import visible_audit
-    from averitec_tools.leaderboard.export import audit_cell
-
-    item = {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in row.items()
-            if k not in ("content_hash", "lease_until", "audit")}
-    audit = visible_audit(row.get("audit"), visible_ids=None)
-    item["audit_flags"] = None if audit is None else {"status": audit["status"], **audit["counts"]}
-    item["audit_text"] = audit_cell(audit)
-    return item
-
-
-def _print_status(items: list[dict[str, Any]], counts: dict[str, int], health: list[dict[str, Any]]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    def add_table(title: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
-        table = Table(title=title)
-        for col in cols:
-            table.add_column(col.replace("_", " ") if title == "workers" else col, overflow="fold")
-        for r in rows:
-            table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
-        console.print(table)
-
-    console = Console()
-    add_table("submissions", ("id", "team", "system", "phase", "state", "created_at", "reason", "audit_text"), items)
-    console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
-    if health:
-        add_table("workers", ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit"), health)
-
-
 def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, Any]:
     from averitec_tools.leaderboard.ranking import rank_board
 
@@ -349,30 +270,6 @@ def _export(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
-
-
-def _rescore(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.processing import Scorer
-    from averitec_tools.leaderboard.worker import process_one
-
-    store = _store(args)
-    comp = store.competition()
-    if args.phase:
-        comp.phase(args.phase)
-    if args.submission is not None and store.submission(args.submission) is None:
-        raise UserError(f"no submission {args.submission}")
-    queued = store.requeue(phase=args.phase, submission_id=args.submission, fresh_judge=args.fresh_judge, incomplete=args.incomplete)
-    if args.submission is not None and not queued:
-        raise UserError(f"submission {args.submission} cannot be scored again (state {store.submission(args.submission)['state']}; "
-                        "a cancelled one, one already queued, or a refused file whose bytes were dropped)")
-    done = 0
-    if not args.no_score:
-        scorer = Scorer(n_resamples=comp.n_resamples)
-        pending = store.submissions(phase=args.phase, state="pending", submission_id=args.submission)
-        for row in pending:
-            if process_one(store, scorer, submission_id=int(row["id"])) is not None:
-                done += 1
-    return emit(args, {"queued": queued, "scored": done}, f"{queued} submission(s) queued, {done} scored")
 
 
 def _reveal(args: argparse.Namespace) -> int:

@@ -137,6 +137,7 @@ def claim_detail(
         ``questions_answers_recomputed``, ``judge`` and ``withheld`` (why something is not shown).
 
     Example:
+        >>> import json
         >>> from averitec_tools.records.averitec import AVeriTeCClaim
         >>> g = AVeriTeCClaim.from_dict({"claim": "c", "label": "Refuted", "questions": [{"question": "Q?",
         ...     "answers": [{"answer": "A", "answer_type": "Extractive"}]}]}, where="g")

@@ -3,6 +3,16 @@
 :class:`TeamRecords` adds teams (names as :mod:`averitec_tools.leaderboard.names` compares
 them: ``blue``, ``BLUE`` and ``ｂｌｕｅ`` are one team, a look-alike is refused), finds them
 by token, name or id, and counts a team's charged submissions against its phase limits.
+
+Example:
+    >>> import tempfile
+    >>> from averitec_tools.leaderboard.store import Store
+    >>> store = Store(f"sqlite:///{tempfile.mkdtemp()}/lb.db")
+    >>> _ = store.init("name: d\\nphases: [{name: dev, gold: g.json, primary_metric: label_accuracy, limits: {total: 3}}]",
+    ...                where="d.yaml")
+    >>> token = store.add_team("blue")
+    >>> store.team_by_token(token), store.team("BLUE")["name"], store.quota("blue", "dev")["left_total"]
+    ('blue', 'blue', 3)
 """
 
 from __future__ import annotations

@@ -95,4 +95,43 @@ def judged(requests: Sequence[tuple[Any, str, Any]], replies: Mapping[str, str],
     return out
 
 
-__all__ = ["FAILED", "REFUSED", "input_bound", "judged", "open_snapshot", "save_snapshot", "snapshot_settings"]
+def run_warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, prompt: JudgePrompt) -> list[str]:
+    """The stderr lines of a run: failed requests, unparseable replies, skipped reference
+    rows, a prompt that is not the organisers'.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> run_warnings(SimpleNamespace(failed=[], failure_mode="zero"), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
+        ...              prompt=SimpleNamespace(name="fever8-official"))
+        ['1 of 4 judge replies could not be parsed; they score 0, as in the official code']
+    """
+    warnings = []
+    refused = getattr(stats, "refused", [])
+    if refused:
+        warnings.append(f"the judge refused {len(refused)} request(s) for their content (e.g. past its context length); "
+                        "they score 0, as in the official code")
+    if stats.failure_mode == "unscored" and stats.failed:
+        warnings.append(f"{len(stats.failed)} judge request(s) failed on the judge's side; their claims are unscored "
+                        "(--judge-unscored: excluded from the judge means, counted in judge.unscored; the result is "
+                        "incomplete until they are scored again)")
+    elif stats.failed:
+        shown = ", ".join(r.where for r in stats.failed[:5]) + (" ..." if len(stats.failed) > 5 else "")
+        warnings.append(f"{len(stats.failed)} judge request(s) failed and score 0 (--official-failure-mode): {shown}")
+    total_bad = sum(unparseable.values())
+    if total_bad:
+        warnings.append(f"{total_bad} of {2 * n} judge replies could not be parsed; they score 0, as in the official code")
+    return warnings + _input_warnings(skipped=skipped, prompt=prompt)
+
+
+def _input_warnings(*, skipped: int, prompt: JudgePrompt) -> list[str]:
+    warnings = []
+    if skipped:
+        warnings.append(f"{skipped} reference row(s) with split other than 'gold' not scored, "
+                        "as on the leaderboard")
+    if not prompt.name.startswith("fever8-official"):
+        warnings.append(f"judge prompt {prompt.name} is not the organisers'; for figures comparable with the "
+                        "leaderboard use --judge-prompt official")
+    return warnings
+
+
+__all__ = ["run_warnings", "FAILED", "REFUSED", "input_bound", "judged", "open_snapshot", "save_snapshot", "snapshot_settings"]

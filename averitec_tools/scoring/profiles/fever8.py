@@ -85,6 +85,7 @@ from averitec_tools.scoring.fever8_judging import (
     input_bound,
     judged,
     open_snapshot,
+    run_warnings,
     save_snapshot,
 )
 from averitec_tools.scoring.profiles._meteor import ALLOW_DOWNLOAD, CACHE_DIR, make_engine
@@ -158,45 +159,6 @@ def _signature(opts: dict[str, Any], prompt: JudgePrompt, *, backend: str, stats
     ])
 
 
-def _warnings(stats: Any, unparseable: dict[str, int], *, n: int, skipped: int, prompt: JudgePrompt) -> list[str]:
-    """The stderr lines of a run: failed requests, unparseable replies, skipped reference
-    rows, a prompt that is not the organisers'.
-
-    Example:
-        >>> from types import SimpleNamespace
-        >>> _warnings(SimpleNamespace(failed=[], failure_mode="zero"), {"questions_answers": 1, "questions_only": 0}, n=2, skipped=0,
-        ...           prompt=SimpleNamespace(name="fever8-official"))
-        ['1 of 4 judge replies could not be parsed; they score 0, as in the official code']
-    """
-    warnings = []
-    refused = getattr(stats, "refused", [])
-    if refused:
-        warnings.append(f"the judge refused {len(refused)} request(s) for their content (e.g. past its context length); "
-                        "they score 0, as in the official code")
-    if stats.failure_mode == "unscored" and stats.failed:
-        warnings.append(f"{len(stats.failed)} judge request(s) failed on the judge's side; their claims are unscored "
-                        "(--judge-unscored: excluded from the judge means, counted in judge.unscored; the result is "
-                        "incomplete until they are scored again)")
-    elif stats.failed:
-        shown = ", ".join(r.where for r in stats.failed[:5]) + (" ..." if len(stats.failed) > 5 else "")
-        warnings.append(f"{len(stats.failed)} judge request(s) failed and score 0 (--official-failure-mode): {shown}")
-    total_bad = sum(unparseable.values())
-    if total_bad:
-        warnings.append(f"{total_bad} of {2 * n} judge replies could not be parsed; they score 0, as in the official code")
-    return warnings + _input_warnings(skipped=skipped, prompt=prompt)
-
-
-def _input_warnings(*, skipped: int, prompt: JudgePrompt) -> list[str]:
-    warnings = []
-    if skipped:
-        warnings.append(f"{skipped} reference row(s) with split other than 'gold' not scored, "
-                        "as on the leaderboard")
-    if not prompt.name.startswith("fever8-official"):
-        warnings.append(f"judge prompt {prompt.name} is not the organisers'; for figures comparable with the "
-                        "leaderboard use --judge-prompt official")
-    return warnings
-
-
 def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], Judgement], *, rule: ThresholdPreset,
                 m_q: Sequence[float], m_qa: Sequence[float], unscored_mode: bool,
                 ) -> tuple[list[ClaimScore], dict[str, int], dict[str, int]]:
@@ -229,7 +191,12 @@ def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], 
 
 class JudgeRun(NamedTuple):
     """What the judge gave a submission: each (claim id, kind)'s judgement, the prompt, the
-    back-end, the run's counts and the snapshot of every reply."""
+    back-end, the run's counts and the snapshot of every reply.
+
+    Example:
+        >>> JudgeRun({(0, "qa"): FAILED}, JudgePrompt.load(), "openai", None, None).judged[(0, "qa")].parsed
+        False
+    """
 
     judged: dict[tuple[int | str, str], Judgement]
     prompt: JudgePrompt
@@ -349,7 +316,7 @@ class Profile(ScoringProfile):
         }
         if claim_set.skipped_references:
             summary["reference_rows_skipped"] = claim_set.skipped_references
-        warnings = _warnings(stats, unparseable, n=n, skipped=claim_set.skipped_references, prompt=run.prompt)
+        warnings = run_warnings(stats, unparseable, n=n, skipped=claim_set.skipped_references, prompt=run.prompt)
         return ProfileResult(
             profile=self.name, signature=sig, n_claims=n, summary=summary, per_claim=tuple(per_claim),
             labels=AVERITEC_LABELS, warnings=tuple(warnings),
