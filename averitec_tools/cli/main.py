@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
@@ -74,14 +75,14 @@ def _raise_terminated(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
-def _on_signals() -> dict[int, object]:
+def _on_signals() -> dict[int, Any]:
     """Install :class:`Terminated` for SIGTERM and SIGHUP (main thread only); the old handlers."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return {}
-    old = {}
+    old: dict[int, Any] = {}
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None:
             old[int(sig)] = signal.signal(sig, _raise_terminated)
@@ -115,7 +116,7 @@ def run_command(label: str, func: Callable[[argparse.Namespace], int | None], ar
         return 2
     finally:
         for sig, handler in old.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
     try:
         sys.stdout.flush()  # `averitec score ... | head`: a closed pipe ends quietly
     except BrokenPipeError:

@@ -273,12 +273,11 @@ def phase_floor(*, competition: Competition, phase: Phase, n_total: int | None, 
     if mask is None:
         mask = claim_mask(phase, n_total, revealed=True)
     n = int(mask.sum()) if mask is not None else n_total
-    common = {"n_claims": n, "alpha": competition.alpha, "n_resamples": competition.n_resamples, "seed": competition.seed}
     base = next((e for e in entries if phase.baseline is not None and (e.team, e.system) == phase.baseline
                  and e.status == "ranked" and len(e.values) == n), None)
-    if base is not None:
-        return Floor(resolution_floor(**common, values=base.values), n, "baseline")
-    return Floor(resolution_floor(**common, variance=phase.difference_variance), n, "variance")
+    value = resolution_floor(n_claims=n, alpha=competition.alpha, n_resamples=competition.n_resamples, seed=competition.seed,
+                             variance=phase.difference_variance, values=None if base is None else base.values.tolist())
+    return Floor(value, n, "variance" if base is None else "baseline")
 
 
 def rank_phase(

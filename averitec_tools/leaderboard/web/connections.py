@@ -48,6 +48,10 @@ def bounded_protocol(*, header_timeout: float = HEADER_TIMEOUT, max_connections:
     stats = {"request_timeouts": 0, "refused_per_client": 0}
 
     class BoundedH11Protocol(H11Protocol):  # type: ignore[misc]
+        header_timeout: float
+        max_connections: int
+        request_seconds: float
+        per_client: int | None
         _header_timer: Any = None
         _request_timer: Any = None
         _counted: str | None = None
@@ -109,10 +113,10 @@ def bounded_protocol(*, header_timeout: float = HEADER_TIMEOUT, max_connections:
                 self._counted = None
             super().connection_lost(exc)
 
-    BoundedH11Protocol.header_timeout = float(header_timeout)  # type: ignore[attr-defined]
-    BoundedH11Protocol.max_connections = int(max_connections)  # type: ignore[attr-defined]
-    BoundedH11Protocol.request_seconds = float(request_seconds)  # type: ignore[attr-defined]
-    BoundedH11Protocol.per_client = per_client  # type: ignore[attr-defined]
+    BoundedH11Protocol.header_timeout = float(header_timeout)
+    BoundedH11Protocol.max_connections = int(max_connections)
+    BoundedH11Protocol.request_seconds = float(request_seconds)
+    BoundedH11Protocol.per_client = per_client
     BoundedH11Protocol.stats = stats  # type: ignore[attr-defined]
     return BoundedH11Protocol
 
