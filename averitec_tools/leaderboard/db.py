@@ -104,16 +104,22 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
 
-def _check_sqlite_header(path: Path, url: str) -> None:
-    """A non-empty file that is not an SQLite database (a CSV written over it, ...) is one line, not a traceback."""
+def _check_sqlite(engine: sa.Engine, url: str) -> sa.Engine:
+    """``engine`` once SQLite has opened its file: a file that is not an SQLite database (a CSV
+    written over it, ...) is one line, not a traceback. SQLite itself reads the header: a
+    second handle on the file, opened and closed here, would drop this process's POSIX locks
+    on it and let another process delete the WAL under a live connection."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
-    except OSError as exc:
-        raise UserError(f"--db {url}: cannot read {path} ({exc.strerror})") from None
-    if head and head != SQLITE_MAGIC:
-        raise UserError(f"--db {url}: {path} is not a leaderboard database (not an SQLite file)",
-                        hint="restore the board from a backup, or pass the --db that `init` used")
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT count(*) FROM sqlite_master")
+    except sa.exc.DatabaseError as exc:
+        first = (str(exc.orig).strip().splitlines() or ["unreadable"])[0]
+        engine.dispose()
+        if "not a database" in first or "malformed" in first:
+            raise UserError(f"--db {url}: {sqlite_file(url)} is not a leaderboard database (not an SQLite file)",
+                            hint="restore the board from a backup, or pass the --db that `init` used") from None
+        raise UserError(f"--db {url}: cannot open the database ({first})") from None
+    return engine
 
 
 def is_read_only(engine: sa.Engine) -> bool:
@@ -147,7 +153,7 @@ def create_db_engine(url: str, *, create: bool = True) -> sa.Engine:
     except sa.exc.ArgumentError:
         raise UserError(f"--db: not a database URL: {url!r} (e.g. sqlite:///leaderboard.db)") from None
     if parsed.get_backend_name() == "sqlite":
-        path = sqlite_file(url)
+        path, existed = sqlite_file(url), False
         if path is not None:
             if not path.parent.is_dir():
                 raise UserError(f"--db: folder {path.parent} does not exist")
@@ -157,14 +163,17 @@ def create_db_engine(url: str, *, create: bool = True) -> sa.Engine:
                     hint="run `averitec leaderboard init COMPETITION.yaml --db URL` first, or pass the --db "
                     "(or $AVERITEC_LEADERBOARD_DB) that init used",
                 )
-            if path.exists():
-                _check_sqlite_header(path, url)
             if path.exists() and not _writable(path):
-                return _read_only_engine(path)
-            secure_sqlite_file(path)
+                return _check_sqlite(_read_only_engine(path), url)
+            existed = path.exists()
+            if not existed:
+                secure_sqlite_file(path)  # created owner-only
         engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        _check_sqlite(engine, url)
+        if path is not None and existed:
+            secure_sqlite_file(path)  # tightened only once SQLite has found a database in it
         return engine
     try:
         return sa.create_engine(url, pool_pre_ping=True)

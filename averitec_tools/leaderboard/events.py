@@ -12,14 +12,14 @@
   length, the oldest waiting job's age, workers heard from lately, incomplete results.
 
 Example:
-    >>> import tempfile
+    >>> import pathlib, tempfile
     >>> from averitec_tools.leaderboard.store import Store
-    >>> store = Store(f"sqlite:///{tempfile.mkdtemp()}/lb.db")
-    >>> _ = store.init("name: d\\nphases: [{name: dev, gold: g.json, primary_metric: label_accuracy}]", where="d.yaml")
-    >>> _ = store.add_team("blue")
-    >>> sid = store.submit(team="blue", system="s", phase="dev", content=b"[1]", file_name="p.json").id
-    >>> [e["state"] for e in store.events(sid)], store.queue_health()["queue_length"]
-    (['pending'], 1)
+    >>> board = Store("sqlite:///" + str(pathlib.Path(tempfile.mkdtemp()) / "events.db"))
+    >>> board.init("name: e\\nphases: [{name: test, gold: t.json, primary_metric: label_accuracy}]", where="e.yaml") is not None
+    True
+    >>> job = board.submit(team=board.add_team("red") and "red", system="t", phase="test", content=b"[2]", file_name="q.json")
+    >>> [e["state"] for e in board.events(job.id)], board.queue_health()["queue_length"], board.watchdog()
+    (['pending'], 1, [])
 """
 
 from __future__ import annotations

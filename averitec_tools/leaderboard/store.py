@@ -278,11 +278,7 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
             live = [t for t in twins if t.state in LIVE_STATES]
             if live:
                 return NewSubmission(int(live[0].id), False, live[0].state)
-            q = self.quota(team, phase, conn)
-            if q["left_today"] == 0:
-                raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
-            if q["left_total"] == 0:
-                raise QuotaExceeded(f"team {team!r} has used all {q['limit_total']} submissions of phase {phase!r}")
+            self._check_quota(team, phase, conn)
             inserted = conn.execute(
                 m.submissions.insert().values(
                     team_id=team_id,
@@ -304,6 +300,13 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
             new_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]
             record(conn, new_id, "pending", "uploaded" + (" again after a failure" if twins else ""))
         return NewSubmission(new_id, True, "pending", again=bool(twins))
+
+    def _check_quota(self, team: str, phase: str, conn: sa.Connection) -> None:
+        q = self.quota(team, phase, conn)
+        if q["left_today"] == 0:
+            raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
+        if q["left_total"] == 0:
+            raise QuotaExceeded(f"team {team!r} has used all {q['limit_total']} submissions of phase {phase!r}")
 
     def content(self, submission_id: int) -> bytes:
         with self.engine.connect() as conn:

@@ -256,13 +256,12 @@ def run_judgements(
 ) -> tuple[dict[str, str], RunStats]:
     """Replies for every request (``key -> reply``), from the snapshot, the cache or the judge.
 
-    At most ``concurrency`` requests (and never more than the judge allows) are in flight;
-    a transient failure is retried up to ``retries`` times, waiting ``backoff * 2**k``
-    seconds (or the server's ``Retry-After``). Each reply is cached as it arrives, and
-    recorded in ``snapshot`` (whose stored replies and refusals are re-used first). A
-    request refused for its content gets the empty reply and is listed in ``stats.refused``
-    in every mode. A request that still fails on the judge's side stops the run
-    (``on_failure="raise"``: nothing new is sent, what is in flight finishes, one
+    At most ``concurrency`` requests (and never more than the judge allows) are in flight; a
+    transient failure is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds
+    (or ``Retry-After``). Each reply is cached as it arrives and recorded in ``snapshot``
+    (whose replies and refusals are re-used first). A request refused for its content gets
+    the empty reply, listed in ``stats.refused``, in every mode. One that still fails on the
+    judge's side stops the run (``on_failure="raise"``: what is in flight finishes, one
     :class:`UserError` names every failed request) or gets the empty reply, listed in
     ``stats.failed`` (``"zero"``, the organisers' behaviour, or ``"unscored"``).
     """
