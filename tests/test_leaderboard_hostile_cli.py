@@ -25,27 +25,38 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One board (a team, one scored submission), built once; each test gets a copy."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("board")
+    shutil.copyfile(DEMO_GOLD, root / "gold.json")
+    (root / "c.yaml").write_text(competition_yaml(root / "gold.json"))
+    (root / "p.json").write_bytes(variant(0))
+    db = f"sqlite:///{root / 'lb.db'}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["leaderboard", "init", str(root / "c.yaml"), "--db", db]) == 0
+        assert main(["leaderboard", "team", "add", "blue", "--db", db]) == 0
+        assert main(["leaderboard", "submit", str(root / "p.json"), "--team", "blue", "--system", "s", "--phase", "dev",
+                     "--db", db]) == 0
+    return root
+
+
 @pytest.fixture
-def board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Path]:
-    gold = tmp_path / "gold.json"
-    shutil.copyfile(DEMO_GOLD, gold)
-    comp = tmp_path / "c.yaml"
-    comp.write_text(competition_yaml(gold))
-    db = tmp_path / "lb.db"
-    assert main(["leaderboard", "init", str(comp), "--db", f"sqlite:///{db}"]) == 0
-    assert main(["leaderboard", "team", "add", "blue", "--db", f"sqlite:///{db}"]) == 0
-    preds = tmp_path / "p.json"
-    preds.write_bytes(variant(0))
-    assert main(["leaderboard", "submit", str(preds), "--team", "blue", "--system", "s", "--phase", "dev",
-                 "--db", f"sqlite:///{db}"]) == 0
-    capsys.readouterr()
-    import gc
+def board(template: Path, tmp_path: Path) -> dict[str, Path]:
     import sqlite3
 
-    gc.collect()  # the commands' engines closed: nothing of theirs folds the WAL in later
-    with sqlite3.connect(db) as conn:  # the database's bytes are then stable while nothing writes
+    for name in ("gold.json", "c.yaml", "p.json", "lb.db", "lb.db.secret"):
+        shutil.copy2(template / name, tmp_path / name)
+    with sqlite3.connect(tmp_path / "lb.db") as conn:  # the copy's phase reads its own gold file
+        conn.execute("UPDATE competition SET yaml = replace(yaml, ?, ?)", (str(template), str(tmp_path)))
+    with sqlite3.connect(tmp_path / "lb.db") as conn:  # the database's bytes are then stable while nothing writes
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return {"db": db, "gold": gold, "comp": comp, "preds": preds, "secret": Path(f"{db}.secret")}
+    db = tmp_path / "lb.db"
+    return {"db": db, "gold": tmp_path / "gold.json", "comp": tmp_path / "c.yaml", "preds": tmp_path / "p.json",
+            "secret": Path(f"{db}.secret")}
 
 
 def _one_line_exit_2(capsys: pytest.CaptureFixture[str], code: int) -> str:
@@ -79,6 +90,7 @@ def test_export_refuses_the_board_and_its_gold(board: dict[str, Path], what: str
 
 def test_secret_rotate_and_init_refuse_the_board(board: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     db_url = f"sqlite:///{board['db']}"
+    (board["comp"]).write_text(competition_yaml(board["gold"]))
     before = {k: _digest(p) for k, p in board.items()}
     modes = {k: p.stat().st_mode for k, p in board.items()}
     for target in ("db", "gold", "comp"):
