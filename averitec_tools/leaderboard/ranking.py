@@ -49,7 +49,6 @@ from averitec_tools.leaderboard.tiers import (
     assign_tiers,
     holm,
     order_and_rank,
-    shared_p_value,
 )
 
 

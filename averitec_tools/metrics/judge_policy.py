@@ -36,7 +36,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -205,8 +204,9 @@ class JudgeSnapshot:
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of the whole snapshot."""
-        text = json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        from averitec_tools.hashing import sha256_hex
+
+        return sha256_hex(json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":")))
 
     def field(self) -> str:
         """The signature's ``judge_snapshot`` value: ``sha256.`` and the digest's first 12 hex digits."""
