@@ -136,7 +136,7 @@ class RateLimits:
     failed_tokens_per_client: int = 10
     request_seconds: float = 60.0
     connections_per_client: int = 20
-    uploads_per_team: int = 2
+    uploads_per_team: int = 4
 
 
 @dataclass(frozen=True)
