@@ -54,7 +54,7 @@ def measure(url: str, token: str, sid: int, *, bounded: bool, n: int = 100) -> d
     def broken(**kwargs: Any) -> None:
         raise RuntimeError("injected failure")
 
-    claims.claim_detail = broken
+    claims.claim_detail = broken  # type: ignore[assignment]  # the route fails on every request
     logger = logging.getLogger("averitec.leaderboard")
     buffer = io.StringIO()
     handler = logging.StreamHandler(buffer)
