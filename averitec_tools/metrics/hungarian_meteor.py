@@ -32,6 +32,8 @@ Normalise = Literal["reference", "candidate"]
 
 #: Below this many claims a single process is faster than starting workers.
 PARALLEL_MIN_TASKS = 150
+#: Below this many new strings preparing them in this process is faster than forking.
+PARALLEL_MIN_STRINGS = 20_000
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,12 @@ class HungarianTask:
 
 def pairwise_matrix(*, candidates: Sequence[str], references: Sequence[str], engine: MeteorEngine) -> np.ndarray:
     """``M[i, j] = METEOR(candidate i, reference j)``, as ``compute_all_pairwise_scores``."""
-    matrix = np.empty((len(candidates), len(references)))
-    prepared_refs = [engine.prepare(r) for r in references]
-    for i, cand in enumerate(candidates):
-        hyp = engine.prepare(cand)
-        for j, ref in enumerate(prepared_refs):
-            matrix[i][j] = engine.score_prepared(hyp, ref)
-    return matrix
+    engine.prepare_many([*candidates, *references])
+    prepared = engine._prepared
+    refs = [prepared[r] for r in references]
+    score = engine.score_prepared
+    rows = [[score(hyp, ref) for ref in refs] for hyp in map(prepared.__getitem__, candidates)]
+    return np.array(rows, dtype=float).reshape(len(candidates), len(references))
 
 
 def hungarian_assignment(matrix: np.ndarray) -> list[tuple[int, int]]:
@@ -92,6 +93,12 @@ def solve_task(task: HungarianTask, engine: MeteorEngine) -> float:
     n = len(task.references) if task.normalise == "reference" else len(task.candidates)
     if n == 0:
         raise ValueError(f"Hungarian METEOR is undefined with no {task.normalise} strings")
+    if matrix.shape[0] == 1 or matrix.shape[1] == 1:
+        # one row or column: the assignment is its largest entry, a sum of one term (the
+        # solver's answer, float for float); an empty matrix sums to 0 as the solver's would
+        utility = float(matrix.max()) if matrix.size else 0.0
+        utility *= 1 / float(n)
+        return utility
     return assignment_utility(matrix, normaliser=n)
 
 
@@ -101,7 +108,8 @@ _WORKER: dict[str, Any] = {}
 
 def _analyse_chunk(texts: list[str]) -> list[tuple[list[str], list[str]]]:
     engine: MeteorEngine = _WORKER["engine"]
-    return [engine.analyse(t) for t in texts]
+    engine.prepare_many(texts)
+    return [(list(p.words), list(p.stems)) for p in map(engine._prepared.__getitem__, texts)]
 
 
 def _solve_range(bounds: tuple[int, int]) -> list[float]:
@@ -199,21 +207,16 @@ def _score_all(
     texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
     todo = [t for t in texts if not engine.is_prepared(t)]
     # Resources are resolved (and any download announced) once, in this process.
-    engine.tokenizer.load()
-    engine.stem("warm")
-    wordnet = engine.wordnet
+    engine.load()
     bar = None
     try:
-        if context is not None and len(todo) > 200:
+        if context is not None and len(todo) > PARALLEL_MIN_STRINGS:
             _WORKER["engine"] = engine
             with context.Pool(n_workers) as pool:
                 parts = [todo[a:b] for a, b in _chunks(len(todo), n_workers * 4)]
-                pending = pool.map_async(_analyse_chunk, parts)
-                wordnet.load()  # read WordNet here while the workers tokenise
-                for part, analysed in zip(parts, pending.get(), strict=True):
-                    for text, (words, stems) in zip(part, analysed, strict=True):
-                        engine.add_analysed(text, words, stems)
-        wordnet.load()
+                for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
+                    engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
+        engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
             return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None

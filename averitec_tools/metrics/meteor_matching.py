@@ -1,64 +1,17 @@
-"""METEOR's matching stages on prepared texts, in time linear in the two lengths: a string
-tokenised and stemmed once (:class:`PreparedText`), the exact and stem stages one stem
-class at a time, and NLTK's WordNet stage (see :mod:`averitec_tools.metrics.meteor`).
+"""METEOR's matching stages with explicit positions, in time linear in the two lengths: the exact
+and stem stages of one stem class, and NLTK's WordNet stage -- the general path of
+:mod:`averitec_tools.metrics.meteor_align` (pairs that share a stem spelt two ways).
 
 Example:
-    >>> hyp, ref = PreparedText.build(["cats", "sat"], ["cat", "sat"]), PreparedText.build(["cat", "sat"], ["cat", "sat"])
     >>> matches = []
-    >>> for stem in sorted(hyp.stem_set & ref.stem_set):
-    ...     match_stem_class(hyp.stem_positions[stem], ref.stem_positions[stem], hyp.words, ref.words, matches)
-    >>> sorted(matches)
-    [(0, 0), (1, 1)]
+    >>> match_stem_class((0, 1), (0,), ("run", "running"), ("run",), matches)  # exact stage first
+    >>> matches
+    [(0, 0)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True, eq=False)
-class PreparedText:
-    """A string tokenised, lower-cased and stemmed once, ready to be scored many times.
-
-    Equality and hashing use ``words`` and ``stems`` only (the hash is computed once: a
-    prepared text is a dictionary key of the leaderboard's pair-score memo).
-    """
-
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    #: stem -> ascending positions (the words of one stem class)
-    stem_positions: dict[str, tuple[int, ...]] = field(repr=False)
-    stem_set: frozenset[str] = field(repr=False)
-    #: stems that stand for more than one distinct word here (e.g. "run" and "running")
-    mixed_stems: frozenset[str] = field(repr=False)
-    _hash: int = field(repr=False)
-
-    @classmethod
-    def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
-        words, stems = tuple(words), tuple(stems)
-        # lists grown in place, then frozen: linear in the text's length however often a word repeats
-        growing: dict[str, list[int]] = {}
-        for i, s in enumerate(stems):
-            seen = growing.get(s)
-            if seen is None:
-                growing[s] = [i]
-            else:
-                seen.append(i)
-        positions = {s: tuple(p) for s, p in growing.items()}
-        if len(set(words)) == len(positions):  # as many word forms as stems: none mixed
-            mixed: frozenset[str] = frozenset()
-        else:
-            mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
-        return cls(words, stems, positions, frozenset(positions), mixed, hash((words, stems)))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PreparedText):
-            return NotImplemented
-        return self is other or (self._hash == other._hash and self.words == other.words and self.stems == other.stems)
-
-    def __hash__(self) -> int:
-        return self._hash
+from collections.abc import Hashable, Sequence
 
 
 def match_stem_class(
@@ -96,7 +49,7 @@ def match_stem_class(
         matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
-def match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], matches: list[tuple[int, int]]) -> None:
+def match_synonyms(syn_sets: Sequence[frozenset[Hashable]], ref_stems: Sequence[Hashable], matches: list[tuple[int, int]]) -> None:
     """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
 
     NLTK visits the unmatched hypothesis words from last to first; each takes the last
@@ -138,4 +91,4 @@ def match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], m
             free_stems.discard(best)
 
 
-__all__ = ["PreparedText", "match_stem_class", "match_synonyms"]
+__all__ = ["match_stem_class", "match_synonyms"]

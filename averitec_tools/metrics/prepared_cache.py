@@ -22,6 +22,13 @@ from averitec_tools.hashing import file_sha256, sha256_hex
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 
 
+def lexicon_digest() -> str:
+    """The shipped lexical tables' digest (stems come from them)."""
+    from averitec_tools.metrics.lexicon import default_lexicon
+
+    return default_lexicon().digest
+
+
 def _nltk_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -48,7 +55,7 @@ def prepared_cache_file(*, references: str | os.PathLike[str], cache_dir: str | 
         digest = file_sha256(references)
     except OSError:
         return None
-    setup = sha256_hex(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}", length=12)
+    setup = sha256_hex(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}|{lexicon_digest()}", length=12)
     return Path(cache_dir) / "prepared" / f"{digest}-{setup}.json"
 
 
@@ -60,10 +67,11 @@ def load_prepared(engine: Any, path: Path | None) -> int:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return 0
-    stem_cache = engine._stems
-    for text, words, stems in entries:
-        engine.add_analysed(text, words, stems)
-        stem_cache.update(zip(words, stems, strict=True))  # predicted words seen in the gold need no stemming either
+    try:
+        texts, words, stems = zip(*entries, strict=True) if entries else ((), (), ())
+        engine.add_analysed_many(texts, words, stems)  # the words' stems are learnt too
+    except (TypeError, ValueError):  # a damaged file: prepare from scratch
+        return 0
     return len(entries)
 
 
