@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, sorted_find, stem_is_identity
-from averitec_tools.metrics.lexicon_build import content_digest, fixed_width, stem_arrays, write_lexicon
+from averitec_tools.metrics.lexicon_build import (
+    content_digest,
+    fixed_width,
+    stem_arrays,
+    write_lexicon,
+)
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.metrics.wordnet_synonyms import WordNetSynonyms
 from averitec_tools.resources import find_resource
