@@ -84,7 +84,34 @@ _ALPHABET = st.sampled_from(list("ab .?!,;:'\"()-\n\t”“") + ["Mr.", "U.S.", 
 def test_sentence_splitter_equals_punkt(tokenizer: WordTokenizer, text: str) -> None:
     """The no-boundary shortcut, the span logic written out and the remembered decisions give
     what NLTK's own Punkt (with the 3.9.1 language variables) gives."""
-    assert tokenizer.sentences(text) == tokenizer.splitter.punkt.tokenize(text)
+    from _punkt_reference import nltk_punkt_391
+
+    assert tokenizer.sentences(text) == nltk_punkt_391().tokenize(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET | st.sampled_from(["J.", "A.", "No.", "Inc.", "1.", "a.m.", "Dr", "Smith", "smith", "--", ".."]),
+                max_size=8).map("".join))
+def test_punkt_decisions_equal_nltk(tokenizer: WordTokenizer, context: str) -> None:
+    """Punkt's decision per candidate, written out, is NLTK's ``text_contains_sentbreak``."""
+    from _punkt_reference import nltk_punkt_391
+
+    from averitec_tools.metrics.punkt import contains_sentbreak
+
+    assert contains_sentbreak(context, tokenizer.splitter.params) == nltk_punkt_391().text_contains_sentbreak(context)
+
+
+@pytest.mark.shared_data
+def test_punkt_decisions_equal_nltk_on_every_shared_context(shared_data: Path, tokenizer: WordTokenizer) -> None:
+    from _punkt_reference import nltk_punkt_391
+
+    from averitec_tools.metrics.punkt import contains_sentbreak
+
+    reference = nltk_punkt_391()
+    contexts = {c for s in corpus_strings(shared_data) for _, c in tokenizer.splitter._end_contexts(s)}
+    assert len(contexts) > 3000
+    params = tokenizer.splitter.params
+    assert [c for c in sorted(contexts) if contains_sentbreak(c, params) != reference.text_contains_sentbreak(c)] == []
 
 
 # NLTK 3.9.1's first punctuation rule as NLTK writes it (quadratic on a period followed by a

@@ -11,7 +11,6 @@ are shared, and claims are spread over ``jobs`` processes -- with identical resu
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -142,6 +141,8 @@ def resolve_jobs(jobs: int | None, n_tasks: int, *, load: float | None = None) -
 def _fork_context() -> Any | None:
     if not fork_is_safe():  # a JVM in this process: forked helpers would hang (forking.py)
         return None
+    import multiprocessing  # only when forking: start-up time
+
     try:
         return multiprocessing.get_context("fork")
     except ValueError:  # platforms without fork: run in one process
@@ -189,7 +190,7 @@ def score_tasks(
         load_prepared(engine, reference_cache)
     if claims is None and n_claims:
         claims = [i % n_claims for i in range(len(tasks))]
-    with paused_gc():
+    with paused_gc(), engine.remembering():
         results = _score_all(tasks, engine, jobs, progress, n_claims, claims)
     if reference_cache is not None:
         from averitec_tools.metrics.prepared_cache import save_prepared

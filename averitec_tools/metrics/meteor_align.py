@@ -46,6 +46,8 @@ from averitec_tools.metrics.meteor_matching import match_stem_class, match_synon
 ALPHA = 0.9
 BETA = 3.0
 GAMMA = 0.5
+#: Up to this many stem lookups in a string scan it; more build its position index (linear either way).
+_FEW = 4
 #: Keys of repeated stems: ``stem id + repeats after * _SHIFT`` (stem ids stay far below it).
 _SHIFT = 1 << 40
 
@@ -63,9 +65,9 @@ class PreparedText:
     __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "stem_set", "counts", "mixed", "_hash",
                  "_positions", "synonym_cache")
 
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    sids: tuple[int, ...]
+    words: Sequence[str]
+    stems: Sequence[str]
+    sids: Sequence[int]
     keys: Sequence[int]
     key_set: frozenset[int]
     bigrams: frozenset[tuple[int, int]]
@@ -75,30 +77,28 @@ class PreparedText:
 
     @classmethod
     def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int]) -> PreparedText:
-        """Prepare from lower-cased words, their stems and the stems' ids."""
+        """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied)."""
         self = cls.__new__(cls)
-        self.words, self.stems, self.sids = tuple(words), tuple(stems), tuple(sids)
-        n = len(self.sids)
-        self.stem_set = frozenset(self.sids)
+        self.words, self.stems, self.sids = words, stems, sids  # type: ignore[assignment]
+        n = len(sids)
+        self.stem_set = frozenset(sids)
         if len(self.stem_set) == n:  # no stem repeats: the keys are the stem ids
-            self.keys, self.counts = self.sids, None
+            self.keys, self.counts, self.key_set = sids, None, self.stem_set
         else:
             seen: dict[int, int] = {}
             keys = [0] * n
-            sids_ = self.sids
             for i in range(n - 1, -1, -1):
-                s = sids_[i]
+                s = sids[i]
                 r = seen.get(s, 0)
                 seen[s] = r + 1
                 keys[i] = s + r * _SHIFT
-            self.keys, self.counts = keys, seen
-        self.key_set = frozenset(self.keys)
+            self.keys, self.counts, self.key_set = keys, seen, frozenset(keys)
         self.bigrams = frozenset(zip(self.keys, self.keys[1:], strict=False))
-        if len(set(self.words)) == len(self.stem_set):  # as many word forms as stems: none mixed
+        if len(set(words)) == len(self.stem_set):  # as many word forms as stems: none mixed
             self.mixed = frozenset()
         else:
             first: dict[int, str] = {}
-            self.mixed = frozenset(s for w, s in zip(self.words, self.sids, strict=True) if first.setdefault(s, w) != w)
+            self.mixed = frozenset(s for w, s in zip(words, sids, strict=True) if first.setdefault(s, w) != w)
         self._hash: int | None = None
         self._positions: dict[int, list[int]] | None = None
         self.synonym_cache: Any = None
@@ -110,9 +110,25 @@ class PreparedText:
             return self.counts.get(sid, 0)
         return 1 if sid in self.stem_set else 0
 
-    @property
-    def positions(self) -> dict[int, list[int]]:
-        """Stem id -> its positions, ascending (built on first use)."""
+    def first_positions(self, sid: int, k: int) -> list[int]:
+        """The first ``k`` positions of stem ``sid``: from the position index if built, else by the
+        list's own scan (in C; a few lookups per string need no index)."""
+        if self._positions is not None:
+            return self._positions[sid][:k]
+        out = []
+        at = -1
+        index = self.sids.index
+        for _ in range(k):
+            at = index(sid, at + 1)
+            out.append(at)
+        return out
+
+    def positions_of(self, sid: int) -> list[int]:
+        """Every position of stem ``sid``, ascending."""
+        return self.first_positions(sid, self.count(sid))
+
+    def index_positions(self) -> None:
+        """Build the stem -> positions index (before many lookups: linear once, not per lookup)."""
         if self._positions is None:
             grown: dict[int, list[int]] = {}
             for i, s in enumerate(self.sids):
@@ -122,7 +138,6 @@ class PreparedText:
                 else:
                     seen.append(i)
             self._positions = grown
-        return self._positions
 
     def __len__(self) -> int:
         return len(self.sids)
@@ -130,11 +145,12 @@ class PreparedText:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PreparedText):
             return NotImplemented
-        return self is other or (hash(self) == hash(other) and self.words == other.words and self.stems == other.stems)
+        return self is other or (hash(self) == hash(other) and list(self.words) == list(other.words)
+                                 and list(self.stems) == list(other.stems))
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash((self.words, self.stems))
+            self._hash = hash((tuple(self.words), tuple(self.stems)))
         return self._hash
 
     def __repr__(self) -> str:
@@ -166,20 +182,23 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
             wanting.append((sid, syn, free))
     if not wanting:
         return []
+    if len(wanting) > _FEW:
+        hyp.index_positions()
+    targets = frozenset().union(*(syn & ref_stems for _, syn, _ in wanting))
+    if len(targets) > _FEW:
+        ref.index_positions()
     free_at: dict[int, list[int]] = {}
-    for _, syn, _ in wanting:
-        for r in syn & ref_stems:
-            if r not in free_at:
-                k = ref.count(r) - hyp.count(r)
-                if k > 0:
-                    free_at[r] = ref.positions[r][:k]
+    for r in targets:
+        k = ref.count(r) - hyp.count(r)
+        if k > 0:
+            free_at[r] = ref.first_positions(r, k)
     if not free_at:
         return []
     candidates = []
     for sid, syn, free in wanting:
         takes = syn.intersection(free_at)
         if takes:
-            candidates.extend((i, takes) for i in hyp.positions[sid][:free])
+            candidates.extend((i, takes) for i in hyp.first_positions(sid, free))
     candidates.sort(key=lambda c: c[0], reverse=True)
     found = []
     for i, takes in candidates:
@@ -194,26 +213,38 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
     return found
 
 
-def _continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, int]]) -> int:
-    """Chunk continuations that involve the ``extra`` (WordNet) matches."""
+def _continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, int]], excluded: frozenset[int]) -> int:
+    """Chunk continuations that involve the ``extra`` (explicit) matches; key matches are equal
+    keys (unique within a string) of a stem not in ``excluded``."""
     hk, rk, hl, rl = hyp.keys, ref.keys, len(hyp.keys), len(ref.keys)
     by_hyp = dict(extra)
     n = 0
     for h, r in extra:
-        if h and r and (hk[h - 1] == rk[r - 1] or by_hyp.get(h - 1) == r - 1):
-            n += 1  # equal keys: a key match (keys are unique within a string)
-        if h + 1 < hl and r + 1 < rl and hk[h + 1] == rk[r + 1]:
+        if h and r and ((hk[h - 1] == rk[r - 1] and hk[h - 1] % _SHIFT not in excluded) or by_hyp.get(h - 1) == r - 1):
+            n += 1
+        if h + 1 < hl and r + 1 < rl and hk[h + 1] == rk[r + 1] and hk[h + 1] % _SHIFT not in excluded:
             n += 1
     return n
+
+
+def _mixed_shared(hyp: PreparedText, ref: PreparedText) -> frozenset[int]:
+    """Stems both strings hold that one of them spells more than one way."""
+    shared = frozenset()
+    if hyp.mixed:
+        shared = hyp.mixed & ref.stem_set
+    if ref.mixed:
+        shared = shared | (ref.mixed & hyp.stem_set)
+    return shared
 
 
 def general_matches(hyp: PreparedText, ref: PreparedText, synonyms: Synonyms | None) -> list[tuple[int, int]]:
     """Every match of the pair, explicitly: per shared stem class the exact then the stem stage,
     then NLTK's WordNet stage (any pair; used when a shared stem is mixed)."""
     matches: list[tuple[int, int]] = []
-    hp, rp = hyp.positions, ref.positions
+    hyp.index_positions()
+    ref.index_positions()
     for s in hyp.stem_set & ref.stem_set:
-        a, b = hp[s], rp[s]
+        a, b = hyp.positions_of(s), ref.positions_of(s)
         if s in hyp.mixed or s in ref.mixed:
             match_stem_class(tuple(a), tuple(b), hyp.words, ref.words, matches)
         else:
@@ -237,26 +268,42 @@ def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | Non
     hl, rl = len(hyp.sids), len(ref.sids)
     if not hl or not rl:
         return 0.0
-    if (hyp.mixed and not hyp.mixed.isdisjoint(ref.stem_set)) or (ref.mixed and not ref.mixed.isdisjoint(hyp.stem_set)):
-        matches = general_matches(hyp, ref, synonyms)
-        if not matches:
-            return 0.0
-        reference_of = dict(matches)
-        chunks = sum(1 for h, r in matches if reference_of.get(h - 1) != r - 1)
-        return meteor_formula(len(matches), hl, rl, chunks)
-    m = len(hyp.key_set & ref.key_set)
+    mixed = _mixed_shared(hyp, ref) if hyp.mixed or ref.mixed else frozenset()
+    common = hyp.key_set & ref.key_set
     extra: list[tuple[int, int]] = []
+    if mixed:  # those classes' matches explicitly, the other classes' by key
+        common = frozenset(k for k in common if k % _SHIFT not in mixed)
+        if len(mixed) > _FEW:
+            hyp.index_positions()
+            ref.index_positions()
+        for s in mixed:
+            match_stem_class(tuple(hyp.positions_of(s)), tuple(ref.positions_of(s)), hyp.words, ref.words, extra)
+    m = len(common) + len(extra)
     if synonyms is not None and m < hl and m < rl:
         items, union = synonyms(hyp)
         if not union.isdisjoint(ref.stem_set):
+            if mixed:  # free positions of a mixed class are not its first ones: all explicit
+                return _score_matches(general_matches(hyp, ref, synonyms), hl, rl)
             extra = wordnet_matches(hyp, ref, items)
-    if m == 0 and not extra:
+            m += len(extra)
+    if m == 0:
         return 0.0
-    continuing = len(hyp.bigrams & ref.bigrams)
+    together = hyp.bigrams & ref.bigrams
+    if mixed:
+        continuing = sum(1 for a, b in together if a % _SHIFT not in mixed and b % _SHIFT not in mixed)
+    else:
+        continuing = len(together)
     if extra:
-        continuing += _continuations(hyp, ref, extra)
-        m += len(extra)
+        continuing += _continuations(hyp, ref, extra, mixed)
     return meteor_formula(m, hl, rl, m - continuing)
+
+
+def _score_matches(matches: list[tuple[int, int]], hl: int, rl: int) -> float:
+    if not matches:
+        return 0.0
+    reference_of = dict(matches)
+    chunks = sum(1 for h, r in matches if reference_of.get(h - 1) != r - 1)
+    return meteor_formula(len(matches), hl, rl, chunks)
 
 
 __all__ = ["ALPHA", "BETA", "GAMMA", "PreparedText", "Synonyms", "general_matches", "meteor_formula", "score_pair",

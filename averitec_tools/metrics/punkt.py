@@ -9,19 +9,24 @@ read from their tab files, and 3.9.1's span logic (``_match_potential_end_contex
 ``_slices_from_text``, ``_realign_boundaries``) written out here.
 
 Punkt decides each candidate break from one short *context* string (the word before
-the punctuation, the punctuation, what follows). :class:`SentenceSplitter` remembers the
-decision per context, so each distinct context is decided once, by the installed NLTK's
-``text_contains_sentbreak`` (its decision algorithm is unchanged from 3.8.1 to 3.10). A
-``?`` or ``!`` candidate is always a break: Punkt's word tokenizer makes it a token of its
-own, marks it a sentence break in its first pass (a token equal to a sentence-ending
-character), never revisits it (the second pass looks only at tokens ending in a period),
-and the context always has a token after it. ``tests/test_tokenize.py`` checks the
-splitter against NLTK 3.9.1 on every shared string.
+the punctuation, the punctuation, what follows): :func:`contains_sentbreak` is Punkt's
+``text_contains_sentbreak`` -- its word tokens, the type-based first pass (sentence-ending
+characters, ellipses, known abbreviations), the pairwise second pass (collocations, the
+orthographic heuristic, frequent sentence starters, initials and ordinals) -- written out
+here so that tokenising never imports NLTK (whose Punkt module pulls in much of the
+package). :class:`SentenceSplitter` remembers the decision per context. A ``?`` or ``!``
+candidate is always a break: the word tokenizer makes it a token of its own, the first
+pass marks it (a token equal to a sentence-ending character), the second pass looks only
+at tokens ending in a period, and the context always has a token after it.
+``tests/test_tokenize.py`` checks the decisions against NLTK's own Punkt (3.9.1 language
+variables) on every context of the shared strings and on random ones, and the splitter
+against NLTK 3.9.1 on every shared string.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -61,60 +66,26 @@ _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 _ALWAYS_BREAKS = frozenset("?!")
 
 
-def _punkt() -> Any:
-    """``nltk.tokenize.punkt`` (loaded without NLTK's package ``__init__``: start-up time)."""
-    from averitec_tools.metrics._lean import import_lean
-
-    return import_lean("nltk.tokenize.punkt")
-
-
-def _punkt_language_vars_391() -> Any:
-    """NLTK 3.9.1's ``PunktLanguageVars`` (3.10 added curly quotes/guillemets)."""
-    PunktLanguageVars = _punkt().PunktLanguageVars  # noqa: N806 - NLTK's class name
-
-    class Punkt391LanguageVars(PunktLanguageVars):  # type: ignore[misc,valid-type]
-        __slots__ = ()
-        re_boundary_realignment = BOUNDARY_REALIGNMENT
-        internal_punctuation = ",:;"
-
-        def word_tokenize(self, s: str) -> list[str]:
-            return WORD_TOKENIZER.findall(s)
-
-        def period_context_re(self) -> re.Pattern[str]:
-            return PERIOD_CONTEXT
-
-        def _word_tokenizer_re(self) -> re.Pattern[str]:
-            return WORD_TOKENIZER
-
-    Punkt391LanguageVars.sent_end_chars = SENT_END_CHARS
-    return Punkt391LanguageVars()
+#: ``PunktSentenceTokenizer.PUNCTUATION``: tokens the orthographic heuristic never takes for a sentence start.
+_PUNCTUATION = frozenset(";:,.!?")
+_ORTHO_BEG_UC, _ORTHO_MID_UC, _ORTHO_UNK_UC = 1 << 1, 1 << 2, 1 << 3
+_ORTHO_BEG_LC, _ORTHO_MID_LC, _ORTHO_UNK_LC = 1 << 4, 1 << 5, 1 << 6
+_ORTHO_UC = _ORTHO_BEG_UC + _ORTHO_MID_UC + _ORTHO_UNK_UC
+_ORTHO_LC = _ORTHO_BEG_LC + _ORTHO_MID_LC + _ORTHO_UNK_LC
+# NLTK 3.9.1's PunktToken patterns
+_RE_ELLIPSIS = re.compile(r"\.\.+$")
+_RE_NUMERIC = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
+_RE_INITIAL = re.compile(r"[^\W\d]\.$", re.UNICODE)
 
 
-def _punkt_token_class_391() -> Any:
-    """``PunktToken`` with NLTK 3.9.1's regular expressions on the standard ``re`` module.
+@dataclass(frozen=True)
+class PunktParameters:
+    """The trained English Punkt parameters (``punkt_tab/english``)."""
 
-    NLTK 3.10 runs these through its ``redos`` wrapper (the ``regex`` engine plus a
-    timeout), which made sentence splitting ~10x slower; the patterns are unchanged.
-    """
-    PunktToken = _punkt().PunktToken  # noqa: N806 - NLTK's class name
-
-    non_punct = re.compile(r"[^\W\d]", re.UNICODE)
-
-    class Punkt391Token(PunktToken):  # type: ignore[misc,valid-type]
-        __slots__ = ()
-        _RE_ELLIPSIS = re.compile(r"\.\.+$")
-        _RE_NUMERIC = re.compile(r"^-?[\.,]?\d[\d,\.-]*\.?$")
-        _RE_INITIAL = re.compile(r"[^\W\d]\.$", re.UNICODE)
-        _RE_ALPHA = re.compile(r"[^\W\d]+$", re.UNICODE)
-
-        def _get_type(self, tok: str) -> str:
-            return self._RE_NUMERIC.sub("##number##", tok.lower())
-
-        @property
-        def is_non_punct(self) -> Any:
-            return non_punct.search(self.type)
-
-    return Punkt391Token
+    abbrev_types: frozenset[str]
+    collocations: frozenset[tuple[str, ...]]
+    sent_starters: frozenset[str]
+    ortho_context: dict[str, int]
 
 
 def _read_lines(pointer: Any, name: str) -> list[str]:
@@ -122,16 +93,101 @@ def _read_lines(pointer: Any, name: str) -> list[str]:
         return [line[:-1] if line.endswith("\n") else line for line in fh]
 
 
-def load_punkt_params(pointer: Any) -> Any:
-    """Build ``PunktParameters`` from a ``punkt_tab/english`` folder (as NLTK 3.9.1 does)."""
-    params = _punkt().PunktParameters()
-    params.collocations = {tuple(line.split("\t")) for line in _read_lines(pointer, "collocations.tab")}
-    params.sent_starters = set(_read_lines(pointer, "sent_starters.txt"))
-    params.abbrev_types = set(_read_lines(pointer, "abbrev_types.txt"))
+def load_punkt_params(pointer: Any) -> PunktParameters:
+    """Read the parameters from a ``punkt_tab/english`` folder (as NLTK 3.9.1 does)."""
+    ortho: dict[str, int] = {}
     for line in _read_lines(pointer, "ortho_context.tab"):
         word, value = line.split("\t")
-        params.ortho_context[word] = int(value)
-    return params
+        ortho[word] = int(value)
+    return PunktParameters(
+        abbrev_types=frozenset(_read_lines(pointer, "abbrev_types.txt")),
+        collocations=frozenset(tuple(line.split("\t")) for line in _read_lines(pointer, "collocations.tab")),
+        sent_starters=frozenset(_read_lines(pointer, "sent_starters.txt")),
+        ortho_context=ortho,
+    )
+
+
+class _Token:
+    """A Punkt token and its annotations (``PunktToken``)."""
+
+    __slots__ = ("tok", "type", "period_final", "sentbreak", "abbr", "ellipsis")
+
+    def __init__(self, tok: str) -> None:
+        self.tok = tok
+        self.type = _RE_NUMERIC.sub("##number##", tok.lower())
+        self.period_final = tok.endswith(".")
+        self.sentbreak = self.abbr = self.ellipsis = False
+
+    def type_no_period(self) -> str:
+        return self.type[:-1] if len(self.type) > 1 and self.type[-1] == "." else self.type
+
+    def type_no_sentperiod(self) -> str:
+        return self.type_no_period() if self.sentbreak else self.type
+
+
+def _first_pass(token: _Token, params: PunktParameters) -> None:
+    tok = token.tok
+    if tok in SENT_END_CHARS:
+        token.sentbreak = True
+    elif _RE_ELLIPSIS.match(tok):
+        token.ellipsis = True
+    elif token.period_final and not tok.endswith(".."):
+        body = tok[:-1].lower()
+        if body in params.abbrev_types or body.split("-")[-1] in params.abbrev_types:
+            token.abbr = True
+        else:
+            token.sentbreak = True
+
+
+def _ortho_heuristic(token: _Token, params: PunktParameters) -> bool | None:
+    """Whether ``token`` starts a sentence by its capitalisation elsewhere (``None``: unknown)."""
+    if token.tok in _PUNCTUATION:
+        return False
+    context = params.ortho_context.get(token.type_no_sentperiod(), 0)
+    if token.tok[0].isupper() and (context & _ORTHO_LC) and not (context & _ORTHO_MID_UC):
+        return True
+    if token.tok[0].islower() and ((context & _ORTHO_UC) or not (context & _ORTHO_BEG_LC)):
+        return False
+    return None
+
+
+def _second_pass(token: _Token, following: _Token, params: PunktParameters) -> None:
+    if not token.period_final:
+        return
+    typ, next_typ = token.type_no_period(), following.type_no_sentperiod()
+    initial = _RE_INITIAL.match(token.tok) is not None
+    if (typ, next_typ) in params.collocations:
+        token.sentbreak, token.abbr = False, True
+        return
+    if (token.abbr or token.ellipsis) and not initial:
+        if _ortho_heuristic(following, params) is True:
+            token.sentbreak = True
+            return
+        if following.tok[0].isupper() and next_typ in params.sent_starters:
+            token.sentbreak = True
+            return
+    if initial or typ == "##number##":
+        starts = _ortho_heuristic(following, params)
+        if starts is False or (starts is None and initial and following.tok[0].isupper()
+                               and not (params.ortho_context.get(next_typ, 0) & _ORTHO_LC)):
+            token.sentbreak, token.abbr = False, True
+
+
+def contains_sentbreak(context: str, params: PunktParameters) -> bool:
+    """Punkt's ``text_contains_sentbreak``: whether a token other than the last one ends a sentence.
+
+    Example:
+        >>> from averitec_tools.resources import find_resource
+        >>> params = load_punkt_params(find_resource("punkt_tab", allow_download=False))
+        >>> contains_sentbreak("said. The", params), contains_sentbreak("Mr. Smith", params)
+        (True, False)
+    """
+    tokens = [_Token(tok) for line in context.split("\n") for tok in WORD_TOKENIZER.findall(line)]
+    for token in tokens:
+        _first_pass(token, params)
+    for token, following in zip(tokens, tokens[1:], strict=False):
+        _second_pass(token, following, params)
+    return any(token.sentbreak for token in tokens[:-1])
 
 
 def _last_whitespace(text: str) -> int:
@@ -153,11 +209,9 @@ class SentenceSplitter:
         self._breaks: dict[str, bool] = {}
 
     @cached_property
-    def punkt(self) -> Any:
-        """NLTK's ``PunktSentenceTokenizer`` with 3.9.1's language variables and token class."""
-        splitter = _punkt().PunktSentenceTokenizer(lang_vars=_punkt_language_vars_391(), token_cls=_punkt_token_class_391())
-        splitter._params = load_punkt_params(self._pointer)
-        return splitter
+    def params(self) -> PunktParameters:
+        """The English parameters (read from ``punkt_tab`` on first use)."""
+        return load_punkt_params(self._pointer)
 
     def _is_break(self, match: re.Match[str], context: str) -> bool:
         if match.group() in _ALWAYS_BREAKS:
@@ -166,7 +220,7 @@ class SentenceSplitter:
         if known is None:
             if len(self._breaks) >= self.max_contexts:
                 self._breaks.clear()
-            known = self._breaks[context] = bool(self.punkt.text_contains_sentbreak(context))
+            known = self._breaks[context] = contains_sentbreak(context, self.params)
         return known
 
     def _end_contexts(self, text: str) -> list[tuple[re.Match[str], str]]:
@@ -236,4 +290,4 @@ def one_sentence(text: str) -> list[str] | None:
     return [stripped] if stripped else []
 
 
-__all__ = ["SentenceSplitter", "load_punkt_params", "one_sentence"]
+__all__ = ["PunktParameters", "SentenceSplitter", "contains_sentbreak", "load_punkt_params", "one_sentence"]

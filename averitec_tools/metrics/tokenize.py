@@ -61,7 +61,7 @@ class WordTokenizer:
 
     def load(self) -> None:
         """Resolve and read ``punkt_tab`` now (otherwise on the first multi-sentence text)."""
-        _ = self.splitter.punkt
+        _ = self.splitter.params
 
     def sentences(self, text: str) -> list[str]:
         """Split ``text`` into sentences (Punkt, English, 3.9.1 language variables)."""
