@@ -8,7 +8,12 @@ import re
 from functools import cache
 from typing import Any
 
-from averitec_tools.metrics.punkt import BOUNDARY_REALIGNMENT, PERIOD_CONTEXT, SENT_END_CHARS, WORD_TOKENIZER
+from averitec_tools.metrics.punkt import (
+    BOUNDARY_REALIGNMENT,
+    PERIOD_CONTEXT,
+    SENT_END_CHARS,
+    WORD_TOKENIZER,
+)
 
 
 @cache

@@ -100,7 +100,7 @@ def test_dev_baseline_and_a_new_submission_match_the_official_numbers(shared_dat
 def test_reward_reads_claim_ids_or_gold_strings(tmp_path: Path) -> None:
     scorer = BatchScorer(references=make_files(tmp_path)["gold"], allow_download=False)
     reward = hungarian_meteor_reward(scorer)
-    completions = ["What is the moon made of? Rock and dust.\nIs the moon cheese? No. It is rock.", "Nothing."]
+    completions = ["What is the moon made of? Rock and dust.\nIs the moon cheese? No. It is rock.", "Zzz"]
     by_id = reward(prompts=["p", "q"], completions=completions, claim_id=[0, 0])
     by_strings = reward(prompts=["p", "q"], completions=completions, claim_id=[scorer.gold_evidence(0)] * 2)
     assert by_id == by_strings and by_id[0] > 0.9 and by_id[1] == 0.0
