@@ -167,7 +167,7 @@ class Scorer:
 
             try:
                 with atomic_writer(cache_file) as fh:
-                    json.dump(cached, fh)
+                    fh.write(json.dumps(cached))  # dumps: the C encoder (dump streams in Python)
             except OSError:
                 pass  # a read-only cache only costs time
         self.engine.load()

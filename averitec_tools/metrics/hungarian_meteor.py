@@ -52,8 +52,9 @@ class HungarianTask:
 
 def pairwise_matrix(*, candidates: Sequence[str], references: Sequence[str], engine: MeteorEngine) -> np.ndarray:
     """``M[i, j] = METEOR(candidate i, reference j)``, as ``compute_all_pairwise_scores``."""
-    engine.prepare_many([*candidates, *references])
     prepared = engine._prepared
+    if not all(map(prepared.__contains__, candidates)) or not all(map(prepared.__contains__, references)):
+        engine.prepare_many([*candidates, *references])
     refs = [prepared[r] for r in references]
     score = engine.score_prepared
     rows = [[score(hyp, ref) for ref in refs] for hyp in map(prepared.__getitem__, candidates)]
@@ -218,6 +219,8 @@ def _score_all(
                 for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
                     engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
         engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
+        if context is None and engine.pool is None:
+            _score_pairs_at_once(tasks, engine)
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
             return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
@@ -241,6 +244,19 @@ def _score_all(
         _WORKER.clear()
         if bar is not None:
             bar.close()
+
+
+def _score_pairs_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> None:
+    """Score every (candidate, reference) pair of the tasks in one vectorised batch; the tasks
+    then find their scores remembered (inside :meth:`MeteorEngine.remembering`)."""
+    prepared = engine._prepared
+    pairs: dict[tuple[int, int], tuple[Any, Any]] = {}
+    for task in tasks:
+        refs = [prepared[r] for r in task.references]
+        for hyp in map(prepared.__getitem__, task.candidates):
+            for ref in refs:
+                pairs[(id(hyp), id(ref))] = (hyp, ref)
+    engine.score_many(list(pairs.values()))
 
 
 def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
+from itertools import chain
 from typing import Any, ClassVar
 
 from averitec_tools.metrics.base import register_metric
@@ -142,11 +143,10 @@ class MeteorEngine:
             stem = self._stems[word]
         return stem
 
-    def _build(self, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
-        sid = self._sid
-        if not all(s in sid for s in stems):
+    def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
+        if not learnt:
             self._learn_stems(stems)
-        return PreparedText.build(words, stems, list(map(sid.__getitem__, stems)))
+        return PreparedText.build(words, stems, list(map(self._sid.__getitem__, stems)))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
         """Prepare already-tokenised text (lower-casing and stemming it)."""
@@ -187,15 +187,15 @@ class MeteorEngine:
                           stems: Sequence[Sequence[str]] | None = None) -> None:
         """:meth:`add_analysed` for many strings (``stems`` ``None``: stem ``words`` here, in one batch)."""
         if stems is None:
-            self._learn_words(w for ws in words for w in ws)
+            self._learn_words(chain.from_iterable(words))
             stems = [list(map(self._stems.__getitem__, ws)) for ws in words]
         else:
-            for ws, ss in zip(words, stems, strict=True):
-                self._stems.update(zip(ws, ss, strict=True))
-        self._learn_stems(s for ss in stems for s in ss)
+            self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
+        self._learn_stems(chain.from_iterable(stems))
+        prepared, build = self._prepared, self._build
         for text, ws, ss in zip(texts, words, stems, strict=True):
-            if text not in self._prepared:
-                self._prepared[text] = self._build(ws, ss)
+            if text not in prepared:
+                prepared[text] = build(ws, ss, learnt=True)
 
     def is_prepared(self, text: str) -> bool:
         return text in self._prepared
@@ -273,6 +273,26 @@ class MeteorEngine:
         if value is None:
             value = batch[pair] = score_pair(hyp, ref, synonyms=self._synonyms_of)
         return value
+
+    def score_many(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
+        """:meth:`score_prepared` of many pairs at once (:mod:`~averitec_tools.metrics.meteor_batch`:
+        the common case vectorised); scores already remembered are looked up, new ones remembered."""
+        from averitec_tools.metrics.meteor_batch import score_pairs
+
+        if self.max_pairs:
+            memo: dict[Any, float] | None = self._pair_scores
+            keys: list[Any] = list(pairs)
+        else:
+            memo = self._batch_scores
+            keys = [(id(h), id(r)) for h, r in pairs]
+        if memo is None:
+            return score_pairs(pairs, synonyms=self._synonyms_of)
+        todo = {key: pair for key, pair in zip(keys, pairs, strict=True) if key not in memo}
+        if todo:
+            if self.max_pairs and len(memo) + len(todo) > self.max_pairs:
+                memo.clear()
+            memo.update(zip(todo, score_pairs(list(todo.values()), synonyms=self._synonyms_of), strict=True))
+        return [memo[key] for key in keys]
 
     @contextmanager
     def remembering(self) -> Iterator[None]:

@@ -38,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -48,8 +49,8 @@ BETA = 3.0
 GAMMA = 0.5
 #: Up to this many stem lookups in a string scan it; more build its position index (linear either way).
 _FEW = 4
-#: Keys of repeated stems: ``stem id + repeats after * _SHIFT`` (stem ids stay far below it).
-_SHIFT = 1 << 40
+#: Keys of repeated stems: ``stem id + repeats after * SHIFT`` (stem ids stay far below it).
+SHIFT = 1 << 40
 
 #: ``synonyms(hyp)``: ``(per distinct stem with synonyms: (stem id, synonym ids)), union of them)``.
 Synonyms = Callable[["PreparedText"], tuple[Sequence[tuple[int, frozenset[int]]], frozenset[int]]]
@@ -68,11 +69,12 @@ class PreparedText:
     words: Sequence[str]
     stems: Sequence[str]
     sids: Sequence[int]
-    keys: Sequence[int]
-    key_set: frozenset[int]
-    bigrams: frozenset[tuple[int, int]]
-    stem_set: frozenset[int]
+    #: built by :meth:`index` on first use: keys, their set, key bigrams, counts of repeated stems
+    keys: Sequence[int] | None
+    key_set: frozenset[int] | None
+    bigrams: frozenset[tuple[int, int]] | None
     counts: dict[int, int] | None
+    stem_set: frozenset[int]
     mixed: frozenset[int]
 
     @classmethod
@@ -80,20 +82,8 @@ class PreparedText:
         """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied)."""
         self = cls.__new__(cls)
         self.words, self.stems, self.sids = words, stems, sids  # type: ignore[assignment]
-        n = len(sids)
         self.stem_set = frozenset(sids)
-        if len(self.stem_set) == n:  # no stem repeats: the keys are the stem ids
-            self.keys, self.counts, self.key_set = sids, None, self.stem_set
-        else:
-            seen: dict[int, int] = {}
-            keys = [0] * n
-            for i in range(n - 1, -1, -1):
-                s = sids[i]
-                r = seen.get(s, 0)
-                seen[s] = r + 1
-                keys[i] = s + r * _SHIFT
-            self.keys, self.counts, self.key_set = keys, seen, frozenset(keys)
-        self.bigrams = frozenset(zip(self.keys, self.keys[1:], strict=False))
+        self.keys = self.key_set = self.bigrams = self.counts = None
         if len(set(words)) == len(self.stem_set):  # as many word forms as stems: none mixed
             self.mixed = frozenset()
         else:
@@ -104,11 +94,35 @@ class PreparedText:
         self.synonym_cache: Any = None
         return self
 
+    def index(self, keys: Sequence[int] | None = None) -> None:
+        """Build the keys (stem id, and how many positions after hold the same stem), their set and
+        the key bigrams (once; the per-pair path needs them); ``keys``: computed already (a batch's)."""
+        if self.key_set is not None:
+            return
+        sids = self.sids
+        n = len(sids)
+        if keys is not None:
+            self.keys, self.key_set = keys, frozenset(keys)
+        elif len(self.stem_set) == n:  # no stem repeats: the keys are the stem ids
+            self.keys, self.key_set = sids, self.stem_set
+        else:
+            seen: dict[int, int] = {}
+            built = [0] * n
+            for i in range(n - 1, -1, -1):
+                s = sids[i]
+                r = seen.get(s, 0)
+                seen[s] = r + 1
+                built[i] = s + r * SHIFT
+            self.keys, self.counts, self.key_set = built, seen, frozenset(built)
+        self.bigrams = frozenset(zip(self.keys, self.keys[1:], strict=False))
+
     def count(self, sid: int) -> int:
         """How many positions hold stem ``sid``."""
-        if self.counts is not None:
-            return self.counts.get(sid, 0)
-        return 1 if sid in self.stem_set else 0
+        if len(self.stem_set) == len(self.sids):
+            return 1 if sid in self.stem_set else 0
+        if self.counts is None:
+            self.counts = dict(Counter(self.sids))
+        return self.counts.get(sid, 0)
 
     def first_positions(self, sid: int, k: int) -> list[int]:
         """The first ``k`` positions of stem ``sid``: from the position index if built, else by the
@@ -213,16 +227,16 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
     return found
 
 
-def _continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, int]], excluded: frozenset[int]) -> int:
+def continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, int]], excluded: frozenset[int]) -> int:
     """Chunk continuations that involve the ``extra`` (explicit) matches; key matches are equal
     keys (unique within a string) of a stem not in ``excluded``."""
     hk, rk, hl, rl = hyp.keys, ref.keys, len(hyp.keys), len(ref.keys)
     by_hyp = dict(extra)
     n = 0
     for h, r in extra:
-        if h and r and ((hk[h - 1] == rk[r - 1] and hk[h - 1] % _SHIFT not in excluded) or by_hyp.get(h - 1) == r - 1):
+        if h and r and ((hk[h - 1] == rk[r - 1] and hk[h - 1] % SHIFT not in excluded) or by_hyp.get(h - 1) == r - 1):
             n += 1
-        if h + 1 < hl and r + 1 < rl and hk[h + 1] == rk[r + 1] and hk[h + 1] % _SHIFT not in excluded:
+        if h + 1 < hl and r + 1 < rl and hk[h + 1] == rk[r + 1] and hk[h + 1] % SHIFT not in excluded:
             n += 1
     return n
 
@@ -268,11 +282,13 @@ def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | Non
     hl, rl = len(hyp.sids), len(ref.sids)
     if not hl or not rl:
         return 0.0
+    hyp.index()
+    ref.index()
     mixed = _mixed_shared(hyp, ref) if hyp.mixed or ref.mixed else frozenset()
     common = hyp.key_set & ref.key_set
     extra: list[tuple[int, int]] = []
     if mixed:  # those classes' matches explicitly, the other classes' by key
-        common = frozenset(k for k in common if k % _SHIFT not in mixed)
+        common = frozenset(k for k in common if k % SHIFT not in mixed)
         if len(mixed) > _FEW:
             hyp.index_positions()
             ref.index_positions()
@@ -283,22 +299,23 @@ def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | Non
         items, union = synonyms(hyp)
         if not union.isdisjoint(ref.stem_set):
             if mixed:  # free positions of a mixed class are not its first ones: all explicit
-                return _score_matches(general_matches(hyp, ref, synonyms), hl, rl)
+                return score_matches(general_matches(hyp, ref, synonyms), hl, rl)
             extra = wordnet_matches(hyp, ref, items)
             m += len(extra)
     if m == 0:
         return 0.0
-    together = hyp.bigrams & ref.bigrams
-    if mixed:
-        continuing = sum(1 for a, b in together if a % _SHIFT not in mixed and b % _SHIFT not in mixed)
+    if len(common) < 2:  # a key continuation needs two key matches
+        continuing = 0
+    elif mixed:
+        continuing = sum(1 for a, b in hyp.bigrams & ref.bigrams if a % SHIFT not in mixed and b % SHIFT not in mixed)
     else:
-        continuing = len(together)
+        continuing = len(hyp.bigrams & ref.bigrams)
     if extra:
-        continuing += _continuations(hyp, ref, extra, mixed)
+        continuing += continuations(hyp, ref, extra, mixed)
     return meteor_formula(m, hl, rl, m - continuing)
 
 
-def _score_matches(matches: list[tuple[int, int]], hl: int, rl: int) -> float:
+def score_matches(matches: list[tuple[int, int]], hl: int, rl: int) -> float:
     if not matches:
         return 0.0
     reference_of = dict(matches)
@@ -306,5 +323,6 @@ def _score_matches(matches: list[tuple[int, int]], hl: int, rl: int) -> float:
     return meteor_formula(len(matches), hl, rl, chunks)
 
 
-__all__ = ["ALPHA", "BETA", "GAMMA", "PreparedText", "Synonyms", "general_matches", "meteor_formula", "score_pair",
+__all__ = ["ALPHA", "BETA", "GAMMA", "SHIFT", "PreparedText", "Synonyms", "continuations", "general_matches", "meteor_formula",
+           "score_matches", "score_pair",
            "wordnet_matches"]

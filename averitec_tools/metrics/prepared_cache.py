@@ -88,7 +88,7 @@ def save_prepared(engine: Any, path: Path | None, texts: Iterable[str]) -> None:
             entries.append([text, list(prepared.words), list(prepared.stems)])
     try:
         with atomic_writer(path) as fh:
-            json.dump(entries, fh, ensure_ascii=False)
+            fh.write(json.dumps(entries, ensure_ascii=False))  # dumps: the C encoder (dump streams in Python)
     except OSError:
         return
 

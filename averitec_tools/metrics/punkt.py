@@ -190,8 +190,14 @@ def contains_sentbreak(context: str, params: PunktParameters) -> bool:
     return any(token.sentbreak for token in tokens[:-1])
 
 
-def _last_whitespace(text: str) -> int:
-    """Punkt's ``_get_last_whitespace_index``: the last ASCII whitespace index, 0 when none (or at 0)."""
+_OTHER_ASCII_WHITESPACE = re.compile(r"[\t\n\r\x0b\x0c]")
+
+
+def _last_whitespace(text: str, *, spaces_only: bool = False) -> int:
+    """Punkt's ``_get_last_whitespace_index``: the last ASCII whitespace index, 0 when none (or at 0);
+    ``spaces_only``: the text holds no other ASCII whitespace than spaces."""
+    if spaces_only:
+        return max(0, text.rfind(" "))
     return max(0, *(text.rfind(c) for c in _ASCII_WHITESPACE))
 
 
@@ -228,9 +234,10 @@ class SentenceSplitter:
         out = []
         prev_start = prev_stop = 0
         previous: re.Match[str] | None = None
+        spaces_only = _OTHER_ASCII_WHITESPACE.search(text) is None
         for match in PERIOD_CONTEXT.finditer(text):
             start = match.start()
-            last = _last_whitespace(text[prev_stop:start])
+            last = _last_whitespace(text[prev_stop:start], spaces_only=spaces_only)
             word_start = last + prev_stop + 1 if last else prev_start
             if previous is not None and prev_stop <= word_start:
                 out.append((previous, text[prev_start:prev_stop] + previous.group() + previous.group("after_tok")))

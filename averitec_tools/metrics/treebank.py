@@ -148,14 +148,23 @@ _TAIL_PUNCTUATION = frozenset(".?!,:;")
 Tokens = tuple[str, ...]
 
 
+#: The contractions a chunk without quotes can hold (the others need an apostrophe, a special character).
+_LETTER_CONTRACTIONS = re.compile("cannot|gimme|gonna|gotta|lemme|wanna")
+
+
 def is_inert(chunk: str) -> bool:
     """Whether no rule can touch ``chunk`` wherever it stands in a sentence (it is then one token).
 
     Example:
-        >>> is_inert("claims"), is_inert("claims,"), is_inert("gonna"), is_inert("x--y")
+        >>> is_inert("claims"), is_inert("claims,"), is_inert("Gonna"), is_inert("x--y")
         (True, False, False, False)
     """
-    return _SPECIAL.search(chunk) is None and _ANY_CONTRACTION.search(f" {chunk} ") is None
+    if _SPECIAL.search(chunk) is not None:
+        return False
+    if chunk.isascii():  # ASCII case-insensitivity is str.lower (re's (?i) extras are all non-ASCII)
+        if _LETTER_CONTRACTIONS.search(chunk.lower()) is None:
+            return True
+    return _ANY_CONTRACTION.search(f" {chunk} ") is None
 
 
 def _kind(char: str) -> int:
