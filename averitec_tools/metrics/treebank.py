@@ -161,9 +161,9 @@ def is_inert(chunk: str) -> bool:
     """
     if _SPECIAL.search(chunk) is not None:
         return False
-    if chunk.isascii():  # ASCII case-insensitivity is str.lower (re's (?i) extras are all non-ASCII)
-        if _LETTER_CONTRACTIONS.search(chunk.lower()) is None:
-            return True
+    # ASCII case-insensitivity is str.lower (re's (?i) extras are all non-ASCII)
+    if chunk.isascii() and _LETTER_CONTRACTIONS.search(chunk.lower()) is None:
+        return True
     return _ANY_CONTRACTION.search(f" {chunk} ") is None
 
 
