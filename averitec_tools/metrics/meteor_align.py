@@ -118,6 +118,8 @@ class PreparedText:
 
     def count(self, sid: int) -> int:
         """How many positions hold stem ``sid``."""
+        if self._positions is not None:
+            return len(self._positions.get(sid, ()))
         if len(self.stem_set) == len(self.sids):
             return 1 if sid in self.stem_set else 0
         if self.counts is None:
@@ -257,8 +259,10 @@ def general_matches(hyp: PreparedText, ref: PreparedText, synonyms: Synonyms | N
     matches: list[tuple[int, int]] = []
     hyp.index_positions()
     ref.index_positions()
+    hp, rp = hyp._positions, ref._positions
+    assert hp is not None and rp is not None
     for s in hyp.stem_set & ref.stem_set:
-        a, b = hyp.positions_of(s), ref.positions_of(s)
+        a, b = hp[s], rp[s]
         if s in hyp.mixed or s in ref.mixed:
             match_stem_class(tuple(a), tuple(b), hyp.words, ref.words, matches)
         else:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, Normalise, score_tasks
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, qa_strings
@@ -109,7 +110,8 @@ class BatchScorer:
         self.engine.max_prepared = max_prepared
         self.warm = WarmScoring(profile=self.profile.name, engine=self.engine, gold_cache={})
         gold = self.profile.gold_strings(self.references)
-        self.engine.prepare_many(gold)
+        with paused_gc():
+            self.engine.prepare_many(gold)
         self.engine.pin(gold)
         self._gold_evidence: list[list[str]] | None = None
 
@@ -117,10 +119,11 @@ class BatchScorer:
         """Score a submission -- a file path, or its records (the profile's submission format)
         -- exactly as ``averitec score`` does."""
         try:
-            if isinstance(predictions, (str, os.PathLike)):
-                return self.profile.score(predictions=predictions, references=self.references, jobs=1, warm=self.warm,
-                                          **self.options)
-            return self._score_records(predictions)
+            with paused_gc():  # scoring makes few reference cycles; a collection would walk the warm gold side
+                if isinstance(predictions, (str, os.PathLike)):
+                    return self.profile.score(predictions=predictions, references=self.references, jobs=1,
+                                              warm=self.warm, **self.options)
+                return self._score_records(predictions)
         finally:
             self.engine.trim()
 
@@ -154,8 +157,9 @@ class BatchScorer:
             if scored[-1]:
                 tasks.append(task)
         try:
-            values = iter(score_tasks(tasks, engine=self.engine, jobs=1))
-            return [next(values) if ok else 0.0 for ok in scored]
+            with paused_gc():
+                values = iter(score_tasks(tasks, engine=self.engine, jobs=1))
+                return [next(values) if ok else 0.0 for ok in scored]
         finally:
             self.engine.trim()
 
