@@ -150,7 +150,7 @@ def run_case(name: str, data: Path, env: dict[str, str], base_env: dict[str, str
     if args.baseline_repo:
         t_today, c_today, t_today_warm, c_today_warm, today, _ = averitec_score(Path(args.baseline_repo).resolve(), score_args, env)
         row.update(today_s=t_today, today_warm_s=t_today_warm, cpu_today_s=c_today, cpu_today_warm_s=c_today_warm)
-        problems += [f"today's: {p}" for p in compare(ours, today)]
+        problems += [f"today's: {p}" for p in compare(ours, {k: v for k, v in today.items() if k != "signature"})]
     ref_cmd = [sys.executable, str(HERE / baseline), str(data / pred), str(data / ref)]
     if baseline == "reference_scorer.py":
         ref_cmd[2:2] = ["--profile", profile]

@@ -70,3 +70,13 @@ def test_synonyms_seen_after_new_names_arrive(nltk_meteor) -> None:  # type: ign
     with engine.remembering():
         assert engine.score_many([(hyp, ref), (ref, hyp)]) == [nltk_meteor(["my", "auto"], ["my", "car"]),
                                                                  nltk_meteor(["my", "car"], ["my", "auto"])]
+
+
+def test_a_string_with_itself(engine: MeteorEngine, nltk_meteor) -> None:  # type: ignore[no-untyped-def]
+    """The same prepared string on both sides (a gold file scored against itself): NLTK's score."""
+    tokens = ["the", "run", "running", "the", "runs", ".", "the"]
+    text = engine.prepare_tokens(tokens)
+    other = engine.prepare_tokens(["a", "run"])
+    assert score_pair(text, text, synonyms=engine._synonyms_of) == nltk_meteor(tokens, tokens)
+    assert score_pairs([(text, text), (other, text), (text, text)], synonyms=engine._synonyms_of) == [
+        nltk_meteor(tokens, tokens), nltk_meteor(tokens, ["a", "run"]), nltk_meteor(tokens, tokens)]

@@ -212,13 +212,7 @@ def _score_all(
     engine.load()
     bar = None
     try:
-        if context is not None and len(todo) > PARALLEL_MIN_STRINGS:
-            _WORKER["engine"] = engine
-            with context.Pool(n_workers) as pool:
-                parts = [todo[a:b] for a, b in _chunks(len(todo), n_workers * 4)]
-                for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
-                    engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
-        engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
+        _prepare(todo, engine, context, n_workers)
         if context is None and engine.pool is None:
             _score_pairs_at_once(tasks, engine)
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
@@ -244,6 +238,17 @@ def _score_all(
         _WORKER.clear()
         if bar is not None:
             bar.close()
+
+
+def _prepare(todo: list[str], engine: MeteorEngine, context: Any, n_workers: int) -> None:
+    """Prepare the new strings: a very large batch analysed in forked workers, else here at once."""
+    if context is not None and len(todo) > PARALLEL_MIN_STRINGS:
+        _WORKER["engine"] = engine
+        with context.Pool(n_workers) as pool:
+            parts = [todo[a:b] for a, b in _chunks(len(todo), n_workers * 4)]
+            for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
+                engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
+    engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
 
 
 def _score_pairs_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> None:

@@ -193,8 +193,10 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
     ref_stems = ref.stem_set
     wanting = []
     for sid, syn in items:
+        if syn.isdisjoint(ref_stems):  # most stems: no synonym in this reference
+            continue
         free = hyp.count(sid) - ref.count(sid)
-        if free > 0 and not syn.isdisjoint(ref_stems):
+        if free > 0:
             wanting.append((sid, syn, free))
     if not wanting:
         return []
@@ -278,6 +280,32 @@ def general_matches(hyp: PreparedText, ref: PreparedText, synonyms: Synonyms | N
     return matches
 
 
+def _key_and_mixed(hyp: PreparedText, ref: PreparedText, mixed: frozenset[int]) -> tuple[frozenset[int], list[tuple[int, int]]]:
+    """Key matches of the classes not in ``mixed``, and the explicit exact-then-stem matches of those in it."""
+    assert hyp.key_set is not None and ref.key_set is not None
+    common = hyp.key_set & ref.key_set
+    extra: list[tuple[int, int]] = []
+    if mixed:
+        common = frozenset(k for k in common if k % SHIFT not in mixed)
+        if len(mixed) > _FEW:
+            hyp.index_positions()
+            ref.index_positions()
+        for s in mixed:
+            match_stem_class(tuple(hyp.positions_of(s)), tuple(ref.positions_of(s)), hyp.words, ref.words, extra)
+    return common, extra
+
+
+def _key_continuations(hyp: PreparedText, ref: PreparedText, common: frozenset[int], mixed: frozenset[int]) -> int:
+    """Chunk continuations between two key matches (their key bigram is in both strings)."""
+    if len(common) < 2:  # a key continuation needs two key matches
+        return 0
+    assert hyp.bigrams is not None and ref.bigrams is not None
+    together = hyp.bigrams & ref.bigrams
+    if mixed:
+        return sum(1 for a, b in together if a % SHIFT not in mixed and b % SHIFT not in mixed)
+    return len(together)
+
+
 def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | None) -> float:
     """METEOR of hypothesis ``hyp`` against reference ``ref`` (NLTK ``single_meteor_score``).
 
@@ -286,18 +314,12 @@ def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | Non
     hl, rl = len(hyp.sids), len(ref.sids)
     if not hl or not rl:
         return 0.0
+    if hyp is ref:  # NLTK pairs a string with itself position by position: one chunk
+        return meteor_formula(hl, hl, hl, 1)
     hyp.index()
     ref.index()
     mixed = _mixed_shared(hyp, ref) if hyp.mixed or ref.mixed else frozenset()
-    common = hyp.key_set & ref.key_set
-    extra: list[tuple[int, int]] = []
-    if mixed:  # those classes' matches explicitly, the other classes' by key
-        common = frozenset(k for k in common if k % SHIFT not in mixed)
-        if len(mixed) > _FEW:
-            hyp.index_positions()
-            ref.index_positions()
-        for s in mixed:
-            match_stem_class(tuple(hyp.positions_of(s)), tuple(ref.positions_of(s)), hyp.words, ref.words, extra)
+    common, extra = _key_and_mixed(hyp, ref, mixed)
     m = len(common) + len(extra)
     if synonyms is not None and m < hl and m < rl:
         items, union = synonyms(hyp)
@@ -308,12 +330,7 @@ def score_pair(hyp: PreparedText, ref: PreparedText, *, synonyms: Synonyms | Non
             m += len(extra)
     if m == 0:
         return 0.0
-    if len(common) < 2:  # a key continuation needs two key matches
-        continuing = 0
-    elif mixed:
-        continuing = sum(1 for a, b in hyp.bigrams & ref.bigrams if a % SHIFT not in mixed and b % SHIFT not in mixed)
-    else:
-        continuing = len(hyp.bigrams & ref.bigrams)
+    continuing = _key_continuations(hyp, ref, common, mixed)
     if extra:
         continuing += continuations(hyp, ref, extra, mixed)
     return meteor_formula(m, hl, rl, m - continuing)

@@ -124,8 +124,8 @@ def _packable(text: PreparedText) -> bool:
     return len(text.sids) < _MAX_LEN and (not text.sids or max(text.sids) < _MAX_SID)
 
 
-def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, synonyms: Synonyms | None) -> list[float]:
-    """METEOR of each (hypothesis, reference) pair, equal to :func:`score_pair` of each."""
+def _pack(pairs: Sequence[tuple[PreparedText, PreparedText]]) -> tuple[dict[int, int], list[PreparedText]]:
+    """Each packable string of the pairs once: its index (by identity) and the strings in order."""
     index: dict[int, int] = {}
     texts: list[PreparedText] = []
     for pair in pairs:
@@ -133,6 +133,30 @@ def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, synonyms:
             if id(text) not in index and _packable(text):
                 index[id(text)] = len(texts)
                 texts.append(text)
+    return index, texts
+
+
+def _finish(h: PreparedText, r: PreparedText, m: int, c: int, batch: _Batch, index: dict[int, int],
+            synonyms: Synonyms | None) -> tuple[int, int] | float:
+    """A pair's final (matches, continuations) from the batch counts, or its score when the
+    explicit path had to compute it (a stem spelt two ways)."""
+    hl, rl = len(h.sids), len(r.sids)
+    if (h.mixed and not h.mixed.isdisjoint(r.stem_set)) or (r.mixed and not r.mixed.isdisjoint(h.stem_set)):
+        return score_matches(general_matches(h, r, synonyms), hl, rl)  # all explicit
+    if synonyms is not None and m < hl and m < rl:
+        items, union = synonyms(h)
+        if not union.isdisjoint(r.stem_set):
+            extra = wordnet_matches(h, r, items)
+            if extra:
+                batch.give_keys(index[id(h)])
+                batch.give_keys(index[id(r)])
+                return m + len(extra), c + continuations(h, r, extra, frozenset())
+    return m, c
+
+
+def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, synonyms: Synonyms | None) -> list[float]:
+    """METEOR of each (hypothesis, reference) pair, equal to :func:`score_pair` of each."""
+    index, texts = _pack(pairs)
     packed = [(index[id(h)], index[id(r)]) for h, r in pairs if id(h) in index and id(r) in index]
     if not packed or len(texts) >= _MAX_TEXTS:
         return [score_pair(h, r, synonyms=synonyms) for h, r in pairs]
@@ -145,25 +169,18 @@ def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, synonyms:
             out.append(score_pair(h, r, synonyms=synonyms))
             continue
         m, c = next(counts)
-        hl, rl = len(h.sids), len(r.sids)
-        if (h.mixed and not h.mixed.isdisjoint(r.stem_set)) or (r.mixed and not r.mixed.isdisjoint(h.stem_set)):
-            out.append(score_matches(general_matches(h, r, synonyms), hl, rl))  # a stem spelt two ways: all explicit
+        if h is r:  # a string with itself: one chunk (score_pair's shortcut)
+            out.append(score_pair(h, r, synonyms=synonyms))
             continue
-        if synonyms is not None and m < hl and m < rl:
-            items, union = synonyms(h)
-            if not union.isdisjoint(r.stem_set):
-                extra = wordnet_matches(h, r, items)
-                if extra:
-                    batch.give_keys(index[id(h)])
-                    batch.give_keys(index[id(r)])
-                    c += continuations(h, r, extra, frozenset())
-                    m += len(extra)
-        if m == 0:
-            out.append(0.0)
+        finished = _finish(h, r, m, c, batch, index, synonyms)
+        if isinstance(finished, float):
+            out.append(finished)
             continue
-        value = formula.get((m, hl, rl, c))
+        m, c = finished
+        key = (m, len(h.sids), len(r.sids), c)
+        value = formula.get(key)
         if value is None:
-            value = formula[(m, hl, rl, c)] = meteor_formula(m, hl, rl, m - c)
+            value = formula[key] = meteor_formula(m, key[1], key[2], m - c) if m else 0.0
         out.append(value)
     return out
 
