@@ -95,7 +95,7 @@ def sorted_find(arrays: Sequence[np.ndarray], queries: Sequence[bytes]) -> np.nd
         width = keys.dtype.itemsize
         chosen = np.flatnonzero((lengths >= low) & (lengths <= width))
         if chosen.size and keys.size:
-            probe = np.array([queries[i] for i in chosen], dtype=keys.dtype)
+            probe = np.array([queries[int(i)] for i in chosen], dtype=keys.dtype)
             at = np.minimum(np.searchsorted(keys, probe), keys.size - 1)
             hit = keys[at] == probe
             found[chosen[hit]] = at[hit] + base

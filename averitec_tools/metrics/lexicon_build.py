@@ -122,9 +122,9 @@ def synonym_arrays(*, wordnet: Any, progress: Any = None) -> dict[str, np.ndarra
     bands = fixed_width(list(table))
     ids: list[int] = []
     lengths = []
-    for key in _in_order(bands):
-        ids += sorted(name_id[n] for n in table[key])
-        lengths.append(len(table[key]))
+    for word in _in_order(bands):
+        ids += sorted(name_id[n] for n in table[word])
+        lengths.append(len(table[word]))
     if max(lengths) > 255:
         raise ValueError("a word with more than 255 synonym names")
     return {**_bands("syn_keys", bands), "syn_lengths": np.array(lengths, dtype=np.uint8),

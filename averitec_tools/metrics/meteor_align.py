@@ -76,6 +76,9 @@ class PreparedText:
     counts: dict[int, int] | None
     stem_set: frozenset[int]
     mixed: frozenset[int]
+    synonym_cache: Any
+    _hash: int | None
+    _positions: dict[int, list[int]] | None
 
     @classmethod
     def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int]) -> PreparedText:
@@ -89,9 +92,9 @@ class PreparedText:
         else:
             first: dict[int, str] = {}
             self.mixed = frozenset(s for w, s in zip(words, sids, strict=True) if first.setdefault(s, w) != w)
-        self._hash: int | None = None
-        self._positions: dict[int, list[int]] | None = None
-        self.synonym_cache: Any = None
+        self._hash = None
+        self._positions = None
+        self.synonym_cache = None
         return self
 
     def index(self, keys: Sequence[int] | None = None) -> None:
@@ -212,7 +215,7 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
             free_at[r] = ref.first_positions(r, k)
     if not free_at:
         return []
-    candidates = []
+    candidates: list[tuple[int, frozenset[int]]] = []
     for sid, syn, free in wanting:
         takes = syn.intersection(free_at)
         if takes:
@@ -234,7 +237,9 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
 def continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, int]], excluded: frozenset[int]) -> int:
     """Chunk continuations that involve the ``extra`` (explicit) matches; key matches are equal
     keys (unique within a string) of a stem not in ``excluded``."""
-    hk, rk, hl, rl = hyp.keys, ref.keys, len(hyp.keys), len(ref.keys)
+    hk, rk = hyp.keys, ref.keys
+    assert hk is not None and rk is not None
+    hl, rl = len(hk), len(rk)
     by_hyp = dict(extra)
     n = 0
     for h, r in extra:
@@ -247,7 +252,7 @@ def continuations(hyp: PreparedText, ref: PreparedText, extra: list[tuple[int, i
 
 def _mixed_shared(hyp: PreparedText, ref: PreparedText) -> frozenset[int]:
     """Stems both strings hold that one of them spells more than one way."""
-    shared = frozenset()
+    shared: frozenset[int] = frozenset()
     if hyp.mixed:
         shared = hyp.mixed & ref.stem_set
     if ref.mixed:

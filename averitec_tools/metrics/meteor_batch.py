@@ -78,6 +78,8 @@ class _Batch:
         self.starts = np.zeros(len(texts), dtype=np.int64)
         np.cumsum(self.lengths[:-1], out=self.starts[1:])
         self.sids = np.fromiter(chain.from_iterable(t.sids for t in texts), dtype=np.int64, count=int(self.lengths.sum()))
+        #: each token's repeat rank (how many later tokens of its string hold its stem)
+        self.rank = np.zeros(self.sids.size, dtype=np.int64)
         self.matches, self.continuing = _counts(self, pairs)
 
     def give_keys(self, i: int) -> None:
@@ -94,7 +96,6 @@ def _counts(batch: _Batch, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np
     """Matches of the exact and stem stages, and chunk continuations among them, of every pair
     (by text index) as if no stem were mixed."""
     lengths, sids, starts = batch.lengths, batch.sids, batch.starts
-    batch.rank = np.zeros(sids.size, dtype=np.int64)
     if sids.size == 0:
         return np.zeros(len(pairs), dtype=np.int64), np.zeros(len(pairs), dtype=np.int64)
     key, packed, order = _keys(lengths, sids)

@@ -12,10 +12,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 
 def match_stem_class(
-    hyp_pos: tuple[int, ...], ref_pos: tuple[int, ...], hyp_words: tuple[str, ...], ref_words: tuple[str, ...],
+    hyp_pos: Sequence[int], ref_pos: Sequence[int], hyp_words: Sequence[str], ref_words: Sequence[str],
     matches: list[tuple[int, int]],
 ) -> None:
     """Exact then stem matches among the positions of one shared stem (see module docs).
@@ -49,7 +52,7 @@ def match_stem_class(
         matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
-def match_synonyms(syn_sets: Sequence[frozenset[Hashable]], ref_stems: Sequence[Hashable], matches: list[tuple[int, int]]) -> None:
+def match_synonyms(syn_sets: Sequence[frozenset[K]], ref_stems: Sequence[K], matches: list[tuple[int, int]]) -> None:
     """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
 
     NLTK visits the unmatched hypothesis words from last to first; each takes the last
@@ -67,7 +70,7 @@ def match_synonyms(syn_sets: Sequence[frozenset[Hashable]], ref_stems: Sequence[
     matched_h = {h for h, _ in matches}
     matched_r = {r for _, r in matches}
     wanted = syn_sets[-1]
-    free: dict[str, list[int]] = {}  # stem -> its unmatched reference positions, ascending
+    free: dict[K, list[int]] = {}  # stem -> its unmatched reference positions, ascending
     for j, stem in enumerate(ref_stems):
         if stem in wanted and j not in matched_r:
             positions = free.get(stem)
