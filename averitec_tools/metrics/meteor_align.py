@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from averitec_tools.metrics.meteor_matching import match_stem_class, match_synonyms
+from averitec_tools.metrics.meteor_matching import match_stem_class, match_synonyms, take_last
 
 ALPHA = 0.9
 BETA = 3.0
@@ -224,13 +224,11 @@ def wordnet_matches(hyp: PreparedText, ref: PreparedText, items: Sequence[tuple[
     found = []
     for i, takes in candidates:
         takes = takes.intersection(free_at)
-        if not takes:
-            continue
-        best = max(takes, key=lambda r: free_at[r][-1]) if len(takes) > 1 else next(iter(takes))
-        spots = free_at[best]
-        found.append((i, spots.pop()))
-        if not spots:
-            del free_at[best]
+        if takes:
+            best, spot = take_last(takes, free_at)
+            found.append((i, spot))
+            if not free_at[best]:
+                del free_at[best]
     return found
 
 

@@ -52,6 +52,19 @@ def match_stem_class(
         matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
+def take_last(candidates: frozenset[K] | set[K], free: dict[K, list[int]]) -> tuple[K, int]:
+    """NLTK's WordNet choice: of the candidate stems' free reference positions (ascending lists),
+    the last one; it is taken (popped). Returns the stem and the position.
+
+    Example:
+        >>> free = {"a": [0, 4], "b": [2]}
+        >>> take_last({"a", "b"}, free), free
+        (('a', 4), {'a': [0], 'b': [2]})
+    """
+    best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
+    return best, free[best].pop()
+
+
 def match_synonyms(syn_sets: Sequence[frozenset[K]], ref_stems: Sequence[K], matches: list[tuple[int, int]]) -> None:
     """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
 
@@ -85,13 +98,11 @@ def match_synonyms(syn_sets: Sequence[frozenset[K]], ref_stems: Sequence[K], mat
         if i in matched_h:
             continue
         candidates = syn_sets[i] & free_stems  # iterates over the smaller set
-        if not candidates:
-            continue
-        best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
-        positions = free[best]
-        matches.append((i, positions.pop()))
-        if not positions:
-            free_stems.discard(best)
+        if candidates:
+            best, spot = take_last(candidates, free)
+            matches.append((i, spot))
+            if not free[best]:
+                free_stems.discard(best)
 
 
-__all__ = ["match_stem_class", "match_synonyms"]
+__all__ = ["match_stem_class", "match_synonyms", "take_last"]
