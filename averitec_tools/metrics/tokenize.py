@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cached_property
 
-from averitec_tools.metrics.punkt import SentenceSplitter, load_punkt_params, one_sentence
+from averitec_tools.metrics.punkt import SentenceSplitter, one_sentence
 from averitec_tools.metrics.treebank import ChunkTokenizer, treebank_tokenize
 
 #: Name recorded in score signatures.
