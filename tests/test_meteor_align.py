@@ -29,7 +29,7 @@ def nltk_meteor():  # type: ignore[no-untyped-def]
     return single_meteor_score
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(_SENTENCE, _SENTENCE), min_size=1, max_size=12))
 def test_batch_equals_pairs_alone_and_nltk(engine: MeteorEngine, nltk_meteor, pairs: list) -> None:  # type: ignore[no-untyped-def]
     prepared = [(engine.prepare_tokens(h), engine.prepare_tokens(r)) for h, r in pairs]
