@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -202,15 +202,10 @@ class Lexicon:
         return frozenset(out)
 
 
-_DEFAULT: Lexicon | None = None
-
-
+@cache
 def default_lexicon() -> Lexicon:
     """The process-wide :class:`Lexicon` of the shipped tables."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Lexicon()
-    return _DEFAULT
+    return Lexicon()
 
 
 __all__ = ["TABLE_FOLDER", "Lexicon", "default_lexicon", "sorted_find", "stem_is_identity"]
