@@ -21,7 +21,7 @@ Example:
     >>> a = PreparedText.build(("the", "cat", "sat"), ("the", "cat", "sat"), (0, 1, 2))
     >>> b = PreparedText.build(("a", "cat", "sat", "down"), ("a", "cat", "sat", "down"), (3, 1, 2, 4))
     >>> [round(s, 4) for s in score_pairs([(a, b), (b, a), (a, a)], synonyms=None)]
-    [0.4808, 0.5147, 0.9815]
+    [0.4808, 0.6048, 0.9815]
 """
 
 from __future__ import annotations
