@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import PerItemScorer
+from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
 from averitec_tools.metrics.meteor_align import ALPHA, BETA, GAMMA, PreparedText, score_pair
 from averitec_tools.metrics.tokenize import WordTokenizer
@@ -58,10 +59,24 @@ class MeteorEngine:
             the prepared texts themselves (value equality), so a remembered score is
             exactly the score computed; the memo is cleared when full and by :meth:`trim`.
         lexicon: The lexical tables (default: the ones shipped with the package).
+        accelerated: Align with the C accelerator (:mod:`~averitec_tools.metrics.meteor_accel`);
+            ``None``: when it is installed and not turned off (``AVERITEC_PURE_PYTHON=1``).
+            Scores are the same either way.
+
+    Raises:
+        RuntimeError: ``accelerated=True`` where the accelerator is not installed.
     """
 
     def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0,
-                 lexicon: Lexicon | None = None) -> None:
+                 lexicon: Lexicon | None = None, accelerated: bool | None = None) -> None:
+        if accelerated and meteor_accel.native is None:
+            raise RuntimeError("the C accelerator (averitec_tools.metrics._meteor_c) is not installed")
+        #: whether pairs are aligned in C (:mod:`~averitec_tools.metrics.meteor_accel`)
+        self.accelerated = meteor_accel.enabled() if accelerated is None else accelerated
+        self._ranges = meteor_accel.SynonymRanges()
+        #: word -> id (the exact stage compares them), ids counting on from 0
+        self._wid: dict[str, int] = {}
+        self._next_wid = 0
         self.allow_download = allow_download
         self.max_pairs = max_pairs
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
@@ -131,7 +146,11 @@ class MeteorEngine:
             else:
                 sid[stem] = self._next_id
                 self._next_id += 1
-        self._raw_synonyms.update(zip((sid[s] for s in todo), self.lexicon.synonym_ids(todo), strict=True))
+        ids = [sid[s] for s in todo]
+        raw = self.lexicon.synonym_ids(todo)
+        self._raw_synonyms.update(zip(ids, raw, strict=True))
+        if self.accelerated:
+            self._ranges.add_many(ids, raw)
         if grew:
             self._epoch += 1
 
@@ -143,10 +162,22 @@ class MeteorEngine:
             stem = self._stems[word]
         return stem
 
+    def _learn_wids(self, words: Iterable[str]) -> None:
+        wid = self._wid
+        new = set(words).difference(wid)
+        if new:
+            wid.update(zip(new, range(self._next_wid, self._next_wid + len(new))))
+            self._next_wid += len(new)
+
     def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
         if not learnt:
             self._learn_stems(stems)
-        return PreparedText.build(words, stems, list(map(self._sid.__getitem__, stems)))
+        sids = list(map(self._sid.__getitem__, stems))
+        if not self.accelerated:
+            return PreparedText.build(words, stems, sids)
+        if not learnt:
+            self._learn_wids(words)
+        return PreparedText.build(words, stems, sids, packed=meteor_accel.pack(sids, list(map(self._wid.__getitem__, words))))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
         """Prepare already-tokenised text (lower-casing and stemming it)."""
@@ -192,6 +223,8 @@ class MeteorEngine:
         else:
             self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
         self._learn_stems(chain.from_iterable(stems))
+        if self.accelerated:
+            self._learn_wids(chain.from_iterable(words))
         prepared, build = self._prepared, self._build
         for text, ws, ss in zip(texts, words, stems, strict=True):
             if text not in prepared:
@@ -248,11 +281,25 @@ class MeteorEngine:
             self._sid = kept  # ids never change: new stems go on counting from _next_id
             self._present = {i for i in kept.values() if i < self.lexicon.n_names}
             self._raw_synonyms = {i: self._raw_synonyms[i] for i in kept.values()}
+            self._wid = {w: i for p in self._prepared.values() if p.packed is not None  # ids never change either
+                         for w, i in zip(p.words, p.word_ids(), strict=True)}
             self._synonyms.clear()
             self._epoch += 1
         return True
 
     # --- scores ------------------------------------------------------------------------------
+    def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
+        if self.accelerated:
+            return self._score_batch([(hyp, ref)])[0]
+        return score_pair(hyp, ref, synonyms=self._synonyms_of)
+
+    def _score_batch(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
+        if self.accelerated:
+            return meteor_accel.score_pairs(pairs, ranges=self._ranges, synonyms=self._synonyms_of)
+        from averitec_tools.metrics.meteor_batch import score_pairs
+
+        return score_pairs(pairs, synonyms=self._synonyms_of)
+
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
         """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``,
         or inside :meth:`remembering`)."""
@@ -260,25 +307,24 @@ class MeteorEngine:
             key = (hyp, ref)  # by value: a string tokenised the same way meets its pairs again
             value = self._pair_scores.get(key)
             if value is None:
-                value = score_pair(hyp, ref, synonyms=self._synonyms_of)
+                value = self._score_pair(hyp, ref)
                 if len(self._pair_scores) >= self.max_pairs:
                     self._pair_scores.clear()
                 self._pair_scores[key] = value
             return value
         batch = self._batch_scores
         if batch is None:
-            return score_pair(hyp, ref, synonyms=self._synonyms_of)
+            return self._score_pair(hyp, ref)
         pair = (id(hyp), id(ref))  # the batch holds both texts prepared: their ids stay theirs
         value = batch.get(pair)
         if value is None:
-            value = batch[pair] = score_pair(hyp, ref, synonyms=self._synonyms_of)
+            value = batch[pair] = self._score_pair(hyp, ref)
         return value
 
     def score_many(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
-        """:meth:`score_prepared` of many pairs at once (:mod:`~averitec_tools.metrics.meteor_batch`:
-        the common case vectorised); scores already remembered are looked up, new ones remembered."""
-        from averitec_tools.metrics.meteor_batch import score_pairs
-
+        """:meth:`score_prepared` of many pairs at once (in C, :mod:`~averitec_tools.metrics.meteor_accel`,
+        or :mod:`~averitec_tools.metrics.meteor_batch`: the common case vectorised); scores already
+        remembered are looked up, new ones remembered."""
         if self.max_pairs:
             memo: dict[Any, float] | None = self._pair_scores
             keys: list[Any] = list(pairs)
@@ -286,12 +332,12 @@ class MeteorEngine:
             memo = self._batch_scores
             keys = [(id(h), id(r)) for h, r in pairs]
         if memo is None:
-            return score_pairs(pairs, synonyms=self._synonyms_of)
+            return self._score_batch(pairs)
         todo = {key: pair for key, pair in zip(keys, pairs, strict=True) if key not in memo}
         if todo:
             if self.max_pairs and len(memo) + len(todo) > self.max_pairs:
                 memo.clear()
-            memo.update(zip(todo, score_pairs(list(todo.values()), synonyms=self._synonyms_of), strict=True))
+            memo.update(zip(todo, self._score_batch(list(todo.values())), strict=True))
         return [memo[key] for key in keys]
 
     @contextmanager

@@ -64,7 +64,7 @@ class PreparedText:
     """
 
     __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "stem_set", "counts", "mixed", "_hash",
-                 "_positions", "synonym_cache")
+                 "_positions", "synonym_cache", "packed")
 
     words: Sequence[str]
     stems: Sequence[str]
@@ -77,14 +77,18 @@ class PreparedText:
     stem_set: frozenset[int]
     mixed: frozenset[int]
     synonym_cache: Any
+    #: stem ids then word ids as int32 bytes, for the C accelerator (``None``: not accelerated)
+    packed: bytes | None
     _hash: int | None
     _positions: dict[int, list[int]] | None
 
     @classmethod
-    def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int]) -> PreparedText:
-        """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied)."""
+    def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int], *, packed: bytes | None = None) -> PreparedText:
+        """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied);
+        ``packed``: the same for the C accelerator (:func:`~averitec_tools.metrics.meteor_accel.pack`)."""
         self = cls.__new__(cls)
         self.words, self.stems, self.sids = words, stems, sids  # type: ignore[assignment]
+        self.packed = packed
         self.stem_set = frozenset(sids)
         self.keys = self.key_set = self.bigrams = self.counts = None
         if len(set(words)) == len(self.stem_set):  # as many word forms as stems: none mixed
@@ -157,6 +161,14 @@ class PreparedText:
                 else:
                     seen.append(i)
             self._positions = grown
+
+    def word_ids(self) -> list[int]:
+        """The word ids in :attr:`packed` (the accelerator's exact stage compares them)."""
+        from array import array
+
+        if self.packed is None:
+            raise ValueError("a string prepared without the accelerator has no word ids")
+        return array("i", self.packed)[len(self.sids):].tolist()
 
     def __len__(self) -> int:
         return len(self.sids)

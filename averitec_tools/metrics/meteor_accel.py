@@ -1,0 +1,120 @@
+"""The optional C accelerator of METEOR's alignment, and what it reads.
+
+``averitec_tools.metrics._meteor_c`` is a small C extension built at install when a C
+compiler is there (``setup.py``: an optional extension, so ``pip install .`` without one
+installs the pure-Python package, which scores identically). It aligns many
+(hypothesis, reference) pairs in one call, transcribing NLTK 3.9.1's greedy
+``_enum_align_words`` -- exact stage on words, stem stage, WordNet stage, chunks -- on
+interned integer ids, and returns each pair's match and chunk counts; the score formula
+stays :func:`~averitec_tools.metrics.meteor_align.meteor_formula`. NLTK's scans are
+replaced by per-word and per-stem chains of the reference positions left (each stage
+takes a word's or stem's positions from the last one down), so a pair costs time linear
+in its two lengths.
+
+What it reads:
+
+* each prepared string packed as bytes (:func:`pack`): its stem ids, then its word ids
+  (int32, native order);
+* the WordNet synonym ids of every stem id as a range of one ascending array
+  (:class:`SynonymRanges`), grown as the engine interns stems.
+
+``tests/test_meteor_accel.py`` checks it against the pure-Python path on every shared
+pair and on random batches (repeated and twice-spelt stems, synonyms, long strings), and
+that the pure-Python path runs when the extension is absent or turned off
+(``AVERITEC_PURE_PYTHON=1``).
+
+Example:
+    >>> ranges = SynonymRanges()
+    >>> ranges.add_many([7], [(3, 9)])
+    >>> hyp, ref = pack([7, 1], [70, 10]), pack([9, 1], [90, 10])   # "car is" vs "auto is", say
+    >>> counts([hyp], [ref], ranges) if native is not None else [(2, 1)]
+    [(2, 1)]
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from averitec_tools.metrics.meteor_align import PreparedText, Synonyms, meteor_formula, score_pair
+
+native: Any
+try:
+    from averitec_tools.metrics import _meteor_c as native
+except ImportError:  # built without a C compiler: the pure-Python path
+    native = None
+
+#: Set to 1 to score without the accelerator (the same figures, slower).
+PURE_PYTHON_ENV = "AVERITEC_PURE_PYTHON"
+
+
+def enabled() -> bool:
+    """Whether the C accelerator is installed and not turned off by ``AVERITEC_PURE_PYTHON=1``."""
+    return native is not None and os.environ.get(PURE_PYTHON_ENV, "").strip() in ("", "0")
+
+
+def pack(sids: Sequence[int], wids: Sequence[int]) -> bytes:
+    """One prepared string as the accelerator reads it: int32 stem ids, then int32 word ids."""
+    packed = array("i", sids)
+    packed.extend(wids)
+    return packed.tobytes()
+
+
+class SynonymRanges:
+    """The synonym ids of each stem id as a range of one ascending array (what the C code reads):
+    stem ``s``'s synonyms are ``values[lo[s]:hi[s]]`` (empty for a stem without any)."""
+
+    def __init__(self) -> None:
+        self.lo = array("i")
+        self.hi = array("i")
+        self.values = array("i")
+
+    def add_many(self, sids: Iterable[int], synonyms: Iterable[Sequence[int]]) -> None:
+        """Record the synonym ids of stems ``sids`` (a stem recorded before keeps its range)."""
+        lo, hi, values = self.lo, self.hi, self.values
+        for sid, ids in zip(sids, synonyms, strict=True):
+            if not ids:
+                continue
+            if sid >= len(lo):
+                grow = max(sid + 1, 2 * len(lo)) - len(lo)
+                lo.frombytes(bytes(4 * grow))
+                hi.frombytes(bytes(4 * grow))
+            if hi[sid] > lo[sid]:
+                continue
+            lo[sid] = len(values)
+            values.extend(sorted(ids))
+            hi[sid] = len(values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def counts(hyps: list[bytes], refs: list[bytes], ranges: SynonymRanges) -> list[tuple[int, int]]:
+    """NLTK's (matches, chunks) of each pair ``(hyps[i], refs[i])`` of packed strings."""
+    raw = array("i", native.counts(hyps, refs, ranges.lo, ranges.hi, ranges.values)).tolist()
+    return list(zip(raw[0::2], raw[1::2], strict=True))
+
+
+def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, ranges: SynonymRanges,
+                synonyms: Synonyms | None) -> list[float]:
+    """METEOR of each (hypothesis, reference) pair of prepared strings, aligned in C (strings
+    prepared without the accelerator by :func:`~averitec_tools.metrics.meteor_align.score_pair`);
+    the same values as the pure-Python path."""
+    hyps = [h.packed for h, _ in pairs]
+    refs = [r.packed for _, r in pairs]
+    if None in hyps or None in refs:  # strings prepared by an engine without the accelerator
+        return [score_pair(h, r, synonyms=synonyms) for h, r in pairs]
+    formula: dict[tuple[int, int, int, int], float] = {}
+    out = []
+    for (h, r), (m, c) in zip(pairs, counts(hyps, refs, ranges), strict=True):  # type: ignore[arg-type]
+        key = (m, len(h.sids), len(r.sids), c)
+        value = formula.get(key)
+        if value is None:
+            value = formula[key] = meteor_formula(m, key[1], key[2], c) if m else 0.0
+        out.append(value)
+    return out
+
+
+__all__ = ["PURE_PYTHON_ENV", "SynonymRanges", "counts", "enabled", "native", "pack", "score_pairs"]
