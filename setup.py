@@ -2,7 +2,7 @@
 
 ``optional=True``: without a C compiler (or Python headers) the build skips the extension
 and the package installs as pure Python, which scores identically (the accelerator only
-changes the speed; ``averitec doctor`` and ``tests/test_meteor_accel.py`` say which path runs).
+changes the speed; ``meteor_accel.describe()`` says which path runs, ``tests/test_meteor_accel.py`` checks both).
 """
 
 from setuptools import Extension, setup

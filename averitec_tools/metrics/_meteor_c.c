@@ -1,7 +1,7 @@
 /* Optional accelerator: NLTK 3.9.1's METEOR alignment on interned ids, for many pairs at once.
  *
  * ``counts`` takes the (hypothesis, reference) pairs as two lists of prepared strings, each
- * packed as int32 stem ids then int32 word ids (bytes), and the WordNet synonym sets as
+ * packed as bytes holding, per position, its int32 stem id then its int32 word id, and the WordNet synonym sets as
  * sorted id ranges per stem id; for each pair it returns NLTK's match count and chunk count.
  * The alignment is NLTK 3.9.1's ``_enum_align_words`` -- the exact stage (lower-cased
  * words), the stem stage (Porter stems of the words left), then the WordNet stage (stems
@@ -18,9 +18,10 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* A prepared string: per position its stem id then its word id (int32 pairs). */
 typedef struct {
-    const int32_t *sid; /* stem ids */
-    const int32_t *wid; /* word ids */
+    const int32_t *sid; /* stem ids, stride 2 */
+    const int32_t *wid; /* word ids, stride 2 */
     Py_ssize_t n;
 } Text;
 
@@ -44,8 +45,8 @@ typedef struct {
 static void chain(const int32_t *key, Py_ssize_t n, const int32_t *rm, int32_t *head, int32_t *prev) {
     for (Py_ssize_t j = 0; j < n; j++) {
         if (rm[j] < 0) {
-            prev[j] = head[key[j]];
-            head[key[j]] = (int32_t)j;
+            prev[j] = head[key[2 * j]];
+            head[key[2 * j]] = (int32_t)j;
         }
     }
 }
@@ -54,11 +55,11 @@ static void match_key(const int32_t *hkey, Py_ssize_t hn, int32_t *head, Scratch
     for (Py_ssize_t i = hn - 1; i >= 0; i--) {
         if (sc->hm[i] >= 0)
             continue;
-        int32_t j = head[hkey[i]];
+        int32_t j = head[hkey[2 * i]];
         if (j >= 0) {
             sc->hm[i] = j;
             sc->rm[j] = (int32_t)i;
-            head[hkey[i]] = sc->prev[j];
+            head[hkey[2 * i]] = sc->prev[j];
         }
     }
 }
@@ -69,7 +70,7 @@ static void match_key(const int32_t *hkey, Py_ssize_t hn, int32_t *head, Scratch
  * stem has none left after the stem stage, and a stem without synonyms is skipped. */
 static void match_synonyms(const Text *h, const Synonyms *syn, Scratch *sc) {
     for (Py_ssize_t i = h->n - 1; i >= 0; i--) {
-        int32_t s = h->sid[i];
+        int32_t s = h->sid[2 * i];
         if (sc->hm[i] >= 0 || s >= syn->n || syn->lo[s] >= syn->hi[s])
             continue;
         int32_t best = sc->head_s[s], best_stem = s;
@@ -98,12 +99,12 @@ static void align(const Text *h, const Text *r, const Synonyms *syn, Scratch *sc
     chain(r->wid, r->n, sc->rm, sc->head_w, sc->prev);
     match_key(h->wid, h->n, sc->head_w, sc);
     for (Py_ssize_t j = 0; j < r->n; j++)
-        sc->head_w[r->wid[j]] = -1;
+        sc->head_w[r->wid[2 * j]] = -1;
     chain(r->sid, r->n, sc->rm, sc->head_s, sc->prev);
     match_key(h->sid, h->n, sc->head_s, sc);
     match_synonyms(h, syn, sc);
     for (Py_ssize_t j = 0; j < r->n; j++)
-        sc->head_s[r->sid[j]] = -1;
+        sc->head_s[r->sid[2 * j]] = -1;
     int32_t matches = 0, chunks = 0;
     Py_ssize_t prev_h = -2;
     int32_t prev_r = -2;
@@ -126,23 +127,23 @@ static int read_texts(PyObject *list, Text *texts, Py_ssize_t *longest, int32_t 
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
         PyObject *item = PyList_GET_ITEM(list, k);
         if (!PyBytes_Check(item) || PyBytes_GET_SIZE(item) % (Py_ssize_t)(2 * sizeof(int32_t)) != 0) {
-            PyErr_Format(PyExc_ValueError, "string %zd is not packed int32 stem and word ids", k);
+            PyErr_Format(PyExc_ValueError, "string %zd is not packed int32 (stem id, word id) pairs", k);
             return -1;
         }
         const int32_t *data = (const int32_t *)PyBytes_AS_STRING(item);
         Text *t = &texts[k];
         t->n = PyBytes_GET_SIZE(item) / (Py_ssize_t)(2 * sizeof(int32_t));
         t->sid = data;
-        t->wid = data + t->n;
+        t->wid = data + 1;
         for (Py_ssize_t i = 0; i < t->n; i++) {
-            if (t->sid[i] < 0 || t->wid[i] < 0) {
+            if (t->sid[2 * i] < 0 || t->wid[2 * i] < 0) {
                 PyErr_Format(PyExc_ValueError, "string %zd holds a negative id", k);
                 return -1;
             }
-            if (t->sid[i] > *max_s)
-                *max_s = t->sid[i];
-            if (t->wid[i] > *max_w)
-                *max_w = t->wid[i];
+            if (t->sid[2 * i] > *max_s)
+                *max_s = t->sid[2 * i];
+            if (t->wid[2 * i] > *max_w)
+                *max_w = t->wid[2 * i];
         }
         if (t->n > *longest)
             *longest = t->n;
@@ -243,4 +244,11 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_meteor_c", "NLTK 3.9.1 METEOR alignment in C.", -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__meteor_c(void) { return PyModule_Create(&module); }
+/* LAYOUT names what counts() reads; averitec_tools.metrics.meteor_accel uses a build only when
+ * it expects this value, so a stale build left in place after the layout changed is never used. */
+PyMODINIT_FUNC PyInit__meteor_c(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "LAYOUT", 2) < 0)
+        Py_CLEAR(m);
+    return m;
+}

@@ -28,23 +28,13 @@ from functools import cached_property
 from itertools import chain
 from typing import Any, ClassVar
 
+from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import PerItemScorer
-from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
 from averitec_tools.metrics.meteor_align import ALPHA, BETA, GAMMA, PreparedText, score_pair
-from averitec_tools.metrics.tokenize import WordTokenizer
+from averitec_tools.metrics.tokenize import WordTokenizer, lower_all
 from averitec_tools.records.rated import RatedItem
-
-
-def lower_all(tokens: Sequence[str]) -> list[str]:
-    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
-
-    Example:
-        >>> lower_all(["The", "İstanbul", "U.S."])
-        ['the', 'i̇stanbul', 'u.s.']
-    """
-    return " ".join(tokens).lower().split(" ") if tokens else []
 
 
 class MeteorEngine:
@@ -73,10 +63,7 @@ class MeteorEngine:
             raise RuntimeError("the C accelerator (averitec_tools.metrics._meteor_c) is not installed")
         #: whether pairs are aligned in C (:mod:`~averitec_tools.metrics.meteor_accel`)
         self.accelerated = meteor_accel.enabled() if accelerated is None else accelerated
-        self._ranges = meteor_accel.SynonymRanges()
-        #: word -> id (the exact stage compares them), ids counting on from 0
-        self._wid: dict[str, int] = {}
-        self._next_wid = 0
+        self._accel = meteor_accel.Interned() if self.accelerated else None
         self.allow_download = allow_download
         self.max_pairs = max_pairs
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
@@ -149,8 +136,8 @@ class MeteorEngine:
         ids = [sid[s] for s in todo]
         raw = self.lexicon.synonym_ids(todo)
         self._raw_synonyms.update(zip(ids, raw, strict=True))
-        if self.accelerated:
-            self._ranges.add_many(ids, raw)
+        if self._accel is not None:
+            self._accel.ranges.add_many(ids, raw)
         if grew:
             self._epoch += 1
 
@@ -162,22 +149,15 @@ class MeteorEngine:
             stem = self._stems[word]
         return stem
 
-    def _learn_wids(self, words: Iterable[str]) -> None:
-        wid = self._wid
-        new = set(words).difference(wid)
-        if new:
-            wid.update(zip(new, range(self._next_wid, self._next_wid + len(new))))
-            self._next_wid += len(new)
-
     def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
         if not learnt:
             self._learn_stems(stems)
         sids = list(map(self._sid.__getitem__, stems))
-        if not self.accelerated:
+        if self._accel is None:
             return PreparedText.build(words, stems, sids)
         if not learnt:
-            self._learn_wids(words)
-        return PreparedText.build(words, stems, sids, packed=meteor_accel.pack(sids, list(map(self._wid.__getitem__, words))))
+            self._accel.add_words(words, self._stems, self._sid)
+        return PreparedText.build(words, stems, sids, packed=self._accel.pack(words))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
         """Prepare already-tokenised text (lower-casing and stemming it)."""
@@ -223,8 +203,8 @@ class MeteorEngine:
         else:
             self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
         self._learn_stems(chain.from_iterable(stems))
-        if self.accelerated:
-            self._learn_wids(chain.from_iterable(words))
+        if self._accel is not None:
+            self._accel.add_words(chain.from_iterable(words), self._stems, self._sid)
         prepared, build = self._prepared, self._build
         for text, ws, ss in zip(texts, words, stems, strict=True):
             if text not in prepared:
@@ -281,21 +261,21 @@ class MeteorEngine:
             self._sid = kept  # ids never change: new stems go on counting from _next_id
             self._present = {i for i in kept.values() if i < self.lexicon.n_names}
             self._raw_synonyms = {i: self._raw_synonyms[i] for i in kept.values()}
-            self._wid = {w: i for p in self._prepared.values() if p.packed is not None  # ids never change either
-                         for w, i in zip(p.words, p.word_ids(), strict=True)}
+            if self._accel is not None:
+                self._accel.keep(self._prepared.values())
             self._synonyms.clear()
             self._epoch += 1
         return True
 
     # --- scores ------------------------------------------------------------------------------
     def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
-        if self.accelerated:
-            return self._score_batch([(hyp, ref)])[0]
+        if self._accel is not None:
+            return self._accel.score_pairs([(hyp, ref)], self._synonyms_of)[0]
         return score_pair(hyp, ref, synonyms=self._synonyms_of)
 
     def _score_batch(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
-        if self.accelerated:
-            return meteor_accel.score_pairs(pairs, ranges=self._ranges, synonyms=self._synonyms_of)
+        if self._accel is not None:
+            return self._accel.score_pairs(pairs, self._synonyms_of)
         from averitec_tools.metrics.meteor_batch import score_pairs
 
         return score_pairs(pairs, synonyms=self._synonyms_of)

@@ -13,8 +13,8 @@ in its two lengths.
 
 What it reads:
 
-* each prepared string packed as bytes (:func:`pack`): its stem ids, then its word ids
-  (int32, native order);
+* each prepared string packed as bytes (:func:`pack`): per position its stem id and its
+  word id (int32, native order), 8 bytes a position;
 * the WordNet synonym ids of every stem id as a range of one ascending array
   (:class:`SynonymRanges`), grown as the engine interns stems.
 
@@ -33,18 +33,33 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import os
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from averitec_tools.metrics.meteor_align import PreparedText, Synonyms, meteor_formula, score_pair
 
+#: The packed layout this module writes (the extension's ``LAYOUT`` must equal it).
+LAYOUT = 2
+
+
+def usable(module: Any) -> bool:
+    """Whether ``module`` is a build of the extension that reads :data:`LAYOUT` (a build left in
+    place from an older source, e.g. by an editable install not re-run, is not used)."""
+    return getattr(module, "LAYOUT", None) == LAYOUT
+
+
 native: Any
 try:
-    from averitec_tools.metrics import _meteor_c as native
+    native = importlib.import_module("averitec_tools.metrics._meteor_c")
 except ImportError:  # built without a C compiler: the pure-Python path
     native = None
+#: why the accelerator is not loaded ("" when it is)
+missing = "" if native is not None else "not built"
+if native is not None and not usable(native):
+    native, missing = None, "stale build (rebuild: pip install -e . or python setup.py build_ext --inplace)"
 
 #: Set to 1 to score without the accelerator (the same figures, slower).
 PURE_PYTHON_ENV = "AVERITEC_PURE_PYTHON"
@@ -55,11 +70,22 @@ def enabled() -> bool:
     return native is not None and os.environ.get(PURE_PYTHON_ENV, "").strip() in ("", "0")
 
 
+def describe() -> str:
+    """Which alignment path a new engine takes, and why (``averitec doctor`` prints it)."""
+    if enabled():
+        return "C accelerator"
+    return f"pure Python ({PURE_PYTHON_ENV}=1)" if native is not None else f"pure Python (accelerator {missing})"
+
+
+def word_code(sid: int, wid: int) -> bytes:
+    """One position as the accelerator reads it: the int32 stem id and the int32 word id (a prepared
+    string is its words' codes joined, so an engine keeps one code per word)."""
+    return array("i", (sid, wid)).tobytes()
+
+
 def pack(sids: Sequence[int], wids: Sequence[int]) -> bytes:
-    """One prepared string as the accelerator reads it: int32 stem ids, then int32 word ids."""
-    packed = array("i", sids)
-    packed.extend(wids)
-    return packed.tobytes()
+    """One prepared string as the accelerator reads it (:func:`word_code` of each position)."""
+    return b"".join(map(word_code, sids, wids))
 
 
 class SynonymRanges:
@@ -91,6 +117,37 @@ class SynonymRanges:
         return len(self.values)
 
 
+class Interned:
+    """What an engine keeps for the accelerator: the synonym ranges of its stem ids and each
+    word's code (:func:`word_code`: its stem id, and a word id counting on from 0)."""
+
+    def __init__(self) -> None:
+        self.ranges = SynonymRanges()
+        self.codes: dict[str, bytes] = {}
+        self._next_wid = 0
+
+    def add_words(self, words: Iterable[str], stems: Mapping[str, str], stem_ids: Mapping[str, int]) -> None:
+        """Give every new word of ``words`` its code (its stem ``stems[w]``, interned as ``stem_ids``)."""
+        new = set(words).difference(self.codes)
+        if new:
+            first = self._next_wid
+            self.codes.update((w, word_code(stem_ids[stems[w]], first + k)) for k, w in enumerate(new))
+            self._next_wid += len(new)
+
+    def pack(self, words: Sequence[str]) -> bytes:
+        """A prepared string's packed form (its words' codes, every word added before)."""
+        return b"".join(map(self.codes.__getitem__, words))
+
+    def keep(self, prepared: Iterable[PreparedText]) -> None:
+        """Forget the codes of words outside ``prepared`` (word ids never change)."""
+        self.codes = {w: p.packed[8 * i: 8 * i + 8] for p in prepared if p.packed is not None
+                      for i, w in enumerate(p.words)}
+
+    def score_pairs(self, pairs: Sequence[tuple[PreparedText, PreparedText]], synonyms: Synonyms | None) -> list[float]:
+        """:func:`score_pairs` with these ranges."""
+        return score_pairs(pairs, ranges=self.ranges, synonyms=synonyms)
+
+
 def counts(hyps: list[bytes], refs: list[bytes], ranges: SynonymRanges) -> list[tuple[int, int]]:
     """NLTK's (matches, chunks) of each pair ``(hyps[i], refs[i])`` of packed strings."""
     raw = array("i", native.counts(hyps, refs, ranges.lo, ranges.hi, ranges.values)).tolist()
@@ -117,4 +174,5 @@ def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, ranges: S
     return out
 
 
-__all__ = ["PURE_PYTHON_ENV", "SynonymRanges", "counts", "enabled", "native", "pack", "score_pairs"]
+__all__ = ["LAYOUT", "PURE_PYTHON_ENV", "Interned", "SynonymRanges", "counts", "describe", "enabled", "native", "pack", "score_pairs",
+           "usable", "word_code"]

@@ -63,7 +63,7 @@ class PreparedText:
     text is a dictionary key of the leaderboard's pair-score memo).
     """
 
-    __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "stem_set", "counts", "mixed", "_hash",
+    __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "_stem_set", "counts", "_mixed", "_hash",
                  "_positions", "synonym_cache", "packed")
 
     words: Sequence[str]
@@ -74,10 +74,10 @@ class PreparedText:
     key_set: frozenset[int] | None
     bigrams: frozenset[tuple[int, int]] | None
     counts: dict[int, int] | None
-    stem_set: frozenset[int]
-    mixed: frozenset[int]
+    _stem_set: frozenset[int] | None
+    _mixed: frozenset[int] | None
     synonym_cache: Any
-    #: stem ids then word ids as int32 bytes, for the C accelerator (``None``: not accelerated)
+    #: per position the stem id and the word id as int32, for the C accelerator (``None``: not accelerated)
     packed: bytes | None
     _hash: int | None
     _positions: dict[int, list[int]] | None
@@ -89,17 +89,32 @@ class PreparedText:
         self = cls.__new__(cls)
         self.words, self.stems, self.sids = words, stems, sids  # type: ignore[assignment]
         self.packed = packed
-        self.stem_set = frozenset(sids)
-        self.keys = self.key_set = self.bigrams = self.counts = None
-        if len(set(words)) == len(self.stem_set):  # as many word forms as stems: none mixed
-            self.mixed = frozenset()
-        else:
-            first: dict[int, str] = {}
-            self.mixed = frozenset(s for w, s in zip(words, sids, strict=True) if first.setdefault(s, w) != w)
+        self.keys = self.key_set = self.bigrams = self.counts = self._stem_set = self._mixed = None
         self._hash = None
         self._positions = None
         self.synonym_cache = None
         return self
+
+    @property
+    def stem_set(self) -> frozenset[int]:
+        """The distinct stem ids (computed on first use: the C accelerator does not need them)."""
+        found = self._stem_set
+        if found is None:
+            found = self._stem_set = frozenset(self.sids)
+        return found
+
+    @property
+    def mixed(self) -> frozenset[int]:
+        """The stems this string spells more than one way (``run``/``running``)."""
+        found = self._mixed
+        if found is None:
+            if len(set(self.words)) == len(self.stem_set):  # as many word forms as stems: none mixed
+                found = frozenset()
+            else:
+                first: dict[int, str] = {}
+                found = frozenset(s for w, s in zip(self.words, self.sids, strict=True) if first.setdefault(s, w) != w)
+            self._mixed = found
+        return found
 
     def index(self, keys: Sequence[int] | None = None) -> None:
         """Build the keys (stem id, and how many positions after hold the same stem), their set and
@@ -168,7 +183,7 @@ class PreparedText:
 
         if self.packed is None:
             raise ValueError("a string prepared without the accelerator has no word ids")
-        return array("i", self.packed)[len(self.sids):].tolist()
+        return array("i", self.packed)[1::2].tolist()
 
     def __len__(self) -> int:
         return len(self.sids)
