@@ -204,8 +204,12 @@ COMPARISONS = (">=", ">")
 
 
 def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = None,
-                   comparison: str | None = None) -> ThresholdPreset:
+                   comparison: str | None = None, presets: Registry[ThresholdPreset] | None = None,
+                   flag: str = "--ev2r") -> ThresholdPreset:
     """The preset, with ``--ev2r-threshold`` / ``--ev2r-comparison`` overrides (named ``custom`` if they change it).
+
+    ``presets`` and ``flag`` serve another profile's rules (``averimatec``: its own presets,
+    flags ``--averimatec-threshold`` / ``--averimatec-comparison``).
 
     Example:
         >>> threshold_rule().comparison, threshold_rule(comparison=">=").name
@@ -213,16 +217,16 @@ def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = No
         >>> threshold_rule(preset="evalai-2025-04", comparison=">=").name
         'evalai-2025-04'
     """
-    base = THRESHOLD_PRESETS.get(preset)
+    base = (THRESHOLD_PRESETS if presets is None else presets).get(preset)
     thr = base.threshold if threshold is None else float(threshold)
     cmp = base.comparison if comparison is None else comparison
     if cmp not in COMPARISONS:
-        raise UserError(f"--ev2r-comparison must be one of {', '.join(COMPARISONS)}")
+        raise UserError(f"{flag}-comparison must be one of {', '.join(COMPARISONS)}")
     if not 0.0 <= thr <= 1.0:
-        raise UserError(f"--ev2r-threshold must be between 0 and 1, got {thr}")
+        raise UserError(f"{flag}-threshold must be between 0 and 1, got {thr}")
     if (thr, cmp) == (base.threshold, base.comparison):
         return base
-    return ThresholdPreset("custom", thr, cmp, f"{base.name} with --ev2r-threshold/--ev2r-comparison")
+    return ThresholdPreset("custom", thr, cmp, f"{base.name} with {flag}-threshold/{flag}-comparison")
 
 
 @register_metric

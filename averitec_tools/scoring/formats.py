@@ -20,6 +20,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "averitec2023": "the 2023 eval.py format [{claim, label, questions: [{question, answers: [{answer}]}]}]",
     "evalai": "the EvalAI line format {id, label, evidence: [str]}",
     "fever": "a FEVER file ({id, predicted_label, predicted_evidence} or {id, label, evidence})",
+    "averimatec": "the AVerImaTeC submission format [{id, questions, justification, verdict, evidence: [{text, images}]}]",
+    "averimatec-gold": "an AVerImaTeC gold file [{claim_text, claim_images, label, questions, justification, ...}]",
 }
 
 #: Which profile reads which format (for "use --profile X" hints).
@@ -28,6 +30,8 @@ FORMAT_PROFILE: dict[str, str] = {
     "averitec2023": "averitec2023",
     "evalai": "evalai",
     "fever": "fever",
+    "averimatec": "averimatec",
+    "averimatec-gold": "averimatec",
 }
 
 
@@ -39,6 +43,8 @@ def sniff_item_format(item: Any) -> str | None:
         'averitec2024'
         >>> sniff_item_format({"id": 0, "label": "Refuted", "evidence": ["q a"]})
         'evalai'
+        >>> sniff_item_format({"id": 0, "verdict": "Refuted", "evidence": [{"text": "t", "images": []}]})
+        'averimatec'
     """
     if not isinstance(item, Mapping):
         return None
@@ -46,6 +52,8 @@ def sniff_item_format(item: Any) -> str | None:
         return "averitec2024"
     if "predicted_label" in item or "predicted_evidence" in item or "verifiable" in item:
         return "fever"
+    if "id" in item and ("verdict" in item or "justification" in item or "questions" in item):
+        return "averimatec"
     if "id" in item and "evidence" in item:
         ev = item["evidence"]
         # FEVER gold evidence is a list of evidence groups (lists); anything else with an
@@ -53,6 +61,8 @@ def sniff_item_format(item: Any) -> str | None:
         if isinstance(ev, list) and any(isinstance(e, list) for e in ev):
             return "fever"
         return "evalai"
+    if "claim_text" in item:
+        return "averimatec-gold"
     if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
         return "averitec2023"
     return None

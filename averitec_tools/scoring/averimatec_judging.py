@@ -1,0 +1,201 @@
+"""Judging AVerImaTeC claims in three concurrent rounds, and the per-claim arithmetic.
+
+Round 1 sends every gold ``qa`` conversion, ``questions`` and ``justification`` call;
+round 2 the ``evidence`` calls (they need round 1's gold statements); round 3 the
+``image`` ratings the evidence replies ask for (in chunks, so that only a bounded number of
+image-bearing requests is held at once). Each round goes through the judge runner of the
+``fever8`` profile (:func:`~averitec_tools.metrics.ev2r_runner.run_judgements`): replies
+cached as they arrive, ``--judge-concurrency`` requests in flight, retries with backoff,
+failures by the run's mode. The organisers send the same calls one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from averitec_tools.metrics.averimatec import (
+    REF_IN_PRED,
+    ClaimScores,
+    RecallTuple,
+    evidence_recall,
+    justification_score,
+    question_score,
+    recall_plan,
+    score_extraction,
+    verdict_score,
+)
+from averitec_tools.metrics.averimatec_prompts import gold_pair, statement
+from averitec_tools.metrics.ev2r_runner import JudgeRequest, RunStats
+from averitec_tools.scoring.averimatec_calls import (
+    CallSettings,
+    evidence_request,
+    image_request,
+    justification_request,
+    qa_request,
+    questions_request,
+)
+from averitec_tools.scoring.averimatec_images import GoldImages
+from averitec_tools.scoring.averimatec_inputs import PairedClaim
+
+#: Runs one batch of requests: ``key -> reply`` and the batch's statistics.
+Runner = Callable[[list[JudgeRequest]], tuple[dict[str, str], RunStats]]
+#: Image requests held at once (round 3 goes in chunks of this many).
+IMAGE_CHUNK = 512
+
+
+@dataclass
+class ClaimOutcome:
+    """A claim's scores, its judge requests' keys and what went wrong with them."""
+
+    scores: ClaimScores
+    keys: list[str] = field(default_factory=list)
+    #: Replies not in the form the organisers' parsing expects, by call kind.
+    unparseable: list[str] = field(default_factory=list)
+    gold_statements: list[str] = field(default_factory=list)
+    plan: list[RecallTuple] = field(default_factory=list)
+    ratings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Totals:
+    """The statistics of all rounds together."""
+
+    needed: int = 0
+    cached: int = 0
+    sent: int = 0
+    retries: int = 0
+    failed: list[JudgeRequest] = field(default_factory=list)
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def add(self, stats: RunStats) -> None:
+        self.needed += stats.needed
+        self.cached += stats.cached
+        self.sent += stats.sent
+        self.retries += stats.retries
+        self.failed.extend(stats.failed)
+
+
+def _gold_requests(claim: PairedClaim, settings: CallSettings) -> list[JudgeRequest]:
+    out = []
+    for k, q in enumerate(claim.gold.questions):
+        question, answer, _ = gold_pair(q)
+        out.append(qa_request(settings, question, answer, f"claim {claim.id} (gold QA {k})"))
+    return out
+
+
+def _run(runner: Runner, requests: Sequence[JudgeRequest | None], totals: Totals, kind: str) -> dict[str, str]:
+    """One batch through the runner (each key once); counts the batch's unique calls under ``kind``."""
+    unique = list({r.key: r for r in requests if r is not None}.values())
+    if not unique:
+        return {}
+    replies, stats = runner(unique)
+    totals.add(stats)
+    totals.by_kind[kind] = totals.by_kind.get(kind, 0) + len(unique)
+    return replies
+
+
+def _image_round(claims: Sequence[PairedClaim], plans: dict[int, list[RecallTuple]], settings: CallSettings,
+                 gold_images: GoldImages, run: Callable[[list[JudgeRequest]], dict[str, str]],
+                 ) -> dict[int, list[JudgeRequest]]:
+    """Round 3: each claim's rating requests in plan order, sent in chunks of :data:`IMAGE_CHUNK`.
+
+    The requests are returned without their image parts (only keys and places are kept).
+    """
+    kept: dict[int, list[JudgeRequest]] = {c.id: [] for c in claims}
+    pending: list[JudgeRequest] = []
+    for c in claims:
+        gold_names = [gold_pair(q)[2] for q in c.gold.questions]
+        for t in plans.get(c.id, []):
+            if not t.needs_rating:
+                continue
+            where = f"claim {c.id} (image REF_{t.ref} PRED_{t.pred})"
+            gold = [gold_images.get(name, where=where) for name in gold_names[t.ref - 1]]
+            request = image_request(settings, c.pred_images[t.pred - 1], gold, where)
+            kept[c.id].append(JudgeRequest(request.key, (), where))
+            pending.append(request)
+            if len(pending) >= IMAGE_CHUNK:
+                run(pending)
+                pending = []
+    if pending:
+        run(pending)
+    return kept
+
+
+def judge_claims(claims: Sequence[PairedClaim], *, settings: CallSettings, gold_images: GoldImages, runner: Runner,
+                 ) -> tuple[list[ClaimOutcome], Totals]:
+    """Every claim's scores from the judge (through ``runner``), and the run's statistics."""
+    totals = Totals()
+    gold_reqs = {c.id: _gold_requests(c, settings) for c in claims}
+    q_reqs = {c.id: questions_request(settings, c) for c in claims}
+    j_reqs = {c.id: justification_request(settings, c) for c in claims}
+    replies = _run(runner, [r for c in claims for r in gold_reqs[c.id]], totals, "qa")
+    replies.update(_run(runner, list(q_reqs.values()), totals, "questions"))
+    replies.update(_run(runner, list(j_reqs.values()), totals, "justification"))
+    statements = {c.id: [statement(replies.get(r.key, "")) for r in gold_reqs[c.id]] for c in claims}
+    e_reqs = {c.id: evidence_request(settings, c, statements[c.id]) for c in claims}
+    replies.update(_run(runner, list(e_reqs.values()), totals, "evidence"))
+    plans = {}
+    for c in claims:
+        e = e_reqs[c.id]
+        if e is not None:
+            details = score_extraction(replies.get(e.key, "")).detailed_ref_in_pred
+            plans[c.id] = recall_plan(details, pred_images=[len(i) for i in c.pred_images],
+                                      gold_images=[len(gold_pair(q)[2]) for q in c.gold.questions])
+
+    def run_images(batch: list[JudgeRequest]) -> dict[str, str]:
+        got = _run(runner, batch, totals, "image")
+        replies.update(got)
+        return got
+
+    rated = _image_round(claims, plans, settings, gold_images, run_images)
+    outcomes = []
+    for c in claims:
+        ratings = [replies.get(r.key, "") for r in rated[c.id]]
+        outcome = _outcome(c, replies, q_reqs[c.id], j_reqs[c.id], e_reqs[c.id], plans.get(c.id, []), ratings)
+        reqs = [*gold_reqs[c.id], q_reqs[c.id], j_reqs[c.id], e_reqs[c.id], *rated[c.id]]
+        outcome.keys = [r.key for r in reqs if r is not None]
+        outcome.gold_statements = statements[c.id]
+        outcomes.append(outcome)
+    return outcomes, totals
+
+
+def _outcome(c: PairedClaim, replies: dict[str, str], q: JudgeRequest | None, j: JudgeRequest, e: JudgeRequest | None,
+             plan: list[RecallTuple], ratings: list[str]) -> ClaimOutcome:
+    """The claim's scores from its replies; replies not in the expected form are listed by kind."""
+    bad = []
+    q_reply = replies.get(q.key, "") if q is not None else ""
+    if q is not None and REF_IN_PRED not in q_reply:
+        bad.append("questions")
+    j_score = justification_score(replies.get(j.key, ""))
+    if j_score is None:
+        bad.append("justification")
+    evidence = None
+    if e is not None:
+        if REF_IN_PRED not in replies.get(e.key, ""):
+            bad.append("evidence")
+        evidence = evidence_recall(plan, ratings, n_gold=len(c.gold.questions), n_pred=len(c.pred.evidence))
+    bad += ["image"] * sum(1 for r in ratings if not _is_int(r))
+    scores = ClaimScores(
+        question=question_score(q_reply, n_gold=len(c.gold.questions), n_pred=len(c.pred.questions)),
+        evidence=evidence, verdict=verdict_score(c.pred.verdict, c.gold_label),
+        justification=0.0 if j_score is None else j_score,
+    )
+    return ClaimOutcome(scores, unparseable=bad, plan=plan, ratings=ratings)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def nan_scores(verdict: float) -> ClaimScores:
+    """An unscored claim: judge values NaN, the verdict kept (label accuracy still counts it)."""
+    return ClaimScores(math.nan, math.nan, verdict, math.nan)
+
+
+__all__ = ["IMAGE_CHUNK", "ClaimOutcome", "Runner", "Totals", "judge_claims", "nan_scores"]
