@@ -110,6 +110,10 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
     from averitec_tools.cli._judge_options import judge_options
 
     options.update(judge_options(args, accepted))
+    if "gold_images" in accepted and "gold_images" not in options:  # beside the user's gold file, also under --subset
+        from averitec_tools.scoring.averimatec_images import default_gold_images
+
+        options["gold_images"] = str(default_gold_images(args.references))
     if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
         from averitec_tools.cache import cache_root
 
@@ -127,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     if args.per_claim:  # output safety (issue 12): refuse before any scoring
         from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
+        check_output_file(args.per_claim, option="--per-claim",
+                          inputs=[args.predictions, args.references, *[options[k] for k in ("replay",) if options.get(k)]])
     score = profile.score
     if args.subset:  # partial runs (issue 12)
         from functools import partial

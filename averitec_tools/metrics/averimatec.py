@@ -112,6 +112,27 @@ class RecallTuple:
     needs_rating: bool
 
 
+def counted_tuples(listed: Sequence[Sequence[str]]) -> list[tuple[int, int, int]]:
+    """``(position, ref, pred)`` of each listed tuple that counts for recall: both indices
+    parse, and its gold index was not counted before (``utils.py`` ``get_auto_recall``).
+
+    Example:
+        >>> counted_tuples([["REF_1", " PRED_2"], ["REF_1", "PRED_1"], ["REF_x", "PRED_1"], ["REF_3"], ["REF_2", "PRED_1"]])
+        [(0, 1, 2), (4, 2, 1)]
+    """
+    seen: set[int] = set()
+    out = []
+    for position, info in enumerate(listed):
+        if len(info) < 2:
+            continue
+        pred, ref = _index(info[1]), _index(info[0])
+        if pred is None or ref is None or ref in seen:
+            continue
+        seen.add(ref)
+        out.append((position, ref, pred))
+    return out
+
+
 def recall_plan(details: str, *, pred_images: Sequence[int], gold_images: Sequence[int]) -> list[RecallTuple]:
     """The ``[REF in PRED]`` tuples that count, first per gold index, in listed order.
 
@@ -124,15 +145,8 @@ def recall_plan(details: str, *, pred_images: Sequence[int], gold_images: Sequen
         >>> [(t.ref, t.pred, t.needs_rating) for t in plan]
         [(1, 1, True), (0, 9, False)]
     """
-    seen: set[int] = set()
     plan = []
-    for info in listed_tuples(details):
-        if len(info) < 2:
-            continue
-        pred, ref = _index(info[1]), _index(info[0])
-        if pred is None or ref is None or ref in seen:
-            continue
-        seen.add(ref)
+    for _, ref, pred in counted_tuples(listed_tuples(details)):
         resolved = _resolves(pred, len(pred_images)) and _resolves(ref, len(gold_images))
         needs = resolved and pred_images[pred - 1] > 0 and gold_images[ref - 1] > 0
         plan.append(RecallTuple(ref, pred, needs))
@@ -287,6 +301,7 @@ __all__ = [
     "Extraction",
     "RecallTuple",
     "aggregate",
+    "counted_tuples",
     "evidence_recall",
     "justification_score",
     "listed_tuples",

@@ -21,6 +21,7 @@ for _name, _module in (
     ("evalai", "averitec_tools.scoring.profiles.evalai"),
     ("fever", "averitec_tools.scoring.profiles.fever"),
     ("fever8", "averitec_tools.scoring.profiles.fever8"),
+    ("averimatec", "averitec_tools.scoring.profiles.averimatec"),
 ):
     PROFILES.add(_name, _module)
 

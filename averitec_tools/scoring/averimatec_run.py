@@ -1,0 +1,195 @@
+"""One ``averimatec`` scoring run: prompts, cache and judge set up, the rounds judged (or
+counted, ``--dry-run``), failures handled by the run's mode, the result assembled.
+
+Failure modes (``failures`` in the signature), as the ``fever8`` profile's: ``raise`` (a
+request that still fails after its retries stops the run; what finished is cached, a
+re-run resumes), ``zero`` (``--official-failure-mode``: the failed request gets an empty
+reply, which scores as the official code scores an empty reply) and ``unscored``
+(``--judge-unscored``: a claim with a failed request, or whose justification reply lacks
+its markers, is left out of the four columns' means and counted by reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from averitec_tools.metrics.averimatec import score_extraction
+from averitec_tools.metrics.averimatec_official import load_prompts
+from averitec_tools.metrics.ev2r_runner import (
+    JudgementCache,
+    JudgeRequest,
+    default_cache_path,
+    run_judgements,
+)
+from averitec_tools.scoring.averimatec_calls import (
+    SAMPLING,
+    CallSettings,
+    estimate,
+    evidence_request,
+    justification_request,
+    qa_request,
+    questions_request,
+)
+from averitec_tools.scoring.averimatec_images import GoldImages
+from averitec_tools.scoring.averimatec_inputs import PairedSet
+from averitec_tools.scoring.averimatec_judging import ClaimOutcome, Totals, judge_claims
+from averitec_tools.scoring.averimatec_summary import clean, result, signature
+from averitec_tools.scoring.profiles.base import ProfileResult
+
+CACHE_FILE = "averimatec-judgements.sqlite"
+FAILURE_TITLES = {"raise": "raise", "zero": "zero (a failed request gets an empty reply)",
+                  "unscored": "unscored (failed or unparseable justification: excluded from the means)"}
+
+
+def _cache(opts: Mapping[str, Any]) -> JudgementCache:
+    folder = opts["judge_cache"] or opts["cache_dir"]
+    return JudgementCache(Path(folder) / CACHE_FILE if folder else default_cache_path().with_name(CACHE_FILE))
+
+
+def _unscored(outcomes: Sequence[ClaimOutcome], totals: Totals, mode: str) -> list[str | None]:
+    if mode != "unscored":
+        return [None] * len(outcomes)
+    failed = {r.key for r in totals.failed}
+    reasons: list[str | None] = []
+    for o in outcomes:
+        if failed.intersection(o.keys):
+            reasons.append("judge_request_failed")
+        else:
+            reasons.append("judge_reply_unparseable" if "justification" in o.unparseable else None)
+    return reasons
+
+
+def _judge_block(opts: Mapping[str, Any], settings: CallSettings, backend: str, totals: Totals,
+                 outcomes: Sequence[ClaimOutcome], reasons: Sequence[str | None]) -> dict[str, Any]:
+    unparseable: dict[str, int] = {}
+    for o in outcomes:
+        for kind in o.unparseable:
+            unparseable[kind] = unparseable.get(kind, 0) + 1
+    counts = {r: sum(1 for x in reasons if x == r) for r in ("judge_request_failed", "judge_reply_unparseable")}
+    return {
+        "backend": backend, "model": settings.model, "prompt": settings.prompts.name,
+        "prompt_sha256": settings.prompts.sha256, "sampling": settings.sampling.name,
+        "calls": totals.needed, "calls_by_kind": totals.by_kind, "from_cache": totals.cached, "sent": totals.sent,
+        "retries": totals.retries, "unparseable": unparseable, "failure_mode": FAILURE_TITLES[opts["failure_mode"]],
+        "failed_scored_zero": len(totals.failed) if opts["failure_mode"] == "zero" else 0,
+        "unscored": {"count": sum(counts.values()), "reasons": counts},
+    }
+
+
+def _judge_fields(opts: Mapping[str, Any], settings: CallSettings, backend: str, failed: int, unscored: int,
+                  ) -> list[tuple[str, Any]]:
+    mode = opts["failure_mode"]
+    failures = f"zero({failed})" if mode == "zero" else f"unscored({unscored})" if mode == "unscored" else "raise"
+    s = settings.sampling
+    sampling = f"{s.name}(t={s.temperature:g}" + (f",top_p={s.top_p:g},top_k={s.top_k}" if s.top_p else "") + ")"
+    return [("judge", clean(f"{backend}:{settings.model}")),
+            ("prompt", clean(f"{settings.prompts.name}+sha256.{settings.prompts.sha256[:12]}")),
+            ("sampling", sampling), ("max_tokens", "qa=256,other=1024"), ("failures", failures)]
+
+
+def _warnings(opts: Mapping[str, Any], settings: CallSettings, totals: Totals, paired: PairedSet,
+              outcomes: Sequence[ClaimOutcome]) -> list[str]:
+    out = []
+    if not settings.prompts.is_official:
+        out.append(f"judge prompt {settings.prompts.name} is not the organisers'; for figures comparable with the "
+                   "leaderboard use --judge-prompt official")
+    if totals.failed and opts["failure_mode"] == "zero":
+        shown = ", ".join(r.where for r in totals.failed[:5]) + (" ..." if len(totals.failed) > 5 else "")
+        out.append(f"{len(totals.failed)} judge request(s) failed and got an empty reply: {shown}")
+    bad = sum(len(o.unparseable) for o in outcomes)
+    if bad:
+        out.append(f"{bad} judge repl(ies) lacked the markers the organisers' parsing reads; scored as that "
+                   "parsing scores them (a justification reply without them: 0)")
+    if paired.ignored_predictions:
+        out.append(f"{paired.ignored_predictions} prediction(s) past the last gold claim ignored (--averimatec-align "
+                   "position, as the official loop)")
+    return out
+
+
+def settings_of(opts: Mapping[str, Any]) -> CallSettings:
+    prompts = load_prompts(opts["judge_prompt"], cache_dir=opts["judge_cache"] or opts["cache_dir"],
+                           allow_download=bool(opts["allow_download"]))
+    return CallSettings(str(opts["judge_model"]), prompts, SAMPLING.get(str(opts["judge_sampling"])))
+
+
+def judge_run(name: str, paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, progress: bool,
+              ) -> ProfileResult:
+    """Judge every claim (or count the calls, ``dry_run``) and assemble the profile result."""
+    settings = settings_of(opts)
+    cache = _cache(opts)
+    try:
+        if opts["dry_run"]:
+            return dry_run(name, paired, settings=settings, cache=cache)
+        from averitec_tools.metrics.ev2r_judges import make_judge
+
+        s = settings.sampling
+        judge = make_judge(backend=opts["judge_backend"], model=settings.model, url=opts["judge_url"],
+                           api_key_env=opts["judge_api_key_env"], timeout=float(opts["judge_timeout"]),
+                           max_tokens=1024, max_new_tokens=1024, temperature=s.temperature, top_p=s.top_p,
+                           top_k=s.top_k)
+        runner = partial(run_judgements, judge=judge, cache=cache, concurrency=int(opts["judge_concurrency"]),
+                         retries=int(opts["judge_retries"]), backoff=float(opts["judge_backoff"]), progress=progress,
+                         on_failure=opts["failure_mode"])
+        outcomes, totals = judge_claims(paired.claims, settings=settings, gold_images=GoldImages(gold_images),
+                                        runner=runner)
+    finally:
+        cache.close()
+    reasons = _unscored(outcomes, totals, opts["failure_mode"])
+    n_unscored = sum(1 for r in reasons if r is not None)
+    sig = signature(opts, judge=_judge_fields(opts, settings, judge.backend, len(totals.failed), n_unscored))
+    extra: dict[str, Any] = {"judge": _judge_block(opts, settings, judge.backend, totals, outcomes, reasons)}
+    if paired.ignored_predictions:
+        extra["ignored_predictions"] = paired.ignored_predictions
+    labels = [(c.gold_label, c.pred.verdict) for c in paired.claims]
+    return result(name, [o.scores for o in outcomes], labels=labels, opts=opts, sig=sig, extra=extra,
+                  unscored=reasons, warnings=_warnings(opts, settings, totals, paired, outcomes))
+
+
+def dry_run(name: str, paired: PairedSet, *, settings: CallSettings, cache: JudgementCache) -> ProfileResult:
+    """The calls a run would send and their estimated prompt tokens; nothing is sent.
+
+    Rounds whose inputs are cached are counted exactly; evidence calls whose gold statements
+    are not all cached are estimated from the gold QA texts, and image ratings whose
+    evidence reply is not cached are bounded (at most one per gold item with images).
+    """
+    from averitec_tools.metrics.averimatec import recall_plan
+    from averitec_tools.metrics.averimatec_prompts import gold_pair, statement
+
+    known: list[JudgeRequest] = []
+    calls = {"qa": 0, "questions": 0, "justification": 0, "evidence": 0}
+    tokens, image_bound, cached = 0, 0, 0
+    for c in paired.claims:
+        gold = [qa_request(settings, *gold_pair(q)[:2], f"claim {c.id}") for q in c.gold.questions]
+        batch = [("qa", r) for r in gold] + [("questions", questions_request(settings, c)),
+                                             ("justification", justification_request(settings, c))]
+        have = cache.get_many([r.key for _, r in batch if r is not None])
+        statements = [statement(have[r.key]) if r.key in have else " ".join(gold_pair(q)[:2])
+                      for r, q in zip(gold, c.gold.questions, strict=True)]
+        evidence = evidence_request(settings, c, statements)
+        batch.append(("evidence", evidence))
+        for kind, r in batch:
+            if r is not None and r.key not in have:
+                calls[kind] += 1
+                tokens += estimate(r)
+            cached += r is not None and r.key in have
+        known += [r for _, r in batch if r is not None]
+        reply = cache.get(evidence.key) if evidence is not None and all(r.key in have for r in gold) else None
+        images = [len(gold_pair(q)[2]) for q in c.gold.questions]
+        if reply is not None:
+            plan = recall_plan(score_extraction(reply).detailed_ref_in_pred, pred_images=[len(i) for i in c.pred_images],
+                               gold_images=images)
+            image_bound += sum(1 for t in plan if t.needs_rating)
+        elif evidence is not None and any(c.pred_images):
+            image_bound += sum(1 for n in images if n)
+    summary = {"profile": name, "dry_run": True, "n_claims": len(paired.claims), "judge_calls": sum(calls.values()),
+               "calls_by_kind": calls, "image_calls_at_most": image_bound, "prompt_tokens": tokens,
+               "cached_calls": cached,
+               "token_estimate": "text calls: characters / 4; an image rating adds ~60 text tokens and 256 per image",
+               "prompt": settings.prompts.name, "model": settings.model}
+    return ProfileResult(profile=name, signature="", n_claims=len(paired.claims), summary=summary)
+
+
+__all__ = ["CACHE_FILE", "dry_run", "judge_run", "settings_of"]

@@ -1,0 +1,135 @@
+"""``averimatec``: the FEVER-9 AVerImaTeC scorer, exact, concurrent, cached -- or replayed.
+
+Reproduces ``prepare_submission/`` of ``abril4416/AVerImaTec_Shared_Task`` at ``f6f361d``
+and its ``Eval_Score_Compute`` notebook: per claim a question score, an evidence score (a
+text judge call listing matched items, then image ratings by a vision-language judge), a
+verdict score and a justification score; the four leaderboard columns are question and
+evidence means over all claims, and verdict (the AVerImaTeC score) and justification
+summed only where the evidence score clears the threshold rule, over all claims
+(:mod:`averitec_tools.metrics.averimatec`). Default rule: the notebook's ``> 0.4``.
+
+Departures, each in the signature: claims align by ``id`` (``--averimatec-align
+position``: the official); temperature 0 (``--judge-sampling organisers``: theirs); a claim
+without predicted or gold evidence scores evidence 0 and never passes (``no_evidence:0``;
+theirs crashes); an empty question list scores 0 and a justification reply without its
+markers scores 0 (theirs raise). ``--replay FILE`` aggregates the official intermediate
+rows instead of calling a judge (:mod:`averitec_tools.scoring.averimatec_replay`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from averitec_tools.errors import UserError
+from averitec_tools.metrics.averimatec import AVERIMATEC_PRESETS, DEFAULT_AVERIMATEC_PRESET
+from averitec_tools.metrics.ev2r import threshold_rule
+from averitec_tools.metrics.ev2r_judges import DEFAULT_API_KEY_ENV
+from averitec_tools.scoring.averimatec_inputs import ALIGNMENTS
+from averitec_tools.scoring.averimatec_summary import COLUMNS, result, signature
+from averitec_tools.scoring.profiles._meteor import ALLOW_DOWNLOAD, CACHE_DIR
+from averitec_tools.scoring.profiles.base import (
+    ProfileOption,
+    ProfileResult,
+    ScoreCall,
+    ScoringProfile,
+)
+
+#: The organisers' judge (``eval_offline.py``: ``--eval_model google/gemma-3-27b-it``).
+DEFAULT_MODEL = "google/gemma-3-27b-it"
+_STR = (str, type(None))
+OPTIONS: Mapping[str, ProfileOption] = {
+    "allow_download": ALLOW_DOWNLOAD,
+    "cache_dir": CACHE_DIR,
+    "judge_backend": ProfileOption(str, "openai", "judge back-end (see metrics.ev2r_judges)"),
+    "judge_url": ProfileOption(_STR, None, "OpenAI-compatible server URL"),
+    "judge_model": ProfileOption(str, DEFAULT_MODEL, "judge model name (a vision-language model)"),
+    "judge_api_key_env": ProfileOption(str, DEFAULT_API_KEY_ENV, "environment variable holding the API key"),
+    "judge_prompt": ProfileOption(_STR, None, "prompt file, or official[:PATH] (None: the packaged prompts)"),
+    "judge_cache": ProfileOption(_STR, None, "judgement cache directory"),
+    "judge_concurrency": ProfileOption(int, 32, "judge requests in flight"),
+    "judge_retries": ProfileOption(int, 5, "retries of a failed request"),
+    "judge_backoff": ProfileOption((int, float), 1.0, "seconds before the first retry (doubling)"),
+    "judge_timeout": ProfileOption((int, float), 300.0, "seconds per request"),
+    "judge_sampling": ProfileOption(str, "greedy", "sampling preset", choices=("greedy", "organisers")),
+    "official_failure_mode": ProfileOption(bool, False, "a request that still fails gets an empty reply (scores 0)"),
+    "judge_unscored": ProfileOption(bool, False, "leave claims whose requests fail (or whose justification reply "
+                                                 "does not parse) unscored"),
+    "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
+    "gold_images": ProfileOption(_STR, None, "the dataset's images folder (None: images/ beside the gold file)"),
+    "averimatec_preset": ProfileOption(str, DEFAULT_AVERIMATEC_PRESET, "published threshold rule",
+                                       choices=tuple(AVERIMATEC_PRESETS.names())),
+    "averimatec_threshold": ProfileOption((float, type(None)), None, "custom evidence threshold"),
+    "averimatec_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
+    "averimatec_align": ProfileOption(str, "id", "pair claims by 'id' or by 'position' (the official)",
+                                      choices=ALIGNMENTS),
+    "replay": ProfileOption(_STR, None, "aggregate an official intermediate file instead of judging"),
+    "replay_rows": ProfileOption(str, "all", "'last': the last N rows of a resumed official file",
+                                 choices=("all", "last")),
+}
+DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
+
+
+def options_of(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options with defaults filled in, the threshold rule built and the failure mode named."""
+    opts = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
+    opts["rule"] = threshold_rule(preset=opts["averimatec_preset"], threshold=opts["averimatec_threshold"],
+                                  comparison=opts["averimatec_comparison"], presets=AVERIMATEC_PRESETS,
+                                  flag="--averimatec")
+    if int(opts["judge_concurrency"]) < 1 or int(opts["judge_retries"]) < 0:
+        raise UserError("--judge-concurrency must be at least 1 and --judge-retries at least 0")
+    if opts["official_failure_mode"] and opts["judge_unscored"]:
+        raise UserError("--official-failure-mode and --judge-unscored exclude each other")
+    opts["failure_mode"] = "unscored" if opts["judge_unscored"] else "zero" if opts["official_failure_mode"] else "raise"
+    return opts
+
+
+class Profile(ScoringProfile):
+    """FEVER-9 AVerImaTeC: question, evidence, verdict (AVerImaTeC score) and justification by a judge VLM."""
+
+    name: ClassVar[str] = "averimatec"
+    description: ClassVar[str] = ("FEVER-9 (2026) AVerImaTeC: question, evidence, verdict (AVerImaTeC score) and "
+                                  "justification scores by a judge VLM, as the organisers' evaluator")
+    citation: ClassVar[str] = "Cao et al. (2025), AVerImaTeC; FEVER-9 shared task (2026)"
+    per_claim_metrics: ClassVar[tuple[str, ...]] = (*COLUMNS, "label_accuracy")
+    OPTIONS: ClassVar[Mapping[str, ProfileOption]] = OPTIONS
+
+    def _score(self, call: ScoreCall) -> ProfileResult:
+        opts = options_of(call.options)
+        if opts["replay"]:
+            return self._replay(call, opts)
+        from averitec_tools.scoring.averimatec_inputs import pair_claims
+        from averitec_tools.scoring.averimatec_run import judge_run
+
+        paired = pair_claims(predictions=call.predictions, references=call.references,
+                                        align=opts["averimatec_align"])
+        gold_images = opts["gold_images"]
+        if gold_images is None:
+            from averitec_tools.scoring.averimatec_images import default_gold_images
+
+            gold_images = str(default_gold_images(call.references))
+        return judge_run(self.name, paired, opts=opts, gold_images=Path(gold_images), progress=call.progress)
+
+    def _replay(self, call: ScoreCall, opts: Mapping[str, Any]) -> ProfileResult:
+        from averitec_tools.scoring.averimatec_inputs import load_gold, load_predictions
+        from averitec_tools.scoring.averimatec_replay import replay
+
+        gold = load_gold(call.references)
+        preds = [p for _, p in load_predictions(call.predictions)]
+        if opts["averimatec_align"] == "id":
+            by_id = {p.id: p for p in preds}
+            preds = [by_id[i] for i in range(len(gold)) if i in by_id]
+        if len(preds) < len(gold):
+            raise UserError(f"{call.predictions}: {len(preds)} predictions for {len(gold)} gold claims")
+        done = replay(str(opts["replay"]), gold=gold, predictions=preds, rows=opts["replay_rows"])
+        sig = signature(opts, judge=[("source", "replay"), ("rows", f"{len(done.scores)}/{done.rows_in_file}")])
+        extra = {"replay": {"file": str(done.path), "rows_in_file": done.rows_in_file, "rows_used": len(done.scores),
+                            "recomputed_mismatches": done.mismatches}}
+        warnings = [f"{n} row(s) whose stored {k} differs from its recomputation from intermediate_info"
+                    for k, n in done.mismatches.items() if n]
+        labels = [(g.label or "", p.verdict) for g, p in zip(gold, preds, strict=False)]
+        return result(self.name, done.scores, labels=labels, opts=opts, sig=sig, extra=extra, warnings=warnings)
+
+
+__all__ = ["DEFAULTS", "DEFAULT_MODEL", "OPTIONS", "Profile", "options_of"]
