@@ -245,7 +245,7 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
     if cls is OpenAICompatibleJudge:
         if not url:
             raise UserError(
-                "the fever8 and averimatec profiles need a judge: --judge-url URL (an OpenAI-compatible endpoint)",
+                "scoring with a judge (fever8, averimatec) needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
                 hint="or --judge-backend transformers --judge-model NAME_OR_PATH; --dry-run needs neither",
             )
         http_keys = ("api_key_env", "timeout", "max_tokens", "temperature", "top_p", "top_k")

@@ -109,6 +109,18 @@ def _warnings(opts: Mapping[str, Any], settings: CallSettings, totals: Totals, p
     return out
 
 
+def check_gold_images(paired: PairedSet, gold_images: GoldImages) -> None:
+    """Every gold image an image rating could need is there and valid, before anything is sent
+    (the claims with predicted images; a rating needs images on both sides)."""
+    from averitec_tools.metrics.averimatec_prompts import gold_pair
+
+    for c in paired.claims:
+        if any(c.pred_images):
+            for k, q in enumerate(c.gold.questions):
+                for name in gold_pair(q)[2]:
+                    gold_images.get(name, where=f"claim {c.id}: gold QA {k}")
+
+
 def settings_of(opts: Mapping[str, Any]) -> CallSettings:
     prompts = load_prompts(opts["judge_prompt"], cache_dir=opts["judge_cache"] or opts["cache_dir"],
                            allow_download=bool(opts["allow_download"]))
@@ -119,6 +131,8 @@ def judge_run(name: str, paired: PairedSet, *, opts: Mapping[str, Any], gold_ima
               ) -> ProfileResult:
     """Judge every claim (or count the calls, ``dry_run``) and assemble the profile result."""
     settings = settings_of(opts)
+    images = GoldImages(gold_images)
+    check_gold_images(paired, images)
     cache = _cache(opts)
     try:
         if opts["dry_run"]:
@@ -133,8 +147,7 @@ def judge_run(name: str, paired: PairedSet, *, opts: Mapping[str, Any], gold_ima
         runner = partial(run_judgements, judge=judge, cache=cache, concurrency=int(opts["judge_concurrency"]),
                          retries=int(opts["judge_retries"]), backoff=float(opts["judge_backoff"]), progress=progress,
                          on_failure=opts["failure_mode"])
-        outcomes, totals = judge_claims(paired.claims, settings=settings, gold_images=GoldImages(gold_images),
-                                        runner=runner)
+        outcomes, totals = judge_claims(paired.claims, settings=settings, gold_images=images, runner=runner)
     finally:
         cache.close()
     reasons = _unscored(outcomes, totals, opts["failure_mode"])
@@ -170,13 +183,15 @@ def dry_run(name: str, paired: PairedSet, *, settings: CallSettings, cache: Judg
                       for r, q in zip(gold, c.gold.questions, strict=True)]
         evidence = evidence_request(settings, c, statements)
         batch.append(("evidence", evidence))
+        if evidence is not None:
+            have.update(cache.get_many([evidence.key]))
         for kind, r in batch:
             if r is not None and r.key not in have:
                 calls[kind] += 1
                 tokens += estimate(r)
             cached += r is not None and r.key in have
         known += [r for _, r in batch if r is not None]
-        reply = cache.get(evidence.key) if evidence is not None and all(r.key in have for r in gold) else None
+        reply = have.get(evidence.key) if evidence is not None and all(r.key in have for r in gold) else None
         images = [len(gold_pair(q)[2]) for q in c.gold.questions]
         if reply is not None:
             plan = recall_plan(score_extraction(reply).detailed_ref_in_pred, pred_images=[len(i) for i in c.pred_images],
