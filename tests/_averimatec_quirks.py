@@ -189,3 +189,38 @@ BY_HAND = [
     (2 / 5, 2 / 5, 1.0, 2 / 3),    # q: 2 of 5; e: 2 of 5 (the reply says 4)
     (2 / 10, 3 / 10, 1.0, 2 / 3),  # q: 2 of 10; e: 3 of 10, all without images: free passes
 ]
+
+
+def _flat(content: Any, images: Path) -> str:
+    """A reference message flattened as tests/_judge_server.py flattens the package's requests."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for kind, value in content:
+        if kind == "text":
+            out.append(value)
+        else:
+            import base64
+
+            data = (images / value).read_bytes() if (images / value).is_file() else base64.b64decode(value)
+            out.append(digest(data))
+    return "".join(out)
+
+
+def reference_rows(clone: Path, images: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The organisers' loop restated (tests/_averimatec_reference.py) on the recorded replies of
+    :func:`rules`, with the stand-in templates of ``clone``; also every prompt it built."""
+    import _averimatec_reference as ref
+
+    templates = ref.read_templates(clone)
+    prompts: list[str] = []
+    table = rules()
+
+    def ask(content: Any) -> str:
+        flat = _flat(content, images)
+        prompts.append(flat)
+        return next((r["responses"][0]["content"] for r in table if all(m in flat for m in r["match"])), "UNEXPECTED")
+
+    rows = [ref.evaluate_claim(g, p, templates, ask, (INTRO, BETWEEN, INSTRUCTION))
+            for g, p in zip(gold(), predictions(), strict=True)]
+    return rows, prompts

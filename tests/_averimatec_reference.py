@@ -159,7 +159,7 @@ def evaluate_claim(row: dict[str, Any], pred: dict[str, Any], templates: dict[st
         justi = justi_recall(j_feedback, score_extraction(j_feedback))
     except IndexError:
         justi = None
-    qs = pred["questions"]
+    qs, q_feedback = pred["questions"], ""
     try:
         qp = qs if qs[0][0].isdigit() else [str(k + 1) + ". " + q for k, q in enumerate(qs)]
         gold_q = [str(k + 1) + ". " + q["question"] for k, q in enumerate(row["questions"])]
@@ -168,7 +168,11 @@ def evaluate_claim(row: dict[str, Any], pred: dict[str, Any], templates: dict[st
     except IndexError:
         ques = None
     return {"ques_score": ques, "evid_score": evid, "verdict_score": verdict, "justi_score": justi,
-            "image_scores": images}
+            "intermediate_info": {"ques_feedback": q_feedback if ques is not None else None,
+                                  "ques_score": score_extraction(q_feedback) if ques is not None else None,
+                                  "justi_feedback": j_feedback, "justi_score": score_extraction(j_feedback),
+                                  "evid_feedback": feedback, "evid_image_score": images,
+                                  "evid_text_score": score_extraction(feedback)}}
 
 
 def notebook(rows: list[dict[str, Any]], threshold: float = 0.4, ge: bool = False) -> dict[str, float]:

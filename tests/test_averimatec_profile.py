@@ -9,9 +9,7 @@ and from hand-derived values, never from the code under test. The prompts are st
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,14 +17,23 @@ from typing import Any
 
 import _averimatec_reference as ref
 import pytest
-from _averimatec_quirks import BY_HAND, BETWEEN, INSTRUCTION, INTRO, gold, predictions, rules, write_case, write_clone
+from _averimatec_quirks import (
+    BETWEEN,
+    BY_HAND,
+    INSTRUCTION,
+    INTRO,
+    reference_rows,
+    rules,
+    write_case,
+    write_clone,
+)
 from _judge_server import requests_sent, running
 
 from averitec_tools.cli.main import main
 from averitec_tools.metrics import averimatec_official
 from averitec_tools.metrics.signature import parse_signature
 
-FIXTURES = {"rules": rules(), "default": {"content": "UNEXPECTED"}}
+FIXTURES = {"rules": rules(), "default": {"content": "UNEXPECTED"}}  # the reference answers from the same rules
 
 
 @pytest.fixture()
@@ -44,41 +51,11 @@ def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, 
                         "--judge-backoff", "0.01"]}
 
 
-def _flat(content: Any, images: Path) -> str:
-    """The reference's message flattened as the judge server flattens ours."""
-    if isinstance(content, str):
-        return content
-    out = []
-    for kind, value in content:
-        if kind == "text":
-            out.append(value)
-        else:
-            data = (images / value).read_bytes() if (images / value).is_file() else base64.b64decode(value)
-            out.append(f"<image:{hashlib.sha256(data).hexdigest()[:12]}>")
-    return "".join(out)
-
-
-def reference_rows(case: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The organisers' loop restated, on the recorded replies; also every text prompt it built."""
-    templates = ref.read_templates(case["clone"])
-    prompts: list[str] = []
-
-    def ask(content: Any) -> str:
-        flat = _flat(content, case["val"].parent / "images")
-        prompts.append(flat)
-        return next((r["responses"][0]["content"] for r in FIXTURES["rules"] if all(m in flat for m in r["match"])),
-                    "UNEXPECTED")
-
-    rows = [ref.evaluate_claim(g, p, templates, ask, (INTRO, BETWEEN, INSTRUCTION))
-            for g, p in zip(gold(), predictions(), strict=True)]
-    return rows, prompts
-
-
 def test_matches_the_organisers_code_and_call_structure(case: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     pc = case["tmp"] / "claims.jsonl"
     assert main([*case["base"], "--per-claim", str(pc)]) == 0
     out = json.loads(capsys.readouterr().out)
-    rows, ref_prompts = reference_rows(case)
+    rows, ref_prompts = reference_rows(case["clone"], case["val"].parent / "images")
     per_claim = [json.loads(line) for line in pc.read_text().splitlines()]
     for i, (row, hand, got) in enumerate(zip(rows, BY_HAND, per_claim, strict=True)):
         # Where their code raises (None) the departures score 0; elsewhere the two agree exactly.

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_directory, atomic_writer
+from averitec_tools.outputs import check_output_file
 from averitec_tools.records.averimatec import AVerImaTeCEvidence, AVerImaTeCPrediction
 from averitec_tools.scoring.averimatec_images import (
     DEFAULT_LIMITS,
@@ -69,7 +70,7 @@ def to_files(source: PathLike, out: PathLike, *, limits: ImageLimits = DEFAULT_L
     return ConvertedImages(len(rows), len(infos))
 
 
-def _read_image(root: Path, name: str, *, where: str, limits: ImageLimits) -> str:
+def _read_image(root: Path, name: str, *, where: str, limits: ImageLimits, read: list[Path]) -> str:
     path = root / safe_name(name, where=where)
     resolved, base = path.resolve(), root.resolve()
     if base not in resolved.parents:
@@ -79,6 +80,7 @@ def _read_image(root: Path, name: str, *, where: str, limits: ImageLimits) -> st
             data = fh.read(limits.max_bytes + 1)
     except OSError as exc:
         raise UserError(f"{where}: cannot read image {path} ({exc.strerror})") from None
+    read.append(resolved)
     return verify_bytes(data, where=where, limits=limits).b64
 
 
@@ -87,19 +89,20 @@ def from_files(source: PathLike, out: PathLike, *, limits: ImageLimits = DEFAULT
     src = Path(source)
     json_path = src / FILES_JSON if src.is_dir() else src
     root = json_path.parent
-    rows, n_images, total = [], 0, 0
+    rows, n_images, total, read = [], 0, 0, [json_path]
     for where, p in load_predictions(json_path):
         check_references(p, where=f"{where} (claim {p.id})")
         items = []
         for i, item in enumerate(p.evidence):
             encoded = tuple(_read_image(root, name, where=f"{where} (claim {p.id}): evidence[{i}].images[{k}]",
-                                        limits=limits) for k, name in enumerate(item.images))
+                                        limits=limits, read=read) for k, name in enumerate(item.images))
             n_images += len(encoded)
             total += sum(len(e) for e in encoded) * 3 // 4
             if total > limits.max_total_bytes:
                 raise UserError(f"{json_path}: more than {limits.max_total_bytes} bytes of images in all")
             items.append(AVerImaTeCEvidence(item.text, encoded))
         rows.append(AVerImaTeCPrediction(p.id, p.questions, p.justification, p.verdict, tuple(items)).to_dict())
+    check_output_file(out, option="--out", inputs=read)  # the image files are inputs too
     with atomic_writer(out) as fh:
         json.dump(rows, fh, ensure_ascii=False)
     return ConvertedImages(len(rows), n_images)

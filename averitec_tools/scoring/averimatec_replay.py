@@ -97,8 +97,9 @@ def _recompute(info: Mapping[str, Any], gold: AVerImaTeCClaim, pred: AVerImaTeCP
     if isinstance(ques, Mapping) and isinstance(info.get("ques_feedback"), str):
         out["ques_score"] = question_score(str(info["ques_feedback"]), n_gold=len(gold.questions),
                                            n_pred=len(pred.questions))
-    if isinstance(info.get("justi_feedback"), str):
-        out["justi_score"] = justification_score(str(info["justi_feedback"]))
+    if isinstance(info.get("justi_feedback"), str):  # no marker: theirs raises; the departure scores 0
+        score = justification_score(str(info["justi_feedback"]))
+        out["justi_score"] = 0.0 if score is None else score
     images = info.get("evid_image_score")
     if isinstance(images, Mapping) and isinstance(images.get("ref_in_pred"), list):
         listed = [r for r in images["ref_in_pred"] if isinstance(r, Mapping) and isinstance(r.get("info"), list)]
