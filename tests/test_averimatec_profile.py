@@ -32,6 +32,7 @@ from _judge_server import requests_sent, running
 from averitec_tools.cli.main import main
 from averitec_tools.metrics import averimatec_official
 from averitec_tools.metrics.signature import parse_signature
+from averitec_tools.scoring.profiles import get_profile
 
 FIXTURES = {"rules": rules(), "default": {"content": "UNEXPECTED"}}  # the reference answers from the same rules
 
@@ -57,6 +58,7 @@ def test_matches_the_organisers_code_and_call_structure(case: dict[str, Any], ca
     out = json.loads(capsys.readouterr().out)
     rows, ref_prompts = reference_rows(case["clone"], case["val"].parent / "images")
     per_claim = [json.loads(line) for line in pc.read_text().splitlines()]
+    assert set(per_claim[0]) == {"claim_id", "gold_label", "pred_label", *get_profile("averimatec").per_claim_metrics}
     for i, (row, hand, got) in enumerate(zip(rows, BY_HAND, per_claim, strict=True)):
         # Where their code raises (None) the departures score 0; elsewhere the two agree exactly.
         expected = [0.0 if v is None else v for v in (row["ques_score"], row["evid_score"], row["verdict_score"],

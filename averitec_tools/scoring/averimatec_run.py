@@ -36,8 +36,7 @@ from averitec_tools.scoring.averimatec_calls import (
 from averitec_tools.scoring.averimatec_images import GoldImages
 from averitec_tools.scoring.averimatec_inputs import PairedSet
 from averitec_tools.scoring.averimatec_judging import ClaimOutcome, Totals, judge_claims
-from averitec_tools.scoring.averimatec_summary import clean, result, signature
-from averitec_tools.scoring.profiles.base import ProfileResult
+from averitec_tools.scoring.averimatec_summary import Assembled, clean, signature
 
 CACHE_FILE = "averimatec-judgements.sqlite"
 FAILURE_TITLES = {"raise": "raise", "zero": "zero (a failed request gets an empty reply)",
@@ -127,16 +126,16 @@ def settings_of(opts: Mapping[str, Any]) -> CallSettings:
     return CallSettings(str(opts["judge_model"]), prompts, SAMPLING.get(str(opts["judge_sampling"])))
 
 
-def judge_run(name: str, paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, progress: bool,
-              ) -> ProfileResult:
-    """Judge every claim (or count the calls, ``dry_run``) and assemble the profile result."""
+def judge_run(paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, progress: bool,
+              ) -> Assembled | dict[str, Any]:
+    """Judge every claim and assemble the outcome (``dry_run``: the summary of what would be sent)."""
     settings = settings_of(opts)
     images = GoldImages(gold_images)
     check_gold_images(paired, images)
     cache = _cache(opts)
     try:
         if opts["dry_run"]:
-            return dry_run(name, paired, settings=settings, cache=cache)
+            return dry_run(paired, settings=settings, cache=cache)
         from averitec_tools.metrics.ev2r_judges import make_judge
 
         s = settings.sampling
@@ -157,11 +156,11 @@ def judge_run(name: str, paired: PairedSet, *, opts: Mapping[str, Any], gold_ima
     if paired.ignored_predictions:
         extra["ignored_predictions"] = paired.ignored_predictions
     labels = [(c.gold_label, c.pred.verdict) for c in paired.claims]
-    return result(name, [o.scores for o in outcomes], labels=labels, opts=opts, sig=sig, extra=extra,
-                  unscored=reasons, warnings=_warnings(opts, settings, totals, paired, outcomes))
+    return Assembled([o.scores for o in outcomes], labels, sig, extra, reasons,
+                     _warnings(opts, settings, totals, paired, outcomes))
 
 
-def dry_run(name: str, paired: PairedSet, *, settings: CallSettings, cache: JudgementCache) -> ProfileResult:
+def dry_run(paired: PairedSet, *, settings: CallSettings, cache: JudgementCache) -> dict[str, Any]:
     """The calls a run would send and their estimated prompt tokens; nothing is sent.
 
     Rounds whose inputs are cached are counted exactly; evidence calls whose gold statements
@@ -199,12 +198,11 @@ def dry_run(name: str, paired: PairedSet, *, settings: CallSettings, cache: Judg
             image_bound += sum(1 for t in plan if t.needs_rating)
         elif evidence is not None and any(c.pred_images):
             image_bound += sum(1 for n in images if n)
-    summary = {"profile": name, "dry_run": True, "n_claims": len(paired.claims), "judge_calls": sum(calls.values()),
+    return {"dry_run": True, "n_claims": len(paired.claims), "judge_calls": sum(calls.values()),
                "calls_by_kind": calls, "image_calls_at_most": image_bound, "prompt_tokens": tokens,
                "cached_calls": cached,
                "token_estimate": "text calls: characters / 4; an image rating adds ~60 text tokens and 256 per image",
                "prompt": settings.prompts.name, "model": settings.model}
-    return ProfileResult(profile=name, signature="", n_claims=len(paired.claims), summary=summary)
 
 
 __all__ = ["CACHE_FILE", "dry_run", "judge_run", "settings_of"]

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.metrics.averimatec import RATING_PASS, ClaimScores, aggregate, passes
 from averitec_tools.metrics.ev2r import ThresholdPreset
 from averitec_tools.metrics.signature import render_signature, threshold_field
-from averitec_tools.records.averimatec import AVERIMATEC_LABELS
-from averitec_tools.scoring.profiles.base import ClaimScore, ProfileResult
 
 #: The four leaderboard columns (``verdict`` is the AVerImaTeC score).
 COLUMNS = ("question", "evidence", "verdict", "justification")
@@ -44,33 +43,50 @@ def signature(opts: Mapping[str, Any], *, judge: Sequence[tuple[str, Any]]) -> s
     ])
 
 
-def result(name: str, scores: Sequence[ClaimScores], *, labels: Sequence[tuple[str, str]], opts: Mapping[str, Any],
-           sig: str, extra: Mapping[str, Any], unscored: Sequence[str | None] = (), warnings: Sequence[str] = (),
-           ) -> ProfileResult:
-    """The profile result: summary (the four columns first), per-claim values, signature."""
+@dataclass(frozen=True)
+class Assembled:
+    """A run's outcome, ready to become the profile's result: per-claim scores (in gold order),
+    ``(gold label, predicted verdict)`` per claim, the signature, summary fields beyond the
+    columns, why claims are unscored (``None``: scored) and warnings."""
+
+    scores: Sequence[ClaimScores]
+    labels: Sequence[tuple[str, str]]
+    signature: str
+    extra: Mapping[str, Any]
+    unscored: Sequence[str | None] = ()
+    warnings: Sequence[str] = ()
+
+    def reasons(self) -> list[str | None]:
+        return list(self.unscored) or [None] * len(self.scores)
+
+
+def summary(name: str, run: Assembled, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``--json`` object: the four columns and label accuracy first, then the rule and the run."""
     rule: ThresholdPreset = opts["rule"]
-    reasons = list(unscored) or [None] * len(scores)
-    scored = [s for s, r in zip(scores, reasons, strict=True) if r is None]
+    scores = run.scores
+    scored = [s for s, r in zip(scores, run.reasons(), strict=True) if r is None]
     columns = aggregate(scored, rule)
     columns["label_accuracy"] = sum(s.verdict for s in scores) / len(scores) if scores else math.nan
-    per_claim = []
-    for i, (s, reason) in enumerate(zip(scores, reasons, strict=True)):
-        values = column_values(s, rule)
-        if reason is not None:
-            values.update(dict.fromkeys(COLUMNS, math.nan))
-        per_claim.append(ClaimScore(claim_id=i, gold_label=labels[i][0], pred_label=labels[i][1], values=values,
-                                    unscored=reason))
-    summary: dict[str, Any] = {
-        "profile": name, "signature": sig, "n_claims": len(scores),
+    return {
+        "profile": name, "signature": run.signature, "n_claims": len(scores),
         **{k: columns[k] for k in (*COLUMNS, "label_accuracy")},
         "threshold": {"preset": rule.name, "threshold": rule.threshold, "comparison": rule.comparison,
                       "source": rule.source},
         "alignment": opts["averimatec_align"],
         "claims_without_evidence_score": sum(1 for s in scores if s.evidence is None),
-        **extra,
+        **run.extra,
     }
-    return ProfileResult(profile=name, signature=sig, n_claims=len(scores), summary=summary,
-                         per_claim=tuple(per_claim), labels=AVERIMATEC_LABELS, warnings=tuple(warnings))
 
 
-__all__ = ["COLUMNS", "clean", "column_values", "result", "signature"]
+def per_claim_values(run: Assembled, rule: ThresholdPreset) -> list[dict[str, float]]:
+    """Each claim's values (an unscored claim's four columns NaN, its label accuracy kept)."""
+    out = []
+    for s, reason in zip(run.scores, run.reasons(), strict=True):
+        values = column_values(s, rule)
+        if reason is not None:
+            values.update(dict.fromkeys(COLUMNS, math.nan))
+        out.append(values)
+    return out
+
+
+__all__ = ["COLUMNS", "Assembled", "clean", "column_values", "per_claim_values", "signature", "summary"]

@@ -26,10 +26,18 @@ from averitec_tools.errors import UserError
 from averitec_tools.metrics.averimatec import AVERIMATEC_PRESETS, DEFAULT_AVERIMATEC_PRESET
 from averitec_tools.metrics.ev2r import threshold_rule
 from averitec_tools.metrics.ev2r_judges import DEFAULT_API_KEY_ENV
+from averitec_tools.records.averimatec import AVERIMATEC_LABELS
 from averitec_tools.scoring.averimatec_inputs import ALIGNMENTS
-from averitec_tools.scoring.averimatec_summary import COLUMNS, result, signature
+from averitec_tools.scoring.averimatec_summary import (
+    COLUMNS,
+    Assembled,
+    per_claim_values,
+    signature,
+    summary,
+)
 from averitec_tools.scoring.profiles._meteor import ALLOW_DOWNLOAD, CACHE_DIR
 from averitec_tools.scoring.profiles.base import (
+    ClaimScore,
     ProfileOption,
     ProfileResult,
     ScoreCall,
@@ -85,6 +93,16 @@ def options_of(options: Mapping[str, Any]) -> dict[str, Any]:
     return opts
 
 
+def result(name: str, run: Assembled, opts: Mapping[str, Any]) -> ProfileResult:
+    """The profile result of an assembled run (judged or replayed)."""
+    values = per_claim_values(run, opts["rule"])
+    per_claim = tuple(ClaimScore(claim_id=i, gold_label=g, pred_label=p, values=v, unscored=r)
+                      for i, ((g, p), v, r) in enumerate(zip(run.labels, values, run.reasons(), strict=True)))
+    return ProfileResult(profile=name, signature=run.signature, n_claims=len(run.scores),
+                         summary=summary(name, run, opts), per_claim=per_claim, labels=AVERIMATEC_LABELS,
+                         warnings=tuple(run.warnings))
+
+
 class Profile(ScoringProfile):
     """FEVER-9 AVerImaTeC: question, evidence, verdict (AVerImaTeC score) and justification by a judge VLM."""
 
@@ -109,7 +127,11 @@ class Profile(ScoringProfile):
             from averitec_tools.scoring.averimatec_images import default_gold_images
 
             gold_images = str(default_gold_images(call.references))
-        return judge_run(self.name, paired, opts=opts, gold_images=Path(gold_images), progress=call.progress)
+        run = judge_run(paired, opts=opts, gold_images=Path(gold_images), progress=call.progress)
+        if isinstance(run, dict):  # --dry-run
+            return ProfileResult(profile=self.name, signature="", n_claims=run["n_claims"],
+                                 summary={"profile": self.name, **run})
+        return result(self.name, run, opts)
 
     def _replay(self, call: ScoreCall, opts: Mapping[str, Any]) -> ProfileResult:
         from averitec_tools.scoring.averimatec_inputs import load_gold, load_predictions
@@ -124,12 +146,12 @@ class Profile(ScoringProfile):
             raise UserError(f"{call.predictions}: {len(preds)} predictions for {len(gold)} gold claims")
         done = replay(str(opts["replay"]), gold=gold, predictions=preds, rows=opts["replay_rows"])
         sig = signature(opts, judge=[("source", "replay"), ("rows", f"{len(done.scores)}/{done.rows_in_file}")])
-        extra = {"replay": {"file": str(done.path), "rows_in_file": done.rows_in_file, "rows_used": len(done.scores),
+        extra = {"replay": {"file": done.path.name, "rows_in_file": done.rows_in_file, "rows_used": len(done.scores),
                             "recomputed_mismatches": done.mismatches}}
         warnings = [f"{n} row(s) whose stored {k} differs from its recomputation from intermediate_info"
                     for k, n in done.mismatches.items() if n]
         labels = [(g.label or "", p.verdict) for g, p in zip(gold, preds, strict=False)]
-        return result(self.name, done.scores, labels=labels, opts=opts, sig=sig, extra=extra, warnings=warnings)
+        return result(self.name, Assembled(done.scores, labels, sig, extra, (), warnings), opts)
 
 
 __all__ = ["DEFAULTS", "DEFAULT_MODEL", "OPTIONS", "Profile", "options_of"]
