@@ -126,6 +126,20 @@ def settings_of(opts: Mapping[str, Any]) -> CallSettings:
     return CallSettings(str(opts["judge_model"]), prompts, SAMPLING.get(str(opts["judge_sampling"])))
 
 
+def _judge(opts: Mapping[str, Any], settings: CallSettings) -> Any:
+    """The judge of ``--judge-backend``: an OpenAI-compatible server, or a local image-text-to-text model."""
+    s = settings.sampling
+    if opts["judge_backend"] == "transformers":
+        from averitec_tools.metrics.averimatec_local import TransformersVLMJudge
+
+        return TransformersVLMJudge(settings.model, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k)
+    from averitec_tools.metrics.ev2r_judges import make_judge
+
+    return make_judge(backend=opts["judge_backend"], model=settings.model, url=opts["judge_url"],
+                      api_key_env=opts["judge_api_key_env"], timeout=float(opts["judge_timeout"]),
+                      max_tokens=1024, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k)
+
+
 def judge_run(paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, progress: bool,
               ) -> Assembled | dict[str, Any]:
     """Judge every claim and assemble the outcome (``dry_run``: the summary of what would be sent)."""
@@ -136,13 +150,7 @@ def judge_run(paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, 
     try:
         if opts["dry_run"]:
             return dry_run(paired, settings=settings, cache=cache)
-        from averitec_tools.metrics.ev2r_judges import make_judge
-
-        s = settings.sampling
-        judge = make_judge(backend=opts["judge_backend"], model=settings.model, url=opts["judge_url"],
-                           api_key_env=opts["judge_api_key_env"], timeout=float(opts["judge_timeout"]),
-                           max_tokens=1024, max_new_tokens=1024, temperature=s.temperature, top_p=s.top_p,
-                           top_k=s.top_k)
+        judge = _judge(opts, settings)
         runner = partial(run_judgements, judge=judge, cache=cache, concurrency=int(opts["judge_concurrency"]),
                          retries=int(opts["judge_retries"]), backoff=float(opts["judge_backoff"]), progress=progress,
                          on_failure=opts["failure_mode"])
