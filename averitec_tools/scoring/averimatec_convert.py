@@ -47,7 +47,20 @@ class ConvertedImages:
 
 
 def to_files(source: PathLike, out: PathLike, *, limits: ImageLimits = DEFAULT_LIMITS) -> ConvertedImages:
-    """The official JSON ``source`` as ``out/submission.json`` plus ``out/images/``."""
+    """The official JSON ``source`` as ``out/submission.json`` plus ``out/images/``.
+
+    Example:
+        >>> import base64, io, json, pathlib, tempfile
+        >>> from PIL import Image
+        >>> d = pathlib.Path(tempfile.mkdtemp()); buf = io.BytesIO(); Image.new("RGB", (2, 2)).save(buf, format="PNG")
+        >>> item = {"id": 0, "questions": [], "justification": "", "verdict": "Refuted",
+        ...         "evidence": [{"text": "[IMG_1]", "images": [base64.b64encode(buf.getvalue()).decode()]}]}
+        >>> _ = (d / "sub.json").write_text(json.dumps([item]))
+        >>> to_files(d / "sub.json", d / "dir"), json.loads((d / "dir" / "submission.json").read_text())[0]["evidence"]
+        (ConvertedImages(n_claims=1, n_images=1), [{'text': '[IMG_1]', 'images': ['images/0-0-0.png']}])
+        >>> _ = from_files(d / "dir", d / "back.json"); json.loads((d / "back.json").read_text()) == [item]
+        True
+    """
     preds = load_predictions(source)
     with atomic_directory(out) as tmp:
         (tmp / IMAGES_DIR).mkdir()

@@ -194,7 +194,12 @@ def _is_int(text: str) -> bool:
 
 
 def nan_scores(verdict: float) -> ClaimScores:
-    """An unscored claim: judge values NaN, the verdict kept (label accuracy still counts it)."""
+    """An unscored claim: judge values NaN, the verdict kept (label accuracy still counts it).
+
+    Example:
+        >>> nan_scores(1.0).verdict, math.isnan(nan_scores(1.0).question)
+        (1.0, True)
+    """
     return ClaimScores(math.nan, math.nan, verdict, math.nan)
 
 

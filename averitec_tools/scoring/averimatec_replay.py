@@ -57,7 +57,15 @@ class Replayed:
 
 
 def replay_file(path: PathLike) -> Path:
-    """The intermediate file: ``path`` itself, or the one ``.json`` in the folder ``path``."""
+    """The intermediate file: ``path`` itself, or the one ``.json`` in the folder ``path``.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "gemma_gemma_12.json").write_text("[]")
+        >>> replay_file(d).name
+        'gemma_gemma_12.json'
+    """
     p = Path(path)
     if p.is_dir():
         found = sorted(p.glob("*.json"))

@@ -121,6 +121,14 @@ def check_gold_images(paired: PairedSet, gold_images: GoldImages) -> None:
 
 
 def settings_of(opts: Mapping[str, Any]) -> CallSettings:
+    """The model, prompts and sampling every request of the run shares.
+
+    Example:
+        >>> s = settings_of({"judge_prompt": None, "judge_cache": None, "cache_dir": None, "allow_download": False,
+        ...                  "judge_model": "google/gemma-3-27b-it", "judge_sampling": "greedy"})
+        >>> s.prompts.name, s.sampling.temperature
+        ('averimatec_prompt_v1.txt', 0.0)
+    """
     prompts = load_prompts(opts["judge_prompt"], cache_dir=opts["judge_cache"] or opts["cache_dir"],
                            allow_download=bool(opts["allow_download"]))
     return CallSettings(str(opts["judge_model"]), prompts, SAMPLING.get(str(opts["judge_sampling"])))

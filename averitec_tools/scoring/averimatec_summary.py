@@ -20,12 +20,23 @@ COLUMNS = ("question", "evidence", "verdict", "justification")
 
 
 def clean(value: object) -> str:
-    """A signature field value (``|`` separates fields, so it never appears inside one)."""
+    """A signature field value (``|`` separates fields, so it never appears inside one).
+
+    Example:
+        >>> clean("openai:my|model")
+        'openai:my/model'
+    """
     return str(value).replace("|", "/")
 
 
 def column_values(s: ClaimScores, rule: ThresholdPreset) -> dict[str, float]:
-    """A claim's per-claim values: averaging each over claims gives the summary's column."""
+    """A claim's per-claim values: averaging each over claims gives the summary's column.
+
+    Example:
+        >>> from averitec_tools.metrics.averimatec import AVERIMATEC_PRESETS
+        >>> column_values(ClaimScores(0.5, 0.4, 1.0, 0.8), AVERIMATEC_PRESETS.get("notebook"))
+        {'question': 0.5, 'evidence': 0.4, 'verdict': 0.0, 'justification': 0.0, 'label_accuracy': 1.0}
+    """
     ok = passes(s.evidence, rule)
     return {"question": s.question, "evidence": 0.0 if s.evidence is None else s.evidence,
             "verdict": s.verdict if ok else 0.0, "justification": s.justification if ok else 0.0,

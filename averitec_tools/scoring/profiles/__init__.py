@@ -45,7 +45,7 @@ def score_with_profile(*, profile: str, predictions: PathLike, references: PathL
         >>> score_with_profile(profile="averitec2042", predictions="p.json", references="g.json")
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023?)
+        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023, averimatec?)
     """
     try:
         scorer = get_profile(profile)

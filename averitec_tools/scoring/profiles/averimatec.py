@@ -80,7 +80,13 @@ DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.ite
 
 
 def options_of(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options with defaults filled in, the threshold rule built and the failure mode named."""
+    """The options with defaults filled in, the threshold rule built and the failure mode named.
+
+    Example:
+        >>> o = options_of({"averimatec_preset": "fork-0.3", "judge_unscored": True})
+        >>> (o["rule"].threshold, o["rule"].comparison, o["failure_mode"], o["judge_model"])
+        (0.3, '>', 'unscored', 'google/gemma-3-27b-it')
+    """
     opts = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
     opts["rule"] = threshold_rule(preset=opts["averimatec_preset"], threshold=opts["averimatec_threshold"],
                                   comparison=opts["averimatec_comparison"], presets=AVERIMATEC_PRESETS,
