@@ -32,8 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from averitec_tools.metrics.ev2r import ThresholdPreset
-from averitec_tools.registry import Registry
+from averitec_tools.metrics.ev2r import ThresholdPreset, preset_registry
 
 PRED_IN_REF, REF_IN_PRED = "[PRED in REF]: ", "[REF in PRED]: "
 #: The justification reply's explanation markers (``utils.py:27-28``; the second without a space).
@@ -245,16 +244,15 @@ class ClaimScores:
 
 
 #: The published threshold rules for the AVerImaTeC score (``--averimatec-preset``).
-AVERIMATEC_PRESETS: Registry[ThresholdPreset] = Registry("AVerImaTeC threshold preset")
-for _preset in (
+AVERIMATEC_PRESETS = preset_registry(
+    "AVerImaTeC threshold preset",
     ThresholdPreset("notebook", 0.4, ">", "abril4416/AVerImaTec_Shared_Task@f6f361d "
                     "prepare_submission/ipython/Eval_Score_Compute.ipynb: threshold=0.4, evid_score>threshold"),
     ThresholdPreset("fork-0.3", 0.3, ">", "Enicul/AIC_AVerImaTec@569f3be prepare_submission/"
                     "eval_evidence_conditioned_safe.py: --evidence_threshold 0.3, evid_acc > threshold"),
     ThresholdPreset("at-least-0.3", 0.3, ">=", "'at least 0.3', as teams' re-implementations state it "
                     "(no public file found; docs/averimatec.md)"),
-):
-    AVERIMATEC_PRESETS.add(_preset.name, _preset)
+)
 DEFAULT_AVERIMATEC_PRESET = "notebook"
 
 

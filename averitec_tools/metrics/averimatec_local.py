@@ -12,11 +12,20 @@ decoding at temperature 0; above it, sampling with the preset's top-p and top-k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import importlib
+from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.ev2r_judges import Prompt
+from averitec_tools.metrics.ev2r_judges import Prompt, TransformersJudge
+
+
+def require_models(module: str) -> Any:
+    """Import ``module`` of the ``models`` extra, or say how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise UserError("the transformers judge needs the 'models' extra", hint="pip install 'averitec-tools[models]'") from None
 
 
 def processor_messages(prompt: Prompt) -> list[dict[str, Any]]:
@@ -42,35 +51,25 @@ def processor_messages(prompt: Prompt) -> list[dict[str, Any]]:
 
 
 @dataclass
-class TransformersVLMJudge:
+class TransformersVLMJudge(TransformersJudge):
     """A local image-text-to-text model and its processor as judge (loaded on first use)."""
 
-    model: str
     max_new_tokens: int = 1024
-    temperature: float = 0.0
     top_p: float | None = None
     top_k: int | None = None
-    device: str | None = None
-    max_concurrency: int = 1
-    backend: str = field(default="transformers", init=False)
-    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False)
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
+            torch = require_models("torch")
+            transformers = require_models("transformers")
             try:
-                import torch
-                from transformers import AutoModelForImageTextToText, AutoProcessor
-            except ImportError:
-                raise UserError("the transformers judge needs the 'models' extra",
-                                hint="pip install 'averitec-tools[models]'") from None
-            try:
-                processor = AutoProcessor.from_pretrained(self.model)
-                model = AutoModelForImageTextToText.from_pretrained(self.model, dtype="auto")
+                processor = transformers.AutoProcessor.from_pretrained(self.model)
+                model = transformers.AutoModelForImageTextToText.from_pretrained(self.model, dtype="auto")
             except (OSError, ValueError) as exc:
                 raise UserError(f"cannot load judge model {self.model!r} as an image-text-to-text model: {exc}"
                                 [:400]) from None
             device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-            self._loaded = (processor, model.to(device).eval())  # type: ignore[arg-type]
+            self._loaded = (processor, model.to(device).eval())
         return self._loaded
 
     def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str:

@@ -113,10 +113,10 @@ def load_official_prompts(
 
     Example:
         >>> import tempfile
-        >>> load_official_prompts("official", cache_dir=tempfile.mkdtemp(), allow_download=False)
+        >>> load_official_prompts(f"official:{tempfile.mkdtemp()}", cache_dir=tempfile.mkdtemp())
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: the organisers' prompt file is not cached and downloads are disabled (...)
+        averitec_tools.errors.UserError: ...: no templates/evid_evaluation_text_seperate.txt here (...)
     """
     if not is_official(spec):
         raise ValueError(f"not an official prompt spec: {spec!r}")

@@ -186,9 +186,22 @@ class ThresholdPreset:
         return recall > self.threshold if self.comparison == ">" else recall >= self.threshold
 
 
+def preset_registry(title: str, *presets: ThresholdPreset) -> Registry[ThresholdPreset]:
+    """A registry of threshold rules by name (one per profile that has published rules).
+
+    Example:
+        >>> preset_registry("demo preset", ThresholdPreset("a", 0.5, ">", "here")).get("a").threshold
+        0.5
+    """
+    registry: Registry[ThresholdPreset] = Registry(title)
+    for preset in presets:
+        registry.add(preset.name, preset)
+    return registry
+
+
 #: The published threshold rules (``--ev2r-preset``); provenance in ``docs/fever8.md``.
-THRESHOLD_PRESETS: Registry[ThresholdPreset] = Registry("Ev2R threshold preset")
-for _preset in (
+THRESHOLD_PRESETS = preset_registry(
+    "Ev2R threshold preset",
     ThresholdPreset("leaderboard", 0.5, ">", "Raldir/FEVER-8-Shared-Task averitec_evaluate.py since 547e9f7 "
                     "(2025-04-26), the Hugging Face leaderboard's scorer: ev2r_reporting_levels = [0.5], recall > level"),
     ThresholdPreset("evalai-2025-04", 0.5, ">=", "zhenyundeng/AVeriTeC_EV2R evaluation_script/main.py "
@@ -197,8 +210,7 @@ for _preset in (
                     "(EvalAI, 2025-01-11; Gemini judge, scores only the first 2 claims): levels [0.46], recall > level"),
     ThresholdPreset("commented-0.44", 0.44, ">", "the commented-out candidate list [0.44, 0.46, 0.48] beside "
                     "ev2r_reporting_levels in both EvalAI copies; no reachable source shows a board using it"),
-):
-    THRESHOLD_PRESETS.add(_preset.name, _preset)
+)
 DEFAULT_PRESET = "leaderboard"
 COMPARISONS = (">=", ">")
 
@@ -261,5 +273,6 @@ __all__ = [
     "JudgePrompt",
     "ThresholdPreset",
     "parse_judgement",
+    "preset_registry",
     "threshold_rule",
 ]

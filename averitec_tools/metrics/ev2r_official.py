@@ -96,8 +96,8 @@ def is_official(spec: object) -> bool:
     return isinstance(spec, str) and (spec == OFFICIAL or spec.startswith(OFFICIAL + ":"))
 
 
-def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> JudgePrompt:
-    """Verify the file's SHA-256, then read its templates (module-level string constants) without running it."""
+def verify_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> str:
+    """The bytes' SHA-256, if it is ``source``'s; else one line naming the file and both hashes."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != source.sha256:
         raise UserError(
@@ -105,6 +105,12 @@ def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: 
             f"{source.repo}@{source.commit[:7]}:{source.paths[0]} (SHA-256 {source.sha256[:16]}...)",
             hint=hint,
         )
+    return digest
+
+
+def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> JudgePrompt:
+    """Verify the file's SHA-256, then read its templates (module-level string constants) without running it."""
+    digest = verify_bytes(data, source=source, where=where, hint=hint)
     try:
         tree = ast.parse(data.decode("utf-8"))
     except (UnicodeDecodeError, SyntaxError, ValueError) as exc:  # only reachable with a wrong pinned hash
@@ -217,13 +223,7 @@ def official_bytes(
     else:
         data, where = _download(source, timeout), source.url
         hint = f"the download was altered; clone {source.repo} at {source.commit[:7]} and pass --judge-prompt {OFFICIAL}:PATH"
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != source.sha256:
-        raise UserError(
-            f"{where}: SHA-256 {digest[:16]}... is not the organisers' prompt file "
-            f"{source.repo}@{source.commit[:7]}:{source.paths[0]} (SHA-256 {source.sha256[:16]}...)",
-            hint=hint,
-        )
+    verify_bytes(data, source=source, where=where, hint=hint)
     if cached is None:
         try:
             with atomic_writer(target, "wb") as fh:
@@ -273,4 +273,5 @@ __all__ = [
     "load_official_prompt",
     "official_bytes",
     "prompt_from_file_bytes",
+    "verify_bytes",
 ]
