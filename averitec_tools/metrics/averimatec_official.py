@@ -83,6 +83,14 @@ def image_strings(source: bytes, *, where: str) -> ImageStrings:
     func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "compute_image_scores"), None)
     if func is None:
         raise UserError(f"{where}: no function compute_image_scores")
+    intro, texts = _scan(func)
+    if not intro or len(texts) < 2:
+        raise UserError(f"{where}: compute_image_scores does not build the image-rating message as expected")
+    return ImageStrings(intro, texts[0], texts[1])
+
+
+def _scan(func: ast.FunctionDef) -> tuple[str, list[str]]:
+    """``prompt`` (its assignment plus ``+=``) and the text parts' constants, in source order."""
     intro, texts = "", []
     for node in sorted(ast.walk(func), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "prompt" for t in node.targets):
@@ -94,9 +102,7 @@ def image_strings(source: bytes, *, where: str) -> ImageStrings:
             text = _constant(fields.get("text"))
             if _constant(fields.get("type")) == "text" and text is not None and text not in texts:
                 texts.append(text)
-    if not intro or len(texts) < 2:
-        raise UserError(f"{where}: compute_image_scores does not build the image-rating message as expected")
-    return ImageStrings(intro, texts[0], texts[1])
+    return intro, texts
 
 
 def load_official_prompts(

@@ -12,12 +12,14 @@ its markers, is left out of the four columns' means and counted by reason).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from averitec_tools.metrics.averimatec import score_extraction
+from averitec_tools.metrics.averimatec import recall_plan, score_extraction
 from averitec_tools.metrics.averimatec_official import load_prompts
+from averitec_tools.metrics.averimatec_prompts import gold_pair, statement
 from averitec_tools.metrics.ev2r_runner import (
     JudgementCache,
     JudgeRequest,
@@ -34,7 +36,7 @@ from averitec_tools.scoring.averimatec_calls import (
     questions_request,
 )
 from averitec_tools.scoring.averimatec_images import GoldImages
-from averitec_tools.scoring.averimatec_inputs import PairedSet
+from averitec_tools.scoring.averimatec_inputs import PairedClaim, PairedSet
 from averitec_tools.scoring.averimatec_judging import ClaimOutcome, Totals, judge_claims
 from averitec_tools.scoring.averimatec_summary import Assembled, clean, signature
 
@@ -111,8 +113,6 @@ def _warnings(opts: Mapping[str, Any], settings: CallSettings, totals: Totals, p
 def check_gold_images(paired: PairedSet, gold_images: GoldImages) -> None:
     """Every gold image an image rating could need is there and valid, before anything is sent
     (the claims with predicted images; a rating needs images on both sides)."""
-    from averitec_tools.metrics.averimatec_prompts import gold_pair
-
     for c in paired.claims:
         if any(c.pred_images):
             for k, q in enumerate(c.gold.questions):
@@ -176,6 +176,35 @@ def judge_run(paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, 
                      _warnings(opts, settings, totals, paired, outcomes))
 
 
+@dataclass
+class _Count:
+    """What ``--dry-run`` adds up."""
+
+    calls: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("qa", "questions", "justification", "evidence"), 0))
+    tokens: int = 0
+    cached: int = 0
+    images: int = 0
+
+    def add(self, kind: str, request: JudgeRequest | None, have: Mapping[str, str]) -> None:
+        if request is None:
+            return
+        if request.key in have:
+            self.cached += 1
+        else:
+            self.calls[kind] += 1
+            self.tokens += estimate(request)
+
+
+def _image_bound(c: PairedClaim, reply: str | None, has_evidence: bool) -> int:
+    """Image ratings of a claim: exact from a cached evidence reply, else one per gold item with images."""
+    images = [len(gold_pair(q)[2]) for q in c.gold.questions]
+    if reply is not None:
+        plan = recall_plan(score_extraction(reply).detailed_ref_in_pred, pred_images=[len(i) for i in c.pred_images],
+                           gold_images=images)
+        return sum(1 for t in plan if t.needs_rating)
+    return sum(1 for n in images if n) if has_evidence and any(c.pred_images) else 0
+
+
 def dry_run(paired: PairedSet, *, settings: CallSettings, cache: JudgementCache) -> dict[str, Any]:
     """The calls a run would send and their estimated prompt tokens; nothing is sent.
 
@@ -183,12 +212,7 @@ def dry_run(paired: PairedSet, *, settings: CallSettings, cache: JudgementCache)
     are not all cached are estimated from the gold QA texts, and image ratings whose
     evidence reply is not cached are bounded (at most one per gold item with images).
     """
-    from averitec_tools.metrics.averimatec import recall_plan
-    from averitec_tools.metrics.averimatec_prompts import gold_pair, statement
-
-    known: list[JudgeRequest] = []
-    calls = {"qa": 0, "questions": 0, "justification": 0, "evidence": 0}
-    tokens, image_bound, cached = 0, 0, 0
+    count = _Count()
     for c in paired.claims:
         gold = [qa_request(settings, *gold_pair(q)[:2], f"claim {c.id}") for q in c.gold.questions]
         batch = [("qa", r) for r in gold] + [("questions", questions_request(settings, c)),
@@ -197,28 +221,17 @@ def dry_run(paired: PairedSet, *, settings: CallSettings, cache: JudgementCache)
         statements = [statement(have[r.key]) if r.key in have else " ".join(gold_pair(q)[:2])
                       for r, q in zip(gold, c.gold.questions, strict=True)]
         evidence = evidence_request(settings, c, statements)
-        batch.append(("evidence", evidence))
         if evidence is not None:
             have.update(cache.get_many([evidence.key]))
-        for kind, r in batch:
-            if r is not None and r.key not in have:
-                calls[kind] += 1
-                tokens += estimate(r)
-            cached += r is not None and r.key in have
-        known += [r for _, r in batch if r is not None]
-        reply = have.get(evidence.key) if evidence is not None and all(r.key in have for r in gold) else None
-        images = [len(gold_pair(q)[2]) for q in c.gold.questions]
-        if reply is not None:
-            plan = recall_plan(score_extraction(reply).detailed_ref_in_pred, pred_images=[len(i) for i in c.pred_images],
-                               gold_images=images)
-            image_bound += sum(1 for t in plan if t.needs_rating)
-        elif evidence is not None and any(c.pred_images):
-            image_bound += sum(1 for n in images if n)
-    return {"dry_run": True, "n_claims": len(paired.claims), "judge_calls": sum(calls.values()),
-               "calls_by_kind": calls, "image_calls_at_most": image_bound, "prompt_tokens": tokens,
-               "cached_calls": cached,
-               "token_estimate": "text calls: characters / 4; an image rating adds ~60 text tokens and 256 per image",
-               "prompt": settings.prompts.name, "model": settings.model}
+        for kind, r in [*batch, ("evidence", evidence)]:
+            count.add(kind, r, have)
+        exact = evidence is not None and all(r.key in have for r in gold)
+        count.images += _image_bound(c, have.get(evidence.key) if exact and evidence else None, evidence is not None)
+    return {"dry_run": True, "n_claims": len(paired.claims), "judge_calls": sum(count.calls.values()),
+            "calls_by_kind": count.calls, "image_calls_at_most": count.images, "prompt_tokens": count.tokens,
+            "cached_calls": count.cached,
+            "token_estimate": "text calls: characters / 4; an image rating adds ~60 text tokens and 256 per image",
+            "prompt": settings.prompts.name, "model": settings.model}
 
 
 __all__ = ["CACHE_FILE", "dry_run", "judge_run", "settings_of"]
