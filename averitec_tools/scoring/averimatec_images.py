@@ -181,6 +181,29 @@ def check_total(infos: Iterable[ImageInfo], *, where: str, limits: ImageLimits =
         raise UserError(f"{where}: {total} bytes of images in all (at most {limits.max_total_bytes} are accepted)")
 
 
+def png_preview(info: ImageInfo, *, max_side: int = 512) -> bytes:
+    """A verified image re-encoded as a PNG of at most ``max_side`` pixels a side: new bytes
+    with no metadata, never the uploaded ones (what a leaderboard page may show).
+
+    Example:
+        >>> import base64, io
+        >>> from PIL import Image
+        >>> buf = io.BytesIO(); Image.new("RGB", (1000, 10), (9, 9, 9)).save(buf, format="JPEG")
+        >>> png = png_preview(decode_image(base64.b64encode(buf.getvalue()).decode(), where="x"), max_side=100)
+        >>> png[:4] == bytes([137, 80, 78, 71]), Image.open(io.BytesIO(png)).size
+        (True, (100, 1))
+    """
+    from PIL import Image
+
+    with Image.open(io.BytesIO(base64.b64decode(info.b64)), formats=list(FORMATS)) as img:
+        img.seek(0)
+        frame = img.convert("RGBA" if "A" in img.getbands() or img.mode == "P" else "RGB")
+    frame.thumbnail((max_side, max_side))
+    buf = io.BytesIO()
+    frame.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
 def safe_name(name: str, *, where: str) -> PurePosixPath:
     """A gold image name as a relative path inside the images folder (no ``..``, not absolute).
 
@@ -248,6 +271,7 @@ __all__ = [
     "check_total",
     "decode_image",
     "default_gold_images",
+    "png_preview",
     "safe_name",
     "verify_bytes",
     "verify_prediction",

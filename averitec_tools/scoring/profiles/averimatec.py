@@ -27,6 +27,7 @@ from averitec_tools.metrics.averimatec import AVERIMATEC_PRESETS, DEFAULT_AVERIM
 from averitec_tools.metrics.ev2r import threshold_rule
 from averitec_tools.metrics.ev2r_judges import DEFAULT_API_KEY_ENV
 from averitec_tools.records.averimatec import AVERIMATEC_LABELS
+from averitec_tools.scoring.averimatec_images import DEFAULT_LIMITS, ImageLimits
 from averitec_tools.scoring.averimatec_inputs import ALIGNMENTS
 from averitec_tools.scoring.averimatec_summary import (
     COLUMNS,
@@ -72,6 +73,9 @@ OPTIONS: Mapping[str, ProfileOption] = {
     "averimatec_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
     "averimatec_align": ProfileOption(str, "id", "pair claims by 'id' or by 'position' (the official)",
                                       choices=ALIGNMENTS),
+    "max_images_per_claim": ProfileOption(int, DEFAULT_LIMITS.max_images_per_claim, "evidence images a claim may have"),
+    "max_image_bytes": ProfileOption(int, DEFAULT_LIMITS.max_bytes, "bytes of one image"),
+    "max_image_pixels": ProfileOption(int, DEFAULT_LIMITS.max_pixels, "pixels of one image (read before decoding)"),
     "replay": ProfileOption(_STR, None, "aggregate an official intermediate file instead of judging"),
     "replay_rows": ProfileOption(str, "all", "'last': the last N rows of a resumed official file",
                                  choices=("all", "last")),
@@ -126,8 +130,10 @@ class Profile(ScoringProfile):
         from averitec_tools.scoring.averimatec_inputs import pair_claims
         from averitec_tools.scoring.averimatec_run import judge_run
 
+        limits = ImageLimits(max_bytes=int(opts["max_image_bytes"]), max_pixels=int(opts["max_image_pixels"]),
+                             max_images_per_claim=int(opts["max_images_per_claim"]))
         paired = pair_claims(predictions=call.predictions, references=call.references,
-                                        align=opts["averimatec_align"])
+                             align=opts["averimatec_align"], limits=limits)
         gold_images = opts["gold_images"]
         if gold_images is None:
             from averitec_tools.scoring.averimatec_images import default_gold_images

@@ -1,0 +1,79 @@
+"""AVerImaTeC on the board: uploads bounded in image count, bytes and pixels (before any
+scoring), the image bounds of a competition's ``validation``, and previews re-encoded as PNG."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import pytest
+from _averimatec_fixtures import b64, image_bytes, prediction
+from PIL import Image
+
+from averitec_tools.errors import UserError
+from averitec_tools.leaderboard.competition import parse_competition
+from averitec_tools.leaderboard.limits import SubmissionLimits, check_submission
+from averitec_tools.scoring.averimatec_images import decode_image, png_preview
+
+
+def _upload(items: list[dict]) -> bytes:
+    return json.dumps(items).encode()
+
+
+def test_images_are_counted_not_tokenised() -> None:
+    items = [prediction(i) for i in range(4)]
+    big = b64(image_bytes(3, size=(400, 300)))  # a few KB of base64: thousands of "tokens" if it were text
+    items[0]["evidence"][0]["images"] = [big]
+    stats = check_submission(_upload(items), limits=SubmissionLimits(max_tokens_per_string=50), file_name="s.json")
+    assert stats.images == 4 and stats.max_tokens_per_string < 50
+
+
+@pytest.mark.parametrize(("mutate", "limits", "message"), [
+    (lambda e: e.update(images=[b64(image_bytes(1))] * 3, text="[IMG_1]"), SubmissionLimits(max_images_per_claim=2),
+     r"s\.json\[0\] \(id 0\): 3 evidence images, the competition allows at most 2 per claim"),
+    (lambda e: e.update(images=[b64(image_bytes(1, size=(300, 300)))]), SubmissionLimits(max_image_bytes=100),
+     r"s\.json\[0\] \(id 0\): evidence\[0\]\.images\[0\]: an image of more than 100 bytes"),
+    (lambda e: e.update(images=["bm90IGFuIGltYWdl"]), SubmissionLimits(), r"evidence\[0\]\.images\[0\]: not an image"),
+    (lambda e: e.update(images=[3]), SubmissionLimits(), r"evidence\[0\]\.images\[0\]: an image must be a base64 string"),
+])
+def test_image_bounds(mutate, limits: SubmissionLimits, message: str) -> None:  # type: ignore[no-untyped-def]
+    items = [prediction(0), prediction(1)]
+    mutate(items[0]["evidence"][0])
+    with pytest.raises(UserError, match=message):
+        check_submission(_upload(items), limits=limits, file_name="s.json")
+
+
+def test_a_bomb_is_refused_from_its_header() -> None:
+    buf = io.BytesIO()
+    Image.new("1", (10_000, 10_000)).save(buf, format="PNG")  # 100 megapixels in a few KB
+    items = [prediction(0)]
+    items[0]["evidence"][0]["images"] = [base64.b64encode(buf.getvalue()).decode()]
+    with pytest.raises(UserError, match=r"an image of 10000x10000 pixels; the competition allows at most 40000000"):
+        check_submission(_upload(items), limits=SubmissionLimits(), file_name="s.json")
+
+
+def test_competition_validation_sets_the_image_bounds() -> None:
+    c = parse_competition({"name": "fever9", "phases": [{
+        "name": "val", "gold": "val.json", "profiles": ["averimatec"], "primary_metric": "verdict",
+        "options": {"averimatec": {"judge_url": "http://127.0.0.1:8000/v1", "judge_model": "google/gemma-3-27b-it",
+                                   "averimatec_preset": "notebook"}}}],
+        "validation": {"max_images_per_claim": 8, "max_image_bytes": 2_000_000, "max_image_pixels": 4_000_000}},
+        where="c.yaml")
+    assert (c.validation.max_images_per_claim, c.validation.max_image_bytes, c.validation.max_image_pixels) == (
+        8, 2_000_000, 4_000_000)
+    assert c.phase("val").profile == "averimatec" and dict(c.phase("val").options[0][1])["averimatec_preset"] == "notebook"
+    with pytest.raises(UserError, match="primary_metric"):
+        parse_competition({"name": "x", "phases": [{"name": "val", "gold": "val.json", "profiles": ["averimatec"],
+                                                    "primary_metric": "averitec_score@0.25"}]}, where="c.yaml")
+
+
+def test_previews_are_new_png_bytes() -> None:
+    jpeg = image_bytes(5, fmt="JPEG", size=(900, 300))
+    png = png_preview(decode_image(b64(jpeg), where="w"), max_side=300)
+    assert png != jpeg and png[:4] == b"\x89PNG"
+    with Image.open(io.BytesIO(png)) as img:
+        assert img.format == "PNG" and img.size == (300, 100) and not img.info.get("exif")
+    gif = image_bytes(6, fmt="GIF")
+    with Image.open(io.BytesIO(png_preview(decode_image(b64(gif), where="w")))) as img:
+        assert img.format == "PNG" and img.mode in ("RGB", "RGBA")
