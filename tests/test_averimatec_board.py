@@ -6,15 +6,18 @@ from __future__ import annotations
 import base64
 import io
 import json
+from pathlib import Path
 
 import pytest
-from _averimatec_fixtures import b64, image_bytes, prediction
+from _averimatec_fixtures import b64, image_bytes, prediction, write_dataset
+from _judge_server import requests_sent, running
 from PIL import Image
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.competition import parse_competition
 from averitec_tools.leaderboard.limits import SubmissionLimits, check_submission
 from averitec_tools.scoring.averimatec_images import decode_image, png_preview
+from averitec_tools.scoring.profiles import get_profile
 
 
 def _upload(items: list[dict]) -> bytes:
@@ -77,3 +80,71 @@ def test_previews_are_new_png_bytes() -> None:
     gif = image_bytes(6, fmt="GIF")
     with Image.open(io.BytesIO(png_preview(decode_image(b64(gif), where="w")))) as img:
         assert img.format == "PNG" and img.mode in ("RGB", "RGBA")
+
+
+FIXTURES = {"rules": [{"match": ["[QUES]: "], "responses": [{"content": "[STAT]: A statement."}]},
+                      {"match": ["[IMG_SET_2]:"], "responses": [{"content": "9"}]}],
+            "default": {"content": "[PRED in REF]: 1; (PRED_1, REF_1)\n[PRED in REF Exp]: 1. a. \n"
+                                   "[REF in PRED]: 1; (REF_1, PRED_1)\n[REF in PRED Exp]: 1. x. 2. y."}}
+
+
+def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from averitec_tools.leaderboard.processing import Scorer
+    from averitec_tools.leaderboard.ranking import rank_store
+    from averitec_tools.leaderboard.store import Store
+    from averitec_tools.leaderboard.web.app import create_app
+    from averitec_tools.leaderboard.worker import process_one
+
+    gold = write_dataset(tmp_path / "data", 4)
+    items = [prediction(i) for i in range(4)]
+    jpeg = image_bytes(9, fmt="JPEG", size=(700, 200))
+    items[0]["evidence"][0]["images"] = [b64(jpeg)]
+    upload = json.dumps(items).encode()
+    (tmp_path / "sub.json").write_bytes(upload)
+    db = f"sqlite:///{tmp_path / 'lb.db'}"
+    with running(FIXTURES, tmp_path / "server") as (url, log):
+        options = {"averimatec": {"judge_url": url, "judge_model": "fixture", "judge_cache": str(tmp_path / "cache")}}
+        store = Store(db)
+        store.init(json.dumps({"name": "fever9", "n_resamples": 100, "phases": [
+            {"name": "val", "gold": str(gold), "profiles": ["averimatec"], "primary_metric": "verdict",
+             "columns": ["verdict", "evidence", "question", "justification", "label_accuracy"], "options": options}],
+            "validation": {"max_image_pixels": 1_000_000}}), where="c.yaml")
+        store.add_team("blue")
+        sid = store.submit(team="blue", system="s", phase="val", content=upload, file_name="sub.json").id
+        process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid)
+        assert store.submission(sid)["state"] == "finished", store.submission(sid)["server_reason"]
+        n = len(requests_sent(log))
+        cli = get_profile("averimatec").score(predictions=tmp_path / "sub.json", references=gold, judge_url=url,
+                                              judge_model="fixture", judge_cache=str(tmp_path / "cache"))
+        assert len(requests_sent(log)) == n  # the board's replies are in the cache: the same judgements
+    (row,) = rank_store(store, "val")
+    for k in ("question", "evidence", "verdict", "justification", "label_accuracy"):
+        assert row.metrics[k] == pytest.approx(cli.summary[k], abs=1e-9)
+    assert row.signature.split("|")[:2] == ["profile:averimatec", "metric:averimatec-score"]
+
+    client = TestClient(create_app(db), base_url="http://127.0.0.1")
+    page = client.get(f"/submission/{sid}/claim/0")
+    assert page.status_code == 200, page.text[:300]
+    src = f"/submission/{sid}/claim/0/image/0/0.png"
+    assert f'src="{src}"' in page.text and "Evidence 0 of claim 0" in page.text and 'id="withheld"' in page.text
+    image = client.get(src)
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    assert image.content != jpeg and image.content[:4] == b"\x89PNG"
+    with Image.open(io.BytesIO(image.content)) as img:
+        assert img.format == "PNG" and img.size == (512, 146)
+    for bad in (f"/submission/{sid}/claim/0/image/0/1.png", f"/submission/{sid}/claim/0/image/x/0.png",
+                f"/submission/{sid}/claim/99/image/0/0.png"):
+        assert client.get(bad).status_code == 404
+    detail = client.get(f"/api/submissions/{sid}/claims/0").json()
+    assert (detail["kind"], detail["evidence"][0]["images"], detail["gold_label"]) == ("averimatec", 1, None)
+
+    # The competition's image bounds: refused at upload (header pixels), before any scoring.
+    too_big = json.loads(json.dumps(items))
+    too_big[1]["evidence"][0]["images"] = [b64(image_bytes(1, size=(1200, 900)))]
+    sid2 = store.submit(team="blue", system="s2", phase="val", content=json.dumps(too_big).encode(), file_name="big.json").id
+    process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid2)
+    failed = store.submission(sid2)
+    assert failed["state"] == "failed" and "evidence[0].images[0]: an image of 1200x900 pixels" in failed["reason"], failed

@@ -218,17 +218,17 @@ class Scorer:
                 failure.drop_content = failure.charged
                 raise failure from None
             try:
-                return self._score_file(phase=phase, path=path)
+                return self._score_file(phase=phase, path=path, limits=limits)
             except UserError as exc:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
-    def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
+    def _score_file(self, *, phase: Phase, path: Path, limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
-            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
+            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures, limits=limits)
             with pinned_engine(name, self.engine) as warm:
                 jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
                 result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
