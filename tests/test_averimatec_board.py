@@ -112,7 +112,7 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
             {"name": "val", "gold": str(gold), "profiles": ["averimatec"], "primary_metric": "verdict",
              "columns": ["verdict", "evidence", "question", "justification", "label_accuracy"], "options": options}],
             "validation": {"max_image_pixels": 1_000_000}}), where="c.yaml")
-        store.add_team("blue")
+        token = store.add_team("blue")
         sid = store.submit(team="blue", system="s", phase="val", content=upload, file_name="sub.json").id
         process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid)
         assert store.submission(sid)["state"] == "finished", store.submission(sid)["server_reason"]
@@ -125,7 +125,7 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
         assert row.metrics[k] == pytest.approx(cli.summary[k], abs=1e-9)
     assert row.signature.split("|")[:2] == ["profile:averimatec", "metric:averimatec-score"]
 
-    client = TestClient(create_app(db), base_url="http://127.0.0.1")
+    client = TestClient(create_app(db), base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"})
     page = client.get(f"/submission/{sid}/claim/0")
     assert page.status_code == 200, page.text[:300]
     src = f"/submission/{sid}/claim/0/image/0/0.png"
