@@ -126,14 +126,17 @@ def main() -> None:
            "calls_organisers": theirs, "cold_s": times["cold"], "warm_s": times["warm"], "organisers_s": loop_s,
            "organisers_extrapolated_from": k if k < args.n else None,
            "speedup_cold": loop_s / times["cold"], "speedup_warm": loop_s / times["warm"]}
-    if args.json:
-        print(json.dumps(row))
-        return
-    note = f" (extrapolated from {k} claims)" if k < args.n else ""
-    print(f"{args.n} claims, {args.latency:g} s per judge call, --judge-concurrency {concurrency}")
-    print(f"organisers' loop: {theirs} calls one at a time, {loop_s:.1f} s{note}")
-    print(f"averimatec profile: {ours} calls, cold {times['cold']:.1f} s ({row['speedup_cold']:.1f}x faster), "
-          f"warm {times['warm']:.1f} s ({row['speedup_warm']:.1f}x)")
+    print(json.dumps(row) if args.json else _text(row))
+
+
+def _text(row: dict[str, Any]) -> str:
+    k = row["organisers_extrapolated_from"]
+    note = f" (extrapolated from {k} claims)" if k else ""
+    return "\n".join([
+        f"{row['n_claims']} claims, {row['latency_s']:g} s per judge call, --judge-concurrency {row['concurrency']}",
+        f"organisers' loop: {row['calls_organisers']} calls one at a time, {row['organisers_s']:.1f} s{note}",
+        f"averimatec profile: {row['calls_ours']} calls, cold {row['cold_s']:.1f} s ({row['speedup_cold']:.1f}x faster), "
+        f"warm {row['warm_s']:.1f} s ({row['speedup_warm']:.1f}x)"])
 
 
 if __name__ == "__main__":

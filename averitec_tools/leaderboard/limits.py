@@ -157,6 +157,20 @@ def _images(item: dict[str, Any], *, here: str, limits: SubmissionLimits) -> tup
     return {**item, "evidence": kept}, count
 
 
+def _evidence_count(item: dict[str, Any], *, here: str, per_claim: int | None) -> int:
+    """The item's evidence items in every format (2023 answers too), refused past ``per_claim``."""
+    n_evidence = 0
+    for key in EVIDENCE_KEYS:
+        value = item.get(key)
+        if isinstance(value, list):
+            n_evidence += len(value)
+            if key == "questions":  # 2023 format: answers are evidence too
+                n_evidence += sum(len(q["answers"]) for q in value if isinstance(q, dict) and isinstance(q.get("answers"), list))
+    if per_claim is not None and n_evidence > per_claim:
+        raise UserError(f"{here}: {n_evidence} evidence items, the competition allows at most {per_claim} per claim")
+    return n_evidence
+
+
 def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str) -> SubmissionStats:
     """Refuse an upload past ``limits`` before it is scored.
 
@@ -186,16 +200,7 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
         if isinstance(item, dict):
             item, found = _images(item, here=here, limits=limits)  # AVerImaTeC: images are counted, not tokenised
             n_images += found
-            n_evidence = 0
-            for key in EVIDENCE_KEYS:
-                value = item.get(key)
-                if isinstance(value, list):
-                    n_evidence += len(value)
-                    if key == "questions":  # 2023 format: answers are evidence too
-                        n_evidence += sum(len(q["answers"]) for q in value if isinstance(q, dict) and isinstance(q.get("answers"), list))
-            most_evidence = max(most_evidence, n_evidence)
-            if per_claim is not None and n_evidence > per_claim:
-                raise UserError(f"{here}: {n_evidence} evidence items, the competition allows at most {per_claim} per claim")
+            most_evidence = max(most_evidence, _evidence_count(item, here=here, per_claim=per_claim))
         stack: list[tuple[Any, int]] = [(item, 1)]
         while stack:
             value, depth = stack.pop()
