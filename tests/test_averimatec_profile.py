@@ -188,5 +188,5 @@ def test_bad_inputs_exit_2(case: dict[str, Any], capsys: pytest.CaptureFixture[s
     assert main([*case["base"], "--gold-images", str(case["tmp"])]) == 2
     assert "gold image" in capsys.readouterr().err
     assert main([*case["base"], "--judge-max-tokens", "5"]) == 2
-    assert "applies to the fever8 profile" in capsys.readouterr().err
+    assert "profile 'averimatec': --judge-max-tokens: not an option of this profile" in capsys.readouterr().err
     assert requests_sent(case["log"]) == []  # every input was refused before a request was sent

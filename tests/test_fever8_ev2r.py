@@ -151,7 +151,7 @@ def test_cli_end_to_end_and_resume(tmp_path: Path, server: tuple[str, Path], cap
 def test_judge_options_rejected_for_other_profiles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = make_files(tmp_path)
     assert main(["score", str(files["pred2024"]), str(files["gold"]), "--judge-url", "http://x/v1"]) == 2
-    assert "--judge-url applies to the fever8 profile" in capsys.readouterr().err
+    assert "profile 'averitec2024': --judge-url: not an option of this profile" in capsys.readouterr().err
 
 
 def test_fever8_needs_a_judge(tmp_path: Path) -> None:

@@ -256,9 +256,9 @@ def test_judge_failures_unscored_by_default_zero_as_a_phase_option(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"fever8": {"judge_retries": "two"}}, "options: fever8: judge_retries: 'two' is not a valid value"),
+    ({"fever8": {"judge_retries": "two"}}, "options: fever8: profile 'fever8': judge_retries: expected int, got 'two'"),
     ({"fever8": {"official_failure_mode": True}}, "official_failure_mode is set by the board"),
-    ({"fever8": {"judge_urll": "x"}}, "options: fever8: profile 'fever8' does not take option(s): judge_urll"),
+    ({"fever8": {"judge_urll": "x"}}, "options: fever8: profile 'fever8': judge_urll: not an option of this profile"),
     ({"averitec2024": {}}, "options: averitec2024: not a profile of this phase"),
 ])
 def test_bad_phase_options_are_one_clear_error(options: dict[str, Any], message: str) -> None:

@@ -6,10 +6,7 @@ Imports nothing heavy: the CLI builds every sub-parser on start.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection
 from typing import Any
-
-from averitec_tools.errors import UserError
 
 #: option name -> (flag, argparse keyword arguments)
 JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -80,17 +77,10 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         group.add_argument(flag, dest=name, **{"default": None, **kwargs})
 
 
-def judge_options(args: argparse.Namespace, accepted: Collection[str]) -> dict[str, Any]:
-    """The judge options given on the command line (error if the profile does not take one)."""
-    flags = {**JUDGE_FLAGS, **AVERIMATEC_FLAGS}
-    given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
-    for name in given:
-        if name not in accepted:
-            fever8_only = name in ("judge_max_tokens", "ev2r_preset", "ev2r_threshold", "ev2r_comparison")
-            owner = ("the averimatec profile" if name in AVERIMATEC_FLAGS else "the fever8 profile" if fever8_only
-                     else "the fever8 profile and the averimatec profile")
-            raise UserError(f"{flags[name][0]} applies to {owner}, not {args.profile!r}")
-    return given
+def judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge options given on the command line (the profile checks them)."""
+    return {name: getattr(args, name) for name in {**JUDGE_FLAGS, **AVERIMATEC_FLAGS}
+            if getattr(args, name, None) is not None}
 
 
 __all__ = ["AVERIMATEC_FLAGS", "JUDGE_FLAGS", "add_judge_arguments", "judge_options"]

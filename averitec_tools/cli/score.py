@@ -78,38 +78,29 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
-    accepted = profile.OPTIONS  # declared, with their choices
-    options: dict[str, Any] = {}
-    if args.metric != "all":
-        if "metric" not in accepted:
-            raise UserError(f"profile {args.profile!r} has no --metric {args.metric}")
-        choices = accepted["metric"].choices
-        if choices and args.metric not in choices:
-            raise UserError(f"unknown --metric {args.metric!r}", hint=f"choose one of: {', '.join(choices)}")
-        options["metric"] = args.metric
-    if args.max_evidence is not None:
-        if args.max_evidence < 1:
-            raise UserError(f"--max-evidence must be at least 1, got {args.max_evidence}")
-        if "max_evidence" not in accepted:
-            raise UserError(f"--max-evidence applies to the fever profile, not {args.profile!r}")
-        options["max_evidence"] = args.max_evidence
-    if getattr(args, "lenient", False):
-        if "lenient" not in accepted:
-            raise UserError(f"--lenient is not available for profile {args.profile!r}")
-        options["lenient"] = True
-    if getattr(args, "evidence_scorer", None):
-        if "evidence_scorer" not in accepted:
-            raise UserError(f"--evidence-scorer is not available for profile {args.profile!r}")
-        from averitec_tools.scoring.meta_eval.profile_option import evidence_scorer_for
+#: option name -> the flag that sets it (the judge's flags are in ``_judge_options.JUDGE_FLAGS``)
+FLAGS = {"metric": "--metric", "max_evidence": "--max-evidence", "lenient": "--lenient",
+         "evidence_scorer": "--evidence-scorer", "allow_download": "--no-download"}
 
-        evidence_scorer_for(args.evidence_scorer)  # a bad spec fails before anything is scored
-        options["evidence_scorer"] = args.evidence_scorer
-    if args.no_download and "allow_download" in accepted:
-        options["allow_download"] = False
+
+def _flag(option: str) -> str | None:
+    from averitec_tools.cli._judge_options import AVERIMATEC_FLAGS, JUDGE_FLAGS
+
+    flags = {**JUDGE_FLAGS, **AVERIMATEC_FLAGS}
+    return FLAGS.get(option) or (flags[option][0] if option in flags else None)
+
+
+def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
+    """The profile options the flags set, checked by the profile (named by their flags) before any work."""
     from averitec_tools.cli._judge_options import judge_options
 
-    options.update(judge_options(args, accepted))
+    given = {"metric": None if args.metric == "all" else args.metric, "max_evidence": args.max_evidence,
+             "lenient": True if getattr(args, "lenient", False) else None,
+             "evidence_scorer": getattr(args, "evidence_scorer", None) or None, **judge_options(args)}
+    options = {name: value for name, value in given.items() if value is not None}
+    accepted = profile.OPTIONS
+    if args.no_download and "allow_download" in accepted:
+        options["allow_download"] = False
     if "gold_images" in accepted and "gold_images" not in options:  # beside the user's gold file, also under --subset
         from averitec_tools.scoring.averimatec_images import default_gold_images
 
@@ -118,6 +109,7 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         from averitec_tools.cache import cache_root
 
         options["cache_dir"] = str(cache_root())  # prepared gold strings, keyed by the gold file's hash
+    profile.check_options(options, spell=_flag)
     return options
 
 

@@ -62,7 +62,7 @@ def profile_options(raw: Mapping[str, Mapping[str, Any]] | None, *, profiles: Se
                     expand: Any = None) -> ProfileOptions:
     """The phase's ``options`` checked against each profile's declared options (unknown
     names, wrong types and the options the board sets are errors naming the key);
-    ``expand(value, where=...)`` replaces ``${VAR}`` in strings."""
+    ``expand(value, where=...)`` replaces ``${VAR}`` in strings, before the check."""
     from averitec_tools.scoring.profiles import get_profile
     from averitec_tools.scoring.profiles.base import check_options
 
@@ -76,18 +76,13 @@ def profile_options(raw: Mapping[str, Mapping[str, Any]] | None, *, profiles: Se
         if board:
             raise UserError(f"{w}: {', '.join(board)} is set by the board (judge_failures: unscored | zero; image "
                             "bounds: the competition's validation section)")
+        checked = {name: expand(value, where=f"{w}: {name}") if expand is not None and isinstance(value, str) else value
+                   for name, value in values.items()}
         try:
-            check_options(profile, values, declared)
+            check_options(profile, checked, declared)
         except UserError as exc:
             raise UserError(f"{w}: {exc.message}", hint=exc.hint) from None
-        checked = []
-        for name, value in values.items():
-            if expand is not None and isinstance(value, str):
-                value = expand(value, where=f"{w}: {name}")
-            if not declared[name].accepts(value):
-                raise UserError(f"{w}: {name}: {value!r} is not a valid value ({declared[name].help})")
-            checked.append((name, value))
-        out.append((profile, tuple(checked)))
+        out.append((profile, tuple(checked.items())))
     return tuple(out)
 
 

@@ -14,17 +14,19 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from averitec_tools.forking import fork_is_safe
 from averitec_tools.metrics._gc import paused_gc
-from averitec_tools.metrics.base import Metric, register_metric
-from averitec_tools.metrics.meteor import MeteorEngine, default_engine
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import qa_strings
+from averitec_tools.metrics.meteor import MeteorEngine, MeteorEngineScorer, default_engine
+from averitec_tools.records.rated import RatedItem
 
 Normalise = Literal["reference", "candidate"]
 
@@ -248,28 +250,34 @@ def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:
 
 @register_metric
 class HungarianMeteor(
-    Metric, name="hu-meteor", higher_is_better=True,
+    MeteorEngineScorer, name="hu-meteor", higher_is_better=True,
     description="Hungarian-matched METEOR between predicted and gold evidence, normalised by the gold (or predicted) "
     "count (scipy.optimize.linear_sum_assignment(maximize=True))",
     citation="Schlichtkrull et al. (2023), AVeriTeC, Sec. 5",
 ):
-    """Hungarian METEOR of one claim's predicted vs gold evidence strings.
+    """Hungarian METEOR of one claim's predicted vs gold evidence strings (``normalise``:
+    divide by the ``reference`` count, as AVeriTeC 2023/2024, or the ``candidate`` count, as EvalAI).
+
+    As an evidence scorer (``averitec meta-eval``) it scores the Q+A strings of an item's
+    two evidence texts (0 where either side has none).
 
     Example:
-        >>> HU_METEOR.info.name
-        'hu-meteor'
+        >>> HU_METEOR.info.name, str(HungarianMeteor(normalise="candidate"))
+        ('hu-meteor', 'hu-meteor(normalise=candidate)')
     """
 
-    def __call__(
-        self,
-        *,
-        candidates: Sequence[str],
-        references: Sequence[str],
-        normalise: Normalise = "reference",
-        engine: MeteorEngine | None = None,
-    ) -> float:
-        task = HungarianTask(tuple(candidates), tuple(references), normalise)
+    normalise: str = "reference"
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"normalise": ("reference", "candidate")}
+
+    def __call__(self, *, candidates: Sequence[str], references: Sequence[str], engine: MeteorEngine | None = None) -> float:
+        task = HungarianTask(tuple(candidates), tuple(references), self.normalise)  # type: ignore[arg-type]
         return solve_task(task, engine or default_engine())
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        cands, refs = qa_strings(item.predicted), qa_strings(item.reference)
+        if not (cands and refs):
+            return 0.0
+        return self(candidates=cands, references=refs, engine=ctx)
 
 
 HU_METEOR = HungarianMeteor()

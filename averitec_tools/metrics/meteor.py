@@ -27,13 +27,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
-from averitec_tools.metrics.base import Metric, register_metric
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import PerItemScorer
 from averitec_tools.metrics.meteor_matching import PreparedText, match_stem_class, match_synonyms
 from averitec_tools.metrics.tokenize import WordTokenizer
+from averitec_tools.records.rated import RatedItem
 
 ALPHA = 0.9
 BETA = 3.0
@@ -258,14 +260,25 @@ class MeteorEngine:
         return self.score_prepared(self.prepare_tokens(hypothesis), self.prepare_tokens(reference))
 
 
+class MeteorEngineScorer(PerItemScorer):
+    """An evidence scorer that scores with one METEOR engine per run (offline: no NLTK download)."""
+
+    def setup(self) -> MeteorEngine:
+        return MeteorEngine(allow_download=False)
+
+
 @register_metric
 class Meteor(
-    Metric, name="meteor", higher_is_better=True,
+    MeteorEngineScorer, name="meteor", higher_is_better=True,
     description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it, "
     "tokenised as nltk-3.9.1-word_tokenize",
     citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
 ):
     """METEOR of one candidate string against one reference string (NLTK 3.9.1 exact).
+
+    Its parameters are NLTK's defaults, the only ones the engine computes (another value is
+    refused, never silently ignored). As an evidence scorer it scores an item's two whole
+    evidence texts.
 
     Example:
         >>> METEOR.info.name, METEOR.params
@@ -275,9 +288,13 @@ class Meteor(
     alpha: float = ALPHA
     beta: float = BETA
     gamma: float = GAMMA
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"alpha": (ALPHA,), "beta": (BETA,), "gamma": (GAMMA,)}
 
     def __call__(self, *, candidate: str, reference: str, engine: MeteorEngine | None = None) -> float:
         return (engine or default_engine()).score(candidate=candidate, reference=reference)
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        return self(candidate=item.predicted, reference=item.reference, engine=ctx)
 
 
 _DEFAULT_ENGINE: MeteorEngine | None = None
@@ -293,4 +310,4 @@ def default_engine() -> MeteorEngine:
 
 METEOR = Meteor()
 
-__all__ = ["METEOR", "Meteor", "MeteorEngine", "PreparedText", "default_engine"]
+__all__ = ["METEOR", "Meteor", "MeteorEngine", "MeteorEngineScorer", "PreparedText", "default_engine"]

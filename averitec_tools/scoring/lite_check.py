@@ -102,8 +102,25 @@ def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str 
             "claim_ids": [cid for cid, _ in claims if repr(cid) in chosen],
             "systems": [{"submission": Path(p).name, "full": f, "lite": s}
                         for p, f, s in zip(paths, out.pop("full"), out.pop("lite"), strict=True)],
-            **out, "signature": f"lite-check|{results[0].signature}|metric={metric}|size={size}|rule=averitec-lite-sha256"
-                                f"|resamples={resamples}|level={level:g}|seed={seed}"}
+            **out, "signature": lite_signature(score=results[0].signature, metric=metric, size=size, resamples=resamples,
+                                               level=level, seed=seed)}
 
 
-__all__ = ["DEFAULT_METRIC", "lite_check", "ranking_agreement"]
+def lite_signature(*, score: str, metric: str, size: int, resamples: int, level: float, seed: int) -> str:
+    """``lite-check|metric:…|size:…|rule:…|resamples:…|level:…|seed:…``, then the score's signature
+    embedded as ``score.…`` (the profile that scored the files), then the version.
+
+    Example:
+        >>> lite_signature(score="profile:fever|version:0.1.0", metric="strict_score", size=10, resamples=5,
+        ...                level=0.95, seed=0).rsplit("|version:", 1)[0]
+        'lite-check|metric:strict_score|size:10|rule:averitec-lite-sha256|resamples:5|level:0.95|seed:0|score.profile:fever|score.version:0.1.0'
+    """
+    from averitec_tools.metrics.signature import embed_signature, render_signature
+
+    return "lite-check|" + render_signature([
+        ("metric", metric), ("size", size), ("rule", "averitec-lite-sha256"), ("resamples", resamples),
+        ("level", f"{level:g}"), ("seed", seed), *embed_signature("score", score),
+    ])
+
+
+__all__ = ["DEFAULT_METRIC", "lite_check", "lite_signature", "ranking_agreement"]

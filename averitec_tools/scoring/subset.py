@@ -158,7 +158,9 @@ def subset_files(*, profile: str, predictions: PathLike, references: PathLike, w
 
 def mark_result(result: Any, subset: SubsetFiles) -> Any:
     """The profile's result with ``subset: N/M`` in summary and signature, original claim ids."""
-    signature = f"{result.signature}|subset:{subset.label}"
+    from averitec_tools.metrics.signature import extend_signature
+
+    signature = extend_signature(result.signature, {"subset": subset.label})
     summary: dict[str, Any] = {}
     for key, value in result.summary.items():
         summary[key] = signature if key == "signature" else value

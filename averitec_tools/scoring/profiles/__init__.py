@@ -1,7 +1,13 @@
-"""Scoring profiles, one module each. ``PROFILES.get(name)`` returns the profile class.
+"""Scoring profiles, one module each: :func:`get_profile` returns one, ready to score.
 
-Profiles are registered lazily by name → module so that importing this package stays
-cheap; see :func:`get_profile`.
+:data:`PROFILES` maps a profile's name to the module that defines it (a module defines one
+:class:`~averitec_tools.scoring.profiles.base.ScoringProfile` subclass named ``Profile``), so
+importing this package stays cheap: a profile's module is imported only when it is asked for.
+:func:`score_with_profile` is what ``averitec compare``, ``calibration`` and ``lite-check`` build
+on (per-claim scores, each claim once).
+
+    >>> get_profile("fever").name, PROFILES.get("fever")
+    ('fever', 'averitec_tools.scoring.profiles.fever')
 """
 
 from __future__ import annotations

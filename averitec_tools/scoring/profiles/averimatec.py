@@ -57,25 +57,30 @@ OPTIONS: Mapping[str, ProfileOption] = {
     "judge_api_key_env": ProfileOption(str, DEFAULT_API_KEY_ENV, "environment variable holding the API key"),
     "judge_prompt": ProfileOption(_STR, None, "prompt file, or official[:PATH] (None: the packaged prompts)"),
     "judge_cache": ProfileOption(_STR, None, "judgement cache directory"),
-    "judge_concurrency": ProfileOption(int, 32, "judge requests in flight"),
-    "judge_retries": ProfileOption(int, 5, "retries of a failed request"),
-    "judge_backoff": ProfileOption((int, float), 1.0, "seconds before the first retry (doubling)"),
-    "judge_timeout": ProfileOption((int, float), 300.0, "seconds per request"),
+    "judge_concurrency": ProfileOption(int, 32, "judge requests in flight", minimum=1),
+    "judge_retries": ProfileOption(int, 5, "retries of a failed request", minimum=0),
+    "judge_backoff": ProfileOption((int, float), 1.0, "seconds before the first retry (doubling)", minimum=0),
+    "judge_timeout": ProfileOption((int, float), 300.0, "seconds per request", minimum=0),
     "judge_sampling": ProfileOption(str, "greedy", "sampling preset", choices=("greedy", "organisers")),
-    "official_failure_mode": ProfileOption(bool, False, "a request that still fails gets an empty reply (scores 0)"),
+    "official_failure_mode": ProfileOption(bool, False, "a request that still fails gets an empty reply (scores 0)",
+                                           excludes=("judge_unscored",)),
     "judge_unscored": ProfileOption(bool, False, "leave claims whose requests fail (or whose justification reply "
-                                                 "does not parse) unscored"),
+                                                 "does not parse) unscored",
+                                    excludes=("official_failure_mode",)),
     "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
     "gold_images": ProfileOption(_STR, None, "the dataset's images folder (None: images/ beside the gold file)"),
     "averimatec_preset": ProfileOption(str, DEFAULT_AVERIMATEC_PRESET, "published threshold rule",
                                        choices=tuple(AVERIMATEC_PRESETS.names())),
-    "averimatec_threshold": ProfileOption((float, type(None)), None, "custom evidence threshold"),
-    "averimatec_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
+    "averimatec_threshold": ProfileOption((float, type(None)), None, "custom evidence threshold", minimum=0.0,
+                                          maximum=1.0),
+    "averimatec_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')", choices=(None, ">", ">=")),
     "averimatec_align": ProfileOption(str, "id", "pair claims by 'id' or by 'position' (the official)",
                                       choices=ALIGNMENTS),
-    "max_images_per_claim": ProfileOption(int, DEFAULT_LIMITS.max_images_per_claim, "evidence images a claim may have"),
-    "max_image_bytes": ProfileOption(int, DEFAULT_LIMITS.max_bytes, "bytes of one image"),
-    "max_image_pixels": ProfileOption(int, DEFAULT_LIMITS.max_pixels, "pixels of one image (read before decoding)"),
+    "max_images_per_claim": ProfileOption(int, DEFAULT_LIMITS.max_images_per_claim, "evidence images a claim may have",
+                                          minimum=0),
+    "max_image_bytes": ProfileOption(int, DEFAULT_LIMITS.max_bytes, "bytes of one image", minimum=1),
+    "max_image_pixels": ProfileOption(int, DEFAULT_LIMITS.max_pixels, "pixels of one image (read before decoding)",
+                                      minimum=1),
     "replay": ProfileOption(_STR, None, "aggregate an official intermediate file instead of judging"),
     "replay_rows": ProfileOption(str, "all", "'last': the last N rows of a resumed official file",
                                  choices=("all", "last")),
@@ -84,7 +89,8 @@ DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.ite
 
 
 def options_of(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options with defaults filled in, the threshold rule built and the failure mode named.
+    """The options (checked by :meth:`ScoringProfile.score`) with defaults filled in, the
+    threshold rule built and the failure mode named.
 
     Example:
         >>> o = options_of({"averimatec_preset": "fork-0.3", "judge_unscored": True})
@@ -95,10 +101,6 @@ def options_of(options: Mapping[str, Any]) -> dict[str, Any]:
     opts["rule"] = threshold_rule(preset=opts["averimatec_preset"], threshold=opts["averimatec_threshold"],
                                   comparison=opts["averimatec_comparison"], presets=AVERIMATEC_PRESETS,
                                   flag="--averimatec")
-    if int(opts["judge_concurrency"]) < 1 or int(opts["judge_retries"]) < 0:
-        raise UserError("--judge-concurrency must be at least 1 and --judge-retries at least 0")
-    if opts["official_failure_mode"] and opts["judge_unscored"]:
-        raise UserError("--official-failure-mode and --judge-unscored exclude each other")
     opts["failure_mode"] = "unscored" if opts["judge_unscored"] else "zero" if opts["official_failure_mode"] else "raise"
     return opts
 

@@ -104,7 +104,7 @@ class Profile(ScoringProfile):
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
         inputs = read_inputs(
-            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, predictions=predictions, references=references, options=options,
             warm=call.warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
             check_reference=needs_justification,

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
-from averitec_tools.metrics.averitec_score import AVeriTeCScore, passes, threshold_key
+from averitec_tools.metrics.averitec_score import AVeriTeCScore, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
@@ -60,18 +60,15 @@ def _at_thresholds(
     label_acc: dict[str, float] = {}
     evidence: dict[str, float] = {}
     for t in EVALAI_THRESHOLDS:
-        key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
-        hits, total = 0, 0.0
-        for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
-            ok = passes(s, t, strict=False)
-            if ok:
-                if c:
-                    hits += 1
-                total += s
-            per_claim_values[i][label_key] = float(ok and c)
-            per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
-        label_acc[key] = hits / n
-        evidence[key] = total / n
+        metric = AVeriTeCScore(threshold=t, strict=False)
+        key, label_key = threshold_key(t), claim_key(metric)
+        hits = metric.gated(evidence_scores=scores, values=correct)
+        kept = metric.gated(evidence_scores=scores, values=scores)
+        for values, hit, score in zip(per_claim_values, hits, kept, strict=True):
+            values[label_key] = hit
+            values[f"evidence_meteor@{key}"] = score
+        label_acc[key] = sum(hits) / n
+        evidence[key] = sum(kept) / n
     return label_acc, evidence
 
 

@@ -171,7 +171,8 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
-        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)"),
+        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)",
+                                      minimum=1),
         "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
     }
 

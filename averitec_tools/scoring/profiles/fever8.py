@@ -36,10 +36,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from averitec_tools.errors import UserError
-from averitec_tools.metrics.averitec_score import threshold_key
+from averitec_tools.metrics.averitec_score import AVeriTeCScore, threshold_key
 from averitec_tools.metrics.ev2r import (
+    COMPARISONS,
     DEFAULT_PRESET,
+    THRESHOLD_PRESETS,
     UNPARSEABLE,
     Judgement,
     JudgePrompt,
@@ -81,7 +82,6 @@ from averitec_tools.scoring.profiles.base import (
     ProfileResult,
     ScoreCall,
     ScoringProfile,
-    check_options,
 )
 from averitec_tools.scoring.warm import WarmScoring
 
@@ -99,16 +99,18 @@ OPTIONS: Mapping[str, ProfileOption] = {
     "judge_api_key_env": ProfileOption(str, DEFAULT_API_KEY_ENV, "environment variable holding the API key"),
     "judge_prompt": ProfileOption(_STR, None, "prompt file or name (None: the organisers')"),
     "judge_cache": ProfileOption(_STR, None, "judgement cache directory"),
-    "judge_concurrency": ProfileOption(int, DEFAULT_CONCURRENCY, "judge requests in flight"),
-    "judge_retries": ProfileOption(int, 5, "retries of a failed request"),
+    "judge_concurrency": ProfileOption(int, DEFAULT_CONCURRENCY, "judge requests in flight", minimum=1),
+    "judge_retries": ProfileOption(int, 5, "retries of a failed request", minimum=0),
     "judge_backoff": ProfileOption(_NUMBER, 1.0, "seconds before the first retry (doubling)"),
     "judge_timeout": ProfileOption(_NUMBER, 120.0, "seconds per request"),
-    "judge_max_tokens": ProfileOption(int, DEFAULT_MAX_TOKENS, "reply token limit"),
-    "ev2r_preset": ProfileOption(str, DEFAULT_PRESET, "published threshold rule"),
-    "ev2r_threshold": ProfileOption((float, type(None)), None, "custom recall threshold"),
-    "ev2r_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')"),
-    "official_failure_mode": ProfileOption(bool, False, "score failed requests 0, as the official code"),
-    "judge_unscored": ProfileOption(bool, False, "leave claims whose judge request failed or whose reply does not parse unscored"),
+    "judge_max_tokens": ProfileOption(int, DEFAULT_MAX_TOKENS, "reply token limit", minimum=1),
+    "ev2r_preset": ProfileOption(str, DEFAULT_PRESET, "published threshold rule", choices=tuple(THRESHOLD_PRESETS)),
+    "ev2r_threshold": ProfileOption((float, type(None)), None, "custom recall threshold", minimum=0.0, maximum=1.0),
+    "ev2r_comparison": ProfileOption(_STR, None, "custom comparison ('>' or '>=')", choices=(None, *COMPARISONS)),
+    "official_failure_mode": ProfileOption(bool, False, "score failed requests 0, as the official code",
+                                           excludes=("judge_unscored",)),
+    "judge_unscored": ProfileOption(bool, False, "leave claims whose judge request failed or whose reply does not parse unscored",
+                                    excludes=("official_failure_mode",)),
     "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
     "cache_dir": CACHE_DIR,
 }
@@ -116,16 +118,10 @@ DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.ite
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    check_options("fever8", options, OPTIONS)
+    """The options (checked by :meth:`ScoringProfile.score`) with their defaults, the Ev2R rule and the failure mode."""
     opts = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
     opts["rule"] = threshold_rule(preset=opts["ev2r_preset"], threshold=opts["ev2r_threshold"],
                                   comparison=opts["ev2r_comparison"])
-    if int(opts["judge_concurrency"]) < 1 or int(opts["judge_retries"]) < 0:
-        raise UserError("--judge-concurrency must be at least 1 and --judge-retries at least 0")
-    if int(opts["judge_max_tokens"]) < 1:
-        raise UserError("--judge-max-tokens must be at least 1")
-    if opts["official_failure_mode"] and opts["judge_unscored"]:
-        raise UserError("--official-failure-mode and --judge-unscored exclude each other (failures score 0, or leave the claim unscored)")
     opts["failure_mode"] = "unscored" if opts["judge_unscored"] else "zero" if opts["official_failure_mode"] else "raise"
     return opts
 
@@ -187,7 +183,7 @@ def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], 
                 m_q: Sequence[float], m_qa: Sequence[float], unscored_mode: bool,
                 ) -> tuple[list[ClaimScore], dict[str, int], dict[str, int]]:
     """Per-claim scores, unparseable replies per kind and (``unscored_mode``) unscored claims per reason."""
-    key = threshold_key(rule.threshold)
+    key, meteor_rule = threshold_key(rule.threshold), AVeriTeCScore(threshold=METEOR_THRESHOLD)
     per_claim, unparseable = [], {"questions_answers": 0, "questions_only": 0}
     unscored = dict.fromkeys(UNSCORED_REASONS, 0) if unscored_mode else {}
     for i, c in enumerate(claims):
@@ -200,7 +196,8 @@ def _claim_rows(claims: Sequence[Claim], judged: Mapping[tuple[int | str, str], 
             "ev2r_q_precision": q.precision, "ev2r_q_recall": q.recall,
             f"averitec_score_ev2r@{key}": float(correct and rule.passes(qa.recall)), claim_key(LABEL_ACCURACY): float(correct),
             "hu_meteor_questions_only": m_q[i], "hu_meteor_questions_answers": m_qa[i],
-            f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": float(correct and m_qa[i] > METEOR_THRESHOLD),
+            f"averitec_score_hu_meteor@{threshold_key(METEOR_THRESHOLD)}": meteor_rule.claim_score(
+                evidence_score=m_qa[i], correct=correct),
         }
         reason = None
         if unscored_mode and not (qa.parsed and q.parsed):

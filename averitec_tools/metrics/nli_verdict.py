@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,13 +40,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import (
-    Scorer,
-    check_mode_coverage,
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import (
+    EvidenceScorer,
+    check_coverage,
     qa_strings,
-    register_scorer,
 )
+from averitec_tools.records.rated import RatedItem
 
 MODES = ("gold", "agree", "label")
 VERIFIER_NAME = "r2vc-offline-verifier(all-MiniLM-L6-v2)"
@@ -215,20 +214,27 @@ def pair_probabilities(*, backend: Any, claims: Sequence[str], groups: Sequence[
     return [np.array([row[(c, s)] for s in g]).reshape(-1, 3) for c, g in zip(claims, groups, strict=True)]
 
 
-@register_scorer
-@dataclass(frozen=True)
-class NLIVerdict(Scorer):
-    """The NLI verdict-agreement scorer (see the module docstring)."""
+@register_metric
+class NLIVerdict(
+    EvidenceScorer, name="nli-verdict", higher_is_better=True,
+    description="agreement of the verdicts an NLI cross-encoder (the R2VC offline verifier, trained on AVeriTeC "
+    "train) draws from the predicted evidence and the gold label or reference (offline, CPU; never official)",
+):
+    """The NLI verdict-agreement scorer (see the module docstring).
 
-    name: ClassVar[str] = "nli-verdict"
+    Its signature: ``metric:nli-verdict|mode:..|coverage:..|model:..|weights:sha256.<16 hex>|trained:..|``
+    ``max_length:..|pair_order:evidence-claim``.
+    """
+
     mode: str = "gold"
     coverage: float = 0.0
     model: str = ""
     max_length: int = 128
     batch_size: int = 32
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"mode": MODES}
 
-    def check(self) -> None:
-        check_mode_coverage(self.name, mode=self.mode, modes=MODES, coverage=self.coverage)
+    def validate(self) -> None:
+        check_coverage(self.name, self.coverage)
 
     def model_dir(self) -> Path:
         return self._resolved()[0]
@@ -240,17 +246,16 @@ class NLIVerdict(Scorer):
             object.__setattr__(self, "_model", resolved)
         return resolved
 
-    def signature(self) -> str:
-        """``nli-verdict|mode=..|coverage=..|model=..|weights=sha256:<16>|trained=..|max_length=..|pair_order=..``."""
+    def signature_fields(self) -> list[tuple[str, Any]]:
         d, name = self._resolved()
         weights = model_files(d)
         meta_file = d / "training.json"
         meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
         trained = (f"averitec-train-{meta['train_claims']}-claims-{meta.get('pairs', '?')}-pairs-"
                    f"{meta.get('pair_labels', '?')}" if "train_claims" in meta else "unknown")
-        return (f"{self.name}|mode={self.mode}|coverage={self.coverage:g}|model={name}"
-                f"|weights=sha256:{_weights_sha(str(weights))[:16]}|trained={trained}"
-                f"|max_length={self.max_length}|pair_order=evidence-claim")
+        return [("mode", self.mode), ("coverage", f"{self.coverage:g}"), ("model", name),
+                ("weights", f"sha256.{_weights_sha(str(weights))[:16]}"), ("trained", trained),
+                ("max_length", self.max_length), ("pair_order", "evidence-claim")]
 
     def score_claims(self, *, claims: Sequence[str], labels: Sequence[str] | None, predicted: Sequence[Sequence[str]],
                      references: Sequence[Sequence[str]], backend: Any = None) -> list[float]:
@@ -267,10 +272,9 @@ class NLIVerdict(Scorer):
         pr = pair_probabilities(backend=backend, claims=claims, groups=references)
         f1 = [0.0] * len(claims)
         if self.coverage:
-            from averitec_tools.scoring.meta_eval import free_scorer
+            from averitec_tools.metrics.minilm_qa_f1 import MiniLMQAF1
 
-            f1 = free_scorer.MiniLMQAF1(max_length=self.max_length).score_strings(predicted=predicted,
-                                                                                 references=references)
+            f1 = MiniLMQAF1(max_length=self.max_length).score_strings(predicted=predicted, references=references)
         out = []
         for i in range(len(claims)):
             (dp, yp), (dr, yr) = side_signals(pp[i]), side_signals(pr[i])

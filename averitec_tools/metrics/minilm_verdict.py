@@ -1,6 +1,6 @@
 """``minilm-verdict``: does the submitted evidence decide the claim the way the gold label does?
 
-The verdict model of :mod:`~averitec_tools.scoring.meta_eval.verdict_head` (frozen
+The verdict model of :mod:`~averitec_tools.metrics.verdict_head` (frozen
 all-MiniLM-L6-v2 embeddings, a logistic-regression head trained on AVeriTeC train claims
 only) gives ``p(label | claim, evidence)``. ``mode`` picks the score of an item:
 
@@ -19,22 +19,21 @@ ratings). Like ``minilm-qa-f1`` it runs offline on CPU and is never an official 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
 from averitec_tools.errors import UserError
-from averitec_tools.scoring.meta_eval import free_scorer, verdict_head
-from averitec_tools.scoring.meta_eval.ratings import RatedItem
-from averitec_tools.scoring.meta_eval.scorer_base import (
-    Scorer,
-    check_mode_coverage,
+from averitec_tools.metrics import minilm_qa_f1, verdict_head
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import (
+    EvidenceScorer,
+    check_coverage,
     qa_strings,
-    register_scorer,
 )
+from averitec_tools.records.rated import RatedItem
 
 MODES = ("gold", "agree")
 
@@ -72,27 +71,32 @@ def item_score(*, probs_pred: np.ndarray, probs_ref: np.ndarray, gold: int, mode
     return (1 - coverage) * verdict + coverage * f1
 
 
-@register_scorer
-@dataclass(frozen=True)
-class MiniLMVerdict(Scorer):
-    """The verdict scorer (see the module docstring)."""
+@register_metric
+class MiniLMVerdict(
+    EvidenceScorer, name="minilm-verdict", higher_is_better=True,
+    description="probability a verdict model on frozen all-MiniLM-L6-v2 embeddings (trained on AVeriTeC train) gives "
+    "the gold label from the predicted evidence (offline, CPU; never an official figure)",
+):
+    """The verdict scorer (see the module docstring).
 
-    name: ClassVar[str] = "minilm-verdict"
+    Its signature: ``metric:minilm-verdict|mode:gold|coverage:0|head:sha256.<16 hex>|trained:...|``
+    then the ``minilm-qa-f1`` encoder's fields (model, weights, max_length, package).
+    """
+
     mode: str = "gold"
     coverage: float = 0.0
     max_length: int = 128
     batch_size: int = 64
     cache: bool = True
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"mode": MODES}
 
-    def check(self) -> None:
-        check_mode_coverage(self.name, mode=self.mode, modes=MODES, coverage=self.coverage)
+    def validate(self) -> None:
+        check_coverage(self.name, self.coverage)
 
-    def signature(self) -> str:
-        """``minilm-verdict|mode=..|coverage=..|head=sha256:<16>|<the minilm-qa-f1 encoder signature>``."""
-        encoder = free_scorer.MiniLMQAF1(max_length=self.max_length).signature().split("|", 1)[1]
+    def signature_fields(self) -> list[tuple[str, Any]]:
         meta = verdict_head.load_head()["meta"]
-        return (f"{self.name}|mode={self.mode}|coverage={self.coverage:g}|head=sha256:{head_sha256()[:16]}"
-                f"|trained={meta.get('trained', '?')}|{encoder}")
+        return [("mode", self.mode), ("coverage", f"{self.coverage:g}"), ("head", f"sha256.{head_sha256()[:16]}"),
+                ("trained", meta.get("trained", "?")), *minilm_qa_f1.encoder_fields(self.max_length)]
 
     def score_claims(self, *, claims: Sequence[str], labels: Sequence[str], predicted: Sequence[Sequence[str]],
                      references: Sequence[Sequence[str]]) -> list[float]:
@@ -100,12 +104,12 @@ class MiniLMVerdict(Scorer):
         unknown = [(i, lab) for i, lab in enumerate(labels) if lab not in verdict_head.LABELS]
         if unknown:
             raise UserError(f"minilm-verdict: claim {unknown[0][0]}: gold label {unknown[0][1]!r} is not an AVeriTeC label")
-        encoder = free_scorer.MiniLMQAF1(max_length=self.max_length, batch_size=self.batch_size, cache=self.cache)
-        vec = free_scorer.embed_cached([*claims, *(s for group in references for s in group)], max_length=self.max_length,
+        encoder = minilm_qa_f1.MiniLMQAF1(max_length=self.max_length, batch_size=self.batch_size, cache=self.cache)
+        vec = minilm_qa_f1.embed_cached([*claims, *(s for group in references for s in group)], max_length=self.max_length,
                                        batch_size=self.batch_size, cache_dir=encoder.cache_dir())
-        vec.update(free_scorer.embed([s for group in predicted for s in group if s not in vec],
+        vec.update(minilm_qa_f1.embed([s for group in predicted for s in group if s not in vec],
                                      max_length=self.max_length, batch_size=self.batch_size))
-        f1 = (free_scorer.f1_from_vectors(predicted=predicted, references=references, vectors=vec)
+        f1 = (minilm_qa_f1.f1_from_vectors(predicted=predicted, references=references, vectors=vec)
               if self.coverage else [0.0] * len(claims))
         pp = verdict_probabilities(claims=claims, evidence=predicted, vectors=vec)
         pr = (verdict_probabilities(claims=claims, evidence=references, vectors=vec) if self.mode == "agree"
