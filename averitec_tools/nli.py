@@ -315,17 +315,6 @@ def label_consistency(*, generated: str, nli: str) -> float:
 
 
 __all__ = [
-    "CONTR",
-    "ENT",
-    "NEUT",
-    "NLI_COLUMNS",
-    "PAIR_ORDERS",
-    "CachedNLI",
-    "HFNLIBackend",
-    "NLIBackend",
-    "label_consistency",
-    "label_order_from_id2label",
-    "load_sequence_classifier",
-    "nli_label",
-    "order_pairs",
+    "CONTR", "ENT", "NEUT", "NLI_COLUMNS", "CachedNLI", "HFNLIBackend", "NLIBackend", "label_consistency",
+    "label_order_from_id2label", "nli_label", "order_pairs",
 ]

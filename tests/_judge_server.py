@@ -3,9 +3,11 @@
 Run as ``python _judge_server.py FIXTURES.json LOG.jsonl``: it listens on 127.0.0.1 (a free
 port, printed as the first line on stdout) and answers ``POST .../chat/completions`` from
 the fixtures. A fixture rule matches when every string of its ``match`` list occurs in the
-prompt; its ``responses`` are served in turn (the last one repeats). A response is
+prompt (and, with ``"min_chars": N``, the prompt is longer than N characters: a judge's
+context limit); its ``responses`` are served in turn (the last one repeats). A response is
 ``{"status": 200, "content": "..."}``, optionally with ``"delay"`` (seconds before
-answering), ``"body"`` (a raw body instead of a chat completion), ``"retry_after"`` or ``"drop"`` (close
+answering), ``"body"`` (a raw body instead of a chat completion), ``"error"`` (the message of an error
+reply, e.g. vLLM's "maximum context length"), ``"retry_after"`` or ``"drop"`` (close
 the connection without answering); or
 ``{"derive": SALT}``: a reply whose counts :func:`derived_counts` computes from the salt,
 the prompt's last ``Claim:`` line and (at a temperature above 0) the request's seed --
@@ -91,7 +93,7 @@ def flatten(content: Any) -> tuple[str, str | None]:
 
 def _pick(prompt: str) -> tuple[int, dict[str, Any]]:
     for index, rule in enumerate(FIXTURES.get("rules", [])):
-        if all(m in prompt for m in rule["match"]):
+        if all(m in prompt for m in rule["match"]) and len(prompt) > int(rule.get("min_chars", -1)):
             with LOCK:
                 n = COUNTS.get(index, 0)
                 COUNTS[index] = n + 1
@@ -127,7 +129,8 @@ class Handler(BaseHTTPRequestHandler):
             completion = {"id": "x", "object": "chat.completion", "model": request.get("model"),
                           "choices": [{"index": 0, "finish_reason": "stop",
                                        "message": {"role": "assistant", "content": content}}]}
-            body = json.dumps(completion if status == 200 else {"error": {"message": "fixture error"}}).encode("utf-8")
+            error = {"error": {"message": response.get("error", "fixture error"), "type": "BadRequestError", "code": status}}
+            body = json.dumps(completion if status == 200 else error).encode("utf-8")
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

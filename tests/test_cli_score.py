@@ -106,7 +106,6 @@ def test_identical_output_whatever_jobs(capsys: pytest.CaptureFixture[str], file
     [
         (["--profile", "averitec2025"], "unknown scoring profile 'averitec2025' (did you mean: averitec2024"),
         (["--metric", "bleu"], "profile 'averitec2024': --metric: unknown value 'bleu' (choose one of: all, hu-meteor)"),
-        (["--jobs", "0"], "--jobs must be at least 1"),
         (["--max-evidence", "3"], "profile 'averitec2024': --max-evidence: not an option of this profile (it takes "
                                   "--no-download, --metric, --lenient, --evidence-scorer)"),
     ],
@@ -117,6 +116,9 @@ def test_argument_errors(capsys: pytest.CaptureFixture[str], files: dict[str, Pa
     assert captured.out == ""
     assert needle in captured.err and captured.err.count("\n") == 1
     assert captured.err.startswith("averitec score: error: ")
+    with pytest.raises(SystemExit) as info:  # a number out of range: refused when parsed (issue 39)
+        main(["score", str(files["pred2024"]), str(files["gold"]), "--jobs", "0"])
+    assert info.value.code == 2 and "--jobs: expected a whole number of at least 1" in capsys.readouterr().err
 
 
 def test_missing_file_and_wrong_format(capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "averitec_tools"
 #: The layers, lowest first: (name, units, independent). A unit may import units of lower
 #: layers and, unless the layer is independent, of its own layer (without a cycle).
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "jsonio", "labels", "nli",
+    ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "argtypes", "jsonio", "labels", "nli",
                     "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds", "forking"), False),
     ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SECONDS, UNIT, number
+
 #: option name -> (flag, argparse keyword arguments)
 JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "judge_backend": ("--judge-backend", {"choices": ("openai", "transformers"),
@@ -21,24 +23,34 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
                                         "verified by SHA-256), or a prompt file (fever8: [qa] and [questions] sections; averimatec: "
                                         "see averitec_tools/data/averimatec_prompt_v1.txt); name and hash go in the signature"}),
     "judge_cache": ("--judge-cache", {"metavar": "DIR", "help": "fever8/averimatec: folder of the judgement cache (default: the cache root, $AVERITEC_CACHE_DIR, else $XDG_CACHE_HOME/averitec-tools, else ~/.cache/averitec-tools)"}),
-    "judge_concurrency": ("--judge-concurrency", {"type": int, "metavar": "N", "help": "fever8/averimatec: requests in flight (default 32; 1 for a local model)"}),
-    "judge_retries": ("--judge-retries", {"type": int, "metavar": "N", "help": "fever8/averimatec: retries of a failed request (default 5)"}),
-    "judge_backoff": ("--judge-backoff", {"type": float, "metavar": "S", "help": "fever8/averimatec: first retry wait in seconds, doubled each time (default 1)"}),
-    "judge_timeout": ("--judge-timeout", {"type": float, "metavar": "S", "help": "fever8/averimatec: seconds per request (default: fever8 120, averimatec 300)"}),
-    "judge_max_tokens": ("--judge-max-tokens", {"type": int, "metavar": "N", "help": "fever8: reply length limit (default 3000, as the organisers)"}),
+    "judge_concurrency": ("--judge-concurrency", {"type": POSITIVE, "metavar": "N", "help": "fever8/averimatec: requests in flight (default 32; 1 for a local model)"}),
+    "judge_retries": ("--judge-retries", {"type": NON_NEGATIVE, "metavar": "N", "help": "fever8/averimatec: retries of a failed request (default 5)"}),
+    "judge_backoff": ("--judge-backoff", {"type": number(0, 60), "metavar": "S", "help": "fever8/averimatec: first retry wait in seconds, doubled each time (default 1)"}),
+    "judge_timeout": ("--judge-timeout", {"type": SECONDS, "metavar": "S", "help": "fever8/averimatec: seconds per request (default: fever8 120, averimatec 300)"}),
+    "judge_max_tokens": ("--judge-max-tokens", {"type": POSITIVE, "metavar": "N", "help": "fever8: reply length limit (default 3000, as the organisers)"}),
     "ev2r_preset": ("--ev2r-preset", {"metavar": "NAME",
                                       "help": "fever8: published threshold rule: leaderboard (> 0.5, default), evalai-2025-04 "
                                       "(>= 0.5), evalai-2025-01-debug (> 0.46), commented-0.44 (> 0.44); see docs/fever8.md"}),
-    "ev2r_threshold": ("--ev2r-threshold", {"type": float, "metavar": "T", "help": "fever8: override the preset's Q+A recall threshold"}),
+    "ev2r_threshold": ("--ev2r-threshold", {"type": UNIT, "metavar": "T", "help": "fever8: override the preset's Q+A recall threshold"}),
     "ev2r_comparison": ("--ev2r-comparison", {"choices": (">=", ">"), "help": "fever8: override the preset's comparison"}),
     "official_failure_mode": ("--official-failure-mode", {"action": "store_true", "default": None,
                                                           "help": "fever8/averimatec: a request that still fails after its retries scores 0, "
                                                           "as in the organisers' scorer (counted in the summary and signature) "
                                                           "instead of stopping the run"}),
     "judge_unscored": ("--judge-unscored", {"action": "store_true", "default": None,
-                                            "help": "fever8/averimatec: a claim whose judge request still fails or whose reply does not "
-                                            "parse is left unscored: excluded from the judge means, counted with the reason "
-                                            "(judge.unscored; the leaderboard's default)"}),
+                                            "help": "fever8/averimatec: a claim whose judge request still fails on the judge's side "
+                                            "(timeout, connection, 5xx) is left unscored: excluded from the judge means, "
+                                            "counted (judge.unscored), the result incomplete; the leaderboard's default. "
+                                            "A refusal for the content and an unparseable reply score 0 in every mode"}),
+    "judge_max_items": ("--judge-max-items", {"type": POSITIVE, "metavar": "N",
+                                              "help": "fever8/averimatec: the judge sees only the first N predicted pairs (default: all, "
+                                              "as the organisers; the leaderboard shows 10); in the signature"}),
+    "judge_item_chars": ("--judge-item-chars", {"type": POSITIVE, "metavar": "N",
+                                                "help": "fever8/averimatec: each predicted question and answer the judge sees is cut to N "
+                                                "characters (default: whole; the leaderboard cuts at 2000); in the signature"}),
+    "judge_snapshot": ("--judge-snapshot", {"metavar": "FILE.json",
+                                            "help": "fever8/averimatec: re-use the replies stored in FILE (same judge, prompt and settings), "
+                                            "then write every reply the score depends on there; its digest is in the signature"}),
     "dry_run": ("--dry-run", {"action": "store_true", "default": None,
                               "help": "fever8/averimatec: print the judge calls and estimated prompt tokens; send nothing"}),
 }
@@ -54,7 +66,7 @@ AVERIMATEC_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
     "averimatec_preset": ("--averimatec-preset", {"choices": ("notebook", "fork-0.3", "at-least-0.3"),
                                                   "help": "averimatec: threshold rule: notebook (> 0.4, the organisers' "
                                                   "notebook, default), fork-0.3 (> 0.3), at-least-0.3 (>= 0.3)"}),
-    "averimatec_threshold": ("--averimatec-threshold", {"type": float, "metavar": "T",
+    "averimatec_threshold": ("--averimatec-threshold", {"type": UNIT, "metavar": "T",
                                                         "help": "averimatec: override the preset's evidence threshold"}),
     "averimatec_comparison": ("--averimatec-comparison", {"choices": (">", ">="),
                                                           "help": "averimatec: override the preset's comparison"}),
@@ -83,4 +95,24 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
             if getattr(args, name, None) is not None}
 
 
-__all__ = ["AVERIMATEC_FLAGS", "JUDGE_FLAGS", "add_judge_arguments", "judge_options"]
+def judge_files(options: dict[str, Any]) -> list[tuple[str, str]]:
+    """Files a judged run reads besides the submission and the gold file: the prompt file
+    (``--judge-prompt FILE`` or ``official:PATH``) and the judgement cache; an output must not be one."""
+    import os
+
+    out = []
+    prompt = options.get("judge_prompt")
+    if isinstance(prompt, str):
+        path = prompt.split(":", 1)[1] if prompt.startswith("official:") else prompt
+        if path and os.path.exists(path):
+            out.append((path, "the judge prompt file"))
+    cache = options.get("judge_cache") or options.get("cache_dir")
+    if "judge_backend" in options or "judge_url" in options or cache:
+        from averitec_tools.cache import cache_root
+
+        for name in ("ev2r-judgements.sqlite", "averimatec-judgements.sqlite"):
+            out.append((os.path.join(str(cache or cache_root()), name), "the judgement cache"))
+    return out
+
+
+__all__ = ["AVERIMATEC_FLAGS", "JUDGE_FLAGS", "add_judge_arguments", "judge_files", "judge_options"]

@@ -1,5 +1,10 @@
 """``averitec baseline``: run reference baselines.
 
+Two baselines: R2VC (``averitec baseline r2vc``, with ``r2vc paper``, ``r2vc train``,
+``r2vc ablations``, ``r2vc slice`` and ``r2vc-calibrate``) and the AVeriTeC 2024
+BLOOM/BERT/BART pipeline (``averitec baseline averitec``, with ``averitec build-store`` and
+``averitec reproduce --plan``); ``averitec baseline averitec --help`` describes the second.
+
 ``averitec baseline r2vc --config CONFIG.yaml|offline-minilm --claims FILE --corpus DIR
 --out PREDICTIONS`` runs the R2VC pipeline (retrieve → generate → verify → calibrate →
 decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
@@ -25,13 +30,14 @@ import argparse
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.cli._baseline_shared import _quiet_models
 from averitec_tools.cli._command import add_command
 from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = add_command(subparsers, "baseline", help="run a reference baseline (R2VC)", doc=__doc__)
+    parser = add_command(subparsers, "baseline", help="run a reference baseline: R2VC or the AVeriTeC BLOOM/BERT/BART pipeline", doc=__doc__)
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 
@@ -92,7 +98,7 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
                    help="retrieved (default): retrieve E(c) from the corpus; given: claims carry their own "
                    "evidence (VitaminC 'evidence', 'evidence_text', FEVER evidence sets, AVeriTeC gold QA) and "
                    "retrieval is skipped — the paper's oracle-document setting")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")

@@ -19,6 +19,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SEED
 from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -41,7 +42,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over "
                    "(without --resume or --overwrite such a run is refused)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     p.add_argument("--write-gold-subset", metavar="GOLD.json",
                    help="also write the gold items of the claims run (the reference for a --limit run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -60,9 +61,9 @@ def add_parser(subparsers: Any) -> None:
     bs = sub.add_parser("build-store", help="write a knowledge store (2024 layout) from gold annotation")
     bs.add_argument("--claims", required=True, metavar="FILE", help="AVeriTeC claims with gold QA")
     bs.add_argument("--out", required=True, metavar="DIR", help="store directory to write")
-    bs.add_argument("--distractors", type=int, default=200, metavar="N",
+    bs.add_argument("--distractors", type=NON_NEGATIVE, default=200, metavar="N",
                     help="distractor documents per claim, from other claims' answers (default 200)")
-    bs.add_argument("--seed", type=int, default=0)
+    bs.add_argument("--seed", type=SEED, default=0)
     bs.add_argument("--exclude-own-evidence", action="store_true",
                     help="leave each claim's own gold answers out (the honest lower bound)")
     bs.add_argument("--temporal-filter", action="store_true",
@@ -93,7 +94,7 @@ def add_parser(subparsers: Any) -> None:
     rp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (default: the one detected)")
     rp.add_argument("--variants", default="full", metavar="V[,V...]",
                     help="comma-separated variants to run (default full)")
-    rp.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    rp.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     rp.add_argument("--no-progress", action="store_true")
     rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")

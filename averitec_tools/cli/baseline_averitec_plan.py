@@ -60,6 +60,14 @@ def run_reproduce_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(plan)
         return 0
+    from averitec_tools.cli._wrap import wrapped_output
+
+    with wrapped_output():
+        _print_reproduce_plan(plan)
+    return 0
+
+
+def _print_reproduce_plan(plan: dict[str, Any]) -> None:
     g, t = plan["gpu"], plan["totals"]
     print(f"plan: reproduce --config {plan['config']} on {g['label']} ({g['memory_gib']:.0f} GiB, "
           f"{g['bandwidth_tbs']} TB/s, {g['bf16_tflops']:.0f} bf16 TFLOP/s); {plan['claims']['n']} claims "
@@ -80,4 +88,3 @@ def run_reproduce_plan(args: argparse.Namespace) -> int:
           f"disk {t['disk_gib']:.1f} GiB")
     for m in plan["missing"]:
         print(f"missing: {m['name']} {m['path']} -> {m['fix']}")
-    return 0

@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir, check_output_file
@@ -28,7 +29,7 @@ def add_upstream_subcommands(sub: Any) -> None:
     fs.add_argument("--claims", required=True, metavar="FILE", help="the claims file it belongs to (dev.json)")
     fs.add_argument("--config", required=True, metavar="CONFIG", help="YAML file or built-in")
     fs.add_argument("--out", required=True, metavar="PRED.json", help="predictions to write (2024 format)")
-    fs.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    fs.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     fs.add_argument("--no-progress", action="store_true")
     fs.add_argument("--allow-cpu", action="store_true",
                     help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")

@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
@@ -61,9 +62,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(f"averitec {args.command}", args.func, args)
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: raised in the main thread so that every ``finally`` runs
+    (an atomic writer removes its temporary file) before the command exits 128 + signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _on_signals() -> dict[int, Any]:
+    """Install :class:`Terminated` for SIGTERM and SIGHUP (main thread only); the old handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            old[int(sig)] = signal.signal(sig, _raise_terminated)
+    return old
+
+
 def run_command(label: str, func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:
     """``func(args)`` as a command: bad input (and a failed write) is one line on stderr
-    starting with ``label``, exit code 2; Ctrl-C exits 130; a closed stdout pipe ends quietly."""
+    starting with ``label``, exit code 2; Ctrl-C exits 130, SIGTERM/SIGHUP 128 + the signal,
+    in both cases after partial outputs are removed; a closed stdout pipe ends quietly."""
+    import signal
+
+    old = _on_signals()
     try:
         code = func(args)
     except UserError as exc:
@@ -72,6 +104,9 @@ def run_command(label: str, func: Callable[[argparse.Namespace], int | None], ar
     except KeyboardInterrupt:
         print(f"{label}: interrupted", file=sys.stderr)
         return 130
+    except Terminated as exc:
+        print(f"{label}: terminated by signal {exc.signum}; partial outputs removed", file=sys.stderr)
+        return 128 + exc.signum
     except BrokenPipeError:
         _silence_stdout()
         return 0
@@ -79,6 +114,9 @@ def run_command(label: str, func: Callable[[argparse.Namespace], int | None], ar
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"{label}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     try:
         sys.stdout.flush()  # `averitec score ... | head`: a closed pipe ends quietly
     except BrokenPipeError:

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import print_json
 
@@ -48,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--subset", action="store_true",
                         help="score only the reference claims present in the predictions (a --limit run); "
                         "the signature, JSON and table say 'subset: N/M'")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: the idle cores, at most 4, for 150+ claims; output is identical for any N)")
+    parser.add_argument("--jobs", type=POSITIVE, default=None, metavar="N", help="worker processes (default: the idle cores, at most 4, for 150+ claims; output is identical for any N)")
     parser.add_argument(
         "--no-download",
         action="store_true",
@@ -62,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-evidence",
-        type=int,
+        type=POSITIVE,
         default=None,
         metavar="N",
         help="fever profile: predicted evidence sentences considered (default 5)",
@@ -120,11 +121,16 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     profile = get_profile(args.profile)
     options = _options(args, profile)
-    if args.per_claim:  # output safety (issue 12): refuse before any scoring
-        from averitec_tools.outputs import check_output_file
+    from averitec_tools.cli._judge_options import judge_files
+    from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.per_claim, option="--per-claim",
-                          inputs=[args.predictions, args.references, *[options[k] for k in ("replay",) if options.get(k)]])
+    inputs = [args.predictions, args.references, *[options[k] for k in ("replay",) if options.get(k)]]
+    if args.per_claim:  # output safety (issue 12): refuse before any scoring
+        check_output_file(args.per_claim, option="--per-claim", inputs=inputs, protected=judge_files(options))
+    if options.get("judge_snapshot"):  # read, then written
+        per_claim = [(args.per_claim, "the --per-claim output")] if args.per_claim else []
+        check_output_file(options["judge_snapshot"], option="--judge-snapshot", inputs=inputs,
+                          protected=[*judge_files(options), *per_claim])
     score = profile.score
     if args.subset:  # partial runs (issue 12)
         from functools import partial
@@ -220,4 +226,4 @@ def print_table(summary: Mapping[str, Any]) -> None:
     Console().print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
 
 
-__all__ = ["add_parser", "print_table", "run", "write_per_claim"]
+__all__ = ["add_parser", "run"]

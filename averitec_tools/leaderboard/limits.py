@@ -225,4 +225,4 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
     return SubmissionStats(items, strings, total, longest, most_evidence, n_images)
 
 
-__all__ = ["EVIDENCE_KEYS", "MAX_DEPTH", "SubmissionLimits", "SubmissionStats", "check_submission", "count_tokens"]
+__all__ = ["MAX_DEPTH", "SubmissionLimits", "check_submission"]

@@ -153,13 +153,6 @@ def threshold_key(threshold: float) -> str:
 
 
 __all__ = [
-    "AVERITEC_SCORE",
-    "AVERITEC_THRESHOLDS",
-    "AVeriTeCScore",
-    "averitec_score",
-    "by_claim_type",
-    "claim_averitec_score",
-    "passes",
-    "thresholded_evidence",
+    "AVERITEC_THRESHOLDS", "AVeriTeCScore", "averitec_score", "by_claim_type", "claim_averitec_score", "passes",
     "threshold_key",
 ]

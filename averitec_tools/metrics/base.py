@@ -299,5 +299,5 @@ def parse_metric(text: str) -> Any:
 
 __all__ = [
     "METRICS", "ConfidenceMetric", "Metric", "MetricInfo", "ProbabilityMetric", "metric_spec", "parse_metric",
-    "register_metric", "spec_params", "split_spec",
+    "register_metric", "split_spec",
 ]

@@ -22,7 +22,6 @@ and into every cache key.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.registry import Registry
 
@@ -88,7 +88,7 @@ class JudgePrompt:
             for placeholder in ("{reference}", "{prediction}"):
                 if placeholder not in template:
                     raise UserError(f"{name}: section [{kind}] has no {placeholder} placeholder")
-        return cls(name, hashlib.sha256(text.encode("utf-8")).hexdigest(), templates)
+        return cls(name, sha256_hex(text), templates)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None) -> JudgePrompt:
@@ -262,17 +262,6 @@ class Ev2RRecall(
 EV2R_RECALL = Ev2RRecall()
 
 __all__ = [
-    "COMPARISONS",
-    "DEFAULT_PRESET",
-    "EV2R_RECALL",
-    "KINDS",
-    "REPLY_KEYS",
-    "THRESHOLD_PRESETS",
-    "UNPARSEABLE",
-    "Judgement",
-    "JudgePrompt",
-    "ThresholdPreset",
-    "parse_judgement",
-    "preset_registry",
-    "threshold_rule",
+    "COMPARISONS", "DEFAULT_PRESET", "KINDS", "THRESHOLD_PRESETS", "UNPARSEABLE", "Judgement", "JudgePrompt",
+    "ThresholdPreset", "parse_judgement", "preset_registry", "threshold_rule",
 ]

@@ -4,10 +4,14 @@ Both answer :meth:`Judge.complete` (one prompt in, the reply text out), by defau
 organisers call their judge: one user message, temperature 0, at most 3000 tokens
 (:data:`ORGANISERS_CALL`). A temperature above 0 and a per-request seed serve repeat runs
 (``averitec judge-agreement``).
-A transient failure (HTTP 429/5xx, a timeout, a refused connection) raises
+HTTP errors are sorted by :func:`~averitec_tools.metrics.judge_policy.classify_http_error`:
+a transient failure (HTTP 408/429/5xx, a timeout, a refused connection) raises
 :class:`RetryableJudgeError`, which :mod:`averitec_tools.metrics.ev2r_runner` retries with
-backoff; any other failure is a :class:`~averitec_tools.errors.UserError`. API keys come
-from an environment variable, never from a file.
+backoff; a refusal for the request's content (413, a 400 naming the context length)
+raises :class:`~averitec_tools.metrics.judge_policy.JudgeContentRefused` (scored 0, not
+retried); any other failure (a wrong key, URL or model) is a
+:class:`~averitec_tools.errors.UserError`. A reply is read up to :data:`MAX_REPLY_BYTES`.
+API keys come from an environment variable, never from a file.
 """
 
 from __future__ import annotations
@@ -21,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from averitec_tools.errors import UserError
+from averitec_tools.metrics.judge_policy import (
+    CONTENT,
+    INFRASTRUCTURE,
+    MAX_ERROR_BYTES,
+    JudgeContentRefused,
+    RetryableJudgeError,
+    classify_http_error,
+)
 from averitec_tools.registry import Registry
 
 #: The organisers' judge (FEVER-8), by its hub id (what vLLM serves it as).
@@ -35,19 +47,12 @@ ORGANISERS_CALL: dict[str, object] = {
     "max_tokens": 3000,
 }
 DEFAULT_MAX_TOKENS = 3000
-
+#: The most bytes of one judge reply read (a reply of 3,000 tokens is ~12 KB).
+MAX_REPLY_BYTES = 1 << 20
 
 #: What a judge is asked: one user message's text, or its content parts in the OpenAI
 #: chat format (``{"type": "text", "text": ...}``, ``{"type": "image_url", "image_url": {"url": ...}}``).
 Prompt = str | tuple[dict[str, Any], ...]
-
-
-class RetryableJudgeError(Exception):
-    """A transient judge failure; ``retry_after`` is the server's hint in seconds, if any."""
-
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class Judge(Protocol):
@@ -133,17 +138,12 @@ class OpenAICompatibleJudge:
         request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = json.loads(response.read().decode("utf-8"))
+                raw = response.read(MAX_REPLY_BYTES + 1)
+                if len(raw) > MAX_REPLY_BYTES:
+                    raise RetryableJudgeError(f"the server's reply is longer than {MAX_REPLY_BYTES} bytes")
+                payload = json.loads(raw.decode("utf-8"))
         except urllib.error.HTTPError as exc:
-            if exc.code == 429 or exc.code >= 500:
-                retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                raise RetryableJudgeError(
-                    f"HTTP {exc.code}", retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None
-                ) from None
-            raise UserError(
-                f"judge {self.endpoint} refused the request: HTTP {exc.code} {exc.reason}",
-                hint=f"check --judge-model and the API key in ${self.api_key_env}" if exc.code in (401, 403, 404) else None,
-            ) from None
+            raise self._http_error(exc) from None
         except TimeoutError as exc:
             raise RetryableJudgeError(f"timed out after {self.timeout:g} s ({exc})") from None
         except urllib.error.URLError as exc:
@@ -159,6 +159,24 @@ class OpenAICompatibleJudge:
         except (KeyError, IndexError, TypeError):
             raise RetryableJudgeError("the server's reply has no choices[0].message.content") from None
         return content if isinstance(content, str) else ""
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
+        """The exception for an HTTP error, by :func:`~averitec_tools.metrics.judge_policy.classify_http_error`."""
+        try:
+            text = exc.read(MAX_ERROR_BYTES).decode("utf-8", "replace")
+        except (OSError, http.client.HTTPException):
+            text = ""
+        kind = classify_http_error(exc.code, text)
+        detail = " ".join(text.split())[:200]
+        if kind == CONTENT:
+            return JudgeContentRefused(f"HTTP {exc.code}: {detail or exc.reason}", status=exc.code)
+        if kind == INFRASTRUCTURE:
+            retry_after = exc.headers.get("Retry-After") if exc.headers else None
+            return RetryableJudgeError(f"HTTP {exc.code}", retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None)
+        return UserError(
+            f"judge {self.endpoint} refused the request: HTTP {exc.code} {exc.reason}" + (f" ({detail})" if detail else ""),
+            hint=f"check --judge-model and the API key in ${self.api_key_env}" if exc.code in (401, 403, 404) else None,
+        )
 
 
 @dataclass
@@ -257,16 +275,6 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
 
 
 __all__ = [
-    "DEFAULT_API_KEY_ENV",
-    "DEFAULT_JUDGE_MODEL",
-    "DEFAULT_MAX_TOKENS",
-    "JUDGE_BACKENDS",
-    "ORGANISERS_CALL",
-    "Judge",
-    "OpenAICompatibleJudge",
-    "Prompt",
-    "RetryableJudgeError",
-    "TransformersJudge",
-    "chat_completions_url",
+    "DEFAULT_API_KEY_ENV", "DEFAULT_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Judge", "Prompt", "RetryableJudgeError",
     "make_judge",
 ]

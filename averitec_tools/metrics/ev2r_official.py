@@ -264,14 +264,5 @@ def load_official_prompt(
     return prompt_from_file_bytes(data, source=source, where=where, hint=hint)
 
 
-__all__ = [
-    "FEVER8_PROMPT_SOURCE",
-    "OFFICIAL",
-    "OfficialPromptSource",
-    "cached_file",
-    "is_official",
-    "load_official_prompt",
-    "official_bytes",
-    "prompt_from_file_bytes",
-    "verify_bytes",
-]
+__all__ = ["FEVER8_PROMPT_SOURCE", "OFFICIAL", "OfficialPromptSource", "cached_file", "is_official",
+           "load_official_prompt", "official_bytes"]

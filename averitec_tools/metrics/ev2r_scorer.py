@@ -21,14 +21,13 @@ from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import EvidenceScorer
 from averitec_tools.records.rated import RatedItem
 
+_DESCRIPTION = ("Ev2R Q+A recall from one OpenAI-compatible judge, through its cache; failed requests and "
+                "unparseable replies are left out (None), never scored 0")
+
 
 @register_metric
-class Ev2RScorer(
-    EvidenceScorer, name="ev2r", higher_is_better=True,
-    description="Ev2R Q+A recall from one OpenAI-compatible judge, through its cache; failed requests and "
-    "unparseable replies are left out (None), never scored 0",
-    citation="Akhtar et al. (2024), Ev2R",
-):
+class Ev2RScorer(EvidenceScorer, name="ev2r", higher_is_better=True, description=_DESCRIPTION,
+                 citation="Akhtar et al. (2024), Ev2R"):
     """Ev2R recall (share of reference facts the predicted evidence supports) from one judge."""
 
     llm: ClassVar[bool] = True

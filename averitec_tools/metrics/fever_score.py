@@ -178,4 +178,4 @@ class FeverScore(
 #: The registered instance (reference default ``max_evidence=5``).
 FEVER_SCORE = FeverScore()
 
-__all__ = ["CITATION", "FEVER_SCORE", "FeverClaimOutcome", "FeverScore", "FeverScoreResult"]
+__all__ = ["CITATION", "FEVER_SCORE", "FeverScore"]

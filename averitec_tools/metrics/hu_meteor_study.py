@@ -24,13 +24,13 @@ def study_blocks(text: str) -> list[str]:
     return ["Question" + x.strip() for x in text.split("Question") if x]
 
 
+_DESCRIPTION = ("the Ev2R study's calc_hungarian_meteor: blocks split at every 'Question', matched METEOR sum "
+                "divided by the characters of the predicted text")
+
+
 @register_metric
-class StudyHuMeteor(
-    MeteorEngineScorer, name="hu-meteor-study", higher_is_better=True,
-    description="the Ev2R study's calc_hungarian_meteor: blocks split at every 'Question', matched METEOR sum "
-    "divided by the characters of the predicted text",
-    citation="Akhtar et al. (2024), Ev2R (fc-evidence-evaluation)",
-):
+class StudyHuMeteor(MeteorEngineScorer, name="hu-meteor-study", higher_is_better=True, description=_DESCRIPTION,
+                    citation="Akhtar et al. (2024), Ev2R (fc-evidence-evaluation)"):
     """The study's Hungarian METEOR (see the module docstring)."""
 
     def score_item(self, item: RatedItem, ctx: Any) -> float:
@@ -39,4 +39,4 @@ class StudyHuMeteor(
         return assignment_utility(m, normaliser=len(item.predicted))
 
 
-__all__ = ["StudyHuMeteor", "study_blocks"]
+__all__ = ["StudyHuMeteor"]

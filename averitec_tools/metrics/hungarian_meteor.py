@@ -283,13 +283,6 @@ class HungarianMeteor(
 HU_METEOR = HungarianMeteor()
 
 __all__ = [
-    "HU_METEOR",
-    "HungarianMeteor",
-    "HungarianTask",
-    "assignment_utility",
-    "hungarian_assignment",
-    "pairwise_matrix",
-    "resolve_jobs",
-    "score_tasks",
-    "solve_task",
+    "HungarianMeteor", "HungarianTask", "assignment_utility", "hungarian_assignment", "pairwise_matrix",
+    "resolve_jobs", "score_tasks", "solve_task",
 ]

@@ -18,8 +18,6 @@ worse out of fold, so it is not used.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -29,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.errors import ResourceError
+from averitec_tools.hashing import json_digest
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import EvidenceScorer, qa_strings
 from averitec_tools.records.rated import RatedItem
@@ -104,7 +103,7 @@ def embed_cached(texts: Sequence[str], *, max_length: int = 128, batch_size: int
     unique = sorted(set(texts))
     if cache_dir is None or not unique:
         return embed(unique, max_length=max_length, batch_size=batch_size)
-    key = hashlib.sha256(json.dumps([weights_sha256(), max_length, unique]).encode()).hexdigest()[:32]
+    key = json_digest([weights_sha256(), max_length, unique], length=32)  # (persisted: tests/test_cache_keys.py)
     path = Path(cache_dir) / f"{key}.npy"
     if path.is_file():
         with contextlib.suppress(OSError, ValueError):
@@ -206,5 +205,7 @@ class MiniLMQAF1(
         return {"signature": self.signature()}
 
 
-__all__ = ["MODEL_NAME", "MiniLMQAF1", "embed", "embed_cached", "encoder_fields", "f1_from_vectors", "model_dir", "qa_f1",
-           "score_strings", "score_texts", "weights_sha256"]
+__all__ = [
+    "MiniLMQAF1", "embed", "embed_cached", "encoder_fields", "f1_from_vectors", "model_dir", "qa_f1",
+    "score_strings", "weights_sha256",
+]

@@ -304,5 +304,7 @@ class NLIVerdict(
         return info
 
 
-__all__ = ["GOLD_CLASS", "MODES", "MemoNLI", "NLIVerdict", "default_model_dir", "item_score", "pair_probabilities",
-           "resolve_model_dir", "side_signals", "side_verdict"]
+__all__ = [
+    "GOLD_CLASS", "MODES", "MemoNLI", "NLIVerdict", "default_model_dir", "item_score", "pair_probabilities",
+    "side_verdict",
+]

@@ -11,7 +11,6 @@ CLI uses it (:func:`averitec_tools.cache.cache_root`: ``$AVERITEC_CACHE_DIR``, e
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools._version import __version__
-from averitec_tools.hashing import file_sha256
+from averitec_tools.hashing import file_sha256, sha256_hex
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 
 
@@ -49,7 +48,7 @@ def prepared_cache_file(*, references: str | os.PathLike[str], cache_dir: str | 
         digest = file_sha256(references)
     except OSError:
         return None
-    setup = hashlib.sha256(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}".encode()).hexdigest()[:12]
+    setup = sha256_hex(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}", length=12)
     return Path(cache_dir) / "prepared" / f"{digest}-{setup}.json"
 
 

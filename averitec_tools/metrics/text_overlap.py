@@ -28,11 +28,8 @@ def _library(module: str, package: str, scorer: str) -> Any:
 
 
 @register_metric
-class Bleu(
-    PerItemScorer, name="bleu", higher_is_better=True,
-    description="sentence BLEU-4 of the whole evidence texts on whitespace tokens, no smoothing (sacrebleu)",
-    citation="Papineni et al. (2002); sacrebleu",
-):
+class Bleu(PerItemScorer, name="bleu", higher_is_better=True, citation="Papineni et al. (2002); sacrebleu",
+           description="sentence BLEU-4 of the whole evidence texts on whitespace tokens, no smoothing (sacrebleu)"):
     """Sentence BLEU-4 on whitespace tokens, no smoothing (``sacrebleu``; the study's HF ``bleu``)."""
 
     def setup(self) -> Any:
@@ -44,11 +41,8 @@ class Bleu(
 
 
 @register_metric
-class Rouge(
-    PerItemScorer, name="rouge", higher_is_better=True,
-    description="ROUGE-L F-measure of the whole evidence texts, no stemming (rouge-score)",
-    citation="Lin (2004); rouge-score",
-):
+class Rouge(PerItemScorer, name="rouge", higher_is_better=True, citation="Lin (2004); rouge-score",
+            description="ROUGE-L F-measure of the whole evidence texts, no stemming (rouge-score)"):
     """ROUGE-L F-measure (``rouge-score``, no stemming; the study's HF ``rouge`` ``rougeL``)."""
 
     def setup(self) -> Any:

@@ -298,4 +298,4 @@ class WordTokenizer:
         return [self.tokenize(t) for t in texts]
 
 
-__all__ = ["TOKENIZER_NAME", "WordTokenizer", "load_punkt_params", "treebank_tokenize"]
+__all__ = ["TOKENIZER_NAME", "WordTokenizer", "treebank_tokenize"]

@@ -116,5 +116,7 @@ def predict(head: Mapping[str, Any], x: np.ndarray) -> np.ndarray:
     return softmax_rows(x @ head["coef"].T + head["intercept"])
 
 
-__all__ = ["FEATURES_VERSION", "HEAD_FILE", "LABELS", "features", "fit_head", "load_head", "predict",
-           "save_head", "softmax_rows", "training_examples"]
+__all__ = [
+    "FEATURES_VERSION", "HEAD_FILE", "LABELS", "features", "fit_head", "load_head", "predict", "save_head",
+    "training_examples",
+]

@@ -215,4 +215,4 @@ def _reap(pid: int, *, timeout: float) -> bool:
         time.sleep(0.01)
 
 
-__all__ = ["COLLECT_EVERY", "WarmPool"]
+__all__ = ["WarmPool"]

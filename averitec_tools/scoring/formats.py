@@ -85,11 +85,11 @@ def is_fever8_csv(path: str | os.PathLike[str]) -> bool:
     """
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).split(b"\n", 1)[0]
-        line = head.decode("utf-8-sig").rstrip("\r")
-    except (OSError, UnicodeDecodeError):
+            head = fh.read(4096).replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n", 1)[0]  # bare CR line ends too
+        line = head.decode("utf-8-sig")
+        return {c.strip() for c in next(csv.reader([line]), [])} >= FEVER8_CSV_COLUMNS
+    except (OSError, UnicodeDecodeError, csv.Error):
         return False
-    return {c.strip() for c in next(csv.reader([line]), [])} >= FEVER8_CSV_COLUMNS
 
 
 def wrong_format_error(loc: Located, found: str, expected: str, profile: str) -> UserError:
@@ -131,12 +131,4 @@ def iter_format(path: str | os.PathLike[str], *, expected: str, profile: str, ro
         raise UserError(f"{path}: no {role} found (empty array or file)")
 
 
-__all__ = [
-    "FEVER8_CSV_COLUMNS",
-    "FORMAT_DESCRIPTIONS",
-    "FORMAT_PROFILE",
-    "is_fever8_csv",
-    "iter_format",
-    "sniff_item_format",
-    "wrong_format_error",
-]
+__all__ = ["is_fever8_csv", "iter_format", "sniff_item_format"]

@@ -208,4 +208,4 @@ def score_subset(profile: Any, *, predictions: PathLike, references: PathLike, *
     return mark_result(result, subset)
 
 
-__all__ = ["SELECTORS", "SubsetFiles", "mark_result", "restore_paths", "score_subset", "subset_files"]
+__all__ = ["score_subset"]

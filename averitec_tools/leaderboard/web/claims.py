@@ -36,6 +36,10 @@ def _claims_of(site: Site, request: Request, sid: str) -> tuple[dict[str, Any] |
         return None, site.error(request, f"submission {view['row']['id']} has no scores yet", 404)
     if view["claims"] is None:
         return None, site.error(request, "the claims of this phase are hidden until the organisers reveal it", 404)
+    if not view["per_claim"]:
+        from averitec_tools.leaderboard.web.views import PER_CLAIM_HIDDEN
+
+        return None, site.error(request, PER_CLAIM_HIDDEN, 403)
     return view, None
 
 
@@ -158,4 +162,4 @@ def claim_image(site: Site, request: Request, sid: str, claim_id: str, item: str
     return png, None
 
 
-__all__ = ["claim_image", "claim_list", "claim_view", "parse_claim_id"]
+__all__ = ["claim_image", "claim_list", "claim_view"]

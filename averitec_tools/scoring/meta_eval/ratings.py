@@ -141,5 +141,4 @@ def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path
     return out
 
 
-__all__ = ["DIMENSIONS", "GOLD_CHECK_IDS", "ITEMS_FILE", "RATED_DIMENSIONS", "RATINGS_FILE", "RatedItem",
-           "kept_rows", "label_agrees", "load_rated_items", "read_xlsx_rows"]
+__all__ = ["DIMENSIONS", "RATINGS_FILE", "RatedItem", "kept_rows", "label_agrees", "load_rated_items", "read_xlsx_rows"]

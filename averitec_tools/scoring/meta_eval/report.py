@@ -115,4 +115,4 @@ def meta_eval(*, data_dir: Path, specs: Sequence[str] = DEFAULT_SCORERS, resampl
     return report
 
 
-__all__ = ["DEFAULT_SCORERS", "correlate", "meta_eval", "run_scorers"]
+__all__ = ["DEFAULT_SCORERS", "correlate", "meta_eval"]

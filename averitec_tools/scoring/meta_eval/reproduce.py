@@ -103,4 +103,4 @@ def reproduce_study(*, data_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["PUBLISHED_STATISTICS", "STUDY_SCORERS", "read_published", "reproduce_study", "study_pairs"]
+__all__ = ["reproduce_study", "study_pairs"]

@@ -68,4 +68,4 @@ def signature(
     ).render()
 
 
-__all__ = ["METEOR_OPTIONS", "METRIC_CHOICES", "make_engine", "signature"]
+__all__ = ["METEOR_OPTIONS", "make_engine", "signature"]
