@@ -115,7 +115,9 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
         token = store.add_team("blue")
         sid = store.submit(team="blue", system="s", phase="val", content=upload, file_name="sub.json").id
         process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid)
-        assert store.submission(sid)["state"] == "finished", store.submission(sid)["server_reason"]
+        done = store.submission(sid)
+        assert done is not None
+        assert done["state"] == "finished", done["server_reason"]
         n = len(requests_sent(log))
         cli = get_profile("averimatec").score(predictions=tmp_path / "sub.json", references=gold, judge_url=url,
                                               judge_model="fixture", judge_cache=str(tmp_path / "cache"))
@@ -147,4 +149,60 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
     sid2 = store.submit(team="blue", system="s2", phase="val", content=json.dumps(too_big).encode(), file_name="big.json").id
     process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid2)
     failed = store.submission(sid2)
+    assert failed is not None
     assert failed["state"] == "failed" and "evidence[0].images[0]: an image of 1200x900 pixels" in failed["reason"], failed
+
+
+def _judge_phase(gold: Path, url: str, cache: Path) -> str:
+    options = {"averimatec": {"judge_url": url, "judge_model": "fixture", "judge_cache": str(cache), "judge_retries": 0,
+                              "judge_backoff": 0.01}}
+    return json.dumps({"name": "fever9", "n_resamples": 100, "phases": [
+        {"name": "val", "gold": str(gold), "profiles": ["averimatec"], "primary_metric": "verdict",
+         "columns": ["verdict", "evidence", "question", "justification", "label_accuracy"], "options": options}]})
+
+
+def test_the_board_s_judge_policy_applies_to_averimatec_as_to_fever8(tmp_path: Path) -> None:
+    """No special case: the board's input bound (10 items of 2,000 characters), its failure mode
+    (unscored) and its snapshot reach an averimatec phase. Claim 1's justification request
+    fails on the judge's side: the row is incomplete; claim 2's 12 evidence items are cut to
+    10. With the judge back, a rescore re-uses the snapshot and asks for the one missing reply."""
+    from averitec_tools.leaderboard.processing import Scorer
+    from averitec_tools.leaderboard.ranking import rank_store
+    from averitec_tools.leaderboard.store import Store
+    from averitec_tools.leaderboard.worker import process_one
+    from averitec_tools.metrics.signature import parse_signature
+
+    gold = write_dataset(tmp_path / "data", 4)
+    items = [prediction(i, n_evidence=12 if i == 2 else 2) for i in range(4)]
+    down = {"rules": [{"match": ["Predicted justification for claim 1."], "responses": [{"status": 503}]},
+                      *FIXTURES["rules"]], "default": FIXTURES["default"]}
+    store = Store(f"sqlite:///{tmp_path / 'lb.db'}")
+    scorer = Scorer(cache_dir=False, n_resamples=50)
+    with running(down, tmp_path / "down") as (url, log):
+        store.init(_judge_phase(gold, url, tmp_path / "cache"), where="c.yaml")
+        store.add_team("blue")
+        sid = store.submit(team="blue", system="s", phase="val", content=json.dumps(items).encode(), file_name="s.json").id
+        process_one(store, scorer, submission_id=sid)
+        shown = " ".join(e["flat"] for e in requests_sent(log))
+    done = store.submission(sid)
+    assert done is not None
+    assert done["state"] == "finished", done["server_reason"]
+    assert "Evidence 9 of claim 2" in shown and "Evidence 10 of claim 2" not in shown
+    (row,) = rank_store(store, "val")
+    sig = parse_signature(row.signature)
+    assert row.status == "incomplete" and row.unscored == {"judge_request_failed": 1}
+    assert (sig["input"], sig["failures"], sig["refused"]) == ("10x2000c", "unscored(1)", "zero(0)")
+    judge = store.results([sid])[sid][0]["summary"]["judge"]
+    assert judge["complete"] is False and judge["claims_cut"] == 1 and judge["input"] == "10x2000c"
+    stored = store.judge_snapshots(sid)["averimatec"]
+    assert stored["settings"]["input"] == "10x2000c" and sig["judge_snapshot"].startswith("sha256.")
+
+    with running({"rules": FIXTURES["rules"], "default": FIXTURES["default"]}, tmp_path / "back") as (url2, log2):
+        store.init(_judge_phase(gold, url2, tmp_path / "cache-2"), where="c.yaml")  # an empty cache: the snapshot serves
+        assert store.requeue(submission_id=sid) == 1
+        process_one(store, scorer, submission_id=sid)
+        sent = requests_sent(log2)
+    assert len(sent) == 1 and "Predicted justification for claim 1." in sent[0]["flat"]
+    (again,) = rank_store(store, "val")
+    assert again.status == "ranked" and again.n_unscored == 0
+    assert parse_signature(again.signature)["judge_snapshot"] != sig["judge_snapshot"]

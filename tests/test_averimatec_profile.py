@@ -22,6 +22,7 @@ from _averimatec_quirks import (
     BY_HAND,
     INSTRUCTION,
     INTRO,
+    J_OK,
     reference_rows,
     rules,
     write_case,
@@ -158,10 +159,12 @@ def test_failure_modes(tmp_path: Path, case: dict[str, Any], capsys: pytest.Capt
         assert "claim 2 (justification)" in err and err.count("\n") == 1
         assert main([*base, "--judge-retries", "0", "--judge-unscored"]) == 0
         out = json.loads(capsys.readouterr().out)
-        assert out["judge"]["unscored"] == {"count": 2, "reasons": {"judge_request_failed": 1, "judge_reply_unparseable": 1}}
-        assert parse_signature(out["signature"])["failures"] == "unscored(2)"
-        kept = [h for i, h in enumerate(BY_HAND) if i not in (1, 2)]  # claim 1: no justification marker
-        assert out["question"] == pytest.approx(sum(h[0] for h in kept) / 5, abs=1e-12)
+        # Only the judge's side leaves a claim unscored; claim 1's reply without markers scores 0 (the policy).
+        assert out["judge"]["unscored"] == {"count": 1, "reasons": {"judge_request_failed": 1}}
+        assert out["judge"]["complete"] is False and out["judge"]["unparseable"]["justification"] == 1
+        assert parse_signature(out["signature"])["failures"] == "unscored(1)"
+        kept = [h for i, h in enumerate(BY_HAND) if i != 2]
+        assert out["question"] == pytest.approx(sum(h[0] for h in kept) / 6, abs=1e-12)
         assert out["label_accuracy"] == pytest.approx(6 / 7)
         assert main([*base, "--judge-retries", "0", "--official-failure-mode"]) == 0
         captured = capsys.readouterr()
@@ -190,3 +193,63 @@ def test_bad_inputs_exit_2(case: dict[str, Any], capsys: pytest.CaptureFixture[s
     assert main([*case["base"], "--judge-max-tokens", "5"]) == 2
     assert "profile 'averimatec': --judge-max-tokens: not an option of this profile" in capsys.readouterr().err
     assert requests_sent(case["log"]) == []  # every input was refused before a request was sent
+
+
+def test_refusals_bound_and_snapshot(tmp_path: Path, case: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """A refusal for the content scores 0 (never unscored); the input bound cuts what the judge
+    sees; a snapshot re-used by a run with an empty cache sends nothing."""
+    refusal = {"status": 400, "body": json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens"}})}
+    fixtures = {"rules": [{"match": ["JUS-c4"], "responses": [refusal]}, *rules()], "default": {"content": "?"}}
+    with running(fixtures, tmp_path / "refusing") as (url, log):
+        base = [a if a != case["url"] else url for a in case["base"]]
+        base[base.index("--judge-cache") + 1] = str(tmp_path / "cache3")
+        assert main([*base, "--judge-unscored"]) == 0
+        captured = capsys.readouterr()
+        out = json.loads(captured.out)
+        assert out["judge"]["refused_content"] == 1 and out["judge"]["unscored"]["count"] == 0 and out["judge"]["complete"]
+        assert "refused 1 request(s) for their content" in captured.err
+        assert parse_signature(out["signature"])["refused"] == "zero(1)"
+        expected = [h[3] for h in BY_HAND]
+        expected[4] = 0.0  # the refused justification: an empty reply
+        passing = [0, 1, 4]  # evidence > 0.4
+        assert out["justification"] == pytest.approx(sum(expected[i] for i in passing) / 7, abs=1e-12)
+
+        snap = tmp_path / "snapshot.json"
+        bounded = [*base, "--judge-max-items", "1", "--judge-item-chars", "12", "--judge-snapshot", str(snap)]
+        n = len(requests_sent(log))
+        assert main(bounded) == 0
+        out = json.loads(capsys.readouterr().out)
+        sig = parse_signature(out["signature"])
+        assert sig["input"] == "1x12c" and sig["judge_snapshot"].startswith("sha256.") and out["judge"]["claims_cut"] == 7
+        shown = " ".join(e["flat"] for e in requests_sent(log)[n:])
+        assert "EVI-c0-e1" not in shown and "QUE-c0-q1" not in shown and "EVI-c0-e0 s" in shown
+        stored = json.loads(snap.read_text())
+        assert stored["settings"]["input"] == "1x12c" and stored["replies"]
+        base[base.index("--judge-cache") + 1] = str(tmp_path / "empty-cache")
+        n = len(requests_sent(log))
+        assert main([*base, "--judge-max-items", "1", "--judge-item-chars", "12", "--judge-snapshot", str(snap)]) == 0
+        again = json.loads(capsys.readouterr().out)
+        assert len(requests_sent(log)) == n and again["judge"]["sent"] == 0  # the refusal is remembered too
+        assert again["judge"]["from_snapshot"] > 0 and again["verdict"] == out["verdict"]
+
+
+def test_judge_side_failures_are_retried_then_unscored(tmp_path: Path, case: dict[str, Any],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Two 5xx then a reply: retried, the claim scored as if nothing happened; a 5xx on every
+    try (3 attempts): the claim is unscored and the result incomplete (the board's policy)."""
+    flaky = {"match": ["JUS-c0"], "responses": [{"status": 503}, {"status": 502}, {"content": J_OK}]}
+    down = {"match": ["JUS-c2"], "responses": [{"status": 503}]}
+    with running({"rules": [flaky, down, *rules()], "default": {"content": "?"}}, tmp_path / "flaky") as (url, log):
+        base = [a if a != case["url"] else url for a in case["base"]]
+        base[base.index("--judge-cache") + 1] = str(tmp_path / "cache4")
+        assert main([*base, "--judge-retries", "2", "--judge-unscored"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        sent = requests_sent(log)
+    assert sum("JUS-c0" in e["flat"] for e in sent) == 3 and sum("JUS-c2" in e["flat"] for e in sent) == 3
+    judge = out["judge"]
+    assert judge["retries"] == 2 and judge["unscored"] == {"count": 1, "reasons": {"judge_request_failed": 1}}
+    assert judge["complete"] is False and judge["refused_content"] == 0
+    assert parse_signature(out["signature"])["failures"] == "unscored(1)"
+    kept = [h for i, h in enumerate(BY_HAND) if i != 2]  # claim 0's justification as recorded: 2/3
+    assert out["question"] == pytest.approx(sum(h[0] for h in kept) / 6, abs=1e-12)
+    assert out["justification"] == pytest.approx(sum(BY_HAND[i][3] for i in (0, 1, 4)) / 6, abs=1e-12)

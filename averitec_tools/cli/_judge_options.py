@@ -43,10 +43,12 @@ JUDGE_FLAGS: dict[str, tuple[str, dict[str, Any]]] = {
                                             "counted (judge.unscored), the result incomplete; the leaderboard's default. "
                                             "A refusal for the content and an unparseable reply score 0 in every mode"}),
     "judge_max_items": ("--judge-max-items", {"type": POSITIVE, "metavar": "N",
-                                              "help": "fever8/averimatec: the judge sees only the first N predicted pairs (default: all, "
+                                              "help": "fever8/averimatec: the judge sees only the first N predicted pairs (averimatec: "
+                                              "evidence items and questions) (default: all, "
                                               "as the organisers; the leaderboard shows 10); in the signature"}),
     "judge_item_chars": ("--judge-item-chars", {"type": POSITIVE, "metavar": "N",
-                                                "help": "fever8/averimatec: each predicted question and answer the judge sees is cut to N "
+                                                "help": "fever8/averimatec: each predicted question and answer (averimatec: evidence "
+                                                "item, question, justification) the judge sees is cut to N "
                                                 "characters (default: whole; the leaderboard cuts at 2000); in the signature"}),
     "judge_snapshot": ("--judge-snapshot", {"metavar": "FILE.json",
                                             "help": "fever8/averimatec: re-use the replies stored in FILE (same judge, prompt and settings), "

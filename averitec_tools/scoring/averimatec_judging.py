@@ -67,6 +67,8 @@ class Totals:
     sent: int = 0
     retries: int = 0
     failed: list[JudgeRequest] = field(default_factory=list)
+    refused: list[JudgeRequest] = field(default_factory=list)
+    from_snapshot: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
 
     def add(self, stats: RunStats) -> None:
@@ -75,6 +77,8 @@ class Totals:
         self.sent += stats.sent
         self.retries += stats.retries
         self.failed.extend(stats.failed)
+        self.refused.extend(stats.refused)
+        self.from_snapshot += stats.from_snapshot
 
 
 def _gold_requests(claim: PairedClaim, settings: CallSettings) -> list[JudgeRequest]:
@@ -150,10 +154,14 @@ def judge_claims(claims: Sequence[PairedClaim], *, settings: CallSettings, gold_
         return got
 
     rated = _image_round(claims, plans, settings, gold_images, run_images)
+    missing = {r.key for r in (*totals.failed, *totals.refused)}  # no reply: not "unparseable"
     outcomes = []
     for c in claims:
         ratings = [replies.get(r.key, "") for r in rated[c.id]]
-        outcome = _outcome(c, replies, q_reqs[c.id], j_reqs[c.id], e_reqs[c.id], plans.get(c.id, []), ratings)
+        outcome = _outcome(c, {k: v for k, v in replies.items() if k not in missing}, q_reqs[c.id], j_reqs[c.id],
+                           e_reqs[c.id], plans.get(c.id, []), ratings)
+        outcome.unparseable = [k for k in outcome.unparseable if k != "image"] + ["image"] * sum(
+            1 for r in rated[c.id] if r.key not in missing and not _is_int(replies.get(r.key, "")))
         reqs = [*gold_reqs[c.id], q_reqs[c.id], j_reqs[c.id], e_reqs[c.id], *rated[c.id]]
         outcome.keys = [r.key for r in reqs if r is not None]
         outcome.gold_statements = statements[c.id]
@@ -163,20 +171,21 @@ def judge_claims(claims: Sequence[PairedClaim], *, settings: CallSettings, gold_
 
 def _outcome(c: PairedClaim, replies: dict[str, str], q: JudgeRequest | None, j: JudgeRequest, e: JudgeRequest | None,
              plan: list[RecallTuple], ratings: list[str]) -> ClaimOutcome:
-    """The claim's scores from its replies; replies not in the expected form are listed by kind."""
+    """The claim's scores from its replies (a request without one -- failed or refused -- is
+    missing from ``replies`` and scores as the empty reply); replies not in the expected form
+    are listed by kind."""
     bad = []
     q_reply = replies.get(q.key, "") if q is not None else ""
-    if q is not None and REF_IN_PRED not in q_reply:
+    if q is not None and q.key in replies and REF_IN_PRED not in q_reply:
         bad.append("questions")
     j_score = justification_score(replies.get(j.key, ""))
-    if j_score is None:
+    if j_score is None and j.key in replies:
         bad.append("justification")
     evidence = None
     if e is not None:
-        if REF_IN_PRED not in replies.get(e.key, ""):
+        if e.key in replies and REF_IN_PRED not in replies[e.key]:
             bad.append("evidence")
         evidence = evidence_recall(plan, ratings, n_gold=len(c.gold.questions), n_pred=len(c.pred.evidence))
-    bad += ["image"] * sum(1 for r in ratings if not _is_int(r))
     scores = ClaimScores(
         question=question_score(q_reply, n_gold=len(c.gold.questions), n_pred=len(c.pred.questions)),
         evidence=evidence, verdict=verdict_score(c.pred.verdict, c.gold_label),

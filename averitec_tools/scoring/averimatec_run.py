@@ -1,12 +1,15 @@
 """One ``averimatec`` scoring run: prompts, cache and judge set up, the rounds judged (or
 counted, ``--dry-run``), failures handled by the run's mode, the result assembled.
 
-Failure modes (``failures`` in the signature), as the ``fever8`` profile's: ``raise`` (a
-request that still fails after its retries stops the run; what finished is cached, a
-re-run resumes), ``zero`` (``--official-failure-mode``: the failed request gets an empty
-reply, which scores as the official code scores an empty reply) and ``unscored``
-(``--judge-unscored``: a claim with a failed request, or whose justification reply lacks
-its markers, is left out of the four columns' means and counted by reason).
+Judge failures follow :mod:`averitec_tools.metrics.judge_policy`, as the ``fever8``
+profile's (:mod:`averitec_tools.scoring.averimatec_policy`): what the submission's content
+causes -- a request refused for its content, a reply without the organisers' markers --
+scores as the organisers' code scores an empty or unparseable reply (0), in every mode.
+A request that still fails on the judge's side after its retries has three modes
+(``failures`` in the signature): ``raise`` (the run stops; what finished is cached, a
+re-run resumes), ``zero`` (``--official-failure-mode``: it gets an empty reply, as the
+official code) and ``unscored`` (``--judge-unscored``: its claim is left out of the four
+columns' means, counted, and ``judge.complete`` is false until it is scored again).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from averitec_tools.metrics.ev2r_runner import (
     default_cache_path,
     run_judgements,
 )
+from averitec_tools.metrics.judge_policy import UNAVAILABLE_REASON
 from averitec_tools.scoring.averimatec_calls import (
     SAMPLING,
     CallSettings,
@@ -38,11 +42,14 @@ from averitec_tools.scoring.averimatec_calls import (
 from averitec_tools.scoring.averimatec_images import GoldImages
 from averitec_tools.scoring.averimatec_inputs import PairedClaim, PairedSet
 from averitec_tools.scoring.averimatec_judging import ClaimOutcome, Totals, judge_claims
+from averitec_tools.scoring.averimatec_policy import MAX_TOKENS_FIELD, bounded, snapshot_settings
 from averitec_tools.scoring.averimatec_summary import Assembled, clean, signature
+from averitec_tools.scoring.fever8_failures import failures_field
+from averitec_tools.scoring.fever8_judging import input_bound, open_snapshot, save_snapshot
 
 CACHE_FILE = "averimatec-judgements.sqlite"
 FAILURE_TITLES = {"raise": "raise", "zero": "zero (a failed request gets an empty reply)",
-                  "unscored": "unscored (failed or unparseable justification: excluded from the means)"}
+                  "unscored": "unscored (failed on the judge's side: excluded from the means, the result incomplete)"}
 
 
 def _cache(opts: Mapping[str, Any]) -> JudgementCache:
@@ -51,44 +58,44 @@ def _cache(opts: Mapping[str, Any]) -> JudgementCache:
 
 
 def _unscored(outcomes: Sequence[ClaimOutcome], totals: Totals, mode: str) -> list[str | None]:
+    """Why each claim is unscored: only a failure on the judge's side, and only under ``unscored``
+    (a refusal for the content and an unparseable reply score as the organisers' code scores them)."""
     if mode != "unscored":
         return [None] * len(outcomes)
     failed = {r.key for r in totals.failed}
-    reasons: list[str | None] = []
-    for o in outcomes:
-        if failed.intersection(o.keys):
-            reasons.append("judge_request_failed")
-        else:
-            reasons.append("judge_reply_unparseable" if "justification" in o.unparseable else None)
-    return reasons
+    return [UNAVAILABLE_REASON if failed.intersection(o.keys) else None for o in outcomes]
 
 
-def _judge_block(opts: Mapping[str, Any], settings: CallSettings, backend: str, totals: Totals,
-                 outcomes: Sequence[ClaimOutcome], reasons: Sequence[str | None]) -> dict[str, Any]:
+def _judge_block(opts: Mapping[str, Any], settings: CallSettings, run: Any, outcomes: Sequence[ClaimOutcome],
+                 reasons: Sequence[str | None]) -> dict[str, Any]:
+    totals: Totals = run.totals
     unparseable: dict[str, int] = {}
     for o in outcomes:
         for kind in o.unparseable:
             unparseable[kind] = unparseable.get(kind, 0) + 1
-    counts = {r: sum(1 for x in reasons if x == r) for r in ("judge_request_failed", "judge_reply_unparseable")}
+    n_unscored = sum(1 for r in reasons if r is not None)
     return {
-        "backend": backend, "model": settings.model, "prompt": settings.prompts.name,
+        "backend": run.backend, "model": settings.model, "prompt": settings.prompts.name,
         "prompt_sha256": settings.prompts.sha256, "sampling": settings.sampling.name,
-        "calls": totals.needed, "calls_by_kind": totals.by_kind, "from_cache": totals.cached, "sent": totals.sent,
-        "retries": totals.retries, "unparseable": unparseable, "failure_mode": FAILURE_TITLES[opts["failure_mode"]],
+        "input": run.bound.field(), "claims_cut": run.cut,
+        "calls": totals.needed, "calls_by_kind": totals.by_kind, "from_snapshot": totals.from_snapshot,
+        "from_cache": totals.cached, "sent": totals.sent, "retries": totals.retries, "unparseable": unparseable,
+        "refused_content": len(totals.refused), "failure_mode": FAILURE_TITLES[opts["failure_mode"]],
         "failed_scored_zero": len(totals.failed) if opts["failure_mode"] == "zero" else 0,
-        "unscored": {"count": sum(counts.values()), "reasons": counts},
+        "unscored": {"count": n_unscored, "reasons": {UNAVAILABLE_REASON: n_unscored}}, "complete": n_unscored == 0,
+        "snapshot_sha256": run.snapshot.digest(),
     }
 
 
-def _judge_fields(opts: Mapping[str, Any], settings: CallSettings, backend: str, failed: int, unscored: int,
-                  ) -> list[tuple[str, Any]]:
-    mode = opts["failure_mode"]
-    failures = f"zero({failed})" if mode == "zero" else f"unscored({unscored})" if mode == "unscored" else "raise"
+def _judge_fields(opts: Mapping[str, Any], settings: CallSettings, run: Any, unscored: int) -> list[tuple[str, Any]]:
+    failures = failures_field(opts["failure_mode"], failed=len(run.totals.failed), unscored=unscored)
     s = settings.sampling
     sampling = f"{s.name}(t={s.temperature:g}" + (f",top_p={s.top_p:g},top_k={s.top_k}" if s.top_p else "") + ")"
-    return [("judge", clean(f"{backend}:{settings.model}")),
+    return [("judge", clean(f"{run.backend}:{settings.model}")),
             ("prompt", clean(f"{settings.prompts.name}+sha256.{settings.prompts.sha256[:12]}")),
-            ("sampling", sampling), ("max_tokens", "qa=256,other=1024"), ("failures", failures)]
+            ("sampling", sampling), ("max_tokens", MAX_TOKENS_FIELD), ("input", run.bound.field()),
+            ("unparseable", 0), ("refused", f"zero({len(run.totals.refused)})"), ("failures", failures),
+            ("judge_snapshot", run.snapshot.field())]
 
 
 def _warnings(opts: Mapping[str, Any], settings: CallSettings, totals: Totals, paired: PairedSet,
@@ -97,9 +104,15 @@ def _warnings(opts: Mapping[str, Any], settings: CallSettings, totals: Totals, p
     if not settings.prompts.is_official:
         out.append(f"judge prompt {settings.prompts.name} is not the organisers'; for figures comparable with the "
                    "leaderboard use --judge-prompt official")
+    if totals.refused:
+        out.append(f"the judge refused {len(totals.refused)} request(s) for their content (e.g. past its context "
+                   "length); they got an empty reply and score as it scores")
     if totals.failed and opts["failure_mode"] == "zero":
         shown = ", ".join(r.where for r in totals.failed[:5]) + (" ..." if len(totals.failed) > 5 else "")
         out.append(f"{len(totals.failed)} judge request(s) failed and got an empty reply: {shown}")
+    elif totals.failed:
+        out.append(f"{len(totals.failed)} judge request(s) failed on the judge's side; their claims are unscored "
+                   "(--judge-unscored: left out of the means; the result is incomplete until they are scored again)")
     bad = sum(len(o.unparseable) for o in outcomes)
     if bad:
         out.append(f"{bad} judge repl(ies) lacked the markers the organisers' parsing reads; scored as that "
@@ -148,27 +161,43 @@ def _judge(opts: Mapping[str, Any], settings: CallSettings) -> Any:
                       max_tokens=1024, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k)
 
 
+@dataclass
+class _Run:
+    """What the judge gave: the statistics, back-end, input bound (and claims it cut) and snapshot."""
+
+    totals: Totals
+    backend: str
+    bound: Any
+    cut: int
+    snapshot: Any
+
+
 def judge_run(paired: PairedSet, *, opts: Mapping[str, Any], gold_images: Path, progress: bool,
               ) -> Assembled | dict[str, Any]:
     """Judge every claim and assemble the outcome (``dry_run``: the summary of what would be sent)."""
     settings = settings_of(opts)
     images = GoldImages(gold_images)
     check_gold_images(paired, images)
+    bound = input_bound(opts)
+    shown, cut = bounded(paired, bound)
     cache = _cache(opts)
     try:
         if opts["dry_run"]:
-            return dry_run(paired, settings=settings, cache=cache)
+            return dry_run(shown, settings=settings, cache=cache)
         judge = _judge(opts, settings)
+        snapshot = open_snapshot(opts, settings.prompts, backend=judge.backend, bound=bound,
+                                 settings=snapshot_settings(settings.sampling.name, bound))
         runner = partial(run_judgements, judge=judge, cache=cache, concurrency=int(opts["judge_concurrency"]),
                          retries=int(opts["judge_retries"]), backoff=float(opts["judge_backoff"]), progress=progress,
-                         on_failure=opts["failure_mode"])
-        outcomes, totals = judge_claims(paired.claims, settings=settings, gold_images=images, runner=runner)
+                         on_failure=opts["failure_mode"], snapshot=snapshot)
+        outcomes, totals = judge_claims(shown.claims, settings=settings, gold_images=images, runner=runner)
+        save_snapshot(opts["judge_snapshot"], snapshot)
     finally:
         cache.close()
+    run = _Run(totals, judge.backend, bound, cut, snapshot)
     reasons = _unscored(outcomes, totals, opts["failure_mode"])
-    n_unscored = sum(1 for r in reasons if r is not None)
-    sig = signature(opts, judge=_judge_fields(opts, settings, judge.backend, len(totals.failed), n_unscored))
-    extra: dict[str, Any] = {"judge": _judge_block(opts, settings, judge.backend, totals, outcomes, reasons)}
+    sig = signature(opts, judge=_judge_fields(opts, settings, run, sum(1 for r in reasons if r is not None)))
+    extra: dict[str, Any] = {"judge": _judge_block(opts, settings, run, outcomes, reasons)}
     if paired.ignored_predictions:
         extra["ignored_predictions"] = paired.ignored_predictions
     labels = [(c.gold_label, c.pred.verdict) for c in paired.claims]

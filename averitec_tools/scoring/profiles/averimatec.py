@@ -14,6 +14,15 @@ without predicted or gold evidence scores evidence 0 and never passes (``no_evid
 theirs crashes); an empty question list scores 0 and a justification reply without its
 markers scores 0 (theirs raise). ``--replay FILE`` aggregates the official intermediate
 rows instead of calling a judge (:mod:`averitec_tools.scoring.averimatec_replay`).
+
+Judge failures follow the policy of every judged profile
+(:mod:`averitec_tools.metrics.judge_policy`, :mod:`averitec_tools.scoring.averimatec_policy`):
+a request refused for its content and an unparseable reply score as the organisers' code
+scores them (0); only a failure on the judge's side, after its retries, stops the run,
+scores 0 (``--official-failure-mode``) or leaves the claim unscored (``--judge-unscored``,
+the leaderboard's default: ``judge.complete`` false). ``--judge-max-items`` /
+``--judge-item-chars`` bound what the judge is shown (``input`` in the signature) and
+``--judge-snapshot FILE`` re-uses and records the replies (``judge_snapshot``).
 """
 
 from __future__ import annotations
@@ -64,10 +73,15 @@ OPTIONS: Mapping[str, ProfileOption] = {
     "judge_sampling": ProfileOption(str, "greedy", "sampling preset", choices=("greedy", "organisers")),
     "official_failure_mode": ProfileOption(bool, False, "a request that still fails gets an empty reply (scores 0)",
                                            excludes=("judge_unscored",)),
-    "judge_unscored": ProfileOption(bool, False, "leave claims whose requests fail (or whose justification reply "
-                                                 "does not parse) unscored",
+    "judge_unscored": ProfileOption(bool, False, "leave claims whose requests fail on the judge's side unscored",
                                     excludes=("official_failure_mode",)),
     "dry_run": ProfileOption(bool, False, "count judge calls and tokens, call nothing"),
+    "judge_max_items": ProfileOption((int, type(None)), None, "predicted evidence items and questions the judge is shown "
+                                                              "(None: all, as the organisers)", minimum=1),
+    "judge_item_chars": ProfileOption((int, type(None)), None, "characters of each predicted text the judge is shown",
+                                      minimum=1),
+    "judge_snapshot": ProfileOption(_STR, None, "JSON file: replies re-used from it, then every reply the score depends "
+                                                "on written to it"),
     "gold_images": ProfileOption(_STR, None, "the dataset's images folder (None: images/ beside the gold file)"),
     "averimatec_preset": ProfileOption(str, DEFAULT_AVERIMATEC_PRESET, "published threshold rule",
                                        choices=tuple(AVERIMATEC_PRESETS.names())),
