@@ -28,7 +28,7 @@ from averitec_tools.metrics.averimatec_official import (
     load_official_prompts,
 )
 from averitec_tools.metrics.averimatec_prompts import AVerImaTeCPrompts
-from averitec_tools.metrics.ev2r_official import cached_file
+from averitec_tools.metrics.ev2r_official import OfficialPromptSource, cached_file
 
 PUBLISHED = {  # issue 40 and docs/averimatec.md: SHA-256 of each file at f6f361d
     "templates/evid_evaluation_text_seperate.txt": "57f9e910f9801d67658b67df7722112d8b5b7cc4b27a96c96d538a467ad810d9",
@@ -47,7 +47,7 @@ def test_the_pinned_table() -> None:
 
 
 @pytest.fixture()
-def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[dict[str, str], Path]]:
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[dict[str, OfficialPromptSource], Path]]:
     """The stand-ins served by a real HTTP server process; the table points at it."""
     root = tmp_path / "www"
     hashes = write_clone(root)

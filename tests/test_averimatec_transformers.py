@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from _averimatec_fixtures import b64, image_bytes, write_dataset, write_submission
@@ -44,7 +44,7 @@ def tiny_gemma3(folder: Path) -> None:
         vision_config={"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
                        "image_size": 28, "patch_size": 14},
         mm_tokens_per_image=4, boi_token_index=tok.boi_token_id, image_token_index=tok.image_token_id,
-        eoi_token_index=tok.convert_tokens_to_ids("<end_of_image>"))
+        eoi_token_index=cast(int, tok.convert_tokens_to_ids("<end_of_image>")))  # one token: an int
     torch.manual_seed(0)
     model = Gemma3ForConditionalGeneration(config)
     with torch.no_grad():
@@ -60,7 +60,11 @@ def test_tiny_local_vlm_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     tiny_gemma3(tmp_path / "gemma")
     seen: list[list[dict[str, Any]]] = []
     real = averimatec_local.processor_messages
-    monkeypatch.setattr(averimatec_local, "processor_messages", lambda p: seen.append(real(p)) or seen[-1])
+    def recorded(prompt: Any) -> list[dict[str, Any]]:
+        seen.append(real(prompt))
+        return seen[-1]
+
+    monkeypatch.setattr(averimatec_local, "processor_messages", recorded)
     gold = write_dataset(tmp_path / "data", 2)
     sub = write_submission(tmp_path / "sub.json", 2)
     r = get_profile("averimatec").score(predictions=sub, references=gold, judge_backend="transformers",
