@@ -16,6 +16,11 @@ from PIL import Image
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.competition import parse_competition
 from averitec_tools.leaderboard.limits import SubmissionLimits, check_submission
+from averitec_tools.leaderboard.processing import Scorer
+from averitec_tools.leaderboard.ranking import rank_store
+from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.worker import process_one
+from averitec_tools.metrics.signature import parse_signature
 from averitec_tools.scoring.averimatec_images import decode_image, png_preview
 from averitec_tools.scoring.profiles import get_profile
 
@@ -82,6 +87,12 @@ def test_previews_are_new_png_bytes() -> None:
         assert img.format == "PNG" and img.mode in ("RGB", "RGBA")
 
 
+def _finished(store: Store, sid: int) -> None:
+    done = store.submission(sid)
+    assert done is not None
+    assert done["state"] == "finished", done["server_reason"]
+
+
 FIXTURES = {"rules": [{"match": ["[QUES]: "], "responses": [{"content": "[STAT]: A statement."}]},
                       {"match": ["[IMG_SET_2]:"], "responses": [{"content": "9"}]}],
             "default": {"content": "[PRED in REF]: 1; (PRED_1, REF_1)\n[PRED in REF Exp]: 1. a. \n"
@@ -92,11 +103,7 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from averitec_tools.leaderboard.processing import Scorer
-    from averitec_tools.leaderboard.ranking import rank_store
-    from averitec_tools.leaderboard.store import Store
     from averitec_tools.leaderboard.web.app import create_app
-    from averitec_tools.leaderboard.worker import process_one
 
     gold = write_dataset(tmp_path / "data", 4)
     items = [prediction(i) for i in range(4)]
@@ -115,9 +122,7 @@ def test_a_phase_scored_with_averimatec_and_its_viewer(tmp_path: Path) -> None:
         token = store.add_team("blue")
         sid = store.submit(team="blue", system="s", phase="val", content=upload, file_name="sub.json").id
         process_one(store, Scorer(cache_dir=False, n_resamples=50), submission_id=sid)
-        done = store.submission(sid)
-        assert done is not None
-        assert done["state"] == "finished", done["server_reason"]
+        _finished(store, sid)
         n = len(requests_sent(log))
         cli = get_profile("averimatec").score(predictions=tmp_path / "sub.json", references=gold, judge_url=url,
                                               judge_model="fixture", judge_cache=str(tmp_path / "cache"))
@@ -166,12 +171,6 @@ def test_the_board_s_judge_policy_applies_to_averimatec_as_to_fever8(tmp_path: P
     (unscored) and its snapshot reach an averimatec phase. Claim 1's justification request
     fails on the judge's side: the row is incomplete; claim 2's 12 evidence items are cut to
     10. With the judge back, a rescore re-uses the snapshot and asks for the one missing reply."""
-    from averitec_tools.leaderboard.processing import Scorer
-    from averitec_tools.leaderboard.ranking import rank_store
-    from averitec_tools.leaderboard.store import Store
-    from averitec_tools.leaderboard.worker import process_one
-    from averitec_tools.metrics.signature import parse_signature
-
     gold = write_dataset(tmp_path / "data", 4)
     items = [prediction(i, n_evidence=12 if i == 2 else 2) for i in range(4)]
     down = {"rules": [{"match": ["Predicted justification for claim 1."], "responses": [{"status": 503}]},
@@ -184,9 +183,7 @@ def test_the_board_s_judge_policy_applies_to_averimatec_as_to_fever8(tmp_path: P
         sid = store.submit(team="blue", system="s", phase="val", content=json.dumps(items).encode(), file_name="s.json").id
         process_one(store, scorer, submission_id=sid)
         shown = " ".join(e["flat"] for e in requests_sent(log))
-    done = store.submission(sid)
-    assert done is not None
-    assert done["state"] == "finished", done["server_reason"]
+    _finished(store, sid)
     assert "Evidence 9 of claim 2" in shown and "Evidence 10 of claim 2" not in shown
     (row,) = rank_store(store, "val")
     sig = parse_signature(row.signature)

@@ -127,71 +127,89 @@ def _image_round(claims: Sequence[PairedClaim], plans: dict[int, list[RecallTupl
     return kept
 
 
+@dataclass
+class _Calls:
+    """One claim's requests: its gold ``qa`` conversions, ``questions``, ``justification``,
+    ``evidence`` (round 2) and image ratings (round 3, in plan order)."""
+
+    gold: list[JudgeRequest]
+    questions: JudgeRequest | None
+    justification: JudgeRequest
+    evidence: JudgeRequest | None = None
+    rated: list[JudgeRequest] = field(default_factory=list)
+
+    def keys(self) -> list[str]:
+        reqs = [*self.gold, self.questions, self.justification, self.evidence, *self.rated]
+        return [r.key for r in reqs if r is not None]
+
+
 def judge_claims(claims: Sequence[PairedClaim], *, settings: CallSettings, gold_images: GoldImages, runner: Runner,
                  ) -> tuple[list[ClaimOutcome], Totals]:
     """Every claim's scores from the judge (through ``runner``), and the run's statistics."""
     totals = Totals()
-    gold_reqs = {c.id: _gold_requests(c, settings) for c in claims}
-    q_reqs = {c.id: questions_request(settings, c) for c in claims}
-    j_reqs = {c.id: justification_request(settings, c) for c in claims}
-    replies = _run(runner, [r for c in claims for r in gold_reqs[c.id]], totals, "qa")
-    replies.update(_run(runner, list(q_reqs.values()), totals, "questions"))
-    replies.update(_run(runner, list(j_reqs.values()), totals, "justification"))
-    statements = {c.id: [statement(replies.get(r.key, "")) for r in gold_reqs[c.id]] for c in claims}
-    e_reqs = {c.id: evidence_request(settings, c, statements[c.id]) for c in claims}
-    replies.update(_run(runner, list(e_reqs.values()), totals, "evidence"))
-    plans = {}
+    calls = {c.id: _Calls(_gold_requests(c, settings), questions_request(settings, c), justification_request(settings, c))
+             for c in claims}
+    replies = _run(runner, [r for c in claims for r in calls[c.id].gold], totals, "qa")
+    replies.update(_run(runner, [k.questions for k in calls.values()], totals, "questions"))
+    replies.update(_run(runner, [k.justification for k in calls.values()], totals, "justification"))
+    statements = {c.id: [statement(replies.get(r.key, "")) for r in calls[c.id].gold] for c in claims}
     for c in claims:
-        e = e_reqs[c.id]
-        if e is not None:
-            details = score_extraction(replies.get(e.key, "")).detailed_ref_in_pred
-            plans[c.id] = recall_plan(details, pred_images=[len(i) for i in c.pred_images],
-                                      gold_images=[len(gold_pair(q)[2]) for q in c.gold.questions])
+        calls[c.id].evidence = evidence_request(settings, c, statements[c.id])
+    replies.update(_run(runner, [k.evidence for k in calls.values()], totals, "evidence"))
+    plans = _plans(claims, calls, replies)
 
     def run_images(batch: list[JudgeRequest]) -> dict[str, str]:
         got = _run(runner, batch, totals, "image")
         replies.update(got)
         return got
 
-    rated = _image_round(claims, plans, settings, gold_images, run_images)
-    missing = {r.key for r in (*totals.failed, *totals.refused)}  # no reply: not "unparseable"
-    outcomes = []
-    for c in claims:
-        ratings = [replies.get(r.key, "") for r in rated[c.id]]
-        outcome = _outcome(c, {k: v for k, v in replies.items() if k not in missing}, q_reqs[c.id], j_reqs[c.id],
-                           e_reqs[c.id], plans.get(c.id, []), ratings)
-        outcome.unparseable = [k for k in outcome.unparseable if k != "image"] + ["image"] * sum(
-            1 for r in rated[c.id] if r.key not in missing and not _is_int(replies.get(r.key, "")))
-        reqs = [*gold_reqs[c.id], q_reqs[c.id], j_reqs[c.id], e_reqs[c.id], *rated[c.id]]
-        outcome.keys = [r.key for r in reqs if r is not None]
+    for cid, rated in _image_round(claims, plans, settings, gold_images, run_images).items():
+        calls[cid].rated = rated
+    missing = {r.key for r in (*totals.failed, *totals.refused)}  # no reply: scored as the empty one, not "unparseable"
+    answered = {k: v for k, v in replies.items() if k not in missing}
+    outcomes = [_outcome(c, answered, calls[c.id], plans.get(c.id, [])) for c in claims]
+    for c, outcome in zip(claims, outcomes, strict=True):
         outcome.gold_statements = statements[c.id]
-        outcomes.append(outcome)
     return outcomes, totals
 
 
-def _outcome(c: PairedClaim, replies: dict[str, str], q: JudgeRequest | None, j: JudgeRequest, e: JudgeRequest | None,
-             plan: list[RecallTuple], ratings: list[str]) -> ClaimOutcome:
+def _plans(claims: Sequence[PairedClaim], calls: dict[int, _Calls], replies: dict[str, str]) -> dict[int, list[RecallTuple]]:
+    """Each claim's recall tuples from its evidence reply (claims without an evidence call have none)."""
+    plans = {}
+    for c in claims:
+        e = calls[c.id].evidence
+        if e is not None:
+            details = score_extraction(replies.get(e.key, "")).detailed_ref_in_pred
+            plans[c.id] = recall_plan(details, pred_images=[len(i) for i in c.pred_images],
+                                      gold_images=[len(gold_pair(q)[2]) for q in c.gold.questions])
+    return plans
+
+
+def _outcome(c: PairedClaim, answered: dict[str, str], calls: _Calls, plan: list[RecallTuple]) -> ClaimOutcome:
     """The claim's scores from its replies (a request without one -- failed or refused -- is
-    missing from ``replies`` and scores as the empty reply); replies not in the expected form
-    are listed by kind."""
+    not in ``answered`` and scores as the empty reply); replies not in the form the
+    organisers' parsing expects are listed by kind."""
     bad = []
-    q_reply = replies.get(q.key, "") if q is not None else ""
-    if q is not None and q.key in replies and REF_IN_PRED not in q_reply:
+    q, j, e = calls.questions, calls.justification, calls.evidence
+    q_reply = answered.get(q.key, "") if q is not None else ""
+    if q is not None and q.key in answered and REF_IN_PRED not in q_reply:
         bad.append("questions")
-    j_score = justification_score(replies.get(j.key, ""))
-    if j_score is None and j.key in replies:
+    j_score = justification_score(answered.get(j.key, ""))
+    if j_score is None and j.key in answered:
         bad.append("justification")
+    ratings = [answered.get(r.key, "") for r in calls.rated]
     evidence = None
     if e is not None:
-        if e.key in replies and REF_IN_PRED not in replies[e.key]:
+        if e.key in answered and REF_IN_PRED not in answered[e.key]:
             bad.append("evidence")
         evidence = evidence_recall(plan, ratings, n_gold=len(c.gold.questions), n_pred=len(c.pred.evidence))
+    bad += ["image"] * sum(1 for r in calls.rated if r.key in answered and not _is_int(answered[r.key]))
     scores = ClaimScores(
         question=question_score(q_reply, n_gold=len(c.gold.questions), n_pred=len(c.pred.questions)),
         evidence=evidence, verdict=verdict_score(c.pred.verdict, c.gold_label),
         justification=0.0 if j_score is None else j_score,
     )
-    return ClaimOutcome(scores, unparseable=bad, plan=plan, ratings=ratings)
+    return ClaimOutcome(scores, keys=calls.keys(), unparseable=bad, plan=plan, ratings=ratings)
 
 
 def _is_int(text: str) -> bool:
