@@ -14,7 +14,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check demo test lint bench bench-long bench-ev2r bench-averimatec bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check demo test lint bench lexicon bench-long bench-ev2r bench-averimatec bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -78,8 +78,16 @@ lint: $(VENV)/.core-stamp
 $(NLTK_REF):
 	$(PIP) install -q --target $(NLTK_REF) --no-deps nltk==3.9.1
 
+# averitec score (cold and warm gold cache) vs the reference, the plain per-pair implementation
+# and, with BENCH_BASELINE=DIR (another checkout, e.g. today's main), that version's averitec
+# score; then in-process warm scoring of new submissions, phase by phase, beside the floor.
 bench: $(VENV)/.core-stamp $(NLTK_REF)
-	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF)
+	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF) $(if $(BENCH_BASELINE),--baseline-repo $(BENCH_BASELINE))
+	$(PY) benchmarks/bench_warm.py
+
+# Rebuild the exact lexical tables (averitec_tools/data/lexicon) with NLTK 3.9.1 itself.
+lexicon: $(VENV)/.core-stamp $(NLTK_REF)
+	PYTHONPATH=$(NLTK_REF):. $(VENV)/bin/python benchmarks/build_lexicon.py --data-dir $(AVERITEC_DATA_DIR)
 
 # One claim with one very long answer (a word repeated 10k-100k times, 100k words of text, ...).
 bench-long: $(VENV)/.core-stamp $(NLTK_REF)

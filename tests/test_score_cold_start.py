@@ -51,10 +51,9 @@ class CountingEngine(MeteorEngine):
         super().__init__(allow_download=False)
         self.prepared_here: list[str] = []
 
-    def prepare(self, text: str):  # type: ignore[no-untyped-def]
-        if not self.is_prepared(text):
-            self.prepared_here.append(text)
-        return super().prepare(text)
+    def prepare_many(self, texts):  # type: ignore[no-untyped-def]
+        self.prepared_here += [t for t in dict.fromkeys(texts) if not self.is_prepared(t)]
+        return super().prepare_many(texts)
 
 
 def test_prepared_gold_cache_is_keyed_by_the_gold_file(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--subset", action="store_true",
                         help="score only the reference claims present in the predictions (a --limit run); "
                         "the signature, JSON and table say 'subset: N/M'")
-    parser.add_argument("--jobs", type=POSITIVE, default=None, metavar="N", help="worker processes (default: the idle cores, at most 4, for 150+ claims; output is identical for any N)")
+    parser.add_argument("--jobs", type=POSITIVE, default=None, metavar="N", help="worker processes (default: one; the idle cores, at most 4, for 10,000+ scoring tasks, about 2,500 claims; output is identical for any N)")
     parser.add_argument(
         "--no-download",
         action="store_true",
