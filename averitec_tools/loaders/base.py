@@ -103,6 +103,8 @@ class DatasetEntry:
 
 FAMILIES: Registry[DatasetFamily] = Registry("dataset family")
 DATASETS: Registry[DatasetEntry] = Registry("dataset")
+#: Knowledge stores by id (``averitec/knowledge_store``): :class:`~averitec_tools.loaders.stores.StoreSpec` s.
+STORES: Registry[Any] = Registry("knowledge store")
 
 
 def register_family(family: DatasetFamily, *, views: tuple[str, ...] = ()) -> DatasetFamily:
@@ -155,7 +157,7 @@ def resolve(name: str, split: str | None) -> tuple[DatasetEntry, str]:
             raise UserError(f"{name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
         return DATASETS.get(f"{name}/{split}"), split
     full = f"{name}/{split}" if split and "/" not in name else name
-    raise UserError(DATASETS.unknown_message(full))
+    raise UserError(Registry.of_names("dataset", [*DATASETS, *STORES]).unknown_message(full))
 
 
 def find_local_file(family: DatasetFamily, split: str, data_dir: str | os.PathLike[str]) -> Path:
@@ -209,11 +211,13 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> Iterator[Any]:
+def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None, *,
+                     revision: str | None = None) -> Iterator[Any]:
     """Typed records from a hub repository (or a local folder in hub layout).
 
     The repository's rows must carry the upstream field names (as the upstream files do);
     ``hub_id`` may be a local directory, which ``datasets.load_dataset`` reads the same way.
+    ``revision`` (a commit, branch or tag) is passed to ``datasets.load_dataset``.
 
     Raises:
         UserError: no hub id known, offline, or the repository/split is unavailable.
@@ -240,7 +244,7 @@ def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> I
 
     hub_split = family.hub_splits.get(split, split)
     try:
-        ds = datasets.load_dataset(repo, split=hub_split)
+        ds = datasets.load_dataset(repo, split=hub_split, **({"revision": revision} if revision else {}))
     except ValueError as exc:  # unknown split
         raise UserError(f"{repo}: cannot load split {hub_split!r}: {exc}") from None
     except (FileNotFoundError, ConnectionError, OSError) as exc:
@@ -301,7 +305,7 @@ def label_stats(labels: Mapping[str, int], total: int) -> dict[str, Any]:
 
 
 __all__ = [
-    "reject_predictions", "DATASETS", "DATA_DIR_ENV", "FAMILIES", "DatasetEntry", "DatasetFamily",
+    "reject_predictions", "DATASETS", "DATA_DIR_ENV", "FAMILIES", "STORES", "DatasetEntry", "DatasetFamily",
     "find_local_file", "iter_hub_records", "label_stats", "list_of", "ratio", "register_family", "resolve",
     "share",
 ]
