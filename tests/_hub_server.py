@@ -10,7 +10,11 @@ It answers the endpoints ``huggingface_hub`` uses to download:
   listing ``HfApi.list_repo_tree`` reads (``type``, ``path``, ``size``, ``oid``, ``lfs``);
 * ``GET /api/{type}s/{repo_id}/revision/{revision}``: the repo info (``sha``, ``siblings``)
   ``snapshot_download`` asks for first;
-* unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``.
+* unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``;
+* revisions: a repository with commits registered (:meth:`FakeHub.pin`) answers those commits and
+  ``main`` (its last commit) and 404 ``RevisionNotFound`` for anything else; ``X-Repo-Commit`` is
+  the commit a revision resolved to (any revision of a repository without registered commits
+  resolves: a 40-hex one to itself, others to :data:`COMMIT`).
 
 Faults, per file, for the tests: ``script``, one step consumed per ``GET`` (``"cut"``: send
 ``cut_after`` body bytes, then drop the connection; ``"fail"``: answer 500), and ``serve``
@@ -51,6 +55,7 @@ class FakeHub:
     """Files by ``(repo_type, repo_id, path)``; ``url`` once started."""
 
     files: dict[tuple[str, str, str], HubFile] = field(default_factory=dict)
+    commits: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     log: list[tuple[str, str, str | None]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -59,6 +64,19 @@ class FakeHub:
         f = HubFile(data, **kw)
         self.files[(repo_type, repo_id, path)] = f
         return f
+
+    def pin(self, repo_type: str, repo_id: str, *commits: str) -> None:
+        """Register the repository's commits (oldest first; ``main`` is the last)."""
+        self.commits.setdefault((repo_type, repo_id), []).extend(commits)
+
+    def resolve(self, repo_type: str, repo_id: str, revision: str) -> str | None:
+        """The commit ``revision`` names, or ``None`` (not a revision of the repository)."""
+        known = self.commits.get((repo_type, repo_id))
+        if not known:
+            return revision if len(revision) == 40 else COMMIT
+        if revision == "main":
+            return known[-1]
+        return revision if revision in known else None
 
     def repos(self) -> set[tuple[str, str]]:
         return {(t, r) for t, r, _ in self.files}
@@ -95,13 +113,16 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             repo_id, path = "/".join(parts[:2]), "/".join(parts[4:])
             if (repo_type, repo_id) not in hub.repos():
                 return self._send(404, {"X-Error-Code": "RepoNotFound"})
+            commit = hub.resolve(repo_type, repo_id, parts[3])
+            if commit is None:
+                return self._send(404, {"X-Error-Code": "RevisionNotFound"})
             f = hub.files.get((repo_type, repo_id, path))
             if f is None:
-                return self._send(404, {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": COMMIT})
-            self._file(f)
+                return self._send(404, {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": commit})
+            self._file(f, commit)
 
-        def _file(self, f: HubFile) -> None:
-            headers = {"X-Repo-Commit": COMMIT, "ETag": f'"{f.etag}"', "Accept-Ranges": "bytes"}
+        def _file(self, f: HubFile, commit: str) -> None:
+            headers = {"X-Repo-Commit": commit, "ETag": f'"{f.etag}"', "Accept-Ranges": "bytes"}
             if self.command == "HEAD":
                 self.send_response(200)
                 for k, v in headers.items():
@@ -143,6 +164,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             repo_type, repo_id, folder = parts[0][:-1], "/".join(parts[1:3]), "/".join(parts[5:])
             if (repo_type, repo_id) not in hub.repos():
                 return self._send(404, {"X-Error-Code": "RepoNotFound"})
+            if hub.resolve(repo_type, repo_id, parts[4]) is None:
+                return self._send(404, {"X-Error-Code": "RevisionNotFound"})
             recursive = query.get("recursive", ["False"])[0].lower() == "true"
             prefix = f"{folder}/" if folder else ""
             entries, dirs = [], set()
@@ -165,8 +188,11 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             repo_type, repo_id = parts[0][:-1], "/".join(parts[1:3])
             if (repo_type, repo_id) not in hub.repos():
                 return self._send(404, {"X-Error-Code": "RepoNotFound"})
+            commit = hub.resolve(repo_type, repo_id, parts[4])
+            if commit is None:
+                return self._send(404, {"X-Error-Code": "RevisionNotFound"})
             files = sorted(path for t, r, path in hub.files if (t, r) == (repo_type, repo_id))
-            body = {"id": repo_id, "sha": COMMIT, "siblings": [{"rfilename": f} for f in files]}
+            body = {"id": repo_id, "sha": commit, "siblings": [{"rfilename": f} for f in files]}
             self._send(200, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
         do_GET = _route  # noqa: N815 - http.server's naming

@@ -24,6 +24,8 @@ from _hub_server import FakeHub, HubServer
 from averitec_tools.cli.main import main
 
 AV = ("model", "chenxwh/AVeriTeC")
+#: A commit named with --revision where the catalogue pins none (the local hub resolves any 40-hex revision).
+REV = "feedface" * 5
 CLAIM = {"claim": "A claim.", "claim_date": "01-05-2025", "speaker": "someone", "questions": []}
 
 
@@ -102,11 +104,11 @@ def test_interrupted_download_resumes(tmp_path: Path) -> None:
     hub.add(*AV, "data/test.json", data, cut_after=10_600_000, script=["cut", "fail"])
     with HubServer(hub) as url:
         env = _env(tmp_path, url)
-        line = one_line_error(cli(env, "averitec", "--split", "test", "--json"))
+        line = one_line_error(cli(env, "averitec", "--split", "test", "--revision", REV, "--json"))
         assert "download interrupted" in line and "run the same command again to resume" in line
         kept = int(line.split(" bytes kept in ")[0].rsplit("(", 1)[1].split(" of ")[0])
         assert kept >= 1 << 20  # at least a chunk was kept
-        done = result(cli(env, "averitec", "--split", "test", "--json"))
+        done = result(cli(env, "averitec", "--split", "test", "--revision", REV, "--json"))
     ranges = [r for m, p, r in hub.log if m == "GET" and p.endswith("data/test.json")]
     assert ranges[-1] == f"bytes={kept}-"
     res = done["results"][0]
@@ -128,7 +130,7 @@ def test_corrupted_files_are_refused(tmp_path: Path) -> None:
         line = one_line_error(cli(env, "averitec", "--split", "dev"))
         assert f"sha256 {hashlib.sha256(wrong).hexdigest()} does not match 4997937" in line
         assert "recorded in the package" in line and "nothing was installed" in line
-        line = one_line_error(cli(env, "averitec", "--split", "test"))
+        line = one_line_error(cli(env, "averitec", "--split", "test", "--revision", REV))
         assert "the transfer was damaged" in line
     assert not (root / "averitec").exists() and not list(root.rglob("*.part"))
 
@@ -137,7 +139,8 @@ def test_disk_space_refused_before_any_byte(tmp_path: Path) -> None:
     hub = FakeHub()
     hub.add(*AV, "data/test.json", json.dumps([CLAIM]).encode())
     with HubServer(hub) as url:
-        line = one_line_error(cli(_env(tmp_path, url), "averitec", "--split", "test", "--reserve", "1E"))
+        line = one_line_error(cli(_env(tmp_path, url), "averitec", "--split", "test", "--reserve", "1E",
+                                  "--revision", REV))
     assert "needs" in line and "free" in line and "nothing was downloaded" in line
     assert [m for m, p, _ in hub.log if p.endswith("test.json")] == ["HEAD"]
     assert not (tmp_path / "cache" / "data" / "averitec").exists()
@@ -204,7 +207,8 @@ def test_dry_run_offline_uses_recorded_sizes(monkeypatch: pytest.MonkeyPatch, ca
     assert not (tmp_path / "o").exists()
     assert main(["data", "download", "--dry-run", "averitec-store", "--split", "dev"]) == 0
     text = capsys.readouterr().out
-    assert "chenxwh/AVeriTeC (model, main)" in text and "10.7 GiB" in text and "cc-by-nc-4.0" in text
+    assert "chenxwh/AVeriTeC (model, 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af)" in text and "10.7 GiB" in text
+    assert "cc-by-nc-4.0" in text
 
 
 def _closed_port() -> str:
@@ -258,8 +262,8 @@ def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkey
             lfs=True)
     with HubServer(hub) as url:
         env = _env(tmp_path, url)
-        claims = result(cli(env, "fever8", "--json"))
-        store = result(cli(env, "fever8-store", "--json"))
+        claims = result(cli(env, "fever8", "--revision", REV, "--json"))
+        store = result(cli(env, "fever8-store", "--revision", REV, "--json"))
     root = tmp_path / "cache" / "data"
     assert claims["results"][0]["contents"] == "4 claims"
     assert store["unpacked"]["files"] == 4 and store["unpacked"]["skipped"] == 1
@@ -315,7 +319,7 @@ def test_vitaminc_snapshot_keeps_every_upstream_field(tmp_path: Path, monkeypatc
         hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
     hub.add("dataset", "tals/vitaminc", ".gitattributes", b"*.jsonl filter=lfs\n")
     with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
+        got = result(cli(_env(tmp_path, url), "vitaminc", "--revision", REV, "--json"))
     assert sorted(Path(f["dest"]).name for f in got["results"]) == ["dev.jsonl", "test.jsonl", "train.jsonl"]
     assert all(p.startswith("/datasets/tals/vitaminc/") for m, p, _ in hub.log if m == "HEAD" and p != "/")  # "/": the reachability probe
 
@@ -366,7 +370,8 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--reserve", "lots"], "not a size"),
     (["averitec", "--split", "dev", "--from", "/nonexistent-dir"], "not a directory"),
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
-    (["fever", "--split", "paper_dev"], "hub is disabled"),
+    (["fever", "--split", "paper_dev"], "no commit of fever/fever is pinned"),
+    (["fever", "--split", "paper_dev", "--revision", "main"], "hub is disabled"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])
@@ -447,7 +452,7 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     for split in ("train", "dev", "test"):
         hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
     with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
+        got = result(cli(_env(tmp_path, url), "vitaminc", "--revision", REV, "--json"))
     root = tmp_path / "cache" / "data"
     assert sorted(f["dest"] for f in got["results"]) == [str(root / "vitaminc" / f"{s}.jsonl")
                                                          for s in ("dev", "test", "train")]

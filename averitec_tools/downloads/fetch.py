@@ -39,7 +39,7 @@ from averitec_tools.downloads import manifest
 from averitec_tools.downloads.archive import Extracted, extract_all
 from averitec_tools.downloads.hub import fetch_to_part, progress_bars
 from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
-from averitec_tools.downloads.sources import DataSource, HubLocation
+from averitec_tools.downloads.sources import DataSource, HubLocation, require_revision
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
 
@@ -239,11 +239,15 @@ def prepare(
     if repo is not None:
         source = source.with_hub(repo)
     local = Path(from_dir) if from_dir is not None else None
+    unpinned = source.hub is not None and source.hub.revision is None
+    if unpinned and dry_run and local is None and source.hub is not None:
+        source = source.with_hub(source.hub.at("main"))  # sizes as the repository holds them today
     online = local is None and not hub_offline() and reachable
     if not dry_run and local is None:
         if source.hub is None:
             raise UserError(f"{source.key}: no hub copy of these files is known",
                             hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
+        require_revision(source.key, source.hub)
         if not online:
             raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
                             hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
@@ -255,6 +259,9 @@ def prepare(
         # a dry run over many names reports a refusing source instead of stopping at it
         p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
         p.notes.append(f"the hub was not consulted for this source: {exc}")
+    if unpinned and local is None:
+        p.notes.append(f"no commit of {source.hub.repo_id} is pinned: sizes are those of main today; "  # type: ignore[union-attr]
+                       "downloading needs --revision")
     if local is not None:
         p.notes.append(f"installing from {local}")
         for pf in p.files:

@@ -30,7 +30,7 @@ Example:
     >>> from averitec_tools.downloads import get_sources
     >>> dev = get_sources("averitec", "dev")[0]
     >>> dev.hub.describe(), dev.files[0].path, dev.verified
-    ('chenxwh/AVeriTeC (model, main)', 'data/dev.json', True)
+    ('chenxwh/AVeriTeC (model, 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af)', 'data/dev.json', True)
     >>> source_for("averitec", "test_2025").key, source_for("vitaminc", "dev").key
     ('fever8/test', 'vitaminc')
 """
@@ -50,11 +50,23 @@ from averitec_tools.downloads.sources import (
     register_source,
 )
 
-AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision="main")
-VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision="main")
+#: Pinned commits, with where each was found (``None``: no commit verified from here; downloading
+#: that source then needs ``--revision``, see :func:`~averitec_tools.downloads.sources.require_revision`).
+#: ``chenxwh/AVeriTeC`` at 8a4d25e (12 April 2024): the last commit of the hub repository's public
+#: GitHub mirror ``skmalviya/AVeriTeC_SKDU``; train/dev claims and stores, whose checksums are recorded at it.
+AVERITEC_2024_COMMIT = "8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
+#: ``chenxwh/AVeriTeC`` holding the later files (2024 test claims and updated store, FEVER-8's 2025 files).
+AVERITEC_LATER_COMMIT: str | None = None
+VITAMINC_COMMIT: str | None = None
+FEVER_COMMIT: str | None = None
+
+AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision=AVERITEC_2024_COMMIT)
+#: The same repository for the files added after 8a4d25e.
+AVERITEC_LATER_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision=AVERITEC_LATER_COMMIT)
+VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision=VITAMINC_COMMIT)
 #: The hub's ``fever`` dataset: FEVER 1.0's claims files and ``wiki-pages.zip`` at its root (original names).
-FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision="main")
-_AV_COMMIT = "chenxwh/AVeriTeC at commit 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
+FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision=FEVER_COMMIT)
+_AV_COMMIT = f"chenxwh/AVeriTeC at commit {AVERITEC_2024_COMMIT}"
 _LFS = f"Git LFS pointer (oid sha256, size) in {_AV_COMMIT}, mirrored in github:skmalviya/AVeriTeC_SKDU"
 _FEVER_RECORD = ("sha256 and size huggingface/datasets recorded for the official fever.ai file "
                  "(github:huggingface/datasets datasets/fever/dataset_infos.json, commit 040102f)")
@@ -88,7 +100,8 @@ for split, spec in (
     register_source(DataSource(
         name="averitec", split=split, title=f"AVeriTeC {split} claims" + (" (2024 shared task, no labels)"
                                                                         if split == "test" else ""),
-        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=(spec,), homepage=_AV_HOME, check=_AV_CLAIMS,
+        license=_AV_LICENSE, hub=AVERITEC_HUB if spec.verified else AVERITEC_LATER_HUB, dest="averitec",
+        files=(spec,), homepage=_AV_HOME, check=_AV_CLAIMS,
         notes=() if spec.verified else ("2,215 claims released 18 July 2024 (ids 0-999 from the AVeriTeC "
                                         "sources, 1000-2214 new); no checksum recorded in the package",),
     ))
@@ -115,20 +128,22 @@ for split, files, listing, extra in (
 ):
     register_source(DataSource(
         name="averitec-store", split=split, title=f"AVeriTeC {split} knowledge store (2024 shared task)",
-        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=files, listing=listing,
+        license=_AV_LICENSE, hub=AVERITEC_HUB if files else AVERITEC_LATER_HUB, dest="averitec", files=files,
+        listing=listing,
         unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS), homepage=_AV_HOME,
         notes=(_STORE_NOTE, *extra),
     ))
 
 register_source(DataSource(
-    name="fever8", split="test", title="FEVER-8 (2025) AVeriTeC test claims", license=_AV_LICENSE, hub=AVERITEC_HUB,
+    name="fever8", split="test", title="FEVER-8 (2025) AVeriTeC test claims", license=_AV_LICENSE,
+    hub=AVERITEC_LATER_HUB,
     dest="averitec", files=(RemoteFile("data/test_2025.json"),), homepage="https://fever.ai/task.html",
     check=_AV_CLAIMS, notes=("the file the organisers' download_data.sh fetches (Raldir/FEVER-8-Shared-Task); "
                              "loads as averitec/test_2025; no checksum recorded in the package",),
 ))
 register_source(DataSource(
     name="fever8-store", split="test", title="FEVER-8 (2025) test knowledge store", license=_AV_LICENSE,
-    hub=AVERITEC_HUB, dest="averitec",
+    hub=AVERITEC_LATER_HUB, dest="averitec",
     listing=FolderListing("data_store/knowledge_store/test_2025", ("*.zip",)),
     unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS), homepage="https://fever.ai/task.html",
     notes=(_STORE_NOTE, "archive names are listed from the hub when the download runs, as the organisers' "
@@ -232,4 +247,4 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["META_EVAL_HUB", "source_for"]
+__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "source_for"]

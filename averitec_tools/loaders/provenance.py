@@ -68,7 +68,8 @@ class Provenance:
     def describe(self) -> str:
         """One sentence for a dataset card or ``DatasetInfo.description``."""
         if self.repo is not None:
-            at = f"commit {self.revision}" if self.pinned else f"revision {self.revision or 'main'} (not a commit)"
+            at = (f"commit {self.revision}" if self.pinned else f"revision {self.revision} (not a commit)"
+                  if self.revision else "no pinned revision")
             how = {"download": "downloaded from", "catalogue": "the bytes recorded for", "hub": "read from"}[self.origin]
             return f"Source: {how} {self.repo} ({self.repo_type}) at {at}."
         sha = next((f.sha256 for f in self.files if f.sha256), None)
@@ -130,10 +131,17 @@ def _manifest_entry(path: Path, *, unpacked: bool) -> tuple[dict[str, Any], dict
     return None
 
 
-def _from_manifest(what: str, entry: dict[str, Any], files: tuple[FileRecord, ...]) -> Provenance:
+def _from_manifest(what: str, entry: dict[str, Any], recs: list[dict[str, Any]]) -> Provenance:
+    """The provenance a manifest entry gives ``recs`` (its file records)."""
+    if entry.get("from", "hub") != "hub" and entry.get("status") != "verified":  # copies installed with --from
+        return Provenance(what, "local", files=tuple(FileRecord(r.get("dest", r.get("path", "")), r.get("size"),
+                                                                r.get("sha256")) for r in recs))
     commit = entry.get("commit")
     revision = commit if isinstance(commit, str) and COMMIT.fullmatch(commit) else entry.get("revision")
-    return Provenance(what, "download", entry.get("repo"), entry.get("repo_type"), revision, files)
+    repo = entry.get("repo")
+    files = tuple(FileRecord(hub_url(repo, entry.get("repo_type"), revision, r["path"]) if repo else r["path"],
+                             r.get("size"), r.get("sha256")) for r in recs)
+    return Provenance(what, "download", repo, entry.get("repo_type"), revision, files)
 
 
 def _catalogue_match(sha256: str) -> Any:
@@ -152,15 +160,10 @@ def file_provenance(what: str, path: str | os.PathLike[str]) -> Provenance:
     """The provenance of one local file (see the module docstring)."""
     p = Path(path)
     found = _manifest_entry(p, unpacked=False)
-    if found is not None:
-        entry, rec = found
-        assert rec is not None
-        sha = rec.get("sha256")
-        url = hub_url(entry["repo"], entry.get("repo_type"), entry.get("commit") or entry.get("revision"),
-                      rec["path"]) if entry.get("repo") else str(p)
-        return _from_manifest(what, entry, (FileRecord(url, rec.get("size"), sha),))
     sha = file_sha256(p)
     size = p.stat().st_size
+    if found is not None and found[1] is not None and found[1].get("sha256") == sha:  # not changed since
+        return _from_manifest(what, found[0], [found[1]])
     match = _catalogue_match(sha)
     if match is not None:
         source, spec = match
@@ -177,10 +180,7 @@ def store_provenance(what: str, folder: str | os.PathLike[str]) -> Provenance:
     if found is None:
         return Provenance(what, "local")
     entry, _ = found
-    files = tuple(FileRecord(hub_url(entry["repo"], entry.get("repo_type"), entry.get("commit") or
-                                     entry.get("revision"), f["path"]) if entry.get("repo") else f["path"],
-                             f.get("size"), f.get("sha256")) for f in entry.get("files", []))
-    return _from_manifest(what, entry, files)
+    return _from_manifest(what, entry, list(entry.get("files", [])))
 
 
 def hub_provenance(what: str, repo: str, revision: str | None) -> Provenance:
