@@ -25,7 +25,14 @@ from averitec_tools.loaders.api import (
     records_from_dataset,
     to_polars,
 )
-from averitec_tools.loaders.base import DATASETS, FAMILIES, STORES, DatasetEntry, DatasetFamily, resolve
+from averitec_tools.loaders.base import (
+    DATASETS,
+    FAMILIES,
+    STORES,
+    DatasetEntry,
+    DatasetFamily,
+    resolve,
+)
 from averitec_tools.loaders.provenance import Provenance
 
 __all__ = [

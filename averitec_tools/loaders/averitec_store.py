@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from averitec_tools.loaders.averitec import AVeriTeCFamily
 from averitec_tools.loaders.base import STORES
-from averitec_tools.loaders.stores import Shard, StoreSpec, document_features, flat_shards, read_documents
+from averitec_tools.loaders.stores import (
+    Shard,
+    StoreSpec,
+    document_features,
+    flat_shards,
+    read_documents,
+)
 
 if TYPE_CHECKING:
     import datasets
