@@ -44,6 +44,19 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
                           env=env, capture_output=True, text=True, timeout=120)
 
 
+def cli_recorded(env: dict[str, str], sums: dict[str, tuple[str, int]], *args: str) -> subprocess.CompletedProcess[str]:
+    """``cli`` with the first recorded checksum of each source key in ``sums`` replaced by the fixture's."""
+    from test_downloads_fever import _RUNNER
+
+    return subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(sums), *args], env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def vitaminc_sums(test_jsonl: bytes) -> dict[str, tuple[str, int]]:
+    """The catalogue records the sha256 of the real ``tals/vitaminc`` test.jsonl: fixtures stand in for it."""
+    return {"vitaminc": (hashlib.sha256(test_jsonl).hexdigest(), len(test_jsonl))}
+
+
 def result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)["sources"][0]
@@ -319,7 +332,8 @@ def test_vitaminc_snapshot_keeps_every_upstream_field(tmp_path: Path, monkeypatc
         hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
     hub.add("dataset", "tals/vitaminc", ".gitattributes", b"*.jsonl filter=lfs\n")
     with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--revision", REV, "--json"))
+        got = result(cli_recorded(_env(tmp_path, url), vitaminc_sums((json.dumps(row) + "\n").encode()), "vitaminc",
+                                  "--json"))
     assert sorted(Path(f["dest"]).name for f in got["results"]) == ["dev.jsonl", "test.jsonl", "train.jsonl"]
     assert all(p.startswith("/datasets/tals/vitaminc/") for m, p, _ in hub.log if m == "HEAD" and p != "/")  # "/": the reachability probe
 
@@ -370,8 +384,8 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--reserve", "lots"], "not a size"),
     (["averitec", "--split", "dev", "--from", "/nonexistent-dir"], "not a directory"),
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
-    (["fever", "--split", "paper_dev"], "no commit of fever/fever is pinned"),
-    (["fever", "--split", "paper_dev", "--revision", "main"], "hub is disabled"),
+    (["fever", "--split", "paper_dev"], "hub is disabled"),
+    (["averitec", "--split", "test"], "no commit of chenxwh/AVeriTeC is pinned"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])
@@ -452,7 +466,8 @@ def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, mo
     for split in ("train", "dev", "test"):
         hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
     with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--revision", REV, "--json"))
+        got = result(cli_recorded(_env(tmp_path, url), vitaminc_sums((json.dumps(row) + "\n").encode()), "vitaminc",
+                                  "--json"))
     root = tmp_path / "cache" / "data"
     assert sorted(f["dest"] for f in got["results"]) == [str(root / "vitaminc" / f"{s}.jsonl")
                                                          for s in ("dev", "test", "train")]

@@ -204,15 +204,18 @@ def _local_listing(source: DataSource, local: Path) -> list[tuple[RemoteFile, st
 def _specs(source: DataSource, *, online: bool, local: Path | None = None) -> tuple[list[tuple[RemoteFile, str]], bool]:
     """(file, path relative to the destination) pairs, and whether a listing was left unresolved (offline)."""
     specs = [(f, f.target_name) for f in source.files]
+    named = {f.path for f in source.files}  # a listed file the source also names keeps its recorded checksum
     unresolved = False
     if source.listing is not None and local is not None:
-        specs += _local_listing(source, local)
+        specs += [(f, rel) for f, rel in _local_listing(source, local) if f.path not in named]
     elif source.listing is not None:
         if not online or source.hub is None:
             unresolved = True
         else:
             prefix = source.listing.folder.strip("/")
             for found in list_folder(source.hub, source.listing):
+                if found.path in named:
+                    continue
                 rel = found.path[len(prefix) + 1:] if prefix else found.path
                 specs.append((RemoteFile(found.path, size=found.size), rel if source.listing.keep_paths
                               else found.path.rsplit("/", 1)[-1]))

@@ -55,10 +55,18 @@ from averitec_tools.downloads.sources import (
 #: ``chenxwh/AVeriTeC`` at 8a4d25e (12 April 2024): the last commit of the hub repository's public
 #: GitHub mirror ``skmalviya/AVeriTeC_SKDU``; train/dev claims and stores, whose checksums are recorded at it.
 AVERITEC_2024_COMMIT = "8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
-#: ``chenxwh/AVeriTeC`` holding the later files (2024 test claims and updated store, FEVER-8's 2025 files).
+#: (Public code also fetches the dev store from the short revision ``26238ae`` with the same sha256.)
+#: ``chenxwh/AVeriTeC`` holding the later files (2024 test claims and updated store, FEVER-8's 2025 files):
+#: no commit found in public material.
 AVERITEC_LATER_COMMIT: str | None = None
-VITAMINC_COMMIT: str | None = None
-FEVER_COMMIT: str | None = None
+#: ``tals/vitaminc``: found in a public study protocol that pins the authors' test.jsonl at this revision with
+#: its sha256 (:data:`VITAMINC_TEST_SHA256`); not verified from here (no hub access).
+VITAMINC_COMMIT = "be6febb761b0b2807687e61e0b5282e459df2fa0"
+VITAMINC_TEST_SHA256 = "7ad1808dbc30c62e0a1427a53022d0dfaff668a1fde3c4b612a2d266edd753ad"
+#: ``fever/fever``: found in public code that downloads ``v1.0/fever-labelled_dev.parquet`` at this commit; at it
+#: the repository holds parquet files under ``v1.0/`` (one row per evidence sentence), not the original
+#: ``*.jsonl`` files the FEVER sources name, so their download stops with one line naming ``--repo`` and ``--from``.
+FEVER_COMMIT = "55e20b98b435ba817a6c9b4e05871932bd164645"
 
 AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision=AVERITEC_2024_COMMIT)
 #: The same repository for the files added after 8a4d25e.
@@ -163,9 +171,9 @@ _FEVER_FILES: Mapping[str, RemoteFile] = {
                              sha256="fb7b0280a0adc2302bbb29bfb7af37274fa585de3171bcf908f180642d11d88e"),
 }
 _FEVER_NOTE = ("read from the hub's fever dataset (fever/fever) under the original names at its root, held to "
-               "the checksums recorded for the fever.ai files; not checked from the development machines (its last "
-               "known state was a loading script fetching from fever.ai): where it lacks the files, name a mirror "
-               "with --repo OWNER/NAME (same layout) or install your copies with --from DIR")
+               "the checksums recorded for the fever.ai files; at the pinned commit the repository holds parquet "
+               "files under v1.0/ (flattened rows) instead, so name a mirror with --repo OWNER/NAME (same layout) or "
+               "install your copies with --from DIR")
 for split, spec in _FEVER_FILES.items():
     register_source(DataSource(
         name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=FEVER_HUB,
@@ -183,11 +191,14 @@ register_source(DataSource(
 register_source(DataSource(
     name="vitaminc", split=None, title="VitaminC fact verification (train / validation / test)",
     license="cc-by-sa-3.0", hub=VITAMINC_HUB, dest="vitaminc",
+    files=(RemoteFile("test.jsonl", sha256=VITAMINC_TEST_SHA256,
+                      checksum_source=f"the sha256 a public study protocol pins for tals/vitaminc test.jsonl at "
+                      f"{VITAMINC_COMMIT[:12]}; not verified from the development machines"),),
     listing=FolderListing("", ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv"), keep_paths=True),
     homepage="https://github.com/TalSchuster/VitaminC",
     notes=("the hub dataset's data files and card, kept in its layout (train.jsonl, dev.jsonl, test.jsonl at "
            "vitaminc/, where the R2VC recipes read them) and read with datasets.load_dataset (no loading script: "
-           "every datasets version reads it); no checksum recorded in the package",),
+           "every datasets version reads it); test.jsonl held to a recorded sha256, the other files unverified",),
 ))
 
 #: The Ev2R study's human ratings of AVeriTeC 2024 submissions and its per-item scores and published
