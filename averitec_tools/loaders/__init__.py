@@ -11,7 +11,8 @@ Example:
     True
 """
 
-from averitec_tools.loaders import averitec as _averitec  # noqa: F401  (registers)
+from averitec_tools.loaders import averimatec as _averimatec  # noqa: F401  (registers)
+from averitec_tools.loaders import averitec as _averitec  # noqa: F401
 from averitec_tools.loaders import averitec_store as _averitec_store  # noqa: F401
 from averitec_tools.loaders import fever as _fever  # noqa: F401
 from averitec_tools.loaders import vitaminc as _vitaminc  # noqa: F401

@@ -141,10 +141,13 @@ def dataset_info(name: str, split: str, provenance: Provenance) -> datasets.Data
 
 def generate_rows(name: str, split: str | None, origin: Origin, wiki_dir: PathArg) -> Iterator[dict[str, Any]]:
     """The rows of a split (the generator a streaming ``load`` hands to ``datasets``; it pickles)."""
-    to_row, _ = _converters(name, split)
     entry, concrete = resolve(name, split)
-    for record in _records(entry, FAMILIES.get(entry.family), concrete, origin=origin, wiki_dir=wiki_dir):
-        yield to_row(record)
+    family = FAMILIES.get(entry.family)
+    records = _records(entry, family, concrete, origin=origin, wiki_dir=wiki_dir)
+    if entry.view == r2vc.VIEW:
+        yield from (r2vc.to_row(r) for r in records)
+    else:
+        yield from family.rows(records, source=origin.path)
 
 
 def load(
@@ -232,10 +235,27 @@ def provenance(
 
 
 def records_from_dataset(dataset: datasets.Dataset, *, name: str, split: str | None = None) -> Iterator[Any]:
-    """Typed records back from a ``Dataset`` produced by :func:`load` (or an export)."""
+    """Typed records back from a ``Dataset`` produced by :func:`load` (or an export); image
+    columns are read undecoded (their file names are the records' image names)."""
     _, from_row = _converters(name, split)
-    for row in dataset:
+    for row in _undecoded_rows(dataset, name=name, split=split):
         yield from_row(row)
+
+
+def _undecoded_rows(dataset: Any, *, name: str, split: str | None) -> Iterator[Any]:
+    """``dataset``'s rows, image columns as ``{"path", "bytes"}`` (not decoded to PIL images)."""
+    entry = None if name in STORES else resolve(name, split)[0]
+    family = None if entry is None or entry.view == r2vc.VIEW else FAMILIES.get(entry.family)
+    if family is None or family.undecoded_features() == family.features():
+        yield from dataset
+        return
+    import datasets
+
+    if not isinstance(dataset, datasets.Dataset):
+        yield from dataset.cast(family.undecoded_features())
+        return
+    for batch in dataset.with_format("arrow").iter(batch_size=256):
+        yield from batch.to_pylist()
 
 
 def to_polars(
@@ -289,6 +309,10 @@ def dataset_stats(
     origin = find_origin(family, concrete, data_dir=data_dir, hub_id=hub_id, revision=revision)
     records = _records(entry, family, concrete, origin=origin)
     body = r2vc.stats(records) if entry.view == r2vc.VIEW else family.stats(records)
+    published = family.published_sizes.get(concrete) if entry.view != r2vc.VIEW else None
+    if published is not None:
+        body["published_n_claims"] = published
+        body["matches_published_size"] = body.get("n_claims") == published
     return {"dataset": entry.id if entry.split else f"{entry.id}:{concrete}", "split": concrete, **body,
             "source": origin.provenance.to_dict()}
 

@@ -52,6 +52,8 @@ class DatasetFamily(ABC):
     hub_id: ClassVar[str | None] = None
     #: Our split name → the hub repository's split name, where they differ.
     hub_splits: ClassVar[Mapping[str, str]] = {}
+    #: Claims per split as the dataset's authors published them (``stats`` compares), where known.
+    published_sizes: ClassVar[Mapping[str, int]] = {}
 
     @abstractmethod
     def parse(self, obj: Any, *, where: str, index: int) -> Any:
@@ -60,6 +62,10 @@ class DatasetFamily(ABC):
     @abstractmethod
     def features(self) -> datasets.Features:
         """The explicit ``datasets.Features`` of :meth:`to_row` rows."""
+
+    def undecoded_features(self) -> datasets.Features:
+        """:meth:`features` with media columns (images) left undecoded, as :meth:`from_row` reads them."""
+        return self.features()
 
     @abstractmethod
     def to_row(self, record: Any) -> dict[str, Any]:
@@ -77,6 +83,12 @@ class DatasetFamily(ABC):
         """The R2VC-standardised example (``None`` = filtered out); families with an
         ``r2vc`` view override this."""
         raise UserError(f"{self.name} has no R2VC-standardised view")
+
+    def rows(self, records: Iterable[Any], *, source: Path | None) -> Iterator[dict[str, Any]]:
+        """Rows of ``records`` read from the upstream file ``source`` (``None``: the hub); a family
+        whose rows point at files beside it (AVerImaTeC's images) resolves them there."""
+        for record in records:
+            yield self.to_row(record)
 
     def read_file(self, path: Path) -> Iterator[Any]:
         """Typed records of one upstream file (JSON array or JSONL)."""
