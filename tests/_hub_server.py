@@ -16,6 +16,14 @@ It answers the endpoints ``huggingface_hub`` uses to download:
   the commit a revision resolved to (any revision of a repository without registered commits
   resolves: a 40-hex one to itself, others to :data:`COMMIT`).
 
+Uploads, as ``HfApi.create_repo`` / ``upload_folder`` make them (Git LFS, not Xet: run the client
+with ``HF_HUB_DISABLE_XET=1``): ``POST /api/repos/create`` (409 when it exists);
+``POST /api/validate-yaml`` (the card's front matter parses as YAML);
+``POST /api/{type}s/{repo}/preupload/{rev}`` (parquet and files over 10 MB are LFS);
+``POST /{type}s/{repo}.git/info/lfs/objects/batch`` answering a ``basic`` upload action whose
+``PUT`` the server keeps by oid; ``POST /api/{type}s/{repo}/commit/{rev}`` (the NDJSON commit:
+regular files base64, LFS files by oid) which adds the files and a new commit (``main`` moves to it).
+
 Faults, per file, for the tests: ``script``, one step consumed per ``GET`` (``"cut"``: send
 ``cut_after`` body bytes, then drop the connection; ``"fail"``: answer 500), and ``serve``
 (bytes sent instead of the real ones while the headers describe the real ones: damage in
@@ -56,6 +64,9 @@ class FakeHub:
 
     files: dict[tuple[str, str, str], HubFile] = field(default_factory=dict)
     commits: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    created: set[tuple[str, str]] = field(default_factory=set)
+    lfs_objects: dict[str, bytes] = field(default_factory=dict)
+    commit_messages: list[str] = field(default_factory=list)
     log: list[tuple[str, str, str | None]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,7 +90,18 @@ class FakeHub:
         return revision if revision in known else None
 
     def repos(self) -> set[tuple[str, str]]:
-        return {(t, r) for t, r, _ in self.files}
+        return {(t, r) for t, r, _ in self.files} | self.created
+
+    def commit(self, repo_type: str, repo_id: str, files: dict[str, HubFile], message: str) -> str:
+        """Add ``files`` to the repository as a new commit; returns its id."""
+        digest = hashlib.sha1(f"{repo_type}/{repo_id}/{len(self.commit_messages)}/{message}".encode())
+        for path, f in files.items():
+            digest.update(path.encode() + f.data)
+            self.files[(repo_type, repo_id, path)] = f
+        sha = digest.hexdigest()
+        self.pin(repo_type, repo_id, sha)
+        self.commit_messages.append(message)
+        return sha
 
 
 def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
@@ -195,8 +217,88 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             body = {"id": repo_id, "sha": commit, "siblings": [{"rfilename": f} for f in files]}
             self._send(200, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
+        def _body(self) -> bytes:
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+        def _json(self, status: int, obj: Any) -> None:
+            self._send(status, {"Content-Type": "application/json"}, json.dumps(obj).encode())
+
+        def _post(self) -> None:
+            url = urlsplit(self.path)
+            with hub.lock:
+                hub.log.append((self.command, unquote(url.path), None))
+            parts = [unquote(p) for p in url.path.strip("/").split("/")]
+            body = self._body()
+            if parts == ["api", "validate-yaml"]:  # the card's front matter must be YAML (upload_folder asks first)
+                import yaml
+
+                text = json.loads(body)["content"]
+                front = text[4:text.find("\n---", 4)] if text.startswith("---\n") else ""
+                try:
+                    meta = yaml.safe_load(front)
+                except yaml.YAMLError as exc:
+                    return self._json(400, {"errors": [{"message": str(exc)}]})
+                warnings = [] if isinstance(meta, dict) else [{"message": "empty or missing metadata"}]
+                return self._json(200, {"warnings": warnings})
+            if parts == ["api", "repos", "create"]:
+                req = json.loads(body)
+                repo = (req.get("type") or "model", f"{req.get('organization') or 'user'}/{req['name']}"
+                        if "/" not in req["name"] else req["name"])
+                exists = repo in hub.repos()
+                hub.created.add(repo)
+                prefix = "" if repo[0] == "model" else f"{repo[0]}s/"
+                return self._json(409 if exists else 200, {"url": f"{hub.url}/{prefix}{repo[1]}", "error": "exists"
+                                                           if exists else None})
+            if len(parts) >= 4 and parts[2].endswith(".git") and parts[-1] == "batch":
+                objects = json.loads(body)["objects"]
+                return self._json(200, {"transfer": "basic", "objects": [  # no action: the hub has those bytes
+                    {"oid": o["oid"], "size": o["size"], "authenticated": True,
+                     **({} if o["oid"] in hub.lfs_objects else
+                        {"actions": {"upload": {"href": f"{hub.url}/lfs-upload/{o['oid']}"}}})} for o in objects]})
+            if len(parts) >= 6 and parts[0] == "api" and parts[4] in ("preupload", "commit"):
+                repo = (parts[1][:-1], "/".join(parts[2:4]))
+                if repo not in hub.repos():
+                    return self._send(404, {"X-Error-Code": "RepoNotFound"})
+                if parts[4] == "preupload":
+                    files = json.loads(body)["files"]
+                    return self._json(200, {"files": [
+                        {"path": f["path"], "shouldIgnore": False, "oid": None,
+                         "uploadMode": "lfs" if f["path"].endswith(".parquet") or f["size"] > 10 << 20
+                         else "regular"} for f in files]})
+                return self._commit(repo, body)
+            self._send(404, {"X-Error-Code": "EntryNotFound"})
+
+        def _commit(self, repo: tuple[str, str], body: bytes) -> None:
+            import base64
+
+            files: dict[str, HubFile] = {}
+            message = ""
+            for line in body.splitlines():
+                item = json.loads(line)
+                value = item["value"]
+                if item["key"] == "header":
+                    message = value.get("summary", "")
+                elif item["key"] == "file":
+                    files[value["path"]] = HubFile(base64.b64decode(value["content"]))
+                elif item["key"] == "lfsFile":
+                    files[value["path"]] = HubFile(hub.lfs_objects[value["oid"]], lfs=True)
+            with hub.lock:
+                sha = hub.commit(*repo, files, message)
+            prefix = "" if repo[0] == "model" else f"{repo[0]}s/"
+            self._json(200, {"commitUrl": f"{hub.url}/{prefix}{repo[1]}/commit/{sha}", "commitOid": sha,
+                             "pullRequestUrl": None})
+
+        def _put(self) -> None:
+            path = unquote(urlsplit(self.path).path)
+            with hub.lock:
+                hub.log.append((self.command, path, None))
+                hub.lfs_objects[path.rsplit("/", 1)[-1]] = self._body()
+            self._send(200, {})
+
         do_GET = _route  # noqa: N815 - http.server's naming
         do_HEAD = _route  # noqa: N815
+        do_POST = _post  # noqa: N815
+        do_PUT = _put  # noqa: N815
 
     return Handler
 

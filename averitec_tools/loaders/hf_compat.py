@@ -64,7 +64,7 @@ def compatible_table(ds: datasets.Dataset) -> Any:
     from datasets.table import embed_table_storage
 
     table = ds.with_format("arrow")[:]
-    if has_media(ds.features):
+    if has_media(ds.features) and table.num_rows:  # (an empty table has nothing to embed; pyarrow refuses it)
         table = embed_table_storage(table)
     meta = dict(table.schema.metadata or {})
     meta[b"huggingface"] = json.dumps({"info": {"features": legacy_features(ds.features)}}).encode()
@@ -76,7 +76,9 @@ def write_parquet(ds: datasets.Dataset, path: str | os.PathLike[str]) -> None:
     import pyarrow.parquet as pq
 
     table = compatible_table(ds)
-    pq.write_table(table, Path(path), row_group_size=MEDIA_ROW_GROUP if has_media(ds.features) else None)
+    with pq.ParquetWriter(Path(path), table.schema) as writer:
+        if table.num_rows:  # an empty split has no row group (one of 0 rows breaks readers' batching)
+            writer.write_table(table, row_group_size=MEDIA_ROW_GROUP if has_media(ds.features) else None)
 
 
 __all__ = ["DATASETS_FLOOR", "MEDIA_ROW_GROUP", "compatible_table", "has_media", "legacy_features", "write_parquet"]
