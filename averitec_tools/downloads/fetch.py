@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.downloads import manifest
-from averitec_tools.downloads.archive import Extracted, extract_all
+from averitec_tools.downloads.archive import Extracted, extract_all, install_tree
 from averitec_tools.downloads.hub import fetch_to_part, progress_bars
 from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
 from averitec_tools.downloads.sources import DataSource, HubLocation, require_revision
@@ -276,6 +276,12 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     source, root = p.source, p.out
     local = Path(from_dir) if from_dir is not None else None
     report = DownloadReport(plan=p, dry_run=False)
+    if p.tree is not None:  # an unpacked store a user has: checked and copied through its layout
+        assert source.unpack is not None and source.unpack.layout is not None and p.unpack_dir is not None
+        report.unpacked = install_tree(p.tree, p.unpack_dir, target=source.unpack.layout.target, progress=progress)
+        report.manifest = str(manifest.path_of(root))
+        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        return report
     waiting: list[Path] = []
     with progress_bars(progress):
         for pf in p.files:
@@ -291,7 +297,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
             manifest.update(root, source.key, _entry(report, complete=False, from_dir=local))
     if source.unpack is not None and waiting:
         assert p.unpack_dir is not None
-        report.unpacked = extract_all(waiting, p.unpack_dir, pattern=source.unpack.members, progress=progress)
+        report.unpacked = extract_all(waiting, p.unpack_dir, target=source.unpack.target(), progress=progress)
         if not keep_archives and local is None:
             for path in waiting:
                 path.unlink(missing_ok=True)

@@ -112,6 +112,8 @@ class Plan:
     reserve: int = 0
     notes: list[str] = field(default_factory=list)
     unresolved: bool = False  # a folder listing not resolved (offline): more files than shown
+    tree: Path | None = None  # an unpacked store a user has (``--from DIR``), installed by copying
+    tree_bytes: int = 0
 
     @property
     def unpack_dir(self) -> Path | None:
@@ -121,7 +123,7 @@ class Plan:
 
     @property
     def complete(self) -> bool:
-        return not self.unresolved and bool(self.files) and all(f.present for f in self.files)
+        return self.tree is None and not self.unresolved and bool(self.files) and all(f.present for f in self.files)
 
     @property
     def download_bytes(self) -> int | None:
@@ -135,6 +137,8 @@ class Plan:
     def unpacked_bytes(self) -> int | None:
         if self.unresolved and self.source.unpack is not None:
             return None
+        if self.tree is not None:
+            return self.tree_bytes
         arch = [f for f in self.files if f.archive]
         if not arch:
             return 0
@@ -159,7 +163,7 @@ class Plan:
             "total_bytes": self.total_bytes, "download_bytes": self.download_bytes,
             "unpacked_bytes": self.unpacked_bytes, "disk_needed": self.disk_needed,
             "free_bytes": self.free, "reserve_bytes": self.reserve, "complete": self.complete,
-            "files_listed_at_download": self.unresolved,
+            "files_listed_at_download": self.unresolved, "tree": None if self.tree is None else str(self.tree),
             "files": [f.to_dict() for f in self.files], "notes": list(src.notes) + self.notes,
         }
 
@@ -230,18 +234,18 @@ def _unpacked_size(pf: PlannedFile, source: DataSource) -> tuple[int | None, boo
 
     if source.unpack is None:
         return None, False
-    pattern = source.unpack.members
+    target = source.unpack.target()
     local = pf.dest if pf.dest.is_file() else (pf.part if pf.size is not None and pf.partial == pf.size else None)
     if local is not None:
         with local.open("rb") as fh:
-            return members(fh, pattern=pattern, where=str(local)).unpacked_size, True
+            return members(fh, where=str(local), target=target).unpacked_size, True
     if pf.spec.unpacked_size is not None:
         return pf.spec.unpacked_size, False
     if pf.info is not None and pf.size:
         from averitec_tools.downloads.hub import hub_errors
 
         with hub_errors(f"{pf.spec.path}: reading the archive's directory"):
-            return members(RangeFile(pf.info.url, pf.size), pattern=pattern, where=pf.spec.path).unpacked_size, True
+            return members(RangeFile(pf.info.url, pf.size), where=pf.spec.path, target=target).unpacked_size, True
     return None, False
 
 
@@ -264,6 +268,15 @@ def plan(source: DataSource, *, out: str | os.PathLike[str], online: bool, reser
     """
     root = Path(out)
     online = online and source.hub is not None
+    layout = source.unpack.layout if source.unpack is not None else None
+    tree = layout.find_tree(Path(local)) if layout is not None and local is not None else None
+    if tree is not None:  # an unpacked copy: installed file by file through the layout
+        from averitec_tools.downloads.archive import tree_files
+
+        chosen, _ = tree_files(tree, layout.target)  # type: ignore[union-attr]
+        return Plan(source=source, out=root, files=[], online=False, reserve=reserve, tree=tree,
+                    tree_bytes=sum(p.stat().st_size for p, _ in chosen), free=free_space(root),
+                    notes=[f"installing the unpacked store {tree} ({len(chosen)} files)"])
     specs, unresolved = _specs(source, online=online, local=Path(local) if local is not None else None)
     notes: list[str] = []
     unpacked_already = _already_unpacked(root, source)

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
@@ -134,6 +135,20 @@ class FolderListing:
     keep_paths: bool = False
 
 
+class Layout(Protocol):
+    """Where a store's files go, for archives and for unpacked copies (dataset knowledge: the
+    loaders define these)."""
+
+    def target(self, member: str) -> str | None:
+        """The path under :attr:`Unpack.into` of an archive member (or a file of an unpacked tree,
+        relative to its root); ``None`` skips it."""
+        ...
+
+    def find_tree(self, folder: Path) -> Path | None:
+        """An unpacked copy of the store in ``folder`` (``--from DIR``), if there is one."""
+        ...
+
+
 @dataclass(frozen=True)
 class Unpack:
     """Unpack downloaded zip archives into one folder.
@@ -143,11 +158,19 @@ class Unpack:
         members: ``fnmatch`` pattern on a member's base name; others are skipped and counted.
         flatten: Write members by base name (archives nest them differently: ``output_dev/0.json``,
             ``data_store/train/2000.json``); two members with one base name are an error.
+        layout: Places members instead (and finds unpacked copies a user has); ``None``: flat.
     """
 
     into: str
     members: str = "*"
     flatten: bool = True
+    layout: Layout | None = field(default=None, compare=False)
+
+    def target(self) -> Callable[[str], str | None]:
+        """The target function of this unpacking (:mod:`~averitec_tools.downloads.archive`)."""
+        from averitec_tools.downloads.archive import flat
+
+        return self.layout.target if self.layout is not None else flat(self.members)
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,8 @@ def download_now(family: DatasetFamily, split: str, *, revision: str | None = No
     Raises:
         UserError: offline, hub unreachable, no hub copy known, no pinned revision, or the download failed.
     """
-    from averitec_tools.downloads import HubLocation, download, human
-    from averitec_tools.loaders.catalogue import source_for
+    from averitec_tools.downloads import HubLocation, download_all, human
+    from averitec_tools.loaders.catalogue import companions_of, source_for
     from averitec_tools.loaders.locate import download_root
 
     source = source_for(family.name, split)
@@ -83,7 +83,8 @@ def download_now(family: DatasetFamily, split: str, *, revision: str | None = No
           f"({human(size) if size else 'size from the hub'}) from {(repo or source.hub).describe()} into {out} "
           f"({'sha256-verified' if source.verified else 'no checksum recorded: unverified'}; "
           f"later: {_command(source)})", file=sys.stderr)
-    download(source, out=out, progress=sys.stderr.isatty(), repo=repo)
+    download_all([source, *companions_of(family.name, split)], out=out, progress=sys.stderr.isatty(),
+                 repo=repo)
     snapshot = snapshot_dir(family, split)
     if snapshot is not None:
         return snapshot

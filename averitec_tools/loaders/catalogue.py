@@ -49,6 +49,9 @@ from averitec_tools.downloads.sources import (
     Unpack,
     register_source,
 )
+from averitec_tools.loaders.averimatec_store import SPLITS as AVERIMATEC_SPLITS
+from averitec_tools.loaders.averimatec_store import StoreLayout
+from averitec_tools.loaders.averitec_store import FLAT_LAYOUT
 
 #: Pinned commits, with where each was found (``None``: no commit verified from here; downloading
 #: that source then needs ``--revision``, see :func:`~averitec_tools.downloads.sources.require_revision`).
@@ -138,7 +141,7 @@ for split, files, listing, extra in (
         name="averitec-store", split=split, title=f"AVeriTeC {split} knowledge store (2024 shared task)",
         license=_AV_LICENSE, hub=AVERITEC_HUB if files else AVERITEC_LATER_HUB, dest="averitec", files=files,
         listing=listing,
-        unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS), homepage=_AV_HOME,
+        unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS, layout=FLAT_LAYOUT), homepage=_AV_HOME,
         notes=(_STORE_NOTE, *extra),
     ))
 
@@ -153,7 +156,8 @@ register_source(DataSource(
     name="fever8-store", split="test", title="FEVER-8 (2025) test knowledge store", license=_AV_LICENSE,
     hub=AVERITEC_LATER_HUB, dest="averitec",
     listing=FolderListing("data_store/knowledge_store/test_2025", ("*.zip",)),
-    unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS), homepage="https://fever.ai/task.html",
+    unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS, layout=FLAT_LAYOUT),
+    homepage="https://fever.ai/task.html",
     notes=(_STORE_NOTE, "archive names are listed from the hub when the download runs, as the organisers' "
            "download_data.sh does; no checksum recorded in the package"),
 ))
@@ -243,13 +247,44 @@ register_source(DataSource(
     notes=("read by `averitec meta-eval` (docs/meta_eval.md); ':' in two result file names becomes '-'",),
 ))
 
+#: ``Rui4416/AVerImaTeC`` (dataset): no commit found in public material (files listed at main: README.md,
+#: train.json, val.json, images.zip, test_data.zip), so a download names one with --revision.
+AVERIMATEC_COMMIT: str | None = None
+AVERIMATEC_HUB = HubLocation("Rui4416/AVerImaTeC", repo_type="dataset", revision=AVERIMATEC_COMMIT)
+_IM_HOME = "https://huggingface.co/datasets/Rui4416/AVerImaTeC"
+_IM_NOTE = "no checksum recorded in the package; no commit pinned (none found in public material): pass --revision"
+for split, file, unpack in (
+    ("train", "train.json", None), ("val", "val.json", None),
+    ("test", "test_data.zip", Unpack(into="test_data")),  # -> test_data/test.json
+    ("images", "images.zip", Unpack(into="images")),  # every image a claim names, flat by file name
+):
+    register_source(DataSource(
+        name="averimatec", split=split, title=f"AVerImaTeC (FEVER-9) {split}" + (" claims" if split != "images" else ""),
+        license="unknown", hub=AVERIMATEC_HUB, dest="averimatec", files=(RemoteFile(file),), unpack=unpack,
+        homepage=_IM_HOME, check=_count("averimatec", "claims"), notes=(_IM_NOTE,),
+    ))
+for split in AVERIMATEC_SPLITS:
+    register_source(DataSource(
+        name="averimatec-store", split=split, title=f"AVerImaTeC {split} knowledge store (text and images)",
+        license="unknown", hub=None, dest="averimatec", listing=FolderListing("", ("*.zip",)),
+        unpack=Unpack(into=f"Knowledge_Store/{split}", layout=StoreLayout(split)),
+        homepage="https://github.com/abril4416/AVerImaTec_Shared_Task",
+        notes=("distributed by the organisers outside the hub (a shared drive folder): install the archive or "
+               "the unpacked folder with --from DIR; the val/test archives unpack to converted_datastore/, "
+               f"installed as averimatec/Knowledge_Store/{split}/ (the rename the organisers ask for)",),
+    ))
+
 #: (family, split) → the source whose files that split is read from.
 _SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
     **{("averitec", s): f"averitec/{s}" for s in ("train", "dev", "test")},
     ("averitec", "test_2025"): "fever8/test",
     **{("fever", s): f"fever/{s}" for s in _FEVER_FILES},
     **{("vitaminc", s): "vitaminc" for s in ("train", "dev", "test")},
+    **{("averimatec", s): f"averimatec/{s}" for s in ("train", "val", "test")},
 }
+#: (family, split) → sources a split also needs (AVerImaTeC's claims name images in images.zip).
+_COMPANIONS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("averimatec", s): ("averimatec/images",) for s in ("train", "val", "test")}
 
 
 def source_for(family: str, split: str) -> DataSource | None:
@@ -258,4 +293,9 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "source_for"]
+def companions_of(family: str, split: str) -> list[DataSource]:
+    """Sources a loader split needs besides :func:`source_for` (AVerImaTeC: the images)."""
+    return [SOURCES.get(k) for k in _COMPANIONS.get((family, split), ())]
+
+
+__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "companions_of", "source_for"]

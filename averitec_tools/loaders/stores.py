@@ -49,7 +49,8 @@ PathArg = str | os.PathLike[str] | None
 STORE_LIMITS = ReadLimits(max_bytes=64 << 30, max_line_bytes=64 << 20)
 #: Store bytes a non-streaming ``load`` reads into memory at most (``max_bytes=`` raises it).
 DEFAULT_MAX_BYTES = 1 << 30
-_CLAIM_FILE = re.compile(r"^(\d+)\.json$")
+#: A store file: ``<claim_id>.json``.
+CLAIM_FILE = re.compile(r"^(\d+)\.json$")
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class StoreSpec(ABC):
 
     def looks_like_split(self, folder: Path) -> bool:
         """Whether ``folder`` is itself a split folder of this store."""
-        return folder.is_dir() and any(_CLAIM_FILE.match(p.name) for p in folder.iterdir())
+        return folder.is_dir() and any(CLAIM_FILE.match(p.name) for p in folder.iterdir())
 
 
 def read_documents(path: Path, *, claim_id: int) -> Iterator[StoreDocument]:
@@ -129,7 +130,7 @@ def claim_id_of(name: str, *, folder: Path) -> int:
     Raises:
         UserError: the name is not ``<digits>.json``.
     """
-    match = _CLAIM_FILE.match(name)
+    match = CLAIM_FILE.match(name)
     if match is None:
         raise UserError(f"{folder / name}: not a knowledge-store file (expected <claim_id>.json)",
                         hint="move other files out of the store folder")
@@ -289,6 +290,6 @@ def document_features() -> datasets.Features:
                               "url": string, "url2text": list_of(string)})
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features",
+__all__ = ["CLAIM_FILE", "DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features",
            "find_split_folder", "flat_shards", "generate_rows", "iter_store",
            "load_store", "normalise_ids", "read_documents"]
