@@ -103,12 +103,15 @@ class AVerImaTeCTextStore(StoreSpec):
                                   **{k: v for k, v in base.items() if k != "claim_id"}})
 
     def _folders(self, folder: Path) -> dict[str, Path]:
+        """The split's text sub-stores, text search first (the order of :data:`TEXT_STORES`)."""
         split = folder.name if folder.name in SPLITS else None
+        subs = sorted((folder / "text_related").glob("*")) if (folder / "text_related").is_dir() else []
         found = {}
-        for sub in sorted((folder / "text_related").glob("*")) if (folder / "text_related").is_dir() else []:
-            match = _SPLIT_DIR.match(sub.name)
-            if match and match.group(1) in TEXT_STORES and (split is None or match.group(2) == split):
-                found[TEXT_STORES[match.group(1)]] = sub
+        for prefix, store in TEXT_STORES.items():
+            for sub in subs:
+                match = _SPLIT_DIR.match(sub.name)
+                if match and match.group(1) == prefix and (split is None or match.group(2) == split):
+                    found[store] = sub
         return found
 
     def shards(self, folder: Path, claim_ids: Iterable[int] | None) -> list[Shard]:
