@@ -10,9 +10,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from _averimatec_fixtures import gold_claim, image_bytes, image_names, write_dataset
+from _averimatec_fixtures import gold_claim, image_bytes, image_names
 from _hub_server import FakeHub, HubServer
-from test_downloads import _env, cli, doc, one_line_error, result
+from test_downloads import _env, cli, doc, one_line_error
 from test_loaders_knowledge_store import write_store
 
 from averitec_tools.cli.main import main

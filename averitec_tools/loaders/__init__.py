@@ -12,6 +12,7 @@ Example:
 """
 
 from averitec_tools.loaders import averimatec as _averimatec  # noqa: F401  (registers)
+from averitec_tools.loaders import averimatec_store as _averimatec_store  # noqa: F401
 from averitec_tools.loaders import averitec as _averitec  # noqa: F401
 from averitec_tools.loaders import averitec_store as _averitec_store  # noqa: F401
 from averitec_tools.loaders import fever as _fever  # noqa: F401

@@ -16,16 +16,13 @@ query, url, url2text``; image rows: ``claim_id, file (the path), image`` (a
 ``datasets.Image()`` of that file, so a user keeps either).
 
 Example:
-    >>> layout = StoreLayout("val")
-    >>> layout.target("converted_datastore/text_related/text_related_store_text_val/3.json")
-    'text_related/text_related_store_text_val/3.json'
-    >>> layout.target("converted_datastore/readme.txt") is None
-    True
+    >>> from averitec_tools.loaders.base import STORES
+    >>> STORES.get("averimatec/knowledge_store").folder, STORES.get("averimatec/knowledge_store_images").splits
+    ('Knowledge_Store/{split}', ('train', 'val', 'test'))
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,48 +30,26 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from averitec_tools.errors import UserError
 from averitec_tools.loaders.averimatec import AVerImaTeCFamily
 from averitec_tools.loaders.base import STORES
-from averitec_tools.loaders.stores import Shard, StoreSpec, claim_id_of, document_features, read_documents
+from averitec_tools.loaders.store_layouts import (
+    AVERIMATEC_SPLITS,
+    SUB_STORE,
+    TOP_FOLDERS,
+)
+from averitec_tools.loaders.stores import (
+    Shard,
+    StoreSpec,
+    claim_id_of,
+    document_features,
+    read_documents,
+)
 
 if TYPE_CHECKING:
     import datasets
 
-SPLITS = ("train", "val", "test")
+SPLITS = AVERIMATEC_SPLITS
 #: Sub-store folder → the ``store`` value of its rows.
 TEXT_STORES = {"text_related_store_text": "text", "image_related_store_text": "image"}
 IMAGE_STORE = "image_related_store_image"
-_TOP = ("text_related", "image_related")
-_SPLIT_DIR = re.compile(r"^(text_related_store_text|image_related_store_text|image_related_store_image)_(\w+)$")
-
-
-class StoreLayout:
-    """Where a store file goes under ``Knowledge_Store/<split>/``: the path from ``text_related/`` or
-    ``image_related/`` on; the sub-store folder must name this split (an archive of another split is
-    refused, not mixed in)."""
-
-    def __init__(self, split: str) -> None:
-        self.split = split
-
-    def target(self, member: str) -> str | None:
-        parts = member.replace("\\", "/").split("/")
-        if parts[0] == "__MACOSX" or parts[-1].startswith("._"):
-            return None
-        top = next((i for i, p in enumerate(parts) if p in _TOP), None)
-        if top is None or len(parts) < top + 3:
-            return None
-        match = _SPLIT_DIR.match(parts[top + 1])
-        if match is None:
-            return None
-        if match.group(2) != self.split:
-            raise UserError(f"{member}: is the {match.group(2)!r} store, not {self.split!r}",
-                            hint=f"pass --split {match.group(2)}, or the {self.split} archive")
-        return "/".join(parts[top:])
-
-    def find_tree(self, folder: Path) -> Path | None:
-        for candidate in (folder, folder / "converted_datastore", folder / "Knowledge_Store" / self.split,
-                          folder / self.split):
-            if any((candidate / top).is_dir() for top in _TOP):
-                return candidate
-        return None
 
 
 class AVerImaTeCTextStore(StoreSpec):
@@ -93,7 +68,7 @@ class AVerImaTeCTextStore(StoreSpec):
     citation: ClassVar[str] = AVerImaTeCFamily.citation
 
     def looks_like_split(self, folder: Path) -> bool:
-        return any((folder / top).is_dir() for top in _TOP)
+        return any((folder / top).is_dir() for top in TOP_FOLDERS)
 
     def features(self) -> datasets.Features:
         import datasets
@@ -109,7 +84,7 @@ class AVerImaTeCTextStore(StoreSpec):
         found = {}
         for prefix, store in TEXT_STORES.items():
             for sub in subs:
-                match = _SPLIT_DIR.match(sub.name)
+                match = SUB_STORE.match(sub.name)
                 if match and match.group(1) == prefix and (split is None or match.group(2) == split):
                     found[store] = sub
         return found
@@ -131,7 +106,7 @@ class AVerImaTeCTextStore(StoreSpec):
 
     def rows(self, shard: Shard) -> Iterator[dict[str, Any]]:
         for path in shard.paths:
-            store = TEXT_STORES[_SPLIT_DIR.match(Path(path).parent.name).group(1)]  # type: ignore[union-attr]
+            store = TEXT_STORES[SUB_STORE.match(Path(path).parent.name).group(1)]  # type: ignore[union-attr]
             for doc in read_documents(Path(path), claim_id=shard.claim_id):
                 yield {"claim_id": doc.claim_id, "store": store, **{k: v for k, v in doc.to_dict().items()
                                                                     if k != "claim_id"}}
@@ -185,4 +160,4 @@ STORES.add(TEXT_STORE.id, TEXT_STORE)
 STORES.add(IMAGE_STORE_SPEC.id, IMAGE_STORE_SPEC)
 
 __all__ = ["IMAGE_STORE", "IMAGE_STORE_SPEC", "SPLITS", "TEXT_STORE", "TEXT_STORES", "AVerImaTeCImageStore",
-           "AVerImaTeCTextStore", "StoreLayout"]
+           "AVerImaTeCTextStore"]

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from averitec_tools.loaders.averitec import AVeriTeCFamily
 from averitec_tools.loaders.base import STORES
 from averitec_tools.loaders.stores import (
-    CLAIM_FILE,
     Shard,
     StoreSpec,
     document_features,
@@ -62,32 +61,7 @@ class AVeriTeCStore(StoreSpec):
                 yield doc.to_dict()
 
 
-class FlatLayout:
-    """The 2024 store in an archive or an unpacked folder: claim files (``<claim_id>.json``) by base name,
-    however the archive nests them (``output_dev/0.json``, ``0.json``, ``data_store/train/2000.json``).
-
-    Example:
-        >>> FLAT_LAYOUT.target("output_dev/12.json"), FLAT_LAYOUT.target("output_dev/notes.json")
-        ('12.json', None)
-    """
-
-    def target(self, member: str) -> str | None:
-        parts = member.replace("\\", "/").split("/")
-        return parts[-1] if parts[0] != "__MACOSX" and CLAIM_FILE.match(parts[-1]) else None
-
-    def find_tree(self, folder: Path) -> Path | None:
-        """``folder`` or a folder up to two levels below it holding claim files directly."""
-        levels = [[folder]]
-        for _ in range(2):
-            levels.append([d for parent in levels[-1] for d in sorted(parent.iterdir()) if d.is_dir()])
-        for candidate in (d for level in levels for d in level):
-            if any(CLAIM_FILE.match(p.name) for p in candidate.iterdir() if p.is_file()):
-                return candidate
-        return None
-
-
-FLAT_LAYOUT = FlatLayout()
 AVERITEC_STORE = AVeriTeCStore()
 STORES.add(AVERITEC_STORE.id, AVERITEC_STORE)
 
-__all__ = ["AVERITEC_STORE", "FLAT_LAYOUT", "AVeriTeCStore", "FlatLayout"]
+__all__ = ["AVERITEC_STORE", "AVeriTeCStore"]

@@ -49,9 +49,7 @@ from averitec_tools.downloads.sources import (
     Unpack,
     register_source,
 )
-from averitec_tools.loaders.averimatec_store import SPLITS as AVERIMATEC_SPLITS
-from averitec_tools.loaders.averimatec_store import StoreLayout
-from averitec_tools.loaders.averitec_store import FLAT_LAYOUT
+from averitec_tools.loaders.store_layouts import AVERIMATEC_SPLITS, FLAT_LAYOUT, StoreLayout
 
 #: Pinned commits, with where each was found (``None``: no commit verified from here; downloading
 #: that source then needs ``--revision``, see :func:`~averitec_tools.downloads.sources.require_revision`).

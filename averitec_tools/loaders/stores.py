@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.jsonbounds import ReadLimits
 from averitec_tools.jsonio import iter_jsonl
 from averitec_tools.loaders.base import STORES, list_of
+from averitec_tools.loaders.store_layouts import CLAIM_FILE
 from averitec_tools.records.knowledge_store import StoreDocument
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ PathArg = str | os.PathLike[str] | None
 STORE_LIMITS = ReadLimits(max_bytes=64 << 30, max_line_bytes=64 << 20)
 #: Store bytes a non-streaming ``load`` reads into memory at most (``max_bytes=`` raises it).
 DEFAULT_MAX_BYTES = 1 << 30
-#: A store file: ``<claim_id>.json``.
-CLAIM_FILE = re.compile(r"^(\d+)\.json$")
+
 
 
 @dataclass(frozen=True)
@@ -290,6 +289,6 @@ def document_features() -> datasets.Features:
                               "url": string, "url2text": list_of(string)})
 
 
-__all__ = ["CLAIM_FILE", "DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features",
+__all__ = ["DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features",
            "find_split_folder", "flat_shards", "generate_rows", "iter_store",
            "load_store", "normalise_ids", "read_documents"]
