@@ -102,3 +102,13 @@ def test_export_embeds_the_image_bytes(root: Path, tmp_path: Path) -> None:
         [gold_claim(i) for i in range(4)]
     card = (tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
     assert "pretty_name: AVerImaTeC" in card and "list: image" in card and "cao2025averimatec" in card
+
+
+def test_importing_the_loaders_and_catalogue_stays_light() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, averitec_tools.loaders, averitec_tools.loaders.catalogue; "
+            "print([m for m in ('datasets', 'polars', 'PIL', 'pyarrow', 'huggingface_hub') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", (proc.stdout, proc.stderr)

@@ -178,8 +178,8 @@ class AVerImaTeCFamily(DatasetFamily):
                     **{k: a.get(k) for k in _ANSWER_STRINGS},
                     image_answers=tuple(_name(v) for v in a.get("image_answers") or ())) for a in q["answers"]),
             ) for q in row.get("questions") or ()),
-            metadata=None if meta is None else AVerImaTeCMetadata(
-                **{k: meta.get(k) for k in METADATA_STRINGS}, **{k: tuple(meta.get(k) or ()) for k in METADATA_LISTS}),
+            metadata=None if meta is None else AVerImaTeCMetadata(**{
+                **{k: meta.get(k) for k in METADATA_STRINGS}, **{k: tuple(meta.get(k) or ()) for k in METADATA_LISTS}}),
             claim_id=row.get("claim_id"),
         )
 

@@ -206,8 +206,8 @@ register_source(DataSource(
 #: The Ev2R study's human ratings of AVeriTeC 2024 submissions and its per-item scores and published
 #: correlations (``averitec meta-eval``): (repository path, destination, sha256, size), the sha256 and
 #: sizes computed from the files at the pinned commit (checked equal to the shared snapshot's).
-META_EVAL_HUB = HubLocation("mubasharaak/fc-evidence-evaluation", repo_type="github",
-                            revision="fc47014a21977c92c5f691a93068b9ccc95b00ed")
+_META_EVAL_COMMIT = "fc47014a21977c92c5f691a93068b9ccc95b00ed"
+META_EVAL_HUB = HubLocation("mubasharaak/fc-evidence-evaluation", repo_type="github", revision=_META_EVAL_COMMIT)
 _META_EVAL_FILES: tuple[tuple[str, str, str, int], ...] = (
     ("LICENSE", "LICENSE", "b2ece9556dbe2ac7f716bf177f0a35840f873c684652dc6b489bc10c676acbc8", 1073),
     ("data/averitec_shared_task/0_submissions_averitec.xlsx", "data/0_submissions_averitec.xlsx", "3e1f83b5eb587ca3b922c966a6c4d21deaa3a07e3729f37ee814a3512e99eb5f", 79491),
@@ -239,7 +239,7 @@ register_source(DataSource(
     license="mit (code) / cc-by-nc-4.0 (AVeriTeC-derived data)", hub=META_EVAL_HUB,
     dest="meta_eval/fc-evidence-evaluation",
     files=tuple(RemoteFile(path, sha256=sha, size=size, dest=dest,
-                           checksum_source=f"github:{META_EVAL_HUB.repo_id} at {META_EVAL_HUB.revision[:8]}")
+                           checksum_source=f"github:{META_EVAL_HUB.repo_id} at {_META_EVAL_COMMIT[:8]}")
                 for path, dest, sha, size in _META_EVAL_FILES),
     homepage="https://github.com/mubasharaak/fc-evidence-evaluation",
     notes=("read by `averitec meta-eval` (docs/meta_eval.md); ':' in two result file names becomes '-'",),
