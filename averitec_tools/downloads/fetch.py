@@ -218,6 +218,17 @@ def _entry(report: DownloadReport, *, complete: bool, from_dir: Path | None) -> 
     }
 
 
+def _check_fetchable(source: DataSource, *, online: bool) -> None:
+    """Refuse a download with no hub copy, no pinned revision, or the hub disabled (one line each)."""
+    if source.hub is None:
+        raise UserError(f"{source.key}: no hub copy of these files is known",
+                        hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
+    require_revision(source.key, source.hub)
+    if not online:
+        raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
+                        hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
+
+
 def prepare(
     source: DataSource,
     *,
@@ -244,13 +255,7 @@ def prepare(
         source = source.with_hub(source.hub.at("main"))  # sizes as the repository holds them today
     online = local is None and not hub_offline() and reachable
     if not dry_run and local is None:
-        if source.hub is None:
-            raise UserError(f"{source.key}: no hub copy of these files is known",
-                            hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
-        require_revision(source.key, source.hub)
-        if not online:
-            raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
-                            hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
+        _check_fetchable(source, online=online)
     try:
         p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space, local=local)
     except UserError as exc:

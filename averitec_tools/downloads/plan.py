@@ -257,52 +257,66 @@ def _already_unpacked(out: Path, source: DataSource) -> bool:
     return target.is_dir() and sum(1 for _ in target.iterdir()) == entry.get("unpacked", {}).get("files", -1)
 
 
+def _tree_plan(source: DataSource, root: Path, local: Path, *, reserve: int, free_space: FreeSpace) -> Plan | None:
+    """The plan of installing an unpacked store a user has in ``local`` (``None``: there is none)."""
+    layout = source.unpack.layout if source.unpack is not None else None
+    tree = layout.find_tree(local) if layout is not None else None
+    if layout is None or tree is None:
+        return None
+    from averitec_tools.downloads.archive import tree_files
+
+    chosen, _ = tree_files(tree, layout.target)
+    return Plan(source=source, out=root, files=[], online=False, reserve=reserve, tree=tree,
+                tree_bytes=sum(p.stat().st_size for p, _ in chosen), free=free_space(root),
+                notes=[f"installing the unpacked store {tree} ({len(chosen)} files)"])
+
+
+def _planned_file(source: DataSource, root: Path, spec: RemoteFile, rel: str, *, online: bool,
+                  unpacked_already: bool, notes: list[str]) -> PlannedFile:
+    """One file of a plan: where it goes, what is already there, what the hub says (when online)."""
+    rel = _safe_rel(rel, source)
+    dest = _dest(root, source, spec, rel)
+    part = _partial_path(root, source, rel)
+    archive = source.unpack is not None
+    present = unpacked_already if archive else dest.is_file()
+    info = remote_info(source.hub, spec.path) if online and source.hub is not None and not present else None
+    size = spec.size if spec.size is not None else (info.size if info else None)
+    if size is None and present and not archive:
+        size = dest.stat().st_size
+    if info is not None and spec.size is not None and info.size is not None and info.size != spec.size:
+        notes.append(f"{spec.path}: the hub reports {info.size} bytes, the package records {spec.size}")
+    have = part.stat().st_size if part.is_file() else 0
+    if archive and dest.is_file():  # fetched by an earlier run, not unpacked yet
+        have = dest.stat().st_size
+    pf = PlannedFile(spec=spec, dest=dest, part=part, size=size, info=info, archive=archive, present=present,
+                     partial=have)
+    if pf.archive and not unpacked_already:
+        pf.unpacked_size, pf.unpacked_measured = _unpacked_size(pf, source)
+    elif pf.archive:
+        pf.unpacked_size = spec.unpacked_size
+    return pf
+
+
 def plan(source: DataSource, *, out: str | os.PathLike[str], online: bool, reserve: int = 0,
          free_space: FreeSpace = disk_free, local: str | os.PathLike[str] | None = None) -> Plan:
     """Resolve ``source`` for the output root ``out`` (see the module docstring).
 
-    ``local`` (a folder of files the user has) resolves listings against its files.
+    ``local`` (a folder of files the user has) resolves listings against its files; an unpacked
+    store in it (found by the source's layout) is planned as a copy of that folder.
 
     Raises:
         UserError: the hub refuses or cannot be reached (online), or a listing finds nothing.
     """
     root = Path(out)
     online = online and source.hub is not None
-    layout = source.unpack.layout if source.unpack is not None else None
-    tree = layout.find_tree(Path(local)) if layout is not None and local is not None else None
-    if tree is not None:  # an unpacked copy: installed file by file through the layout
-        from averitec_tools.downloads.archive import tree_files
-
-        chosen, _ = tree_files(tree, layout.target)  # type: ignore[union-attr]
-        return Plan(source=source, out=root, files=[], online=False, reserve=reserve, tree=tree,
-                    tree_bytes=sum(p.stat().st_size for p, _ in chosen), free=free_space(root),
-                    notes=[f"installing the unpacked store {tree} ({len(chosen)} files)"])
+    tree = _tree_plan(source, root, Path(local), reserve=reserve, free_space=free_space) if local is not None else None
+    if tree is not None:
+        return tree
     specs, unresolved = _specs(source, online=online, local=Path(local) if local is not None else None)
     notes: list[str] = []
     unpacked_already = _already_unpacked(root, source)
-    files: list[PlannedFile] = []
-    for spec, rel in specs:
-        rel = _safe_rel(rel, source)
-        dest = _dest(root, source, spec, rel)
-        part = _partial_path(root, source, rel)
-        archive = source.unpack is not None
-        present = unpacked_already if archive else dest.is_file()
-        info = remote_info(source.hub, spec.path) if online and source.hub is not None and not present else None
-        size = spec.size if spec.size is not None else (info.size if info else None)
-        if size is None and present and not archive:
-            size = dest.stat().st_size
-        if info is not None and spec.size is not None and info.size is not None and info.size != spec.size:
-            notes.append(f"{spec.path}: the hub reports {info.size} bytes, the package records {spec.size}")
-        have = part.stat().st_size if part.is_file() else 0
-        if archive and dest.is_file():  # fetched by an earlier run, not unpacked yet
-            have = dest.stat().st_size
-        pf = PlannedFile(spec=spec, dest=dest, part=part, size=size, info=info, archive=archive, present=present,
-                         partial=have)
-        if pf.archive and not unpacked_already:
-            pf.unpacked_size, pf.unpacked_measured = _unpacked_size(pf, source)
-        elif pf.archive:
-            pf.unpacked_size = spec.unpacked_size
-        files.append(pf)
+    files = [_planned_file(source, root, spec, rel, online=online, unpacked_already=unpacked_already, notes=notes)
+             for spec, rel in specs]
     result = Plan(source=source, out=root, files=files, online=online, reserve=reserve, notes=notes,
                   unresolved=unresolved)
     result.free = free_space(root)
