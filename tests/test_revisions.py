@@ -118,3 +118,22 @@ def test_the_official_dev_file_is_known_by_its_checksum(shared_data: Path) -> No
     assert prov.signature_value() == "chenxwh/AVeriTeC@8a4d25e17a70"
     ds = loaders.load("averitec/dev", data_dir=shared_data)
     assert "commit 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af" in ds.info.description
+
+
+def test_a_downloaded_store_is_named_by_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_downloads import doc, store_zip
+
+    hub = FakeHub()
+    hub.add(*AV, "data_store/knowledge_store/test_2025/a.zip", store_zip({"x/0.json": [doc(0)]}), lfs=True)
+    hub.pin(*AV, OLD)
+    with HubServer(hub) as url:
+        result(cli(_env(tmp_path, url), "fever8-store", "--revision", OLD, "--json"))
+    from averitec_tools import loaders
+
+    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
+    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
+    prov = loaders.provenance("averitec/knowledge_store", split="test_2025")
+    assert (prov.origin, prov.revision, prov.what) == ("download", OLD, "averitec/knowledge_store:test_2025")
+    assert list(prov.checksums()) == [f"hf://chenxwh/AVeriTeC@{OLD}/data_store/knowledge_store/test_2025/a.zip"]
+    ds = loaders.load("averitec/knowledge_store", split="test_2025", streaming=True)
+    assert f"commit {OLD}" in ds.info.description and [r["url"] for r in ds] == ["https://e.org/0"]
