@@ -6,8 +6,8 @@ official file at the catalogue's pinned revision, made now
 (:mod:`~averitec_tools.loaders.auto_download`); the family's default hub repository. The
 :class:`Origin` it returns reads the records and says which bytes they are
 (:class:`~averitec_tools.loaders.provenance.Provenance`). ``revision`` applies to what is
-fetched; a local file known (from the download manifest) to come from another commit is
-refused rather than read as if it were the revision asked for.
+fetched; a local file known (from the download manifest or the catalogue's checksums) to hold
+another commit than the one asked for is refused rather than read as if it were that commit.
 
 Example:
     >>> import json, pathlib, tempfile
@@ -66,7 +66,10 @@ def _local(family: DatasetFamily, split: str, path: Path, revision: str | None) 
 
 
 def _same(have: str, want: str) -> bool:
-    return have == want or (len(want) >= 7 and have.startswith(want))
+    """Whether the commit ``have`` is the revision ``want``; a branch or tag name (not hex) cannot
+    be told from here, so it is taken as the same (the provenance then says which commit was read)."""
+    is_commit = len(want) >= 7 and all(c in "0123456789abcdef" for c in want)
+    return have == want or not is_commit or have.startswith(want)
 
 
 def _hub(family: DatasetFamily, split: str, repo: str | None, revision: str | None) -> Origin:
