@@ -62,7 +62,7 @@ def test_a_pinned_download_asks_for_the_commit_and_records_it(shared_data: Path,
     assert checksums == {f"hf://chenxwh/AVeriTeC@{pin}/data/dev.json": {
         "num_bytes": len(dev), "checksum": hashlib.sha256(dev).hexdigest()}}
     assert prov["origin"] == "download" and prov["revision"] == pin and prov["pinned"]
-    assert prov["signature"] == f"chenxwh/AVeriTeC@{pin[:12]}"
+    assert prov["data"] == f"chenxwh/AVeriTeC@{pin[:12]}"
 
 
 def test_revision_overrides_the_pin_and_a_local_file_of_another_commit_is_refused(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_stats_json_names_the_bytes_it_read(tmp_path: Path, capsys: pytest.Captu
     source = json.loads(capsys.readouterr().out)["source"]
     sha = hashlib.sha256(dev.read_bytes()).hexdigest()
     assert source["origin"] == "local" and source["revision"] is None and source["files"][0]["sha256"] == sha
-    assert source["signature"] == f"sha256.{sha[:12]}"
+    assert source["data"] == f"sha256.{sha[:12]}"
     from averitec_tools.loaders import provenance
     from averitec_tools.loaders.provenance import data_field
 

@@ -66,7 +66,7 @@ def _print(stats: dict[str, Any]) -> None:
         header, rows = header[:2], [r[:2] for r in rows]
     title = f"{stats['dataset']} statistics"
     if "source" in stats:
-        notes.append(f"data: {stats['source']['signature']}")
+        notes.append(f"data: {stats['source']['data']}")
     caption = "; ".join(notes)
     if paper:
         caption += ("; " if caption else "") + "paper: the AVeriTeC paper's figures for the whole dataset"

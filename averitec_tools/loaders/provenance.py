@@ -89,7 +89,7 @@ class Provenance:
     def to_dict(self) -> dict[str, Any]:
         return {"dataset": self.what, "origin": self.origin, "repo": self.repo, "repo_type": self.repo_type,
                 "revision": self.revision, "pinned": self.pinned,
-                "files": [dict(f.__dict__) for f in self.files], "signature": self.signature_value()}
+                "files": [dict(f.__dict__) for f in self.files], "data": self.signature_value()}
 
 
 def data_field(provenance: Provenance) -> tuple[str, str]:
