@@ -129,6 +129,8 @@ def test_requested_claims_and_options_are_checked(root: Path) -> None:
         loaders.load("averitec", split="dev", data_dir=root, claim_ids=[0])
     with pytest.raises(UserError, match="did you mean: averitec/knowledge_store"):
         loaders.load("averitec/knowledge_stor", split="dev")
+    with pytest.raises(UserError, match="is a knowledge store: read it with loaders.load"):
+        loaders.dataset_stats(STORE, split="dev", data_dir=root)
 
 
 def test_empty_selection_and_records_without_type_or_query(root: Path) -> None:

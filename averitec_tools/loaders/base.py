@@ -168,6 +168,9 @@ def resolve(name: str, split: str | None) -> tuple[DatasetEntry, str]:
         if f"{name}/{split}" not in DATASETS:
             raise UserError(f"{name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
         return DATASETS.get(f"{name}/{split}"), split
+    if name in STORES:
+        raise UserError(f"{name} is a knowledge store: read it with loaders.load({name!r}, split=..., streaming=True)",
+                        hint="stats and export-hf cover the claims datasets")
     full = f"{name}/{split}" if split and "/" not in name else name
     raise UserError(Registry.of_names("dataset", [*DATASETS, *STORES]).unknown_message(full))
 
