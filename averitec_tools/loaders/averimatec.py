@@ -211,4 +211,4 @@ class AVerImaTeCFamily(DatasetFamily):
 
 AVERIMATEC = register_family(AVerImaTeCFamily())
 
-__all__ = ["AVERIMATEC", "CITATION", "PUBLISHED_SIZES", "AVerImaTeCFamily", "image_folders"]
+__all__ = ["CITATION", "AVerImaTeCFamily"]

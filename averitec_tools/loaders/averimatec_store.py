@@ -159,5 +159,4 @@ TEXT_STORE, IMAGE_STORE_SPEC = AVerImaTeCTextStore(), AVerImaTeCImageStore()
 STORES.add(TEXT_STORE.id, TEXT_STORE)
 STORES.add(IMAGE_STORE_SPEC.id, IMAGE_STORE_SPEC)
 
-__all__ = ["IMAGE_STORE", "IMAGE_STORE_SPEC", "SPLITS", "TEXT_STORE", "TEXT_STORES", "AVerImaTeCImageStore",
-           "AVerImaTeCTextStore"]
+__all__: list[str] = []

@@ -64,4 +64,4 @@ class AVeriTeCStore(StoreSpec):
 AVERITEC_STORE = AVeriTeCStore()
 STORES.add(AVERITEC_STORE.id, AVERITEC_STORE)
 
-__all__ = ["AVERITEC_STORE", "AVeriTeCStore"]
+__all__: list[str] = []

@@ -81,4 +81,4 @@ def write_parquet(ds: datasets.Dataset, path: str | os.PathLike[str]) -> None:
             writer.write_table(table, row_group_size=MEDIA_ROW_GROUP if has_media(ds.features) else None)
 
 
-__all__ = ["DATASETS_FLOOR", "MEDIA_ROW_GROUP", "compatible_table", "has_media", "legacy_features", "write_parquet"]
+__all__ = ["DATASETS_FLOOR", "has_media", "write_parquet"]

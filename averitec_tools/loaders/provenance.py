@@ -188,5 +188,4 @@ def hub_provenance(what: str, repo: str, revision: str | None) -> Provenance:
     return Provenance(what, "hub", repo, "dataset", revision or "main")
 
 
-__all__ = ["COMMIT", "FileRecord", "Provenance", "data_field", "file_provenance", "hub_provenance", "hub_url",
-           "store_provenance"]
+__all__ = ["COMMIT", "Provenance", "data_field", "file_provenance", "hub_provenance", "store_provenance"]

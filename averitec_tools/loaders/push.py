@@ -85,4 +85,4 @@ def push_export(folder: str | os.PathLike[str], *, repo_id: str, private: bool =
     return PushResult(repo_id=repo_id, commit=str(info.oid), url=str(info.commit_url))
 
 
-__all__ = ["PushResult", "check_can_push", "check_repo_id", "push_export"]
+__all__ = ["check_can_push", "check_repo_id", "push_export"]

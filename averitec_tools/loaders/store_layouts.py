@@ -87,4 +87,4 @@ class StoreLayout:
 
 FLAT_LAYOUT = FlatLayout()
 
-__all__ = ["AVERIMATEC_SPLITS", "CLAIM_FILE", "FLAT_LAYOUT", "SUB_STORE", "TOP_FOLDERS", "FlatLayout", "StoreLayout"]
+__all__ = ["AVERIMATEC_SPLITS", "CLAIM_FILE", "FLAT_LAYOUT", "SUB_STORE", "TOP_FOLDERS", "StoreLayout"]

@@ -289,6 +289,4 @@ def document_features() -> datasets.Features:
                               "url": string, "url2text": list_of(string)})
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features",
-           "find_split_folder", "flat_shards", "generate_rows", "iter_store",
-           "load_store", "normalise_ids", "read_documents"]
+__all__ = ["DEFAULT_MAX_BYTES", "STORE_LIMITS", "Shard", "StoreSpec", "claim_id_of", "document_features", "find_split_folder", "flat_shards", "generate_rows", "iter_store", "load_store", "read_documents"]

@@ -22,9 +22,6 @@ from typing import Any
 from averitec_tools.errors import UserError
 from averitec_tools.records._fields import opt_str, str_list
 
-#: The fields of a store line, in the upstream order.
-STORE_FIELDS: tuple[str, ...] = ("claim_id", "type", "query", "url", "url2text")
-
 
 @dataclass(frozen=True)
 class StoreDocument:
@@ -66,4 +63,4 @@ class StoreDocument:
                 "url2text": list(self.url2text)}
 
 
-__all__ = ["STORE_FIELDS", "StoreDocument"]
+__all__ = ["StoreDocument"]
