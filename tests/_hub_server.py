@@ -231,44 +231,57 @@ class _Handler(BaseHTTPRequestHandler):
             self.hub.log.append((self.command, unquote(url.path), None))
         parts = [unquote(p) for p in url.path.strip("/").split("/")]
         body = self._body()
-        if parts == ["api", "validate-yaml"]:  # the card's front matter must be YAML (upload_folder asks first)
-            import yaml
-
-            text = json.loads(body)["content"]
-            front = text[4:text.find("\n---", 4)] if text.startswith("---\n") else ""
-            try:
-                meta = yaml.safe_load(front)
-            except yaml.YAMLError as exc:
-                return self._json(400, {"errors": [{"message": str(exc)}]})
-            warnings = [] if isinstance(meta, dict) else [{"message": "empty or missing metadata"}]
-            return self._json(200, {"warnings": warnings})
+        if parts == ["api", "validate-yaml"]:
+            return self._validate_yaml(body)
         if parts == ["api", "repos", "create"]:
-            req = json.loads(body)
-            repo = (req.get("type") or "model", f"{req.get('organization') or 'user'}/{req['name']}"
-                    if "/" not in req["name"] else req["name"])
-            exists = repo in self.hub.repos()
-            self.hub.created.add(repo)
-            prefix = "" if repo[0] == "model" else f"{repo[0]}s/"
-            return self._json(409 if exists else 200, {"url": f"{self.hub.url}/{prefix}{repo[1]}", "error": "exists"
-                                                       if exists else None})
+            return self._create_repo(body)
         if len(parts) >= 4 and parts[2].endswith(".git") and parts[-1] == "batch":
-            objects = json.loads(body)["objects"]
-            return self._json(200, {"transfer": "basic", "objects": [  # no action: the hub has those bytes
-                {"oid": o["oid"], "size": o["size"], "authenticated": True,
-                 **({} if o["oid"] in self.hub.lfs_objects else
-                    {"actions": {"upload": {"href": f"{self.hub.url}/lfs-upload/{o['oid']}"}}})} for o in objects]})
+            return self._lfs_batch(body)
         if len(parts) >= 6 and parts[0] == "api" and parts[4] in ("preupload", "commit"):
-            repo = (parts[1][:-1], "/".join(parts[2:4]))
-            if repo not in self.hub.repos():
-                return self._send(404, {"X-Error-Code": "RepoNotFound"})
-            if parts[4] == "preupload":
-                files = json.loads(body)["files"]
-                return self._json(200, {"files": [
-                    {"path": f["path"], "shouldIgnore": False, "oid": None,
-                     "uploadMode": "lfs" if f["path"].endswith(".parquet") or f["size"] > 10 << 20
-                     else "regular"} for f in files]})
-            return self._commit(repo, body)
+            return self._repo_post((parts[1][:-1], "/".join(parts[2:4])), parts[4], body)
         self._send(404, {"X-Error-Code": "EntryNotFound"})
+
+    def _validate_yaml(self, body: bytes) -> None:
+        """The card's front matter must be YAML (upload_folder asks first)."""
+        import yaml
+
+        text = json.loads(body)["content"]
+        front = text[4:text.find("\n---", 4)] if text.startswith("---\n") else ""
+        try:
+            meta = yaml.safe_load(front)
+        except yaml.YAMLError as exc:
+            return self._json(400, {"errors": [{"message": str(exc)}]})
+        warnings = [] if isinstance(meta, dict) else [{"message": "empty or missing metadata"}]
+        self._json(200, {"warnings": warnings})
+
+    def _create_repo(self, body: bytes) -> None:
+        req = json.loads(body)
+        repo = (req.get("type") or "model", f"{req.get('organization') or 'user'}/{req['name']}"
+                if "/" not in req["name"] else req["name"])
+        exists = repo in self.hub.repos()
+        self.hub.created.add(repo)
+        prefix = "" if repo[0] == "model" else f"{repo[0]}s/"
+        self._json(409 if exists else 200, {"url": f"{self.hub.url}/{prefix}{repo[1]}", "error": "exists"
+                                            if exists else None})
+
+    def _lfs_batch(self, body: bytes) -> None:
+        objects = json.loads(body)["objects"]
+        self._json(200, {"transfer": "basic", "objects": [  # no action: the hub has those bytes
+            {"oid": o["oid"], "size": o["size"], "authenticated": True,
+             **({} if o["oid"] in self.hub.lfs_objects else
+                {"actions": {"upload": {"href": f"{self.hub.url}/lfs-upload/{o['oid']}"}}})} for o in objects]})
+
+    def _repo_post(self, repo: tuple[str, str], what: str, body: bytes) -> None:
+        """``/api/{type}s/{repo}/{preupload,commit}/{revision}``."""
+        if repo not in self.hub.repos():
+            return self._send(404, {"X-Error-Code": "RepoNotFound"})
+        if what == "commit":
+            return self._commit(repo, body)
+        files = json.loads(body)["files"]
+        self._json(200, {"files": [
+            {"path": f["path"], "shouldIgnore": False, "oid": None,
+             "uploadMode": "lfs" if f["path"].endswith(".parquet") or f["size"] > 10 << 20
+             else "regular"} for f in files]})
 
     def _commit(self, repo: tuple[str, str], body: bytes) -> None:
         import base64

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _hub_server import FakeHub, HubServer
+from test_downloads import _env, cli, one_line_error
 
 _RUNNER = """
 import dataclasses, json, sys
@@ -125,3 +126,17 @@ def test_fever_missing_from_the_hub_names_mirror_and_from(tmp_path: Path) -> Non
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "paper_dev.jsonl" in lines[0] and "--repo OWNER/NAME" in lines[0] and "--from DIR" in lines[0]
     assert not (tmp_path / "cache" / "data" / "fever").exists()
+
+
+@pytest.mark.shared_data
+def test_fever_mirror_is_verified_against_the_recorded_checksums(shared_data: Path, tmp_path: Path) -> None:
+    """A mirror named with --repo is held to the official files' checksums: ../shared's paper_dev
+    (63 bytes off the official file) is refused."""
+    ours = (shared_data / "fever" / "paper_dev.jsonl").read_bytes()
+    hub = FakeHub()
+    hub.add("dataset", "someone/fever-mirror", "paper_dev.jsonl", ours)
+    with HubServer(hub) as url:
+        line = one_line_error(cli(_env(tmp_path, url), "fever", "--split", "paper_dev",
+                                  "--repo", "someone/fever-mirror", "--repo-type", "dataset"))
+    assert "41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c" in line
+    assert "huggingface/datasets" in line
