@@ -96,9 +96,10 @@ def test_resolve_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_jobs(None, 5) == 1
     assert resolve_jobs(0, 5) == 1
     monkeypatch.setattr("os.cpu_count", lambda: 8)
-    assert resolve_jobs(None, 500, load=0.0) == 4  # capped
-    assert resolve_jobs(None, 500, load=5.8) == 2  # two idle cores
-    assert resolve_jobs(None, 500, load=9.0) == 1  # busy machine
+    assert resolve_jobs(None, 2000, load=0.0) == 1  # one process scores 500 claims' pairs in one batch
+    assert resolve_jobs(None, 10_000, load=0.0) == 4  # capped
+    assert resolve_jobs(None, 10_000, load=5.8) == 2  # two idle cores
+    assert resolve_jobs(None, 10_000, load=9.0) == 1  # busy machine
 
 
 @pytest.mark.needs_fork

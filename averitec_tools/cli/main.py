@@ -37,7 +37,14 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Commands whose module registers them alone, under the module's name: ``averitec score``
+#: (the one a scoring loop starts many times) builds only its own parser.
+_SINGLE_COMMAND_MODULES = frozenset({"score"})
+
+
+def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
+    """The ``averitec`` parser; ``only``: with the sub-parser of that one subcommand module (start-up
+    time: ``averitec score`` need not import every other command's module)."""
     parser = argparse.ArgumentParser(
         prog="averitec",
         description="Load, score, audit and reproduce fact-checking benchmarks.",
@@ -45,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"averitec-tools {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in SUBCOMMAND_MODULES:
+    for name in SUBCOMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"averitec_tools.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -58,7 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 a ``--fail-on`` rule hit, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # a command that is its module's name needs only that module (others' errors and help stay full)
+    only = argv[0] if argv and argv[0] in _SINGLE_COMMAND_MODULES else None
+    args = build_parser(only=only).parse_args(argv)
     return run_command(f"averitec {args.command}", args.func, args)
 
 

@@ -149,28 +149,28 @@ class Scorer:
         cache_file = None
         cached: dict[str, list[list[str]]] = {}
         if self.cache_dir is not None and strings:
-            key = hashing.sha256_hex(f"{digest}|{TOKENIZER_NAME}|{__version__}", length=32)
+            key = hashing.sha256_hex(f"{digest}|{TOKENIZER_NAME}|{__version__}|{self.engine.lexicon.digest}", length=32)
             cache_file = self.cache_dir / f"gold-{key}.json"
             try:
                 cached = json.loads(cache_file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 cached = {}
-        for text in strings:
-            if text in cached:
-                words, stems = cached[text]
-            else:
-                words, stems = self.engine.analyse(text)
-                cached[text] = [list(words), list(stems)]
-            self.engine.add_analysed(text, words, stems)
-        if cache_file is not None:
+        known = [text for text in strings if text in cached]
+        missing = [text for text in strings if text not in cached]
+        self.engine.prepare_many(missing)  # one batch: the gold side's sentences and words at once
+        for text in missing:
+            prepared = self.engine._prepared[text]
+            cached[text] = [list(prepared.words), list(prepared.stems)]
+        self.engine.add_analysed_many(known, [cached[t][0] for t in known], [cached[t][1] for t in known])
+        if cache_file is not None and missing:
             from averitec_tools.jsonio import atomic_writer
 
             try:
                 with atomic_writer(cache_file) as fh:
-                    json.dump(cached, fh)
+                    fh.write(json.dumps(cached))  # dumps: the C encoder (dump streams in Python)
             except OSError:
                 pass  # a read-only cache only costs time
-        self.engine.wordnet.load()
+        self.engine.load()
         self.engine.pin(strings)  # the gold side survives engine.trim()
         self._prepared_gold.add(digest)
         return len(strings)
@@ -221,18 +221,19 @@ class Scorer:
                 failure.drop_content = failure.charged
                 raise failure from None
             try:
-                return self._score_file(phase=phase, path=path, snapshots=snapshots)
+                return self._score_file(phase=phase, path=path, snapshots=snapshots, limits=limits)
             except UserError as exc:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
-    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any],
+                    limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
         from averitec_tools.leaderboard.judging import judged_profile, read_snapshot, snapshot_file
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
-            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
+            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures, limits=limits)
             snapshot = snapshot_file(path.parent, name, snapshots.get(name)) if judged_profile(name) else None
             if snapshot is not None:
                 options["judge_snapshot"] = str(snapshot)

@@ -104,6 +104,11 @@ def wordnet_field(wordnet: Any) -> str:
     return f"{wordnet.version}+sha256.{wordnet.checksum}"
 
 
+def lexicon_field(lexicon: Any) -> str:
+    """The exact lexical tables as ``sha256.DIGEST`` (anything with ``digest``; the signature's ``lex:``)."""
+    return f"sha256.{lexicon.digest}"
+
+
 @dataclass(frozen=True)
 class Signature:
     """Everything that can change a printed score.
@@ -120,6 +125,8 @@ class Signature:
         version: averitec-tools version.
         stemmer: Stemmer used in METEOR's stem stage.
         lenient: Whether ``--lenient`` input was tolerated (rendered as ``mode:lenient``).
+        lexicon: The lexical tables' digest (``sha256.…``, rendered as ``lex:``) the stems and
+            synonym sets came from (``None``: not rendered).
     """
 
     profile: str
@@ -133,6 +140,7 @@ class Signature:
     version: str
     stemmer: str = "porter-nltk"
     lenient: bool = False
+    lexicon: str | None = None
 
     def render(self) -> str:
         """The signature string (``key:value`` fields joined by ``|``)."""
@@ -143,6 +151,7 @@ class Signature:
                 ("tok", self.tokenizer),
                 ("stem", self.stemmer),
                 ("wordnet", self.wordnet),
+                *([("lex", self.lexicon)] if self.lexicon is not None else []),
                 ("thr", threshold_field(self.thresholds, self.comparison)),
                 ("norm", self.normalisation),
                 ("cap", "none" if self.evidence_cap is None else self.evidence_cap),
@@ -222,6 +231,6 @@ def parse_signature(text: str) -> ParsedSignature:
 
 
 __all__ = [
-    "ParsedSignature", "Signature", "embed_signature", "extend_signature", "parse_signature", "render_signature",
-    "threshold_field", "wordnet_field",
+    "ParsedSignature", "Signature", "embed_signature", "extend_signature", "lexicon_field", "parse_signature",
+    "render_signature", "threshold_field", "wordnet_field",
 ]

@@ -105,7 +105,7 @@ class WarmPool:
         from multiprocessing import Pipe
 
         engine.tokenizer.load()
-        engine.wordnet.load()  # read once here, shared by the forks
+        engine.load()  # punkt_tab read and the tables opened once here, shared by the forks
         parent = os.getpid()
         for _ in range(processes - 1):
             ours, theirs = Pipe()

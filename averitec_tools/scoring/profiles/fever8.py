@@ -60,7 +60,12 @@ from averitec_tools.metrics.ev2r_judges import (
 )
 from averitec_tools.metrics.keys import claim_key, report_key
 from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
-from averitec_tools.metrics.signature import render_signature, threshold_field, wordnet_field
+from averitec_tools.metrics.signature import (
+    lexicon_field,
+    render_signature,
+    threshold_field,
+    wordnet_field,
+)
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.records.averitec import AVERITEC_LABELS
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE
@@ -154,7 +159,7 @@ def _signature(opts: dict[str, Any], prompt: JudgePrompt, *, backend: str, stats
         ("unparseable", 0), ("refused", f"zero({len(stats.refused)})"), ("failures", failures),
         *([("judge_snapshot", snapshot.field())] if snapshot is not None else []),
         ("thr", threshold_field(rule.threshold, rule.comparison)), ("thr_preset", rule.name), ("meteor", "hu-meteor"),
-        ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.wordnet)),
+        ("tok", TOKENIZER_NAME), ("wordnet", wordnet_field(engine.lexicon)), ("lex", lexicon_field(engine.lexicon)),
         ("meteor_thr", threshold_field(METEOR_THRESHOLD, ">")), ("cap", MAX_EVIDENCE),
     ])
 
