@@ -44,9 +44,11 @@ def test_a_pinned_download_asks_for_the_commit_and_records_it(shared_data: Path,
     from averitec_tools.loaders.catalogue import AVERITEC_HUB
 
     dev = (shared_data / "averitec" / "dev.json").read_bytes()  # the file the package records
+    pin = AVERITEC_HUB.revision
+    assert pin is not None
     hub = FakeHub()
     hub.add(*AV, "data/dev.json", dev)
-    hub.pin(*AV, AVERITEC_HUB.revision, NEW)  # main has moved on since the pinned commit
+    hub.pin(*AV, pin, NEW)  # main has moved on since the pinned commit
     env = _env(tmp_path, None)
     code = ("import json; from averitec_tools import loaders; ds = loaders.load('averitec', split='dev'); "
             "print(json.dumps([ds.info.description, ds.info.download_checksums, "
@@ -56,7 +58,6 @@ def test_a_pinned_download_asks_for_the_commit_and_records_it(shared_data: Path,
                               text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     description, checksums, prov = json.loads(proc.stdout)
-    pin = AVERITEC_HUB.revision
     assert {p for m, p, _ in hub.log if p.endswith("dev.json")} == {f"/chenxwh/AVeriTeC/resolve/{pin}/data/dev.json"}
     assert f"commit {pin}" in description
     assert checksums == {f"hf://chenxwh/AVeriTeC@{pin}/data/dev.json": {
