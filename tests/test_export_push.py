@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from _averimatec_fixtures import write_dataset
 from _hub_server import FakeHub, HubServer
-from test_downloads import _env, one_line_error
+from test_downloads import _env
 from test_loaders_averitec import CLAIMS
+
+from averitec_tools.cli.main import main
 
 REPO = "someone/averimatec-val"
 
@@ -61,10 +63,13 @@ def test_push_uploads_card_and_shards_in_one_commit_each(tmp_path: Path) -> None
     (["--push-to-hub", "not a repo"], "expected OWNER/NAME"),
     (["--push-to-hub", "a/b", "--private"], "the hub is disabled"),
 ])
-def test_push_refusals_come_before_any_work(args: list[str], message: str, tmp_path: Path) -> None:
+def test_push_refusals_come_before_any_work(args: list[str], message: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "dev.json").write_text(json.dumps(CLAIMS), encoding="utf-8")
-    env = {**_env(tmp_path, None), "HF_HUB_OFFLINE": "1"}
-    line = one_line_error(export(env, "averitec", "--split", "dev", "--data-dir", str(tmp_path), "--out",
-                                 str(tmp_path / "out"), *args))
-    assert message in line
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["export-hf", "averitec", "--split", "dev", "--data-dir", str(tmp_path), "--out",
+                 str(tmp_path / "out"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()

@@ -31,17 +31,17 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.push_to_hub is not None:  # checked before any work (and before importing datasets)
+        from averitec_tools.loaders.push import check_can_push, check_repo_id
+
+        check_repo_id(args.push_to_hub)
+        check_can_push()
     from averitec_tools.loaders.export import export_hf
 
     if args.json or not sys.stderr.isatty():  # progress bars only on a terminal
         from datasets.utils.logging import disable_progress_bar
 
         disable_progress_bar()
-    if args.push_to_hub is not None:  # checked before any work
-        from averitec_tools.loaders.push import check_can_push, check_repo_id
-
-        check_repo_id(args.push_to_hub)
-        check_can_push()
     result = export_hf(
         args.name, split=args.split, out_dir=args.out, data_dir=args.data_dir, hub_id=args.hub_id,
         wiki_dir=args.wiki_dir, revision=args.revision,
