@@ -332,6 +332,7 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
     (["fever", "--split", "paper_dev"], "hub is disabled"),
     (["averitec", "--split", "test"], "no commit of chenxwh/AVeriTeC is pinned"),
+    (["averimatec", "--split", "all"], "no commit of Rui4416/AVerImaTeC is pinned"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])

@@ -44,13 +44,11 @@ def hub_with_averimatec() -> FakeHub:
     return hub
 
 
-def test_download_averimatec_at_a_revision_into_the_loader_layout(tmp_path: Path) -> None:
+def test_download_averimatec_at_a_revision_into_the_loader_layout(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     hub = hub_with_averimatec()
     with HubServer(hub) as url:
-        env = _env(tmp_path, url)
-        line = one_line_error(cli(env, "averimatec", "--split", "all"))
-        assert "no commit of Rui4416/AVerImaTeC is pinned" in line and "--revision" in line
-        proc = cli(env, "averimatec", "--split", "all", "--revision", REV, "--json")
+        proc = cli(_env(tmp_path, url), "averimatec", "--split", "all", "--revision", REV, "--json")
     assert proc.returncode == 0, proc.stderr
     got = {s["source"]: s for s in json.loads(proc.stdout)["sources"]}
     assert set(got) == {"averimatec/train", "averimatec/val", "averimatec/test", "averimatec/images"}
@@ -61,15 +59,15 @@ def test_download_averimatec_at_a_revision_into_the_loader_layout(tmp_path: Path
                                                                        "test_data.zip")}
     root = tmp_path / "cache" / "data" / "averimatec"
     assert sorted(p.name for p in root.iterdir()) == ["images", "test_data", "train.json", "val.json"]
-    code = ("import json; from averitec_tools import loaders; ds = loaders.load('averimatec', split='test'); "
-            "v = loaders.load('averimatec', split='val'); "
-            "print(json.dumps([len(ds), ds[2]['claim_images'][0].size, loaders.provenance('averimatec/val').to_dict()]))")
-    read = subprocess.run([sys.executable, "-c", code], env={**_env(tmp_path, None), "HF_HUB_OFFLINE": "1"},
-                          capture_output=True, text=True, timeout=120)
-    assert read.returncode == 0, read.stderr
-    n, size, prov = json.loads(read.stdout)
-    assert (n, size) == (3, [6, 4])
-    assert (prov["origin"], prov["repo"], prov["revision"]) == ("download", "Rui4416/AVerImaTeC", REV)
+    from averitec_tools import loaders
+
+    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)  # offline, read from the download root only
+    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    ds = loaders.load("averimatec", split="test")
+    assert (len(ds), ds[2]["claim_images"][0].size) == (3, (6, 4))
+    prov = loaders.provenance("averimatec/val")
+    assert (prov.origin, prov.repo, prov.revision) == ("download", "Rui4416/AVerImaTeC", REV)
 
 
 def test_loading_a_missing_split_downloads_claims_and_images(tmp_path: Path) -> None:
