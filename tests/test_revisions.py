@@ -66,7 +66,8 @@ def test_a_pinned_download_asks_for_the_commit_and_records_it(shared_data: Path,
     assert prov["data"] == f"chenxwh/AVeriTeC@{pin[:12]}"
 
 
-def test_revision_overrides_the_pin_and_a_local_file_of_another_commit_is_refused(tmp_path: Path) -> None:
+def test_revision_overrides_the_pin_and_a_local_file_of_another_commit_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     hub = FakeHub()
     hub.add(*AV, "data/test.json", json.dumps([CLAIM] * 2).encode())
     hub.pin(*AV, OLD, NEW)
@@ -81,15 +82,15 @@ def test_revision_overrides_the_pin_and_a_local_file_of_another_commit_is_refuse
     entry = manifest["sources"]["averitec/test"]
     assert (entry["revision"], entry["commit"]) == (OLD, OLD) and got["revision"] == OLD
 
-    code = ("import sys; from averitec_tools import loaders; "
-            "print(loaders.provenance('averitec/test', revision=sys.argv[1]).revision)")
-    same = subprocess.run([sys.executable, "-c", code, OLD[:10]], env={**_env(tmp_path, None), "HF_HUB_OFFLINE": "1"},
-                          capture_output=True, text=True, timeout=120)
-    assert same.returncode == 0 and same.stdout.strip() == OLD, same.stderr
-    other = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "stats", "averitec", "--split", "test",
-                            "--revision", NEW], env={**_env(tmp_path, None), "HF_HUB_OFFLINE": "1"},
-                           capture_output=True, text=True, timeout=120)
-    assert other.returncode == 2 and f"at chenxwh/AVeriTeC@{OLD}, not the revision {NEW}" in other.stderr
+    from averitec_tools import loaders
+
+    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)  # offline, read from the download root only
+    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert loaders.provenance("averitec/test", revision=OLD[:10]).revision == OLD
+    capsys.readouterr()
+    assert main(["stats", "averitec", "--split", "test", "--revision", NEW]) == 2
+    assert f"at chenxwh/AVeriTeC@{OLD}, not the revision {NEW}" in capsys.readouterr().err
 
 
 def test_stats_json_names_the_bytes_it_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
