@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _averimatec_fixtures import gold_claim, image_names, write_dataset
@@ -102,6 +103,21 @@ def test_export_embeds_the_image_bytes(root: Path, tmp_path: Path) -> None:
         [gold_claim(i) for i in range(4)]
     card = (tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
     assert "pretty_name: AVerImaTeC" in card and "list: image" in card and "cao2025averimatec" in card
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda b: b"not an image", "not an image Pillow can read"),
+    (lambda b: b[: len(b) // 2], "damaged image data"),
+])
+def test_export_refuses_a_damaged_image_and_writes_nothing(damage: Any, message: str, root: Path,
+                                                           tmp_path: Path) -> None:
+    from averitec_tools.loaders.export import export_hf
+
+    image = root / "averimatec" / "images" / "2_claim.jpg"
+    image.write_bytes(damage(image.read_bytes()))
+    with pytest.raises(UserError, match=rf"averimatec/val \(val\): image 2_claim\.jpg: {message}"):
+        export_hf("averimatec", split="val", data_dir=root, out_dir=tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
 
 
 def test_importing_the_loaders_and_catalogue_stays_light() -> None:

@@ -187,6 +187,8 @@ def export_hf(
     card_path = out / "README.md"
     _check_card(card_path, out=out, pretty=pretty)
     ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
+    if has_media(ds.features):  # the bytes embedded are checked first: a reader never meets a damaged image
+        check_images(ds, where=f"{entry.id} ({concrete})")
     prov = provenance(name, split=split, data_dir=data_dir, hub_id=hub_id, revision=revision)
     sources = {**_existing_sources(card_path), concrete: prov.signature_value()}
     data = out / "data"
@@ -254,6 +256,36 @@ def _check_card(card_path: Path, *, out: Path, pretty: str) -> None:
             f"{out}: already holds an export of {existing!r}, not {pretty!r}",
             hint="export each dataset into its own folder",
         )
+
+
+def _image_paths(value: Any, found: dict[str, None]) -> None:
+    """Collect the file paths of undecoded image values (``{"bytes": None, "path": P}``) in ``value``."""
+    if isinstance(value, dict):
+        if set(value) == {"bytes", "path"}:
+            if value["bytes"] is None and value["path"]:
+                found[value["path"]] = None
+            return
+        for v in value.values():
+            _image_paths(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _image_paths(v, found)
+
+
+def check_images(ds: Any, *, where: str) -> int:
+    """Verify every image file ``ds`` refers to (:func:`averitec_tools.images.verify_file`); returns how many.
+
+    Raises:
+        UserError: an image that cannot be read, is not an image, is too large or is damaged (naming it).
+    """
+    from averitec_tools.images import verify_file
+
+    found: dict[str, None] = {}
+    for row in ds.with_format("arrow")[:].to_pylist():  # undecoded: {bytes, path} structs
+        _image_paths(row, found)
+    for path in found:
+        verify_file(path, where=where)
+    return len(found)
 
 
 def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
