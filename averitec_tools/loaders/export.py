@@ -187,20 +187,13 @@ def export_hf(
     card_path = out / "README.md"
     _check_card(card_path, out=out, pretty=pretty)
     ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
-    if has_media(ds.features):  # the bytes embedded are checked first: a reader never meets a damaged image
-        check_images(ds, where=f"{entry.id} ({concrete})")
+    check_images(ds, where=f"{entry.id} ({concrete})")  # before any byte is embedded
     prov = provenance(name, split=split, data_dir=data_dir, hub_id=hub_id, revision=revision)
     sources = {**_existing_sources(card_path), concrete: prov.signature_value()}
     data = out / "data"
     written = _write_shards(ds, data=data, split=concrete)
-    card = _card(
-        pretty_name=pretty,
-        family_name=family_name,
-        view=entry.view == r2vc.VIEW,
-        features_yaml=ds.features._to_yaml_list(),
-        splits=_existing_splits(data),
-        sources=sources,
-    )
+    card = _card(pretty_name=pretty, family_name=family_name, view=entry.view == r2vc.VIEW,
+                 features_yaml=ds.features._to_yaml_list(), splits=_existing_splits(data), sources=sources)
     with atomic_writer(card_path) as fh:
         fh.write(card)
     return ExportResult(
@@ -280,6 +273,8 @@ def check_images(ds: Any, *, where: str) -> int:
     """
     from averitec_tools.images import verify_file
 
+    if not has_media(ds.features):
+        return 0
     found: dict[str, None] = {}
     for row in ds.with_format("arrow")[:].to_pylist():  # undecoded: {bytes, path} structs
         _image_paths(row, found)
