@@ -53,10 +53,13 @@ from averitec_tools.loaders.store_layouts import AVERIMATEC_SPLITS, FLAT_LAYOUT,
 
 #: Pinned commits, with where each was found (``None``: no commit verified from here; downloading
 #: that source then needs ``--revision``, see :func:`~averitec_tools.downloads.sources.require_revision`).
-#: ``chenxwh/AVeriTeC`` at 8a4d25e (12 April 2024): the last commit of the hub repository's public
-#: GitHub mirror ``skmalviya/AVeriTeC_SKDU``; train/dev claims and stores, whose checksums are recorded at it.
+#: ``chenxwh/AVeriTeC`` at 8a4d25e (12 April 2024): the hub repository's last commit before README-only
+#: edits in its public GitHub mirror ``skmalviya/AVeriTeC_SKDU`` (whose history merges
+#: huggingface.co/chenxwh/AVeriTeC); train/dev claims and stores, whose checksums are recorded at it.
 AVERITEC_2024_COMMIT = "8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
-#: (Public code also fetches the dev store from the short revision ``26238ae`` with the same sha256.)
+#: (Public code also fetches the dev store at the short revision ``26238ae``: in the mirror
+#: 26238ae364afa0b7b371e44740d72b1dd0b46694, an ancestor of 8a4d25e with the same LFS pointer; the
+#: claims files were added after it.)
 #: ``chenxwh/AVeriTeC`` holding the later files (2024 test claims and updated store, FEVER-8's 2025 files):
 #: no commit found in public material.
 AVERITEC_LATER_COMMIT: str | None = None
