@@ -78,6 +78,18 @@ def test_test_split_without_gold_and_images_beside_it(tmp_path: Path) -> None:
     assert ds["label"] == [None, None] and ds["questions"] == [[], []] and ds[1]["claim_images"][0].size == (6, 4)
 
 
+def test_an_unknown_label_is_refused_and_a_spelling_variant_read(root: Path) -> None:
+    path = root / "averimatec" / "val.json"
+    claims = json.loads(path.read_text(encoding="utf-8"))
+    claims[1]["label"] = "conflicting evidence/cherry-picking"
+    path.write_text(json.dumps(claims), encoding="utf-8")
+    assert loaders.load("averimatec", split="val", data_dir=root)[1]["label"] == claims[1]["label"]
+    claims[2]["label"] = "Maybe"
+    path.write_text(json.dumps(claims), encoding="utf-8")
+    with pytest.raises(UserError, match=r"val\.json\[2\]: unknown label 'Maybe' \(valid labels: Supported, "):
+        loaders.load("averimatec", split="val", data_dir=root)
+
+
 def test_a_missing_image_names_the_claim_and_the_file(root: Path) -> None:
     (root / "averimatec" / "images" / "1_claim.jpg").unlink()
     with pytest.raises(UserError, match=r"claim 1: image '1_claim\.jpg' not found in .*images \(install the "

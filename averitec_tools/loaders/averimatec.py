@@ -37,12 +37,14 @@ from averitec_tools.loaders.base import (
     share,
 )
 from averitec_tools.records.averimatec import (
+    AVERIMATEC_LABELS,
     METADATA_LISTS,
     METADATA_STRINGS,
     AVerImaTeCAnswer,
     AVerImaTeCClaim,
     AVerImaTeCMetadata,
     AVerImaTeCQuestion,
+    canonical_label,
 )
 
 if TYPE_CHECKING:
@@ -124,7 +126,10 @@ class AVerImaTeCFamily(DatasetFamily):
         return self.features(decode=False)
 
     def parse(self, obj: Any, *, where: str, index: int) -> AVerImaTeCClaim:
-        return AVerImaTeCClaim.from_dict(obj, where=where, claim_id=index)
+        record = AVerImaTeCClaim.from_dict(obj, where=where, claim_id=index)
+        if record.label is not None and canonical_label(record.label) is None:  # spelling variants are the same label
+            raise UserError(f"{where}: unknown label {record.label!r}", hint=f"valid labels: {', '.join(AVERIMATEC_LABELS)}")
+        return record
 
     def features(self, *, decode: bool = True) -> datasets.Features:
         """The rows' features; ``decode=False`` keeps images as ``{"path", "bytes"}``."""
