@@ -2,7 +2,7 @@
 
 Writes a synthetic store (``--gb`` gigabytes of ``<claim_id>.json`` JSON-lines files, each
 line ``{claim_id, type, query, url, url2text}`` with ~40 sentences, as pages in the real
-store) under a temporary folder, then reads it in three child processes, one at a time:
+store) under a temporary folder, then reads it in four child processes, one at a time:
 
 * ``stream``: ``loaders.load("averitec/knowledge_store", split="dev", streaming=True)``,
   every row iterated (rows as ``datasets`` yields them: dicts with the features' types);
