@@ -41,7 +41,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "averitec_tools"
 #: layers and, unless the layer is independent, of its own layer (without a cycle).
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "argtypes", "jsonio", "labels", "nli",
-                    "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds", "forking"), False),
+                    "images", "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds", "forking"), False),
     ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),
