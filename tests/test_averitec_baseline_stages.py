@@ -28,7 +28,6 @@ from averitec_tools.baselines.averitec.output import (
     ClaimResult,
     to_2023,
     to_2024,
-    write_gold_subset,
 )
 from averitec_tools.baselines.averitec.questions import (
     RetrievalQuestionWriter,
@@ -58,6 +57,7 @@ from averitec_tools.baselines.averitec.verdict import (
     verdict_input,
 )
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import write_head
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 
@@ -252,7 +252,7 @@ def test_output_formats_and_gold_subset(tmp_path: Path) -> None:
     assert (d["label"], d["questions"][0]["answers"][0]["source_url"]) == ("Refuted", "u")
     assert ClaimResult.from_dict(r.to_dict()) == r
     src = write_json(tmp_path / "g.json", claims("dev", 5))
-    assert write_gold_subset(claims_path=src, n=2, out=tmp_path / "s.json") == 2
+    assert write_head(src, n=2, out=tmp_path / "s.json") == 2
     assert [c["claim"] for c in json.loads((tmp_path / "s.json").read_text())] == [
         c["claim"] for c in claims("dev", 2)]
 

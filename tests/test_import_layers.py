@@ -19,9 +19,10 @@ Inside the units the same holds one level down:
 - inside every package, its direct children (modules, and subpackages taken whole) import
   each other without a cycle;
 - the R2VC baseline's *wings* (its subpackages and top modules, :data:`R2VC_LAYERS`) are
-  layered: ``corpus`` / ``stages`` / ``io`` below the run, ``offline`` / ``training`` above it,
-  then the assembly (presets, builders, manifest), ``experiments``, and ``run.py`` (the one
-  library call of the baseline) on top; no wing imports a higher one.
+  layered: ``corpus`` / ``stages`` / ``io`` below the run, the presets' builders (``offline``,
+  ``standard``) and ``training`` above it, then the assembly (presets, build, manifest),
+  ``experiments``, and ``run.py`` (the one library call of the baseline) on top; no wing
+  imports a higher one.
 
 A failure names each offending import as ``file:line: importer -> imported``.
 """
@@ -60,8 +61,8 @@ R2VC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("corpus", ("corpus",)),
     ("stages", ("stages",)),
     ("io", ("io",)),
-    ("run", ("pipeline", "reporting", "paper_scores")),
-    ("offline", ("offline", "training")),
+    ("run", ("pipeline", "reporting", "paper_scores", "request")),
+    ("presets", ("offline", "standard", "training")),
     ("assembly", ("presets", "build", "claim_worker", "manifest")),
     ("experiments", ("experiments",)),
     ("entry", ("run",)),

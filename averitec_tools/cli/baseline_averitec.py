@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SEED
+from averitec_tools.cli._baseline_shared import quiet_models
 from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -105,19 +106,9 @@ def add_parser(subparsers: Any) -> None:
     add_upstream_subcommands(sub)
 
 
-def _quiet(progress: bool) -> None:
-    if progress:
-        return
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover
-        return
-    hf_logging.disable_progress_bar()
-
-
 def run_baseline(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.averitec.run import run
+    from averitec_tools.baselines.averitec.reporting import timing_table
+    from averitec_tools.baselines.averitec.run import AVeriTeCSpec, run
 
     if args.show_config:
         from averitec_tools.baselines.averitec.config import resolve_config
@@ -130,11 +121,11 @@ def run_baseline(args: argparse.Namespace) -> int:
     from averitec_tools.engines import engine_from_args
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
-    summary = run(RunSpec(config=args.config, claims=args.claims, store=args.store, out=args.out,
-                          variant=args.variant, output_format=args.format, resume=args.resume,
-                          overwrite=args.overwrite, limit=args.limit, write_gold_subset=args.write_gold_subset,
-                          stage_cache=not args.no_stage_cache, engine=engine_from_args(args), progress=progress))
+    quiet_models(progress)
+    summary = run(AVeriTeCSpec(config=args.config, claims=args.claims, store=args.store, out=args.out,
+                               variant=args.variant, output_format=args.format, resume=args.resume,
+                               overwrite=args.overwrite, limit=args.limit, write_gold_subset=args.write_gold_subset,
+                               stage_cache=not args.no_stage_cache, engine=engine_from_args(args), progress=progress))
     result = summary.to_dict()
     if args.json:
         print_json(result)
@@ -156,7 +147,7 @@ def run_baseline(args: argparse.Namespace) -> int:
         print(f"gold answer sentences in the top {top_k}: {result['retrieval_recall_at_k']:.4f}")
     if result["missing_store_files"]:
         print(f"claims without a store file (NEE, no evidence): {result['missing_store_files']}")
-    print(summary.timing_table())
+    print(timing_table(summary))
     for note in summary.notes:
         print(f"note: {note}")
     return 0
@@ -209,7 +200,7 @@ def run_train(args: argparse.Namespace) -> int:
     exclude = [c.claim for f in args.exclude_claims for c in read_claims(f)]
     claims, info = training_claims(config, exclude=exclude)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
+    quiet_models(progress)
     manifest = train_stage(kind=args.stage, cfg=config, claims=claims, data_info=info, out_dir=args.out,
                            progress=progress)
     result = {"out": args.out, **manifest}
@@ -254,7 +245,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
     check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
+    quiet_models(progress)
     report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,
                        limit=args.limit, progress=progress)
     if args.json:

@@ -18,7 +18,6 @@ summary under ``decision``.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -111,6 +110,7 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
 def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
                  progress: bool = False) -> dict[str, Any]:
     """Make (or read back from the cache) the ``decision`` settings' choices for ``pipe``."""
+    from averitec_tools.baselines._run.decision_fit import cached_fit
     from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.decision import (
         BIAS_GRID,
@@ -128,38 +128,46 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
     choose = reranker_variant and dc.reranker == "slice-choice"
     key = fingerprint("decision", FIT_VERSION, ids, train_info.get("sha256"), pipe.stage_settings, dc,
                       cfg.verdict.aggregation, BIAS_GRID, FINE_STEP, choose, reranker_variant)
-    target = cache_dir(cfg) / f"decision-{key}.json"
-    if target.is_file():
-        return json.loads(target.read_text(encoding="utf-8")) | {"cached": True}
     if not items:
         return {"slice_claims": 0, "note": "empty decision slice: nothing chosen, nothing fitted"}
-    t0 = time.perf_counter()
-    store = _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors))
-    slice_ids = set(ids)
-    rest = [c for c in train if c.claim_id not in slice_ids]
-    writer = build_question_writer(config=cfg.questions, train=rest)
-    writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
-                   "sha256": train_info.get("sha256")}
-    runs = {}
-    for rerank in ([True, False] if choose else [reranker_variant]):
-        runs[rerank] = _slice_run(pipe, items=items, store=store, writer=writer, writer_info=writer_info,
-                                  rerank=rerank, progress=progress)
-    qa = {rerank: qa_score(items=items, evidence=ev, train_file=train_info["path"]) for rerank, (ev, _) in runs.items()}
-    use = choose_reranker(qa_reranker=qa[True], qa_bm25=qa[False]) if choose else reranker_variant
-    gold = [LABELS.index(c.record.label) for c in items]
-    out: dict[str, Any] = {
-        "slice_claims": len(items), "slice_ids_hash": fingerprint(ids),
-        "slice_labels": {lab: sum(g == i for g in gold) for i, lab in enumerate(LABELS)},
-        "slice_qa": {("reranker" if r else "bm25_order"): round(v, 4) for r, v in qa.items()},
-        "reranker_used": bool(use)}
-    if dc.label_bias == "slice-fit":
-        out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
-    out["seconds"] = round(time.perf_counter() - t0, 1)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
-    tmp.replace(target)  # atomic: a worker reading it never sees half a file
-    return out
+
+    def make() -> dict[str, Any]:
+        t0 = time.perf_counter()
+        store = _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors))
+        slice_ids = set(ids)
+        rest = [c for c in train if c.claim_id not in slice_ids]
+        writer = build_question_writer(config=cfg.questions, train=rest)
+        writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
+                       "sha256": train_info.get("sha256")}
+        runs = {rerank: _slice_run(pipe, items=items, store=store, writer=writer, writer_info=writer_info,
+                                   rerank=rerank, progress=progress)
+                for rerank in ([True, False] if choose else [reranker_variant])}
+        qa = {rerank: qa_score(items=items, evidence=ev, train_file=train_info["path"])
+              for rerank, (ev, _) in runs.items()}
+        use = choose_reranker(qa_reranker=qa[True], qa_bm25=qa[False]) if choose else reranker_variant
+        gold = [LABELS.index(c.record.label) for c in items]
+        out: dict[str, Any] = {
+            "slice_claims": len(items), "slice_ids_hash": fingerprint(ids),
+            "slice_labels": {lab: sum(g == i for g in gold) for i, lab in enumerate(LABELS)},
+            "slice_qa": {("reranker" if r else "bm25_order"): round(v, 4) for r, v in qa.items()},
+            "reranker_used": bool(use)}
+        if dc.label_bias == "slice-fit":
+            out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
+        out["seconds"] = round(time.perf_counter() - t0, 1)
+        return out
+
+    return cached_fit(cache_dir(cfg) / f"decision-{key}.json", make, read=_read_fit, write=_write_fit)
+
+
+def _read_fit(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8"))) | {"cached": True}
+
+
+def _write_fit(fit: dict[str, Any], path: Path) -> None:
+    from averitec_tools.jsonio import atomic_writer
+
+    with atomic_writer(path) as fh:
+        fh.write(json.dumps(fit, indent=1))
 
 
 def apply_decision(pipe: Any, fitted: dict[str, Any]) -> None:

@@ -111,9 +111,9 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
 
     from averitec_tools.baselines.averitec.build import build_pipeline
     from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.output import write_gold_subset
     from averitec_tools.baselines.averitec.store import KnowledgeStore
     from averitec_tools.baselines.averitec.variants import get_variant
+    from averitec_tools.jsonio import write_head
     from averitec_tools.scoring.profiles import get_profile
 
     chosen = [get_variant(v) for v in variants]
@@ -132,7 +132,7 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
     config, trained = train_missing(config=config, exclude=[c.claim for c in claims], out=root, progress=progress)
     root.mkdir(parents=True, exist_ok=True)
     gold = root / "gold.json"
-    write_gold_subset(claims_path=claims_path, n=len(claims), out=gold)
+    write_head(claims_path, n=len(claims), out=gold)
     with atomic_writer(root / "config.yaml") as fh:
         yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
     profile = get_profile("averitec2024")

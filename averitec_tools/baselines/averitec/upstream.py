@@ -252,7 +252,7 @@ def run_from_stage(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str
     results = [_claim_result(item=c, stage=stage, payload=_pairs(stage, records[c.claim_id]), stages=stages,
                              cache=cache, source=source)
                for c in tqdm(claims, desc=f"averitec upstream ({stage})", unit="claim", disable=not progress)]
-    write_predictions(results=results, out=out, fmt=output_format)
+    write_predictions(results, out=out, output_format=output_format)
     return {"stage_file": str(stage_file), "stage": stage, "sha256": sha, "ran": list(STAGE_FILES[stage]),
             "config": config.name, "out": str(out), "n_claims": len(results),
             "labels": dict(Counter(r.label for r in results)), "components": results[0].components if results else {},

@@ -200,6 +200,7 @@ class PaperRun:
         from averitec_tools.baselines.r2vc.build import build_pipeline
         from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
         from averitec_tools.baselines.r2vc.config import RetrievalConfig
+        from averitec_tools.baselines.r2vc.request import BuildRequest
 
         cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
         cfg = replace(cfg, calibration=replace(cfg.calibration, path=None),
@@ -210,7 +211,7 @@ class PaperRun:
             cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None, dense_index=RetrievalConfig.dense_index))
         claims = _claims(self.generator / "slice.jsonl", evidence=ev,
                          corpus=self.corpus if ev == "given" else None)
-        pipe = build_pipeline(cfg, corpus=corpus, claims=claims, progress=self.progress, evidence=ev)
+        pipe = build_pipeline(cfg, BuildRequest(corpus=corpus, claims=claims, progress=self.progress, evidence=ev))
         prefetch_pools(pipe, claims=claims)  # retrieved slice evidence: one batched search pass (pools.py)
         _decode_with(pipe, self.generator / "slice-candidates", claims=claims, recipe=self.recipe,  # once for all
                      ledger=self.ledger, set_name="slice", corpus=corpus)
@@ -228,6 +229,7 @@ class PaperRun:
             write_manifest,
         )
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.request import BuildRequest
 
         git = git_state()  # the code the step starts with
         r, out, pools = self.recipe, {}, None
@@ -238,7 +240,8 @@ class PaperRun:
                 out[row] = {"reused": str(pred)}
                 continue
             cfg = row_config(r, row, work=self.work, corpus=self.corpus, generator=self.generator)
-            pipe = build_pipeline(cfg, corpus=self.corpus, claims=claims, progress=self.progress, evidence=r.evidence)
+            pipe = build_pipeline(cfg, BuildRequest(corpus=self.corpus, claims=claims, progress=self.progress,
+                                                    evidence=r.evidence))
             pools = prefetch_pools(pipe, claims=claims, pools=pools)  # searched once, batched, for every row
             _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one per
                          set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # generator

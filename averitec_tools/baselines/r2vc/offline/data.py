@@ -65,11 +65,10 @@ DECISION_ONLY: tuple[str, ...] = ("fit_thresholds", "target_coverage", "gate_fol
 def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
                            ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What enters the offline configuration's candidate-store key beyond the model settings:
-    its data and training settings, and its components (the trained verifier's name carries
-    the training hash)."""
-    from dataclasses import asdict
-
-    return {k: v for k, v in asdict(cfg.offline).items() if k not in ("cache_dir", *DECISION_ONLY)}, components
+    its data and training settings (the offline section as files lay it out, ``enabled`` with
+    it), and its components (the trained verifier's name carries the training hash)."""
+    offline = cfg.to_dict()["offline"]
+    return {k: v for k, v in offline.items() if k not in ("cache_dir", *DECISION_ONLY)}, components
 
 
 def default_claims_path() -> Path:

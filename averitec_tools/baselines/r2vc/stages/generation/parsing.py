@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Candidate, Passage
+from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Candidate, GenerationResult, Passage
 from averitec_tools.errors import UserError
 
 
@@ -215,4 +215,19 @@ def parse_candidate(
     )
 
 
-__all__ = ["MalformedOutputError", "parse_candidate"]
+def malformed_flags(result: GenerationResult) -> list[bool]:
+    """Which candidates of ``result`` came from an unparseable output (re-parsed only when some did)."""
+    if not result.n_malformed:
+        return [False] * len(result.candidates)
+    flags = []
+    for c in result.candidates:
+        try:
+            parse_candidate(c.raw_text, passages=c.passages, mean_logprob=c.mean_logprob,
+                            config_index=c.config_index)
+            flags.append(False)
+        except MalformedOutputError:
+            flags.append(True)
+    return flags
+
+
+__all__ = ["MalformedOutputError", "malformed_flags", "parse_candidate"]
