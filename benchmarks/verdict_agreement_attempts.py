@@ -132,7 +132,7 @@ def averitec_readings(items: list, model: Path) -> dict[str, np.ndarray]:
     import torch
 
     from averitec_tools.baselines.averitec.models import load_classifier
-    from averitec_tools.baselines.averitec.verdict import LABELS, aggregate_probabilities
+    from averitec_tools.baselines.averitec.stages.verdict import LABELS, aggregate_probabilities
     from averitec_tools.metrics.evidence_scorer import qa_strings
 
     clf, tok, _ = load_classifier(model=str(model), device="cpu")

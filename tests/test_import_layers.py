@@ -18,11 +18,12 @@ Inside the units the same holds one level down:
   anyway, and ``from pkg import sub`` counts as an import of ``pkg.sub``);
 - inside every package, its direct children (modules, and subpackages taken whole) import
   each other without a cycle;
-- the R2VC baseline's *wings* (its subpackages and top modules, :data:`R2VC_LAYERS`) are
-  layered: ``corpus`` / ``stages`` / ``io`` below the run, the presets' builders (``offline``,
+- each baseline's *wings* (its subpackages and top modules: :data:`R2VC_LAYERS`,
+  :data:`AVERITEC_LAYERS`) are layered. R2VC's: ``corpus`` / ``stages`` / ``io`` below the run, the presets' builders (``offline``,
   ``standard``) and ``training`` above it, then the assembly (presets, build, manifest),
   ``experiments``, and ``run.py`` (the one library call of the baseline) on top; no wing
-  imports a higher one.
+  imports a higher one. The AVeriTeC baseline's: ``corpus`` (the knowledge store), ``io``,
+  ``stages``, the run, ``training``, the assembly, ``experiments``, ``run.py``.
 
 A failure names each offending import as ``file:line: importer -> imported``.
 """
@@ -69,6 +70,26 @@ R2VC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 R2VC_DEFAULT_LAYER = "run"
 
+AVERITEC = "averitec_tools.baselines.averitec"
+#: The AVeriTeC baseline's wings, lowest first, as :data:`R2VC_LAYERS` (its claims and QA
+#: records, ``io``, sit below the stages that read them).
+AVERITEC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("", "config", "variants", "models")),
+    ("corpus", ("corpus",)),
+    ("io", ("io",)),
+    ("stages", ("stages",)),
+    ("run", ("pipeline", "reporting")),
+    ("training", ("training",)),
+    ("assembly", ("build", "claim_worker")),
+    ("experiments", ("experiments",)),
+    ("entry", ("run",)),
+)
+#: Each baseline's wings: package → (layers, the layer of a top module not listed).
+WINGS: dict[str, tuple[tuple[tuple[str, tuple[str, ...]], ...], str]] = {
+    R2VC: (R2VC_LAYERS, R2VC_DEFAULT_LAYER),
+    AVERITEC: (AVERITEC_LAYERS, "run"),
+}
+
 
 
 def _module_name(path: Path) -> str:
@@ -94,25 +115,28 @@ def unit(module: str) -> str:
     return parts[1]
 
 
-def wing(module: str) -> str | None:
-    """The R2VC wing of a module (``None`` outside ``baselines.r2vc``).
+def wing(module: str, package: str = R2VC) -> str | None:
+    """The wing of a module in a baseline ``package`` (``None`` outside it).
 
     >>> wing("averitec_tools.baselines.r2vc.stages.retrieval.dense"), wing("averitec_tools.baselines.r2vc.build")
     ('stages', 'build')
     >>> wing("averitec_tools.baselines.r2vc"), wing("averitec_tools.metrics") is None
     ('', True)
+    >>> wing("averitec_tools.baselines.averitec.stages.verdict", AVERITEC)
+    'stages'
     """
-    if module != R2VC and not module.startswith(R2VC + "."):
+    if module != package and not module.startswith(package + "."):
         return None
-    return module[len(R2VC) + 1:].split(".")[0]
+    return module[len(package) + 1:].split(".")[0]
 
 
-def wing_layer(name: str) -> tuple[int, str]:
-    """``(index, layer name)`` of an R2VC wing in :data:`R2VC_LAYERS`."""
-    for i, (layer, wings) in enumerate(R2VC_LAYERS):
+def wing_layer(name: str, package: str = R2VC) -> tuple[int, str]:
+    """``(index, layer name)`` of a wing of a baseline ``package`` in its layers (:data:`WINGS`)."""
+    layers, default = WINGS[package]
+    for i, (layer, wings) in enumerate(layers):
         if name in wings:
             return i, layer
-    return next((i, layer) for i, (layer, _) in enumerate(R2VC_LAYERS) if layer == R2VC_DEFAULT_LAYER)
+    return next((i, layer) for i, (layer, _) in enumerate(layers) if layer == default)
 
 
 def _target(node: ast.ImportFrom, module: str, is_package: bool) -> str:
@@ -257,27 +281,30 @@ def test_no_module_cycle_inside_any_package() -> None:
 
 
 def wing_violations(edges: list[tuple[str, int, str, str]]) -> list[str]:
-    """Imports from an R2VC wing to a wing of a higher layer."""
+    """Imports from a baseline's wing to a wing of a higher layer (:data:`WINGS`)."""
     bad = []
-    for f, line, a, b in edges:
-        wa, wb = wing(a), wing(b)
-        if wa is None or wb is None or wa == wb or a.endswith(".__main__"):
-            continue
-        (ia, la), (ib, lb) = wing_layer(wa), wing_layer(wb)
-        if ib > ia:
-            bad.append(f"{f}:{line}: {a} -> {b}  ({wa or 'r2vc'} [{la}] must not import {wb} [{lb}])")
+    for package in WINGS:
+        name = package.rsplit(".", 1)[1]
+        for f, line, a, b in edges:
+            wa, wb = wing(a, package), wing(b, package)
+            if wa is None or wb is None or wa == wb or a.endswith(".__main__"):
+                continue
+            (ia, la), (ib, lb) = wing_layer(wa, package), wing_layer(wb, package)
+            if ib > ia:
+                bad.append(f"{f}:{line}: {a} -> {b}  ({wa or name} [{la}] must not import {wb} [{lb}])")
     return bad
 
 
-def test_r2vc_wings_are_layered() -> None:
+def test_baseline_wings_are_layered() -> None:
     bad = wing_violations(MODULE_EDGES)
-    assert not bad, "R2VC imports against the wing layers (R2VC_LAYERS):\n" + "\n".join(bad)
+    assert not bad, "baseline imports against the wing layers (WINGS):\n" + "\n".join(bad)
 
 
-def test_every_r2vc_wing_is_real() -> None:
-    present = {wing(m) for m in _modules(PACKAGE)} - {None}
-    declared = {w for _, wings in R2VC_LAYERS for w in wings}
-    assert declared <= present, f"R2VC_LAYERS names wings that do not exist: {sorted(declared - present)}"
+def test_every_declared_wing_is_real() -> None:
+    for package, (layers, _) in WINGS.items():
+        present = {wing(m, package) for m in _modules(PACKAGE)} - {None}
+        declared = {w for _, wings in layers for w in wings}
+        assert declared <= present, f"{package}: declared wings that do not exist: {sorted(declared - present)}"
 
 
 def test_cycle_and_wing_checks_fail_on_planted_defects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

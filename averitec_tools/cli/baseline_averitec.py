@@ -154,8 +154,8 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 
 def run_build_store(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.store import build_store
+    from averitec_tools.baselines.averitec.corpus.store import build_store
+    from averitec_tools.baselines.averitec.io.data import read_claims
 
     if args.distractors < 0:
         raise UserError(f"--distractors must be at least 0, got {args.distractors}")
@@ -189,9 +189,9 @@ def _refuse_cpu(args: argparse.Namespace, config: Any, *, stages: list[str], wha
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.checkpoints import train_stage, training_claims
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
+    from averitec_tools.baselines.averitec.training.checkpoints import train_stage, training_claims
 
     config_file = args.config if os.path.exists(args.config) else None
     check_output_dir(args.out, option="--out", inputs=[config_file, *args.exclude_claims])
@@ -217,7 +217,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_reproduce(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.reproduce import reproduce
+    from averitec_tools.baselines.averitec.experiments.reproduce import reproduce
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.cli.baseline_averitec_plan import (
         DEFAULT_CONFIG,

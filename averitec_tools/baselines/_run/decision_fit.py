@@ -4,7 +4,7 @@ Each baseline fits its decision settings on a slice of training claims its model
 trained on — R2VC's offline preset its y_NLI thresholds, calibrator, gates and claim rules
 (:func:`averitec_tools.baselines.r2vc.offline.fit.fit_on_slice`), the AVeriTeC baseline its
 reranker choice and label offsets
-(:func:`averitec_tools.baselines.averitec.decision.slice.fit_decision`). Running the slice
+(:func:`averitec_tools.baselines.averitec.stages.decision.slice.fit_decision`). Running the slice
 costs minutes, so a fit is kept under a path keyed by everything it depends on:
 :func:`cached_fit` reads it back where an earlier run (or another engine worker) made it,
 else makes it and writes it atomically — a worker reading it never sees half a file.

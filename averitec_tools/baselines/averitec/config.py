@@ -172,7 +172,7 @@ class DataConfig:
 @dataclass(frozen=True)
 class DecisionConfig:
     """Settings chosen on the decision slice (training claims neither model trained on;
-    :mod:`.decision_slice`). ``reranker``: ``always`` (upstream) or ``slice-choice`` (the
+    :mod:`~averitec_tools.baselines.averitec.training.decision_slice`). ``reranker``: ``always`` (upstream) or ``slice-choice`` (the
     reranker only where its evidence scores a higher hu-METEOR Q+A than the BM25 order on
     the slice); ``label_bias``: ``none`` (upstream) or ``slice-fit`` (per-label log offsets
     added to each QA pair's verdict log-probabilities, grid-searched for the slice's claim

@@ -2,7 +2,7 @@
 verdict → justification, resumable, with per-stage timings, peak memory, and a run summary
 naming every component, every departure from the upstream settings and every fallback.
 
-Each claim's stage results go to the stage cache (:mod:`.stage_cache`) as they are
+Each claim's stage results go to the stage cache (:mod:`~averitec_tools.baselines.averitec.io.stage_cache`) as they are
 computed; a later run with the same inputs and settings for a stage reads them back and
 says so (``stage_cache``, ``cached_stages`` in the summary). Runs go through the shared run
 loop (:func:`averitec_tools.baselines._run.loop.run_claims`): an interrupted run continues
@@ -24,10 +24,10 @@ import numpy as np
 
 from averitec_tools.baselines._run.summary import RunSummary
 from averitec_tools.baselines.averitec.config import AVeriTeCConfig
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
-from averitec_tools.baselines.averitec.output import NO_EVIDENCE, ClaimResult, write_predictions
-from averitec_tools.baselines.averitec.retrieval import Sentence
-from averitec_tools.baselines.averitec.stage_cache import StageCache, file_key, stage_key
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE, ClaimResult, write_predictions
+from averitec_tools.baselines.averitec.io.stage_cache import StageCache, file_key, stage_key
+from averitec_tools.baselines.averitec.stages.retrieval import Sentence
 from averitec_tools.baselines.averitec.variants import Variant
 
 STAGES: tuple[str, ...] = ("store", "retrieval", "questions", "reranker", "verdict", "justification")
@@ -60,7 +60,8 @@ class AVeriTeCPipeline:
     def __init__(self, *, config: AVeriTeCConfig, variant: Variant, store: Any, question_writer: Any,
                  reranker: Any, verdict: Any, justifier: Any, components: dict[str, str],
                  build_seconds: dict[str, float] | None = None, cache: StageCache | None = None,
-                 stage_settings: dict[str, Any] | None = None) -> None:
+                 stage_settings: dict[str, Any] | None = None, leak_guard: dict[str, Any] | None = None,
+                 label_bias: list[float] | None = None, decision: dict[str, Any] | None = None) -> None:
         self.config = config
         self.variant = variant
         self.store = store
@@ -73,11 +74,12 @@ class AVeriTeCPipeline:
         self.cache = cache or StageCache(None)
         self.stage_settings = stage_settings or {}
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        #: What the leak guard removed (training twins of scored claims, the store's own answers).
+        self.leak_guard: dict[str, Any] = leak_guard or {}
         #: Per-label log offsets of the pair probabilities (``decision.label_bias``), or None.
-        self.label_bias: list[float] | None = None
+        self.label_bias = label_bias
         #: What the decision slice chose (``decision``): listed in the run summary.
-        self.decision: dict[str, Any] = {}
-        self.leak_guard: dict[str, Any] = {}
+        self.decision: dict[str, Any] = decision or {}
 
     def _timed(self, stage: str, t0: float) -> float:
         now = time.perf_counter()
@@ -91,8 +93,11 @@ class AVeriTeCPipeline:
 
     def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> tuple[list[QAPair], str]:
         """The claim's evidence QA pairs and the stage-cache key that determines them."""
-        from averitec_tools.baselines.averitec.reranker import rerank_order, reranker_input
-        from averitec_tools.baselines.averitec.retrieval import gold_recall, retrieve_sentences
+        from averitec_tools.baselines.averitec.stages.reranker import rerank_order, reranker_input
+        from averitec_tools.baselines.averitec.stages.retrieval import (
+            gold_recall,
+            retrieve_sentences,
+        )
 
         if self.variant.evidence == "none":
             return [], stage_key("claim-only", item.claim, "")
@@ -153,7 +158,7 @@ class AVeriTeCPipeline:
 
     def verdict_probs(self, item: ClaimItem, evidence: Sequence[QAPair], parent: str) -> tuple[np.ndarray, str]:
         """The verdict model's probabilities of each evidence pair (pairs x 4), through the stage cache."""
-        from averitec_tools.baselines.averitec.verdict import verdict_input
+        from averitec_tools.baselines.averitec.stages.verdict import verdict_input
 
         style = self.config.verdict.input
 
@@ -169,8 +174,8 @@ class AVeriTeCPipeline:
         return np.asarray(judged["probs"], dtype=float).reshape(-1, 4), parent
 
     def run_claim(self, item: ClaimItem) -> ClaimResult:
-        from averitec_tools.baselines.averitec.decision import apply_bias
-        from averitec_tools.baselines.averitec.verdict import decide
+        from averitec_tools.baselines.averitec.stages.decision import apply_bias
+        from averitec_tools.baselines.averitec.stages.verdict import decide
 
         fallbacks: list[str] = []
         extra: dict[str, Any] = {}

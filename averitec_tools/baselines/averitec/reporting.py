@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines._run.summary import RunSummary
-from averitec_tools.baselines.averitec.output import ClaimResult
+from averitec_tools.baselines.averitec.io.output import ClaimResult
 
 #: The keys of an AVeriTeC baseline summary, in the order ``--json`` lists them (then ``extra``).
 SUMMARY_LAYOUT: tuple[str, ...] = (
@@ -64,7 +64,7 @@ def _result_counts(results: Sequence[ClaimResult]) -> dict[str, Any]:
 
 def run_summary(pipe: Any, *, results: Sequence[ClaimResult], n_resumed: int, out: str, output_format: str,
                 components: dict[str, Any], build_seconds: dict[str, float]) -> RunSummary:
-    """The summary of a run of ``pipe`` (an :class:`~.pipeline.AVeriTeCPipeline`) that gave ``results``.
+    """The summary of a run of ``pipe`` (an :class:`~averitec_tools.baselines.averitec.pipeline.AVeriTeCPipeline`) that gave ``results``.
 
     ``components`` and ``build_seconds``: the pipeline's, as the run started. Models load on
     first use, inside a stage: that time is counted as build time, not per-claim time.

@@ -29,7 +29,7 @@ from averitec_tools.baselines._run.driver import Baseline, PredictMany, Run, dri
 from averitec_tools.baselines._run.spec import RunSpec
 from averitec_tools.baselines._run.summary import RunSummary
 from averitec_tools.baselines.averitec.config import BUILTIN_CONFIGS, AVeriTeCConfig
-from averitec_tools.baselines.averitec.data import ClaimItem
+from averitec_tools.baselines.averitec.io.data import ClaimItem
 from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline
 from averitec_tools.errors import UserError
 
@@ -85,7 +85,7 @@ class AVeriTeC(Baseline[AVeriTeCSpec, AVeriTeCConfig, ClaimItem, AVeriTeCPipelin
         return str(found)
 
     def read_claims(self, spec: AVeriTeCSpec, config: AVeriTeCConfig, path: str) -> list[ClaimItem]:
-        from averitec_tools.baselines.averitec.data import read_claims
+        from averitec_tools.baselines.averitec.io.data import read_claims
 
         return read_claims(path)[: spec.limit]
 

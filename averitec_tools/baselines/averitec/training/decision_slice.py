@@ -1,6 +1,6 @@
 """The decision slice: training claims that neither the reranker nor the verdict model
 trained on, run through the pipeline on a store built for them the honest way, to make the
-``decision`` settings' choices (:mod:`.decision`) on training claims only.
+``decision`` settings' choices (:mod:`~averitec_tools.baselines.averitec.stages.decision`) on training claims only.
 
 The slice is the claims held out by *both* models' splits (``<stage>.train.heldout``, the
 same seeded share of the same training claims: with equal settings the same claims), in
@@ -26,13 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem
+from averitec_tools.baselines.averitec.config import AVeriTeCConfig
+from averitec_tools.baselines.averitec.io.data import ClaimItem
+from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
 
 #: Bumped when the fit changes in a way its inputs do not show.
 FIT_VERSION = "v2"
 
 
-def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
+def decision_slice(cfg: AVeriTeCConfig, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
     """The training ``claims`` held out by both the reranker's and the verdict model's split.
 
     Example:
@@ -42,7 +44,7 @@ def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
         >>> [c.claim_id for c in decision_slice(builtin_config("offline-minilm"), claims=cs)]
         [11, 27]
     """
-    from averitec_tools.baselines.averitec.checkpoints import _split
+    from averitec_tools.baselines.averitec.training.checkpoints import _split
 
     held_r = {c.claim_id for c in _split(claims, cfg.reranker.train)[1]}
     held_v = {c.claim_id for c in _split(claims, cfg.verdict.train)[1]}
@@ -51,9 +53,9 @@ def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
     return out if cap is None else out[:cap]
 
 
-def _slice_store(cfg: Any, items: Sequence[ClaimItem], key: str) -> Path:
+def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], key: str) -> Path:
     from averitec_tools.baselines.averitec.config import cache_dir
-    from averitec_tools.baselines.averitec.store import build_store
+    from averitec_tools.baselines.averitec.corpus.store import build_store
 
     out = cache_dir(cfg) / f"decision-store-{key}"
     if not (out / "leak_guard.info").is_file():
@@ -64,7 +66,7 @@ def _slice_store(cfg: Any, items: Sequence[ClaimItem], key: str) -> Path:
 
 def qa_score(*, items: Sequence[ClaimItem], evidence: Sequence[Sequence[Any]], train_file: str | Path) -> float:
     """hu-METEOR Q+A (``averitec2024`` profile) of ``evidence`` against the items' gold."""
-    from averitec_tools.baselines.averitec.output import NO_EVIDENCE
+    from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE
     from averitec_tools.jsonio import load_json
     from averitec_tools.scoring.profiles import score_with_profile
 
@@ -80,14 +82,13 @@ def qa_score(*, items: Sequence[ClaimItem], evidence: Sequence[Sequence[Any]], t
     return float(result.summary["questions_answers"])
 
 
-def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: Any, writer_info: dict[str, Any],
+def _slice_run(pipe: AVeriTeCPipeline, *, items: Sequence[ClaimItem], store: Path, writer: Any, writer_info: dict[str, Any],
                rerank: bool, progress: bool) -> tuple[list[list[Any]], list[np.ndarray]]:
     """Each slice claim's evidence and its pairs' verdict probabilities (through the stage cache)."""
     from tqdm.auto import tqdm
 
-    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
-    from averitec_tools.baselines.averitec.stage_cache import StageCache
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.io.stage_cache import StageCache
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     settings = {**pipe.stage_settings, "questions": {**pipe.stage_settings["questions"], "train": writer_info}}
@@ -107,20 +108,20 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
     return evidence, probs
 
 
-def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
+def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
                  progress: bool = False) -> dict[str, Any]:
     """Make (or read back from the cache) the ``decision`` settings' choices for ``pipe``."""
     from averitec_tools.baselines._run.decision_fit import cached_fit
     from averitec_tools.baselines.averitec.config import cache_dir
-    from averitec_tools.baselines.averitec.decision import (
+    from averitec_tools.baselines.averitec.stages.decision import (
         BIAS_GRID,
         FINE_STEP,
         choose_reranker,
         fit_label_bias,
     )
-    from averitec_tools.baselines.averitec.questions import build_question_writer
-    from averitec_tools.baselines.averitec.training import fingerprint
-    from averitec_tools.baselines.averitec.verdict import LABELS
+    from averitec_tools.baselines.averitec.stages.questions import build_question_writer
+    from averitec_tools.baselines.averitec.stages.verdict import LABELS
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     cfg, dc = pipe.config, pipe.config.decision
     items = [c for c in decision_slice(cfg, claims=train) if c.record.label in LABELS]
@@ -170,21 +171,27 @@ def _write_fit(fit: dict[str, Any], path: Path) -> None:
         fh.write(json.dumps(fit, indent=1))
 
 
-def apply_decision(pipe: Any, fitted: dict[str, Any]) -> None:
-    """Set ``pipe`` up as ``fitted`` says: BM25 order where the reranker lost, the label bias."""
-    from averitec_tools.baselines.averitec.decision import bias_vector
-    from averitec_tools.baselines.averitec.pipeline import NoReranker
+def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float) -> AVeriTeCPipeline:
+    """``pipe`` as ``fitted`` says: BM25 order where the reranker lost, the label bias (a new pipeline;
+    ``seconds`` the fit took, listed with the build's)."""
+    from averitec_tools.baselines.averitec.stages.decision import bias_vector
 
-    pipe.decision = dict(fitted)
+    reranker, components, settings = pipe.reranker, dict(pipe.components), dict(pipe.stage_settings)
     if pipe.variant.rerank and fitted.get("reranker_used") is False:
-        pipe.reranker = None
-        pipe.components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
-        pipe.stage_settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
+        reranker = None
+        components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
+        settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
+    bias = None
     if "label_bias" in fitted:
-        pipe.label_bias = bias_vector(fitted["label_bias"]["bias"])
+        bias = bias_vector(fitted["label_bias"]["bias"])
         # the justification reads the label: its stage-cache key must see the offsets
-        pipe.stage_settings["justification"] = {**pipe.stage_settings.get("justification", {}),
-                                                "label_bias": pipe.label_bias}
+        settings["justification"] = {**settings.get("justification", {}), "label_bias": bias}
+    return AVeriTeCPipeline(config=pipe.config, variant=pipe.variant, store=pipe.store,
+                            question_writer=pipe.question_writer, reranker=reranker, verdict=pipe.verdict,
+                            justifier=pipe.justifier, components=components,
+                            build_seconds={**pipe.build_seconds, "decision": seconds}, cache=pipe.cache,
+                            stage_settings=settings, leak_guard=pipe.leak_guard, label_bias=bias,
+                            decision=dict(fitted))
 
 
-__all__ = ["FIT_VERSION", "apply_decision", "decision_slice", "fit_decision", "qa_score"]
+__all__ = ["FIT_VERSION", "decided", "decision_slice", "fit_decision", "qa_score"]

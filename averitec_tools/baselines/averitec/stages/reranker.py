@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
 
 LABELS: tuple[str, ...] = ("irrelevant", "relevant")
 #: (text_a, text_b or None, label)

@@ -13,7 +13,7 @@ writes such a file as the checkpoint directory the reranker and verdict stages l
 (weights checked key for key: a missing or unexpected weight is refused, never ignored);
 ``reranker.checkpoint`` / ``verdict.checkpoint`` may name the ``.ckpt`` itself, which is
 converted once into the cache (:func:`converted_checkpoint`). The shipped stage files are
-read by :mod:`~averitec_tools.baselines.averitec.upstream`.
+read by :mod:`~averitec_tools.baselines.averitec.experiments.upstream`.
 
 Example:
     >>> UPSTREAM_CHECKPOINTS["verdict"][0], len(UPSTREAM_CHECKPOINTS["verdict"][1])

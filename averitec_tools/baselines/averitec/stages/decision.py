@@ -9,7 +9,7 @@ at all, and a per-label bias of the verdict model's pair probabilities.
   grid over all three offsets, then a finer step one offset at a time, two rounds); ties go
   to the smallest total offset, then the first found.
 
-The functions here are pure (arrays in, values out); :mod:`.decision_slice` feeds them the
+The functions here are pure (arrays in, values out); :mod:`~averitec_tools.baselines.averitec.training.decision_slice` feeds them the
 slice's retrieved evidence.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.verdict import LABELS, NEE, C, R, S, aggregate_labels
+from averitec_tools.baselines.averitec.stages.verdict import LABELS, NEE, C, R, S, aggregate_labels
 
 #: Offsets tried for each of Supported, Not Enough Evidence and Conflicting (Refuted: 0).
 BIAS_GRID: tuple[float, ...] = tuple(float(x) for x in np.arange(-2.0, 4.01, 0.5))

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from averitec_tools.baselines.averitec.data import QAPair
+from averitec_tools.baselines.averitec.io.data import QAPair
 from averitec_tools.errors import UserError
 
 NO_EVIDENCE = QAPair(question="What evidence is there about the claim?", answer="No answer could be found.")

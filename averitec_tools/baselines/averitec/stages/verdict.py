@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 LABELS: tuple[str, ...] = AVERITEC_LABELS
