@@ -36,14 +36,14 @@ from averitec_tools.baselines.r2vc.offline import fit as slice_fit
 from averitec_tools.baselines.r2vc.offline.corpus import offline_data
 from averitec_tools.baselines.r2vc.offline.data import cache_root, default_claims_path
 from averitec_tools.baselines.r2vc.offline.preset import build_offline
-from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule, macro_f1
+from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule
 from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector
 from averitec_tools.baselines.r2vc.pipeline import ClaimRules
 from averitec_tools.baselines.r2vc.request import BuildRequest
 from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import pool_extremes
 from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
 from averitec_tools.labels import AVERITEC_LABELS
-from averitec_tools.metrics.label_metrics import f1_per_label
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
 
 NEE = "Not Enough Evidence"
 
@@ -110,7 +110,9 @@ def evaluate(sl: Slice, variant: dict[str, Any], *, seed: int) -> dict[str, Any]
     covered = [r for r, c in zip(right, cov, strict=True) if c]
     prior = label_prior_selector(ungated=ung, confidences=pi, correct=right, n_accept=len(covered))["covered_accuracy"]
     per = f1_per_label(gold=gold, predicted=ung, labels=AVERITEC_LABELS)
-    return {"ungated": macro_f1(gold, ung), "gated": macro_f1(gold, [u if c else NEE for u, c in zip(ung, cov, strict=True)]),
+    gated = [u if c else NEE for u, c in zip(ung, cov, strict=True)]
+    return {"ungated": macro_f1(gold=gold, predicted=ung, labels=AVERITEC_LABELS),
+            "gated": macro_f1(gold=gold, predicted=gated, labels=AVERITEC_LABELS),
             "acc": float(np.mean(right)), "coverage": float(np.mean(cov)),
             "covered_acc": float(np.mean(covered)) if covered else 0.0,
             "gap_vs_prior_points": 100 * (float(np.mean(covered)) - prior) if covered and prior is not None else None,

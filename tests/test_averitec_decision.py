@@ -17,7 +17,6 @@ from averitec_tools.baselines.averitec.stages.decision import (
     choose_reranker,
     claim_labels,
     fit_label_bias,
-    macro_f1,
 )
 from averitec_tools.baselines.averitec.stages.verdict import LABELS, NEE, C, R, S
 
@@ -31,8 +30,10 @@ def test_apply_bias_multiplies_by_exp_offset_and_renormalises() -> None:
 
 
 def test_macro_f1_counts_every_label_even_when_never_gold_or_predicted() -> None:
+    from averitec_tools.baselines.averitec.stages.decision import _macro_f1_of_labels
+
     # S: tp 1, pred 1, gold 1 -> 1; R: tp 1, pred 2, gold 1 -> 2/3; NEE: 0; C: 0 -> (1 + 2/3) / 4
-    assert macro_f1([S, R, NEE], [S, R, R]) == pytest.approx((1 + 2 / 3) / 4)
+    assert _macro_f1_of_labels(np.array([S, R, NEE]), np.array([S, R, R])) == pytest.approx((1 + 2 / 3) / 4)
 
 
 def test_nee_offset_turns_the_uncertain_pair_into_nee_and_raises_macro_f1() -> None:

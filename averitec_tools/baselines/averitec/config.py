@@ -26,8 +26,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -200,7 +198,9 @@ class AVeriTeCConfig:
         return dataclasses.asdict(self)
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+        from averitec_tools.hashing import json_digest
+
+        return json_digest(self.to_dict())
 
     def departures(self) -> list[str]:
         """Every setting that differs from the upstream code, as ``key=value (upstream: x)``.

@@ -31,8 +31,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -147,8 +145,9 @@ class R2VCConfig:
 
     def fingerprint(self) -> str:
         """Short hash of the configuration (recorded in resumable runs)."""
-        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        from averitec_tools.hashing import json_digest
+
+        return json_digest(self.to_dict())
 
 
 #: The preset that trains its own models (``offline: {enabled: true}`` in files).

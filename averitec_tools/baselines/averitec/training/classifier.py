@@ -9,7 +9,6 @@ setting, the library versions, held-out accuracy per epoch and the epoch kept.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import platform
 import time
@@ -45,7 +44,9 @@ def fingerprint(*parts: Any) -> str:
         >>> fingerprint({"a": 1}) == fingerprint({"a": 1}), len(fingerprint("x"))
         (True, 16)
     """
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    from averitec_tools.hashing import json_digest
+
+    return json_digest(parts)  # the parts as one JSON list
 
 
 def split_heldout(n_claims: int, *, share: float, seed: int) -> np.ndarray:

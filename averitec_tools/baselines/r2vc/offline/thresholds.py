@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.metrics.label_metrics import weighted_macro_f1
 from averitec_tools.nli import CONTR, ENT
 
 #: Threshold grid for T_ent and T_contr, and the margins δ tried.
@@ -53,16 +54,6 @@ class FittedThresholds:
     macro_f1: float
     n_claims: int
     n_candidates: int
-
-
-def _macro_f1(gold: np.ndarray, pred: np.ndarray, weight: np.ndarray, labels: Sequence[str]) -> float:
-    scores = []
-    for lab in labels:
-        tp = float(weight[(gold == lab) & (pred == lab)].sum())
-        fp = float(weight[(gold != lab) & (pred == lab)].sum())
-        fn = float(weight[(gold == lab) & (pred != lab)].sum())
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return float(np.mean(scores))
 
 
 def fit_nli_thresholds(
@@ -102,7 +93,7 @@ def fit_nli_thresholds(
         for tc in grid:
             for d in deltas:
                 pred = np.where((te <= E) & (C + d <= E), _S, np.where((tc <= C) & (E + d <= C), _R, _N))
-                f1 = _macro_f1(G, pred, W, labels)
+                f1 = weighted_macro_f1(gold=G, predicted=pred, weights=W, labels=labels)
                 if best is None or f1 > best[3] + 1e-12:
                     best = (float(te), float(tc), float(d), f1)
     if best is None:
