@@ -22,7 +22,7 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
-from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.pipeline import ClaimCalibrator, R2VCPipeline
 from averitec_tools.baselines.r2vc.presets import preset_for
 from averitec_tools.baselines.r2vc.request import BuildRequest
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
@@ -58,7 +58,7 @@ class AblationInputs:
 
     config: R2VCConfig
     store: CandidateStore
-    calibrator: Calibrator | None
+    calibrator: Calibrator | ClaimCalibrator | None
     components: dict[str, Any]
     fitted: dict[str, Any] | None
 

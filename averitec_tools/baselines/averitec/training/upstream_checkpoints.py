@@ -123,7 +123,7 @@ def convert_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, ou
                         + "; ".join(parts), hint="pass the base model it was trained from (--base)")
     model.load_state_dict({k: v for k, v in weights.items() if k in expected}, strict=False)
     sha = file_sha256(path)
-    manifest = {"kind": kind, "base": base_component, "labels": list(labels), "fingerprint": f"upstream-{sha[:16]}",
+    manifest: dict[str, Any] = {"kind": kind, "base": base_component, "labels": list(labels), "fingerprint": f"upstream-{sha[:16]}",
                 "settings": {"max_length": 512},
                 "source": {"file": str(path), "sha256": sha, "format": "pytorch-lightning",
                            **{k: obj.get(k) for k in ("epoch", "global_step", "pytorch-lightning_version")

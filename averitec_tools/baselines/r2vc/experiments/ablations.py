@@ -164,12 +164,13 @@ def run_ablations(
         path = out / f"{name}{suffix}"
         summary = pipe.run(claims, out=path, output_format=output_format, progress=progress)
         records = _read(path, output_format)
-        result["rows"][name] = {"description": row.description, "out": str(path),
+        row_result: dict[str, Any] = {"description": row.description, "out": str(path),
                                 "decision": summary.figures["decision"],
                                 **row_metrics(claims=claims, records=records, fmt=output_format),
                                 "n_abstained": summary.figures["n_abstained"], "components": summary.components,
                                 **{k: summary.extra[k] for k in ("gated_paper", "ungated", "selective", "signature")
                                    if k in summary.extra}}
+        result["rows"][name] = row_result
     return result
 
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -157,7 +157,7 @@ class DenseRetriever:
         'x'
     """
 
-    name: ClassVar[str] = "dense"
+    name: str = field(default="dense", init=False)
 
     store: ParagraphStore
     encoder: Any
