@@ -71,7 +71,7 @@ AVERITEC = "averitec_tools.baselines.averitec"
 #: The AVeriTeC baseline's wings, lowest first, as :data:`R2VC_LAYERS` (its claims and QA
 #: records, ``io``, sit below the stages that read them).
 AVERITEC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("", "config", "variants", "models")),
+    ("base", ("", "config_sections", "config", "variants", "models")),
     ("corpus", ("corpus",)),
     ("io", ("io",)),
     ("stages", ("stages",)),

@@ -38,9 +38,8 @@ from averitec_tools.baselines.r2vc.offline.data import cache_root, default_claim
 from averitec_tools.baselines.r2vc.offline.preset import build_offline
 from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule
 from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector
-from averitec_tools.baselines.r2vc.pipeline import ClaimRules
 from averitec_tools.baselines.r2vc.request import BuildRequest
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import pool_extremes
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules, pool_extremes
 from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
 from averitec_tools.labels import AVERITEC_LABELS
 from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1

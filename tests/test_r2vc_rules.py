@@ -20,8 +20,12 @@ from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
 from averitec_tools.baselines.r2vc.offline.rules import fit_conflict_rule, fit_regime_thresholds
 from averitec_tools.baselines.r2vc.offline.thresholds import fit_nli_thresholds
 from averitec_tools.baselines.r2vc.paper_scores import paper_scores
-from averitec_tools.baselines.r2vc.pipeline import ClaimRules, R2VCPipeline
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import CONFLICTING, ConflictRule
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
+    CONFLICTING,
+    ClaimRules,
+    ConflictRule,
+)
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds

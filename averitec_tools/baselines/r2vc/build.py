@@ -22,10 +22,10 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
-from averitec_tools.baselines.r2vc.pipeline import ClaimCalibrator, R2VCPipeline
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.presets import preset_for
 from averitec_tools.baselines.r2vc.request import BuildRequest
-from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator, ClaimCalibrator
 
 
 def build_pipeline(config: R2VCConfig, request: BuildRequest | None = None) -> R2VCPipeline:

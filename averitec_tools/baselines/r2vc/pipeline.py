@@ -30,8 +30,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -54,10 +53,15 @@ from averitec_tools.baselines.r2vc.reporting import (
 )
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     Calibrator,
+    ClaimCalibrator,
     candidate_features,
     monotone_confidence,
 )
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import CONFLICTING, ConflictRule
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
+    CONFLICTING,
+    ClaimRules,
+    ConflictRule,
+)
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
 from averitec_tools.baselines.r2vc.stages.generation.parsing import malformed_flags
 from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
@@ -68,36 +72,6 @@ from averitec_tools.baselines.r2vc.types import Generator, Passage, Retriever
 from averitec_tools.errors import UserError
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
-
-
-class ClaimCalibrator(Protocol):
-    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
-
-    def for_claim(self, claim: str) -> Calibrator | None:
-        ...
-
-
-
-@dataclass(frozen=True)
-class ClaimRules:
-    """The claim-level rules fitted on a calibration slice (offline): y_NLI thresholds per evidence
-    regime and the Conflicting rule (None: not fitted).
-
-    Example:
-        >>> ClaimRules.from_fitted({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.7}}}).conflict_rule
-        ConflictRule(t_ent=0.8, t_contr=0.7)
-    """
-
-    regime_thresholds: RegimeThresholds | None = None
-    conflict_rule: ConflictRule | None = None
-
-    @classmethod
-    def from_fitted(cls, fitted: Mapping[str, Any] | None) -> ClaimRules:
-        """The rules of a run summary's ``fitted`` block (none without one)."""
-        fitted = fitted or {}
-        regimes, conflict = fitted.get("regime_thresholds"), (fitted.get("conflict_rule") or {}).get("rule")
-        return cls(regime_thresholds=RegimeThresholds.from_dict(regimes) if regimes else None,
-                   conflict_rule=ConflictRule.from_dict(conflict) if conflict else None)
 
 
 class R2VCPipeline:
@@ -422,4 +396,4 @@ class R2VCPipeline:
                            wall_seconds=time.perf_counter() - start, warnings=warnings)
 
 
-__all__ = ["STAGES", "ClaimCalibrator", "ClaimRules", "R2VCPipeline"]
+__all__ = ["STAGES", "R2VCPipeline"]

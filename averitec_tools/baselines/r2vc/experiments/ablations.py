@@ -40,7 +40,8 @@ from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import StoredGenerator, StoredNLI
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput, scored_gold
 from averitec_tools.baselines.r2vc.io.formats import OUTPUT_FORMATS
-from averitec_tools.baselines.r2vc.pipeline import ClaimRules, R2VCPipeline
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
 from averitec_tools.baselines.r2vc.types import Generator
 from averitec_tools.registry import Registry
 

@@ -39,8 +39,9 @@ from averitec_tools.baselines.r2vc.offline.thresholds import (
     fit_nli_thresholds,
     out_of_fold_choice,
 )
-from averitec_tools.baselines.r2vc.pipeline import ClaimRules, R2VCPipeline
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
 from averitec_tools.baselines.r2vc.stages.calibration.fitting import CalibrationExample
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds

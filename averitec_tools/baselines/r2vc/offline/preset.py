@@ -57,10 +57,11 @@ from averitec_tools.baselines.r2vc.offline.fit import (
     slice_fit_key,
 )
 from averitec_tools.baselines.r2vc.offline.verifier import OfflineVerifier, offline_verifier
-from averitec_tools.baselines.r2vc.pipeline import ClaimRules, R2VCPipeline
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.reporting import describe_components
 from averitec_tools.baselines.r2vc.request import BuildRequest, candidate_store
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier
 

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -245,6 +245,14 @@ def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
     return np.clip(np.asarray(s_ver, dtype=np.float64), 0.0, 1.0)
 
 
+class ClaimCalibrator(Protocol):
+    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
+
+    def for_claim(self, claim: str) -> Calibrator | None:
+        ...
+
+
+
 def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
     """Load a calibrator file if a path is given."""
     if path is None:
@@ -259,6 +267,7 @@ __all__ = [
     "FEATURE_NAMES",
     "LABEL_FEATURES",
     "Calibrator",
+    "ClaimCalibrator",
     "calibration_metrics",
     "candidate_features",
     "load_or_none",
