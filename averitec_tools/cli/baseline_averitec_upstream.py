@@ -90,4 +90,4 @@ def run_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_upstream_subcommands", "run_convert", "run_stage_file"]
+__all__ = ["add_upstream_subcommands"]

@@ -78,4 +78,4 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_ROWS", "add_ablations_subcommand", "run_ablations_cli"]
+__all__ = ["add_ablations_subcommand"]

@@ -191,4 +191,4 @@ def _print_plan(args: argparse.Namespace, recipes: list[Any]) -> int:
     return 0
 
 
-__all__ = ["add_paper_subcommands", "run_paper", "run_slice", "run_table"]
+__all__ = ["add_paper_subcommands"]

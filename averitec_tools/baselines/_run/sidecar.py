@@ -238,5 +238,5 @@ def open_sidecar(out: str | os.PathLike[str], *, header: Mapping[str, Any], resu
     return Sidecar(side, header=header, done=done)
 
 
-__all__ = ["SIDECAR_VERSION", "Sidecar", "append_record", "check_partial_policy", "claims_fingerprint",
-           "open_sidecar", "read_sidecar", "sidecar_header", "sidecar_key", "sidecar_path"]
+__all__ = ["check_partial_policy", "claims_fingerprint", "open_sidecar", "read_sidecar", "sidecar_header",
+           "sidecar_key", "sidecar_path"]

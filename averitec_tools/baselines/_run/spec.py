@@ -97,4 +97,4 @@ def resolve_config(config: Any, *, builtins: Collection[str], load: Callable[[st
     return ResolvedConfig(config=load(config), file=None if config in builtins else config)
 
 
-__all__ = ["ResolvedConfig", "RunSpec", "resolve_config"]
+__all__ = ["RunSpec", "resolve_config"]

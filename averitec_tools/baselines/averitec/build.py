@@ -196,4 +196,4 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
     return decided(pipe, fitted, seconds=round(time.perf_counter() - t, 2))
 
 
-__all__ = ["RETRIEVAL_NAMES", "Built", "build_pipeline"]
+__all__ = ["Built", "build_pipeline"]

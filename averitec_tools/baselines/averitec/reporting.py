@@ -114,4 +114,4 @@ def timing_table(summary: RunSummary) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["SUMMARY_LAYOUT", "peak_memory", "run_summary", "timing_table"]
+__all__ = ["SUMMARY_LAYOUT", "run_summary", "timing_table"]

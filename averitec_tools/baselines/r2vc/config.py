@@ -303,20 +303,6 @@ def resolve_config(spec: str) -> R2VCConfig:
     return load_config(spec)
 
 
-__all__ = [
-    "BUILTIN_CONFIGS",
-    "CHOICES",
-    "OFFLINE_DEPARTURES",
-    "OFFLINE_PRESET",
-    "AblationConfig",
-    "CalibrationConfig",
-    "GeneratorConfig",
-    "OfflineConfig",
-    "R2VCConfig",
-    "RetrievalConfig",
-    "VerifierConfig",
-    "builtin_config",
-    "config_from_mapping",
-    "load_config",
-    "resolve_config",
-]
+__all__ = ["BUILTIN_CONFIGS", "CHOICES", "OFFLINE_DEPARTURES", "AblationConfig", "CalibrationConfig", "GeneratorConfig",
+           "OfflineConfig", "R2VCConfig", "RetrievalConfig", "VerifierConfig", "builtin_config", "config_from_mapping",
+           "load_config", "resolve_config"]

@@ -115,4 +115,4 @@ def run_signature(*, config: str, oracle_corpus: bool | None, space: str = "aver
             f"|macro_f1:{len(_LABELS[space])}-label-unweighted|selective:label-prior-majority")
 
 
-__all__ = ["ABSTAIN_AS", "label_prior_selector", "paper_scores", "run_signature"]
+__all__ = ["label_prior_selector", "paper_scores", "run_signature"]

@@ -240,5 +240,4 @@ class RunTotals:
         self.fallbacks.update(pred.fallbacks)
 
 
-__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "SUMMARY_LAYOUT", "RunTotals", "decision_metrics", "describe_components",
-           "gate_warning", "run_extra", "run_summary"]
+__all__ = ["FALLBACK_KINDS", "SUMMARY_LAYOUT", "RunTotals", "describe_components", "gate_warning", "run_summary"]

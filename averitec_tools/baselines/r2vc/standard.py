@@ -116,4 +116,4 @@ def model_revision(model: Any) -> str | None:
     return getattr(config, "_commit_hash", None) if config is not None else None
 
 
-__all__ = ["build_standard", "generator_attention", "model_revision"]
+__all__ = ["build_standard"]

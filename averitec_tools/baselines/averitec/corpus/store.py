@@ -324,5 +324,4 @@ def read_leak_guard(store: str | os.PathLike[str]) -> dict[str, Any]:
             if k in info}
 
 
-__all__ = ["LEAK_GUARD_FILE", "KnowledgeStore", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
-           "split_sentences"]
+__all__ = ["KnowledgeStore", "read_leak_guard", "StoreDocument", "answer_text", "build_store", "split_sentences"]

@@ -331,4 +331,4 @@ def check_inputs(plan: dict[str, Any]) -> None:
         raise UserError(f"{item['path']}: {item['name']} not found", hint=item["fix"])
 
 
-__all__ = ["ASSUMPTIONS", "MODELS", "ModelShape", "check_inputs", "plan_inputs", "reproduce_plan"]
+__all__ = ["ModelShape", "check_inputs", "plan_inputs", "reproduce_plan"]

@@ -118,4 +118,4 @@ class StageCache:
         return {k: dict(v) for k, v in self._counts.items()}
 
 
-__all__ = ["CACHED_STAGES", "StageCache", "file_key", "local_model_stamp", "stage_key"]
+__all__ = ["StageCache", "file_key", "local_model_stamp", "stage_key"]

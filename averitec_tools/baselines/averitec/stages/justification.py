@@ -192,5 +192,4 @@ def build_justifier(*, config: JustificationConfig, config_name: str = "config")
     return Seq2SeqJustifier(config=config)
 
 
-__all__ = ["ExtractiveJustifier", "Seq2SeqJustifier", "build_justifier", "generate", "justification_examples",
-           "justification_input", "upstream_input"]
+__all__ = ["ExtractiveJustifier", "build_justifier", "generate", "justification_examples", "justification_input"]

@@ -282,5 +282,5 @@ def build_question_writer(*, config: QuestionsConfig, train: Sequence[ClaimItem]
     return CausalLMQuestionWriter(config=config, train=train)
 
 
-__all__ = ["GENERIC_QUESTION", "QUESTION_END_MAX_NEW_TOKENS", "CausalLMQuestionWriter", "generation_limits", "RetrievalQuestionWriter", "Shot", "build_prompt",
-           "build_question_writer", "cut_output", "header_shots", "training_examples", "upstream_shots"]
+__all__ = ["QUESTION_END_MAX_NEW_TOKENS", "CausalLMQuestionWriter", "RetrievalQuestionWriter", "Shot", "build_prompt",
+           "build_question_writer", "cut_output", "training_examples", "upstream_shots"]

@@ -145,5 +145,4 @@ def rerank_order(*, claim: str, candidates: Sequence[QAPair], scorer: object | N
     return [int(i) for i in order], [float(relevant[i]) for i in order]
 
 
-__all__ = ["LABELS", "UPSTREAM_DRAWS", "rerank", "rerank_order", "reranker_examples", "reranker_groups",
-           "reranker_input", "upstream_triple"]
+__all__ = ["LABELS", "rerank", "rerank_order", "reranker_examples", "reranker_groups", "reranker_input"]

@@ -209,4 +209,4 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     return str(target), True
 
 
-__all__ = ["TRAINERS", "cap_groups", "obtain_checkpoint", "train_stage", "training_claims", "training_settings"]
+__all__ = ["obtain_checkpoint", "train_stage", "training_claims", "training_settings"]

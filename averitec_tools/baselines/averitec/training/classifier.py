@@ -337,5 +337,5 @@ class PairClassifier:
                              max_length=self.max_length, batch_size=self.batch_size)
 
 
-__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "freeze_bottom", "library_versions",
+__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "library_versions",
            "predict_proba", "save_checkpoint", "split_heldout", "train_classifier"]

@@ -194,4 +194,4 @@ def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float) -
                             decision=dict(fitted))
 
 
-__all__ = ["FIT_VERSION", "decided", "decision_slice", "fit_decision", "qa_score"]
+__all__ = ["decided", "decision_slice", "fit_decision"]

@@ -157,4 +157,4 @@ def converted_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, 
     return str(target)
 
 
-__all__ = ["UPSTREAM_CHECKPOINTS", "convert_checkpoint", "converted_checkpoint"]
+__all__ = ["convert_checkpoint", "converted_checkpoint"]

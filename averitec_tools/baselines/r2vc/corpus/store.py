@@ -350,10 +350,4 @@ def build_corpus_from_jsonl(
     return build_corpus(passages=_located(path), out_dir=out_dir, source=str(path))
 
 
-__all__ = [
-    "FIELDS",
-    "ParagraphStore",
-    "build_corpus",
-    "build_corpus_from_jsonl",
-    "index_text",
-]
+__all__ = ["ParagraphStore", "build_corpus", "build_corpus_from_jsonl", "index_text"]

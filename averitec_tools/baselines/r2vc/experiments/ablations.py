@@ -184,4 +184,4 @@ def _read(path: Path, fmt: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-__all__ = ["ABLATION_ROWS", "AblationRow", "replay_pipeline", "row_metrics", "run_ablations"]
+__all__ = ["ABLATION_ROWS", "run_ablations"]

@@ -356,4 +356,4 @@ def eval_rows(recipe: Recipe) -> list[dict[str, Any]]:
 RECIPE_STEPS: tuple[str, ...] = ("data", "corpus", "calibrate", "predict", "score", "table")
 
 
-__all__ = ["BUILTIN_RECIPES", "RECIPE_STEPS", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]
+__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]

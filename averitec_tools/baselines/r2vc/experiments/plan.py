@@ -332,4 +332,4 @@ def format_plan(plan: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATASET_ROWS", "GPU_HOURS_BUDGET", "format_plan", "plan_paper"]
+__all__ = ["format_plan", "plan_paper"]

@@ -194,4 +194,4 @@ def load_recipe(spec: str) -> Recipe:
         raise UserError(f"recipe {spec}: {exc}") from None
 
 
-__all__ = ["BUILTIN_RECIPES", "DPO_STEPS", "ROWS", "STEPS", "Recipe", "departures", "load_recipe"]
+__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "Recipe", "departures", "load_recipe"]

@@ -101,10 +101,4 @@ def scored_label(label: str, *, space: str) -> str:
     return map_label(label, source="r2vc", target=space)
 
 
-__all__ = [
-    "KIND_SPACES",
-    "ClaimInput",
-    "read_claims",
-    "scored_gold",
-    "scored_label",
-]
+__all__ = ["KIND_SPACES", "ClaimInput", "read_claims", "scored_gold"]

@@ -246,15 +246,5 @@ def write_predictions(records: Sequence[dict[str, Any]], *, out: str | os.PathLi
     write_rows(records, out=out, json_lines=OUTPUT_FORMATS.get(output_format).json_lines)
 
 
-__all__ = [
-    "write_predictions",
-    "FALLBACK_EVIDENCE",
-    "OUTPUT_FORMATS",
-    "VERDICT_FIELDS",
-    "ClaimPrediction",
-    "OutputFormat",
-    "default_format",
-    "fever_page_id",
-    "to_averitec2024",
-    "to_ternary",
-]
+__all__ = ["write_predictions", "FALLBACK_EVIDENCE", "OUTPUT_FORMATS", "VERDICT_FIELDS", "ClaimPrediction",
+           "default_format", "fever_page_id", "to_ternary"]

@@ -243,16 +243,5 @@ def _epoch(train: Sequence[AVeriTeCClaim], by_claim: dict[int, list[Passage]],
     return [pairs[i] for i in rng.permutation(len(pairs))]
 
 
-__all__ = [
-    "VERDICT_TO_NLI",
-    "cache_root",
-    "data_dir",
-    "default_claims_path",
-    "distractor_passages",
-    "load_dev",
-    "minilm_dir",
-    "PAIR_LABELS",
-    "decisive_answers",
-    "split_train",
-    "verifier_epochs",
-]
+__all__ = ["VERDICT_TO_NLI", "cache_root", "data_dir", "default_claims_path", "distractor_passages", "load_dev",
+           "minilm_dir", "split_train", "verifier_epochs"]

@@ -254,5 +254,5 @@ def fitted_summary(*, slice_desc: str, nli_thresholds: FittedThresholds | None =
     return out
 
 
-__all__ = ["SliceFit", "apply_fitted", "fit_decision", "fit_on_slice", "fitted_summary", "nli_pipeline",
-           "nli_stages", "open_slice_store", "slice_fit_key"]
+__all__ = ["apply_fitted", "fit_decision", "fit_on_slice", "nli_pipeline", "nli_stages", "open_slice_store",
+           "slice_fit_key"]

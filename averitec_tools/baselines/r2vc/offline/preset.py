@@ -157,4 +157,4 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
             "cache_dir": str(cache_root(cfg))}
 
 
-__all__ = ["EXCLUDE_NOTE", "ORACLE_NOTE", "build_offline", "describe"]
+__all__ = ["ORACLE_NOTE", "build_offline", "describe"]

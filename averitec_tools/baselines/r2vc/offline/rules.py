@@ -123,5 +123,4 @@ def fit_regime_thresholds(*, probs: Sequence[np.ndarray], subsets: Sequence[Sequ
     return FittedRegimes(thresholds=RegimeThresholds(edges=edges, thresholds=tuple(triples)), per_regime=rows)
 
 
-__all__ = ["CONFLICT_GRID", "FittedConflictRule", "FittedRegimes", "apply_conflict_rule", "fit_conflict_rule",
-           "fit_regime_thresholds"]
+__all__ = ["FittedConflictRule", "FittedRegimes", "apply_conflict_rule", "fit_conflict_rule", "fit_regime_thresholds"]

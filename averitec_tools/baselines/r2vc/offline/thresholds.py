@@ -191,5 +191,4 @@ def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0
     return OutOfFoldChoice(pi=pi, s_ver=sv, correct=ok, labels=labels)
 
 
-__all__ = ["DELTA_GRID", "THRESHOLD_GRID", "FittedGates", "FittedThresholds", "OutOfFoldChoice", "fit_gates",
-           "fit_nli_thresholds", "out_of_fold_choice"]
+__all__ = ["FittedGates", "FittedThresholds", "fit_gates", "fit_nli_thresholds", "out_of_fold_choice"]

@@ -185,4 +185,4 @@ def offline_verifier(cfg: R2VCConfig, data: OfflineData, *, progress: bool = Fal
     return OfflineVerifier(nli=CachedNLI(backend), model_dir=model_dir, key=key)
 
 
-__all__ = ["ID2LABEL", "OfflineVerifier", "length_batches", "offline_verifier", "train_verifier", "verifier_key"]
+__all__ = ["OfflineVerifier", "offline_verifier", "train_verifier"]

@@ -262,14 +262,5 @@ def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
     return Calibrator.load(path)
 
 
-__all__ = [
-    "ALL_FEATURES",
-    "FEATURE_NAMES",
-    "LABEL_FEATURES",
-    "Calibrator",
-    "ClaimCalibrator",
-    "calibration_metrics",
-    "candidate_features",
-    "load_or_none",
-    "monotone_confidence",
-]
+__all__ = ["ALL_FEATURES", "FEATURE_NAMES", "Calibrator", "ClaimCalibrator", "calibration_metrics",
+           "candidate_features", "load_or_none", "monotone_confidence"]

@@ -151,4 +151,4 @@ def _gated(chosen: VerifiedCandidate, best: int, pi: float, *, tau_cal: float, t
     return Decision(chosen.candidate.label, chosen.candidate.rationale, best, pi, s_ver, False, "accepted")
 
 
-__all__ = ["ABSTAIN_RATIONALE", "ON_ABSTAIN", "SELECT_BY", "UNCERTAIN", "Decision", "choose_index", "decide"]
+__all__ = ["ABSTAIN_RATIONALE", "UNCERTAIN", "Decision", "choose_index", "decide"]

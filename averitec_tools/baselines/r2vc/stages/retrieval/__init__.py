@@ -202,15 +202,5 @@ def _fused_or_single(sparse: Retriever | None, dense: Retriever | None, **fusion
     return retriever
 
 
-__all__ = [
-    "DEFAULT_ALPHA",
-    "DEFAULT_DENSE_MODEL",
-    "DEFAULT_EPSILON",
-    "DEFAULT_TOP_DENSE",
-    "DEFAULT_TOP_M",
-    "DEFAULT_TOP_SPARSE",
-    "SPARSE_BACKENDS",
-    "HybridRetriever",
-    "build_retriever",
-    "fuse",
-]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_EPSILON", "DEFAULT_TOP_DENSE", "DEFAULT_TOP_M", "DEFAULT_TOP_SPARSE",
+           "SPARSE_BACKENDS", "HybridRetriever", "build_retriever", "fuse"]

@@ -360,14 +360,5 @@ class DenseRetriever:
         return results
 
 
-__all__ = [
-    "ENCODE_CHUNK",
-    "FAISS_BUILD_THREADS",
-    "HNSW_EF_CONSTRUCTION",
-    "HNSW_EF_SEARCH",
-    "HNSW_M",
-    "INDEX_TYPES",
-    "DenseRetriever",
-    "fixed_build_threads",
-    "new_faiss_index",
-]
+__all__ = ["ENCODE_CHUNK", "FAISS_BUILD_THREADS", "HNSW_M", "INDEX_TYPES", "DenseRetriever", "fixed_build_threads",
+           "new_faiss_index"]

@@ -203,5 +203,4 @@ def encode_corpus(
     return {**manifest, "encoded": encoded, "skipped": skipped}
 
 
-__all__ = ["MANIFEST", "SHARD_SIZE", "EncodeWorker", "encode_corpus", "read_manifest", "rebuild_command",
-           "shard_file", "shard_ok", "shard_specs"]
+__all__ = ["encode_corpus", "read_manifest", "rebuild_command", "shard_file", "shard_ok", "shard_specs"]
