@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 #: The package directory whose imports are read.
@@ -264,60 +265,80 @@ def wing_violations(edges: list[Edge]) -> list[str]:
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle (closed path, shortest from its first node) per strongly connected
     component of more than one node, in linear time (no path enumeration)."""
-    nodes = sorted(set(graph) | {n for targets in graph.values() for n in targets})
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph.get(root, ()))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
+    return [_shortest_cycle(graph, component) for component in sorted(_components(graph))]
+
+
+class _Tarjan:
+    """Tarjan's strongly connected components, iteratively (no recursion limit)."""
+
+    def __init__(self, graph: dict[str, set[str]]) -> None:
+        self.graph = graph
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.on_stack: set[str] = set()
+        self.stack: list[str] = []
+        self.components: list[list[str]] = []
+
+    def _enter(self, node: str) -> tuple[str, Iterator[str]]:
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        return node, iter(sorted(self.graph.get(node, ())))
+
+    def _close(self, node: str) -> None:
+        """Pop ``node``'s component off the stack where ``node`` is its root."""
+        if self.low[node] != self.index[node]:
+            return
+        component = []
+        while True:
+            member = self.stack.pop()
+            self.on_stack.discard(member)
+            component.append(member)
+            if member == node:
+                break
+        if len(component) > 1:
+            self.components.append(sorted(component))
+
+    def visit(self, root: str) -> None:
+        work = [self._enter(root)]
         while work:
             node, children = work[-1]
             child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    components.append(sorted(component))
-    cycles = []
-    for component in sorted(components):
-        members, start = set(component), component[0]
-        previous: dict[str, str] = {}
-        queue = [start]
-        while queue and start not in previous:
-            node = queue.pop(0)
-            for nxt in sorted(graph.get(node, ())):
-                if nxt in members and nxt not in previous:
-                    previous[nxt] = node
-                    queue.append(nxt)
-        path = [start]
-        while path[-1] != start or len(path) == 1:
-            path.append(previous[path[-1]])
-        cycles.append(path[::-1])
-    return cycles
+            if child is None:
+                work.pop()
+                if work:
+                    self.low[work[-1][0]] = min(self.low[work[-1][0]], self.low[node])
+                self._close(node)
+            elif child not in self.index:
+                work.append(self._enter(child))
+            elif child in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[child])
+
+
+def _components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node, each sorted."""
+    tarjan = _Tarjan(graph)
+    for root in sorted(set(graph) | {n for targets in graph.values() for n in targets}):
+        if root not in tarjan.index:
+            tarjan.visit(root)
+    return tarjan.components
+
+
+def _shortest_cycle(graph: dict[str, set[str]], component: list[str]) -> list[str]:
+    """The shortest closed path from the component's first node back to it (breadth first)."""
+    members, start = set(component), component[0]
+    previous: dict[str, str] = {}
+    queue = [start]
+    while queue and start not in previous:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in members and nxt not in previous:
+                previous[nxt] = node
+                queue.append(nxt)
+    path = [start]
+    while path[-1] != start or len(path) == 1:
+        path.append(previous[path[-1]])
+    return path[::-1]
 
 
 __all__ = ["AVERITEC", "AVERITEC_LAYERS", "LAYERS", "LAYER_OF", "PACKAGE", "R2VC", "R2VC_DEFAULT_LAYER", "R2VC_LAYERS",

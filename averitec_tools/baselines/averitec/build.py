@@ -92,22 +92,31 @@ def _questions(config: AVeriTeCConfig, built: Built, exclude: Sequence[str]) -> 
     built.seconds["questions"] = time.perf_counter() - t
 
 
-def _reranker(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, rerank: bool, progress: bool) -> None:
+def _classifier(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, kind: str, progress: bool,
+                settings: dict[str, Any]) -> None:
+    """The fine-tuned pair classifier of ``kind`` (``reranker`` or ``verdict``), trained where missing;
+    its stage-cache settings: its identity, ``settings``, its input length."""
     from averitec_tools.baselines.averitec.training.checkpoints import obtain_checkpoint
     from averitec_tools.baselines.averitec.training.classifier import PairClassifier
 
-    if not rerank:
+    t = time.perf_counter()
+    section = getattr(config, kind)
+    ckpt, _ = obtain_checkpoint(kind=kind, cfg=config, exclude=exclude, progress=progress)
+    model = built.parts[kind] = PairClassifier(checkpoint=ckpt, device=section.train.device,
+                                               batch_size=section.batch_size, max_length=section.max_length)
+    built.components[kind] = model.component
+    built.settings[kind] = {**_identity(ckpt), **settings, "max_length": model.max_length}
+    built.seconds[kind] = time.perf_counter() - t
+
+
+def _reranker(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, rerank: bool, progress: bool) -> None:
+    if rerank:
+        rc = config.reranker
+        _classifier(config, built, exclude, kind="reranker", progress=progress,
+                    settings={"input": rc.input, "keep": rc.keep})
+    else:
         built.components["reranker"] = NoReranker.component
         built.settings["reranker"] = {"component": NoReranker.component, "keep": config.reranker.keep}
-        return
-    t = time.perf_counter()
-    rc = config.reranker
-    ckpt, _ = obtain_checkpoint(kind="reranker", cfg=config, exclude=exclude, progress=progress)
-    rr = built.parts["reranker"] = PairClassifier(checkpoint=ckpt, device=rc.train.device, batch_size=rc.batch_size,
-                                                  max_length=rc.max_length)
-    built.components["reranker"] = rr.component
-    built.settings["reranker"] = {**_identity(ckpt), "input": rc.input, "keep": rc.keep, "max_length": rr.max_length}
-    built.seconds["reranker"] = time.perf_counter() - t
 
 
 def _evidence(config: AVeriTeCConfig, built: Built, variant: Variant, store: str | None, exclude: Sequence[str], *,
@@ -133,17 +142,7 @@ def _evidence(config: AVeriTeCConfig, built: Built, variant: Variant, store: str
 
 
 def _verdict(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, progress: bool) -> None:
-    from averitec_tools.baselines.averitec.training.checkpoints import obtain_checkpoint
-    from averitec_tools.baselines.averitec.training.classifier import PairClassifier
-
-    t = time.perf_counter()
-    vc = config.verdict
-    ckpt, _ = obtain_checkpoint(kind="verdict", cfg=config, exclude=exclude, progress=progress)
-    vd = built.parts["verdict"] = PairClassifier(checkpoint=ckpt, device=vc.train.device, batch_size=vc.batch_size,
-                                                 max_length=vc.max_length)
-    built.components["verdict"] = vd.component
-    built.settings["verdict"] = {**_identity(ckpt), "input": vc.input, "max_length": vd.max_length}
-    built.seconds["verdict"] = time.perf_counter() - t
+    _classifier(config, built, exclude, kind="verdict", progress=progress, settings={"input": config.verdict.input})
     built.components["justification"] = built.parts["justifier"].component
 
 
