@@ -140,6 +140,17 @@ def test_gold_subset_may_not_be_the_predictions(tmp_path: Path) -> None:
                           config_file=None, manifest=False)
 
 
+def test_a_baseline_without_workers_refuses_another_engine(tmp_path: Path, claims: Path) -> None:
+    class Local(Upper):
+        worker = Baseline.worker  # the contract's default: local only
+
+    class Ray:
+        name = "ray"
+
+    with pytest.raises(UserError, match="Local runs on the local engine only"):
+        drive(Local(), RunSpec(config="shout", claims=str(claims), out=str(tmp_path / "p.json"), engine=Ray()))
+
+
 def test_a_config_is_a_file_unless_it_is_a_builtin_name() -> None:
     assert resolve_config("paper", builtins=("paper",), load=str.upper).file is None
     assert resolve_config("paper.yaml", builtins=("paper",), load=str.upper).file == "paper.yaml"

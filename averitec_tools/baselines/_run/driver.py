@@ -117,9 +117,10 @@ class Baseline(ABC, Generic[SpecT, ConfigT, ClaimT, PipeT]):
     def build(self, run: Run[SpecT, ConfigT, ClaimT]) -> PipeT:
         """The pipeline of the run (models trained or loaded, indexes built)."""
 
-    @abstractmethod
     def worker(self, run: Run[SpecT, ConfigT, ClaimT]) -> Callable[[], Callable[[list[ClaimT]], list[Any]]]:
-        """A worker factory that builds the pipeline on an engine worker and predicts batches."""
+        """A worker factory that builds the pipeline on an engine worker and predicts batches
+        (default: none, the baseline runs on the local engine only)."""
+        raise UserError(f"{type(self).__name__} runs on the local engine only", hint="drop --engine")
 
     @abstractmethod
     def predict(self, pipe: PipeT, run: Run[SpecT, ConfigT, ClaimT], predict_many: PredictMany | None) -> RunSummary:
