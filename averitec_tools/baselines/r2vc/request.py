@@ -2,9 +2,10 @@
 preset's builder does with it the same way: name the evidence setting in the components
 (:func:`evidence_components`) and open the candidate store (:func:`candidate_store`).
 
-A preset (:mod:`~averitec_tools.baselines.r2vc.presets`) builds its stages, then passes the
-components and the store to :class:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline`:
-the pipeline is complete when it is built, and nothing changes it afterwards.
+A preset (:mod:`~averitec_tools.baselines.r2vc.presets`) builds its stages and describes
+them; :func:`whole_pipeline` names the evidence setting, opens the store and builds the
+:class:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline`: complete when it is built,
+nothing changes it afterwards.
 
 Example:
     >>> evidence_components({"retrieval": {"retriever": "bm25s"}, "verifier": "v"}, evidence="given")["retrieval"]
@@ -15,13 +16,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,23 @@ def evidence_components(components: Mapping[str, Any], *, evidence: str) -> dict
     return {**components, "retrieval": {"retriever": GIVEN_COMPONENT, "evidence": "given"}}
 
 
+#: What a preset adds to a candidate-store key: (configuration, components) → (settings, described).
+StoreSettings = Callable[[R2VCConfig, dict[str, Any]], tuple[dict[str, Any] | None, dict[str, Any] | None]]
+
+
+def whole_pipeline(request: BuildRequest, *, config: R2VCConfig, described: Mapping[str, Any],
+                   store_settings: StoreSettings | None = None, **stages: Any) -> R2VCPipeline:
+    """The pipeline a preset built, complete: ``stages`` (retriever, generator, verifier,
+    calibrator, question writer; fitted values, leak guard, claim rules, build seconds)
+    with the ``described`` components, the evidence setting named in them, and the
+    candidate store of ``request`` (its key extended by ``store_settings``)."""
+    components = request.components(described)
+    settings, store_described = store_settings(config, components) if store_settings is not None else (None, None)
+    store = candidate_store(request, config=config, components=components, settings=settings,
+                            described=store_described)
+    return R2VCPipeline(config=config, components=components, candidate_store=store, **stages)
+
+
 def candidate_store(request: BuildRequest, *, config: R2VCConfig, components: dict[str, Any],
                     settings: dict[str, Any] | None, described: dict[str, Any] | None) -> CandidateStore | None:
     """The candidate store of ``request.candidates`` for a pipeline of ``config`` (None without one).
@@ -79,4 +98,4 @@ def candidate_store(request: BuildRequest, *, config: R2VCConfig, components: di
                       described=described, corpus=request.corpus)
 
 
-__all__ = ["BuildRequest", "candidate_store", "evidence_components"]
+__all__ = ["BuildRequest", "StoreSettings", "candidate_store", "evidence_components", "whole_pipeline"]

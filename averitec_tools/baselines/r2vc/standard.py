@@ -18,7 +18,7 @@ from typing import Any
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.reporting import describe_components
-from averitec_tools.baselines.r2vc.request import BuildRequest, candidate_store
+from averitec_tools.baselines.r2vc.request import BuildRequest, whole_pipeline
 from averitec_tools.baselines.r2vc.stages.questions import QuestionWriter
 from averitec_tools.baselines.r2vc.stages.verification.verifier import (
     Verifier,
@@ -91,11 +91,8 @@ def build_standard(cfg: R2VCConfig, request: BuildRequest) -> R2VCPipeline:
     described["verifier"] = {**described["verifier"], "revision": model_revision(backend.model)}
     if generator_entry is not None:
         described["generator"] = generator_entry
-    components = request.components(described)
-    return R2VCPipeline(retriever=retriever, generator=generator, verifier=verifier, calibrator=calibrator,
-                        config=cfg, question_writer=writer, components=components,
-                        candidate_store=candidate_store(request, config=cfg, components=components, settings=None,
-                                                        described=None))
+    return whole_pipeline(request, config=cfg, described=described, retriever=retriever, generator=generator,
+                          verifier=verifier, calibrator=calibrator, question_writer=writer)
 
 
 def generator_attention(requested: str, *, device: str) -> str | None:

@@ -59,7 +59,7 @@ from averitec_tools.baselines.r2vc.offline.fit import (
 from averitec_tools.baselines.r2vc.offline.verifier import OfflineVerifier, offline_verifier
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.reporting import describe_components
-from averitec_tools.baselines.r2vc.request import BuildRequest, candidate_store
+from averitec_tools.baselines.r2vc.request import BuildRequest, whole_pipeline
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
@@ -95,13 +95,11 @@ def build_offline(cfg: R2VCConfig, request: BuildRequest, *, base: R2VCConfig | 
     seconds["calibrator"] = time.perf_counter() - t0
     run_cfg = apply_fitted(cfg, fitted)
     generator, nli_verifier = nli_stages(run_cfg, verifier.nli)
-    components = request.components(_components(run_cfg, data, verifier, generator, nli_verifier, calibrator))
-    settings, described = offline_store_settings(run_cfg, components)
-    store = candidate_store(request, config=run_cfg, components=components, settings=settings, described=described)
-    return R2VCPipeline(retriever=data.retriever, generator=generator, verifier=nli_verifier, calibrator=calibrator,
-                        config=run_cfg, components=components, candidate_store=store,
-                        rules=ClaimRules.from_fitted(fitted), fitted=fitted, leak_guard=data.leak_guard,
-                        build_seconds=seconds)
+    described = _components(run_cfg, data, verifier, generator, nli_verifier, calibrator)
+    return whole_pipeline(request, config=run_cfg, described=described, store_settings=offline_store_settings,
+                          retriever=data.retriever, generator=generator, verifier=nli_verifier, calibrator=calibrator,
+                          rules=ClaimRules.from_fitted(fitted), fitted=fitted, leak_guard=data.leak_guard,
+                          build_seconds=seconds)
 
 
 def _slice_fit(base: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, *,
