@@ -80,15 +80,14 @@ class OfflineData:
 
 @dataclass(frozen=True)
 class _Splits:
-    """The AVeriTeC files as the preset reads them."""
+    """The AVeriTeC files as the preset reads them (``root``: the data root; ``pseudo``: the
+    pseudo-test mask over ``train``)."""
 
     train: list[AVeriTeCClaim]
     dev: list[AVeriTeCClaim]
-    pseudo: Any  # the pseudo-test mask over ``train``
-    train_path: Path
-    fever_path: Path
+    pseudo: Any
+    root: Path
     data_key: tuple[Any, ...]
-    source: str
 
 
 def _read_splits(cfg: R2VCConfig) -> _Splits:
@@ -104,9 +103,8 @@ def _read_splits(cfg: R2VCConfig) -> _Splits:
     pseudo = pseudo_test_mask([c.claim for c in train], n=n_pseudo)  # drawn from all of train.json
     if off.train_claims is not None:
         train, pseudo = train[: off.train_claims], pseudo[: off.train_claims]
-    return _Splits(train=train, dev=dev, pseudo=pseudo, train_path=train_path, fever_path=root / "fever" / "paper_dev.jsonl",
-                   data_key=(_file_digest(dev_path), _file_digest(train_path), off.train_claims),
-                   source=f"{train_path} + {dev_path}")
+    return _Splits(train=train, dev=dev, pseudo=pseudo, root=root,
+                   data_key=(_file_digest(dev_path), _file_digest(train_path), off.train_claims))
 
 
 def _corpus(cfg: R2VCConfig, splits: _Splits, passages: list[list[tuple[int, Passage]]],
@@ -120,8 +118,9 @@ def _corpus(cfg: R2VCConfig, splits: _Splits, passages: list[list[tuple[int, Pas
     if (corpus_dir / "corpus.json").is_file():
         return ParagraphStore.open(corpus_dir), corpus_key, corpus_dir
     texts = [p for split in passages for _, p in split]
-    texts += distractor_passages(splits.fever_path, n=off.distractors, seed=off.seed)
-    return build_corpus(passages=texts, out_dir=corpus_dir, source=splits.source), corpus_key, corpus_dir
+    texts += distractor_passages(splits.root / "fever" / "paper_dev.jsonl", n=off.distractors, seed=off.seed)
+    source = f"{splits.root / 'averitec' / 'train.json'} + {splits.root / 'averitec' / 'dev.json'}"
+    return build_corpus(passages=texts, out_dir=corpus_dir, source=source), corpus_key, corpus_dir
 
 
 def offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None,
@@ -159,7 +158,7 @@ def offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None,
     build_seconds["indexes"] = time.perf_counter() - t0
     return OfflineData(train=splits.train, dev=splits.dev, train_passages=train_passages, dev_passages=dev_passages,
                        store=store, retriever=retriever, data_key=splits.data_key, corpus_key=corpus_key,
-                       train_path=splits.train_path, cache=cache, plan=plan, leak_guard=leak_guard,
+                       train_path=splits.root / "averitec" / "train.json", cache=cache, plan=plan, leak_guard=leak_guard,
                        build_seconds=build_seconds)
 
 
