@@ -84,11 +84,11 @@ def _with_negatives(sides: list[tuple[str, str, str]], *, share: float, seed: in
 
 def train_reader(*, data: Path, init: Path, out: Path) -> Path:
     """Item 4's reader: ``init`` fine-tuned on whole train sides plus mismatched sides."""
-    from averitec_tools.baselines.r2vc.offline import preset
+    from averitec_tools.baselines.r2vc.offline import verifier
 
     sides = _gold_sides(data / "averitec" / "train.json")
     epochs = [_with_negatives(sides, share=1 / 3, seed=e) for e in range(2)]
-    return preset.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
+    return verifier.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
                                  max_length=256, progress=True, base=init,  # from the verifier, not bare MiniLM
                                  meta={"train_claims": len(sides), "pairs": len(epochs[0]),
                                        "pair_labels": "whole-side"})
@@ -132,7 +132,7 @@ def averitec_readings(items: list, model: Path) -> dict[str, np.ndarray]:
     import torch
 
     from averitec_tools.baselines.averitec.models import load_classifier
-    from averitec_tools.baselines.averitec.verdict import LABELS, aggregate_probabilities
+    from averitec_tools.baselines.averitec.stages.verdict import LABELS, aggregate_probabilities
     from averitec_tools.metrics.evidence_scorer import qa_strings
 
     clf, tok, _ = load_classifier(model=str(model), device="cpu")

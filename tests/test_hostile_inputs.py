@@ -299,7 +299,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import datasets
 
     from averitec_tools.baselines.averitec import build as averitec_build
-    from averitec_tools.baselines.averitec import reproduce as averitec_reproduce
+    from averitec_tools.baselines.averitec.experiments import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
 

@@ -31,7 +31,7 @@ import sys
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
-from averitec_tools.cli._baseline_shared import _quiet_models
+from averitec_tools.cli._baseline_shared import quiet_models
 from averitec_tools.cli._command import add_command
 from averitec_tools.jsonio import print_json
 
@@ -111,8 +111,7 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
 
 def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines._run.sidecar import sidecar_path
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.r2vc.run import run
+    from averitec_tools.baselines.r2vc.run import R2VCSpec, run
     from averitec_tools.engines import engine_from_args
 
     if args.show_config:
@@ -127,11 +126,11 @@ def run_r2vc(args: argparse.Namespace) -> int:
     if missing:
         args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet_models(progress)
-    spec = RunSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
-                   resume=args.resume, overwrite=args.overwrite, limit=args.limit, engine=engine_from_args(args),
-                   progress=progress, write_gold_subset=args.write_gold_subset, corpus=args.corpus,
-                   evidence=args.evidence, candidates=args.candidates, rebuild_index=args.rebuild_index)
+    quiet_models(progress)
+    spec = R2VCSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
+                    resume=args.resume, overwrite=args.overwrite, limit=args.limit, engine=engine_from_args(args),
+                    progress=progress, write_gold_subset=args.write_gold_subset, corpus=args.corpus,
+                    evidence=args.evidence, candidates=args.candidates, rebuild_index=args.rebuild_index)
     try:
         summary = run(spec)
     except KeyboardInterrupt:
@@ -174,14 +173,13 @@ def _print_run(result: dict[str, Any], *, out: str) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.r2vc.run import calibrate
+    from averitec_tools.baselines.r2vc.run import R2VCSpec, calibrate
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet_models(progress)
-    result = calibrate(RunSpec(config=args.config, claims=args.claims, out=args.out, limit=args.limit,
-                               progress=progress, corpus=args.corpus, evidence=args.evidence,
-                               candidates=args.candidates, rebuild_index=args.rebuild_index))
+    quiet_models(progress)
+    result = calibrate(R2VCSpec(config=args.config, claims=args.claims, out=args.out, limit=args.limit,
+                                progress=progress, corpus=args.corpus, evidence=args.evidence,
+                                candidates=args.candidates, rebuild_index=args.rebuild_index))
     if args.json:
         print_json(result)
     else:

@@ -154,9 +154,9 @@ def run_paper(args: argparse.Namespace) -> int:
         *(spec for spec in args.recipe if Path(spec).is_file())])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     if not progress:
-        from averitec_tools.cli._baseline_shared import _quiet_models
+        from averitec_tools.cli._baseline_shared import quiet_models
 
-        _quiet_models(False)
+        quiet_models(False)
 
     def on_step(name: str, what: str) -> None:
         print(f"r2vc paper: {name} ({what})", file=sys.stderr)
@@ -191,4 +191,4 @@ def _print_plan(args: argparse.Namespace, recipes: list[Any]) -> int:
     return 0
 
 
-__all__ = ["add_paper_subcommands", "run_paper", "run_slice", "run_table"]
+__all__ = ["add_paper_subcommands"]

@@ -124,4 +124,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(f"{PROG} {args.stage}", run_train, args)
 
 
-__all__ = ["add_arguments", "add_train_subcommand", "main", "run_train"]
+__all__ = ["add_train_subcommand", "main", "run_train"]

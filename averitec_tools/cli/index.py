@@ -95,9 +95,9 @@ def run_dense(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     if args.json or not sys.stderr.isatty():
-        from averitec_tools.cli._baseline_shared import _quiet_models
+        from averitec_tools.cli._baseline_shared import quiet_models
 
-        _quiet_models(False)
+        quiet_models(False)
     engine = engine_from_args(args)
     shards = args.shards or f"{str(args.out).rstrip('/')}.shards"
     start = time.perf_counter()

@@ -13,7 +13,7 @@ there with the same key, so an interrupted reproduction continues where it stopp
 * ``table.md`` and ``results.json`` — one row per variant.
 
 Training never sees a scored claim: every training claim whose text equals a claim of the
-run is removed first. The per-claim stage cache (:mod:`.stage_cache`) makes the second and
+run is removed first. The per-claim stage cache (:mod:`~averitec_tools.baselines.averitec.io.stage_cache`) makes the second and
 later variants reuse retrieval and question generation.
 
 Example:
@@ -52,12 +52,12 @@ def train_missing(*, config: AVeriTeCConfig, exclude: Sequence[str], out: Path,
                   progress: bool = False) -> tuple[AVeriTeCConfig, dict[str, Any]]:
     """Train (or find already trained under ``out/checkpoints``) every model the config does
     not name a checkpoint for; returns the config with the checkpoints set and a report."""
-    from averitec_tools.baselines.averitec.checkpoints import (
+    from averitec_tools.baselines.averitec.training.checkpoints import (
         train_stage,
         training_claims,
         training_settings,
     )
-    from averitec_tools.baselines.averitec.training import fingerprint
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     claims, info = training_claims(config, exclude=exclude)
     report: dict[str, Any] = {}
@@ -110,10 +110,10 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
     import yaml
 
     from averitec_tools.baselines.averitec.build import build_pipeline
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.output import write_gold_subset
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.io.data import read_claims
     from averitec_tools.baselines.averitec.variants import get_variant
+    from averitec_tools.jsonio import write_head
     from averitec_tools.scoring.profiles import get_profile
 
     chosen = [get_variant(v) for v in variants]
@@ -132,7 +132,7 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
     config, trained = train_missing(config=config, exclude=[c.claim for c in claims], out=root, progress=progress)
     root.mkdir(parents=True, exist_ok=True)
     gold = root / "gold.json"
-    write_gold_subset(claims_path=claims_path, n=len(claims), out=gold)
+    write_head(claims_path, n=len(claims), out=gold)
     with atomic_writer(root / "config.yaml") as fh:
         yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
     profile = get_profile("averitec2024")

@@ -1,6 +1,6 @@
 """The decision slice: training claims that neither the reranker nor the verdict model
 trained on, run through the pipeline on a store built for them the honest way, to make the
-``decision`` settings' choices (:mod:`.decision`) on training claims only.
+``decision`` settings' choices (:mod:`~averitec_tools.baselines.averitec.stages.decision`) on training claims only.
 
 The slice is the claims held out by *both* models' splits (``<stage>.train.heldout``, the
 same seeded share of the same training claims: with equal settings the same claims), in
@@ -18,7 +18,6 @@ summary under ``decision``.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,13 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem
+from averitec_tools.baselines.averitec.config import AVeriTeCConfig
+from averitec_tools.baselines.averitec.io.data import ClaimItem
+from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
 
 #: Bumped when the fit changes in a way its inputs do not show.
 FIT_VERSION = "v2"
 
 
-def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
+def decision_slice(cfg: AVeriTeCConfig, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
     """The training ``claims`` held out by both the reranker's and the verdict model's split.
 
     Example:
@@ -43,7 +44,7 @@ def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
         >>> [c.claim_id for c in decision_slice(builtin_config("offline-minilm"), claims=cs)]
         [11, 27]
     """
-    from averitec_tools.baselines.averitec.checkpoints import _split
+    from averitec_tools.baselines.averitec.training.checkpoints import _split
 
     held_r = {c.claim_id for c in _split(claims, cfg.reranker.train)[1]}
     held_v = {c.claim_id for c in _split(claims, cfg.verdict.train)[1]}
@@ -52,9 +53,9 @@ def decision_slice(cfg: Any, *, claims: Sequence[ClaimItem]) -> list[ClaimItem]:
     return out if cap is None else out[:cap]
 
 
-def _slice_store(cfg: Any, items: Sequence[ClaimItem], key: str) -> Path:
+def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], key: str) -> Path:
     from averitec_tools.baselines.averitec.config import cache_dir
-    from averitec_tools.baselines.averitec.store import build_store
+    from averitec_tools.baselines.averitec.corpus.store import build_store
 
     out = cache_dir(cfg) / f"decision-store-{key}"
     if not (out / "leak_guard.info").is_file():
@@ -65,7 +66,7 @@ def _slice_store(cfg: Any, items: Sequence[ClaimItem], key: str) -> Path:
 
 def qa_score(*, items: Sequence[ClaimItem], evidence: Sequence[Sequence[Any]], train_file: str | Path) -> float:
     """hu-METEOR Q+A (``averitec2024`` profile) of ``evidence`` against the items' gold."""
-    from averitec_tools.baselines.averitec.output import NO_EVIDENCE
+    from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE
     from averitec_tools.jsonio import load_json
     from averitec_tools.scoring.profiles import score_with_profile
 
@@ -81,14 +82,13 @@ def qa_score(*, items: Sequence[ClaimItem], evidence: Sequence[Sequence[Any]], t
     return float(result.summary["questions_answers"])
 
 
-def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: Any, writer_info: dict[str, Any],
+def _slice_run(pipe: AVeriTeCPipeline, *, items: Sequence[ClaimItem], store: Path, writer: Any, writer_info: dict[str, Any],
                rerank: bool, progress: bool) -> tuple[list[list[Any]], list[np.ndarray]]:
     """Each slice claim's evidence and its pairs' verdict probabilities (through the stage cache)."""
     from tqdm.auto import tqdm
 
-    from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
-    from averitec_tools.baselines.averitec.stage_cache import StageCache
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.io.stage_cache import StageCache
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     settings = {**pipe.stage_settings, "questions": {**pipe.stage_settings["questions"], "train": writer_info}}
@@ -108,19 +108,20 @@ def _slice_run(pipe: Any, *, items: Sequence[ClaimItem], store: Path, writer: An
     return evidence, probs
 
 
-def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
+def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
                  progress: bool = False) -> dict[str, Any]:
     """Make (or read back from the cache) the ``decision`` settings' choices for ``pipe``."""
+    from averitec_tools.baselines._run.decision_fit import cached_fit
     from averitec_tools.baselines.averitec.config import cache_dir
-    from averitec_tools.baselines.averitec.decision import (
+    from averitec_tools.baselines.averitec.stages.decision import (
         BIAS_GRID,
         FINE_STEP,
         choose_reranker,
         fit_label_bias,
     )
-    from averitec_tools.baselines.averitec.questions import build_question_writer
-    from averitec_tools.baselines.averitec.training import fingerprint
-    from averitec_tools.baselines.averitec.verdict import LABELS
+    from averitec_tools.baselines.averitec.stages.questions import build_question_writer
+    from averitec_tools.baselines.averitec.stages.verdict import LABELS
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     cfg, dc = pipe.config, pipe.config.decision
     items = [c for c in decision_slice(cfg, claims=train) if c.record.label in LABELS]
@@ -128,55 +129,69 @@ def fit_decision(pipe: Any, *, train: Sequence[ClaimItem], train_info: dict[str,
     choose = reranker_variant and dc.reranker == "slice-choice"
     key = fingerprint("decision", FIT_VERSION, ids, train_info.get("sha256"), pipe.stage_settings, dc,
                       cfg.verdict.aggregation, BIAS_GRID, FINE_STEP, choose, reranker_variant)
-    target = cache_dir(cfg) / f"decision-{key}.json"
-    if target.is_file():
-        return json.loads(target.read_text(encoding="utf-8")) | {"cached": True}
     if not items:
         return {"slice_claims": 0, "note": "empty decision slice: nothing chosen, nothing fitted"}
-    t0 = time.perf_counter()
-    store = _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors))
-    slice_ids = set(ids)
-    rest = [c for c in train if c.claim_id not in slice_ids]
-    writer = build_question_writer(config=cfg.questions, train=rest)
-    writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
-                   "sha256": train_info.get("sha256")}
-    runs = {}
-    for rerank in ([True, False] if choose else [reranker_variant]):
-        runs[rerank] = _slice_run(pipe, items=items, store=store, writer=writer, writer_info=writer_info,
-                                  rerank=rerank, progress=progress)
-    qa = {rerank: qa_score(items=items, evidence=ev, train_file=train_info["path"]) for rerank, (ev, _) in runs.items()}
-    use = choose_reranker(qa_reranker=qa[True], qa_bm25=qa[False]) if choose else reranker_variant
-    gold = [LABELS.index(c.record.label) for c in items]
-    out: dict[str, Any] = {
-        "slice_claims": len(items), "slice_ids_hash": fingerprint(ids),
-        "slice_labels": {lab: sum(g == i for g in gold) for i, lab in enumerate(LABELS)},
-        "slice_qa": {("reranker" if r else "bm25_order"): round(v, 4) for r, v in qa.items()},
-        "reranker_used": bool(use)}
-    if dc.label_bias == "slice-fit":
-        out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
-    out["seconds"] = round(time.perf_counter() - t0, 1)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(out, indent=1), encoding="utf-8")
-    tmp.replace(target)  # atomic: a worker reading it never sees half a file
-    return out
+
+    def make() -> dict[str, Any]:
+        t0 = time.perf_counter()
+        store = _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors))
+        slice_ids = set(ids)
+        rest = [c for c in train if c.claim_id not in slice_ids]
+        writer = build_question_writer(config=cfg.questions, train=rest)
+        writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
+                       "sha256": train_info.get("sha256")}
+        runs = {rerank: _slice_run(pipe, items=items, store=store, writer=writer, writer_info=writer_info,
+                                   rerank=rerank, progress=progress)
+                for rerank in ([True, False] if choose else [reranker_variant])}
+        qa = {rerank: qa_score(items=items, evidence=ev, train_file=train_info["path"])
+              for rerank, (ev, _) in runs.items()}
+        use = choose_reranker(qa_reranker=qa[True], qa_bm25=qa[False]) if choose else reranker_variant
+        gold = [LABELS.index(c.record.label) for c in items]
+        out: dict[str, Any] = {
+            "slice_claims": len(items), "slice_ids_hash": fingerprint(ids),
+            "slice_labels": {lab: sum(g == i for g in gold) for i, lab in enumerate(LABELS)},
+            "slice_qa": {("reranker" if r else "bm25_order"): round(v, 4) for r, v in qa.items()},
+            "reranker_used": bool(use)}
+        if dc.label_bias == "slice-fit":
+            out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
+        out["seconds"] = round(time.perf_counter() - t0, 1)
+        return out
+
+    return cached_fit(cache_dir(cfg) / f"decision-{key}.json", make, read=_read_fit, write=_write_fit)
 
 
-def apply_decision(pipe: Any, fitted: dict[str, Any]) -> None:
-    """Set ``pipe`` up as ``fitted`` says: BM25 order where the reranker lost, the label bias."""
-    from averitec_tools.baselines.averitec.decision import bias_vector
-    from averitec_tools.baselines.averitec.pipeline import NoReranker
+def _read_fit(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8"))) | {"cached": True}
 
-    pipe.decision = dict(fitted)
+
+def _write_fit(fit: dict[str, Any], path: Path) -> None:
+    from averitec_tools.jsonio import atomic_writer
+
+    with atomic_writer(path) as fh:
+        fh.write(json.dumps(fit, indent=1))
+
+
+def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float) -> AVeriTeCPipeline:
+    """``pipe`` as ``fitted`` says: BM25 order where the reranker lost, the label bias (a new pipeline;
+    ``seconds`` the fit took, listed with the build's)."""
+    from averitec_tools.baselines.averitec.stages.decision import bias_vector
+
+    reranker, components, settings = pipe.reranker, dict(pipe.components), dict(pipe.stage_settings)
     if pipe.variant.rerank and fitted.get("reranker_used") is False:
-        pipe.reranker = None
-        pipe.components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
-        pipe.stage_settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
+        reranker = None
+        components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
+        settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
+    bias = None
     if "label_bias" in fitted:
-        pipe.label_bias = bias_vector(fitted["label_bias"]["bias"])
+        bias = bias_vector(fitted["label_bias"]["bias"])
         # the justification reads the label: its stage-cache key must see the offsets
-        pipe.stage_settings["justification"] = {**pipe.stage_settings.get("justification", {}),
-                                                "label_bias": pipe.label_bias}
+        settings["justification"] = {**settings.get("justification", {}), "label_bias": bias}
+    return AVeriTeCPipeline(config=pipe.config, variant=pipe.variant, store=pipe.store,
+                            question_writer=pipe.question_writer, reranker=reranker, verdict=pipe.verdict,
+                            justifier=pipe.justifier, components=components,
+                            build_seconds={**pipe.build_seconds, "decision": seconds}, cache=pipe.cache,
+                            stage_settings=settings, leak_guard=pipe.leak_guard, label_bias=bias,
+                            decision=dict(fitted))
 
 
-__all__ = ["FIT_VERSION", "apply_decision", "decision_slice", "fit_decision", "qa_score"]
+__all__ = ["decided", "decision_slice", "fit_decision"]

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
 from averitec_tools.records.averitec import AVERITEC_LABELS
 
 LABELS: tuple[str, ...] = AVERITEC_LABELS
@@ -151,7 +151,7 @@ def claim_macro_f1(*, claims: Sequence[ClaimItem], predict: Callable[[list[tuple
         ...                style="upstream", rule="upstream")
         0.16666666666666666
     """
-    from sklearn.metrics import f1_score
+    from averitec_tools.metrics.label_metrics import macro_f1
 
     gold, pred = [], []
     for c in claims:
@@ -163,7 +163,7 @@ def claim_macro_f1(*, claims: Sequence[ClaimItem], predict: Callable[[list[tuple
         pred.append(aggregate_labels([int(i) for i in probs.argmax(1)], rule=rule) if len(probs) else NEE)
     if not gold:
         return 0.0
-    return float(f1_score(gold, pred, labels=list(range(4)), average="macro", zero_division=0))
+    return macro_f1(gold=[LABELS[g] for g in gold], predicted=[LABELS[p] for p in pred], labels=LABELS)
 
 
 __all__ = ["LABELS", "aggregate_labels", "aggregate_probabilities", "claim_macro_f1", "decide", "verdict_examples",

@@ -23,13 +23,13 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.hashing import file_sha256, json_digest, sha256_hex
 from averitec_tools.jsonio import atomic_writer
 
 #: The cached stages, in pipeline order.
@@ -43,20 +43,13 @@ def stage_key(stage: str, settings: Any, parent: str) -> str:
         >>> stage_key("verdict", {"a": 1}, "p") == stage_key("verdict", {"a": 1}, "p") != stage_key("verdict", {"a": 2}, "p")
         True
     """
-    blob = json.dumps([stage, settings, parent], sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return sha256_hex(json.dumps([stage, settings, parent], sort_keys=True, default=str, ensure_ascii=False))
 
 
 def file_key(path: str | os.PathLike[str]) -> str:
     """sha256 of a file's bytes (``missing`` when there is no file)."""
     p = Path(path)
-    if not p.is_file():
-        return "missing"
-    h = hashlib.sha256()
-    with p.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return file_sha256(p) if p.is_file() else "missing"
 
 
 def local_model_stamp(location: str) -> str:
@@ -66,7 +59,7 @@ def local_model_stamp(location: str) -> str:
     if not p.is_dir():
         return location
     parts = sorted((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in p.iterdir() if f.is_file())
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+    return json_digest(parts)
 
 
 class StageCache:
@@ -125,4 +118,4 @@ class StageCache:
         return {k: dict(v) for k, v in self._counts.items()}
 
 
-__all__ = ["CACHED_STAGES", "StageCache", "file_key", "local_model_stamp", "stage_key"]
+__all__ = ["StageCache", "file_key", "local_model_stamp", "stage_key"]

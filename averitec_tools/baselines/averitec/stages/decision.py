@@ -9,7 +9,7 @@ at all, and a per-label bias of the verdict model's pair probabilities.
   grid over all three offsets, then a finer step one offset at a time, two rounds); ties go
   to the smallest total offset, then the first found.
 
-The functions here are pure (arrays in, values out); :mod:`.decision_slice` feeds them the
+The functions here are pure (arrays in, values out); :mod:`~averitec_tools.baselines.averitec.training.decision_slice` feeds them the
 slice's retrieved evidence.
 """
 
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.verdict import LABELS, NEE, C, R, S, aggregate_labels
+from averitec_tools.baselines.averitec.stages.verdict import LABELS, NEE, C, R, S, aggregate_labels
+from averitec_tools.metrics.label_codes import macro_f1_of_codes
 
 #: Offsets tried for each of Supported, Not Enough Evidence and Conflicting (Refuted: 0).
 BIAS_GRID: tuple[float, ...] = tuple(float(x) for x in np.arange(-2.0, 4.01, 0.5))
@@ -43,19 +44,6 @@ def apply_bias(probs: np.ndarray, bias: Sequence[float]) -> np.ndarray:
         return probs
     out = probs * np.exp(np.asarray(bias, dtype=float))[None, :]
     return out / out.sum(axis=1, keepdims=True)
-
-
-def macro_f1(gold: Sequence[int], pred: Sequence[int]) -> float:
-    """Macro-F1 over the four labels (a label never gold nor predicted counts 0, as
-    scikit-learn's ``zero_division=0`` with ``labels=range(4)``).
-
-    Example:
-        >>> round(macro_f1([0, 1, 2, 3], [0, 1, 1, 3]), 4)
-        0.6667
-    """
-    from averitec_tools.metrics.label_metrics import macro_f1 as label_macro_f1
-
-    return label_macro_f1(gold=list(gold), predicted=list(pred), labels=list(range(4)))
 
 
 def claim_labels(claim_probs: Sequence[np.ndarray], *, bias: Sequence[float], rule: str) -> list[int]:
@@ -92,10 +80,9 @@ def _claim_labels_fast(scores: np.ndarray, seg: np.ndarray, n_claims: int, rule:
     return out
 
 
-def _macro_f1_fast(gold: np.ndarray, pred: np.ndarray) -> float:
-    conf = np.bincount(gold * 4 + pred, minlength=16).reshape(4, 4)
-    tp, denom = np.diag(conf), conf.sum(0) + conf.sum(1)
-    return float(np.mean(np.where(tp > 0, 2 * tp / np.maximum(denom, 1), 0.0)))
+def _macro_f1_of_labels(gold: np.ndarray, pred: np.ndarray) -> float:
+    """Macro-F1 over the four labels of label indices (the metrics' code-based macro-F1)."""
+    return float(macro_f1_of_codes(gold * 5 + pred, n_labels=4))
 
 
 def _search(logp: np.ndarray, seg: np.ndarray, gold: np.ndarray, rule: str, grid: Sequence[float],
@@ -104,7 +91,7 @@ def _search(logp: np.ndarray, seg: np.ndarray, gold: np.ndarray, rule: str, grid
     for s_off, nee_off, c_off in itertools.product(grid, repeat=3):
         bias = [0.0, 0.0, 0.0, 0.0]
         bias[S], bias[NEE], bias[C] = float(s_off), float(nee_off), float(c_off)
-        f1 = round(_macro_f1_fast(gold, _claim_labels_fast(logp + np.asarray(bias), seg, len(gold), rule)), 10)
+        f1 = round(_macro_f1_of_labels(gold, _claim_labels_fast(logp + np.asarray(bias), seg, len(gold), rule)), 10)
         cand = (f1, -(abs(s_off) + abs(nee_off) + abs(c_off)), bias)
         if cand[:2] > best[:2]:
             best = cand
@@ -137,7 +124,7 @@ def fit_label_bias(*, claim_probs: Sequence[np.ndarray], gold: Sequence[int], ru
     seg = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
     gold_a = np.asarray(gold, dtype=int)
     zero = [0.0, 0.0, 0.0, 0.0]
-    before = round(_macro_f1_fast(gold_a, _claim_labels_fast(logp, seg, len(rows), rule)), 10)
+    before = round(_macro_f1_of_labels(gold_a, _claim_labels_fast(logp, seg, len(rows), rule)), 10)
     best = _search(logp, seg, gold_a, rule, grid, (before, 0.0, zero))
     if fine_step is not None and len(grid) > 1:
         coarse = float(np.min(np.diff(sorted(grid))))
@@ -158,7 +145,7 @@ def _refine(logp: np.ndarray, seg: np.ndarray, gold: np.ndarray, rule: str, valu
     for v in values:
         bias = list(best[2])
         bias[k] = float(v)
-        f1 = round(_macro_f1_fast(gold, _claim_labels_fast(logp + np.asarray(bias), seg, len(gold), rule)), 10)
+        f1 = round(_macro_f1_of_labels(gold, _claim_labels_fast(logp + np.asarray(bias), seg, len(gold), rule)), 10)
         cand = (f1, -(abs(bias[S]) + abs(bias[NEE]) + abs(bias[C])), bias)
         if cand[:2] > best[:2]:
             best = cand
@@ -186,4 +173,4 @@ def bias_vector(bias: dict[str, float] | None) -> list[float] | None:
     return None if bias is None else [float(bias[k]) for k in LABELS]
 
 
-__all__ = ["BIAS_GRID", "FINE_STEP", "apply_bias", "bias_vector", "choose_reranker", "claim_labels", "fit_label_bias", "macro_f1"]
+__all__ = ["BIAS_GRID", "FINE_STEP", "apply_bias", "bias_vector", "choose_reranker", "claim_labels", "fit_label_bias"]

@@ -149,6 +149,14 @@ class StoreStats:
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
+    def count(self, kept: Sequence[StoreDocument]) -> None:
+        """Count one claim's file: its documents, own answers, distractors and sentences."""
+        self.claims += 1
+        self.documents += len(kept)
+        self.own_documents += sum(d.type == "gold_answer" for d in kept)
+        self.distractor_documents += sum(d.type == "distractor" for d in kept)
+        self.sentences += sum(len(d.url2text) for d in kept)
+
 
 def _answer_docs(claim_id: Any, claim: AVeriTeCClaim, *, kind: str) -> list[StoreDocument]:
     docs = []
@@ -203,6 +211,40 @@ def _own_pool(claims: Sequence[AVeriTeCClaim], pool: Sequence[tuple[int, StoreDo
     return own_of
 
 
+def _others(ci: int, pool: Sequence[tuple[int, StoreDocument]], own_of: Any, stats: StoreStats) -> list[int]:
+    """The pool documents claim ``ci`` may draw distractors from: every other claim's answers, or
+    (``own_of``: exclude own evidence) all but its twins' and its own article's, counted."""
+    if own_of is None:
+        return [j for j, (cj, _) in enumerate(pool) if cj != ci]
+    twins, article = own_of(ci)
+    stats.own_answers_removed += len(twins)
+    stats.own_article_answers_removed += len(article)
+    return [j for j in range(len(pool)) if j not in twins and j not in article]
+
+
+def _distractors(ci: int, claim_id: Any, pool: Sequence[tuple[int, StoreDocument]], others: Sequence[int], *,
+                 n: int, seed: int) -> list[StoreDocument]:
+    """``n`` of ``others`` drawn with the claim's seed, in pool order, as the claim's distractors."""
+    if n <= 0 or not others:
+        return []
+    rng = np.random.default_rng([seed, ci])
+    pick = rng.choice(len(others), size=min(n, len(others)), replace=False)
+    return [StoreDocument(claim_id=claim_id, type="distractor", query=d.query, url=d.url, url2text=d.url2text)
+            for d in (pool[others[j]][1] for j in sorted(int(p) for p in pick))]
+
+
+def _kept(docs: Sequence[StoreDocument], claim: AVeriTeCClaim, stats: StoreStats) -> list[StoreDocument]:
+    """``docs`` without those published after the claim date (counted by type)."""
+    kept = []
+    for d in docs:
+        if published_after(d.url, claim.date):
+            stats.dropped_after_claim_date += 1
+            stats.dropped_by_type[d.type] = stats.dropped_by_type.get(d.type, 0) + 1
+            continue
+        kept.append(d)
+    return kept
+
+
 def build_store(
     *,
     claims: Sequence[AVeriTeCClaim],
@@ -248,35 +290,12 @@ def build_store(
     with atomic_directory(out) as tmp:
         for ci, claim in enumerate(claims):
             docs = [] if exclude_own_evidence else _answer_docs(ids[ci], claim, kind="gold_answer")
-            if own_of is None:
-                others = [j for j, (cj, _) in enumerate(pool) if cj != ci]
-            else:
-                twins, article = own_of(ci)
-                stats.own_answers_removed += len(twins)
-                stats.own_article_answers_removed += len(article)
-                others = [j for j in range(len(pool)) if j not in twins and j not in article]
-            if distractors > 0 and others:
-                rng = np.random.default_rng([seed, ci])
-                pick = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
-                for j in sorted(int(p) for p in pick):
-                    d = pool[others[j]][1]
-                    docs.append(StoreDocument(claim_id=ids[ci], type="distractor", query=d.query, url=d.url,
-                                              url2text=d.url2text))
-            kept = []
-            for d in docs:
-                if temporal_filter and published_after(d.url, claim.date):
-                    stats.dropped_after_claim_date += 1
-                    stats.dropped_by_type[d.type] = stats.dropped_by_type.get(d.type, 0) + 1
-                    continue
-                kept.append(d)
+            docs += _distractors(ci, ids[ci], pool, _others(ci, pool, own_of, stats), n=distractors, seed=seed)
+            kept = _kept(docs, claim, stats) if temporal_filter else docs
             with (tmp / f"{ids[ci]}.json").open("w", encoding="utf-8") as fh:
                 for d in kept:
                     fh.write(json.dumps(d.to_dict(), ensure_ascii=False) + "\n")
-            stats.claims += 1
-            stats.documents += len(kept)
-            stats.own_documents += sum(d.type == "gold_answer" for d in kept)
-            stats.distractor_documents += sum(d.type == "distractor" for d in kept)
-            stats.sentences += sum(len(d.url2text) for d in kept)
+            stats.count(kept)
         if exclude_own_evidence:  # the 2024 layout otherwise: only <claim_id>.json files
             (tmp / LEAK_GUARD_FILE).write_text(json.dumps({
                 "exclude_own_evidence": True, "own_answers_removed": stats.own_answers_removed,
@@ -305,5 +324,4 @@ def read_leak_guard(store: str | os.PathLike[str]) -> dict[str, Any]:
             if k in info}
 
 
-__all__ = ["LEAK_GUARD_FILE", "KnowledgeStore", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
-           "split_sentences"]
+__all__ = ["KnowledgeStore", "read_leak_guard", "StoreDocument", "answer_text", "build_store", "split_sentences"]

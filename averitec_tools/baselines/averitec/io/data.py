@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from averitec_tools.baselines._run.claims import ClaimIds, claim_objects
-from averitec_tools.baselines.averitec.store import answer_text
+from averitec_tools.baselines.averitec.corpus.store import answer_text
 from averitec_tools.errors import UserError
 from averitec_tools.records.averitec import AVeriTeCClaim
 

@@ -19,15 +19,13 @@ counted as the ``no-evidence-placeholder`` fallback.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from averitec_tools.baselines.averitec.data import QAPair
+from averitec_tools.baselines.averitec.io.data import QAPair
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_writer, write_head
 
 NO_EVIDENCE = QAPair(question="What evidence is there about the claim?", answer="No answer could be found.")
 
@@ -96,26 +94,13 @@ def to_2023(r: ClaimResult) -> dict[str, Any]:
 FORMATS: dict[str, Callable[[ClaimResult], dict[str, Any]]] = {"2024": to_2024, "2023": to_2023}
 
 
-def write_predictions(*, results: Sequence[ClaimResult], out: str | os.PathLike[str], fmt: str) -> None:
-    """Write the prediction file atomically (never half-written)."""
-    if fmt not in FORMATS:
-        raise UserError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    with atomic_writer(out) as fh:
-        json.dump([FORMATS[fmt](r) for r in results], fh, ensure_ascii=False, indent=1)
-        fh.write("\n")
+def write_predictions(records: Sequence[ClaimResult], *, out: str | os.PathLike[str], output_format: str) -> None:
+    """Write the prediction file atomically (never half-written) in ``output_format`` (``2024`` or ``2023``)."""
+    from averitec_tools.baselines._run.output import write_rows
+
+    if output_format not in FORMATS:
+        raise UserError(f"unknown format {output_format!r}", hint=f"one of: {', '.join(FORMATS)}")
+    write_rows([FORMATS[output_format](r) for r in records], out=out, json_lines=False)
 
 
-def write_gold_subset(*, claims_path: str | os.PathLike[str], n: int, out: str | os.PathLike[str]) -> int:
-    """Write the first ``n`` items of a gold file (the reference for a ``--limit n`` run).
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> d = pathlib.Path(tempfile.mkdtemp())
-        >>> _ = (d / "g.json").write_text(json.dumps([{"claim": "a"}, {"claim": "b"}]))
-        >>> write_gold_subset(claims_path=d / "g.json", n=1, out=d / "s.json")
-        1
-    """
-    return write_head(claims_path, n=n, out=out)
-
-
-__all__ = ["FORMATS", "NO_EVIDENCE", "ClaimResult", "to_2023", "to_2024", "write_gold_subset", "write_predictions"]
+__all__ = ["FORMATS", "NO_EVIDENCE", "ClaimResult", "to_2023", "to_2024", "write_predictions"]

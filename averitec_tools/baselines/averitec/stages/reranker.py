@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
 
 LABELS: tuple[str, ...] = ("irrelevant", "relevant")
 #: (text_a, text_b or None, label)
@@ -145,5 +145,4 @@ def rerank_order(*, claim: str, candidates: Sequence[QAPair], scorer: object | N
     return [int(i) for i in order], [float(relevant[i]) for i in order]
 
 
-__all__ = ["LABELS", "UPSTREAM_DRAWS", "rerank", "rerank_order", "reranker_examples", "reranker_groups",
-           "reranker_input", "upstream_triple"]
+__all__ = ["LABELS", "rerank", "rerank_order", "reranker_examples", "reranker_groups", "reranker_input"]

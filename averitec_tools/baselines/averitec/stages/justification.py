@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from averitec_tools.baselines.averitec.config import JUSTIFICATION_FALLBACK, JustificationConfig
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair
 from averitec_tools.errors import UserError
 
 
@@ -99,7 +99,7 @@ def justification_examples(claims: Sequence[ClaimItem], *, style: str) -> list[t
                                     else a.answer for a in q.answers]) for q in r.questions]
             source = upstream_input(claim=c.claim, questions=groups, verdict=r.label)
         else:
-            from averitec_tools.baselines.averitec.data import gold_pairs
+            from averitec_tools.baselines.averitec.io.data import gold_pairs
 
             source = justification_input(claim=c.claim, evidence=gold_pairs(r), verdict=r.label, style="plain")
         out.append((source, r.justification.strip()))
@@ -127,7 +127,7 @@ class ExtractiveJustifier:
         return out
 
 
-def _generate(model: Any, tokenizer: Any, texts: Sequence[str], config: JustificationConfig) -> list[str]:
+def generate(model: Any, tokenizer: Any, texts: Sequence[str], config: JustificationConfig) -> list[str]:
     import torch
 
     out: list[str] = []
@@ -170,7 +170,7 @@ class Seq2SeqJustifier:
             self._loaded = (model, tok)
             self.load_seconds = time.perf_counter() - t0
         texts = [justification_input(claim=c, evidence=e, verdict=v, style=self.config.input) for c, e, v in items]
-        return _generate(*self._loaded, texts, self.config)
+        return generate(*self._loaded, texts, self.config)
 
 
 def build_justifier(*, config: JustificationConfig, config_name: str = "config") -> Any:
@@ -192,145 +192,4 @@ def build_justifier(*, config: JustificationConfig, config_name: str = "config")
     return Seq2SeqJustifier(config=config)
 
 
-def _shift_right(ids: Any, start: int) -> Any:
-    shifted = ids.new_full(ids.shape, start)
-    shifted[:, 1:] = ids[:, :-1]
-    return shifted
-
-
-def train_justifier(*, config: JustificationConfig, train: Sequence[ClaimItem], heldout: Sequence[ClaimItem],
-                    out_dir: Any, data_info: dict[str, Any], progress: bool = False) -> dict[str, Any]:
-    """Fine-tune the seq2seq model on the training claims; keep the epoch with the best mean
-    METEOR on ``heldout`` (``train.select: meteor``; ``last`` keeps the last epoch); writes
-    model + manifest."""
-    import json
-    import time
-
-    import numpy as np
-    import torch
-
-    from averitec_tools.baselines.averitec.models import load_seq2seq
-    from averitec_tools.baselines.averitec.training import BestEpoch
-    from averitec_tools.jsonio import atomic_directory
-
-    t0 = time.perf_counter()
-    s = config.train
-    torch.manual_seed(s.seed)
-    model, tok, base_component = load_seq2seq(model=config.model, device=s.device,
-                                              add_prefix_space=config.input == "upstream")
-    opt = torch.optim.AdamW(model.parameters(), lr=s.learning_rate)
-    rng = np.random.default_rng(s.seed)
-    data, held = _training_examples(config, train, heldout, data_info)
-    losses: list[float] = []
-    keep = BestEpoch(epochs=s.epochs)
-    for epoch in range(s.epochs):
-        losses += _train_epoch(model, tok, opt, data, order=rng.permutation(len(data)), config=config,
-                               desc=f"train justification epoch {epoch + 1}", progress=progress)
-        score = _heldout_meteor(model, tok, held, config) if held and s.select == "meteor" else None
-        keep.update(model, epoch, score)
-    keep.restore(model)
-    manifest = _manifest(config, base_component=base_component, data_info=data_info, n_train=len(data),
-                         n_heldout=len(held), losses=losses, keep=keep, seconds=round(time.perf_counter() - t0, 1))
-    with atomic_directory(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
-    return manifest
-
-
-def _training_examples(config: JustificationConfig, train: Sequence[ClaimItem], heldout: Sequence[ClaimItem],
-                       data_info: dict[str, Any]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(input, justification) pairs to train on and to select the epoch with, capped by ``max_pairs``.
-
-    Raises:
-        UserError: No training claim has a justification.
-    """
-    s = config.train
-    examples = justification_examples(train, style=config.input)
-    data = examples[: s.max_pairs] if s.max_pairs else examples
-    held = justification_examples(heldout, style=config.input)
-    held = held[: max(5, s.max_pairs // 5)] if s.max_pairs else held
-    if not data:
-        raise UserError(f"{data_info.get('path')}: no training claims with a justification")
-    return data, held
-
-
-def _train_epoch(model: Any, tok: Any, opt: Any, data: Sequence[tuple[str, str]], *, order: Any,
-                 config: JustificationConfig, desc: str, progress: bool) -> list[float]:
-    """One pass over ``data`` in ``order``, batch by batch, stepping every ``grad_accumulation``
-    batches and after the last; returns each batch's loss."""
-    from tqdm.auto import tqdm
-
-    s = config.train
-    model.train()
-    bs = max(1, s.batch_size)
-    batches = [order[i : i + bs] for i in range(0, len(order), bs)]
-    losses: list[float] = []
-    for step, batch in enumerate(tqdm(batches, desc=desc, disable=not progress)):
-        losses.append(_batch_backward(model, tok, [data[i] for i in batch], config))
-        if (step + 1) % s.grad_accumulation == 0 or step + 1 == len(batches):
-            opt.step()
-            opt.zero_grad()
-    return losses
-
-
-def _batch_backward(model: Any, tok: Any, pairs: Sequence[tuple[str, str]], config: JustificationConfig) -> float:
-    """Accumulate the gradient of one batch's loss (mean over its target tokens), in forward
-    passes of at most ``micro_batch`` sequences (the same gradient); returns the loss."""
-    import torch
-
-    s = config.train
-    enc = tok([src for src, _ in pairs], text_target=[tgt for _, tgt in pairs], truncation=True,
-              max_length=s.max_length, padding=True, return_tensors="pt").to(model.device)
-    labels = enc["labels"].masked_fill(enc["labels"] == tok.pad_token_id, -100)
-    start = tok.pad_token_id if config.decoder_start == "pad" else model.config.decoder_start_token_id
-    decoder_in = _shift_right(enc["labels"], start)
-    # the batch's mean over target tokens, summed over micro-batches (same gradient)
-    n_tokens = int((labels != -100).sum())
-    size = s.micro_batch or len(pairs)
-    total = 0.0
-    for c0 in range(0, len(pairs), size):
-        part = slice(c0, c0 + size)
-        logits = model(input_ids=enc["input_ids"][part], attention_mask=enc["attention_mask"][part],
-                       decoder_input_ids=decoder_in[part]).logits
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
-                                                 labels[part].reshape(-1), ignore_index=-100,
-                                                 reduction="sum") / max(1, n_tokens)
-        (loss / s.grad_accumulation).backward()
-        total += float(loss.detach())
-    return total
-
-
-def _heldout_meteor(model: Any, tok: Any, held: Sequence[tuple[str, str]], config: JustificationConfig) -> float:
-    """Mean METEOR of the justifications generated for ``held`` against the gold ones."""
-    import numpy as np
-
-    from averitec_tools.metrics.meteor import default_engine
-
-    model.eval()
-    generated = _generate(model, tok, [src for src, _ in held], config)
-    engine = default_engine()
-    return float(np.mean([engine.score(candidate=g, reference=ref) for g, (_, ref) in zip(generated, held, strict=True)]))
-
-
-def _manifest(config: JustificationConfig, *, base_component: str, data_info: dict[str, Any], n_train: int,
-              n_heldout: int, losses: list[float], keep: Any, seconds: float) -> dict[str, Any]:
-    """The checkpoint's ``manifest.json``: data, settings, versions, per-epoch selection, fingerprint."""
-    from dataclasses import asdict
-
-    from averitec_tools.baselines.averitec.training import fingerprint, library_versions
-
-    s = config.train
-    manifest = {"kind": "justification", "base": base_component,
-                "data": {**data_info, "train_examples": n_train, "heldout_examples": n_heldout},
-                "settings": asdict(s), "input": config.input, "decoder_start": config.decoder_start,
-                "versions": library_versions(), "final_loss": losses[-1] if losses else None,
-                "heldout_metric": s.select, "heldout_per_epoch": keep.history, "best_epoch": keep.best_epoch,
-                "seconds": seconds}
-    manifest["fingerprint"] = fingerprint("justification", base_component, data_info, asdict(s), config.input,
-                                          config.decoder_start)
-    return manifest
-
-
-__all__ = ["ExtractiveJustifier", "Seq2SeqJustifier", "build_justifier", "justification_examples",
-           "justification_input", "train_justifier", "upstream_input"]
+__all__ = ["ExtractiveJustifier", "build_justifier", "generate", "justification_examples", "justification_input"]

@@ -196,4 +196,4 @@ def make_index(kind: str, texts: Sequence[str]) -> Index:
     return BACKENDS[kind](texts)
 
 
-__all__ = ["BACKENDS", "BM25Index", "Index", "OkapiIndex", "make_index", "word_tokenize"]
+__all__ = ["BM25Index", "Index", "OkapiIndex", "make_index", "word_tokenize"]

@@ -17,12 +17,12 @@ from averitec_tools.baselines.averitec.config import (
     cache_dir,
     train_path,
 )
-from averitec_tools.baselines.averitec.data import (
+from averitec_tools.baselines.averitec.io.data import (
     ClaimItem,
     read_claims,
     without_scored_claims,
 )
-from averitec_tools.baselines.averitec.training import (
+from averitec_tools.baselines.averitec.training.classifier import (
     cap_examples,
     fingerprint,
     split_heldout,
@@ -94,7 +94,7 @@ def _held_cap(s: Any) -> int | None:
 
 def _train_reranker(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
                     progress: bool) -> dict[str, Any]:
-    from averitec_tools.baselines.averitec.reranker import LABELS, reranker_groups
+    from averitec_tools.baselines.averitec.stages.reranker import LABELS, reranker_groups
 
     sec, s = cfg.reranker, cfg.reranker.train
     train_c, held_c = _split(claims, s)
@@ -121,7 +121,11 @@ def _train_reranker(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info:
 
 def _train_verdict(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
                    progress: bool) -> dict[str, Any]:
-    from averitec_tools.baselines.averitec.verdict import LABELS, claim_macro_f1, verdict_examples
+    from averitec_tools.baselines.averitec.stages.verdict import (
+        LABELS,
+        claim_macro_f1,
+        verdict_examples,
+    )
 
     sec, s = cfg.verdict, cfg.verdict.train
     train_c, held_c = _split(claims, s)
@@ -139,7 +143,7 @@ def _train_verdict(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: 
 
 def _train_justification(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: dict[str, Any], out_dir: Any,
                          progress: bool) -> dict[str, Any]:
-    from averitec_tools.baselines.averitec.justification import train_justifier
+    from averitec_tools.baselines.averitec.training.justification import train_justifier
 
     if cfg.justification.model == JUSTIFICATION_FALLBACK:
         raise UserError(f"config {cfg.name!r}: justification.model is the extractive fallback: nothing to train",
@@ -182,7 +186,9 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     if section.checkpoint:
         path = Path(section.checkpoint)
         if path.suffix == ".ckpt" and kind in ("reranker", "verdict"):  # an upstream Lightning file
-            from averitec_tools.baselines.averitec.upstream_checkpoints import converted_checkpoint
+            from averitec_tools.baselines.averitec.training.upstream_checkpoints import (
+                converted_checkpoint,
+            )
 
             return converted_checkpoint(ckpt=path, kind=kind, base=section.base, cfg=cfg), False
         if not path.is_dir():
@@ -203,4 +209,4 @@ def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str],
     return str(target), True
 
 
-__all__ = ["TRAINERS", "cap_groups", "obtain_checkpoint", "train_stage", "training_claims", "training_settings"]
+__all__ = ["obtain_checkpoint", "train_stage", "training_claims", "training_settings"]

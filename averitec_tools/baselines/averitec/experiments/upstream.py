@@ -1,7 +1,7 @@
 """The upstream route: the organisers' shipped checkpoints and stage files, in this pipeline.
 
 The shipped Lightning checkpoints (``bert_dual_encoder.ckpt``, ``bert_veracity.ckpt``) are
-converted by :mod:`~averitec_tools.baselines.averitec.upstream_checkpoints`; this module reads
+converted by :mod:`~averitec_tools.baselines.averitec.training.upstream_checkpoints`; this module reads
 the shipped stage files.
 
 The shipped stage files (``data_store/``, JSON lines, ``claim_id`` = position in the claims
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.averitec.config import AVeriTeCConfig, cache_dir
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, read_claims
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, read_claims
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
 
@@ -135,8 +135,8 @@ class _Stages:
         return self._built[stage]
 
     def _classifier(self, kind: str) -> Any:
-        from averitec_tools.baselines.averitec.checkpoints import obtain_checkpoint
-        from averitec_tools.baselines.averitec.training import PairClassifier
+        from averitec_tools.baselines.averitec.training.checkpoints import obtain_checkpoint
+        from averitec_tools.baselines.averitec.training.classifier import PairClassifier
 
         section = getattr(self.cfg, kind)
         ckpt, _ = obtain_checkpoint(kind=kind, cfg=self.cfg, exclude=self.exclude, progress=self.progress)
@@ -150,24 +150,24 @@ class _Stages:
         return self._classifier("verdict")
 
     def _build_questions(self) -> Any:
-        from averitec_tools.baselines.averitec.checkpoints import training_claims
-        from averitec_tools.baselines.averitec.questions import build_question_writer
+        from averitec_tools.baselines.averitec.stages.questions import build_question_writer
+        from averitec_tools.baselines.averitec.training.checkpoints import training_claims
 
         train, _ = training_claims(self.cfg, exclude=self.exclude)
         return build_question_writer(config=self.cfg.questions, train=train)
 
     def _build_justification(self) -> Any:
-        from averitec_tools.baselines.averitec.justification import build_justifier
+        from averitec_tools.baselines.averitec.stages.justification import build_justifier
 
         return build_justifier(config=self.cfg.justification, config_name=self.cfg.name)
 
 
 def _claim_result(*, item: ClaimItem, stage: str, payload: list[Any], stages: _Stages, cache: Any,
                   source: str) -> Any:
-    from averitec_tools.baselines.averitec.output import NO_EVIDENCE, ClaimResult
-    from averitec_tools.baselines.averitec.reranker import rerank_order, reranker_input
-    from averitec_tools.baselines.averitec.stage_cache import stage_key
-    from averitec_tools.baselines.averitec.verdict import decide, verdict_input
+    from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE, ClaimResult
+    from averitec_tools.baselines.averitec.io.stage_cache import stage_key
+    from averitec_tools.baselines.averitec.stages.reranker import rerank_order, reranker_input
+    from averitec_tools.baselines.averitec.stages.verdict import decide, verdict_input
 
     cfg = stages.cfg
     raw = [list(p) if isinstance(p, tuple) else [p.question, p.answer, p.url] for p in payload]
@@ -228,8 +228,8 @@ def run_from_stage(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str
         UserError: a stage file that does not cover the claims (first missing id), whose
             claim text differs from the claims file's (naming the id), or bad files.
     """
-    from averitec_tools.baselines.averitec.output import write_predictions
-    from averitec_tools.baselines.averitec.stage_cache import StageCache
+    from averitec_tools.baselines.averitec.io.output import write_predictions
+    from averitec_tools.baselines.averitec.io.stage_cache import StageCache
 
     t0 = time.perf_counter()
     stage, records = read_stage_file(stage_file)
@@ -252,7 +252,7 @@ def run_from_stage(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str
     results = [_claim_result(item=c, stage=stage, payload=_pairs(stage, records[c.claim_id]), stages=stages,
                              cache=cache, source=source)
                for c in tqdm(claims, desc=f"averitec upstream ({stage})", unit="claim", disable=not progress)]
-    write_predictions(results=results, out=out, fmt=output_format)
+    write_predictions(results, out=out, output_format=output_format)
     return {"stage_file": str(stage_file), "stage": stage, "sha256": sha, "ran": list(STAGE_FILES[stage]),
             "config": config.name, "out": str(out), "n_claims": len(results),
             "labels": dict(Counter(r.label for r in results)), "components": results[0].components if results else {},

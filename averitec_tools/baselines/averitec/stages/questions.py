@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.baselines.averitec.bm25 import make_index
 from averitec_tools.baselines.averitec.config import QUESTION_FALLBACK, QuestionsConfig
-from averitec_tools.baselines.averitec.data import ClaimItem, gold_pairs
+from averitec_tools.baselines.averitec.io.data import ClaimItem, gold_pairs
+from averitec_tools.baselines.averitec.stages.bm25 import make_index
 
 #: Used when no training answer shares a term with the sentence.
 GENERIC_QUESTION = "What does this source say about the claim?"
@@ -282,5 +282,5 @@ def build_question_writer(*, config: QuestionsConfig, train: Sequence[ClaimItem]
     return CausalLMQuestionWriter(config=config, train=train)
 
 
-__all__ = ["GENERIC_QUESTION", "QUESTION_END_MAX_NEW_TOKENS", "CausalLMQuestionWriter", "generation_limits", "RetrievalQuestionWriter", "Shot", "build_prompt",
-           "build_question_writer", "cut_output", "header_shots", "training_examples", "upstream_shots"]
+__all__ = ["QUESTION_END_MAX_NEW_TOKENS", "CausalLMQuestionWriter", "RetrievalQuestionWriter", "Shot", "build_prompt",
+           "build_question_writer", "cut_output", "training_examples", "upstream_shots"]

@@ -271,7 +271,7 @@ def plan_inputs(*, config: AVeriTeCConfig, claims: str | None, store: str | None
 def _claims_count(path: dict[str, Any]) -> tuple[int, str]:
     if not path["present"]:
         return ASSUMPTIONS["dev_claims_when_file_missing"], "assumed (the file is missing: AVeriTeC dev's size)"
-    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
 
     return len(read_claims(path["path"])), "counted"
 
@@ -286,7 +286,10 @@ def _store_bytes(path: dict[str, Any]) -> tuple[int, str]:
 def reproduce_plan(*, config: AVeriTeCConfig, claims: str | None, store: str | None, gpu: str | GpuSpec,
                    data_roots: Sequence[Path] | None = None) -> dict[str, Any]:
     """The plan of ``reproduce`` (see the module docs); nothing is read beyond sizes and the claims count."""
-    from averitec_tools.baselines.averitec.reproduce import TRAINED_STAGES, _needs_training
+    from averitec_tools.baselines.averitec.experiments.reproduce import (
+        TRAINED_STAGES,
+        _needs_training,
+    )
 
     spec = gpu if isinstance(gpu, GpuSpec) else gpu_spec(gpu)
     inputs = plan_inputs(config=config, claims=claims, store=store, data_roots=data_roots)
@@ -328,4 +331,4 @@ def check_inputs(plan: dict[str, Any]) -> None:
         raise UserError(f"{item['path']}: {item['name']} not found", hint=item["fix"])
 
 
-__all__ = ["ASSUMPTIONS", "MODELS", "ModelShape", "check_inputs", "plan_inputs", "reproduce_plan"]
+__all__ = ["ModelShape", "check_inputs", "plan_inputs", "reproduce_plan"]

@@ -9,8 +9,8 @@ setting, the library versions, held-out accuracy per epoch and the epoch kept.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
+import os
 import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,7 +45,9 @@ def fingerprint(*parts: Any) -> str:
         >>> fingerprint({"a": 1}) == fingerprint({"a": 1}), len(fingerprint("x"))
         (True, 16)
     """
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    from averitec_tools.hashing import json_digest
+
+    return json_digest(parts)  # the parts as one JSON list
 
 
 def split_heldout(n_claims: int, *, share: float, seed: int) -> np.ndarray:
@@ -211,6 +213,17 @@ def _manifest(*, kind: str, base_component: Any, labels: Sequence[str], train: S
     return manifest
 
 
+def _heldout_accuracy(heldout: Sequence[Example]
+                      ) -> Callable[[Callable[[list[tuple[str, str | None]]], np.ndarray]], float]:
+    """Scores a prediction function by its accuracy on ``heldout``."""
+    held_y = np.array([y for *_, y in heldout])
+
+    def evaluate(fn: Callable[[list[tuple[str, str | None]]], np.ndarray]) -> float:
+        return float(np.mean(fn([(a, b) for a, b, _ in heldout]).argmax(1) == held_y))
+
+    return evaluate
+
+
 def train_classifier(
     *,
     base: str,
@@ -251,12 +264,7 @@ def train_classifier(
     def predict(pairs: list[tuple[str, str | None]]) -> np.ndarray:
         return predict_proba(model=model, tokenizer=tok, pairs=pairs, max_length=settings.max_length, batch_size=64)
 
-    if evaluate is None and heldout:
-        held_y = np.array([y for *_, y in heldout])
-
-        def evaluate(fn: Callable[[list[tuple[str, str | None]]], np.ndarray]) -> float:
-            return float(np.mean(fn([(a, b) for a, b, _ in heldout]).argmax(1) == held_y))
-
+    evaluate = evaluate if evaluate is not None or not heldout else _heldout_accuracy(heldout)
     keep = BestEpoch(epochs=settings.epochs)
     bs = max(1, settings.batch_size)
     for epoch in range(settings.epochs):
@@ -273,11 +281,16 @@ def train_classifier(
     manifest = _manifest(kind=kind, base_component=base_component, labels=labels, train=train, heldout=heldout,
                          data_info=data_info, settings=settings, n_groups=len(units) if groups is not None else None,
                          frozen=frozen, loss_kind=loss_kind, keep=keep, seconds=time.perf_counter() - t0)
+    save_checkpoint(model, tok, manifest=manifest, out_dir=out_dir)
+    return manifest
+
+
+def save_checkpoint(model: Any, tokenizer: Any, *, manifest: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> None:
+    """Write a checkpoint directory atomically: the model, its tokenizer and ``manifest.json``."""
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
-    return manifest
 
 
 def predict_proba(*, model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str | None]], max_length: int,
@@ -324,5 +337,5 @@ class PairClassifier:
                              max_length=self.max_length, batch_size=self.batch_size)
 
 
-__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "freeze_bottom", "library_versions",
-           "predict_proba", "split_heldout", "train_classifier"]
+__all__ = ["BestEpoch", "PairClassifier", "batch_weights", "cap_examples", "fingerprint", "library_versions",
+           "predict_proba", "save_checkpoint", "split_heldout", "train_classifier"]

@@ -13,7 +13,7 @@ writes such a file as the checkpoint directory the reranker and verdict stages l
 (weights checked key for key: a missing or unexpected weight is refused, never ignored);
 ``reranker.checkpoint`` / ``verdict.checkpoint`` may name the ``.ckpt`` itself, which is
 converted once into the cache (:func:`converted_checkpoint`). The shipped stage files are
-read by :mod:`~averitec_tools.baselines.averitec.upstream`.
+read by :mod:`~averitec_tools.baselines.averitec.experiments.upstream`.
 
 Example:
     >>> UPSTREAM_CHECKPOINTS["verdict"][0], len(UPSTREAM_CHECKPOINTS["verdict"][1])
@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,35 @@ def _load_lightning(ckpt: Path, *, trust_pickle: bool) -> dict[str, Any]:
     return obj
 
 
+def _base_model(base: str, *, labels: Sequence[str]) -> tuple[Any, Any, str]:
+    """``base`` with a fresh head of ``labels`` (weights not loaded), its tokenizer and component name."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    from averitec_tools.baselines.averitec.models import describe
+
+    resolved, base_component = describe(model=base)
+    try:
+        config = AutoConfig.from_pretrained(resolved.location, num_labels=len(labels),
+                                            id2label=dict(enumerate(labels)),
+                                            label2id={v: i for i, v in enumerate(labels)})
+        tok = AutoTokenizer.from_pretrained(resolved.location)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UserError(f"model {base!r}: cannot be loaded ({str(exc).strip().splitlines()[0]})") from None
+    return AutoModelForSequenceClassification.from_config(config), tok, base_component
+
+
+def _check_fit(expected: Mapping[str, Any], weights: Mapping[str, Any], *, what: str) -> None:
+    """Refuse ``weights`` with a key ``expected`` lacks, lacking one it has (buffers aside), or of another shape."""
+    missing = sorted(set(expected) - set(weights) - {k for k in expected if _BUFFERS.match(k)})
+    unexpected = sorted(k for k in set(weights) - set(expected) if not _BUFFERS.match(k))
+    wrong = sorted(k for k in set(weights) & set(expected) if tuple(weights[k].shape) != tuple(expected[k].shape))
+    if missing or unexpected or wrong:
+        parts = [f"{n} {kind} (e.g. {keys[0]})" for kind, keys, n in (
+            ("missing", missing, len(missing)), ("unexpected", unexpected, len(unexpected)),
+            ("of another shape", wrong, len(wrong))) if keys]
+        raise UserError(f"{what}: " + "; ".join(parts), hint="pass the base model it was trained from (--base)")
+
+
 def convert_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, out_dir: str | os.PathLike[str],
                        trust_pickle: bool = False) -> dict[str, Any]:
     """Write the upstream Lightning checkpoint ``ckpt`` as a checkpoint directory (HF model,
@@ -89,7 +118,6 @@ def convert_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, ou
         UserError: no file, not a Lightning checkpoint, or its weights do not match
             ``base``'s architecture with the stage's head (naming the keys).
     """
-    from averitec_tools.baselines.averitec.models import describe
     from averitec_tools.jsonio import atomic_directory
 
     if kind not in UPSTREAM_CHECKPOINTS:
@@ -100,30 +128,12 @@ def convert_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, ou
     if not weights:
         raise UserError(f"{path}: no 'model.*' weights in its state_dict (not an upstream AVeriTeC module)")
     labels = UPSTREAM_CHECKPOINTS[kind][1]
-    resolved, base_component = describe(model=base)
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
-
-    try:
-        config = AutoConfig.from_pretrained(resolved.location, num_labels=len(labels),
-                                            id2label=dict(enumerate(labels)),
-                                            label2id={v: i for i, v in enumerate(labels)})
-        tok = AutoTokenizer.from_pretrained(resolved.location)
-    except (OSError, ValueError, KeyError) as exc:
-        raise UserError(f"model {base!r}: cannot be loaded ({str(exc).strip().splitlines()[0]})") from None
-    model = AutoModelForSequenceClassification.from_config(config)
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(weights) - {k for k in expected if _BUFFERS.match(k)})
-    unexpected = sorted(k for k in set(weights) - set(expected) if not _BUFFERS.match(k))
-    wrong = sorted(k for k in set(weights) & set(expected) if tuple(weights[k].shape) != tuple(expected[k].shape))
-    if missing or unexpected or wrong:
-        parts = [f"{n} {what} (e.g. {keys[0]})" for what, keys, n in (
-            ("missing", missing, len(missing)), ("unexpected", unexpected, len(unexpected)),
-            ("of another shape", wrong, len(wrong))) if keys]
-        raise UserError(f"{path}: its weights do not fit {base} with a {len(labels)}-way {kind} head: "
-                        + "; ".join(parts), hint="pass the base model it was trained from (--base)")
-    model.load_state_dict({k: v for k, v in weights.items() if k in expected}, strict=False)
+    model, tok, base_component = _base_model(base, labels=labels)
+    _check_fit(model.state_dict(), weights, what=f"{path}: its weights do not fit {base} with a "
+               f"{len(labels)}-way {kind} head")
+    model.load_state_dict({k: v for k, v in weights.items() if k in model.state_dict()}, strict=False)
     sha = file_sha256(path)
-    manifest = {"kind": kind, "base": base_component, "labels": list(labels), "fingerprint": f"upstream-{sha[:16]}",
+    manifest: dict[str, Any] = {"kind": kind, "base": base_component, "labels": list(labels), "fingerprint": f"upstream-{sha[:16]}",
                 "settings": {"max_length": 512},
                 "source": {"file": str(path), "sha256": sha, "format": "pytorch-lightning",
                            **{k: obj.get(k) for k in ("epoch", "global_step", "pytorch-lightning_version")
@@ -147,4 +157,4 @@ def converted_checkpoint(*, ckpt: str | os.PathLike[str], kind: str, base: str, 
     return str(target)
 
 
-__all__ = ["UPSTREAM_CHECKPOINTS", "convert_checkpoint", "converted_checkpoint"]
+__all__ = ["convert_checkpoint", "converted_checkpoint"]
