@@ -17,7 +17,6 @@ from averitec_tools.baselines.averitec.config import (
     config_from_mapping,
     resolve_config,
 )
-from averitec_tools.baselines.averitec.corpus.store import StoreDocument
 from averitec_tools.baselines.averitec.io.data import (
     ClaimItem,
     QAPair,
@@ -70,6 +69,7 @@ from averitec_tools.baselines.averitec.variants import VARIANTS, get_variant
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import write_head
 from averitec_tools.records.averitec import AVeriTeCClaim
+from averitec_tools.records.knowledge_store import StoreDocument
 
 
 def test_bm25_ranks_by_hand() -> None:

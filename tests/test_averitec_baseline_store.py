@@ -102,6 +102,24 @@ def test_reader_streams_and_reports_bad_lines(tmp_path: Path) -> None:
     assert list(store.documents(99)) == [] and not store.has(99)
 
 
+def test_reader_is_the_loaders(tmp_path: Path) -> None:
+    """The baseline reads through the loaders' store reader: typed records, the claim id the
+    file's name (not the line's), absent or null ``type``/``query`` as None."""
+    from averitec_tools.loaders import iter_dataset
+    from averitec_tools.records.knowledge_store import StoreDocument
+
+    d = tmp_path / "store"
+    d.mkdir()
+    lines = [{"claim_id": 99, "type": None, "url": "u1", "url2text": ["A."]}, {"type": 4, "url": "u2"}]
+    (d / "5.json").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    docs = list(KnowledgeStore(d).documents(5))
+    assert docs == [StoreDocument(5, None, None, "u1", ("A.",)), StoreDocument(5, "4", None, "u2", ())]
+    assert docs == list(iter_dataset("averitec/knowledge_store", split="dev", data_dir=d, claim_ids=[5]))
+    (d / "6.json").write_text(json.dumps({"url2text": ["A."]}) + "\n")
+    with pytest.raises(UserError, match=r"6\.json:1: field 'url' must be a string"):
+        list(KnowledgeStore(d).documents(6))
+
+
 def test_missing_or_empty_store(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="does not exist"):
         KnowledgeStore(tmp_path / "nope")

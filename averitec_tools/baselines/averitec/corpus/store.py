@@ -1,9 +1,13 @@
 """Stage 1: the per-claim knowledge store in the 2024 shared-task layout.
 
 A store is a directory with one file per claim, ``<claim_id>.json``, each holding JSON
-lines ``{claim_id, type, query, url, url2text: [sentence, ...]}``. Files are streamed line
-by line (real stores hold up to 1,000 pages per claim); a malformed line is an error
-naming the file and line.
+lines ``{claim_id, type, query, url, url2text: [sentence, ...]}``. :class:`KnowledgeStore`
+reads them through the loaders' store reader
+(:func:`~averitec_tools.loaders.stores.read_documents`, what
+``loaders.load("averitec/knowledge_store", ...)`` reads): line by line, each line and file
+bounded (real stores hold up to 1,000 pages per claim), typed
+:class:`~averitec_tools.records.knowledge_store.StoreDocument` records whose claim id is
+the file's name; a malformed line is an error naming the file and line.
 
 :func:`build_store` writes such a store offline from AVeriTeC gold annotation: a claim's
 own gold answers as documents (``url`` = the answer's ``source_url``, ``url2text`` = the
@@ -15,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,34 +27,12 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.errors import UserError
-from averitec_tools.jsonio import atomic_directory, iter_jsonl
+from averitec_tools.jsonio import atomic_directory
+from averitec_tools.loaders.stores import read_documents
 from averitec_tools.records.averitec import Answer, AVeriTeCClaim
+from averitec_tools.records.knowledge_store import StoreDocument
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-@dataclass(frozen=True)
-class StoreDocument:
-    """One line of a store file: a web page found for a claim.
-
-    Attributes:
-        claim_id: The claim the page was retrieved for.
-        type: How it was found (the 2024 store: the query type; ours: ``gold_answer`` or
-            ``distractor``).
-        query: The search query that found it.
-        url: The page URL.
-        url2text: The page's sentences.
-    """
-
-    claim_id: Any
-    type: str
-    query: str
-    url: str
-    url2text: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"claim_id": self.claim_id, "type": self.type, "query": self.query, "url": self.url,
-                "url2text": list(self.url2text)}
 
 
 def split_sentences(text: str) -> list[str]:
@@ -76,21 +58,8 @@ def answer_text(answer: Answer) -> str:
     return text
 
 
-def _doc_from(obj: Any, *, where: str) -> StoreDocument:
-    if not isinstance(obj, Mapping):
-        raise UserError(f"{where}: expected a JSON object, found {type(obj).__name__}")
-    text = obj.get("url2text")
-    if not isinstance(text, list) or not all(isinstance(s, str) for s in text):
-        raise UserError(f"{where}: field 'url2text' must be a list of strings")
-    url = obj.get("url", "")
-    if not isinstance(url, str):
-        raise UserError(f"{where}: field 'url' must be a string")
-    return StoreDocument(claim_id=obj.get("claim_id"), type=str(obj.get("type", "")),
-                         query=str(obj.get("query", "")), url=url, url2text=tuple(text))
-
-
 class KnowledgeStore:
-    """A store directory; ``documents(claim_id)`` streams that claim's pages.
+    """A store directory; ``documents(claim_id)`` streams that claim's pages (the loaders' reader).
 
     Args:
         path: The store directory.
@@ -126,8 +95,7 @@ class KnowledgeStore:
         path = self.file(claim_id)
         if not path.is_file():
             return
-        for loc in iter_jsonl(path):
-            yield _doc_from(loc.value, where=loc.where)
+        yield from read_documents(path, claim_id=claim_id)
 
 
 @dataclass

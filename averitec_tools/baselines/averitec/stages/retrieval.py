@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.baselines.averitec.corpus.store import StoreDocument
 from averitec_tools.baselines.averitec.stages.bm25 import BM25Index, make_index
+from averitec_tools.records.knowledge_store import StoreDocument
 
 
 @dataclass(frozen=True)
