@@ -154,6 +154,9 @@ def run(args: argparse.Namespace) -> int:
             raise
         raise UserError(exc.message, detail=exc.detail, hint="for a partial run (--limit N) pass --subset to score only the "
                         "claims predicted") from None
+    from averitec_tools.scoring.data_source import mark_data
+
+    result = mark_data(result, references=args.references)  # data:REPO@COMMIT when the gold file was downloaded
     for warning in result.warnings:
         print(f"averitec score: warning: {warning}", file=sys.stderr)
     if args.per_claim:

@@ -173,6 +173,34 @@ def file_provenance(what: str, path: str | os.PathLike[str]) -> Provenance:
     return Provenance(what, "local", files=(FileRecord(str(p.absolute()), size, sha),))
 
 
+def downloaded_provenance(path: str | os.PathLike[str]) -> Provenance | None:
+    """The provenance of a file ``averitec data download`` fetched from the hub, if ``path`` is one.
+
+    Only a file that a download manifest above it records (repository, commit, sha256) and
+    whose sha256 still matches counts; the provenance is named by the manifest's source key
+    (``averitec/dev``). Any other file, a copy installed with ``--from`` included, gives
+    ``None``, unhashed unless a manifest names it: this is what a score's ``data:`` field
+    (:func:`data_field`) is built from, so a file of unknown origin leaves signatures as they were.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "dev.json"; _ = f.write_text("[]")
+        >>> downloaded_provenance(f) is None
+        True
+    """
+    p = Path(path)
+    found = _manifest_entry(p, unpacked=False)
+    if found is None:
+        return None
+    entry, rec = found
+    if rec is None or rec.get("sha256") != file_sha256(p):
+        return None
+    name, split = entry.get("name"), entry.get("split")
+    what = f"{name}/{split}" if split else str(name or rec.get("path", p.name))
+    prov = _from_manifest(what, entry, [rec])
+    return prov if prov.origin == "download" and prov.repo is not None else None
+
+
 def store_provenance(what: str, folder: str | os.PathLike[str]) -> Provenance:
     """The provenance of an unpacked store folder: the archives the manifest records, else unknown
     (a store is not hashed on load: tens of gigabytes)."""
@@ -188,4 +216,4 @@ def hub_provenance(what: str, repo: str, revision: str | None) -> Provenance:
     return Provenance(what, "hub", repo, "dataset", revision or "main")
 
 
-__all__ = ["COMMIT", "Provenance", "data_field", "file_provenance", "hub_provenance", "store_provenance"]
+__all__ = ["COMMIT", "Provenance", "data_field", "downloaded_provenance", "file_provenance", "hub_provenance", "store_provenance"]

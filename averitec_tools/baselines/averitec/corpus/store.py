@@ -207,7 +207,8 @@ def _kept(docs: Sequence[StoreDocument], claim: AVeriTeCClaim, stats: StoreStats
     for d in docs:
         if published_after(d.url, claim.date):
             stats.dropped_after_claim_date += 1
-            stats.dropped_by_type[d.type] = stats.dropped_by_type.get(d.type, 0) + 1
+            kind = str(d.type)  # build_store's documents always have one (gold_answer, distractor)
+            stats.dropped_by_type[kind] = stats.dropped_by_type.get(kind, 0) + 1
             continue
         kept.append(d)
     return kept
