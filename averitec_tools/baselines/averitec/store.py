@@ -145,6 +145,11 @@ class StoreStats:
     #: normalised twins'), and other claims' answers from the claim's own fact-checking article.
     own_answers_removed: int = 0
     own_article_answers_removed: int = 0
+    #: ... and the answers of the claims checked in the same fact-checking article (siblings).
+    sibling_answers_removed: int = 0
+    #: Distractor documents that are answers of a claim in the claims file (all of them when
+    #: the distractors come from the other claims'; 0 with ``pool_claims``).
+    scored_annotations_in_store: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -181,24 +186,31 @@ def published_after(url: str, claim_date: Any) -> bool:
     return date is not None and date.after(claim_date)
 
 
-def _own_pool(claims: Sequence[AVeriTeCClaim], pool: Sequence[tuple[int, StoreDocument]]) -> Any:
-    """``ci`` → (pool indices of claim ``ci``'s own answers and its normalised twins',
-    pool indices of other answers from its own fact-checking article)."""
-    from averitec_tools.leakage.duplicates import normalise_claim, page_key
+def _distractor_pool(claims: Sequence[AVeriTeCClaim], ids: Sequence[Any], pool_claims: Sequence[AVeriTeCClaim] | None
+                     ) -> tuple[list[tuple[int, StoreDocument]], set[int]]:
+    """Every answer the distractors are drawn from, as (index of its claim, document), and the
+    pool indices that are answers of a claim in ``claims`` when the pool is another file's
+    (those never become distractors: no annotation of a claim being scored is in the store)."""
+    from averitec_tools.leakage.duplicates import normalise_claim
 
-    norms = [normalise_claim(c.claim) for c in claims]
-    by_norm: dict[str, set[int]] = {}
-    by_page: dict[str, set[int]] = {}
-    for j, (cj, d) in enumerate(pool):
-        by_norm.setdefault(norms[cj], set()).add(j)
-        key = page_key(d.url)
-        if key is not None:
-            by_page.setdefault(key, set()).add(j)
+    if pool_claims is None:
+        return [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")], set()
+    pool = [(ci, d) for ci, c in enumerate(pool_claims) for d in _answer_docs(None, c, kind="distractor")]
+    scored = {normalise_claim(c.claim) for c in claims}
+    return pool, {j for j, (ci, _) in enumerate(pool) if normalise_claim(pool_claims[ci].claim) in scored}
 
-    def own_of(ci: int) -> tuple[set[int], set[int]]:
-        twins = by_norm.get(norms[ci], set())
-        key = page_key(claims[ci].fact_checking_article)
-        return twins, (by_page.get(key, set()) - twins) if key is not None else set()
+
+def _own_pool(claims: Sequence[AVeriTeCClaim], pool_claims: Sequence[AVeriTeCClaim],
+              pool: Sequence[tuple[int, StoreDocument]]) -> Any:
+    """``claim`` → pool indices of its (own and twins', own-article, sibling) answers
+    (:class:`~averitec_tools.leakage.duplicates.OwnEvidence`, the rule R2VC retrieves by)."""
+    from averitec_tools.leakage.duplicates import OwnEvidence
+
+    ev = OwnEvidence.build(answers=[(pool_claims[cj].claim, str(j), d.url) for j, (cj, d) in enumerate(pool)],
+                           claims=[(c.claim, c.fact_checking_article) for c in (*pool_claims, *claims)])
+
+    def own_of(claim: AVeriTeCClaim) -> tuple[set[int], ...]:
+        return tuple({int(j) for j in part} for part in ev.parts(claim.claim))
 
     return own_of
 
@@ -212,6 +224,7 @@ def build_store(
     seed: int = 0,
     exclude_own_evidence: bool = False,
     temporal_filter: bool = False,
+    pool_claims: Sequence[AVeriTeCClaim] | None = None,
 ) -> StoreStats:
     """Write a knowledge store for ``claims`` to ``out`` (atomically).
 
@@ -228,6 +241,11 @@ def build_store(
             (:mod:`averitec_tools.leakage.duplicates`; counted in the stats).
         temporal_filter: Drop documents whose URL carries a publication date after the
             claim date (:mod:`averitec_tools.leakage.dates`), counting them.
+        pool_claims: Draw the distractors from these claims' answers (e.g. the training
+            split) instead of the other ``claims``' — minus every answer of a claim whose
+            normalised text is one of ``claims``': then no annotation of a claim in the
+            store's claims file is in the store (``scored_annotations_in_store`` 0), the
+            honest store of a scored split.
 
     Example:
         >>> import tempfile, pathlib
@@ -242,19 +260,22 @@ def build_store(
     ids = list(claim_ids) if claim_ids is not None else list(range(len(claims)))
     if len(ids) != len(claims):
         raise UserError("build_store: claim_ids and claims differ in length")
-    pool = [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")]
+    pool, banned = _distractor_pool(claims, ids, pool_claims)
     stats = StoreStats()
-    own_of = _own_pool(claims, pool) if exclude_own_evidence else None
+    own_of = _own_pool(claims, claims if pool_claims is None else pool_claims, pool) if exclude_own_evidence else None
     with atomic_directory(out) as tmp:
         for ci, claim in enumerate(claims):
             docs = [] if exclude_own_evidence else _answer_docs(ids[ci], claim, kind="gold_answer")
+            skip = set(banned)
             if own_of is None:
-                others = [j for j, (cj, _) in enumerate(pool) if cj != ci]
+                skip |= {j for j, (cj, _) in enumerate(pool) if pool_claims is None and cj == ci}
             else:
-                twins, article = own_of(ci)
-                stats.own_answers_removed += len(twins)
+                own, article, sibling = own_of(claim)
+                stats.own_answers_removed += len(own)
                 stats.own_article_answers_removed += len(article)
-                others = [j for j in range(len(pool)) if j not in twins and j not in article]
+                stats.sibling_answers_removed += len(sibling)
+                skip |= own | article | sibling
+            others = [j for j in range(len(pool)) if j not in skip]
             if distractors > 0 and others:
                 rng = np.random.default_rng([seed, ci])
                 pick = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
@@ -262,6 +283,7 @@ def build_store(
                     d = pool[others[j]][1]
                     docs.append(StoreDocument(claim_id=ids[ci], type="distractor", query=d.query, url=d.url,
                                               url2text=d.url2text))
+                    stats.scored_annotations_in_store += pool_claims is None
             kept = []
             for d in docs:
                 if temporal_filter and published_after(d.url, claim.date):
@@ -277,10 +299,10 @@ def build_store(
             stats.own_documents += sum(d.type == "gold_answer" for d in kept)
             stats.distractor_documents += sum(d.type == "distractor" for d in kept)
             stats.sentences += sum(len(d.url2text) for d in kept)
-        if exclude_own_evidence:  # the 2024 layout otherwise: only <claim_id>.json files
+        if exclude_own_evidence or pool_claims is not None:  # the 2024 layout otherwise: only <claim_id>.json files
             (tmp / LEAK_GUARD_FILE).write_text(json.dumps({
-                "exclude_own_evidence": True, "own_answers_removed": stats.own_answers_removed,
-                "own_article_answers_removed": stats.own_article_answers_removed}), encoding="utf-8")
+                "exclude_own_evidence": exclude_own_evidence, **{k: getattr(stats, k) for k in LEAK_GUARD_KEYS}}),
+                encoding="utf-8")
     return stats
 
 
@@ -301,8 +323,12 @@ def read_leak_guard(store: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.is_file():
         return {}
     info = json.loads(path.read_text(encoding="utf-8"))
-    return {k: info[k] for k in ("exclude_own_evidence", "own_answers_removed", "own_article_answers_removed")
-            if k in info}
+    return {k: info[k] for k in ("exclude_own_evidence", *LEAK_GUARD_KEYS) if k in info}
+
+
+#: The counts a store's ``leak_guard.info`` holds (:class:`StoreStats` fields).
+LEAK_GUARD_KEYS: tuple[str, ...] = ("own_answers_removed", "own_article_answers_removed", "sibling_answers_removed",
+                                    "scored_annotations_in_store")
 
 
 __all__ = ["LEAK_GUARD_FILE", "KnowledgeStore", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",

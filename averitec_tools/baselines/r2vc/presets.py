@@ -40,8 +40,14 @@ ORACLE_NOTE = (
     "evidence scores are upper bounds, not open-retrieval figures"
 )
 EXCLUDE_NOTE = (
-    "exclude_own_evidence: each claim's own gold answers are removed from its retrieval "
-    "results (the corpus still holds other claims' answers)"
+    "honest corpus: the training claims' gold answers only (no dev or pseudo-test annotation); each "
+    "claim's own answers, its fact-checking article's and its sibling claims' are removed from its "
+    "retrieval results"
+)
+DEV_CORPUS_NOTE = (
+    "dev-annotation corpus: the corpus holds every dev claim's gold answers; each claim's own, its "
+    "article's and its siblings' are removed from its retrieval results, the other dev claims' stay "
+    "(dev-transductive, not honest)"
 )
 
 
@@ -121,8 +127,10 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
     from averitec_tools.baselines.r2vc.offline.data import cache_root
 
     off = cfg.offline
-    return {"oracle_corpus": not off.exclude_own_evidence,
-            "note": EXCLUDE_NOTE if off.exclude_own_evidence else ORACLE_NOTE,
+    note = ORACLE_NOTE if not off.exclude_own_evidence else DEV_CORPUS_NOTE if off.corpus == "train+dev" \
+        else EXCLUDE_NOTE
+    return {"oracle_corpus": not off.exclude_own_evidence, "dev_annotations_in_corpus": off.corpus == "train+dev",
+            "note": note,
             "trained_on": "averitec/train.json", "train_claims": off.train_claims,
             "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
             "departures": list(OFFLINE_DEPARTURES),

@@ -69,7 +69,10 @@ def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
     the training hash)."""
     from dataclasses import asdict
 
-    return {k: v for k, v in asdict(cfg.offline).items() if k not in ("cache_dir", *DECISION_ONLY)}, components
+    from averitec_tools.leakage.duplicates import OWN_EVIDENCE_VERSION
+
+    settings = {k: v for k, v in asdict(cfg.offline).items() if k not in ("cache_dir", *DECISION_ONLY)}
+    return settings | {"own_evidence_rule": OWN_EVIDENCE_VERSION}, components
 
 
 def default_claims_path() -> Path:

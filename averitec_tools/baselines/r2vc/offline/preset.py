@@ -72,7 +72,7 @@ from averitec_tools.baselines.r2vc.types import Passage
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import json_digest
 from averitec_tools.jsonio import atomic_directory
-from averitec_tools.leakage.duplicates import LEAK_GUARD_VERSION
+from averitec_tools.leakage.duplicates import LEAK_GUARD_VERSION, OWN_EVIDENCE_VERSION
 from averitec_tools.leakage.pseudo_test import pseudo_test_mask, pseudo_test_size
 from averitec_tools.records.averitec import AVeriTeCClaim
 
@@ -184,7 +184,9 @@ class OfflineData:
 
     train: list[AVeriTeCClaim]
     dev: list[AVeriTeCClaim]
+    #: Every training claim's answer passages (the verifier's pairs come from them).
     train_passages: list[tuple[int, Passage]]
+    #: The dev answer passages in the corpus (none in the honest corpus).
     dev_passages: list[tuple[int, Passage]]
     store: Any
     retriever: Any
@@ -192,6 +194,8 @@ class OfflineData:
     corpus_key: str
     train_path: Path
     build_seconds: dict[str, float]
+    #: Training answers in the corpus (the pseudo-test's are left out of the honest one).
+    corpus_train: int = 0
     #: Which training claims feed the verifier and the slice (none that is a scored claim's twin).
     plan: TrainingPlan | None = None
     #: ``leak_guard`` of the run summary: what each leak rule removed.
@@ -231,41 +235,53 @@ def build_offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = 
     data_key = (_file_digest(dev_path), _file_digest(train_path), off.train_claims)
     cache = cache_root(cfg)
 
-    # Corpus + indexes: train and dev gold answers + distractors.
+    # Corpus + indexes: the training claims' gold answers (no pseudo-test claim's: it is scored like
+    # dev), with ``offline.corpus: train+dev`` every training and dev answer; + distractors.
     train_passages = answer_passages(train, split="train")
     dev_passages = answer_passages(dev, split="dev")
-    corpus_key = json_digest("corpus-v2", data_key, off.distractors, off.seed)
+    dev_corpus = off.corpus == "train+dev"
+    corpus_train = train_passages if dev_corpus else [(ci, p) for ci, p in train_passages if not pseudo[ci]]
+    corpus_dev = dev_passages if dev_corpus else []
+    corpus_key = json_digest("corpus-v3", data_key, off.distractors, off.seed, off.corpus,
+                             np.flatnonzero(pseudo).tolist())
     corpus_dir = cache / f"corpus-{corpus_key}"
     if (corpus_dir / "corpus.json").is_file():
         store = ParagraphStore.open(corpus_dir)
     else:
-        passages = [p for _, p in train_passages] + [p for _, p in dev_passages]
+        passages = [p for _, p in corpus_train] + [p for _, p in corpus_dev]
         passages += distractor_passages(fever_path, n=off.distractors, seed=off.seed)
-        store = build_corpus(passages=passages, out_dir=corpus_dir, source=f"{train_path} + {dev_path}")
+        store = build_corpus(passages=passages, out_dir=corpus_dir,
+                             source=f"{train_path} + {dev_path}" if dev_corpus else str(train_path))
     build_seconds["corpus"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     retriever: Any = retriever_from_config(cfg.retrieval, corpus=store, index_dir=corpus_dir / "indexes",
                                            show_progress=progress, engine=engine)
     plan = offline_plan(train=train, dev=dev, scored=scored, n_calibration=off.calibration_claims, seed=off.seed,
                         pseudo_test=pseudo)
-    leak_guard = dict(plan.leak_guard)
+    leak_guard = dict(plan.leak_guard) | {
+        "dev_annotations_in_corpus": len(corpus_dev),
+        "pseudo_test_annotations_in_corpus": sum(bool(pseudo[ci]) for ci, _ in corpus_train)}
     if off.exclude_own_evidence:
-        own = own_evidence([(train, train_passages), (dev, dev_passages)])
+        own = own_evidence([(train, corpus_train), (dev, corpus_dev)])
         retriever = ExcludeOwnRetriever(base=retriever, own=own)
         leak_guard |= own.counts(list(scored) or [c.claim for c in dev])
     else:
-        leak_guard |= {"own_answers_removed": 0, "own_article_answers_removed": 0}
+        leak_guard |= {"own_answers_removed": 0, "own_article_answers_removed": 0, "sibling_answers_removed": 0}
     build_seconds["indexes"] = time.perf_counter() - t0
-    return OfflineData(train=train, dev=dev, train_passages=train_passages, dev_passages=dev_passages,
+    return OfflineData(train=train, dev=dev, train_passages=train_passages, dev_passages=corpus_dev,
+                       corpus_train=len(corpus_train),
                        store=store, retriever=retriever, data_key=data_key, corpus_key=corpus_key,
                        train_path=train_path, build_seconds=build_seconds, plan=plan,
                        leak_guard=leak_guard)
 
 
-def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
-    """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
+def verifier_key(cfg: R2VCConfig, *, data_key: Any, used: Sequence[int]) -> str:
+    """Cache key of the fine-tuned verifier: the data, the training claims it reads (``used``,
+    indices: a dev run and a pseudo-test run that train on the same claims share one
+    verifier) and every setting its training reads."""
     off = cfg.offline
-    return json_digest("verifier-v5", LEAK_GUARD_VERSION, data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+    return json_digest("verifier-v6", LEAK_GUARD_VERSION, data_key, list(used), cfg.verifier.pair_order,
+                       cfg.verifier.max_length,
                        {k: val for k, val in asdict(off).items()
                         if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
                                  "train_batch_size", "seed")})
@@ -273,7 +289,8 @@ def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
 
 def _fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str, off: Any) -> str:
     """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
-    return json_digest("slc-v5", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+    return json_digest("slc-v6", train_key, corpus_key, off.exclude_own_evidence, OWN_EVIDENCE_VERSION,
+                       asdict(fit_cfg.retrieval),
                        asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
                        asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
                                                       "abstain": None, "on_abstain": None},
@@ -307,7 +324,7 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
     plan = data.plan
     held = plan.held
     v = cfg.verifier
-    train_key = verifier_key(cfg, data_key=(data.data_key, plan.dropped))
+    train_key = verifier_key(cfg, data_key=data.data_key, used=np.flatnonzero(plan.verifier_use).tolist())
     model_dir = cache / f"verifier-{train_key}"
     if not (model_dir / "config.json").is_file():
         epochs = verifier_epochs(train=train, passages=train_passages, use=plan.verifier_use, epochs=off.epochs,
@@ -350,8 +367,8 @@ def build_offline_pipeline(cfg: R2VCConfig, *, claims: Sequence[ClaimInput] = ()
         pipe.components["calibrator"] = (f"slc:{Path(calibrator.source or '').name} (fitted on "
                                          f"{calibrator.fit_info.get('claims')} held-out train claims)")
     pipe.components["corpus"] = {
-        "passages": len(data.store), "train_answers": len(train_passages), "dev_answers": len(dev_passages),
-        "oracle_corpus": not off.exclude_own_evidence,
+        "passages": len(data.store), "train_answers": data.corpus_train, "dev_answers": len(dev_passages),
+        "oracle_corpus": not off.exclude_own_evidence, "dev_annotations": bool(dev_passages),
     }
     pipe.components["verifier"]["model"] = str(model_dir)
     return pipe
