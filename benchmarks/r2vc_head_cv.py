@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -73,13 +74,29 @@ def label_prior_covered(pred: np.ndarray, conf: np.ndarray, right: np.ndarray, n
     return float(right[order[:n_accept]].mean())
 
 
-def evaluate(t: dict[str, Any], variant: dict[str, Any], *, seed: int, coverage: float) -> dict[str, float]:
+def _rules_fold(sl: Any, fit: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """offline-minilm's paper-style decision (y_NLI thresholds, SLC, gates, Conflicting rule) fitted on
+    the ``fit`` claims: the ``test`` claims' ungated labels and π."""
+    from r2vc_slice_cv import _fit_half, _score_half
+
+    claims = np.array(sl.claims, dtype=object)
+    rows = _score_half(sl, _fit_half(sl, sl.base, list(claims[fit])), list(claims[test]))  # (gold, label, covered, π)
+    if len(rows) != int(test.sum()):
+        raise RuntimeError("a slice claim without candidates: the rows no longer line up with the claims")
+    return np.array([AVERITEC_LABELS.index(r[1]) for r in rows]), np.array([r[3] for r in rows])
+
+
+def evaluate(t: dict[str, Any], variant: dict[str, Any], *, seed: int, coverage: float,
+             sl: Any = None) -> dict[str, float]:
     """One seeded 5-fold split: the pooled held-out folds' figures."""
     gold = t["gold"]
     fold = group_folds(t["groups"], folds=5, seed=seed)
     pred, conf = np.zeros(len(gold), dtype=int), np.zeros(len(gold))
     for f in np.unique(fold):
         fit, test = fold != f, fold == f
+        if variant["features"] == "rules":
+            pred[test], conf[test] = _rules_fold(sl, fit, test)
+            continue
         if variant["features"] == "probe":
             p = np.exp(t["prior"][test])
             pred[test], conf[test] = p.argmax(1), p.max(1)
@@ -103,14 +120,31 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--c", type=float, nargs="+", default=[1.0])
     ap.add_argument("--coverage", type=float, default=0.7)
+    ap.add_argument("--table", type=Path, help="read the slice's features from this .npz, or write them there")
+    ap.add_argument("--features", nargs="+", default=["prior", "pool", "prior+pool"],
+                    choices=["prior", "pool", "prior+pool"])
+    ap.add_argument("--rules", action="store_true",
+                    help="also the paper-style decision rules offline-minilm fits now, fitted on the same folds")
+    ap.add_argument("--objectives", nargs="+", default=list(OBJECTIVES), choices=OBJECTIVES)
     args = ap.parse_args()
-    t = slice_table()
+    if args.table is not None and args.table.is_file():
+        with np.load(args.table) as z:
+            t = {k: z[k] for k in z.files}
+    else:
+        t = slice_table()
+        if args.table is not None:
+            np.savez(args.table, **t)
     print(json.dumps({"slice_claims": len(t["gold"]), "labels": np.bincount(t["gold"], minlength=4).tolist()}))
-    variants = [{"features": "probe"}] + [
+    sl = None
+    if args.rules:
+        from r2vc_slice_cv import Slice
+
+        sl = Slice(resolve_config("offline-minilm").effective())
+    variants = [{"features": "probe"}] + ([{"features": "rules"}] if args.rules else []) + [
         {"features": f, "c": c, "objective": o}
-        for f, c, o in itertools.product(("prior", "pool", "prior+pool"), args.c, OBJECTIVES)]
+        for f, c, o in itertools.product(args.features, args.c, args.objectives)]
     for v in variants:
-        res = [evaluate(t, v, seed=s, coverage=args.coverage) for s in range(args.seeds)]
+        res = [evaluate(t, v, seed=s, coverage=args.coverage, sl=sl) for s in range(args.seeds)]
         mean = {k: round(float(np.mean([r[k] for r in res])), 4) for k in ("acc", "macro_f1", "covered_acc",
                                                                            "gap_points")}
         print(json.dumps({"variant": v, **mean, "predicted_seed0": res[0]["predicted"]}), flush=True)

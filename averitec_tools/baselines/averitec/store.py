@@ -306,6 +306,32 @@ def build_store(
     return stats
 
 
+def distractor_claims(path: str | os.PathLike[str]) -> tuple[list[AVeriTeCClaim], dict[str, Any]]:
+    """The claims of ``path`` whose answers a store's distractors are drawn from (``build-store
+    --distractors-from``), and what was held out: AVeriTeC's ``train.json`` keeps its pseudo-test
+    out (:mod:`averitec_tools.leakage.pseudo_test`), as every training and fitting set does.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.json"
+        >>> _ = p.write_text('[{"claim": "a", "questions": []}]')
+        >>> [c.claim for c in distractor_claims(p)[0]], distractor_claims(p)[1]
+        (['a'], {'distractor_claims': 1, 'pseudo_test_held_out': 0})
+    """
+    from averitec_tools.hashing import file_sha256
+    from averitec_tools.jsonio import load_json
+    from averitec_tools.leakage.pseudo_test import PSEUDO_TEST_CLAIMS, pseudo_test_mask, pseudo_test_size
+
+    raw = load_json(path)
+    if not isinstance(raw, list):
+        raise UserError(f"{path}: expected a JSON array of claims")
+    claims = [AVeriTeCClaim.from_dict(r, where=f"{path}[{i}]", claim_id=i) for i, r in enumerate(raw)]
+    n = pseudo_test_size(PSEUDO_TEST_CLAIMS, train_sha256=file_sha256(path))
+    held = pseudo_test_mask([c.claim for c in claims], n=n)
+    kept = [c for c, h in zip(claims, held, strict=True) if not h]
+    return kept, {"distractor_claims": len(kept), "pseudo_test_held_out": int(held.sum())}
+
+
 #: Written by :func:`build_store` with ``exclude_own_evidence`` beside the ``<claim_id>.json``
 #: files: what its leak rules removed.
 LEAK_GUARD_FILE = "leak_guard.info"
@@ -331,5 +357,5 @@ LEAK_GUARD_KEYS: tuple[str, ...] = ("own_answers_removed", "own_article_answers_
                                     "scored_annotations_in_store")
 
 
-__all__ = ["LEAK_GUARD_FILE", "KnowledgeStore", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
+__all__ = ["LEAK_GUARD_FILE", "LEAK_GUARD_KEYS", "KnowledgeStore", "distractor_claims", "read_leak_guard", "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after",
            "split_sentences"]
