@@ -36,4 +36,4 @@ def cache_root(*parts: str) -> Path:
     return root.joinpath(*parts)
 
 
-__all__ = ["CACHE_ENV", "cache_root"]
+__all__ = ["cache_root"]

@@ -217,7 +217,7 @@ def installed_modules(modules: Sequence[str] = tuple(EXTRA_MODULES)) -> dict[str
         if not found:
             out[name] = None
             continue
-        dist = (dists.get(name) or [None])[0]
+        dist = next(iter(dists.get(name) or ()), None)
         try:
             out[name] = f"{dist} {importlib.metadata.version(dist)}" if dist else "installed"
         except importlib.metadata.PackageNotFoundError:

@@ -31,4 +31,4 @@ def fork_is_safe(*, modules: Mapping[str, Any] | None = None) -> bool:
     return hasattr(os, "fork") and not any(name in loaded for name in JVM_MODULES)
 
 
-__all__ = ["JVM_MODULES", "fork_is_safe"]
+__all__ = ["fork_is_safe"]

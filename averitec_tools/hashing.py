@@ -1,6 +1,8 @@
-"""The one file hash of the package: SHA-256, read in 1 MiB blocks (constant memory).
+"""The package's hashes, all SHA-256: of a file (read in 1 MiB blocks, constant memory), of a
+text or bytes (:func:`sha256_hex`: keys, tokens, content), of JSON parts (:func:`json_digest`:
+cache keys).
 
-Used for gold files (prepared caches, leaderboard warm caches), downloads, training
+Files: used for gold files (prepared caches, leaderboard warm caches), downloads, training
 data and run manifests, embedding shards.
 
 Example:
@@ -33,8 +35,20 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def json_digest(*parts: Any) -> str:
-    """A 16-hex-digit cache key: SHA-256 of each part as sorted-key JSON (``str`` for the rest).
+def sha256_hex(data: str | bytes, *, length: int = 64) -> str:
+    """The first ``length`` hex digits of the SHA-256 of ``data`` (text as UTF-8): the one
+    digest of a key, a token or a text's content.
+
+    Example:
+        >>> sha256_hex("abc", length=12), sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
+        ('ba7816bf8f01', True)
+    """
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()[:length]
+
+
+def json_digest(*parts: Any, length: int = 16) -> str:
+    """A cache key: the first ``length`` hex digits (16 by default) of the SHA-256 of each
+    part as sorted-key ASCII JSON (``str`` for the rest), one after another.
 
     Example:
         >>> json_digest("v1", {"b": 2, "a": 1}) == json_digest("v1", {"a": 1, "b": 2})
@@ -42,10 +56,7 @@ def json_digest(*parts: Any) -> str:
         >>> json_digest("v1", [1, 2])
         'f0711684d1f38750'
     """
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(json.dumps(part, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:16]
+    return sha256_hex("".join(json.dumps(part, sort_keys=True, default=str) for part in parts), length=length)
 
 
-__all__ = ["file_sha256", "json_digest"]
+__all__ = ["file_sha256", "json_digest", "sha256_hex"]

@@ -12,6 +12,7 @@ line; a JSON array is parsed once.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -52,6 +53,11 @@ class Located:
 def _check_file(path: str | os.PathLike[str]) -> Path:
     p = Path(path)
     if not p.exists():
+        try:
+            os.stat(p)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UserError(f"{p}: a loop of symbolic links, not a file") from None
         raise UserError(f"{p}: no such file")
     if p.is_dir():
         raise UserError(f"{p}: is a directory, expected a .json or .jsonl file")
@@ -404,6 +410,5 @@ def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[s
 
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
-    "refuse_lone_surrogates",
     "sniff_format", "write_head",
 ]

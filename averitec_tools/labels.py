@@ -247,15 +247,6 @@ def is_lossy(label: str, *, source: str) -> bool:
 
 
 __all__ = [
-    "AMBIGUOUS",
-    "AVERITEC_LABELS",
-    "FEVER_LABELS",
-    "R2VC_LABELS",
-    "SPACES",
-    "TERNARY_LABELS",
-    "VITAMINC_LABELS",
-    "LabelSpace",
-    "is_lossy",
-    "map_label",
-    "normalize_label",
+    "AMBIGUOUS", "AVERITEC_LABELS", "FEVER_LABELS", "R2VC_LABELS", "SPACES", "TERNARY_LABELS", "is_lossy",
+    "map_label", "normalize_label",
 ]

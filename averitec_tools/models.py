@@ -152,11 +152,4 @@ def load_sentence_encoder(*, model: str, device: str | None = None) -> tuple[Any
     return encoder, resolved
 
 
-__all__ = [
-    "MINILM_ID",
-    "ResolvedModel",
-    "hub_offline",
-    "load_sentence_encoder",
-    "packaged_minilm_path",
-    "resolve_model",
-]
+__all__ = ["MINILM_ID", "ResolvedModel", "hub_offline", "load_sentence_encoder", "resolve_model"]

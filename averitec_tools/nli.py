@@ -1,7 +1,7 @@
 """NLI backends: the protocol, the transformers cross-encoder, a cache, and the y_NLI verdict rule.
 
 Shared by the R2VC verifier (``baselines/r2vc/stages/verification``) and the meta-eval
-``nli-verdict`` scorer (``scoring/meta_eval/nli_verdict.py``), so scoring never imports a
+``nli-verdict`` scorer (``metrics/nli_verdict.py``), so scoring never imports a
 baseline.
 
 Pairs are always (claim, passage); a backend decides which side is the premise
@@ -315,17 +315,6 @@ def label_consistency(*, generated: str, nli: str) -> float:
 
 
 __all__ = [
-    "CONTR",
-    "ENT",
-    "NEUT",
-    "NLI_COLUMNS",
-    "PAIR_ORDERS",
-    "CachedNLI",
-    "HFNLIBackend",
-    "NLIBackend",
-    "label_consistency",
-    "label_order_from_id2label",
-    "load_sequence_classifier",
-    "nli_label",
-    "order_pairs",
+    "CONTR", "ENT", "NEUT", "NLI_COLUMNS", "CachedNLI", "HFNLIBackend", "NLIBackend", "label_consistency",
+    "label_order_from_id2label", "nli_label", "order_pairs",
 ]

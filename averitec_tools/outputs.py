@@ -5,7 +5,10 @@ option right after parsing its arguments. The check refuses, with a one-line
 :class:`~averitec_tools.errors.UserError` (exit 2):
 
 * an output that is one of the command's inputs — the same path, a symlink to it or a hard
-  link (compared by device and inode with :func:`os.path.samefile`);
+  link (compared by device and inode with :func:`os.path.samefile`) — or a file the command
+  protects without reading it as an input (``protected``: a leaderboard's database, its gold
+  files, its session secret); :func:`check_not_input` is the same check alone, for a path
+  the command may only read or create (a secret file, a database);
 * an existing directory given where a file is expected (or a file where a directory is);
 * a location that cannot be written: the nearest existing ancestor is not a directory or
   refuses a probe file (so a read-only place fails in milliseconds, not after the work).
@@ -74,17 +77,47 @@ def _check_writable(directory: Path, *, option: str, target: Path) -> None:
         raise UserError(f"{option} {target}: cannot write in {anchor}: {exc.strerror or exc}") from None
 
 
-def _check_not_input(target: Path, *, option: str, inputs: Iterable[PathLike | None]) -> None:
-    for raw in inputs:
+def _check_not_input(target: Path, *, option: str, inputs: Iterable[PathLike | None],
+                     protected: Iterable[tuple[PathLike, str]] = ()) -> None:
+    labelled = [(raw, None) for raw in inputs] + [(raw, label) for raw, label in protected]
+    for raw, label in labelled:
         if raw is None:
             continue
         source = Path(raw)
         if os.path.lexists(source) and _same_file(target, source):
-            kind = "folder" if source.is_dir() else "file"
+            kind = label or f"the input {'folder' if source.is_dir() else 'file'}"
+            what = "it" if label else "an input"
             raise UserError(
-                f"{option} {target}: is the input {kind} {source}; refusing to overwrite an input",
+                f"{option} {target}: is {kind} {source}; refusing to overwrite {what}",
                 hint="choose another output path",
             )
+
+
+def check_not_input(path: PathLike, *, option: str, inputs: Iterable[PathLike | None] = (),
+                    protected: Iterable[tuple[PathLike, str]] = ()) -> Path:
+    """Refuse a path that a command will write (or create, or change the mode of) when it is
+    one of the command's inputs or a ``protected`` file (a database, a gold file: ``(path,
+    what it is)``), the same file by path, symlink or hard link. Unlike
+    :func:`check_output_file` it does not probe the place (the file may be only read, e.g.
+    an existing secret).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> db = d / "lb.db"
+        >>> _ = db.write_bytes(b"")
+        >>> check_not_input(d / "s.secret", option="--secret-file", protected=[(db, "the leaderboard database")]).name
+        's.secret'
+        >>> check_not_input(db, option="--secret-file", protected=[(db, "the leaderboard database")])
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: --secret-file ...lb.db: is the leaderboard database ...lb.db; refusing to overwrite it (...)
+    """
+    target = Path(path)
+    if str(path) == "":
+        raise UserError(f"{option}: empty path")
+    _check_not_input(target, option=option, inputs=inputs, protected=protected)
+    return target
 
 
 def _check_no_input_inside(target: Path, *, option: str, inputs: Iterable[PathLike | None]) -> None:
@@ -101,7 +134,8 @@ def _check_no_input_inside(target: Path, *, option: str, inputs: Iterable[PathLi
 
 
 def check_output_file(
-    path: PathLike, *, option: str, inputs: Iterable[PathLike | None] = ()
+    path: PathLike, *, option: str, inputs: Iterable[PathLike | None] = (),
+    protected: Iterable[tuple[PathLike, str]] = (),
 ) -> Path:
     """Refuse an output file that would destroy an input or cannot be written.
 
@@ -109,12 +143,14 @@ def check_output_file(
         path: The output file the command will write.
         option: How the user named it (``"--per-claim"``), used in the message.
         inputs: Every file the command reads (``None`` entries are ignored).
+        protected: Files the command must never write although it does not name them as
+            inputs, with what they are (``(lb.db, "the leaderboard database")``).
 
     Returns:
         ``path`` as a :class:`~pathlib.Path`.
 
     Raises:
-        UserError: ``path`` is an input, an existing directory, or not writable.
+        UserError: ``path`` is an input or protected, an existing directory, or not writable.
 
     Example:
         >>> import tempfile, pathlib
@@ -134,7 +170,7 @@ def check_output_file(
         raise UserError(f"{option}: empty path")
     if target.is_dir():
         raise UserError(f"{option} {target}: is an existing directory; give a file path")
-    _check_not_input(target, option=option, inputs=inputs)
+    _check_not_input(target, option=option, inputs=inputs, protected=protected)
     if target.exists() and not target.is_file():  # /dev/null, a FIFO: written through as they are
         return target
     _check_writable(target.parent, option=option, target=target)
@@ -183,4 +219,4 @@ def check_output_dir(
     return target
 
 
-__all__ = ["check_output_dir", "check_output_file", "umask"]
+__all__ = ["check_not_input", "check_output_dir", "check_output_file", "umask"]

@@ -175,4 +175,4 @@ def find_resource(name: str, *, allow_download: bool = True) -> Any:
     return found
 
 
-__all__ = ["DirPointer", "PUNKT_TAB", "RESOURCES", "WORDNET", "NltkResource", "downloads_allowed", "find_resource"]
+__all__ = ["downloads_allowed", "find_resource"]

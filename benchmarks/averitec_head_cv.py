@@ -41,16 +41,16 @@ import numpy as np
 
 from averitec_tools.baselines._run.claim_head import OBJECTIVES, fit_head, macro_f1_index
 from averitec_tools.baselines._run.claim_prior import claim_groups, fitted_prior, group_folds
-from averitec_tools.baselines.averitec.checkpoints import training_claims
 from averitec_tools.baselines.averitec.config import builtin_config, cache_dir, train_path
-from averitec_tools.baselines.averitec.data import QAPair, read_claims
-from averitec_tools.baselines.averitec.decision_slice import decision_slice
-from averitec_tools.baselines.averitec.verdict import (
+from averitec_tools.baselines.averitec.io.data import QAPair, read_claims
+from averitec_tools.baselines.averitec.stages.verdict import (
     LABELS,
     aggregate_probabilities,
     verdict_examples,
     verdict_input,
 )
+from averitec_tools.baselines.averitec.training.checkpoints import training_claims
+from averitec_tools.baselines.averitec.training.decision_slice import decision_slice
 from averitec_tools.loaders.locate import find_data_file
 
 #: Head feature sets: the probe's log-probabilities and each verdict model's claim features.
@@ -68,8 +68,8 @@ def configure(args: argparse.Namespace) -> Any:
 
 
 def _store(cfg: Any, name: str, items: list[Any], pool: list[Any] | None) -> str:
-    from averitec_tools.baselines.averitec.store import build_store
-    from averitec_tools.baselines.averitec.training import fingerprint
+    from averitec_tools.baselines.averitec.corpus.store import build_store
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     out = cache_dir(cfg) / f"exp-store-{name}-{fingerprint([c.claim_id for c in items], pool is None)}"
     if not (out / "leak_guard.info").is_file():
@@ -81,8 +81,8 @@ def _store(cfg: Any, name: str, items: list[Any], pool: list[Any] | None) -> str
 def slice_evidence(cfg: Any, train: list[Any], sl: list[Any], dev: list[Any]) -> tuple[Any, list[list[QAPair]]]:
     """The built pipeline (its verdict model: the built-in one) and each slice claim's evidence."""
     from averitec_tools.baselines.averitec.build import build_pipeline
-    from averitec_tools.baselines.averitec.questions import build_question_writer
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.stages.questions import build_question_writer
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     ids = {c.claim_id for c in sl}
@@ -98,8 +98,8 @@ def slice_evidence(cfg: Any, train: list[Any], sl: list[Any], dev: list[Any]) ->
 def retrieved_pairs(cfg: Any, pipe: Any, rest: list[Any], top: int) -> list[tuple[str, str | None, int]]:
     """Each training claim's top ``top`` evidence pairs (BM25 order) from a store of the other
     training claims' answers, labelled with its verdict (Conflicting claims left out, as upstream)."""
-    from averitec_tools.baselines.averitec.retrieval import retrieve_sentences
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.stages.retrieval import retrieve_sentences
 
     store = KnowledgeStore(_store(cfg, "verdict-train", rest, None))
     out = []
@@ -117,7 +117,7 @@ def retrieved_pairs(cfg: Any, pipe: Any, rest: list[Any], top: int) -> list[tupl
 
 def train_retrieved_verdict(cfg: Any, args: argparse.Namespace, rest: list[Any],
                             extra: list[tuple[str, str | None, int]]) -> str:
-    from averitec_tools.baselines.averitec.training import (
+    from averitec_tools.baselines.averitec.training.classifier import (
         cap_examples,
         fingerprint,
         train_classifier,
@@ -139,7 +139,7 @@ def train_retrieved_verdict(cfg: Any, args: argparse.Namespace, rest: list[Any],
 
 def verdict_features(cfg: Any, checkpoint: str, sl: list[Any], evidence: list[list[QAPair]]) -> np.ndarray:
     """Per slice claim: the upstream rule's claim distribution and the mean pair probabilities (8 numbers)."""
-    from averitec_tools.baselines.averitec.training import PairClassifier
+    from averitec_tools.baselines.averitec.training.classifier import PairClassifier
 
     model = PairClassifier(checkpoint=checkpoint, device="cpu", batch_size=64, max_length=cfg.verdict.max_length)
     rows = []

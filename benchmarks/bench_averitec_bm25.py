@@ -28,9 +28,9 @@ def main() -> None:
     args = ap.parse_args()
     from rank_bm25 import BM25Okapi
 
-    from averitec_tools.baselines.averitec.bm25 import OkapiIndex, word_tokenize
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.store import KnowledgeStore, build_store
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore, build_store
+    from averitec_tools.baselines.averitec.io.data import read_claims
+    from averitec_tools.baselines.averitec.stages.bm25 import OkapiIndex, word_tokenize
 
     dev = read_claims(Path(os.environ["AVERITEC_DATA_DIR"]) / "averitec" / "dev.json")[: args.n]
     with tempfile.TemporaryDirectory() as tmp:

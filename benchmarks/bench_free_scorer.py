@@ -8,7 +8,7 @@ figure that does not depend on the others). Runs:
 
 * ``peer``: the plain way, one ``encode`` call per claim and side (no dedupe across claims,
   no global length sort), the scores checked equal to ours;
-* ``cold``: ``free_scorer.score_strings`` with an empty reference-embedding cache (distinct
+* ``cold``: ``minilm_qa_f1.score_strings`` with an empty reference-embedding cache (distinct
   strings once, sorted by length, one batched pass);
 * ``warm``: the same with the reference embeddings cached (a gold file scored again);
 * ``verdict`` (``--verdict``): ``minilm-verdict`` with the cache warm.
@@ -44,9 +44,9 @@ def _inputs(data: Path, n: int) -> tuple[list[list[str]], list[list[str]], list[
 
 
 def _timed(name: str, fn: Callable[[], Any]) -> Any:
-    from averitec_tools.scoring.meta_eval import free_scorer
+    from averitec_tools.metrics import minilm_qa_f1
 
-    free_scorer._MEMO.clear()  # every run embeds afresh (but for the on-disk reference cache)
+    minilm_qa_f1._MEMO.clear()  # every run embeds afresh (but for the on-disk reference cache)
     load0, t0, c0 = os.getloadavg()[0], time.perf_counter(), time.process_time()
     out = fn()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -55,7 +55,7 @@ def _timed(name: str, fn: Callable[[], Any]) -> Any:
 
 
 def _peer(predicted: list[list[str]], references: list[list[str]]) -> list[float]:
-    from averitec_tools.scoring.meta_eval.free_scorer import _encoder, qa_f1
+    from averitec_tools.metrics.minilm_qa_f1 import _encoder, qa_f1
 
     model, out = _encoder(128), []
     for ps, rs in zip(predicted, references, strict=True):
@@ -77,19 +77,19 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from averitec_tools.scoring.meta_eval import free_scorer
-    from averitec_tools.scoring.meta_eval.verdict_scorer import MiniLMVerdict
+    from averitec_tools.metrics import minilm_qa_f1
+    from averitec_tools.metrics.minilm_verdict import MiniLMVerdict
 
     torch.set_num_threads(args.threads)
     predicted, references, claims, labels = _inputs(Path(os.environ["AVERITEC_DATA_DIR"]), args.n)
     strings = [s for g in (*predicted, *references) for s in g]
     print(f"{len(predicted)} claims, {len(strings)} Q+A strings ({len(set(strings))} distinct), "
           f"torch threads {torch.get_num_threads()}, {os.cpu_count()} CPUs")
-    _timed("load", lambda: free_scorer._encoder(128))
+    _timed("load", lambda: minilm_qa_f1._encoder(128))
     with tempfile.TemporaryDirectory() as cache:
-        cold = _timed("cold", lambda: free_scorer.score_strings(predicted=predicted, references=references,
+        cold = _timed("cold", lambda: minilm_qa_f1.score_strings(predicted=predicted, references=references,
                                                                 cache_dir=Path(cache)))
-        warm = _timed("warm", lambda: free_scorer.score_strings(predicted=predicted, references=references,
+        warm = _timed("warm", lambda: minilm_qa_f1.score_strings(predicted=predicted, references=references,
                                                                 cache_dir=Path(cache)))
         assert np.allclose(cold, warm, atol=1e-6)
         if args.verdict:

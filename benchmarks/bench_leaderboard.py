@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
 
         spec = yaml.safe_load((HERE.parent / "examples/leaderboard/averitec-dev.yaml").read_text())
         spec["phases"][0].pop("limits", None)  # the example's quota would stop the benchmark
-        spec["rate_limits"] = {"posts_per_team_per_minute": 10_000}  # and so would the per-team post rate
+        # and so would the per-team post rate, uploads in flight and connections from one address
+        spec["rate_limits"] = {"posts_per_team_per_minute": 10_000, "uploads_per_team": 100, "connections_per_client": 1000}
         comp_path = Path(tmp) / "bench.yaml"
         comp_path.write_text(yaml.safe_dump(spec))
         for workers in (1, 2):

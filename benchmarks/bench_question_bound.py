@@ -39,7 +39,7 @@ def tiny_bloom(root: Path) -> Path:
 
 def measure(config_name: str, *, model: Path, train: list[Any], sentences: list[str]) -> dict[str, Any]:
     from averitec_tools.baselines.averitec.config import builtin_config
-    from averitec_tools.baselines.averitec.questions import CausalLMQuestionWriter
+    from averitec_tools.baselines.averitec.stages.questions import CausalLMQuestionWriter
 
     cfg = builtin_config(config_name)
     writer = CausalLMQuestionWriter(config=replace(cfg.questions, model=str(model), device="cpu"), train=train)
@@ -68,7 +68,7 @@ def main() -> None:
     args = parser.parse_args()
     import tempfile
 
-    from averitec_tools.baselines.averitec.data import gold_pairs, read_claims
+    from averitec_tools.baselines.averitec.io.data import gold_pairs, read_claims
 
     data = Path(args.data) / "averitec"
     train = read_claims(data / "train.json", skip_empty=True)[:200]

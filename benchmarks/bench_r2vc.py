@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.config import resolve_config
     from averitec_tools.baselines.r2vc.io.claims import read_claims
+    from averitec_tools.baselines.r2vc.request import BuildRequest
 
     cfg = resolve_config(args.config)
     if args.claims:
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         claims_path = str(default_claims_path())
     claims = read_claims(claims_path)[: args.n]
     t0 = time.perf_counter()
-    pipe = build_pipeline(cfg, corpus=args.corpus, claims=claims, progress=not args.json)
+    pipe = build_pipeline(cfg, BuildRequest(corpus=args.corpus, claims=claims, progress=not args.json))
     build = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         summary = pipe.run(claims, out=Path(tmp) / "pred.json", output_format="averitec2024",

@@ -31,8 +31,8 @@ def main() -> int:
     import averitec_tools.baselines.r2vc.stages.verification.verifier as verifier_module
     from averitec_tools.baselines.r2vc.config import config_from_mapping
     from averitec_tools.baselines.r2vc.io.claims import read_claims
-    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
-    from averitec_tools.baselines.r2vc.presets import describe
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline, describe
+    from averitec_tools.baselines.r2vc.request import BuildRequest
     from averitec_tools.nli import CachedNLI, HFNLIBackend
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -63,7 +63,7 @@ def main() -> int:
         if name in table:
             continue
         cfg = config_from_mapping({"base": "offline-minilm", **settings}, source=name).effective()
-        pipe = build_offline_pipeline(cfg, progress=False)
+        pipe = build_offline(cfg, BuildRequest(progress=False))
         pred = out / f"variant{i}.json"
         summary = pipe.run(claims, out=pred, output_format="averitec2024", progress=False)
         summary.extra["offline"] = describe(cfg)

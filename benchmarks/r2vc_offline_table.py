@@ -124,8 +124,9 @@ def gold_row(n: int, cfg_file: Path, out: Path, claims: Path) -> Path:
     from averitec_tools.baselines.r2vc.config import load_config
     from averitec_tools.baselines.r2vc.offline.data import load_dev
     from averitec_tools.baselines.r2vc.offline.gold import gold_evidence_records
+    from averitec_tools.baselines.r2vc.request import BuildRequest
 
-    pipe = build_pipeline(load_config(cfg_file), progress=False)
+    pipe = build_pipeline(load_config(cfg_file), BuildRequest(progress=False))
     v = pipe.config.verifier
     dev = load_dev(claims)[:n]
     records = gold_evidence_records(claims=dev, nli=pipe.verifier.nli, t_ent=v.t_ent, t_contr=v.t_contr,

@@ -31,21 +31,18 @@ import numpy as np
 
 from averitec_tools.baselines.r2vc.calibration_fit import calibration_examples
 from averitec_tools.baselines.r2vc.config import R2VCConfig, resolve_config
-from averitec_tools.baselines.r2vc.io.candidates import open_store
 from averitec_tools.baselines.r2vc.io.claims import read_claims
 from averitec_tools.baselines.r2vc.offline import fit as slice_fit
-from averitec_tools.baselines.r2vc.offline.data import (
-    cache_root,
-    default_claims_path,
-    offline_store_settings,
-)
-from averitec_tools.baselines.r2vc.offline.preset import build_offline_data, build_offline_pipeline
-from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule, macro_f1
+from averitec_tools.baselines.r2vc.offline.corpus import offline_data
+from averitec_tools.baselines.r2vc.offline.data import cache_root, default_claims_path
+from averitec_tools.baselines.r2vc.offline.preset import build_offline
+from averitec_tools.baselines.r2vc.offline.rules import apply_conflict_rule
 from averitec_tools.baselines.r2vc.paper_scores import label_prior_selector
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import pool_extremes
+from averitec_tools.baselines.r2vc.request import BuildRequest
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules, pool_extremes
 from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
 from averitec_tools.labels import AVERITEC_LABELS
-from averitec_tools.metrics.label_metrics import f1_per_label
+from averitec_tools.metrics.label_metrics import f1_per_label, macro_f1
 
 NEE = "Not Enough Evidence"
 
@@ -56,17 +53,16 @@ class Slice:
     def __init__(self, base: R2VCConfig) -> None:
         dev = read_claims(str(default_claims_path()))
         self.base = base
-        self.pipe = build_offline_pipeline(base, claims=dev, progress=False)
-        data = build_offline_data(base, progress=False, scored=[c.claim for c in dev])
+        self.pipe = build_offline(base, BuildRequest(claims=dev, progress=False))
+        data = offline_data(base, progress=False, scored=[c.claim for c in dev])
         self.claims = data.plan.slice_claims(data.train)
 
     def pipeline(self, cfg: R2VCConfig, regimes: Any = None) -> Any:
-        p = slice_fit.nli_pipeline(cfg, nli=self.pipe.verifier.nli, retriever=self.pipe.retriever)
-        settings, described = offline_store_settings(cfg, p.components)
-        p.candidate_store = open_store(cache_root(cfg) / "slice-candidates", config=cfg, components=p.components,
-                                       settings=settings, described=described, replay_only=True)
-        p.regime_thresholds = regimes
-        return p
+        nli, retriever = self.pipe.verifier.nli, self.pipe.retriever
+        store = slice_fit.open_slice_store(cfg, nli=nli, retriever=retriever,
+                                           directory=cache_root(cfg) / "slice-candidates", replay_only=True)
+        return slice_fit.nli_pipeline(cfg, nli=nli, retriever=retriever, store=store,
+                                      rules=ClaimRules(regime_thresholds=regimes))
 
 
 def _variant_config(base: R2VCConfig, v: dict[str, Any]) -> R2VCConfig:
@@ -113,7 +109,9 @@ def evaluate(sl: Slice, variant: dict[str, Any], *, seed: int) -> dict[str, Any]
     covered = [r for r, c in zip(right, cov, strict=True) if c]
     prior = label_prior_selector(ungated=ung, confidences=pi, correct=right, n_accept=len(covered))["covered_accuracy"]
     per = f1_per_label(gold=gold, predicted=ung, labels=AVERITEC_LABELS)
-    return {"ungated": macro_f1(gold, ung), "gated": macro_f1(gold, [u if c else NEE for u, c in zip(ung, cov, strict=True)]),
+    gated = [u if c else NEE for u, c in zip(ung, cov, strict=True)]
+    return {"ungated": macro_f1(gold=gold, predicted=ung, labels=AVERITEC_LABELS),
+            "gated": macro_f1(gold=gold, predicted=gated, labels=AVERITEC_LABELS),
             "acc": float(np.mean(right)), "coverage": float(np.mean(cov)),
             "covered_acc": float(np.mean(covered)) if covered else 0.0,
             "gap_vs_prior_points": 100 * (float(np.mean(covered)) - prior) if covered and prior is not None else None,

@@ -20,6 +20,8 @@ Usage::
     python benchmarks/reference_scorer.py --serve
     # one job per stdin line (a JSON list of the arguments above), one JSON line out per job:
     # the tests start one such process instead of paying NLTK's and WordNet's start-up per file
+    python benchmarks/reference_scorer.py --tokenize STRINGS.json
+    # {"tokenizer": ..., "tokens": [nltk.word_tokenize(s) for s in the file's JSON list]}
 """
 
 from __future__ import annotations
@@ -51,7 +53,19 @@ def setup_nltk(nltk_path: str | None) -> tuple[Any, str]:
     return nltk.word_tokenize, f"nltk-{nltk.__version__}"
 
 
+def tokenize_file(path: str) -> int:
+    """Print the reference tokens of every string of a JSON list (the tokenizer parity tests' oracle)."""
+    word_tokenize, tokenizer = setup_nltk(None)
+    with open(path, encoding="utf-8") as fh:
+        strings = json.load(fh)
+    print(json.dumps({"tokenizer": tokenizer, "tokens": [word_tokenize(s) for s in strings]}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "--tokenize":
+        return tokenize_file(argv[1])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("predictions")
     parser.add_argument("references")

@@ -1,8 +1,10 @@
 """Regenerate ``tests/data/nltk391_reference.json``: what a real NLTK 3.9.1 produces.
 
 The file pins, for every string the AVeriTeC profiles tokenise on the shared data, NLTK
-3.9.1's ``word_tokenize`` output (one digest), the Porter stems and WordNet synonym sets
-METEOR uses (digests), the strings on which the installed NLTK (3.10.x) tokenises
+3.9.1's ``word_tokenize`` output (one digest), the same for every text field of the
+training split (``train_tokens_sha256``), the Porter stems and WordNet synonym sets
+METEOR uses (digests; ``matchable_synonyms_sha256``: the names METEOR can match, as the
+lexical tables keep them), the strings on which the installed NLTK (3.10.x) tokenises
 differently (the 100 shortest), ``single_meteor_score`` of a fixed list
 of (candidate, reference) pairs (taken from the existing file; ``--sample N`` draws N new
 ones with a fixed seed instead), ``single_meteor_score`` of :data:`LONG_PAIRS`, long
@@ -57,6 +59,13 @@ def _corpus(data_dir: Path) -> list[str]:
     from _score_corpus import corpus_strings
 
     return corpus_strings(data_dir)
+
+
+def _train(data_dir: Path) -> list[str]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from _score_corpus import train_strings
+
+    return train_strings(data_dir)
 
 
 def _installed_tokens(strings: list[str]) -> list[list[str]]:
@@ -116,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         names = {lemma.name() for synset in wordnet.synsets(word) for lemma in synset.lemmas() if "_" not in lemma.name()}
         return sorted(names | {word})
 
+    def matchable(word: str) -> list[str]:
+        """The synonyms METEOR's WordNet stage can match with a stemmed reference word: no capital
+        letter (stems of lower-cased words have none), not the word itself."""
+        return [n for n in synonyms(word) if n != word and n == n.lower()]
+
+    train = _train(Path(args.data_dir))
+
     distinct_stems = sorted(set(stems.values()))
     installed = _installed_tokens(strings)
     differs = [{"text": s, "tokens": t} for s, t, u in zip(strings, tokens, installed, strict=True) if t != u]
@@ -142,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         "tokens_sha256": digest(tokens),
         "stems_sha256": digest(stems),
         "synonyms_sha256": digest({s: synonyms(s) for s in distinct_stems}),
+        "matchable_synonyms_sha256": digest({s: matchable(s) for s in distinct_stems}),
+        "n_train_strings": len(train),
+        "train_tokens_sha256": digest([nltk.word_tokenize(s) for s in train]),
         "n_words": len(words),
         "n_stems": len(distinct_stems),
         "tokenizer_differs_from_3_10": differs[:N_DIFFERENCES],

@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="soak-lb-") as tmp:
         env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
         db = args.db or f"sqlite:///{tmp}/lb.db"
-        comp = {"name": "soak", "n_resamples": 100, "max_upload_mb": 2, "rate_limits": {"posts_per_team_per_minute": 100_000},
+        comp = {"name": "soak", "n_resamples": 100, "max_upload_mb": 2, "rate_limits": {"posts_per_team_per_minute": 100_000,
+                                                                                  "uploads_per_team": 100, "connections_per_client": 1000},
                 "validation": {"max_tokens_total": 150_000}, "scoring": {"memory_mb": args.memory_mb},
                 "phases": [{"name": "dev", "gold": str(DEMO_GOLD), "profiles": ["averitec2024"], "primary_metric": "averitec_score@0.25",
                             "columns": ["averitec_score@0.25", "label_accuracy"]}]}

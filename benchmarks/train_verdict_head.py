@@ -33,7 +33,7 @@ def _claims(path: Path) -> list[tuple[str, str, list[str]]]:
 
 
 def _vectors(texts: list[str], reuse: Path | None) -> dict[str, np.ndarray]:
-    from averitec_tools.scoring.meta_eval.free_scorer import embed
+    from averitec_tools.metrics.minilm_qa_f1 import embed
 
     vec: dict[str, np.ndarray] = {}
     if reuse is not None:
@@ -47,8 +47,8 @@ def _evaluate(head: dict, rows: list[tuple[str, str, list[str]]], evidence: list
               vec: dict[str, np.ndarray]) -> str:
     from sklearn.metrics import accuracy_score, f1_score
 
-    from averitec_tools.scoring.meta_eval.verdict_head import LABELS
-    from averitec_tools.scoring.meta_eval.verdict_scorer import verdict_probabilities
+    from averitec_tools.metrics.minilm_verdict import verdict_probabilities
+    from averitec_tools.metrics.verdict_head import LABELS
 
     probs = verdict_probabilities(claims=[r[0] for r in rows], evidence=evidence, vectors=vec, head=head)
     pred, gold = probs.argmax(axis=1), [LABELS.index(r[1]) for r in rows]
@@ -57,9 +57,9 @@ def _evaluate(head: dict, rows: list[tuple[str, str, list[str]]], evidence: list
 
 def main() -> None:
     from averitec_tools.hashing import file_sha256
-    from averitec_tools.scoring.meta_eval import verdict_head
+    from averitec_tools.metrics import verdict_head
+    from averitec_tools.metrics.minilm_verdict import feature_rows
     from averitec_tools.scoring.meta_eval.ratings import load_rated_items
-    from averitec_tools.scoring.meta_eval.verdict_scorer import feature_rows
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=verdict_head.HEAD_FILE)

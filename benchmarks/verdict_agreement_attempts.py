@@ -47,8 +47,8 @@ RESAMPLES = 1000
 
 
 def _verifier(model_dir: Path, max_length: int) -> object:
+    from averitec_tools.metrics.nli_verdict import MemoNLI
     from averitec_tools.nli import HFNLIBackend
-    from averitec_tools.scoring.meta_eval.nli_verdict import MemoNLI
 
     return MemoNLI(HFNLIBackend(model_id=str(model_dir), device="cpu", batch_size=32, max_length=max_length,
                                 pair_order="evidence-claim"))
@@ -70,7 +70,7 @@ def _gold_sides(path: Path) -> list[tuple[str, str, str]]:
 
 
 def _with_negatives(sides: list[tuple[str, str, str]], *, share: float, seed: int) -> list[tuple[str, str, int]]:
-    from averitec_tools.scoring.meta_eval.nli_verdict import GOLD_CLASS, NEUT
+    from averitec_tools.metrics.nli_verdict import GOLD_CLASS, NEUT
 
     r = random.Random(seed)
     out = [(c, e, GOLD_CLASS[lab]) for c, e, lab in sides]
@@ -84,11 +84,11 @@ def _with_negatives(sides: list[tuple[str, str, str]], *, share: float, seed: in
 
 def train_reader(*, data: Path, init: Path, out: Path) -> Path:
     """Item 4's reader: ``init`` fine-tuned on whole train sides plus mismatched sides."""
-    from averitec_tools.baselines.r2vc.offline import preset
+    from averitec_tools.baselines.r2vc.offline import verifier
 
     sides = _gold_sides(data / "averitec" / "train.json")
     epochs = [_with_negatives(sides, share=1 / 3, seed=e) for e in range(2)]
-    return preset.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
+    return verifier.train_verifier(epochs=epochs, out_dir=out, learning_rate=3e-5, batch_size=16, seed=0,
                                  max_length=256, progress=True, base=init,  # from the verifier, not bare MiniLM
                                  meta={"train_claims": len(sides), "pairs": len(epochs[0]),
                                        "pair_labels": "whole-side"})
@@ -97,7 +97,7 @@ def train_reader(*, data: Path, init: Path, out: Path) -> Path:
 def reader_dev_check(*, data: Path, backend: object) -> dict[str, float]:
     from sklearn.metrics import f1_score
 
-    from averitec_tools.scoring.meta_eval.nli_verdict import GOLD_CLASS, NEUT
+    from averitec_tools.metrics.nli_verdict import GOLD_CLASS, NEUT
 
     dev = _gold_sides(data / "averitec" / "dev.json")
     gold = np.array([GOLD_CLASS[lab] for _, _, lab in dev])
@@ -111,8 +111,8 @@ def reader_dev_check(*, data: Path, backend: object) -> dict[str, float]:
 
 
 def verifier_readings(items: list, backend: object) -> dict[str, np.ndarray]:
-    from averitec_tools.scoring.meta_eval import nli_verdict as nv
-    from averitec_tools.scoring.meta_eval.scorer_base import qa_strings
+    from averitec_tools.metrics import nli_verdict as nv
+    from averitec_tools.metrics.evidence_scorer import qa_strings
 
     claims = [it.claim for it in items]
     per_string = nv.pair_probabilities(backend=backend, claims=claims, groups=[qa_strings(it.predicted) for it in items])
@@ -132,8 +132,8 @@ def averitec_readings(items: list, model: Path) -> dict[str, np.ndarray]:
     import torch
 
     from averitec_tools.baselines.averitec.models import load_classifier
-    from averitec_tools.baselines.averitec.verdict import LABELS, aggregate_probabilities
-    from averitec_tools.scoring.meta_eval.scorer_base import qa_strings
+    from averitec_tools.baselines.averitec.stages.verdict import LABELS, aggregate_probabilities
+    from averitec_tools.metrics.evidence_scorer import qa_strings
 
     clf, tok, _ = load_classifier(model=str(model), device="cpu")
     clf.eval()
@@ -195,9 +195,9 @@ def _row(name: str, scores: np.ndarray, items: list) -> dict:
 
 def main() -> None:
     from averitec_tools.cache import cache_root
-    from averitec_tools.scoring.meta_eval.nli_verdict import default_model_dir
+    from averitec_tools.metrics.evidence_scorer import parse_evidence_scorer
+    from averitec_tools.metrics.nli_verdict import default_model_dir
     from averitec_tools.scoring.meta_eval.ratings import load_rated_items
-    from averitec_tools.scoring.meta_eval.scorers import parse_scorer
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--averitec-verdict", type=Path, help="AVeriTeC offline verdict model directory")
@@ -216,7 +216,7 @@ def main() -> None:
     picked, picks = leave_one_team_out_pick(items, readings, y)
     rows.append(_row("R2VC verifier, reading picked leave-one-team-out", picked, items))
     print("   picks per held-out team:", picks)
-    features = {**readings, **{spec: np.array(parse_scorer(spec).score(items=items), dtype=float)
+    features = {**readings, **{spec: np.array(parse_evidence_scorer(spec).score(items=items), dtype=float)
                                for spec in ("minilm-qa-f1", "hu-meteor")}}
     rows.append(_row("combiner (logistic, leave-one-team-out)", leave_one_team_out_combiner(items, features, y), items))
     verdicts = sorted(cache_root("averitec-baseline").glob("verdict-*/config.json"), key=lambda p: p.stat().st_mtime)
@@ -232,8 +232,8 @@ def main() -> None:
     if reader is not None:
         backend = _verifier(reader, 256)
         print("reader dev check:", {k: round(v, 3) for k, v in reader_dev_check(data=data, backend=backend).items()})
-        from averitec_tools.scoring.meta_eval import nli_verdict as nv
-        from averitec_tools.scoring.meta_eval.scorer_base import qa_strings
+        from averitec_tools.metrics import nli_verdict as nv
+        from averitec_tools.metrics.evidence_scorer import qa_strings
 
         whole = backend.predict([(it.claim, " ".join(qa_strings(it.predicted))) for it in items])  # type: ignore[attr-defined]
         rows.append(_row("claim-level reader, whole side",

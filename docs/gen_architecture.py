@@ -4,9 +4,10 @@
 (the rest of the page is written by hand); ``--check`` only says whether the page is
 current (exit 1 if not). ``tests/test_architecture_doc.py`` runs the check.
 
-The graph is the one ``tests/test_import_layers.py`` enforces (every import, lazy ones
-included, read with ``ast``): the units of :data:`LAYERS` grouped by layer, and inside
-``baselines.r2vc`` its wings grouped by :data:`R2VC_LAYERS`. An arrow ``a --> b`` means "a
+The graph is the one ``tests/test_import_layers.py`` enforces, read by the package's own
+layer rules (:mod:`averitec_tools.layers`: every import, lazy ones included, read with
+``ast``): the units of :data:`LAYERS` grouped by layer, and inside ``baselines.r2vc`` its
+wings grouped by :data:`R2VC_LAYERS`. An arrow ``a --> b`` means "a
 imports b"; the foundation layer is one box (everything imports it), and the R2VC wings'
 imports of other units are drawn once, from the R2VC box.
 """
@@ -20,15 +21,15 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from test_import_layers import (  # noqa: E402  (the layer declarations live in the test)
+from averitec_tools.layers import (  # noqa: E402  (this checkout's package, not an installed one)
     LAYERS,
     PACKAGE,
     R2VC,
     R2VC_LAYERS,
-    _modules,
     module_edges,
+    modules,
     unit,
     wing,
     wing_layer,
@@ -91,7 +92,7 @@ def _has_code(path: Path) -> bool:
 def _regions() -> dict[str, list[str]]:
     """Region (:func:`region`) → its modules (paths under ``baselines/r2vc/``), sorted."""
     out: dict[str, list[str]] = defaultdict(list)
-    for module, path in _modules(PACKAGE).items():
+    for module, path in modules(PACKAGE).items():
         r = region(module)
         if r is not None and not module.endswith("__main__"):
             rel = str(path.relative_to(PACKAGE / "baselines" / "r2vc"))

@@ -51,3 +51,16 @@ def corpus_strings(data_dir: Path) -> list[str]:
 
 def digest(obj: object) -> str:
     return hashlib.sha256(json.dumps(obj, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def train_strings(data_dir: Path) -> list[str]:
+    """Every text field of the AVeriTeC training claims (claims, justifications, questions,
+    answers, Boolean explanations), each once, in first-occurrence order."""
+    out: list[str] = []
+    for claim in json.loads((data_dir / "averitec" / "train.json").read_text(encoding="utf-8")):
+        out += [claim.get("claim") or "", claim.get("justification") or ""]
+        for q in claim.get("questions") or []:
+            out.append(q.get("question") or "")
+            for a in q.get("answers") or []:
+                out += [a.get("answer") or "", a.get("boolean_explanation") or ""]
+    return list(dict.fromkeys(s for s in out if s))

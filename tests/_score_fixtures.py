@@ -31,6 +31,17 @@ def nltk391_path() -> Path:
     return path
 
 
+def porter_391_class() -> Any:
+    """NLTK 3.9.1's own ``PorterStemmer`` class, loaded from its file (an independent stemmer)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_nltk391_porter", nltk391_path() / "nltk" / "stem" / "porter.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PorterStemmer
+
+
 class _ReferenceProcess:
     """One ``reference_scorer.py --serve`` process for the whole test session.
 
@@ -72,6 +83,11 @@ class _ReferenceProcess:
 
 
 _REFERENCE = _ReferenceProcess()
+
+
+def reference_process() -> _ReferenceProcess:
+    """The session's one ``reference_scorer.py --serve`` process (NLTK 3.9.1)."""
+    return _REFERENCE
 
 
 def run_reference(profile: str, predictions: Path, references: Path, *extra: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import pytest
 from _score_fixtures import ROOT, nltk391_path
 from rank_bm25 import BM25Okapi
 
-from averitec_tools.baselines.averitec.bm25 import OkapiIndex
-from averitec_tools.baselines.averitec.retrieval import retrieve_sentences
+from averitec_tools.baselines.averitec.stages.bm25 import OkapiIndex
+from averitec_tools.baselines.averitec.stages.retrieval import retrieve_sentences
 
 CORPORA = [
     # "a" is in 3 of 4 documents: negative idf, floored at 0.25 x mean idf
@@ -62,8 +62,8 @@ def test_okapi_edge_cases() -> None:
 
 @pytest.mark.shared_data
 def test_upstream_retrieval_equals_rank_bm25_on_dev_sentences(shared_data: Path, tmp_path: Path) -> None:
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.store import KnowledgeStore, build_store
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore, build_store
+    from averitec_tools.baselines.averitec.io.data import read_claims
 
     dev = read_claims(shared_data / "averitec" / "dev.json")[:60]
     build_store(claims=[c.record for c in dev], out=tmp_path / "store", distractors=200, seed=0)

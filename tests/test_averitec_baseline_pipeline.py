@@ -206,7 +206,7 @@ def test_stage_cache_reused_by_variants_and_verdict_reruns(env: dict[str, Any],
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     from averitec_tools.baselines.averitec.build import build_pipeline
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
     from averitec_tools.baselines.averitec.variants import get_variant
 
     cfg_path = _own_cache_config(env, "stages", "stages")

@@ -17,20 +17,23 @@ from averitec_tools.baselines.averitec.config import (
     config_from_mapping,
     resolve_config,
 )
-from averitec_tools.baselines.averitec.data import (
+from averitec_tools.baselines.averitec.corpus.store import StoreDocument
+from averitec_tools.baselines.averitec.io.data import (
     ClaimItem,
     QAPair,
     read_claims,
     without_scored_claims,
 )
-from averitec_tools.baselines.averitec.justification import ExtractiveJustifier, justification_input
-from averitec_tools.baselines.averitec.output import (
+from averitec_tools.baselines.averitec.io.output import (
     ClaimResult,
     to_2023,
     to_2024,
-    write_gold_subset,
 )
-from averitec_tools.baselines.averitec.questions import (
+from averitec_tools.baselines.averitec.stages.justification import (
+    ExtractiveJustifier,
+    justification_input,
+)
+from averitec_tools.baselines.averitec.stages.questions import (
     RetrievalQuestionWriter,
     Shot,
     build_prompt,
@@ -38,17 +41,18 @@ from averitec_tools.baselines.averitec.questions import (
     training_examples,
     upstream_shots,
 )
-from averitec_tools.baselines.averitec.reranker import (
+from averitec_tools.baselines.averitec.stages.reranker import (
     rerank,
     reranker_examples,
     reranker_groups,
     reranker_input,
 )
-from averitec_tools.baselines.averitec.retrieval import BM25Index, gold_recall, retrieve_sentences
-from averitec_tools.baselines.averitec.store import StoreDocument
-from averitec_tools.baselines.averitec.training import batch_weights, cap_examples, split_heldout
-from averitec_tools.baselines.averitec.variants import VARIANTS, get_variant
-from averitec_tools.baselines.averitec.verdict import (
+from averitec_tools.baselines.averitec.stages.retrieval import (
+    BM25Index,
+    gold_recall,
+    retrieve_sentences,
+)
+from averitec_tools.baselines.averitec.stages.verdict import (
     LABELS,
     aggregate_labels,
     aggregate_probabilities,
@@ -57,7 +61,14 @@ from averitec_tools.baselines.averitec.verdict import (
     verdict_examples,
     verdict_input,
 )
+from averitec_tools.baselines.averitec.training.classifier import (
+    batch_weights,
+    cap_examples,
+    split_heldout,
+)
+from averitec_tools.baselines.averitec.variants import VARIANTS, get_variant
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import write_head
 from averitec_tools.records.averitec import AVeriTeCClaim
 
 
@@ -252,7 +263,7 @@ def test_output_formats_and_gold_subset(tmp_path: Path) -> None:
     assert (d["label"], d["questions"][0]["answers"][0]["source_url"]) == ("Refuted", "u")
     assert ClaimResult.from_dict(r.to_dict()) == r
     src = write_json(tmp_path / "g.json", claims("dev", 5))
-    assert write_gold_subset(claims_path=src, n=2, out=tmp_path / "s.json") == 2
+    assert write_head(src, n=2, out=tmp_path / "s.json") == 2
     assert [c["claim"] for c in json.loads((tmp_path / "s.json").read_text())] == [
         c["claim"] for c in claims("dev", 2)]
 

@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 from _averitec_baseline_fixtures import claims, write_json
 
-from averitec_tools.baselines.averitec.data import read_claims
-from averitec_tools.baselines.averitec.store import KnowledgeStore, build_store, split_sentences
+from averitec_tools.baselines.averitec.corpus.store import (
+    KnowledgeStore,
+    build_store,
+    split_sentences,
+)
+from averitec_tools.baselines.averitec.io.data import read_claims
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
 

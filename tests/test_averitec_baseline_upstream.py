@@ -99,7 +99,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_converted_checkpoint_computes_what_the_lightning_module_computed(env: dict[str, Any], tmp_path: Path) -> None:
     from averitec_tools.baselines.averitec.models import load_classifier
-    from averitec_tools.baselines.averitec.upstream_checkpoints import convert_checkpoint
+    from averitec_tools.baselines.averitec.training.upstream_checkpoints import convert_checkpoint
 
     manifest = convert_checkpoint(ckpt=env["root"] / "bert_veracity.ckpt", kind="verdict",
                                   base=str(env["models"]["bert"]), out_dir=tmp_path / "v")
@@ -117,7 +117,7 @@ def test_converted_checkpoint_computes_what_the_lightning_module_computed(env: d
 
 
 def test_a_checkpoint_that_does_not_fit_is_refused_naming_the_keys(env: dict[str, Any], tmp_path: Path) -> None:
-    from averitec_tools.baselines.averitec.upstream_checkpoints import convert_checkpoint
+    from averitec_tools.baselines.averitec.training.upstream_checkpoints import convert_checkpoint
 
     with pytest.raises(UserError, match=r"do not fit .* 4-way verdict head: 2 of another shape \(e\.g\. classifier"):
         convert_checkpoint(ckpt=env["root"] / "bert_dual_encoder.ckpt", kind="verdict",
@@ -225,8 +225,8 @@ def test_bounded_question_generation_stops_at_the_question(env: dict[str, Any]) 
     from dataclasses import replace
 
     from averitec_tools.baselines.averitec.config import builtin_config
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.questions import (
+    from averitec_tools.baselines.averitec.io.data import read_claims
+    from averitec_tools.baselines.averitec.stages.questions import (
         QUESTION_END_MAX_NEW_TOKENS,
         CausalLMQuestionWriter,
     )

@@ -12,14 +12,13 @@ import numpy as np
 import pytest
 
 from averitec_tools.baselines.averitec.config import builtin_config, config_from_mapping
-from averitec_tools.baselines.averitec.decision import (
+from averitec_tools.baselines.averitec.stages.decision import (
     apply_bias,
     choose_reranker,
     claim_labels,
     fit_label_bias,
-    macro_f1,
 )
-from averitec_tools.baselines.averitec.verdict import LABELS, NEE, C, R, S
+from averitec_tools.baselines.averitec.stages.verdict import LABELS, NEE, C, R, S
 
 # ------------------------------------------------------------------ the bias fit
 
@@ -31,8 +30,10 @@ def test_apply_bias_multiplies_by_exp_offset_and_renormalises() -> None:
 
 
 def test_macro_f1_counts_every_label_even_when_never_gold_or_predicted() -> None:
+    from averitec_tools.baselines.averitec.stages.decision import _macro_f1_of_labels
+
     # S: tp 1, pred 1, gold 1 -> 1; R: tp 1, pred 2, gold 1 -> 2/3; NEE: 0; C: 0 -> (1 + 2/3) / 4
-    assert macro_f1([S, R, NEE], [S, R, R]) == pytest.approx((1 + 2 / 3) / 4)
+    assert _macro_f1_of_labels(np.array([S, R, NEE]), np.array([S, R, R])) == pytest.approx((1 + 2 / 3) / 4)
 
 
 def test_nee_offset_turns_the_uncertain_pair_into_nee_and_raises_macro_f1() -> None:
@@ -67,8 +68,8 @@ def test_the_fine_step_finds_a_boundary_between_coarse_offsets() -> None:
 
 
 def test_the_fast_aggregation_matches_the_rule() -> None:
-    from averitec_tools.baselines.averitec.decision import _claim_labels_fast
-    from averitec_tools.baselines.averitec.verdict import aggregate_labels
+    from averitec_tools.baselines.averitec.stages.decision import _claim_labels_fast
+    from averitec_tools.baselines.averitec.stages.verdict import aggregate_labels
 
     rng = np.random.default_rng(0)
     claim_probs = [rng.dirichlet(np.ones(4), size=int(rng.integers(0, 4))) for _ in range(200)]
@@ -98,16 +99,19 @@ def test_reranker_only_where_it_beats_bm25_order() -> None:
     assert choose_reranker(qa_reranker=0.100, qa_bm25=0.129) is False
 
 
-def test_apply_decision_drops_the_reranker_and_sets_the_bias() -> None:
-    from averitec_tools.baselines.averitec.decision_slice import apply_decision
+def test_decided_drops_the_reranker_and_sets_the_bias() -> None:
     from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
+    from averitec_tools.baselines.averitec.training.decision_slice import decided
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     pipe = AVeriTeCPipeline(config=builtin_config("offline-minilm"), variant=VARIANTS["full"], store=None,
                             question_writer=None, reranker=object(), verdict=None, justifier=None,
                             components={"reranker": "r"}, stage_settings={"reranker": {"component": "r"}})
     bias = {LABELS[S]: 0.5, LABELS[R]: 0.0, LABELS[NEE]: 2.0, LABELS[C]: -1.0}
-    apply_decision(pipe, {"reranker_used": False, "label_bias": {"bias": bias}})
+    built = pipe
+    pipe = decided(built, {"reranker_used": False, "label_bias": {"bias": bias}}, seconds=1.5)
+    assert built.reranker is not None and built.label_bias is None and not built.decision  # built whole, not changed
+    assert pipe.build_seconds == {"decision": 1.5}
     assert pipe.reranker is None and pipe.stage_settings["reranker"]["component"] == NoReranker.component
     assert pipe.label_bias == [0.5, 0.0, 2.0, -1.0] and pipe.decision["reranker_used"] is False
     # the justification (it names the label) is cached under a key that sees the offsets
@@ -159,10 +163,13 @@ def _train_file(tmp_path: Path) -> Path:
 
 
 def test_fit_decision_runs_the_slice_both_ways_and_caches_the_result(tmp_path: Path) -> None:
-    from averitec_tools.baselines.averitec.checkpoints import training_claims
-    from averitec_tools.baselines.averitec.decision_slice import decision_slice, fit_decision
+    from averitec_tools.baselines.averitec.io.stage_cache import StageCache
     from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline
-    from averitec_tools.baselines.averitec.stage_cache import StageCache
+    from averitec_tools.baselines.averitec.training.checkpoints import training_claims
+    from averitec_tools.baselines.averitec.training.decision_slice import (
+        decision_slice,
+        fit_decision,
+    )
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
     base = builtin_config("offline-minilm")

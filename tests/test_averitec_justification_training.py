@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from averitec_tools.baselines.averitec.config import JustificationConfig, TrainConfig  # noqa: E402
-from averitec_tools.baselines.averitec.data import ClaimItem  # noqa: E402
-from averitec_tools.baselines.averitec.justification import train_justifier  # noqa: E402
+from averitec_tools.baselines.averitec.io.data import ClaimItem  # noqa: E402
+from averitec_tools.baselines.averitec.training.justification import train_justifier  # noqa: E402
 from averitec_tools.errors import UserError  # noqa: E402
 from averitec_tools.records.averitec import AVeriTeCClaim  # noqa: E402
 

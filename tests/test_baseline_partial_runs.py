@@ -55,7 +55,7 @@ class _Justifier:
 
 def _averitec(tmp: Path, variant: str = "claim-only") -> tuple[Any, list[Any], Any]:
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
     from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline
     from averitec_tools.baselines.averitec.variants import get_variant
 

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 from averitec_tools.baselines._run import claim_prior
-from averitec_tools.baselines._run.claim_head import ClaimHead, fit_head, fit_offsets, macro_f1_index
+from averitec_tools.baselines._run.claim_head import (
+    ClaimHead,
+    fit_head,
+    fit_offsets,
+    macro_f1_index,
+)
 from averitec_tools.baselines._run.claim_prior import (
     ClaimPrior,
     choose_c,

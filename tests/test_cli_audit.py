@@ -69,13 +69,15 @@ def test_fail_on(gold: Path, capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["--fail-on", "publishd_after_claim"], "unknown --fail-on rule 'publishd_after_claim' (did you mean: published_after_claim"),
         (["--references", "missing.json"], "missing.json: no such file"),
-        (["--max-rows", "-1"], "--max-rows must be >= 0"),
     ],
 )
 def test_bad_arguments(gold: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(gold), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as info:  # a number out of range: refused when parsed (issue 39)
+        main(["audit", str(gold), "--max-rows", "-1"])
+    assert info.value.code == 2 and "--max-rows: expected a whole number of at least 0" in capsys.readouterr().err
 
 
 def test_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

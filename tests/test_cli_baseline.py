@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, sidecar_path
+from averitec_tools.baselines._run.sidecar import sidecar_path
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.cli.main import main
 from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 

@@ -267,7 +267,7 @@ def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkey
         ["0.json", "1.json", "2.json", "3.json"]
     assert not list((root / ".partial").rglob("*.zip"))  # archives deleted after unpacking
 
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
     from averitec_tools.loaders import load
     from averitec_tools.loaders.locate import store_for_claims
 

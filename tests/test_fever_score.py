@@ -247,10 +247,12 @@ def test_bad_files(tmp_path: Path, files: tuple[Path, Path]) -> None:
     short = _write_jsonl(tmp_path / "short.jsonl", PREDS[:2])
     with pytest.raises(UserError, match="2 predictions, not one per reference claim .* has 4 claims"):
         prof.score(predictions=short, references=gold)
-    with pytest.raises(UserError, match="does not take option"):
+    with pytest.raises(UserError, match="not an option of this profile"):
         prof.score(predictions=pred, references=gold, lam=0.3)
-    with pytest.raises(UserError, match="non-negative integer"):
-        prof.score(predictions=pred, references=gold, max_evidence=-1)
+    with pytest.raises(UserError, match="profile 'fever': max_evidence: must be at least 1, got 0"):
+        prof.score(predictions=pred, references=gold, max_evidence=0)
+    with pytest.raises(UserError, match="non-negative integer"):  # the metric on its own: 0 counts no sentence
+        FeverScore(max_evidence=-1)
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": 1, "predicted_label": "SUPP\n', encoding="utf-8")
     with pytest.raises(UserError, match=r"broken.jsonl:1:\d+: truncated JSON"):

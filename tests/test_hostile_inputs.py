@@ -79,6 +79,19 @@ def _judgement_cache() -> bytes:
         return (Path(d) / "c.sqlite").read_bytes()
 
 
+def _averimatec() -> dict[str, bytes]:
+    """AVerImaTeC files (tests/_averimatec_fixtures.py): gold, submission, an official
+    intermediate file for --replay, and the on-disk variant of the submission (one image)."""
+    from _averimatec_fixtures import gold_claim, image_bytes, prediction
+
+    rows = [{"ques_score": 0.5, "evid_score": 0.5 * i, "verdict_score": 1.0, "justi_score": 0.25,
+             "intermediate_info": {}} for i in range(3)]
+    files_variant = [{**prediction(i, images=False), "evidence": [{"text": "x [IMG_1]", "images": ["img0.png"]}]}
+                     for i in range(2)]
+    return {"gold.json": _json([gold_claim(i) for i in range(3)]), "pred.json": _json([prediction(i) for i in range(3)]),
+            "rows.json": _json(rows), "submission.json": _json(files_variant), "img0.png": image_bytes(1)}
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode()
 
@@ -97,6 +110,14 @@ class Case:
     output_kind: str | None = None  # "file", "dir" or None
     output_flag: str = ""
     mutable: list[str] = field(default_factory=list)  # inputs the mutation tests corrupt
+    #: Builds files from the inputs in the work folder (a leaderboard database); their names,
+    #: in ``derived``, are inputs too (never written, never an output).
+    prepare: Callable[[Path], None] | None = None
+    derived: list[str] = field(default_factory=list)
+
+    @property
+    def all_inputs(self) -> list[str]:
+        return [*self.inputs, *self.derived]
 
 
 
@@ -196,6 +217,18 @@ CASES: list[Case] = [
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
+    Case("score-averimatec-replay", {k: v for k, v in _averimatec().items() if k in ("gold.json", "pred.json", "rows.json")},
+         lambda d, o: ["score", str(d / "pred.json"), str(d / "gold.json"), "--profile", "averimatec", "--json",
+                       "--replay", str(d / "rows.json"), *(["--per-claim", str(o)] if o else [])],
+         "file", "--per-claim", ["pred.json", "gold.json", "rows.json"]),
+    Case("convert-averimatec-files", {"pred.json": _averimatec()["pred.json"]},
+         lambda d, o: ["convert", str(d / "pred.json"), "--to", "averimatec-files", "--json",
+                       "--out", str(o or d / "subdir")],
+         "dir", "--out", ["pred.json"]),
+    Case("convert-averimatec", {k: v for k, v in _averimatec().items() if k in ("submission.json", "img0.png")},
+         lambda d, o: ["convert", str(d / "submission.json"), "--to", "averimatec", "--json",
+                       "--out", str(o or d / "sub.json")],
+         "file", "--out", ["submission.json"]),
     Case("r2vc-slice", {"rows.jsonl": _jsonl(VITAMINC_ROWS)},
          lambda d, o: ["baseline", "r2vc", "slice", "--data", str(d / "rows.jsonl"), "--n", "2", "--json",
                        "--out", str(o or d / "slice.jsonl")],
@@ -210,6 +243,42 @@ CASES: list[Case] = [
                        "--work", str(o or d / "work")],
          "dir", "--work", ["rows.jsonl"]),
 ]
+_BOARD_TEMPLATE: dict[str, Any] = {}
+
+
+def _board(work: Path) -> None:
+    """A leaderboard database in ``work`` whose phase reads ``work/gold.json`` (issue 39: its
+    export once replaced the database it was given as --out). Built once, then copied with
+    the stored gold path pointed at ``work``."""
+    import sqlite3
+
+    from _leaderboard_helpers import competition_yaml
+
+    if not _BOARD_TEMPLATE:
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
+            root = Path(d)
+            (root / "gold.json").write_bytes(_json(GOLD))
+            (root / "pred.json").write_bytes(_json(PRED_2024))
+            (root / "c.yaml").write_text(competition_yaml(root / "gold.json"))
+            url = f"sqlite:///{root / 'lb.db'}"
+            assert main(["leaderboard", "init", str(root / "c.yaml"), "--db", url]) == 0
+            assert main(["leaderboard", "team", "add", "blue", "--db", url]) == 0
+            assert main(["leaderboard", "submit", str(root / "pred.json"), "--team", "blue", "--system", "s",
+                         "--phase", "dev", "--db", url]) == 0
+            _BOARD_TEMPLATE.update(root=str(root), db=(root / "lb.db").read_bytes())
+    (work / "lb.db").write_bytes(_BOARD_TEMPLATE["db"])
+    (work / "lb.db").chmod(0o600)
+    with contextlib.closing(sqlite3.connect(work / "lb.db")) as conn:
+        with conn:
+            conn.execute("UPDATE competition SET yaml = replace(yaml, ?, ?)", (_BOARD_TEMPLATE["root"], str(work)))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+CASES.append(Case(
+    "leaderboard-export", {"gold.json": _json(GOLD)},
+    lambda d, o: ["leaderboard", "export", "--phase", "dev", "--format", "json", "--db", f"sqlite:///{d / 'lb.db'}",
+                  "--out", str(o or d / "board.json")],
+    "file", "--out", [], prepare=_board, derived=["lb.db"]))
 _RATINGS = _ratings_xlsx()
 if _RATINGS is not None:
     CASES.append(Case(
@@ -230,7 +299,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import datasets
 
     from averitec_tools.baselines.averitec import build as averitec_build
-    from averitec_tools.baselines.averitec import reproduce as averitec_reproduce
+    from averitec_tools.baselines.averitec.experiments import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
 
@@ -267,7 +336,7 @@ def _umask(mask: int) -> Iterator[None]:
 
 def run_checked(case: Case, work: Path, output: Path | None, *, mask: int = 0o022) -> tuple[int, str]:
     """Run ``case`` in ``work`` and assert the invariants; returns (exit code, stderr)."""
-    inputs = {name: hashlib.sha256((work / name).read_bytes()).hexdigest() for name in case.inputs}
+    inputs = {name: hashlib.sha256((work / name).read_bytes()).hexdigest() for name in case.all_inputs}
     before = _tree(work)
     out, err = io.StringIO(), io.StringIO()
     with _umask(mask), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -297,6 +366,8 @@ def make_work(case: Case, root: Path) -> Path:
     work.mkdir()
     for name, data in case.inputs.items():
         (work / name).write_bytes(data)
+    if case.prepare is not None:
+        case.prepare(work)
     return work
 
 
@@ -320,7 +391,7 @@ def test_clean_inputs_succeed(name: str, mask: int, tmp_path: Path) -> None:
 
 def _hostile_outputs(case: Case, work: Path) -> Iterator[tuple[str, Path, bool]]:
     """(label, output path, must_fail)."""
-    for name in case.inputs:
+    for name in case.all_inputs:
         yield f"input {name}", work / name, True
         link = work / f"link-{name}"
         link.symlink_to(work / name)
@@ -396,7 +467,9 @@ def mutations(draw: st.DrawFn, data: bytes) -> tuple[str, bytes]:
     return kind, (_jsonl(items) if jsonl else _json(items))
 
 
-MUTATED = [c.name for c in CASES]
+#: Cases that read their input files (a board's export reads its database, not the gold file).
+READING = [c.name for c in CASES if c.prepare is None]
+MUTATED = READING
 # 15 commands × 12 examples: seconds on two shared cores. Hunt for more locally with
 # AVERITEC_HARNESS_EXAMPLES=500 (random, not derandomised).
 _EXAMPLES = int(os.environ.get("AVERITEC_HARNESS_EXAMPLES", "12"))
@@ -451,7 +524,7 @@ def _nested(data: bytes, *, depth: int = 1000) -> dict[str, bytes]:
     return variants
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES])
+@pytest.mark.parametrize("name", READING)
 def test_deeply_nested_json_is_one_line_exit_2(name: str, tmp_path: Path) -> None:
     """1,000 nested brackets (2 KB) in any input file: exit 2, one line naming the file."""
     case = BY_NAME[name]
@@ -517,7 +590,7 @@ def _with_number(data: bytes, number: str) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("number", list(HUGE_NUMBERS))
-@pytest.mark.parametrize("name", [c.name for c in CASES])
+@pytest.mark.parametrize("name", READING)
 def test_huge_numbers_are_one_line_exit_2(name: str, number: str, tmp_path: Path) -> None:
     """A claim id of 5,000 digits (past Python's 4,300-digit conversion limit), a confidence
     of 10^400 (an integer that overflows a float) or 1e400 (a float that is infinite), in

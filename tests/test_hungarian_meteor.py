@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from averitec_tools.metrics import METRICS
+from averitec_tools.metrics.base import parse_metric
 from averitec_tools.metrics.hungarian_meteor import (
     HungarianTask,
     assignment_utility,
@@ -65,8 +66,8 @@ def test_matrix_and_assignment_match_recorded_nltk391(case: dict, engine: Meteor
 def test_normalise_by_candidates(engine: MeteorEngine) -> None:
     cands, refs = ["the cat sat", "zzz"], ["the cat sat"]
     by_ref = METRICS.get("hu-meteor")(candidates=cands, references=refs, engine=engine)
-    by_cand = METRICS.get("hu-meteor")(candidates=cands, references=refs, normalise="candidate", engine=engine)
-    assert by_cand == pytest.approx(by_ref / 2)
+    by_cand = parse_metric("hu-meteor(normalise=candidate)")(candidates=cands, references=refs, engine=engine)
+    assert by_cand == pytest.approx(by_ref / 2)  # normalise is the metric's parameter: one spelling, one object
 
 
 def test_undefined_without_references(engine: MeteorEngine) -> None:
@@ -95,9 +96,10 @@ def test_resolve_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_jobs(None, 5) == 1
     assert resolve_jobs(0, 5) == 1
     monkeypatch.setattr("os.cpu_count", lambda: 8)
-    assert resolve_jobs(None, 500, load=0.0) == 4  # capped
-    assert resolve_jobs(None, 500, load=5.8) == 2  # two idle cores
-    assert resolve_jobs(None, 500, load=9.0) == 1  # busy machine
+    assert resolve_jobs(None, 2000, load=0.0) == 1  # one process scores 500 claims' pairs in one batch
+    assert resolve_jobs(None, 10_000, load=0.0) == 4  # capped
+    assert resolve_jobs(None, 10_000, load=5.8) == 2  # two idle cores
+    assert resolve_jobs(None, 10_000, load=9.0) == 1  # busy machine
 
 
 @pytest.mark.needs_fork

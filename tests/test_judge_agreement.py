@@ -132,8 +132,6 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     for extra, message in [
         (["--second-judge-url", "http://x/v1"], "--second-judge-model is required"),
         (["--judge-model", "m", "--second-judge-model", "m"], "both judges are named 'm'"),
-        (["--repeats", "0"], "--repeats must be at least 1"),
-        (["--confidence-level", "1.5"], "--confidence-level must be between 0 and 1"),
         (["--cache-only"], "--cache-only: 16 judgement(s)"),
         (["--ev2r-preset", "nope"], "unknown Ev2R threshold preset 'nope'"),
         ([], "needs a judge: --judge-url"),
@@ -141,6 +139,10 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert main([*base, *extra]) == 2, extra
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err, (extra, err)
+    for extra in (["--repeats", "0"], ["--confidence-level", "1.5"]):  # refused when parsed (issue 39)
+        with pytest.raises(SystemExit) as info:
+            main([*base, *extra])
+        assert info.value.code == 2 and "expected a" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -82,3 +82,20 @@ def test_registered_metrics() -> None:
     # the threshold is a parameter of the metric (its parse form), not a call argument
     assert METRICS.get("averitec-score")(evidence_scores=[0.3], correct=[True]) == 1.0  # default λ = 0.25
     assert parse_metric("averitec-score(threshold=0.3)")(evidence_scores=[0.3], correct=[True]) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_weighted_macro_f1_matches_sklearn_sample_weight(data: st.DataObject) -> None:
+    from averitec_tools.metrics.label_metrics import weighted_macro_f1
+
+    gold = data.draw(labels_st)
+    pred = data.draw(st.lists(st.sampled_from(AVERITEC_LABELS), min_size=len(gold), max_size=len(gold)))
+    weights = data.draw(st.lists(st.sampled_from([0.25, 0.5, 1.0]), min_size=len(gold), max_size=len(gold)))
+    got = weighted_macro_f1(gold=np.array(gold), predicted=np.array(pred), weights=np.array(weights),
+                            labels=AVERITEC_LABELS)
+    ref = f1_score(gold, pred, labels=list(AVERITEC_LABELS), average="macro", sample_weight=weights, zero_division=0)
+    assert got == pytest.approx(ref, abs=1e-12)
+    assert weighted_macro_f1(gold=np.array(gold), predicted=np.array(pred), weights=np.ones(len(gold)),
+                             labels=AVERITEC_LABELS) == pytest.approx(macro_f1(gold=gold, predicted=pred,
+                                                                               labels=AVERITEC_LABELS), abs=1e-12)

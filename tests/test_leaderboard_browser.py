@@ -120,7 +120,7 @@ def test_upload_in_browser_then_ranked(tmp_path, browser) -> None:
         browser.get(base + "/phase/dev")
         rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
         cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
-        assert cells[0][:4] == ["1", "1", "blue", "baseline (BLOOM QA + BERT)"]
+        assert cells[0][0] == "1" and cells[0][1].startswith("1") and cells[0][2:4] == ["blue", "baseline (BLOOM QA + BERT)"]
         assert cells[1][2:4] == ["<b>red</b>", "<script>alert(1)</script>"]  # shown as text
         assert cells[2][2] == long_name
         width = browser.execute_script("return document.documentElement.clientWidth")
@@ -181,7 +181,7 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
     db = f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(db)
     store.init(competition_yaml(visibility="private", split={"public_fraction": 0.5, "seed": 13}), where="c.yaml")
-    store.add_team("blue")
+    token = store.add_team("blue")
     store.submit(team="blue", system="baseline", phase="dev", content=variant(0), file_name="p.json")
     process_one(store, Scorer(cache_dir=False, n_resamples=50))
     from averitec_tools.leaderboard.ranking import claim_mask
@@ -191,6 +191,10 @@ def test_claim_viewer_at_desktop_and_phone_widths(tmp_path, browser) -> None:
     shots = artifacts_dir()
     with running_server(db) as (base, _):
         browser.set_window_size(1280, 900)
+        browser.get(base + "/submit")  # the team: per-claim scores are its own until the gold is shown (issue 39)
+        browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "login").click()
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "system"))
         browser.get(base + f"/submission/1/claim/{private[0]}")
         assert f"no visible claim '{private[0]}'" in browser.find_element(By.TAG_NAME, "main").text
         store.reveal("dev")  # now the private claims count (and gold is shown)
@@ -321,11 +325,13 @@ def test_audit_flags_declaration_and_unscored_at_desktop_and_phone_widths(tmp_pa
         browser.get(base + f"/submission/{split_id}/audit")
         listed = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "table.audit-rows tbody tr td:first-child")]
         assert listed and all(public[i] for i in listed)
-        # The judge phase: unscored claims per row, the mode in the signature.
+        # The judge phase: the judge could not be reached for two claims (the unparseable reply
+        # scores 0): the row is incomplete, listed apart and unranked; the mode in the signature.
         browser.get(base + "/phase/judge")
-        headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
-        row = browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody tr").find_elements(By.TAG_NAME, "td")
-        assert row[headers.index("Unscored")].text == "3 (judge_reply_unparseable 1, judge_request_failed 2)"
+        headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#unranked-rows thead th")]
+        row = browser.find_element(By.CSS_SELECTOR, "#unranked-rows tbody tr").find_elements(By.TAG_NAME, "td")
+        assert row[0].text == "incomplete" and row[headers.index("Unscored")].text == "2"
+        assert not browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
         assert "judge-failures:unscored" in browser.find_element(By.ID, "board-signature").text
         browser.save_screenshot(str(shots / "unscored.png"))
     for name in ("flagged-row-desktop", "flagged-row-phone", "unscored"):

@@ -34,7 +34,8 @@ def _board(tmp_path, **phase):
     preds[0]["evidence"][0]["answer"] += " " + XSS
     store.submit(team="blue", system="base", phase="dev", content=json.dumps(preds).encode(), file_name="p.json")
     process_one(store, Scorer(cache_dir=False, n_resamples=20))
-    return store, TestClient(create_app(url), base_url=BASE), token
+    # as the submitting team: until the gold is shown per-claim scores are its own, never anonymous (issue 39)
+    return store, TestClient(create_app(url), base_url=BASE, headers={"Authorization": f"Bearer {token}"}), token
 
 
 def test_claim_before_and_after_the_reveal(tmp_path) -> None:
@@ -69,7 +70,7 @@ def test_claim_before_and_after_the_reveal(tmp_path) -> None:
 
 
 def test_gold_private_phase_never_shows_gold(tmp_path) -> None:
-    store, client, _ = _board(tmp_path, gold_private=True)
+    store, client, _ = _board(tmp_path, gold_private=True, per_claim_feedback=True)
     store.reveal("dev")
     got = client.get("/api/submissions/1/claims/3").json()
     assert got["gold_label"] is None and got["gold_qa"] is None and got["matrix"] is None

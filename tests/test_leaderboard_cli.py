@@ -88,7 +88,7 @@ def test_show_is_readable_at_80_columns(tmp_path, db: list[str], capsys: pytest.
     assert "Rank" in out and "interval" in out and "P(first)" in out and "[1, 1]" in out
     signature = "".join(out.split("signature:\n", 1)[1].split())  # folded at 80 columns: joined again
     parsed = parse_signature(signature)
-    assert parsed.head == "leaderboard" and (parsed["B"], parsed["seed"], parsed["ties"]) == ("200", "0", "min")
+    assert parsed.head == "leaderboard" and (parsed["B"], parsed["seed"], parsed["ties"]) == ("200", "0", "min+floor+interval")
 
 
 def test_status_and_show_need_no_gold_variable(tmp_path, monkeypatch: pytest.MonkeyPatch,

@@ -50,19 +50,22 @@ INJECTIONS = [
 ]
 
 
+M = "ev2r_qa_recall"  # a per-claim metric the (judged) profile declares
+
+
 def _entries() -> list[Entry]:
     out = []
     for i, text in enumerate(INJECTIONS):
         values = np.full(8, 0.9 - 0.02 * i)
-        out.append(Entry(i + 1, f"team {text}", f"sys {text}", {"m": float(values.mean())}, {"m": (0.1, 0.9)},
+        out.append(Entry(i + 1, f"team {text}", f"sys {text}", {M: float(values.mean())}, {M: (0.1, 0.9)},
                          {"model": text}, "sig", "v", f"2026-01-01 00:00:{i:02d}", values,
                          declaration={"training_data": text, "dev_claims_used": "yes"}))
-    return assign_tiers(out, primary="m", alpha=0.05, test="bootstrap", n_resamples=20)
+    return assign_tiers(out, primary=M, alpha=0.05, test="bootstrap", n_resamples=20)
 
 
 def _render(fmt: str) -> str:
     comp = parse_competition({"name": "c", "title": "C", "disclosure": ["model"], "phases": [
-        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": "m", "columns": ["m"]}]}, where="c.yaml")
+        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": M, "columns": [M]}]}, where="c.yaml")
     return export(_entries(), competition=comp, phase=comp.phase("dev"), fmt=fmt)
 
 
@@ -150,9 +153,9 @@ UNICODE_NAMES = ["😀 smile", "日本チーム", "Команда", "Ελλάδ�
 
 
 def _unicode_entries() -> list[Entry]:
-    out = [Entry(i + 1, name, f"sys {name}", {"m": 0.5}, {"m": (0.1, 0.9)}, {"model": name}, "sig", "v",
+    out = [Entry(i + 1, name, f"sys {name}", {M: 0.5}, {M: (0.1, 0.9)}, {"model": name}, "sig", "v",
                  f"2026-01-01 00:00:{i:02d}", np.full(8, 0.5)) for i, name in enumerate(UNICODE_NAMES)]
-    return assign_tiers(out, primary="m", alpha=0.05, test="bootstrap", n_resamples=20)
+    return assign_tiers(out, primary=M, alpha=0.05, test="bootstrap", n_resamples=20)
 
 
 def _compile(engine: str, tmp_path, body: str) -> str:
@@ -192,7 +195,7 @@ def test_latex_export_shows_the_characters_under_lualatex(tmp_path) -> None:
 
 def _export_unicode() -> str:
     comp = parse_competition({"name": "c", "title": "C", "disclosure": ["model"], "phases": [
-        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": "m", "columns": ["m"]}]}, where="c.yaml")
+        {"name": "dev", "gold": "g.json", "profile": "fever8", "primary_metric": M, "columns": [M]}]}, where="c.yaml")
     return export(_unicode_entries(), competition=comp, phase=comp.phase("dev"), fmt="latex")
 
 

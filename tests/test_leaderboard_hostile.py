@@ -306,10 +306,10 @@ def test_time_limit_stops_a_slow_submission_and_the_worker_moves_on(tmp_path) ->
     scorer.prepare_gold(store.competition().phase("dev"))
     real_score_file = scorer._score_file
 
-    def slow_for_the_slow_one(*, phase: Any, path: Path) -> Any:
+    def slow_for_the_slow_one(*, phase: Any, path: Path, **kwargs: Any) -> Any:
         if b"slow-system" in path.read_bytes():
             time.sleep(60)
-        return real_score_file(phase=phase, path=path)
+        return real_score_file(phase=phase, path=path, **kwargs)
 
     scorer._score_file = slow_for_the_slow_one  # type: ignore[method-assign]
     slow = store.submit(team="blue", system="slow", phase="dev", file_name="slow.json",

@@ -199,7 +199,8 @@ def test_read_access_to_the_database_cannot_forge_a_session(arena) -> None:
     _record("forged team cookie from the stored token hash", "Signed in as team" not in client.get("/submit").text)
     secret = _secret_file(arena["root"])
     assert secret.is_file() and secret.stat().st_mode & 0o777 == 0o600
-    assert secret.read_bytes().strip() not in Path(url.removeprefix("sqlite:///")).read_bytes()
+    # grep in another process: a handle closed here would drop this process's SQLite (POSIX) locks
+    assert subprocess.run(["grep", "-qF", "-e", secret.read_text().strip(), url.removeprefix("sqlite:///")]).returncode == 1
 
 
 def test_rotating_the_secret_ends_every_session(arena) -> None:
@@ -232,8 +233,8 @@ def _views(arena) -> dict[str, httpx.Client]:
 def _gold_shown(client: httpx.Client, sid: int) -> list[str]:
     found = []
     scores = client.get(f"/submission/{sid}/scores.json")
-    assert scores.status_code == 200, scores.text
-    found += sorted(_gold_keys(scores.json()["per_claim"]))
+    assert scores.status_code in (200, 403), scores.text  # 403: no per-claim row at all until the gold is shown (issue 39)
+    found += sorted(_gold_keys(scores.json()["per_claim"])) if scores.status_code == 200 else []
     page = client.get(f"/submission/{sid}").text
     found += [h for h in ("By gold label", "By claim type") if h in page]
     return found

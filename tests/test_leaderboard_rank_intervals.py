@@ -117,27 +117,33 @@ def test_demo_board_equals_the_independent_computation(tmp_path: Path) -> None:
     except ImportError:
         skip_or_fail("fastapi not installed (pip install 'averitec-tools[leaderboard]')")
     from averitec_tools.leaderboard.export import export
-    from averitec_tools.leaderboard.ranking import rank_store
+    from averitec_tools.leaderboard.ranking import rank_board
     from averitec_tools.leaderboard.web.app import create_app
 
     store, url = _demo_board(tmp_path)
     comp = store.competition()
     phase = comp.phase("demo")
     client = TestClient(create_app(url), base_url="http://127.0.0.1")
-    board = json.loads(export(rank_store(store, "demo"), competition=comp, phase=phase, fmt="json"))
+    ranked = rank_board(store, "demo")
+    board = json.loads(export(ranked.entries, competition=comp, phase=phase, fmt="json", floor=ranked.floor))
     rows = board["rows"]
     assert len(rows) == 3
-    # the per-claim values anyone can download, resampled independently
+    # the per-claim values anyone can download once the gold is shown (issue 39), resampled independently
+    store.reveal("demo")
     values = np.array([[c["values"][phase.primary_metric] for c in client.get(f"/submission/{r['submission_id']}/scores.json").json()["per_claim"]]
                        for r in rows])
     best, worst, p_first, means = reference(values, n_resamples=comp.n_resamples, seed=comp.seed)
-    assert [r["rank_interval"] for r in rows] == [[b, w] for b, w in zip(best, worst, strict=True)]
+    point = [1 + sum(1 for t in values if round(t.mean(), 12) > round(v.mean(), 12)) for v in values]  # unresampled means
+    assert [r["rank"] for r in rows] == point
+    # the interval always holds the point rank (widened to it where the resamples' quantiles miss it)
+    assert [r["rank_interval"] for r in rows] == [[min(b, p), max(w, p)] for b, w, p in zip(best, worst, point, strict=True)]
     assert [r["p_first"] for r in rows] == pytest.approx(p_first, abs=1e-12)
     assert sum(r["p_first"] for r in rows) == pytest.approx(1.0)
     for k, r in enumerate(rows):  # the CI comes from the same resamples
         assert r["ci"][phase.primary_metric] == pytest.approx(list(np.percentile(means[:, k], [2.5, 97.5])), abs=1e-12)
     sig = parse_signature(board["signature"])
-    assert sig.head == "leaderboard" and (sig["B"], sig["seed"], sig["ties"]) == (str(comp.n_resamples), "0", "min")
+    assert sig.head == "leaderboard" and (sig["B"], sig["seed"], sig["ties"]) == (str(comp.n_resamples), "0", "min+floor+interval")
+    assert sig["floor"] == f"{board['resolution_floor']['value']:.4f}(variance)" and board["resolution_floor"]["n_claims"] == 50
     assert sig.render() == board["signature"]
     # the page shows the same numbers
     page = client.get("/phase/demo").text

@@ -120,7 +120,9 @@ def test_concurrent_uploads_to_two_servers_store_each_file_once_within_quota(tmp
     import httpx
 
     store = Store(db_url)
-    store.init(competition_yaml(limits={"total": QUOTA}), where="c.yaml")
+    spec = json.loads(competition_yaml(limits={"total": QUOTA}))
+    spec["rate_limits"] = {"uploads_per_team": N_CLIENTS}  # the store's concurrency is the point: every client's upload in flight
+    store.init(json.dumps(spec), where="c.yaml")
     token = store.add_team("blue")
     files = [variant(seed) for seed in range(DISTINCT)]
     with running_server(db_url) as (a, _), running_server(db_url) as (b, _):

@@ -35,7 +35,7 @@ def _store(url: str, **phase: object) -> Store:
 
 def test_migrations_create_the_model_schema(db_url: str) -> None:
     store = _store(db_url)
-    assert schema_revision(store.engine) == "0004"
+    assert schema_revision(store.engine) == "0005"
     inspector = sa.inspect(store.engine)
     for table in models.metadata.sorted_tables:
         assert {c["name"] for c in inspector.get_columns(table.name)} == {c.name for c in table.columns}
@@ -236,13 +236,42 @@ def test_migration_from_0001_keeps_rows_and_hides_old_reasons(db_url: str) -> No
         conn.execute(sa.text("INSERT INTO results (submission_id, profile, scorer_version, signature, summary, cis, per_claim, "
                              "created_at) VALUES (1, 'p', 'v', 's', '{}', '{}', '[]', '2024-01-01')"))
     upgrade_schema(engine)
-    assert schema_revision(engine) == "0004"
+    assert schema_revision(engine) == "0005"
     with engine.connect() as conn:
         row = conn.execute(sa.text("SELECT reason, server_reason, charged FROM submissions")).one()
         keys = conn.execute(sa.text("SELECT name_key FROM teams ORDER BY id")).scalars().all()
         assert conn.execute(sa.text("SELECT count(*) FROM results")).scalar() == 1
     assert "/tmp" not in row[0] and "500 claims" in row[1] and not row[2]
     assert keys == ["blue", "blue#2"]  # colliding old names keep distinct keys
+
+
+def test_migration_0005_backfills_state_changes(db_url: str) -> None:
+    """A board from before issue 39 keeps its rows; each submission gets the events its
+    timestamps already tell (upload, start, end), ``late`` is false and results have no snapshot."""
+    from alembic import command
+
+    from averitec_tools.leaderboard.db import _alembic_config, upgrade_schema
+
+    engine = Store(db_url).engine
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "0004")
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO teams (name, name_key, token_hash, created_at) VALUES ('blue', 'blue', 'h1', '2024-01-01')"))
+        conn.execute(sa.text("INSERT INTO phases (name) VALUES ('dev')"))
+        for sid, state, started, finished in ((1, "finished", "2024-01-01 00:01:00", "2024-01-01 00:02:00"),
+                                              (2, "pending", None, None)):
+            conn.execute(sa.text("INSERT INTO submissions (id, team_id, phase, system, content_hash, file_name, size, content, meta, "
+                                 "state, charged, attempts, created_at, started_at, finished_at) VALUES (:id, 1, 'dev', 's', :h, "
+                                 "'f', 1, :c, '{}', :state, true, 1, '2024-01-01 00:00:00', :started, :finished)"),
+                         {"id": sid, "h": f"h{sid}", "c": b"x", "state": state, "started": started, "finished": finished})
+    upgrade_schema(engine)
+    assert schema_revision(engine) == "0005"
+    store = Store(db_url)
+    assert [e["state"] for e in store.events(1)] == ["pending", "running", "finished"]
+    assert [e["state"] for e in store.events(2)] == ["pending"]
+    assert store.events(1)[2]["at"].minute == 2
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT late, fresh_judge FROM submissions WHERE id = 1")).one() == (False, False)
 
 
 def test_unknown_names_are_user_errors(tmp_path) -> None:
@@ -287,19 +316,20 @@ def test_primary_metric_must_be_a_per_claim_metric(tmp_path) -> None:
         _store(f"sqlite:///{tmp_path / 'lb2.db'}", primary_metric="averitec_score@.25")
 
 
-def test_undeclared_primary_metric_fails_the_submission(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A profile without declared metrics (e.g. fever8's are named after an option) is
-    checked when the first submission is scored."""
+def test_one_declared_ranking_metric_is_checked_at_init(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: the ranking metric (and every shown column) is a per-claim metric the ranking
+    profile declares, checked at ``init``; a profile that declares none cannot rank a board
+    (it used to be found out when the first submission was scored)."""
     from averitec_tools.scoring.profiles.averitec2024 import Profile
 
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    with pytest.raises(UserError, match=r"primary_metric: .*'macro_f1'.*known: .*averitec_score@0.25"):
+        _store(url, primary_metric="macro_f1")
+    with pytest.raises(UserError, match=r"columns: .*'questions_and_answers'.*questions_answers"):
+        _store(url, columns=["averitec_score@0.25", "questions_and_answers"])
     monkeypatch.setattr(Profile, "per_claim_metrics", ())
-    store = _store(f"sqlite:///{tmp_path / 'lb.db'}", primary_metric="macro_f1")
-    store.add_team("blue")
-    sid = store.submit(team="blue", system="s", phase="dev", content=variant(0), file_name="p.json").id
-    process_one(store, Scorer(cache_dir=False, n_resamples=100))
-    row = store.submission(sid)
-    assert row["state"] == "failed" and "averitec_score@0.25" in row["server_reason"] and "macro_f1" in row["server_reason"]
-    assert "server's side" in row["reason"] and "macro_f1" not in row["reason"] and not row["charged"]  # a setting, not the team's fault
+    with pytest.raises(UserError, match="declares no per-claim metrics, so it cannot rank a board"):
+        _store(url)
 
 
 def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:

@@ -14,9 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from _judge_server import running
+from _judge_server import requests_sent, running
 from conftest import skip_or_fail
 
 from averitec_tools.cli.main import main
@@ -216,9 +215,14 @@ def judge_competition(url: str, cache: Path) -> str:
 
 
 def test_judge_failures_unscored_by_default_zero_as_a_phase_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Claims 0 and 1: the judge's side fails (HTTP 500 on every try); claim 2: an unparseable
+    reply. Under ``unscored`` (the default) the two failures are unscored and the row is
+    incomplete -- listed apart, never ranked -- while the unparseable reply scores 0 (the
+    content's doing, issue 39); a rescore with the judge back re-uses the stored replies,
+    asks only for the two, and the row is ranked. Under ``zero`` all three score 0."""
     db = f"sqlite:///{tmp_path / 'lb.db'}"
     store = Store(db)
-    with running(judge_fixtures(), tmp_path) as (url, _):
+    with running(judge_fixtures(), tmp_path) as (url, log):
         store.init(judge_competition(url, tmp_path / "judge-cache"), where="c.yaml")
         store.add_team("blue")
         scorer = Scorer(cache_dir=False, n_resamples=50)
@@ -226,39 +230,53 @@ def test_judge_failures_unscored_by_default_zero_as_a_phase_option(tmp_path: Pat
             sid = store.submit(team="blue", system="s", phase=phase, content=variant(0), file_name="p.json").id
             process_one(store, scorer, submission_id=sid)
             assert store.submission(sid)["state"] == "finished", store.submission(sid)["server_reason"]
+        sent_first = len(requests_sent(log))
     comp = store.competition()
     (dev,) = rank_store(store, "dev")
     (official,) = rank_store(store, "official")
-    assert dev.unscored == {"judge_reply_unparseable": 1, "judge_request_failed": 2} and dev.n_unscored == 3
-    # Every scored claim's Q+A recall is 3/4 (the fixed reply): the mean over the 47 scored claims.
-    assert dev.metrics["ev2r_qa_recall"] == pytest.approx(0.75)
+    assert dev.status == "incomplete" and dev.rank == 0
+    assert dev.unscored == {"judge_request_failed": 2} and dev.n_unscored == 2
+    # The 48 claims with a score: 47 at the fixed reply's Q+A recall 3/4, the unparseable one 0.
+    assert dev.metrics["ev2r_qa_recall"] == pytest.approx(47 * 0.75 / 48)
     # The official mode scores the three 0: (47 * 3/4) / 50.
     assert official.n_unscored == 0 and official.metrics["ev2r_qa_recall"] == pytest.approx(47 * 0.75 / 50)
+    assert official.status == "ranked"
     assert parse_signature(board_signature(competition=comp, phase=comp.phase("dev")))["judge-failures"] == "unscored"
     assert parse_signature(board_signature(competition=comp, phase=comp.phase("official")))["judge-failures"] == "zero"
-    assert parse_signature(dev.signature)["failures"] == "unscored(3)"
+    assert parse_signature(dev.signature)["failures"] == "unscored(2)" and parse_signature(dev.signature)["input"] == "10x2000c"
     per_claim = store.results([dev.submission_id])[dev.submission_id][0]["per_claim"]
-    assert [c.get("unscored") for c in per_claim[:4]] == ["judge_request_failed", "judge_request_failed",
-                                                          "judge_reply_unparseable", None]
-    assert per_claim[0]["values"]["ev2r_qa_recall"] is None and not np.isnan(dev.ci["ev2r_qa_recall"][0])
+    assert [c.get("unscored") for c in per_claim[:4]] == ["judge_request_failed", "judge_request_failed", None, None]
+    assert per_claim[0]["values"]["ev2r_qa_recall"] is None and per_claim[2]["values"]["ev2r_qa_recall"] == 0.0
     assert main(["leaderboard", "show", "--db", db, "--phase", "dev", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
-    assert row["n_unscored"] == 3 and row["unscored"] == dev.unscored
+    assert row["n_unscored"] == 2 and row["status"] == "incomplete" and row["rank"] is None
     csv_text = export([dev], competition=comp, phase=comp.phase("dev"), fmt="csv")
-    assert "Unscored" in csv_text.splitlines()[0] and "3 (judge_reply_unparseable 1, judge_request_failed 2)" in csv_text
+    assert "Unscored" in csv_text.splitlines()[0] and "2 (judge_request_failed 2)" in csv_text and '"incomplete"' in csv_text
     client = TestClient(create_app(db), base_url="http://127.0.0.1")
     board = client.get("/phase/dev").text
-    assert "judge-failures:unscored" in board and "judge_request_failed 2" in board
-    sub = client.get(f"/submission/{dev.submission_id}").text
-    assert "3 claim(s) unscored, left out of the means" in sub
+    assert "judge-failures:unscored" in board and 'id="unranked-rows"' in board and "incomplete" in board
     assert main(["leaderboard", "show", "--db", db, "--phase", "dev"]) == 0
     assert "Unscored" in capsys.readouterr().out
+    # The judge is back: a rescore re-uses every stored reply and asks only for the two missing ones.
+    stored = store.judge_snapshots(dev.submission_id)["fever8"]
+    assert len(stored["replies"]) == 98 and stored["endpoint"].startswith("http://127.0.0.1:")
+    healthy = {"rules": [], "default": judge_fixtures()["default"]}
+    with running(healthy, tmp_path, name="judge-back") as (url2, log2):
+        store.init(judge_competition(url2, tmp_path / "judge-cache-2"), where="c.yaml")
+        assert main(["leaderboard", "rescore", "--submission", str(dev.submission_id), "--db", db, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["queued"] == 1
+        assert len(requests_sent(log2)) == 2  # only claims 0 and 1's Q+A prompts
+    (again,) = rank_store(store, "dev")
+    assert again.status == "ranked" and again.rank == 1 and again.n_unscored == 0
+    assert again.metrics["ev2r_qa_recall"] == pytest.approx(49 * 0.75 / 50)
+    assert parse_signature(again.signature)["judge_snapshot"] != parse_signature(dev.signature)["judge_snapshot"]
+    assert sent_first > 0
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"fever8": {"judge_retries": "two"}}, "options: fever8: judge_retries: 'two' is not a valid value"),
+    ({"fever8": {"judge_retries": "two"}}, "options: fever8: profile 'fever8': judge_retries: expected int, got 'two'"),
     ({"fever8": {"official_failure_mode": True}}, "official_failure_mode is set by the board"),
-    ({"fever8": {"judge_urll": "x"}}, "options: fever8: profile 'fever8' does not take option(s): judge_urll"),
+    ({"fever8": {"judge_urll": "x"}}, "options: fever8: profile 'fever8': judge_urll: not an option of this profile"),
     ({"averitec2024": {}}, "options: averitec2024: not a profile of this phase"),
 ])
 def test_bad_phase_options_are_one_clear_error(options: dict[str, Any], message: str) -> None:

@@ -251,10 +251,13 @@ def test_calibration_plots_are_drawn_once(board, monkeypatch: pytest.MonkeyPatch
     drawn = []
     real = app_module.plot_png
     monkeypatch.setattr(app_module, "plot_png", lambda kind, claims: drawn.append(kind) or real(kind, claims))
-    assert "reliability diagram" in client.get(f"/submission/{sid}").text
+    own = {"Authorization": f"Bearer {token}"}  # drawn from per-claim correctness: the team's until the gold is shown
+    assert "reliability diagram" not in client.get(f"/submission/{sid}").text
+    assert client.get(f"/submission/{sid}/reliability.png").status_code == 403
+    assert "reliability diagram" in client.get(f"/submission/{sid}", headers=own).text
     for _ in range(3):
         for kind in ("reliability", "risk-coverage"):
-            png = client.get(f"/submission/{sid}/{kind}.png")
+            png = client.get(f"/submission/{sid}/{kind}.png", headers=own)
             assert png.status_code == 200 and png.content[:4] == b"\x89PNG" and "max-age" in png.headers["cache-control"]
     assert drawn == ["reliability", "risk-coverage"]
     assert client.get(f"/submission/{sid}/other.png").status_code == 404
@@ -284,8 +287,8 @@ def test_board_is_ranked_again_only_when_it_changed(board, monkeypatch: pytest.M
 
     store, client, token, _, _ = board
     calls = []
-    real = site_module.rank_store
-    monkeypatch.setattr(site_module, "rank_store", lambda s, name: calls.append(name) or real(s, name))
+    real = site_module.rank_board
+    monkeypatch.setattr(site_module, "rank_board", lambda s, name: calls.append(name) or real(s, name))
     client.get("/phase/dev")
     client.get("/phase/dev?sort=team")
     assert calls == ["dev"]

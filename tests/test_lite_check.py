@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from averitec_tools.errors import UserError
+from averitec_tools.metrics.signature import parse_signature
 from averitec_tools.scoring.lite_check import lite_check, ranking_agreement
 from averitec_tools.scoring.meta_eval.lite import lite_subset
 
@@ -52,7 +53,8 @@ def test_means_and_tau_by_hand(tmp_path: Path) -> None:
     ref = kendalltau(full, lite).statistic  # tau-b
     assert out["kendall_tau"] == pytest.approx(ref, abs=1e-12)
     assert out["ci"]["low"] <= out["kendall_tau"] <= out["ci"]["high"]
-    assert out["signature"].startswith("lite-check|profile:averitec2024|") and "|metric=label_accuracy|size=10|" in out["signature"]
+    sig = parse_signature(out["signature"])
+    assert (sig.head, sig["metric"], sig["size"], sig["score.profile"]) == ("lite-check", "label_accuracy", "10", "averitec2024")
 
 
 def test_ranking_agreement_ties_and_reversal() -> None:

@@ -22,13 +22,13 @@ from scipy import stats as sps
 
 from averitec_tools.cli.main import main
 from averitec_tools.errors import UserError
-from averitec_tools.scoring.meta_eval import parse_scorer
-from averitec_tools.scoring.meta_eval.free_scorer import qa_f1
+from averitec_tools.metrics.evidence_scorer import parse_evidence_scorer, qa_blocks
+from averitec_tools.metrics.minilm_qa_f1 import qa_f1
+from averitec_tools.metrics.signature import embed_signature, extend_signature, parse_signature
 from averitec_tools.scoring.meta_eval.lite import lite_subset
 from averitec_tools.scoring.meta_eval.ratings import RatedItem, label_agrees, load_rated_items
 from averitec_tools.scoring.meta_eval.report import correlate
 from averitec_tools.scoring.meta_eval.reproduce import study_pairs
-from averitec_tools.scoring.meta_eval.scorer_base import qa_blocks
 from averitec_tools.scoring.meta_eval.stats import (
     average_ranks,
     clustered_bootstrap,
@@ -108,16 +108,16 @@ def test_qa_blocks_and_f1() -> None:
 
 
 def test_scorer_specs_round_trip_and_refuse() -> None:
-    assert str(parse_scorer("hu-meteor(normalise=candidate)")) == "hu-meteor(normalise=candidate)"
-    assert parse_scorer("ev2r(url=http://h/v1,model=m)").llm
+    assert str(parse_evidence_scorer("hu-meteor(normalise=candidate)")) == "hu-meteor(normalise=candidate)"
+    assert parse_evidence_scorer("ev2r(url=http://h/v1,model=m)").llm
     with pytest.raises(UserError, match="did you mean: minilm-qa-f1"):
-        parse_scorer("minilm-qa-f")
+        parse_evidence_scorer("minilm-qa-f")
     with pytest.raises(UserError, match="normalise must be"):
-        parse_scorer("hu-meteor(normalise=claims)")
+        parse_evidence_scorer("hu-meteor(normalise=claims)")
     with pytest.raises(UserError, match="needs url"):
-        parse_scorer("ev2r")
+        parse_evidence_scorer("ev2r")
     with pytest.raises(UserError, match="expected int"):
-        parse_scorer("minilm-qa-f1(max_length=long)")
+        parse_evidence_scorer("minilm-qa-f1(max_length=long)")
 
 
 def test_bleu_and_rouge_match_hand_values() -> None:
@@ -125,10 +125,10 @@ def test_bleu_and_rouge_match_hand_values() -> None:
     pytest.importorskip("rouge_score")
     it = RatedItem(0, "t", 1, "c", "a b c d e", "a b c d e", "Refuted", {})
     bad = RatedItem(1, "t", 2, "c", "x y", "a b c d e", "Refuted", {})
-    assert parse_scorer("bleu").score(items=[it, bad]) == pytest.approx([1.0, 0.0])
+    assert parse_evidence_scorer("bleu").score(items=[it, bad]) == pytest.approx([1.0, 0.0])
     # ROUGE-L: LCS "a c" of "a x c" vs "a b c": P = R = 2/3
     lcs = RatedItem(2, "t", 3, "c", "a x c", "a b c", "Refuted", {})
-    assert parse_scorer("rouge").score(items=[lcs]) == pytest.approx([2 / 3])
+    assert parse_evidence_scorer("rouge").score(items=[lcs]) == pytest.approx([2 / 3])
 
 
 def test_lite_rule_is_stratified_and_fixed() -> None:
@@ -163,7 +163,7 @@ def test_ratings_join_and_library_scorers_match_the_study(shared_data: Path) -> 
     items = load_rated_items(data_dir=shared_data / META)
     assert len(items) == 278 and len({it.team for it in items}) == 13
     for name in ("bleu", "rouge"):
-        ours = parse_scorer(name).score(items=items)
+        ours = parse_evidence_scorer(name).score(items=items)
         theirs = [json.loads(line)["response"]["score"]
                   for line in (shared_data / META / "results" / f"predictions_{name}.jsonl").read_text().splitlines()]
         assert np.max(np.abs(np.array(ours) - np.array(theirs))) < 1e-9, name
@@ -241,7 +241,7 @@ def test_ev2r_failures_are_excluded_and_a_dead_judge_is_exit_2(shared_data: Path
         "rules": [{"match": [items[1].claim], "responses": [{"status": 500}]},
                   {"match": [items[2].claim], "responses": [{"status": 200, "content": "no JSON here"}]}]}
     with running(fixtures, tmp_path) as (url, _log):
-        scorer = parse_scorer(f"ev2r(url={url},model=m,cache={tmp_path / 'c.sqlite'},retries=0)")
+        scorer = parse_evidence_scorer(f"ev2r(url={url},model=m,cache={tmp_path / 'c.sqlite'},retries=0)")
         scores = scorer.score(items=items)
     assert scores[1] is None and scores[2] is None  # failed and unparseable: excluded, not 0
     assert [s for i, s in enumerate(scores) if i not in (1, 2)] == [0.75] * 4
@@ -340,7 +340,8 @@ def _demo_pair(tmp: Path, n: int) -> tuple[Path, Path]:
 @pytest.mark.parametrize(("extra", "message"), [
     (["--evidence-scorer", "bleu"], "cannot score Q+A string lists (usable: minilm-qa-f1, minilm-verdict, nli-verdict)"),
     (["--evidence-scorer", "minilm-qa-f2"], "did you mean: minilm-qa-f1"),
-    (["--evidence-scorer", "minilm-qa-f1", "--profile", "evalai"], "not available for profile 'evalai'"),
+    (["--evidence-scorer", "minilm-qa-f1", "--profile", "evalai"],
+     "profile 'evalai': --evidence-scorer: not an option of this profile"),
 ])
 def test_score_evidence_scorer_bad_specs(extra: list[str], message: str, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -360,8 +361,10 @@ def test_score_evidence_scorer_adds_a_named_non_official_figure(tmp_path: Path,
     assert main(["score", str(p), str(g), "--jobs", "1", "--json", "--evidence-scorer", "minilm-qa-f1"]) == 0
     extra = json.loads(capsys.readouterr().out)
     assert extra["evidence_scorer"]["official"] is False and 0 <= extra["evidence_scorer"]["mean"] <= 1
-    assert extra["signature"] == plain["signature"] + "|evidence-scorer:" + extra["evidence_scorer"]["signature"]
-    assert "weights=sha256:" in extra["signature"] and "model=all-MiniLM-L6-v2" in extra["signature"]
+    own = extra["evidence_scorer"]["signature"]
+    assert extra["signature"] == extend_signature(plain["signature"], embed_signature("evidence-scorer", own))
+    assert parse_signature(extra["signature"]).embedded("evidence-scorer").render() == own
+    assert parse_signature(own)["weights"].startswith("sha256.") and parse_signature(own)["model"] == "all-MiniLM-L6-v2"
     assert extra["averitec_score"] == plain["averitec_score"]  # the official figures are untouched
 
 
@@ -371,7 +374,7 @@ def test_study_hmeteor_and_meteor_differences_are_the_documented_ones(shared_dat
     per-item files (NLTK <= 3.6 string METEOR) by at most 0.0017 (hu-meteor-study) and 0.178 (meteor)."""
     items = load_rated_items(data_dir=shared_data / META)
     for spec, name, worst in (("hu-meteor-study", "hmeteor", 0.0017), ("meteor", "meteor", 0.1783)):
-        ours = np.array(parse_scorer(spec).score(items=items))
+        ours = np.array(parse_evidence_scorer(spec).score(items=items))
         theirs = np.array([json.loads(line)["response"]["score"] for line in
                            (shared_data / META / "results" / f"predictions_{name}.jsonl").read_text().splitlines()])
         diff = np.abs(ours - theirs)

@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from averitec_tools.errors import ResourceError, UserError
-from averitec_tools.scoring.meta_eval import nli_verdict, parse_scorer
-from averitec_tools.scoring.meta_eval.nli_verdict import NLIVerdict
+from averitec_tools.metrics import nli_verdict
+from averitec_tools.metrics.evidence_scorer import parse_evidence_scorer
+from averitec_tools.metrics.nli_verdict import NLIVerdict
+from averitec_tools.metrics.signature import parse_signature
 
 ROWS = {"yes": [0.1, 0.2, 0.7], "no": [0.8, 0.1, 0.1]}  # (contr, neutral, ent); anything else: neutral
 
@@ -65,9 +67,9 @@ def test_gold_and_label_modes_by_hand() -> None:
 
 
 def test_coverage_mix(monkeypatch: pytest.MonkeyPatch) -> None:
-    from averitec_tools.scoring.meta_eval import free_scorer
+    from averitec_tools.metrics import minilm_qa_f1
 
-    monkeypatch.setattr(free_scorer.MiniLMQAF1, "score_strings", lambda self, **_: [0.2, 0.4, 0.0])
+    monkeypatch.setattr(minilm_qa_f1.MiniLMQAF1, "score_strings", lambda self, **_: [0.2, 0.4, 0.0])
     out = NLIVerdict(mode="agree", coverage=0.5).score_claims(claims=CLAIMS, labels=None, predicted=PRED, references=REF,
                                                 backend=FakeNLI())
     assert out == pytest.approx([0.6, 0.5 * 4 / 11 + 0.2, 0.5 * 9 / 11])
@@ -80,7 +82,7 @@ def test_coverage_mix(monkeypatch: pytest.MonkeyPatch) -> None:
 ])
 def test_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(UserError, match=message.replace("[", r"\[")):
-        parse_scorer(spec)
+        parse_evidence_scorer(spec)
 
 
 def test_bad_label_and_missing_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +90,7 @@ def test_bad_label_and_missing_models(tmp_path: Path, monkeypatch: pytest.Monkey
         NLIVerdict().score_claims(claims=["C"], labels=["True"], predicted=[[]], references=[[]],
                                              backend=FakeNLI())
     with pytest.raises(ResourceError, match="is not a model directory"):
-        parse_scorer(f"nli-verdict(model={tmp_path})").signature()
+        parse_evidence_scorer(f"nli-verdict(model={tmp_path})").signature()
     monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path))
     with pytest.raises(ResourceError, match="no R2VC offline verifier") as err:
         NLIVerdict().score_claims(claims=["C"], labels=["Refuted"], predicted=[["a"]], references=[["b"]])
@@ -103,8 +105,10 @@ def test_signature_names_model_weights_and_training(tmp_path: Path) -> None:
     (tmp_path / "training.json").write_text('{"train_claims": 7, "pairs": 21, "pair_labels": "decisive"}')
     sig = NLIVerdict(model=str(tmp_path)).signature()  # the default mode: gold
     # sha256(b"w") = 50e721e4...
-    assert sig.startswith("nli-verdict|mode=gold|coverage=0|model=r2vc-offline-verifier(all-MiniLM-L6-v2)|"
-                          "weights=sha256:50e721e49c013f00|trained=averitec-train-7-claims-21-pairs-decisive|")
+    assert sig.startswith(f"metric:nli-verdict(model={tmp_path})|mode:gold|coverage:0|"
+                          "model:r2vc-offline-verifier(all-MiniLM-L6-v2)|weights:sha256.50e721e49c013f00|"
+                          "trained:averitec-train-7-claims-21-pairs-decisive|max_length:128|pair_order:evidence-claim|version:")
+    assert parse_signature(sig)["trained"] == "averitec-train-7-claims-21-pairs-decisive"
 
 
 
@@ -145,11 +149,12 @@ def test_hub_model_is_downloaded_named_and_scores_like_its_local_copy(tmp_path: 
     want = _meta_eval(env, f"nli-verdict(model={local},max_length=64)", shared_data)
     sha = hashlib.sha256((local / "model.safetensors").read_bytes()).hexdigest()
     (sig,) = {i["details"]["signature"] for i in got["scorer_info"]}
-    assert f"|model=org/tiny-nli@{COMMIT[:12]}|weights=sha256:{sha[:16]}|trained=unknown|" in sig
+    assert f"|model:org/tiny-nli@{COMMIT[:12]}|weights:sha256.{sha[:16]}|trained:unknown|" in sig
+    assert parse_signature(sig).render() == sig
     assert not any("onnx" in path for _, path, _ in hub.log)  # only what a PyTorch load needs
     assert len(got["scorers"]) == 6  # one row per human dimension
     assert [r["spearman"] for r in got["scorers"]] == [r["spearman"] for r in want["scorers"]]
-    assert "|model=local:nli|" in want["scorer_info"][0]["details"]["signature"]
+    assert "|model:local:nli|" in want["scorer_info"][0]["details"]["signature"]
     lines = [ln for ln in missing["stderr"].splitlines() if ln.strip()]
     assert missing["rc"] == 2 and len(lines) == 1, missing["stderr"]
     assert "cannot download model 'org/missing' from http://127.0.0.1" in lines[0]
@@ -159,4 +164,4 @@ def test_hub_model_offline_and_not_cached_is_one_error(tmp_path: Path, monkeypat
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     with pytest.raises(ResourceError, match="'org/never-fetched' is not in the local Hugging Face cache and the hub"):
-        parse_scorer("nli-verdict(model=org/never-fetched)").signature()
+        parse_evidence_scorer("nli-verdict(model=org/never-fetched)").signature()

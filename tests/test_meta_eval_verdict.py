@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from averitec_tools.errors import UserError
-from averitec_tools.scoring.meta_eval import free_scorer, parse_scorer, verdict_head, verdict_scorer
+from averitec_tools.metrics import minilm_qa_f1, minilm_verdict, verdict_head
+from averitec_tools.metrics.evidence_scorer import parse_evidence_scorer
+from averitec_tools.metrics.signature import parse_signature
 from averitec_tools.scoring.meta_eval.leaderboard import (
     leaderboard_agreement,
     read_leaderboard,
@@ -59,19 +61,19 @@ def test_head_round_trip_and_softmax(tmp_path: Path) -> None:
 
 def test_item_score_modes_by_hand() -> None:
     pp, pr = np.array([0.1, 0.6, 0.2, 0.1]), np.array([0.5, 0.5, 0.0, 0.0])
-    assert verdict_scorer.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="gold", f1=0.0, coverage=0.0) == 0.6
-    assert verdict_scorer.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="agree", f1=0.0,
+    assert minilm_verdict.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="gold", f1=0.0, coverage=0.0) == 0.6
+    assert minilm_verdict.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="agree", f1=0.0,
                                      coverage=0.0) == pytest.approx(0.35)
-    assert verdict_scorer.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="gold", f1=0.2,
+    assert minilm_verdict.item_score(probs_pred=pp, probs_ref=pr, gold=1, mode="gold", f1=0.2,
                                      coverage=0.25) == pytest.approx(0.75 * 0.6 + 0.25 * 0.2)
 
 
 def test_spec_refuses_bad_mode_and_weight() -> None:
-    assert str(parse_scorer("minilm-verdict(mode=agree,coverage=0.5)")) == "minilm-verdict(mode=agree,coverage=0.5)"
+    assert str(parse_evidence_scorer("minilm-verdict(mode=agree,coverage=0.5)")) == "minilm-verdict(mode=agree,coverage=0.5)"
     with pytest.raises(UserError, match="mode must be one of gold, agree"):
-        parse_scorer("minilm-verdict(mode=vote)")
+        parse_evidence_scorer("minilm-verdict(mode=vote)")
     with pytest.raises(UserError, match=r"coverage must lie in \[0, 1\]"):
-        parse_scorer("minilm-verdict(coverage=2)")
+        parse_evidence_scorer("minilm-verdict(coverage=2)")
 
 
 def _tiny_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,19 +83,19 @@ def _tiny_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     verdict_head.save_head({"coef": coef, "intercept": np.zeros(4)}, tmp_path / "h.npz", meta={"trained": "tiny"})
     head = verdict_head.load_head(tmp_path / "h.npz")
     monkeypatch.setattr(verdict_head, "load_head", lambda path=None: head)
-    monkeypatch.setattr(free_scorer, "embed", _fake_vectors)
-    monkeypatch.setattr(free_scorer, "embed_cached", _fake_vectors)
+    monkeypatch.setattr(minilm_qa_f1, "embed", _fake_vectors)
+    monkeypatch.setattr(minilm_qa_f1, "embed_cached", _fake_vectors)
 
 
 def test_score_claims_with_a_tiny_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tiny_head(tmp_path, monkeypatch)
-    scorer = parse_scorer("minilm-verdict")
+    scorer = parse_evidence_scorer("minilm-verdict")
     e4 = float(np.exp(4.0))
     got = scorer.score_claims(claims=["yes claim", "yes claim"], labels=["Supported", "Refuted"],
                               predicted=[["yes q a"], ["no q a"]], references=[["yes r"], ["yes r"]])
     # claim 1: cos 1 -> p(S) = e^4 / (e^4 + 3); claim 2: cos 0 -> uniform, p(R) = 1/4
     assert got == pytest.approx([e4 / (e4 + 3), 0.25])
-    agree = parse_scorer("minilm-verdict(mode=agree,coverage=0.5)").score_claims(
+    agree = parse_evidence_scorer("minilm-verdict(mode=agree,coverage=0.5)").score_claims(
         claims=["yes c"], labels=["Refuted"], predicted=[["no a"]], references=[["yes r"]])
     ps = e4 / (e4 + 3)  # the reference side; the predicted side is uniform; F1 of orthogonal strings is 0
     assert agree == pytest.approx([0.5 * (0.25 * ps + 3 * 0.25 * (1 - ps) / 3)])
@@ -110,11 +112,11 @@ def test_embed_cache_reads_back_and_keys_on_texts(tmp_path: Path, monkeypatch: p
         calls.append(sorted(texts))
         return _fake_vectors(texts)
 
-    monkeypatch.setattr(free_scorer, "embed", counting)
-    monkeypatch.setattr(free_scorer, "weights_sha256", lambda: "w")
-    a = free_scorer.embed_cached(["yes", "no"], cache_dir=tmp_path)
-    b = free_scorer.embed_cached(["no", "yes", "no"], cache_dir=tmp_path)
-    free_scorer.embed_cached(["yes", "maybe"], cache_dir=tmp_path)
+    monkeypatch.setattr(minilm_qa_f1, "embed", counting)
+    monkeypatch.setattr(minilm_qa_f1, "weights_sha256", lambda: "w")
+    a = minilm_qa_f1.embed_cached(["yes", "no"], cache_dir=tmp_path)
+    b = minilm_qa_f1.embed_cached(["no", "yes", "no"], cache_dir=tmp_path)
+    minilm_qa_f1.embed_cached(["yes", "maybe"], cache_dir=tmp_path)
     assert calls == [["no", "yes"], ["maybe", "yes"]]  # the second set was read from the cache
     assert {k: v.tolist() for k, v in a.items()} == {k: v.tolist() for k, v in b.items()}
     assert len(list(tmp_path.glob("*.npy"))) == 2 and not list(tmp_path.glob("*.tmp"))
@@ -123,7 +125,7 @@ def test_embed_cache_reads_back_and_keys_on_texts(tmp_path: Path, monkeypatch: p
 def test_f1_from_vectors_by_hand() -> None:
     vec = {"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0]), "c": np.array([0.6, 0.8])}
     # S = [[0.6]] for ref a vs pred c; refs (a, b) vs pred (c): recall (0.6 + 0.8) / 2, precision 0.8
-    got = free_scorer.f1_from_vectors(predicted=[["c"], ["c"], []], references=[["a"], ["a", "b"], ["a"]], vectors=vec)
+    got = minilm_qa_f1.f1_from_vectors(predicted=[["c"], ["c"], []], references=[["a"], ["a", "b"], ["a"]], vectors=vec)
     assert got == pytest.approx([0.6, 2 * 0.7 * 0.8 / 1.5, 0.0])
 
 
@@ -178,7 +180,7 @@ def test_packaged_head_and_its_provenance() -> None:
     assert head["coef"].shape == (4, 4 * 384 + 3) and head["intercept"].shape == (4,)
     assert head["meta"]["features"] == verdict_head.FEATURES_VERSION
     assert int(head["meta"]["dropped_twins"]) >= 0 and head["meta"]["trained"].startswith("averitec-train-")
-    assert len(verdict_scorer.head_sha256()) == 64
+    assert len(minilm_verdict.head_sha256()) == 64
 
 
 def test_score_passes_claims_and_gold_labels_to_minilm_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -200,4 +202,6 @@ def test_score_passes_claims_and_gold_labels_to_minilm_verdict(tmp_path: Path, m
     # both gold labels are Refuted, so each claim scores p(Refuted) = 1 / (e^4 + 3)
     assert out["evidence_scorer"]["mean"] == pytest.approx(1 / (np.exp(4.0) + 3))
     assert out["evidence_scorer"]["official"] is False
-    assert "|evidence-scorer:minilm-verdict|mode=gold|" in out["signature"] and "trained=tiny" in out["signature"]
+    embedded = parse_signature(out["signature"]).embedded("evidence-scorer")
+    assert embedded.render() == out["evidence_scorer"]["signature"]
+    assert (embedded["metric"], embedded["mode"], embedded["trained"]) == ("minilm-verdict", "gold", "tiny")

@@ -133,16 +133,17 @@ def test_registered() -> None:
 
 
 def test_wordnet_synonyms_match_nltk_reader(engine: MeteorEngine) -> None:
+    """The lexical tables hold what NLTK's WordNet reader gives METEOR, less what no stem can equal."""
     from nltk.corpus import wordnet
 
-    for word in ["dog", "dogs", "ran", "running", "better", "geese", "quickli", "xyzzy", "united", "was"]:
-        expected = {lemma.name() for s in wordnet.synsets(word) for lemma in s.lemmas() if "_" not in lemma.name()} | {word}
-        assert engine.wordnet.synonyms(word) == expected, word
+    for word in ["dog", "dogs", "ran", "running", "better", "geese", "quickli", "xyzzy", "united", "was", "car", "us"]:
+        names = {lemma.name() for s in wordnet.synsets(word) for lemma in s.lemmas() if "_" not in lemma.name()}
+        assert engine.lexicon.synonym_names(word) == {n for n in names if n != word and n == n.lower()}, word
 
 
 def test_wordnet_version_and_checksum(engine: MeteorEngine) -> None:
-    assert engine.wordnet.version == "3.0"
-    assert len(engine.wordnet.checksum) == 12
+    assert engine.lexicon.version == "3.0"
+    assert len(engine.lexicon.checksum) == 12 and len(engine.lexicon.digest) == 12
 
 
 @pytest.mark.shared_data
@@ -151,8 +152,8 @@ def test_stems_and_synonyms_equal_nltk_391_corpus_wide(shared_data: Path, engine
     assert len(words) == REFERENCE["n_words"]
     stems = {w: engine.stem(w) for w in words}
     assert digest(stems) == REFERENCE["stems_sha256"]
-    synonyms = {s: sorted(engine.wordnet.synonyms(s)) for s in sorted(set(stems.values()))}
-    assert digest(synonyms) == REFERENCE["synonyms_sha256"]
+    synonyms = {s: sorted(engine.lexicon.synonym_names(s)) for s in sorted(set(stems.values()))}
+    assert digest(synonyms) == REFERENCE["matchable_synonyms_sha256"]
 
 
 # --- long and repetitive strings ------------------------------------------------------
@@ -236,15 +237,9 @@ def test_preparing_and_matching_work_is_linear(engine: MeteorEngine, name: str, 
 @pytest.fixture(scope="module")
 def porter_391():  # type: ignore[no-untyped-def]
     """NLTK 3.9.1's own ``PorterStemmer`` class (recursive consonant test), loaded from its file."""
-    import importlib.util
+    from _score_fixtures import porter_391_class
 
-    from _score_fixtures import nltk391_path
-
-    spec = importlib.util.spec_from_file_location("_nltk391_porter", nltk391_path() / "nltk" / "stem" / "porter.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.PorterStemmer
+    return porter_391_class()
 
 
 def test_nltk_391_porter_recurses_on_a_run_of_y(porter_391) -> None:  # type: ignore[no-untyped-def]
@@ -283,5 +278,6 @@ def test_trim_bounds_the_word_caches() -> None:
     junk = " ".join(f"w{i}" for i in range(1500)) + " cat"
     before = engine.score(candidate=junk, reference=gold)
     assert len(engine._stems) > 1000 and engine.trim()
-    assert len(engine._stems) == 0 and not engine.wordnet._syn_cache and engine.is_prepared(gold)
+    assert len(engine._stems) == 0 and not engine._synonyms and engine.is_prepared(gold)
+    assert len(engine._sid) == len(set(engine.prepare(gold).stems))  # the pinned strings' stem ids stay
     assert not engine.is_prepared(junk) and engine.score(candidate=junk, reference=gold) == before

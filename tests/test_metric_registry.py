@@ -50,8 +50,10 @@ def test_docstrings_name_registered_keys() -> None:
     assert named and not {(f, key) for f, key in named if key not in names}
 
 
-def _changed(value: object) -> object:
-    """A value of the same type as ``value`` that differs from it."""
+def _changed(value: object, choices: tuple[object, ...] = ()) -> object:
+    """A value of the same type as ``value`` that differs from it (another of ``choices`` if declared)."""
+    if choices:
+        return next(c for c in choices if c != value)
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
@@ -73,10 +75,12 @@ def test_string_form_round_trips_with_typed_parameters() -> None:
         if not dataclasses.is_dataclass(metric):
             continue
         scalars = {f.name: getattr(metric, f.name) for f in dataclasses.fields(metric)
-                   if isinstance(getattr(metric, f.name), (bool, int, float, str))}
+                   if isinstance(getattr(metric, f.name), (bool, int, float, str))
+                   and len(metric.choices.get(f.name, (0, 1))) > 1}  # a one-value choice cannot change
         if not scalars:
             continue
-        configured = dataclasses.replace(metric, **{k: _changed(v) for k, v in scalars.items()})  # type: ignore[type-var]
+        configured = dataclasses.replace(  # type: ignore[type-var]
+            metric, **{k: _changed(v, metric.choices.get(k, ())) for k, v in scalars.items()})
         text = metric_spec(configured)
         assert text.startswith(f"{name}(") and parse_metric(text) == configured, text
         for key, value in scalars.items():

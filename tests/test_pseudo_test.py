@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from averitec_tools.baselines.averitec.checkpoints import training_claims
 from averitec_tools.baselines.averitec.config import config_from_mapping
+from averitec_tools.baselines.averitec.training.checkpoints import training_claims
 from averitec_tools.baselines.r2vc.offline.inputs import training_plan
 from averitec_tools.hashing import file_sha256
 from averitec_tools.leakage import pseudo_test

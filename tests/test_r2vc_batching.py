@@ -7,7 +7,7 @@ from typing import Any
 
 from averitec_tools.baselines.r2vc.experiments.batching import ClaimBatcher, batch_claims
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
-from averitec_tools.baselines.r2vc.pipeline import claim_seed
+from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
 
 
 class FakeLM:

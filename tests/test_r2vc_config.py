@@ -93,13 +93,15 @@ def test_ablation_switches() -> None:
 
 def test_builtin_offline_and_base_key(tmp_path) -> None:
     off = resolve_config("offline-minilm")
-    assert off.offline.enabled and off.retrieval.dense_model == "minilm" and off.generator.model is None
+    assert off.preset == "offline-minilm" and off.retrieval.dense_model == "minilm" and off.generator.model is None
     p = tmp_path / "small.yaml"
     p.write_text("base: offline-minilm\noffline:\n  train_claims: 40\n  exclude_own_evidence: true\n")
     c = resolve_config(str(p))
-    assert c.offline.enabled and c.offline.train_claims == 40 and c.name == "offline-minilm"
+    assert c.preset == "offline-minilm" and c.offline.train_claims == 40 and c.name == "offline-minilm"
     assert c.offline.exclude_own_evidence and off.ablation.nli_only  # the NLI-only row, named
-    c.effective().check_components()  # offline builds its own calibrator
+    from averitec_tools.baselines.r2vc.presets import preset_for
+
+    assert preset_for(c).fits_own_models  # offline builds its own calibrator: nothing to name
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
         resolve_config("offline-minlm")
     with pytest.raises(UserError, match="did you mean: offline-minilm"):
@@ -132,3 +134,27 @@ def test_unset_components_refused_unless_ablation_named() -> None:
                         source="x").effective().check_components()
     config_from_mapping({"generator": {"model": "g"}, "calibration": {"path": "c.json"}},
                         source="x").effective().check_components()
+
+
+def test_the_preset_name_keeps_fingerprints_and_store_keys() -> None:
+    """``preset`` replaced the boolean ``offline.enabled``; files and keys keep the old layout, so
+    sidecars, candidate stores and manifests written before still match (values of 5682a0c)."""
+    from averitec_tools.baselines.r2vc.config import R2VCConfig
+    from averitec_tools.baselines.r2vc.io.candidates import store_key
+    from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
+
+    pinned = {"custom": ("72f648a16b9d4f95", "30a5e60b1839ba63"),
+              "offline-minilm": ("caecba8a7670c849", "e3e82c9dac2f7823"),
+              "offline-minilm-oracle": ("22944dae3cfa6713", "fb3d36c1bf20a3df")}
+    for c in (R2VCConfig(), resolve_config("offline-minilm"), resolve_config("offline-minilm-oracle")):
+        settings, described = offline_store_settings(c, {"verifier": {"backend": "b"}})
+        assert (c.fingerprint(), store_key(c, components=described, settings=settings)) == pinned[c.name]
+    offline = resolve_config("offline-minilm")
+    assert offline.to_dict()["offline"]["enabled"] is True and "preset" not in offline.to_dict()
+    assert config_from_mapping({"offline": {"enabled": True}}, source="x").preset == "offline-minilm"
+    assert config_from_mapping({"preset": "offline-minilm"}, source="x").to_dict() == \
+        config_from_mapping({"offline": {"enabled": True}}, source="x").to_dict()
+    with pytest.raises(UserError, match="contradicts"):
+        config_from_mapping({"preset": "standard", "offline": {"enabled": True}}, source="x")
+    with pytest.raises(UserError, match="preset"):
+        config_from_mapping({"preset": "offline"}, source="x")

@@ -175,20 +175,20 @@ def averitec_cfg(tmp_path: Path):
 
 
 def _items(rows: list[dict]):
-    from averitec_tools.baselines.averitec.data import ClaimItem
+    from averitec_tools.baselines.averitec.io.data import ClaimItem
 
     return [ClaimItem(i, r) for i, r in enumerate(_records(rows, "dev"))]
 
 
 def test_averitec_duplicate_filter_uses_the_normaliser(averitec_cfg) -> None:
-    from averitec_tools.baselines.averitec.checkpoints import training_claims
+    from averitec_tools.baselines.averitec.training.checkpoints import training_claims
 
     kept, info = training_claims(averitec_cfg, exclude=[TWIN_DEV])
     assert info["dropped_scored_claims"] == 1 and TWIN_TRAIN not in [c.claim for c in kept]
 
 
 def test_averitec_fit_inputs_do_not_move_when_dev_labels_are_shuffled(averitec_cfg) -> None:
-    from averitec_tools.baselines.averitec.leak_guard import fit_inputs
+    from averitec_tools.baselines.averitec.training.leak_guard import fit_inputs
 
     base = fit_inputs(averitec_cfg, scored=_items(_dev_rows()))
     assert base["train_duplicates_dropped"] == 1
@@ -199,8 +199,8 @@ def test_averitec_fit_inputs_do_not_move_when_dev_labels_are_shuffled(averitec_c
 
 
 def test_averitec_decision_slice_is_training_claims_held_out_by_both_models(averitec_cfg) -> None:
-    from averitec_tools.baselines.averitec.checkpoints import _split, training_claims
-    from averitec_tools.baselines.averitec.decision_slice import decision_slice
+    from averitec_tools.baselines.averitec.training.checkpoints import _split, training_claims
+    from averitec_tools.baselines.averitec.training.decision_slice import decision_slice
 
     claims, _ = training_claims(averitec_cfg, exclude=[r["claim"] for r in _dev_rows()])
     sl = decision_slice(averitec_cfg, claims=claims)
@@ -217,7 +217,11 @@ def test_averitec_decision_slice_is_training_claims_held_out_by_both_models(aver
 
 
 def test_averitec_store_excludes_twins_and_own_article(tmp_path: Path) -> None:
-    from averitec_tools.baselines.averitec.store import KnowledgeStore, build_store, read_leak_guard
+    from averitec_tools.baselines.averitec.corpus.store import (
+        KnowledgeStore,
+        build_store,
+        read_leak_guard,
+    )
 
     rows = _dev_rows() + [_claim(200, TWIN_TRAIN, "Refuted"),
                           _claim(201, "Some claim.", "Supported", url="https://factcheck.org/fc/dev-1")]
@@ -236,7 +240,11 @@ def test_averitec_store_excludes_twins_and_own_article(tmp_path: Path) -> None:
 
 
 def test_averitec_store_from_a_training_pool_holds_no_scored_annotation(tmp_path: Path) -> None:
-    from averitec_tools.baselines.averitec.store import KnowledgeStore, build_store, read_leak_guard
+    from averitec_tools.baselines.averitec.corpus.store import (
+        KnowledgeStore,
+        build_store,
+        read_leak_guard,
+    )
 
     train_rows = _train_rows()
     train_rows[7]["fact_checking_article"] = "https://factcheck.org/fc/dev-1"  # a sibling of dev 1

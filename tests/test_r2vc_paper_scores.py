@@ -63,7 +63,7 @@ def test_no_labelled_claims_no_figures() -> None:
 
 def test_offline_minilm_is_honest_and_the_oracle_is_named() -> None:
     from averitec_tools.baselines.r2vc.config import resolve_config
-    from averitec_tools.baselines.r2vc.presets import describe
+    from averitec_tools.baselines.r2vc.offline.preset import describe
 
     honest, oracle = resolve_config("offline-minilm"), resolve_config("offline-minilm-oracle")
     assert honest.offline.exclude_own_evidence and not oracle.offline.exclude_own_evidence

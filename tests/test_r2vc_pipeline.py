@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from averitec_tools.baselines._run.sidecar import sidecar_path
 from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
 from averitec_tools.baselines.r2vc.config import R2VCConfig, config_from_mapping
 from averitec_tools.baselines.r2vc.io.claims import read_claims
-from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline, sidecar_path
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.questions import fallback_question
@@ -252,7 +253,8 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
 
     from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
     from averitec_tools.baselines.r2vc.offline.data import load_dev, split_train, verifier_epochs
-    from averitec_tools.baselines.r2vc.offline.preset import build_offline_pipeline
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline
+    from averitec_tools.baselines.r2vc.request import BuildRequest
     from averitec_tools.cli.main import main
     from averitec_tools.leakage.pseudo_test import pseudo_test_mask
 
@@ -305,7 +307,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert summary["decision"]["accuracy"] == pytest.approx(scored["veracity"]["accuracy"], abs=1e-12)
 
     # Rebuilding reuses the cached verifier and calibrator: training either again fails here.
-    from averitec_tools.baselines.r2vc.offline import preset as offline_module
+    from averitec_tools.baselines.r2vc.offline import verifier as offline_module
     from averitec_tools.baselines.r2vc.stages.calibration import fitting as calibrator_module
 
     fit_from_examples = calibrator_module.fit_from_examples
@@ -317,7 +319,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     monkeypatch.setattr(calibrator_module, "fit_from_examples", no_retraining)
     cfg = config_from_mapping(settings, source="test").effective()
     claims = read_claims(str(shared_data / "averitec" / "dev.json"))[:20]
-    pipe = build_offline_pipeline(cfg, claims=claims, progress=False)
+    pipe = build_offline(cfg, BuildRequest(claims=claims, progress=False))
     # The oracle corpus holds the gold answers: retrieval finds a claim's own answers.
     found = sum(any(p.doc_id.startswith(f"averitec-dev-{c.claim_id}-") for p in pipe.retrieve(c.claim))
                 for c in claims)
@@ -351,7 +353,7 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     # calibrator is fitted anew, its key includes the corpus choice).
     settings["offline"]["exclude_own_evidence"] = True
     monkeypatch.setattr(calibrator_module, "fit_from_examples", fit_from_examples)
-    excl = build_offline_pipeline(config_from_mapping(settings, source="test").effective(), progress=False)
+    excl = build_offline(config_from_mapping(settings, source="test").effective(), BuildRequest(progress=False))
     dev = load_dev(shared_data / "averitec" / "dev.json")
     own = {i: {p.doc_id for ci, p in answer_passages(dev) if dev[ci].claim == dev[i].claim} for i in range(20)}
     for c in claims:

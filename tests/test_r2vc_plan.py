@@ -90,8 +90,9 @@ def test_plan_errors_are_one_line(capsys: pytest.CaptureFixture[str], monkeypatc
     assert main([*BOTH, "--gpu", "h20"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown GPU 'h20' (did you mean: h200" in err
-    assert main([*BOTH, "--gpu", "h200", "--cpu-threads", "0"]) == 2
-    assert "--cpu-threads must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:  # refused when parsed (issue 39)
+        main([*BOTH, "--gpu", "h200", "--cpu-threads", "0"])
+    assert info.value.code == 2 and "--cpu-threads: expected a whole number of at least 1" in capsys.readouterr().err
     from averitec_tools import doctor
 
     monkeypatch.setattr(doctor, "probe_torch", lambda: {"installed": True, "gpus": []})

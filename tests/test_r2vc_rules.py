@@ -17,11 +17,15 @@ from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.io.formats import ClaimPrediction, averitec_label
 from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
-from averitec_tools.baselines.r2vc.offline.fit import fit_nli_thresholds
 from averitec_tools.baselines.r2vc.offline.rules import fit_conflict_rule, fit_regime_thresholds
+from averitec_tools.baselines.r2vc.offline.thresholds import fit_nli_thresholds
 from averitec_tools.baselines.r2vc.paper_scores import paper_scores
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import CONFLICTING, ConflictRule
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
+    CONFLICTING,
+    ClaimRules,
+    ConflictRule,
+)
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds
@@ -142,16 +146,16 @@ TABLE = {PASSAGES[0].text: (0.05, 0.10, 0.85), PASSAGES[1].text: (0.80, 0.15, 0.
          PASSAGES[2].text: (0.10, 0.50, 0.40)}
 
 
-def _pipe(passages: list[Passage]) -> R2VCPipeline:
+def _pipe(passages: list[Passage], rules: ClaimRules | None = None) -> R2VCPipeline:
     cfg = R2VCConfig().effective()
     nli = TableNLI(TABLE)
     verifier = verifier_from_config(backend=nli, config=cfg.verifier)
     return R2VCPipeline(retriever=ListRetriever(passages), generator=NLIFallbackGenerator(nli=verifier.nli),
-                        verifier=verifier, calibrator=None, config=cfg)
+                        verifier=verifier, calibrator=None, config=cfg, rules=rules)
 
 
 def test_pipeline_applies_the_conflict_rule_to_averitec_claims_only(tmp_path: Path) -> None:
-    pipe = _pipe(PASSAGES[:2]).install_rules({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.75}}})
+    pipe = _pipe(PASSAGES[:2], ClaimRules.from_fitted({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.75}}}))
     averitec = ClaimInput(0, "alpha", "Uncertain", CONFLICTING)
     fever = ClaimInput("f1", "alpha", "Uncertain", "NOT ENOUGH INFO", kind="ternary")
     assert pipe.predict(averitec).rule_label == CONFLICTING
@@ -163,7 +167,7 @@ def test_pipeline_applies_the_conflict_rule_to_averitec_claims_only(tmp_path: Pa
     assert summary["ungated"]["per_label_f1"][CONFLICTING] == 1.0
     assert summary["claim_rules"] == {"conflict_rule": {"t_ent": 0.8, "t_contr": 0.75}, "n_conflicting": 1}
     # ent 0.85 < 0.9: the rule does not fire
-    pipe.conflict_rule = ConflictRule(t_ent=0.9, t_contr=0.75)
+    pipe = _pipe(PASSAGES[:2], ClaimRules(conflict_rule=ConflictRule(t_ent=0.9, t_contr=0.75)))
     assert pipe.predict(averitec).rule_label is None
 
 
@@ -171,7 +175,8 @@ def test_pipeline_uses_the_regimes_thresholds() -> None:
     claim = ClaimInput(0, "alpha weakly", "True", S)
     pipe = _pipe([PASSAGES[2]])  # decisiveness 0.5, ent 0.40 < paper T_ent 0.60
     assert pipe.predict(claim).candidate_label == "Uncertain"
-    pipe.regime_thresholds = RegimeThresholds(edges=(0.7,), thresholds=((0.35, 0.35, 0.0), (0.9, 0.9, 0.1)))
+    pipe = _pipe([PASSAGES[2]], ClaimRules(regime_thresholds=RegimeThresholds(
+        edges=(0.7,), thresholds=((0.35, 0.35, 0.0), (0.9, 0.9, 0.1)))))
     pred = pipe.predict(claim)
     assert pred.candidate_label == "True"
     # the verifier judged with the regime's thresholds too: its y_NLI agrees (s_cons 1)

@@ -81,13 +81,41 @@ _ALPHABET = st.sampled_from(list("ab .?!,;:'\"()-\n\t”“") + ["Mr.", "U.S.", 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ALPHABET, max_size=25).map("".join))
-def test_sentence_shortcut_equals_punkt(tokenizer: WordTokenizer, text: str) -> None:
-    """The no-boundary shortcut in sentences() returns what Punkt itself returns."""
-    assert tokenizer.sentences(text) == tokenizer._sentence_splitter.tokenize(text)
+def test_sentence_splitter_equals_punkt(tokenizer: WordTokenizer, text: str) -> None:
+    """The no-boundary shortcut, the span logic written out and the remembered decisions give
+    what NLTK's own Punkt (with the 3.9.1 language variables) gives."""
+    from _punkt_reference import nltk_punkt_391
+
+    assert tokenizer.sentences(text) == nltk_punkt_391().tokenize(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET | st.sampled_from(["J.", "A.", "No.", "Inc.", "1.", "a.m.", "Dr", "Smith", "smith", "--", ".."]),
+                max_size=8).map("".join))
+def test_punkt_decisions_equal_nltk(tokenizer: WordTokenizer, context: str) -> None:
+    """Punkt's decision per candidate, written out, is NLTK's ``text_contains_sentbreak``."""
+    from _punkt_reference import nltk_punkt_391
+
+    from averitec_tools.metrics.punkt import contains_sentbreak
+
+    assert contains_sentbreak(context, tokenizer.splitter.params) == nltk_punkt_391().text_contains_sentbreak(context)
+
+
+@pytest.mark.shared_data
+def test_punkt_decisions_equal_nltk_on_every_shared_context(shared_data: Path, tokenizer: WordTokenizer) -> None:
+    from _punkt_reference import nltk_punkt_391
+
+    from averitec_tools.metrics.punkt import contains_sentbreak
+
+    reference = nltk_punkt_391()
+    contexts = {c for s in corpus_strings(shared_data) for _, c in tokenizer.splitter._end_contexts(s)}
+    assert len(contexts) > 3000
+    params = tokenizer.splitter.params
+    assert [c for c in sorted(contexts) if contains_sentbreak(c, params) != reference.text_contains_sentbreak(c)] == []
 
 
 # NLTK 3.9.1's first punctuation rule as NLTK writes it (quadratic on a period followed by a
-# long run of spaces); tokenize.py uses an equivalent linear form.
+# long run of spaces); treebank.py uses an equivalent linear form.
 _NLTK_PERIOD_RULE = r'([^\.])(\.)([\]\)}>"\'' "»”’ " r"]*)\s*$"
 
 
@@ -96,7 +124,7 @@ _NLTK_PERIOD_RULE = r'([^\.])(\.)([\]\)}>"\'' "»”’ " r"]*)\s*$"
 def test_linear_period_rule_equals_nltk_pattern(text: str) -> None:
     import re
 
-    from averitec_tools.metrics.tokenize import _PUNCTUATION
+    from averitec_tools.metrics.treebank import _PUNCTUATION
 
     ours, substitution = _PUNCTUATION[0]
     assert ours.sub(substitution, text) == re.compile(_NLTK_PERIOD_RULE, re.U).sub(r"\1 \2 \3 ", text)
@@ -106,3 +134,63 @@ def test_period_before_long_run_of_spaces(tokenizer: WordTokenizer) -> None:
     # Punkt keeps "Mr." and what follows in one sentence; NLTK's own rule then backtracks
     # over every split of the spaces (about 10^10 steps here)
     assert tokenizer.tokenize("The site is run by Mr." + " " * 100_000 + "x )")[-3:] == ["Mr.", "x", ")"]
+
+
+# --- parity with NLTK 3.9.1 beyond the scored strings, and the fast paths' equivalences ---------
+
+@pytest.mark.shared_data
+def test_every_training_string_tokenises_as_nltk_391(shared_data: Path, tokenizer: WordTokenizer) -> None:
+    from _score_corpus import train_strings
+
+    strings = train_strings(shared_data)
+    assert len(strings) == REFERENCE["n_train_strings"]
+    assert digest(tokenizer.tokenize_many(strings)) == REFERENCE["train_tokens_sha256"]
+
+
+def test_adversarial_set_tokenises_as_nltk_391_live(tmp_path: Path) -> None:
+    """Unicode quotes, contractions, ellipses, URLs, emoji, odd whitespace, 100k-character tokens,
+    empty strings, and random sentences of them: token for token what a real NLTK 3.9.1 gives."""
+    from _tokenizer_cases import adversarial_strings, nltk391_word_tokenize
+
+    strings = adversarial_strings()
+    expected = nltk391_word_tokenize(strings, tmp_path)
+    together = WordTokenizer(allow_download=False).tokenize_many(strings)
+    for text, ours, theirs in zip(strings, together, expected, strict=True):
+        assert ours == theirs, text[:200]
+    one_by_one = WordTokenizer(allow_download=False)
+    assert [one_by_one.tokenize(s) for s in strings] == expected
+
+
+def test_regex_whitespace_is_str_whitespace() -> None:
+    """The chunk decomposition splits where the rules' ``\\s`` does: the same characters."""
+    import re
+    import sys
+
+    pattern = re.compile(r"\s")
+    assert [c for c in map(chr, range(sys.maxunicode + 1)) if bool(pattern.match(c)) != c.isspace()] == []
+
+
+_CHUNK_ALPHABET = st.sampled_from(
+    list("ab .?!,;:'\"`()[]{}<>*@#$%&-\t\n\u00a0«»“”‘’„…") + ["--", "...", "''", "``", "Mr.", "U.S.", "can", "not", "gon",
+                                                              "na", "wan", "'t", "is", "'s", "n't", "'ll", "d'ye", "3.5", "x\x00"]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_CHUNK_ALPHABET, max_size=30).map("".join))
+def test_chunk_tokenizer_equals_the_rules(text: str) -> None:
+    """Sentences assembled from remembered chunks give the full pipeline's tokens."""
+    from averitec_tools.metrics.treebank import ChunkTokenizer
+
+    chunks = ChunkTokenizer()
+    assert chunks.tokenize_many([text, text + " " + text]) == [treebank_tokenize(text), treebank_tokenize(text + " " + text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_CHUNK_ALPHABET, min_size=1, max_size=6).map("".join), min_size=1, max_size=8),
+       st.sampled_from([1, 2]), st.sampled_from([1, 2]))
+def test_batched_chunks_equal_chunks_alone(chunks: list[str], left: int, right: int) -> None:
+    from averitec_tools.metrics.treebank import SENTINEL, batch_chunk_tokens, chunk_tokens
+
+    chunks = [c for c in chunks if c.strip() and SENTINEL not in c and not any(ch.isspace() for ch in c)]
+    assert batch_chunk_tokens(chunks, left, right) == [chunk_tokens(c, left, right) for c in chunks]

@@ -1,11 +1,11 @@
-"""Argument helpers shared by the ``averitec baseline r2vc`` commands (``run``, ``ablations``,
-``paper``) and ``averitec index``: a module of its own so that those commands do not import
-each other in a circle."""
+"""Helpers shared by the ``averitec baseline`` commands (``r2vc``, ``ablations``, ``paper``,
+``averitec``) and ``averitec index``: a module of its own so that those commands do not
+import each other in a circle."""
 
 from __future__ import annotations
 
 
-def _quiet_models(progress: bool) -> None:
+def quiet_models(progress: bool) -> None:
     """Without progress bars, also silence transformers' weight-loading bars."""
     if progress:
         return
@@ -14,3 +14,6 @@ def _quiet_models(progress: bool) -> None:
     except ImportError:  # pragma: no cover - depends on the install
         return
     hf_logging.disable_progress_bar()
+
+
+__all__ = ["quiet_models"]

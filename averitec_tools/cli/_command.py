@@ -42,6 +42,23 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, examples: str) -> 
     parser.add_argument("--hub-id", help="read from this hub repository / hub-layout folder instead")
 
 
+def silence_progress_bars() -> None:
+    """No progress bars from the libraries a command loads (Hugging Face hub, transformers'
+    "Loading weights", datasets): for ``--json`` runs and runs without a terminal, whose
+    stderr is read by a program. Set before they are imported; switched off if they were."""
+    import os
+    import sys
+
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
+    import importlib
+
+    if "huggingface_hub" in sys.modules:
+        importlib.import_module("huggingface_hub.utils").disable_progress_bars()
+    if "transformers" in sys.modules:
+        importlib.import_module("transformers.utils.logging").disable_progress_bar()
+
+
 def emit(args: argparse.Namespace, result: Any, text: str) -> int:
     """Print ``result`` as the one JSON object under ``--json``, else the line ``text``; exit 0."""
     if args.json:

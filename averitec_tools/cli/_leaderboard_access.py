@@ -52,14 +52,16 @@ def _team(args: argparse.Namespace) -> int:
 
 
 def _secret(args: argparse.Namespace) -> int:
-    from averitec_tools.cli._leaderboard_store import _db_default, _store
+    from averitec_tools.cli._leaderboard_store import _db_default, _store, check_secret_file
     from averitec_tools.leaderboard.secret import rotate_secret, secret_path
 
-    _store(args).competition()  # the database exists
+    store = _store(args)
+    store.competition()  # the database exists
+    check_secret_file(args, store=store)
     path = secret_path(args.db or _db_default(), args.secret_file)
     rotate_secret(path)
     return emit(args, {"secret_file": str(path), "rotated": True},
                 f"session secret {path} replaced: every session has ended (running servers read it again)")
 
 
-__all__ = ["TEAM_ACTIONS", "add_access_parsers", "add_secret_option"]
+__all__ = ["add_access_parsers", "add_secret_option"]

@@ -104,4 +104,4 @@ def print_rows(
         console.print(Text(caption))
 
 
-__all__ = ["is_numeric_column", "print_rows"]
+__all__ = ["print_rows"]

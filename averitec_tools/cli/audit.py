@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE
 from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.jsonio import print_json
 
@@ -40,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
         "--fail-on", nargs="+", action="extend", default=[], metavar="RULE",
         help=f"exit 1 if any of these rules fires (also comma-separated): {RULE_HELP}",
     )
-    parser.add_argument("--max-rows", type=int, default=10, help="rows shown per rule in the table (default 10)")
+    parser.add_argument("--max-rows", type=NON_NEGATIVE, default=10, help="rows shown per rule in the table (default 10)")
 
 
 def _print_table(report: Any, max_rows: int) -> None:

@@ -19,6 +19,8 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SEED
+from averitec_tools.cli._baseline_shared import quiet_models
 from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -41,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="discard the partial progress of an interrupted run (OUT.partial.jsonl) and start over "
                    "(without --resume or --overwrite such a run is refused)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     p.add_argument("--write-gold-subset", metavar="GOLD.json",
                    help="also write the gold items of the claims run (the reference for a --limit run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -56,13 +58,21 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run_baseline)
     sub = p.add_subparsers(dest="averitec_command", metavar="COMMAND")
     sub.required = False
+    _add_build_store(sub)
+    _add_train(sub)
+    _add_reproduce(sub)
+    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
 
+    add_upstream_subcommands(sub)
+
+
+def _add_build_store(sub: Any) -> None:
     bs = sub.add_parser("build-store", help="write a knowledge store (2024 layout) from gold annotation")
     bs.add_argument("--claims", required=True, metavar="FILE", help="AVeriTeC claims with gold QA")
     bs.add_argument("--out", required=True, metavar="DIR", help="store directory to write")
-    bs.add_argument("--distractors", type=int, default=200, metavar="N",
+    bs.add_argument("--distractors", type=NON_NEGATIVE, default=200, metavar="N",
                     help="distractor documents per claim, from other claims' answers (default 200)")
-    bs.add_argument("--seed", type=int, default=0)
+    bs.add_argument("--seed", type=SEED, default=0)
     bs.add_argument("--exclude-own-evidence", action="store_true",
                     help="leave each claim's own gold answers out, and its article's and sibling claims'")
     bs.add_argument("--distractors-from", metavar="FILE",
@@ -74,6 +84,8 @@ def add_parser(subparsers: Any) -> None:
     bs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     bs.set_defaults(func=run_build_store)
 
+
+def _add_train(sub: Any) -> None:
     tr = sub.add_parser("train", help="train the reranker, verdict or justification model on the training split")
     tr.add_argument("stage", choices=("reranker", "verdict", "justification"))
     tr.add_argument("--config", required=True, metavar="CONFIG")
@@ -85,6 +97,8 @@ def add_parser(subparsers: Any) -> None:
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     tr.set_defaults(func=run_train)
 
+
+def _add_reproduce(sub: Any) -> None:
     rp = sub.add_parser("reproduce", help="train reranker, verdict and justification, run, score, and write the table")
     rp.add_argument("--config", metavar="CONFIG", help="YAML file or built-in (default paper-bounded, on a GPU)")
     rp.add_argument("--claims", metavar="FILE", help="claims to run and score (default: averitec/dev.json in a data root)")
@@ -97,30 +111,16 @@ def add_parser(subparsers: Any) -> None:
     rp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (default: the one detected)")
     rp.add_argument("--variants", default="full", metavar="V[,V...]",
                     help="comma-separated variants to run (default full)")
-    rp.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    rp.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     rp.add_argument("--no-progress", action="store_true")
     rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
     rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     rp.set_defaults(func=run_reproduce)
 
-    from averitec_tools.cli.baseline_averitec_upstream import add_upstream_subcommands
-
-    add_upstream_subcommands(sub)
-
-
-def _quiet(progress: bool) -> None:
-    if progress:
-        return
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover
-        return
-    hf_logging.disable_progress_bar()
-
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.averitec.run import run
+    from averitec_tools.baselines.averitec.reporting import timing_table
+    from averitec_tools.baselines.averitec.run import AVeriTeCSpec, run
 
     if args.show_config:
         from averitec_tools.baselines.averitec.config import resolve_config
@@ -133,11 +133,11 @@ def run_baseline(args: argparse.Namespace) -> int:
     from averitec_tools.engines import engine_from_args
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
-    summary = run(RunSpec(config=args.config, claims=args.claims, store=args.store, out=args.out,
-                          variant=args.variant, output_format=args.format, resume=args.resume,
-                          overwrite=args.overwrite, limit=args.limit, write_gold_subset=args.write_gold_subset,
-                          stage_cache=not args.no_stage_cache, engine=engine_from_args(args), progress=progress))
+    quiet_models(progress)
+    summary = run(AVeriTeCSpec(config=args.config, claims=args.claims, store=args.store, out=args.out,
+                               variant=args.variant, output_format=args.format, resume=args.resume,
+                               overwrite=args.overwrite, limit=args.limit, write_gold_subset=args.write_gold_subset,
+                               stage_cache=not args.no_stage_cache, engine=engine_from_args(args), progress=progress))
     result = summary.to_dict()
     if args.json:
         print_json(result)
@@ -159,15 +159,15 @@ def run_baseline(args: argparse.Namespace) -> int:
         print(f"gold answer sentences in the top {top_k}: {result['retrieval_recall_at_k']:.4f}")
     if result["missing_store_files"]:
         print(f"claims without a store file (NEE, no evidence): {result['missing_store_files']}")
-    print(summary.timing_table())
+    print(timing_table(summary))
     for note in summary.notes:
         print(f"note: {note}")
     return 0
 
 
 def run_build_store(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.data import read_claims
-    from averitec_tools.baselines.averitec.store import build_store, distractor_claims
+    from averitec_tools.baselines.averitec.corpus.store import build_store, distractor_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
 
     if args.distractors < 0:
         raise UserError(f"--distractors must be at least 0, got {args.distractors}")
@@ -203,9 +203,9 @@ def _refuse_cpu(args: argparse.Namespace, config: Any, *, stages: list[str], wha
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.checkpoints import train_stage, training_claims
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.data import read_claims
+    from averitec_tools.baselines.averitec.io.data import read_claims
+    from averitec_tools.baselines.averitec.training.checkpoints import train_stage, training_claims
 
     config_file = args.config if os.path.exists(args.config) else None
     check_output_dir(args.out, option="--out", inputs=[config_file, *args.exclude_claims])
@@ -214,7 +214,7 @@ def run_train(args: argparse.Namespace) -> int:
     exclude = [c.claim for f in args.exclude_claims for c in read_claims(f)]
     claims, info = training_claims(config, exclude=exclude)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
+    quiet_models(progress)
     manifest = train_stage(kind=args.stage, cfg=config, claims=claims, data_info=info, out_dir=args.out,
                            progress=progress)
     result = {"out": args.out, **manifest}
@@ -231,7 +231,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_reproduce(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.reproduce import reproduce
+    from averitec_tools.baselines.averitec.experiments.reproduce import reproduce
     from averitec_tools.baselines.averitec.variants import get_variant
     from averitec_tools.cli.baseline_averitec_plan import (
         DEFAULT_CONFIG,
@@ -259,7 +259,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
     check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet(progress)
+    quiet_models(progress)
     report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,
                        limit=args.limit, progress=progress)
     if args.json:

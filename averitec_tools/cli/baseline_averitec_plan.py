@@ -1,5 +1,5 @@
 """``averitec baseline averitec reproduce --plan [--gpu NAME] [--json]`` and the inputs check every
-``reproduce`` runs first (:mod:`averitec_tools.baselines.averitec.plan`). This module only
+``reproduce`` runs first (:mod:`averitec_tools.baselines.averitec.experiments.plan`). This module only
 parses, calls the library and prints.
 """
 
@@ -17,7 +17,7 @@ def build_plan(*, config: str | None, claims: str | None, store: str | None, gpu
     """The plan for the named GPU (``None``: the one detected here, else a one-line error)."""
     from averitec_tools.baselines._run.gpus import resolve_gpu
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.plan import reproduce_plan
+    from averitec_tools.baselines.averitec.experiments.plan import reproduce_plan
 
     return reproduce_plan(config=resolve_config(config or DEFAULT_CONFIG), claims=claims, store=store,
                           gpu=resolve_gpu(gpu))
@@ -25,7 +25,7 @@ def build_plan(*, config: str | None, claims: str | None, store: str | None, gpu
 
 def check_reproduce_inputs(args: argparse.Namespace, *, needs_store: bool) -> None:
     """Before anything starts: a missing claims file, store, training file or checkpoint is one line."""
-    from averitec_tools.baselines.averitec.plan import check_inputs
+    from averitec_tools.baselines.averitec.experiments.plan import check_inputs
     from averitec_tools.errors import UserError
 
     plan = build_plan(config=args.config, claims=args.claims, store=args.store, gpu="h200")  # only the inputs matter
@@ -41,7 +41,7 @@ def check_reproduce_inputs(args: argparse.Namespace, *, needs_store: bool) -> No
 def plan_defaults(*, config: str | None, claims: str | None, store: str | None) -> tuple[str, str, str | None]:
     """``(config, claims, store)`` with the defaults filled in as the plan found them."""
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.plan import plan_inputs
+    from averitec_tools.baselines.averitec.experiments.plan import plan_inputs
 
     config = config or DEFAULT_CONFIG
     found = plan_inputs(config=resolve_config(config), claims=claims, store=store)
@@ -60,6 +60,14 @@ def run_reproduce_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(plan)
         return 0
+    from averitec_tools.cli._wrap import wrapped_output
+
+    with wrapped_output():
+        _print_reproduce_plan(plan)
+    return 0
+
+
+def _print_reproduce_plan(plan: dict[str, Any]) -> None:
     g, t = plan["gpu"], plan["totals"]
     print(f"plan: reproduce --config {plan['config']} on {g['label']} ({g['memory_gib']:.0f} GiB, "
           f"{g['bandwidth_tbs']} TB/s, {g['bf16_tflops']:.0f} bf16 TFLOP/s); {plan['claims']['n']} claims "
@@ -80,4 +88,3 @@ def run_reproduce_plan(args: argparse.Namespace) -> int:
           f"disk {t['disk_gib']:.1f} GiB")
     for m in plan["missing"]:
         print(f"missing: {m['name']} {m['path']} -> {m['fix']}")
-    return 0

@@ -1,5 +1,5 @@
 """``averitec baseline averitec from-stage`` and ``convert-checkpoint``: the upstream route
-(:mod:`averitec_tools.baselines.averitec.upstream`). This module only parses and prints.
+(:mod:`averitec_tools.baselines.averitec.experiments.upstream`). This module only parses and prints.
 
 ``from-stage --stage-file data_store/dev_top_3_rerank_qa.json --claims dev.json --config C
 --out PRED.json`` runs the stages after the shipped file's (sentences → questions → reranker
@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir, check_output_file
@@ -28,7 +29,7 @@ def add_upstream_subcommands(sub: Any) -> None:
     fs.add_argument("--claims", required=True, metavar="FILE", help="the claims file it belongs to (dev.json)")
     fs.add_argument("--config", required=True, metavar="CONFIG", help="YAML file or built-in")
     fs.add_argument("--out", required=True, metavar="PRED.json", help="predictions to write (2024 format)")
-    fs.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    fs.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     fs.add_argument("--no-progress", action="store_true")
     fs.add_argument("--allow-cpu", action="store_true",
                     help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
@@ -47,7 +48,7 @@ def add_upstream_subcommands(sub: Any) -> None:
 
 def run_stage_file(args: argparse.Namespace) -> int:
     from averitec_tools.baselines.averitec.config import resolve_config
-    from averitec_tools.baselines.averitec.upstream import (
+    from averitec_tools.baselines.averitec.experiments.upstream import (
         STAGE_FILES,
         read_stage_file,
         run_from_stage,
@@ -76,7 +77,7 @@ def run_stage_file(args: argparse.Namespace) -> int:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.upstream_checkpoints import convert_checkpoint
+    from averitec_tools.baselines.averitec.training.upstream_checkpoints import convert_checkpoint
 
     check_output_dir(args.out, option="--out", inputs=[args.ckpt])
     manifest = convert_checkpoint(ckpt=args.ckpt, kind=args.kind, base=args.base, out_dir=args.out,
@@ -89,4 +90,4 @@ def run_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_upstream_subcommands", "run_convert", "run_stage_file"]
+__all__ = ["add_upstream_subcommands"]

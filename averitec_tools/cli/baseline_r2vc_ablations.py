@@ -49,16 +49,16 @@ def add_ablations_subcommand(sub: Any, *, common: Callable[..., None]) -> None:
 
 
 def run_ablations_cli(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.r2vc.run import ablations
-    from averitec_tools.cli._baseline_shared import _quiet_models
+    from averitec_tools.baselines.r2vc.run import R2VCSpec, ablations
+    from averitec_tools.cli._baseline_shared import quiet_models
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet_models(progress)
+    quiet_models(progress)
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
-    result, n_claims = ablations(RunSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
-                               limit=args.limit, progress=progress, corpus=args.corpus, evidence=args.evidence,
-                               candidates=args.candidates), rows=rows)
+    result, n_claims = ablations(R2VCSpec(config=args.config, claims=args.claims, out=args.out,
+                                          output_format=args.format, limit=args.limit, progress=progress,
+                                          corpus=args.corpus, evidence=args.evidence, candidates=args.candidates),
+                                 rows=rows)
     if args.json:
         print_json(result)
         return 0
@@ -78,4 +78,4 @@ def run_ablations_cli(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_ROWS", "add_ablations_subcommand", "run_ablations_cli"]
+__all__ = ["add_ablations_subcommand"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE, SEED
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -39,12 +40,12 @@ def add_paper_subcommands(sub: Any) -> None:
                         "case_id groups, none of whose claims is in --exclude-claims; --rest writes every other "
                         "row (the SFT/DPO data disjoint from the slice).")
     sl.add_argument("--data", required=True, metavar="ROWS", help="VitaminC-style rows (JSONL or JSON array)")
-    sl.add_argument("--n", type=int, default=10000, help="rows in the slice (default 10000, the paper's)")
+    sl.add_argument("--n", type=POSITIVE, default=10000, help="rows in the slice (default 10000, the paper's)")
     sl.add_argument("--out", required=True, metavar="SLICE.jsonl", help="slice rows to write (JSONL)")
     sl.add_argument("--rest", metavar="TRAIN.jsonl", help="also write the rows not in the slice here")
     sl.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
                     help="never put a group with a claim of FILE in the slice (e.g. the SFT data); repeatable")
-    sl.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
+    sl.add_argument("--seed", type=SEED, default=0, help="shuffle seed (default 0)")
     sl.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     sl.set_defaults(func=run_slice)
 
@@ -72,7 +73,7 @@ def add_paper_subcommands(sub: Any) -> None:
                     "estimated GPU-hours, GPU memory, host RAM and disk; run nothing")
     pp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (h200, h100-80gb, a100-80gb, ...; "
                     "default: the GPU detected here)")
-    pp.add_argument("--cpu-threads", type=int, metavar="N", help="host CPU threads the plan assumes for CPU work "
+    pp.add_argument("--cpu-threads", type=POSITIVE, metavar="N", help="host CPU threads the plan assumes for CPU work "
                     "(the batched retrieval pass; default 16)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
     pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
@@ -153,9 +154,9 @@ def run_paper(args: argparse.Namespace) -> int:
         *(spec for spec in args.recipe if Path(spec).is_file())])
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     if not progress:
-        from averitec_tools.cli._baseline_shared import _quiet_models
+        from averitec_tools.cli._baseline_shared import quiet_models
 
-        _quiet_models(False)
+        quiet_models(False)
 
     def on_step(name: str, what: str) -> None:
         print(f"r2vc paper: {name} ({what})", file=sys.stderr)
@@ -184,8 +185,10 @@ def _print_plan(args: argparse.Namespace, recipes: list[Any]) -> int:
     if args.json:
         print_json(plan)
     else:
-        print(format_plan(plan), end="")
+        from averitec_tools.cli._wrap import wrap_text
+
+        print(wrap_text(format_plan(plan)), end="")
     return 0
 
 
-__all__ = ["add_paper_subcommands", "run_paper", "run_slice", "run_table"]
+__all__ = ["add_paper_subcommands"]

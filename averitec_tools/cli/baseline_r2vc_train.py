@@ -31,6 +31,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.baselines.r2vc.training.run import STAGES
 from averitec_tools.cli.main import run_command
 from averitec_tools.errors import UserError
@@ -47,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", required=True, help="output directory for the trained model")
     parser.add_argument("--model", help="model id or directory (overrides the config)")
-    parser.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
-    parser.add_argument("--limit", type=int, help="use only the first N data rows")
+    parser.add_argument("--max-steps", type=POSITIVE, help="stop after N optimizer steps")
+    parser.add_argument("--limit", type=POSITIVE, help="use only the first N data rows")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     parser.add_argument("--all-splits", action="store_true",
                         help="keep rows of every split (the paper's SFT recipe; contaminates VitaminC "
@@ -123,4 +124,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(f"{PROG} {args.stage}", run_train, args)
 
 
-__all__ = ["add_arguments", "add_train_subcommand", "main", "run_train"]
+__all__ = ["add_train_subcommand", "main", "run_train"]

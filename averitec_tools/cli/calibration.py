@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, NON_NEGATIVE, POSITIVE, SEED, UNIT, number
 from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
@@ -26,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
     add_profile_argument(parser)
     add_json_flag(parser)
     parser.add_argument("--plot", metavar="DIR", help="write reliability_diagram.png and risk_coverage.png here")
-    parser.add_argument("--n-bins", type=int, default=15, help="calibration bins (default 15)")
+    parser.add_argument("--n-bins", type=POSITIVE, default=15, help="calibration bins (default 15)")
     parser.add_argument(
         "--strategy", choices=("uniform", "quantile"), default="uniform",
         help="equal-width (uniform, default) or equal-mass (quantile) bins",
@@ -45,18 +46,18 @@ def add_parser(subparsers: Any) -> None:
         "--drop-missing-confidence", action="store_true",
         help="leave out claims without a confidence instead of failing",
     )
-    parser.add_argument("--threshold", type=float, default=0.60,
+    parser.add_argument("--threshold", type=UNIT, default=0.60,
                         help="confidence threshold for selective accuracy (default 0.60, R2VC's τ_cal)")
-    parser.add_argument("--target-risk", type=float, default=0.10,
+    parser.add_argument("--target-risk", type=UNIT, default=0.10,
                         help="report the largest coverage with risk ≤ this (default 0.10)")
-    parser.add_argument("--target-coverage", type=float, default=0.80,
+    parser.add_argument("--target-coverage", type=number(0, 1, low_open=True), default=0.80,
                         help="report the risk at this coverage (default 0.80)")
-    parser.add_argument("--n-resamples", type=int, default=1000,
+    parser.add_argument("--n-resamples", type=NON_NEGATIVE, default=1000,
                         help="bootstrap resamples for confidence intervals; 0 disables them (default 1000)")
     parser.add_argument("--ci-method", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--confidence-level", type=float, default=0.95, help="CI level (default 0.95)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--confidence-level", type=LEVEL, default=0.95, help="CI level (default 0.95)")
+    parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--metric", action="append", default=[], metavar="SPEC",
                         help="also compute this registry metric of confidence against correctness, by its "
                              "string form, e.g. 'ece(n_bins=10,strategy=quantile)' or "
@@ -67,7 +68,8 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _print_text(report: dict[str, Any]) -> None:
+def _headline_lines(report: dict[str, Any]) -> list[str]:
+    """The files, the claims analysed and each calibration figure with its interval."""
     ci = report["ci"] or {}
 
     def line(name: str, key: str) -> str:
@@ -77,7 +79,7 @@ def _print_text(report: dict[str, Any]) -> None:
             text += f"   [{_fmt(c['low'])}, {_fmt(c['high'])}] {c['confidence_level']:.0%} CI"
         return text
 
-    out = [
+    return [
         f"{report['predictions']} vs {report['references']} (profile {report['profile']})",
         f"  claims analysed       {report['n']} of {report['n_claims']}"
         + (f" ({report['n_missing_confidence_dropped']} without confidence dropped)"
@@ -93,18 +95,17 @@ def _print_text(report: dict[str, Any]) -> None:
         f"  {'AURC* (oracle)':<22}{_fmt(report['oracle_aurc'])}",
         f"  {'mean confidence':<22}{_fmt(report['mean_confidence'])}",
     ]
-    sel = report["selective"]
-    out.append(
+
+
+def _selective_lines(report: dict[str, Any]) -> list[str]:
+    """Selective prediction at τ, coverage at the target risk, risk at the target coverage, multiclass figures."""
+    sel, car, rac = report["selective"], report["coverage_at_risk"], report["risk_at_coverage"]
+    out = [
         f"  selective @ τ={sel['threshold']:g}: coverage {_fmt(sel['coverage'])}, "
-        f"accuracy {_fmt(sel['accuracy'])} ({sel['n_covered']} claims)"
-    )
-    car = report["coverage_at_risk"]
-    out.append(f"  coverage @ risk ≤ {car['target_risk']:g}: {_fmt(car['coverage'])}")
-    rac = report["risk_at_coverage"]
-    out.append(
-        f"  risk @ coverage ≥ {rac['target_coverage']:g}: {_fmt(rac['risk'])} "
-        f"(coverage {_fmt(rac['coverage'])})"
-    )
+        f"accuracy {_fmt(sel['accuracy'])} ({sel['n_covered']} claims)",
+        f"  coverage @ risk ≤ {car['target_risk']:g}: {_fmt(car['coverage'])}",
+        f"  risk @ coverage ≥ {rac['target_coverage']:g}: {_fmt(rac['risk'])} (coverage {_fmt(rac['coverage'])})",
+    ]
     if report["multiclass"] and "skipped" in report["multiclass"]:
         out.append(f"  multiclass Brier/ECE skipped: {report['multiclass']['skipped']}")
     elif report["multiclass"]:
@@ -113,11 +114,13 @@ def _print_text(report: dict[str, Any]) -> None:
             f"  multiclass Brier {_fmt(mc['brier'])} (½-scaled {_fmt(mc['brier_scaled_by_half'])}), "
             f"classwise ECE {_fmt(mc['ece_classwise'])}"
         )
-    ab = report["abstention"]
-    cls, abst = ab["class"], ab["abstain"]
-    out.append(
-        f"  abstain labels as a class:  accuracy {_fmt(cls['accuracy'])}, macro-F1 {_fmt(cls['macro_f1'])}"
-    )
+    return out
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    out = [*_headline_lines(report), *_selective_lines(report)]
+    cls, abst = report["abstention"]["class"], report["abstention"]["abstain"]
+    out.append(f"  abstain labels as a class:  accuracy {_fmt(cls['accuracy'])}, macro-F1 {_fmt(cls['macro_f1'])}")
     out.append(
         f"  abstain labels as abstention: coverage {_fmt(abst['coverage'])}, accuracy "
         f"{_fmt(abst['accuracy'])}, macro-F1 {_fmt(abst['macro_f1'])}"
@@ -131,9 +134,8 @@ def _print_text(report: dict[str, Any]) -> None:
             )
     for spec, value in report["metrics"].items():
         out.append(f"  {spec:<22}{_fmt(value)}")
-    if report["plots"]:
-        for path in report["plots"].values():
-            out.append(f"  wrote {path}")
+    for path in (report["plots"] or {}).values():
+        out.append(f"  wrote {path}")
     out.append(f"  signature: {report['signature']}")
     print("\n".join(out))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, POSITIVE, SEED
 from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._profile_scores import add_profile_argument, print_report
 
@@ -31,13 +32,13 @@ def add_parser(subparsers: Any) -> None:
         help="compare only this metric (repeatable; default: every per-claim metric of the "
         "profile plus accuracy and macro_f1)",
     )
-    parser.add_argument("--n-resamples", type=int, default=2000,
+    parser.add_argument("--n-resamples", type=POSITIVE, default=2000,
                         help="bootstrap resamples / randomisation rounds (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     parser.add_argument("--test", choices=("bootstrap", "randomization"), default="bootstrap",
                         help="paired bootstrap (default) or approximate randomisation")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--confidence-level", type=float, default=0.95,
+    parser.add_argument("--alpha", type=LEVEL, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--confidence-level", type=LEVEL, default=0.95,
                         help="level of the CI of the difference (default 0.95)")
     parser.add_argument("--ci-method", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")

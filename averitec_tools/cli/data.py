@@ -149,6 +149,13 @@ def _repo(args: argparse.Namespace, sources: list[Any]) -> Any:
 
 
 def _print_plan(report: Any) -> None:
+    from averitec_tools.cli._wrap import wrapped_output
+
+    with wrapped_output():
+        _plan_lines(report)
+
+
+def _plan_lines(report: Any) -> None:
     from averitec_tools.downloads import human
 
     d = report.plan.to_dict()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import SECONDS
 from averitec_tools.cli._command import add_json_flag
 from averitec_tools.jsonio import print_json
 
@@ -22,7 +23,7 @@ def add_parser(subparsers: Any) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--for", dest="target", choices=TARGET_NAMES, help="one target (default: every target)")
     p.add_argument("--no-hub", action="store_true", help="do not try to reach the hub")
-    p.add_argument("--hub-timeout", type=float, default=3.0, help="seconds the hub connection may take (default 3)")
+    p.add_argument("--hub-timeout", type=SECONDS, default=3.0, help="seconds the hub connection may take (default 3)")
     add_json_flag(p)
     p.set_defaults(func=run_doctor)
 
@@ -35,8 +36,10 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(render(report))
+        from averitec_tools.cli._wrap import wrap_text
+
+        print(wrap_text(render(report)))
     return 1 if args.target and not report["targets"][args.target]["ready"] else 0
 
 
-__all__ = ["add_parser", "run_doctor"]
+__all__ = ["add_parser"]

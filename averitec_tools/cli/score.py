@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from averitec_tools.argtypes import POSITIVE
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import print_json
 
@@ -48,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--subset", action="store_true",
                         help="score only the reference claims present in the predictions (a --limit run); "
                         "the signature, JSON and table say 'subset: N/M'")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: the idle cores, at most 4, for 150+ claims; output is identical for any N)")
+    parser.add_argument("--jobs", type=POSITIVE, default=None, metavar="N", help="worker processes (default: one; the idle cores, at most 4, for 10,000+ scoring tasks, about 2,500 claims; output is identical for any N)")
     parser.add_argument(
         "--no-download",
         action="store_true",
@@ -62,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-evidence",
-        type=int,
+        type=POSITIVE,
         default=None,
         metavar="N",
         help="fever profile: predicted evidence sentences considered (default 5)",
@@ -78,42 +79,38 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
-    accepted = profile.OPTIONS  # declared, with their choices
-    options: dict[str, Any] = {}
-    if args.metric != "all":
-        if "metric" not in accepted:
-            raise UserError(f"profile {args.profile!r} has no --metric {args.metric}")
-        choices = accepted["metric"].choices
-        if choices and args.metric not in choices:
-            raise UserError(f"unknown --metric {args.metric!r}", hint=f"choose one of: {', '.join(choices)}")
-        options["metric"] = args.metric
-    if args.max_evidence is not None:
-        if args.max_evidence < 1:
-            raise UserError(f"--max-evidence must be at least 1, got {args.max_evidence}")
-        if "max_evidence" not in accepted:
-            raise UserError(f"--max-evidence applies to the fever profile, not {args.profile!r}")
-        options["max_evidence"] = args.max_evidence
-    if getattr(args, "lenient", False):
-        if "lenient" not in accepted:
-            raise UserError(f"--lenient is not available for profile {args.profile!r}")
-        options["lenient"] = True
-    if getattr(args, "evidence_scorer", None):
-        if "evidence_scorer" not in accepted:
-            raise UserError(f"--evidence-scorer is not available for profile {args.profile!r}")
-        from averitec_tools.scoring.meta_eval.profile_option import evidence_scorer_for
+#: option name -> the flag that sets it (the judge's flags are in ``_judge_options.JUDGE_FLAGS``)
+FLAGS = {"metric": "--metric", "max_evidence": "--max-evidence", "lenient": "--lenient",
+         "evidence_scorer": "--evidence-scorer", "allow_download": "--no-download"}
 
-        evidence_scorer_for(args.evidence_scorer)  # a bad spec fails before anything is scored
-        options["evidence_scorer"] = args.evidence_scorer
-    if args.no_download and "allow_download" in accepted:
-        options["allow_download"] = False
+
+def _flag(option: str) -> str | None:
+    from averitec_tools.cli._judge_options import AVERIMATEC_FLAGS, JUDGE_FLAGS
+
+    flags = {**JUDGE_FLAGS, **AVERIMATEC_FLAGS}
+    return FLAGS.get(option) or (flags[option][0] if option in flags else None)
+
+
+def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
+    """The profile options the flags set, checked by the profile (named by their flags) before any work."""
     from averitec_tools.cli._judge_options import judge_options
 
-    options.update(judge_options(args, accepted))
+    given = {"metric": None if args.metric == "all" else args.metric, "max_evidence": args.max_evidence,
+             "lenient": True if getattr(args, "lenient", False) else None,
+             "evidence_scorer": getattr(args, "evidence_scorer", None) or None, **judge_options(args)}
+    options = {name: value for name, value in given.items() if value is not None}
+    accepted = profile.OPTIONS
+    if args.no_download and "allow_download" in accepted:
+        options["allow_download"] = False
+    if "gold_images" in accepted and "gold_images" not in options:  # beside the user's gold file, also under --subset
+        from averitec_tools.scoring.averimatec_images import default_gold_images
+
+        options["gold_images"] = str(default_gold_images(args.references))
     if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
         from averitec_tools.cache import cache_root
 
         options["cache_dir"] = str(cache_root())  # prepared gold strings, keyed by the gold file's hash
+    profile.check_options(options, spell=_flag)
     return options
 
 
@@ -124,10 +121,16 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     profile = get_profile(args.profile)
     options = _options(args, profile)
-    if args.per_claim:  # output safety (issue 12): refuse before any scoring
-        from averitec_tools.outputs import check_output_file
+    from averitec_tools.cli._judge_options import judge_files
+    from averitec_tools.outputs import check_output_file
 
-        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references])
+    inputs = [args.predictions, args.references, *[options[k] for k in ("replay",) if options.get(k)]]
+    if args.per_claim:  # output safety (issue 12): refuse before any scoring
+        check_output_file(args.per_claim, option="--per-claim", inputs=inputs, protected=judge_files(options))
+    if options.get("judge_snapshot"):  # read, then written
+        per_claim = [(args.per_claim, "the --per-claim output")] if args.per_claim else []
+        check_output_file(options["judge_snapshot"], option="--judge-snapshot", inputs=inputs,
+                          protected=[*judge_files(options), *per_claim])
     score = profile.score
     if args.subset:  # partial runs (issue 12)
         from functools import partial
@@ -223,4 +226,4 @@ def print_table(summary: Mapping[str, Any]) -> None:
     Console().print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
 
 
-__all__ = ["add_parser", "print_table", "run", "write_per_claim"]
+__all__ = ["add_parser", "run"]

@@ -137,4 +137,4 @@ def extract_all(archives: list[Path], into: str | os.PathLike[str], *, pattern: 
     return Extracted(into=str(into), files=files, bytes=written, skipped=skipped)
 
 
-__all__ = ["Extracted", "Listing", "Member", "extract_all", "members"]
+__all__ = ["Extracted", "extract_all", "members"]

@@ -42,4 +42,4 @@ def head(hub: HubLocation, path: str, *, timeout: float = 30.0) -> tuple[str, in
         return response.geturl(), int(length) if length and length.isdigit() else None
 
 
-__all__ = ["DEFAULT_RAW", "GITHUB_RAW_ENV", "head", "raw_url"]
+__all__ = ["head", "raw_url"]

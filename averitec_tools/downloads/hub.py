@@ -304,5 +304,7 @@ def _get_range(url: str, start: int, last: int) -> bytes:
     raise OSError(f"too many redirects reading {url}")
 
 
-__all__ = ["DEFAULT_ENDPOINT", "ListedFile", "RangeFile", "RemoteInfo", "endpoint", "fetch_to_part", "file_url",
-           "hub_errors", "is_network_error", "list_folder", "progress_bars", "remote_info"]
+__all__ = [
+    "RangeFile", "RemoteInfo", "endpoint", "fetch_to_part", "hub_errors", "is_network_error", "list_folder",
+    "progress_bars", "remote_info",
+]

@@ -75,4 +75,4 @@ def recorded_sha256(root: str | os.PathLike[str], *, repo: str, path: str) -> di
     return None
 
 
-__all__ = ["FORMAT", "MANIFEST_NAME", "load", "path_of", "recorded_sha256", "update"]
+__all__ = ["FORMAT", "load", "path_of", "recorded_sha256", "update"]

@@ -338,4 +338,4 @@ def human(n: int | None) -> str:
     return f"{value:.1f} TiB"  # pragma: no cover - loop returns
 
 
-__all__ = ["PARTIAL_DIR", "Plan", "PlannedFile", "check_space", "disk_free", "human", "nearest_existing", "plan"]
+__all__ = ["Plan", "PlannedFile", "check_space", "disk_free", "human", "plan"]

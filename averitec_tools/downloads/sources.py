@@ -241,16 +241,6 @@ def get_sources(name: str, split: str | None = None) -> list[DataSource]:
 
 
 __all__ = [
-    "REPO_TYPES",
-    "SOURCES",
-    "DataSource",
-    "FolderListing",
-    "HubLocation",
-    "RemoteFile",
-    "Unpack",
-    "all_sources",
-    "get_sources",
-    "register_source",
-    "source_names",
-    "splits_of",
+    "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources", "get_sources",
+    "register_source", "source_names", "splits_of",
 ]

@@ -101,7 +101,9 @@ def add_engine_arguments(parser: Any) -> None:
                         help="where the work runs: in this process (local, default) or on Ray")
     parser.add_argument("--ray-address", metavar="HOST:PORT", default=None,
                         help="join this Ray cluster (default: start a local Ray runtime); with --engine ray")
-    parser.add_argument("--ray-workers", type=int, metavar="N", default=None,
+    from averitec_tools.argtypes import POSITIVE
+
+    parser.add_argument("--ray-workers", type=POSITIVE, metavar="N", default=None,
                         help="actors in the Ray pool (default: one per GPU, else per CPU)")
 
 
@@ -157,5 +159,4 @@ def as_list(items: Iterable[Any]) -> Sequence[Any]:
     return items if isinstance(items, Sequence) else list(items)
 
 
-__all__ = ["CLAIM_BATCH", "ENGINES", "ENGINE_NAMES", "Engine", "Worker", "add_engine_arguments", "chunked",
-           "engine_from_args", "engine_predictor", "get_engine"]
+__all__ = ["Engine", "Worker", "add_engine_arguments", "chunked", "engine_from_args", "engine_predictor", "get_engine"]

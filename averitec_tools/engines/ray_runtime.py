@@ -144,5 +144,4 @@ def _quiet_data_context(ray: Any) -> None:
     ctx.print_on_execution_start = False
 
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT_S", "JVM_SIGNALS", "check_reachable", "ensure_ray", "import_ray",
-           "keep_jvm_signal_handlers", "parse_address"]
+__all__ = ["ensure_ray"]

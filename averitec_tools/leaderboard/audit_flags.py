@@ -143,5 +143,4 @@ def check_declaration(*, training_data: str | None, dev_claims_used: str | None)
     return out or None
 
 
-__all__ = ["DECLARATION_FIELDS", "MAX_ROWS", "NOT_AUDITED", "RULE_TITLES", "SHOWN_RULES", "audit_submission",
-           "check_declaration", "rejection", "visible_audit"]
+__all__ = ["RULE_TITLES", "SHOWN_RULES", "audit_submission", "check_declaration", "rejection", "visible_audit"]

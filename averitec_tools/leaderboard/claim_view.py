@@ -19,7 +19,6 @@ score is returned beside the stored one (they agree; tested).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -89,9 +88,29 @@ def claim_page(claims: Sequence[Mapping[str, Any]], *, page: str | None, query: 
             "query": wanted, "claims": [{"id": int(c["id"]), "pred": c.get("pred"), "values": dict(c["values"])} for c in chunk]}
 
 
+def prediction_items(content: bytes) -> list[Any]:
+    """The items of a stored submission, a JSON array or JSON lines (both are accepted
+    uploads; the scorer read them the same way), parsed by the bounded parser.
+
+    Example:
+        >>> prediction_items(b'{"claim_id": 0}\\n\\n{"claim_id": 1}\\n')
+        [{'claim_id': 0}, {'claim_id': 1}]
+    """
+    from averitec_tools.jsonbounds import loads
+
+    text = content.decode("utf-8-sig", errors="replace")
+    try:
+        data = loads(text, where="submission")
+    except (UserError, ValueError):  # JSON lines: one item a line
+        return [loads(line, where="submission", line=k) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return data if isinstance(data, list) else data.get("predictions", []) if isinstance(data, dict) else [data]
+
+
 def _prediction(content: bytes, claim_id: int) -> Mapping[str, Any]:
-    data = json.loads(content)
-    items = data if isinstance(data, list) else data.get("predictions", []) if isinstance(data, dict) else []
+    try:
+        items = prediction_items(content)
+    except (UserError, ValueError, RecursionError):
+        raise UserError(f"claim {claim_id}: the submission's file cannot be read again") from None
     for item in items:
         if isinstance(item, dict) and item.get("claim_id") == claim_id:
             return item
@@ -118,6 +137,7 @@ def claim_detail(
         ``questions_answers_recomputed``, ``judge`` and ``withheld`` (why something is not shown).
 
     Example:
+        >>> import json
         >>> from averitec_tools.records.averitec import AVeriTeCClaim
         >>> g = AVeriTeCClaim.from_dict({"claim": "c", "label": "Refuted", "questions": [{"question": "Q?",
         ...     "answers": [{"answer": "A", "answer_type": "Extractive"}]}]}, where="g")
@@ -156,4 +176,4 @@ def claim_detail(
     return out
 
 
-__all__ = ["HU_METEOR_PROFILES", "MAX_QUERY_CHARS", "PAGE_SIZE", "claim_detail", "claim_page", "parse_claim_query", "parse_page"]
+__all__ = ["HU_METEOR_PROFILES", "MAX_QUERY_CHARS", "claim_detail", "claim_page"]

@@ -37,6 +37,7 @@ close names.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from collections.abc import Mapping
@@ -46,6 +47,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.limits import SubmissionLimits
+from averitec_tools.leaderboard.phase_checks import check_metrics, declared_metrics, parse_deadline
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Readable names of per-claim metric keys (anything else is shown as its key).
@@ -125,11 +127,16 @@ class ScoringPolicy:
 @dataclass(frozen=True)
 class RateLimits:
     """Bounds of the web app, per server process: authenticated posts (sign-ins and
-    uploads) per team per minute, and failed token checks per client address per five
-    minutes."""
+    uploads) per team per minute, failed token checks per client address per five
+    minutes, the seconds one request may take from its first byte to its last body byte
+    (``request_seconds``: a body that trickles in is cut off), open connections per client
+    address, and uploads of one team in flight at once."""
 
     posts_per_team_per_minute: int = 30
     failed_tokens_per_client: int = 10
+    request_seconds: float = 60.0
+    connections_per_client: int = 20
+    uploads_per_team: int = 4
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,15 @@ class Phase:
     judge_failures: str = "unscored"
     #: Organiser audit rules that reject a submission (``reject_own_factcheck``, ...): True ones.
     reject: tuple[str, ...] = ()
+    #: Whether the submitting team sees its per-claim scores while the gold is not shown.
+    per_claim_feedback: bool = True
+    #: When the phase ends (naive UTC; ``None``: open); after it uploads are refused or marked late.
+    deadline: dt.datetime | None = None
+    after_deadline: str = "refuse"
+    #: The stated variance of a per-claim difference, and the baseline (team, system) whose
+    #: spread replaces it once scored (:mod:`~averitec_tools.leaderboard.floor`).
+    difference_variance: float = 0.5
+    baseline: tuple[str, str] | None = None
 
     @property
     def profile(self) -> str:
@@ -210,24 +226,12 @@ class Competition:
         for p in self.phases:
             if p.name == name:
                 return p
-        raise UserError(f"unknown phase {name!r}; phases: {', '.join(p.name for p in self.phases)}")
+        shown = repr(name) if len(name) <= 60 else f"{name[:40]!r}... ({len(name)} characters)"
+        raise UserError(f"unknown phase {shown}; phases: {', '.join(p.name for p in self.phases)}")
 
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
-
-
-def _check_primary_metric(name: str, *, profile: str, where: str) -> None:
-    """Reject a primary metric that the phase's first profile does not return per claim
-    (when the profile declares its per-claim metrics), with the close names."""
-    from averitec_tools.registry import Registry
-    from averitec_tools.scoring.profiles import get_profile
-
-    declared = get_profile(profile).per_claim_metrics
-    if not declared or name in declared:
-        return
-    known = Registry.of_names(f"per-claim metric of profile {profile!r}", declared)
-    raise UserError(f"{where}: primary_metric: {known.unknown_message(name)}")
 
 
 def _gold(spec: str, *, where: str, env: str) -> str:
@@ -250,7 +254,7 @@ def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
     profiles = raw.profiles or (raw.profile,)
     for p in profiles:
         PROFILES.get(p)  # UserError with close names if unknown
-    _check_primary_metric(raw.primary_metric, profile=profiles[0], where=where)
+    check_metrics(raw.primary_metric, raw.columns, profile=profiles[0], options=raw.options.get(profiles[0], {}), where=where)
     columns = raw.columns or (raw.primary_metric,)
     if raw.primary_metric not in columns:
         columns = (raw.primary_metric, *columns)
@@ -273,6 +277,11 @@ def _phase(raw: Any, *, where: str, env: str = "required") -> Phase:
         options=options,
         judge_failures=raw.judge_failures,
         reject=tuple(k for k in REJECT_RULES if getattr(raw, k)),
+        per_claim_feedback=(not raw.gold_private) if raw.per_claim_feedback is None else raw.per_claim_feedback,
+        deadline=parse_deadline(raw.deadline, where=where),
+        after_deadline=raw.after_deadline,
+        difference_variance=raw.resolution.difference_variance or 0.5,
+        baseline=None if raw.resolution.baseline is None else (raw.resolution.baseline.team, raw.resolution.baseline.system),
     )
 
 
@@ -343,16 +352,7 @@ def load_competition(path: str | os.PathLike[str]) -> Competition:
 
 
 __all__ = [
-    "Competition",
-    "Limits",
-    "Phase",
-    "RateLimits",
-    "ScoringPolicy",
-    "Split",
-    "expand_env",
-    "load_competition",
-    "load_competition_text",
-    "metric_title",
-    "parse_competition",
+    "Competition", "Limits", "Phase", "RateLimits", "Split", "load_competition", "declared_metrics", "load_competition_text",
+    "metric_title", "parse_competition", "parse_deadline",
 ]
 

@@ -63,6 +63,13 @@ def _phase_name(value: str) -> str:
     return value
 
 
+def _timestamp(value: object) -> object:
+    """YAML reads an unquoted ``2026-05-01T12:00:00Z`` as a datetime: keep it as ISO text."""
+    import datetime as dt
+
+    return value.isoformat() if isinstance(value, (dt.datetime, dt.date)) else value
+
+
 def _one_or_many(value: object) -> object:
     if isinstance(value, str):
         return (value,)
@@ -88,6 +95,20 @@ class SplitFile(StrictModel):
     seed: StrictInt = 0
 
 
+class BaselineFile(StrictModel):
+    """``resolution.baseline``: the submission whose per-claim spread states the floor."""
+
+    team: StrictStr
+    system: StrictStr
+
+
+class ResolutionFile(StrictModel):
+    """``resolution``: how the phase's resolution floor is found (leaderboard.floor)."""
+
+    difference_variance: Annotated[StrictFloat, Field(gt=0, le=1)] | None = None
+    baseline: BaselineFile | None = None
+
+
 class PhaseFile(StrictModel):
     """One entry of ``phases``."""
 
@@ -111,6 +132,12 @@ class PhaseFile(StrictModel):
     #: Audit rules: refuse a submission citing the claim's own fact-check / evidence published after the claim.
     reject_own_factcheck: StrictBool = False
     reject_published_after_claim: StrictBool = False
+    #: Per-claim scores to the submitting team while the gold is not shown (None: unless gold_private).
+    per_claim_feedback: StrictBool | None = None
+    #: When the phase ends (ISO 8601, UTC unless it names an offset); after it: ``after_deadline``.
+    deadline: Annotated[StrictStr, BeforeValidator(_timestamp)] | None = None
+    after_deadline: Literal["refuse", "late"] = "refuse"
+    resolution: ResolutionFile = ResolutionFile()
 
 
 class ValidationFile(StrictModel):
@@ -119,6 +146,9 @@ class ValidationFile(StrictModel):
     max_tokens_per_string: PositiveInt | None = None
     max_evidence_per_claim: PositiveInt | None = None
     max_tokens_total: PositiveInt | None = None
+    max_images_per_claim: PositiveInt | None = None
+    max_image_bytes: PositiveInt | None = None
+    max_image_pixels: PositiveInt | None = None
 
 
 class ScoringFile(StrictModel):
@@ -134,6 +164,9 @@ class RateLimitsFile(StrictModel):
 
     posts_per_team_per_minute: PositiveInt | None = None
     failed_tokens_per_client: PositiveInt | None = None
+    request_seconds: Annotated[StrictFloat, AfterValidator(_timeout)] | Annotated[PositiveInt, Field(le=86_400)] | None = None
+    connections_per_client: PositiveInt | None = None
+    uploads_per_team: PositiveInt | None = None
 
 
 class CompetitionFile(StrictModel):
@@ -153,5 +186,4 @@ class CompetitionFile(StrictModel):
     rate_limits: RateLimitsFile = RateLimitsFile()
 
 
-__all__ = ["CompetitionFile", "LimitsFile", "PhaseFile", "RateLimitsFile", "ScoringFile", "SplitFile",
-           "ValidationFile"]
+__all__ = ["CompetitionFile", "PhaseFile"]

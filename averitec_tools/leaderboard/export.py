@@ -26,18 +26,23 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from averitec_tools.leaderboard.competition import Competition, Phase, metric_title
+from averitec_tools.leaderboard.floor import Floor
 from averitec_tools.leaderboard.names import REFUSED_CATEGORIES
 from averitec_tools.leaderboard.ranking import Entry, board_signature
+from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.registry import Registry
 
 EXPORTERS: Registry[Callable[..., str]] = Registry("export format")
 
 
 def entry_dict(entry: Entry, *, disclosure: Sequence[str]) -> dict[str, Any]:
-    """The JSON row of one ranked system."""
+    """The JSON row of one system (``rank`` and ``tier`` ``null`` for an unranked one: ``status``)."""
+    ranked = entry.status == "ranked"
     return {
-        "rank": entry.rank,
-        "tier": entry.tier,
+        "rank": entry.rank if ranked else None,
+        "tier": entry.tier if ranked else None,
+        "tier_size": entry.tier_size if ranked else None,
+        "status": entry.status,
         "team": entry.team,
         "system": entry.system,
         "submission_id": entry.submission_id,
@@ -99,7 +104,7 @@ def table_rows(entries: Sequence[Entry], *, phase: Phase, disclosure: Sequence[s
     header += (["Unscored"] if judge else []) + ["Audit flags", *disclosure, "Training data (declared)", "Dev claims used (declared)"]
     rows = []
     for e in entries:
-        row = [str(e.rank), str(e.tier), e.team, e.system]
+        row = [rank_cell(e, entries), tier_cell(e), e.team, e.system]
         for k in phase.columns:
             row.append(f"{e.metrics[k]:.4f}" if k in e.metrics else "")
             if k == phase.primary_metric:
@@ -154,14 +159,14 @@ def markdown_escape(text: str) -> str:
     return "".join(out)
 
 
-def _markdown(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
+def _markdown(entries: Sequence[Entry], *, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
     lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
-def _html(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
+def _html(entries: Sequence[Entry], *, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
     out = ["<table>", "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
@@ -169,7 +174,7 @@ def _html(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -
     return "\n".join(out) + "\n"
 
 
-def _json(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
+def _json(entries: Sequence[Entry], *, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     obj = {
         "competition": competition.name,
         "phase": phase.name,
@@ -178,7 +183,9 @@ def _json(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -
         "test": competition.test,
         "n_resamples": competition.n_resamples,
         "seed": competition.seed,
-        "signature": board_signature(competition=competition, phase=phase),
+        "resolution_floor": None if floor is None else floor.as_json(),
+        "deadline": None if phase.deadline is None else phase.deadline.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "signature": board_signature(competition=competition, phase=phase, floor=floor),
         "rows": [entry_dict(e, disclosure=competition.disclosure) for e in entries],
     }
     return json.dumps(obj, ensure_ascii=False) + "\n"
@@ -198,8 +205,10 @@ def csv_cell(text: str) -> str:
     return "'" + text if text.lstrip(" ").startswith(_FORMULA_START) or text.startswith(_FORMULA_START) else text
 
 
-def _csv(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
+def _csv(entries: Sequence[Entry], *, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
+    if floor is not None:
+        header, rows = [*header, "Resolution floor"], [[*row, f"{floor.value:.4f}"] for row in rows]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow([csv_cell(h) for h in header])
@@ -267,7 +276,7 @@ def latex_escape(text: str) -> str:
     return "".join(_latex_char(ch, marks) for ch, marks in out)
 
 
-def _latex(entries: Sequence[Entry], *, competition: Competition, phase: Phase) -> str:
+def _latex(entries: Sequence[Entry], *, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     header, rows = table_rows(entries, phase=phase, disclosure=competition.disclosure)
     lines = [LATEX_PREAMBLE, r"\begin{tabular}{" + "l" * len(header) + "}", r"\toprule"]
     lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
@@ -281,9 +290,31 @@ for _name, _fn in (("md", _markdown), ("html", _html), ("json", _json), ("csv", 
     EXPORTERS.add(_name, _fn)
 
 
-def export(entries: Sequence[Entry], *, competition: Competition, phase: Phase, fmt: str) -> str:
-    """Render ``entries`` in ``fmt`` (one of ``md, html, json, csv, latex``)."""
-    return EXPORTERS.get(fmt)(entries, competition=competition, phase=phase)
+def export(entries: Sequence[Entry], *, competition: Competition, phase: Phase, fmt: str, floor: Floor | None = None) -> str:
+    """Render ``entries`` in ``fmt`` (one of ``md, html, json, csv, latex``); every format
+    states the phase's resolution floor (JSON: ``resolution_floor``; the text formats: a line
+    after the table)."""
+    text = EXPORTERS.get(fmt)(entries, competition=competition, phase=phase, floor=floor)
+    return text if fmt in ("json", "csv") else text + floor_note(floor, fmt=fmt)
 
 
-__all__ = ["EXPORTERS", "audit_cell", "csv_cell", "unscored_cell", "entry_dict", "export", "latex_escape", "markdown_escape", "one_line", "table_rows"]
+def floor_note(floor: Floor | None, *, fmt: str) -> str:
+    """The line after a text table that states the floor (in the format's comment syntax where it has one).
+
+    Example:
+        >>> floor_note(Floor(0.0594, 500, "variance"), fmt="md")
+        '\\nResolution floor: 0.0594 (the smallest difference of the primary metric 500 claims resolve; from the stated variance); rows closer than that share a tier.\\n'
+    """
+    if floor is None:
+        return ""
+    how = "the baseline submission's spread" if floor.method == "baseline" else "the stated variance"
+    text = (f"Resolution floor: {floor.value:.4f} (the smallest difference of the primary metric {floor.n_claims} claims "
+            f"resolve; from {how}); rows closer than that share a tier.")
+    if fmt == "html":
+        return f"<p>{html.escape(text)}</p>\n"
+    if fmt == "latex":
+        return "% " + text + "\n"
+    return "\n" + text + "\n"
+
+
+__all__ = ["audit_cell", "entry_dict", "export", "floor_note", "table_rows"]

@@ -107,4 +107,4 @@ def internal_failure(exc: BaseException) -> Failure:
     return Failure(INTERNAL, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), charged=False)
 
 
-__all__ = ["INTERNAL", "REDACTED", "SERVER_SIDE", "Failure", "failure_from_error", "internal_failure", "redact", "server_paths"]
+__all__ = ["INTERNAL", "SERVER_SIDE", "Failure", "failure_from_error", "internal_failure", "server_paths"]

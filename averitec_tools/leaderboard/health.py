@@ -115,4 +115,4 @@ def queue(store: Any) -> dict[str, int]:
     return {state: int(counts.get(state, 0)) for state in STATES}
 
 
-__all__ = ["HEARTBEAT_SECONDS", "SILENT_AFTER", "WorkerHealth", "prune", "queue", "worker_name", "workers"]
+__all__ = ["WorkerHealth", "prune", "queue", "worker_name", "workers"]

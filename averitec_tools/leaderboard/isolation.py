@@ -131,6 +131,24 @@ def run_isolated(job: Callable[[], T], *, memory_bytes: int, file_name: str, pol
     """
     if not hasattr(os, "fork"):
         return job()
+    pid, read_fd = _fork(job, memory_bytes, file_name)
+    LAST.peak_private_bytes, LAST.killed = 0, False
+    chunks, too_large, status = _watch(pid, read_fd, memory_bytes=memory_bytes, poll_seconds=poll_seconds)
+    if too_large:
+        raise Failure(too_large_reason(file_name, memory_bytes),
+                      f"scoring process {pid} held {LAST.peak_private_bytes >> 20} MiB of its own, past the limit of "
+                      f"{memory_bytes >> 20} MiB; killed")
+    if not chunks:
+        raise Failure(internal_failure(RuntimeError("no result")).team,
+                      f"scoring process {pid} died without a result ({_describe(status)})", charged=False)
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind == "ok":
+        return value  # type: ignore[no-any-return]
+    raise value
+
+
+def _fork(job: Callable[[], Any], memory_bytes: int, file_name: str) -> tuple[int, int]:
+    """(child pid, read end of the pipe its pickled result comes through); the child never returns."""
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -145,7 +163,12 @@ def run_isolated(job: Callable[[], T], *, memory_bytes: int, file_name: str, pol
         finally:
             os._exit(code)
     os.close(write_fd)
-    LAST.peak_private_bytes, LAST.killed = 0, False
+    return pid, read_fd
+
+
+def _watch(pid: int, read_fd: int, *, memory_bytes: int, poll_seconds: float) -> tuple[list[bytes], bool, int]:
+    """(result bytes, killed for its memory, wait status) of the child: its pipe read while its private
+    memory is polled; a child past ``memory_bytes`` (or left when the wait is stopped) is killed and reaped."""
     chunks: list[bytes] = []
     too_large = reaped = False
     try:
@@ -172,17 +195,7 @@ def run_isolated(job: Callable[[], T], *, memory_bytes: int, file_name: str, pol
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             _, status = os.waitpid(pid, 0)
-    if too_large:
-        raise Failure(too_large_reason(file_name, memory_bytes),
-                      f"scoring process {pid} held {LAST.peak_private_bytes >> 20} MiB of its own, past the limit of "
-                      f"{memory_bytes >> 20} MiB; killed")
-    if not chunks:
-        raise Failure(internal_failure(RuntimeError("no result")).team,
-                      f"scoring process {pid} died without a result ({_describe(status)})", charged=False)
-    kind, value = pickle.loads(b"".join(chunks))
-    if kind == "ok":
-        return value  # type: ignore[no-any-return]
-    raise value
+    return chunks, too_large, status
 
 
 @dataclass
@@ -235,4 +248,4 @@ def _describe(status: int) -> str:
     return f"exit code {os.waitstatus_to_exitcode(status)}"
 
 
-__all__ = ["LAST", "Isolation", "JobStats", "private_bytes", "run_isolated", "too_large_reason"]
+__all__ = ["LAST", "Isolation", "private_bytes", "run_isolated"]

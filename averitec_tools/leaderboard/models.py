@@ -25,6 +25,7 @@ phases = sa.Table(
     metadata,
     sa.Column("name", sa.String(40), primary_key=True),
     sa.Column("revealed_at", sa.DateTime, nullable=True),
+    sa.Column("n_claims", sa.Integer, nullable=True),  # the gold file's claim count, read at init (resolution floor)
 )
 
 teams = sa.Table(
@@ -62,6 +63,8 @@ submissions = sa.Table(
     sa.Column("finished_at", sa.DateTime, nullable=True),
     sa.Column("audit", sa.JSON, nullable=True),  # leaderboard.audit_flags: the evidence audit (NULL: not yet)
     sa.Column("declaration", sa.JSON, nullable=True),  # the team's declaration: training data, dev claims used
+    sa.Column("late", sa.Boolean, nullable=False, server_default=sa.false()),  # after the phase's deadline: never ranked
+    sa.Column("fresh_judge", sa.Boolean, nullable=False, server_default=sa.false()),  # rescore: ask the judge again
     sa.Index("ix_submissions_state", "state"),
     # the same bytes are one live submission; after a failure they may be uploaded again
     sa.Index(
@@ -83,7 +86,19 @@ results = sa.Table(
     sa.Column("cis", sa.JSON, nullable=False),
     sa.Column("per_claim", sa.JSON, nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("judge_snapshot", sa.JSON, nullable=True),  # every judge reply the result depends on (judged profiles)
     sa.UniqueConstraint("submission_id", "profile", "scorer_version", name="uq_result_version"),
+)
+
+submission_events = sa.Table(
+    "submission_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("submission_id", sa.Integer, sa.ForeignKey("submissions.id"), nullable=False),
+    sa.Column("at", sa.DateTime, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),  # the state entered
+    sa.Column("note", sa.Text, nullable=True),  # who or what moved it (a worker, the watchdog, a rescore)
+    sa.Index("ix_submission_events_submission", "submission_id"),
 )
 
 workers = sa.Table(

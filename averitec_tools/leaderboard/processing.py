@@ -15,11 +15,10 @@ hold exactly what it would compute), which ``tests/test_leaderboard_store.py`` c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -150,33 +149,34 @@ class Scorer:
         cache_file = None
         cached: dict[str, list[list[str]]] = {}
         if self.cache_dir is not None and strings:
-            key = hashlib.sha256(f"{digest}|{TOKENIZER_NAME}|{__version__}".encode()).hexdigest()[:32]
+            key = hashing.sha256_hex(f"{digest}|{TOKENIZER_NAME}|{__version__}|{self.engine.lexicon.digest}", length=32)
             cache_file = self.cache_dir / f"gold-{key}.json"
             try:
                 cached = json.loads(cache_file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 cached = {}
-        for text in strings:
-            if text in cached:
-                words, stems = cached[text]
-            else:
-                words, stems = self.engine.analyse(text)
-                cached[text] = [list(words), list(stems)]
-            self.engine.add_analysed(text, words, stems)
-        if cache_file is not None:
+        known = [text for text in strings if text in cached]
+        missing = [text for text in strings if text not in cached]
+        self.engine.prepare_many(missing)  # one batch: the gold side's sentences and words at once
+        for text in missing:
+            prepared = self.engine._prepared[text]
+            cached[text] = [list(prepared.words), list(prepared.stems)]
+        self.engine.add_analysed_many(known, [cached[t][0] for t in known], [cached[t][1] for t in known])
+        if cache_file is not None and missing:
             from averitec_tools.jsonio import atomic_writer
 
             try:
                 with atomic_writer(cache_file) as fh:
-                    json.dump(cached, fh)
+                    fh.write(json.dumps(cached))  # dumps: the C encoder (dump streams in Python)
             except OSError:
                 pass  # a read-only cache only costs time
-        self.engine.wordnet.load()
+        self.engine.load()
         self.engine.pin(strings)  # the gold side survives engine.trim()
         self._prepared_gold.add(digest)
         return len(strings)
 
-    def score(self, *, phase: Phase, content: bytes, file_name: str = "submission", limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
+    def score(self, *, phase: Phase, content: bytes, file_name: str = "submission", limits: SubmissionLimits | None = None,
+              snapshots: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Score ``content`` under every profile of ``phase``; one result dict each.
 
         Args:
@@ -185,6 +185,8 @@ class Scorer:
             file_name: The name the team uploaded it under (the only file name in
                 team-visible messages).
             limits: Bounds checked before scoring (:func:`~averitec_tools.leaderboard.limits.check_submission`).
+            snapshots: Per judged profile, the submission's stored judge snapshot: its
+                replies are re-used (:mod:`~averitec_tools.leaderboard.judging`).
 
         Raises:
             Failure: the submission is malformed, past a limit or does not match the
@@ -199,11 +201,12 @@ class Scorer:
             raise Failure(SERVER_SIDE, str(exc), charged=False) from None
         try:
             with paused_gc():
-                return self._score(phase=phase, content=content, file_name=file_name, limits=limits)
+                return self._score(phase=phase, content=content, file_name=file_name, limits=limits, snapshots=snapshots or {})
         finally:
             self.engine.trim()
 
-    def _score(self, *, phase: Phase, content: bytes, file_name: str, limits: SubmissionLimits | None) -> list[dict[str, Any]]:
+    def _score(self, *, phase: Phase, content: bytes, file_name: str, limits: SubmissionLimits | None,
+               snapshots: Mapping[str, Any]) -> list[dict[str, Any]]:
         head = content.lstrip()[:1]
         suffix = ".json" if head in (b"[", b"{") and not _looks_jsonl(content) else ".jsonl"
         with tempfile.TemporaryDirectory(prefix="averitec-lb-") as tmp:
@@ -218,17 +221,22 @@ class Scorer:
                 failure.drop_content = failure.charged
                 raise failure from None
             try:
-                return self._score_file(phase=phase, path=path)
+                return self._score_file(phase=phase, path=path, snapshots=snapshots, limits=limits)
             except UserError as exc:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
-    def _score_file(self, *, phase: Phase, path: Path) -> list[dict[str, Any]]:
+    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any],
+                    limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
+        from averitec_tools.leaderboard.judging import judged_profile, read_snapshot, snapshot_file
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
-            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
+            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures, limits=limits)
+            snapshot = snapshot_file(path.parent, name, snapshots.get(name)) if judged_profile(name) else None
+            if snapshot is not None:
+                options["judge_snapshot"] = str(snapshot)
             with pinned_engine(name, self.engine) as warm:
                 jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
                 result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
@@ -242,7 +250,8 @@ class Scorer:
                 )
             summary = _nan_to_none(json.loads(json.dumps(dict(result.summary), default=str)))  # profiles' summaries name no input path
             out.append({"profile": name, "scorer_version": __version__, "signature": result.signature, "summary": summary,
-                        "cis": self._cis(per_claim, [k for k in keys if k in phase.columns]), "per_claim": per_claim})
+                        "cis": self._cis(per_claim, [k for k in keys if k in phase.columns]), "per_claim": per_claim,
+                        "judge_snapshot": None if snapshot is None else read_snapshot(snapshot)})
         return out
 
     def _cis(self, per_claim: list[dict[str, Any]], keys: list[str]) -> dict[str, list[float]]:
@@ -310,4 +319,4 @@ def _looks_jsonl(content: bytes) -> bool:
     return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
 
 
-__all__ = ["Scorer", "file_sha256", "pinned_engine", "stored_claim", "warm_engine", "worker_jobs"]
+__all__ = ["Scorer", "file_sha256", "warm_engine", "worker_jobs"]

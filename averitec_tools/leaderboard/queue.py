@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard import models as m
 from averitec_tools.leaderboard.db import utcnow
+from averitec_tools.leaderboard.events import record
 
 if TYPE_CHECKING:
     from averitec_tools.leaderboard.competition import Competition
@@ -53,10 +54,10 @@ class SubmissionQueue:
     def competition(self) -> Competition:  # provided by Store
         raise NotImplementedError
 
-    def claim(self, *, lease_seconds: float, submission_id: int | None = None) -> int | None:
+    def claim(self, *, lease_seconds: float, submission_id: int | None = None, by: str | None = None) -> int | None:
         """Move the next pending submission (or ``submission_id``) to ``running``: fewest
         runs first, then the oldest, so a submission whose worker died waits behind the
-        fresh ones."""
+        fresh ones. ``by`` (the worker) goes into the event."""
         s = m.submissions.c
         with self.tx() as conn:
             query = sa.select(s.id).where(s.state == "pending").order_by(s.attempts, s.id).limit(1)
@@ -73,14 +74,19 @@ class SubmissionQueue:
                 .where(s.id == job, s.state == "pending")
                 .values(state="running", started_at=now, attempts=s.attempts + 1, lease_until=now + dt.timedelta(seconds=lease_seconds))
             ).rowcount
+            if done == 1:
+                record(conn, int(job), "running", f"taken by {by or 'a worker'}", at=now)
         return int(job) if done == 1 else None
 
-    def _update_running(self, submission_id: int, **values: Any) -> bool:
-        """Update a submission only while it is ``running``; whether it was."""
+    def _update_running(self, submission_id: int, *, note: str | None = None, **values: Any) -> bool:
+        """Update a submission only while it is ``running``; whether it was (a new state is recorded with ``note``)."""
         s = m.submissions.c
         with self.tx() as conn:
             query = m.submissions.update().where(s.id == submission_id, s.state == "running").values(**values)
-            return bool(conn.execute(query).rowcount)
+            done = bool(conn.execute(query).rowcount)
+            if done and "state" in values:
+                record(conn, submission_id, values["state"], note)
+            return done
 
     def renew(self, submission_id: int, *, lease_seconds: float) -> bool:
         """Extend a running submission's lease; ``False`` once it is no longer running
@@ -94,16 +100,19 @@ class SubmissionQueue:
         s = m.submissions.c
         cap = self.competition().scoring.max_attempts
         expired = sa.and_(s.state == "running", s.lease_until < utcnow())
-        reason = (f"scoring was interrupted {cap} times (the worker stopped while scoring it); "
-                  "the submission is not retried")
+        reason = (f"scoring was interrupted {cap} times (the worker stopped while scoring it); the submission is not "
+                  "retried (a problem on the server's side: it does not count against your quota)")
         with self.tx() as conn:
-            failed = conn.execute(
-                m.submissions.update()
-                .where(expired, s.attempts >= cap)
-                .values(state="failed", reason=reason, server_reason=reason, finished_at=utcnow(), lease_until=None)
-            ).rowcount
-            back = conn.execute(m.submissions.update().where(expired).values(state="pending", lease_until=None)).rowcount
-        return int(failed) + int(back)
+            last = [int(i) for i in conn.execute(sa.select(s.id).where(expired, s.attempts >= cap)).scalars()]
+            if last:  # an infrastructure failure: not charged (issue 39)
+                conn.execute(m.submissions.update().where(s.id.in_(last), s.state == "running").values(
+                    state="failed", reason=reason, server_reason=reason, finished_at=utcnow(), lease_until=None, charged=False))
+                record(conn, last, "failed", reason)
+            back = [int(i) for i in conn.execute(sa.select(s.id).where(expired)).scalars()]
+            if back:
+                conn.execute(m.submissions.update().where(s.id.in_(back), s.state == "running").values(state="pending", lease_until=None))
+                record(conn, back, "pending", "its worker stopped renewing the lease: queued again")
+        return len(last) + len(back)
 
     def finish(self, submission_id: int, results: list[dict[str, Any]]) -> bool:
         """Store every profile's result and mark the submission finished, atomically."""
@@ -113,10 +122,11 @@ class SubmissionQueue:
             updated = conn.execute(
                 m.submissions.update()
                 .where(s.id == submission_id, s.state == "running")
-                .values(state="finished", finished_at=now, lease_until=None, reason=None)
+                .values(state="finished", finished_at=now, lease_until=None, reason=None, fresh_judge=False)
             ).rowcount
             if updated != 1:
                 raise _LostLease()
+            record(conn, submission_id, "finished", None, at=now)
             r = m.results.c
             for res in results:
                 conn.execute(
@@ -136,7 +146,7 @@ class SubmissionQueue:
         and :meth:`requeue` leaves it failed)."""
         extra: dict[str, Any] = {"content": b""} if drop_content else {}
         return self._update_running(submission_id, state="failed", reason=reason[:2000], server_reason=(server_reason or reason)[:20000],
-                                    charged=charged, finished_at=utcnow(), lease_until=None, **extra)
+                                    charged=charged, finished_at=utcnow(), lease_until=None, note=reason[:2000], **extra)
 
     def cancel(self, submission_id: int) -> str:
         """Cancel a submission (organisers): it leaves the queue or the board, its worker
@@ -153,25 +163,51 @@ class SubmissionQueue:
                 .where(s.id == submission_id)
                 .values(state="cancelled", reason="cancelled by the organisers", charged=False, lease_until=None, finished_at=utcnow())
             )
+            record(conn, submission_id, "cancelled", "cancelled by the organisers")
         return str(state)
 
-    def requeue(self, *, phase: str | None = None) -> int:
-        """Queue finished submissions (and failed ones not uploaded again since) to be
-        scored again. A finished one stays on the board with its current result until
-        the new one replaces it."""
+    def requeue(self, *, phase: str | None = None, submission_id: int | None = None, fresh_judge: bool = False,
+                incomplete: bool = False) -> int:
+        """Queue submissions to be scored again; how many were queued.
+
+        Without ``submission_id``: finished ones (only those with an incomplete result under
+        ``incomplete``) and failed ones not uploaded again since. With it: that one, also
+        when it is stuck ``running`` (its worker learns at its next heartbeat and drops it).
+        A finished one stays on the board with its current result until the new one
+        replaces it; a refused file whose bytes were dropped stays failed. Its stored judge
+        replies are re-used unless ``fresh_judge``.
+        """
         s = m.submissions.c
         twin = m.submissions.alias("twin")
         newer_live = sa.exists().where(
             twin.c.team_id == s.team_id, twin.c.phase == s.phase, twin.c.content_hash == s.content_hash,
             twin.c.id != s.id, twin.c.state.in_(LIVE_STATES),
         )
+        kept = sa.func.length(s.content) > 0
+        again = sa.or_(s.state == "finished", sa.and_(s.state == "failed", ~newer_live, kept))
+        if submission_id is not None:
+            again = sa.and_(s.id == submission_id, sa.or_(again, s.state == "running"))
         with self.tx() as conn:
-            kept = sa.func.length(s.content) > 0  # a refused file whose bytes were dropped stays failed
-            query = m.submissions.update().where(sa.or_(s.state == "finished", sa.and_(s.state == "failed", ~newer_live, kept)))
+            query = sa.select(s.id).where(again)
             if phase is not None:
                 query = query.where(s.phase == phase)
-            return int(conn.execute(query.values(state="pending", attempts=0, lease_until=None)).rowcount)
+            ids = [int(i) for i in conn.execute(query).scalars()]
+            if incomplete:
+                ids = [i for i in ids if not self._complete(conn, i)]
+            if ids:
+                conn.execute(m.submissions.update().where(s.id.in_(ids)).values(
+                    state="pending", attempts=0, lease_until=None, fresh_judge=fresh_judge))
+                record(conn, ids, "pending", "queued again by the organisers" + (" (a fresh judge)" if fresh_judge else ""))
+            return len(ids)
 
+    @staticmethod
+    def _complete(conn: sa.Connection, submission_id: int) -> bool:
+        """Whether the submission's newest results are complete (no claim left waiting for a judge)."""
+        from averitec_tools.leaderboard.judging import result_complete
+
+        r = m.results.c
+        rows = conn.execute(sa.select(r.summary).where(r.submission_id == submission_id).order_by(r.id.desc()).limit(1)).all()
+        return bool(rows) and result_complete(rows[0].summary)
 
 
 __all__ = ["LIVE_STATES", "SubmissionQueue"]

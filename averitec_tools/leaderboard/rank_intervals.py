@@ -146,4 +146,4 @@ def intervals_from_scores(scores: npt.NDArray[np.float64], *, seed: int, level: 
                          n_resamples=n_resamples, seed=seed, level=level)
 
 
-__all__ = ["TIE_DIGITS", "TIE_RULE", "RankIntervals", "intervals_from_scores", "min_ranks", "rank_intervals", "resample_indices", "resampled_means"]
+__all__ = ["TIE_RULE", "intervals_from_scores", "min_ranks", "rank_intervals", "resample_indices", "resampled_means"]

@@ -36,75 +36,20 @@ visibility) or nothing is shown (``hidden``); afterwards the private claims rank
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from averitec_tools.leaderboard.competition import Competition, Phase
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm–Bonferroni adjusted p-values (step-down, monotone, capped at 1).
-
-    Example:
-        >>> holm([0.01, 0.04, 0.03])
-        [0.03, 0.06, 0.06]
-    """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = round(running, 15)
-    return adjusted
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One paired test behind a tier: this system against ``head`` (a submission id)."""
-
-    tier: int
-    head: int
-    p_raw: float
-    p_holm: float
-    m: int
-    joined: bool
-
-
-@dataclass
-class Entry:
-    """One ranked system (``rescoring``: its submission is queued to be scored again and
-    this is its current result)."""
-
-    submission_id: int
-    team: str
-    system: str
-    metrics: dict[str, float]
-    ci: dict[str, tuple[float, float]]
-    meta: Mapping[str, Any]
-    signature: str
-    scorer_version: str
-    created_at: Any
-    values: np.ndarray = field(repr=False)
-    rank: int = 0
-    tier: int = 0
-    p_vs_tier_best: float | None = None
-    comparisons: list[Comparison] = field(default_factory=list)
-    rescoring: bool = False
-    rank_interval: tuple[int, int] | None = None
-    p_first: float | None = None
-    #: Counted claims left unscored (a failed or unparseable judge request), per reason.
-    unscored: dict[str, int] = field(default_factory=dict)
-    #: The evidence audit on the counted claims (:func:`~averitec_tools.leaderboard.audit_flags.visible_audit`).
-    audit: dict[str, Any] | None = None
-    #: What the team declared (training data, dev claims used).
-    declaration: dict[str, str] | None = None
-
-    @property
-    def n_unscored(self) -> int:
-        return sum(self.unscored.values())
+from averitec_tools.leaderboard.entry import Entry
+from averitec_tools.leaderboard.floor import Floor
+from averitec_tools.leaderboard.tiers import (
+    Comparison,
+    assign_tiers,
+    holm,
+    order_and_rank,
+)
 
 
 def claim_mask(phase: Phase, n_claims: int, *, revealed: bool) -> np.ndarray | None:
@@ -131,11 +76,13 @@ def build_entries(
     seed: int = 0, primary_ci: bool = True,
 ) -> list[Entry]:
     """The best finished submission per (team, system), with metrics on the counted claims
-    (``primary_ci=False``: the primary metric's CI is left to the caller)."""
+    (``primary_ci=False``: the primary metric's CI is left to the caller); an incomplete or
+    late one is listed too (``status``), unranked, when it is better than the system's ranked row."""
     from averitec_tools.leaderboard.audit_flags import visible_audit
+    from averitec_tools.leaderboard.judging import result_complete
     from averitec_tools.leaderboard.store import BOARD_STATES
 
-    best: dict[tuple[str, str], Entry] = {}
+    best: dict[tuple[str, str, str], Entry] = {}
     for sub in submissions:
         if sub["state"] not in BOARD_STATES:
             continue
@@ -165,11 +112,13 @@ def build_entries(
             unscored=unscored_reasons(per_claim, mask),
             audit=visible_audit(sub.get("audit"), visible_ids={c["id"] for c, keep in zip(per_claim, mask, strict=True) if keep}),
             declaration=sub.get("declaration"),
+            status="late" if sub.get("late") else "ranked" if result_complete(res.get("summary")) else "incomplete",
         )
-        key = (sub["team"], sub["system"])
+        key = (sub["team"], sub["system"], entry.status)
         if key not in best or entry.metrics[phase.primary_metric] > best[key].metrics[phase.primary_metric]:
             best[key] = entry
-    return list(best.values())
+    ranked = {k[:2]: e.metrics[phase.primary_metric] for k, e in best.items() if e.status == "ranked"}
+    return [e for k, e in best.items() if e.status == "ranked" or e.metrics[phase.primary_metric] > ranked.get(k[:2], -np.inf)]
 
 
 def _row_metrics(phase: Phase, per_claim: Sequence[Mapping[str, Any]], mask: np.ndarray, stored_cis: Mapping[str, Any], *,
@@ -216,75 +165,6 @@ def unscored_reasons(per_claim: Sequence[Mapping[str, Any]], mask: np.ndarray) -
     return dict(sorted(out.items()))
 
 
-def shared_p_value(head: np.ndarray, other: np.ndarray, *, observed: float) -> float:
-    """Two-sided paired bootstrap p-value from resampled scores of two systems on the same
-    resamples: ``(1 + #{|δ* − δ| ≥ |δ|}) / (B + 1)``, as in :func:`~averitec_tools.metrics.paired.paired_test`.
-
-    Example:
-        >>> shared_p_value(np.array([0.6, 0.5, 0.7]), np.array([0.4, 0.5, 0.3]), observed=0.2)
-        0.75
-    """
-    dist = head - other
-    hits = int(np.sum(np.abs(dist - observed) >= abs(observed) - 1e-12))
-    return (1 + hits) / (dist.size + 1)
-
-
-def assign_tiers(
-    entries: list[Entry], *, primary: str, alpha: float, test: str, n_resamples: int, seed: int = 0,
-    resampled: Mapping[int, np.ndarray] | None = None,
-) -> list[Entry]:
-    """Sort by ``primary`` (ties: the same rank, earlier submission first), then rank and
-    tier in place (see the module docstring). ``resampled`` (submission id → its scores on
-    the phase's shared bootstrap resamples) makes the paired bootstrap test use those
-    resamples instead of drawing its own per pair.
-
-    Example:
-        >>> a, b, c = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .5), (3, .2)))
-        >>> [(e.team, e.rank) for e in assign_tiers([c, b, a], primary="m", alpha=0.05, test="bootstrap", n_resamples=10)]
-        [('t1', 1), ('t2', 1), ('t3', 3)]
-    """
-    from averitec_tools.metrics.paired import paired_test
-
-    def score(e: Entry) -> float:
-        return round(e.metrics[primary], 12)
-
-    entries.sort(key=lambda e: (-score(e), str(e.created_at), e.submission_id))
-    for i, e in enumerate(entries):
-        e.rank = entries[i - 1].rank if i and score(entries[i - 1]) == score(e) else i + 1
-        e.comparisons = []
-    remaining = list(entries)
-    tier = 0
-    while remaining:
-        tier += 1
-        head, rest = remaining[0], remaining[1:]
-        head.tier, head.p_vs_tier_best = tier, None
-        if not rest:
-            break
-        p_raw = []
-        for other in rest:
-            if len(other.values) != len(head.values):
-                p_raw.append(0.0)  # different claim sets cannot share a tier
-                continue
-            if test == "bootstrap" and resampled and head.submission_id in resampled and other.submission_id in resampled:
-                observed = float(np.nanmean(head.values) - np.nanmean(other.values))
-                p_raw.append(shared_p_value(resampled[head.submission_id], resampled[other.submission_id], observed=observed))
-                continue
-            both = ~(np.isnan(head.values) | np.isnan(other.values))  # the claims both systems have scores for
-            result = paired_test(a=head.values[both], b=other.values[both], test=test, n_resamples=n_resamples, alpha=alpha, seed=seed)  # type: ignore[arg-type]
-            p_raw.append(result.p_value)
-        adjusted = holm(p_raw)
-        next_remaining = []
-        for other, raw, p in zip(rest, p_raw, adjusted, strict=True):
-            other.p_vs_tier_best = p
-            other.comparisons.append(Comparison(tier, head.submission_id, float(raw), float(p), len(rest), p >= alpha))
-            if p >= alpha:
-                other.tier = tier
-            else:
-                next_remaining.append(other)
-        remaining = next_remaining
-    return entries
-
-
 def shared_resamples(entries: Sequence[Entry], *, n_resamples: int, seed: int) -> dict[int, np.ndarray]:
     """Each system's primary score on the phase's B shared bootstrap resamples (submission
     id → B scores), for the systems that share the first system's claims (a system scored
@@ -313,7 +193,11 @@ def shared_resamples(entries: Sequence[Entry], *, n_resamples: int, seed: int) -
 
 def add_rank_intervals(entries: Sequence[Entry], *, resampled: Mapping[int, np.ndarray], seed: int) -> None:
     """Set :attr:`Entry.rank_interval` and :attr:`Entry.p_first` in place from the shared
-    resamples (:func:`shared_resamples`); a system without them keeps ``None``.
+    resamples (:func:`shared_resamples`); a system without them keeps ``None``. A point rank
+    already set (:func:`~averitec_tools.leaderboard.tiers.order_and_rank`) is always inside
+    its interval: the percentile interval is widened to it where the resamples' quantiles
+    miss it (a skewed resample distribution can), so the board never shows a rank its own
+    interval denies.
 
     Example:
         >>> a, b = (Entry(i, f"t{i}", "s", {"m": v}, {}, {}, "sig", "1", i, np.array([v] * 4)) for i, v in ((1, .5), (2, .2)))
@@ -328,7 +212,10 @@ def add_rank_intervals(entries: Sequence[Entry], *, resampled: Mapping[int, np.n
         return
     r = intervals_from_scores(np.stack([resampled[e.submission_id] for e in paired], axis=1), seed=seed)
     for k, e in enumerate(paired):
-        e.rank_interval = (int(r.best[k]), int(r.worst[k]))
+        best, worst = int(r.best[k]), int(r.worst[k])
+        if e.rank:
+            best, worst = min(best, e.rank), max(worst, e.rank)
+        e.rank_interval = (best, worst)
         e.p_first = float(r.p_first[k])
 
 
@@ -346,16 +233,16 @@ def add_primary_ci(entries: Sequence[Entry], *, primary: str, resampled: Mapping
             e.ci[primary] = (interval.low, interval.high)
 
 
-def board_signature(*, competition: Competition, phase: Phase) -> str:
+def board_signature(*, competition: Competition, phase: Phase, floor: Floor | None = None) -> str:
     """The signature of a phase's board: what ranks it, how tiers, CIs and rank intervals
-    are computed (test, α, B, seed, tie rule), and the package version.
+    are computed (test, α, B, seed, tie rule), the resolution floor and the package version.
 
     Example:
         >>> from averitec_tools.leaderboard.competition import parse_competition
         >>> c = parse_competition({"name": "c", "phases": [{"name": "dev", "gold": "g.json",
         ...     "primary_metric": "averitec_score@0.25"}]}, where="c.yaml")
-        >>> board_signature(competition=c, phase=c.phases[0]).split("|version:")[0]
-        'leaderboard|phase:dev|profile:averitec2024|metric:averitec_score@0.25|test:bootstrap|alpha:0.05|B:1000|seed:0|ci:percentile-0.95|rank-interval:0.95|ties:min'
+        >>> board_signature(competition=c, phase=c.phases[0], floor=Floor(0.0594, 500, "variance")).split("|version:")[0]
+        'leaderboard|phase:dev|profile:averitec2024|metric:averitec_score@0.25|test:bootstrap|alpha:0.05|B:1000|seed:0|ci:percentile-0.95|rank-interval:0.95|ties:min+floor+interval|floor:0.0594(variance)'
     """
     from averitec_tools.leaderboard.phase_rules import uses_judge
     from averitec_tools.leaderboard.rank_intervals import TIE_RULE
@@ -363,38 +250,92 @@ def board_signature(*, competition: Competition, phase: Phase) -> str:
 
     fields = [("phase", phase.name), ("profile", phase.profile), ("metric", phase.primary_metric), ("test", competition.test),
               ("alpha", competition.alpha), ("B", competition.n_resamples), ("seed", competition.seed),
-              ("ci", "percentile-0.95"), ("rank-interval", "0.95"), ("ties", TIE_RULE)]
-    if uses_judge(phase.profiles):  # what a failed judge request means: unscored (left out, counted) or zero (official)
+              ("ci", "percentile-0.95"), ("rank-interval", "0.95"), ("ties", f"{TIE_RULE}+floor+interval")]
+    fields += [("floor", floor.field())] if floor is not None else []
+    if uses_judge(phase.profiles):  # what a judge-side failure means: unscored (row incomplete) or zero (official)
         fields.append(("judge-failures", phase.judge_failures))
     fields += [("audit-reject", "+".join(phase.reject))] if phase.reject else []
+    if phase.deadline is not None:
+        fields.append(("deadline", phase.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") + f"+{phase.after_deadline}"))
     return "leaderboard|" + render_signature(fields)
 
 
+def phase_floor(*, competition: Competition, phase: Phase, n_total: int | None, revealed: bool,
+                entries: Sequence[Entry] = ()) -> Floor | None:
+    """The phase's resolution floor (:mod:`~averitec_tools.leaderboard.floor`) on the claims that
+    count now (those that will count once revealed, for a hidden phase); ``None`` without a claim count."""
+    from averitec_tools.leaderboard.floor import resolution_floor
+
+    if not n_total:
+        return None
+    mask = claim_mask(phase, n_total, revealed=revealed)
+    if mask is None:
+        mask = claim_mask(phase, n_total, revealed=True)
+    n = int(mask.sum()) if mask is not None else n_total
+    base = next((e for e in entries if phase.baseline is not None and (e.team, e.system) == phase.baseline
+                 and e.status == "ranked" and len(e.values) == n), None)
+    value = resolution_floor(n_claims=n, alpha=competition.alpha, n_resamples=competition.n_resamples, seed=competition.seed,
+                             variance=phase.difference_variance, values=None if base is None else base.values.tolist())
+    return Floor(value, n, "variance" if base is None else "baseline")
+
+
 def rank_phase(
-    *, competition: Competition, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]], revealed: bool
+    *, competition: Competition, phase: Phase, submissions: Sequence[Mapping[str, Any]], results: Mapping[int, Sequence[Mapping[str, Any]]],
+    revealed: bool, floor: float = 0.0,
 ) -> list[Entry]:
-    """Ranked, tiered entries of ``phase``, with rank intervals and P(first) (empty while a
-    hidden phase is not revealed)."""
+    """Ranked, tiered entries of ``phase``, with rank intervals and P(first), then the
+    unranked ones (incomplete, late) with their own CIs (empty while a hidden phase is not
+    revealed). ``floor``: the phase's resolution floor, for the tiers."""
     b, seed = competition.n_resamples, competition.seed
     primary = phase.primary_metric
     entries = build_entries(phase=phase, submissions=submissions, results=results, revealed=revealed, n_resamples=b, seed=seed,
                             primary_ci=False)
-    resampled = shared_resamples(entries, n_resamples=b, seed=seed)
+    ranked = [e for e in entries if e.status == "ranked"]
+    unranked = sorted((e for e in entries if e.status != "ranked"), key=lambda e: (-e.metrics[primary], e.team.casefold()))
+    resampled = shared_resamples(ranked, n_resamples=b, seed=seed)
     add_primary_ci(entries, primary=primary, resampled=resampled, n_resamples=b, seed=seed)
-    assign_tiers(entries, primary=primary, alpha=competition.alpha, test=competition.test, n_resamples=b, seed=seed, resampled=resampled)
-    add_rank_intervals(entries, resampled=resampled, seed=seed)
-    return entries
+    order_and_rank(ranked, primary=primary)
+    add_rank_intervals(ranked, resampled=resampled, seed=seed)
+    assign_tiers(ranked, primary=primary, alpha=competition.alpha, test=competition.test, n_resamples=b, seed=seed,
+                 resampled=resampled, floor=floor)
+    for e in unranked:
+        e.rank, e.tier, e.tier_size = 0, 0, 0
+    return ranked + unranked
 
 
-def rank_store(store: Any, phase_name: str) -> list[Entry]:
-    """:func:`rank_phase` on a :class:`~averitec_tools.leaderboard.store.Store`."""
+@dataclass
+class Board:
+    """A phase's board: the entries (ranked first), its resolution floor and its signature."""
+
+    entries: list[Entry]
+    floor: Floor | None
+    signature: str
+
+
+def rank_board(store: Any, phase_name: str) -> Board:
+    """:func:`rank_phase` on a :class:`~averitec_tools.leaderboard.store.Store`, with the floor."""
     comp = store.competition()
     phase = comp.phase(phase_name)
     from averitec_tools.leaderboard.store import BOARD_STATES
 
     subs = store.submissions(phase=phase_name, state=BOARD_STATES)
     results = store.results([int(s["id"]) for s in subs]) if subs else {}
-    return rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=store.revealed(phase_name))
+    revealed = store.revealed(phase_name)
+    n_total = store.phase_claims(phase_name) or next((len(r[0]["per_claim"]) for r in results.values() if r), None)
+    first = phase_floor(competition=comp, phase=phase, n_total=n_total, revealed=revealed)
+    entries = rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=revealed,
+                         floor=first.value if first is not None else 0.0)
+    floor = phase_floor(competition=comp, phase=phase, n_total=n_total, revealed=revealed, entries=entries)
+    if floor is not None and first is not None and floor != first:  # the baseline's spread now states it
+        entries = rank_phase(competition=comp, phase=phase, submissions=subs, results=results, revealed=revealed,
+                             floor=floor.value)
+    return Board(entries, floor, board_signature(competition=comp, phase=phase, floor=floor))
 
 
-__all__ = ["Comparison", "Entry", "add_primary_ci", "claim_values", "unscored_reasons", "add_rank_intervals", "assign_tiers", "board_signature", "build_entries", "claim_mask", "holm", "rank_phase", "rank_store", "shared_p_value", "shared_resamples"]
+def rank_store(store: Any, phase_name: str) -> list[Entry]:
+    """The entries of :func:`rank_board`."""
+    return rank_board(store, phase_name).entries
+
+
+__all__ = ["Board", "Comparison", "Entry", "add_rank_intervals", "assign_tiers", "board_signature", "claim_mask", "holm",
+           "phase_floor", "rank_board", "rank_phase", "rank_store", "shared_resamples", "unscored_reasons"]

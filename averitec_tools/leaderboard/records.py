@@ -64,6 +64,17 @@ class SubmissionRecords:
 
 
 
+    def judge_snapshots(self, submission_id: int) -> dict[str, Any]:
+        """The newest stored judge snapshot of the submission per profile (re-used by a rescore)."""
+        r = m.results.c
+        out: dict[str, Any] = {}
+        query = sa.select(r.profile, r.judge_snapshot).where(r.submission_id == submission_id, r.judge_snapshot.is_not(None))
+        with self.engine.connect() as conn:
+            for profile, snapshot in conn.execute(query.order_by(r.id.desc())):
+                if snapshot:  # a JSON null is not a snapshot
+                    out.setdefault(profile, snapshot)
+        return out
+
     def save_audit(self, submission_id: int, audit: Mapping[str, Any]) -> None:
         """Store the evidence audit of a submission (the worker, before its outcome)."""
         with self.tx() as conn:

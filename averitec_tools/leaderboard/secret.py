@@ -27,13 +27,13 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 import threading
 from pathlib import Path
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 
 SECRET_ENV = "AVERITEC_LEADERBOARD_SECRET_FILE"
 
@@ -54,7 +54,7 @@ def secret_path(url: str, explicit: str | os.PathLike[str] | None = None) -> Pat
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         return Path(parsed.database + ".secret")
-    where = hashlib.sha256(parsed.render_as_string(hide_password=True).encode()).hexdigest()[:16]
+    where = sha256_hex(parsed.render_as_string(hide_password=True), length=16)
     config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     return config / "averitec-tools" / f"leaderboard-{where}.secret"
 
@@ -134,4 +134,4 @@ class SecretKey:
             return self._key
 
 
-__all__ = ["SECRET_ENV", "SecretKey", "ensure_secret", "rotate_secret", "secret_path"]
+__all__ = ["SecretKey", "ensure_secret", "rotate_secret", "secret_path"]

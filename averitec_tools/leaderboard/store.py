@@ -22,7 +22,6 @@ phase's reference file unreadable, an internal error) and organiser cancellation
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,26 +31,29 @@ from typing import Any
 import sqlalchemy as sa
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 from averitec_tools.leaderboard import models as m
 from averitec_tools.leaderboard.competition import Competition, load_competition_text
 from averitec_tools.leaderboard.db import (
     create_db_engine,
+    database_files,
     hash_token,
+    is_read_only,
     new_token,
     schema_revision,
     upgrade_schema,
     utcnow,
 )
+from averitec_tools.leaderboard.events import SubmissionEvents, record
 from averitec_tools.leaderboard.names import (
     check_meta,
-    confusable_with,
     file_display_name,
-    name_key,
     system_name,
-    team_name,
 )
+from averitec_tools.leaderboard.phase_checks import count_gold_claims
 from averitec_tools.leaderboard.queue import LIVE_STATES, SubmissionQueue
 from averitec_tools.leaderboard.records import SubmissionRecords
+from averitec_tools.leaderboard.team_records import TeamRecords
 
 STATES = ("pending", "running", "finished", "failed", "cancelled")
 #: States whose stored result may stand on the board (a rescore keeps the old one shown).
@@ -60,6 +62,20 @@ BOARD_STATES = ("finished", "pending", "running")
 
 class QuotaExceeded(UserError):
     """A team has used its submissions for the day or the phase."""
+
+
+class PhaseClosed(UserError):
+    """The phase's deadline has passed and it refuses late submissions."""
+
+
+def closed(phase: Any, *, now: Any) -> bool:
+    """Whether an upload now is late (``True``: stored, marked late, never ranked); raises
+    :class:`PhaseClosed` when the phase refuses uploads after its deadline."""
+    if phase.deadline is None or now <= phase.deadline:
+        return False
+    if phase.after_deadline == "refuse":
+        raise PhaseClosed(f"phase {phase.name!r} ended at {phase.deadline:%Y-%m-%d %H:%M} UTC; it takes no more submissions")
+    return True
 
 
 class StoreUnavailable(UserError):
@@ -80,7 +96,7 @@ class NewSubmission:
     again: bool = False
 
 
-class Store(SubmissionQueue, SubmissionRecords):
+class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
     """Access to one leaderboard database.
 
     Args:
@@ -114,6 +130,9 @@ class Store(SubmissionQueue, SubmissionRecords):
     @contextmanager
     def tx(self) -> Iterator[sa.Connection]:
         """One transaction (IMMEDIATE on SQLite)."""
+        if is_read_only(self.engine):
+            raise UserError(f"{self.url}: the database is read-only (this process cannot write the file or its folder); "
+                            "only show, status and export work on it", hint="use a writable copy of the board")
         try:
             with self.engine.begin() as conn:
                 yield conn
@@ -127,6 +146,9 @@ class Store(SubmissionQueue, SubmissionRecords):
         Raises:
             UserError: A read-only database file, folder or role, one line naming it.
         """
+        if is_read_only(self.engine):
+            raise UserError(f"{self.url}: the database is read-only (this process cannot write the file or its folder)",
+                            hint="the server records submissions and scores: give it a database (file, folder or role) it can write")
         try:
             with self.engine.connect() as conn, conn.begin() as tx:
                 conn.execute(m.competition.update().values(name=m.competition.c.name))
@@ -158,8 +180,11 @@ class Store(SubmissionQueue, SubmissionRecords):
                 conn.execute(m.competition.update().values(name=comp.name, yaml=yaml_text))
             known = set(conn.execute(sa.select(m.phases.c.name)).scalars())
             for phase in comp.phases:
+                n_claims = count_gold_claims(phase.gold)  # the resolution floor is stated before any submission
                 if phase.name not in known:
-                    conn.execute(m.phases.insert().values(name=phase.name))
+                    conn.execute(m.phases.insert().values(name=phase.name, n_claims=n_claims))
+                elif n_claims is not None:
+                    conn.execute(m.phases.update().where(m.phases.c.name == phase.name).values(n_claims=n_claims))
         self._competition = comp
         return token
 
@@ -169,13 +194,26 @@ class Store(SubmissionQueue, SubmissionRecords):
             try:
                 with self.engine.connect() as conn:
                     row = conn.execute(sa.select(m.competition.c.yaml)).first()
-            except (sa.exc.OperationalError, sa.exc.ProgrammingError):
+            except (sa.exc.OperationalError, sa.exc.ProgrammingError) as exc:
+                if "no such table" not in str(exc.orig) and "does not exist" not in str(exc.orig):
+                    raise UserError(f"{self.url}: cannot read the leaderboard database ({str(exc.orig).strip().splitlines()[0]})") from None
                 row = None
+            except sa.exc.DatabaseError as exc:
+                raise UserError(f"{self.url}: not a leaderboard database ({str(exc.orig).strip().splitlines()[0]})") from None
             if row is None:
                 raise UserError(f"{self.url}: no competition here", hint="run `averitec leaderboard init COMPETITION.yaml` first")
             # env="optional": listing or ranking needs no ${VAR} of the gold paths (scoring checks the file)
             self._competition = load_competition_text(row[0], where=f"{self.url} (stored competition)", env="optional")
         return self._competition
+
+    def protected_files(self) -> list[tuple[str, str]]:
+        """Files no command of this board may write over, with what they are: the database
+        (and its WAL files), every phase's gold file, the session secret beside it."""
+        from averitec_tools.leaderboard.secret import secret_path
+
+        out = [(str(p), what) for p, what in database_files(self.url)]
+        out += [(p.gold, f"the gold file of phase {p.name!r}") for p in self.competition().phases]
+        return out + [(str(secret_path(self.url)), "the session secret")]
 
     def check_admin(self, token: str | None) -> bool:
         if not token:
@@ -183,6 +221,12 @@ class Store(SubmissionQueue, SubmissionRecords):
         with self.engine.connect() as conn:
             stored = conn.execute(sa.select(m.competition.c.admin_token_hash)).scalar()
         return stored is not None and secrets.compare_digest(stored, hash_token(token))
+
+    def phase_claims(self, phase: str) -> int | None:
+        """The phase's claim count as read from its gold file at ``init`` (``None``: unread)."""
+        with self.engine.connect() as conn:
+            n = conn.execute(sa.select(m.phases.c.n_claims).where(m.phases.c.name == phase)).scalar()
+        return None if n is None else int(n)
 
     def revealed(self, phase: str) -> bool:
         with self.engine.connect() as conn:
@@ -193,99 +237,6 @@ class Store(SubmissionQueue, SubmissionRecords):
         self.competition().phase(phase)
         with self.tx() as conn:
             conn.execute(m.phases.update().where(m.phases.c.name == phase).values(revealed_at=utcnow()))
-
-    # ------------------------------------------------------------------ teams
-
-    def add_team(self, name: str) -> str:
-        """Create a team and return its token (shown once; only its hash is stored).
-
-        Names follow :mod:`averitec_tools.leaderboard.names`; ``blue``, ``BLUE`` and
-        ``ｂｌｕｅ`` are the same name, and a look-alike of an existing team (``bIue``)
-        is refused.
-        """
-        name = team_name(name)
-        key = name_key(name)
-        token = new_token()
-        try:
-            with self.tx() as conn:
-                taken = conn.execute(sa.select(m.teams.c.name).where(m.teams.c.name_key == key)).scalar()
-                if taken is not None:
-                    raise UserError(f"team {name!r} already exists" + (f" (as {taken!r}; names are compared case- and width-insensitively)" if taken != name else ""))
-                similar = confusable_with(name, conn.execute(sa.select(m.teams.c.name)).scalars())
-                if similar is not None:
-                    raise UserError(f"team name {name!r} looks like the existing team {similar!r} (Unicode confusables)",
-                                    hint="choose a name that does not read as another team's")
-                conn.execute(m.teams.insert().values(name=name, name_key=key, token_hash=hash_token(token), created_at=utcnow()))
-        except sa.exc.IntegrityError:
-            raise UserError(f"team {name!r} already exists") from None
-        return token
-
-    def team_by_token(self, token: str) -> str | None:
-        with self.engine.connect() as conn:
-            return conn.execute(
-                sa.select(m.teams.c.name).where(m.teams.c.token_hash == hash_token(token), m.teams.c.removed_at.is_(None))
-            ).scalar()
-
-    def team_by_id(self, team_id: int) -> dict[str, Any] | None:
-        """``{id, name, token_hash}`` of team ``team_id`` (``None`` if there is none)."""
-        t = m.teams.c
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.id == team_id, t.removed_at.is_(None))).first()
-        return dict(row._mapping) if row is not None else None
-
-    def admin_token_hash(self) -> str:
-        with self.engine.connect() as conn:
-            return str(conn.execute(sa.select(m.competition.c.admin_token_hash)).scalar() or "")
-
-    def team(self, name: str) -> dict[str, Any] | None:
-        """The team called ``name`` (compared as :func:`~averitec_tools.leaderboard.names.name_key`
-        does), as ``{id, name, token_hash}``; ``None`` for no such team, a removed one or an invalid name."""
-        try:
-            key = name_key(team_name(name))
-        except UserError:
-            return None
-        t = m.teams.c
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t.id, t.name, t.token_hash).where(t.name_key == key, t.removed_at.is_(None))).first()
-        return dict(row._mapping) if row is not None else None
-
-    def _team_id(self, conn: sa.Connection, team: str, *, lock: bool = False) -> int:
-        try:
-            key = name_key(team_name(team))
-        except UserError:
-            key = None
-        query = sa.select(m.teams.c.id).where(m.teams.c.name_key == key, m.teams.c.removed_at.is_(None))
-        if lock and self.is_postgres:
-            query = query.with_for_update()
-        team_id = conn.execute(query).scalar()
-        if team_id is None:
-            raise UserError(f"unknown team {team!r}", hint="add it with `averitec leaderboard team add NAME`")
-        return int(team_id)
-
-    def quota(self, team: str, phase: str, conn: sa.Connection | None = None) -> dict[str, Any]:
-        """Submissions used and left today (UTC) and in total: every charged submission
-        (failed ones too; see the module docstring)."""
-        limits = self.competition().phase(phase).limits
-        day_start = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
-
-        def count(c: sa.Connection) -> tuple[int, int]:
-            s = m.submissions.c
-            base = sa.select(sa.func.count()).where(s.team_id == self._team_id(c, team), s.phase == phase, s.charged.is_(True))
-            return int(c.execute(base).scalar() or 0), int(c.execute(base.where(s.created_at >= day_start)).scalar() or 0)
-
-        if conn is None:
-            with self.engine.connect() as c:
-                total, today = count(c)
-        else:
-            total, today = count(conn)
-        return {
-            "used_total": total,
-            "used_today": today,
-            "limit_total": limits.total,
-            "limit_per_day": limits.per_day,
-            "left_total": None if limits.total is None else max(0, limits.total - total),
-            "left_today": None if limits.per_day is None else max(0, limits.per_day - today),
-        }
 
     # ------------------------------------------------------------------ submissions
 
@@ -311,13 +262,13 @@ class Store(SubmissionQueue, SubmissionRecords):
         ``declaration`` (checked by :func:`~averitec_tools.leaderboard.audit_flags.check_declaration`) is stored with it.
         """
         comp = self.competition()
-        comp.phase(phase)
+        late = closed(comp.phase(phase), now=utcnow())
         system = system_name(system)
         display_name = file_display_name(file_name)
         if not content.strip():
             raise UserError(f"{display_name}: the file is empty")
         meta = check_meta(meta or {}, allowed=comp.disclosure)
-        digest = hashlib.sha256(content).hexdigest()
+        digest = sha256_hex(content)
         s = m.submissions.c
         with self.tx() as conn:
             team_id = self._team_id(conn, team, lock=True)
@@ -327,11 +278,7 @@ class Store(SubmissionQueue, SubmissionRecords):
             live = [t for t in twins if t.state in LIVE_STATES]
             if live:
                 return NewSubmission(int(live[0].id), False, live[0].state)
-            q = self.quota(team, phase, conn)
-            if q["left_today"] == 0:
-                raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
-            if q["left_total"] == 0:
-                raise QuotaExceeded(f"team {team!r} has used all {q['limit_total']} submissions of phase {phase!r}")
+            self._check_quota(team, phase, conn)
             inserted = conn.execute(
                 m.submissions.insert().values(
                     team_id=team_id,
@@ -343,6 +290,7 @@ class Store(SubmissionQueue, SubmissionRecords):
                     content=content,
                     meta=meta,
                     declaration=dict(declaration) if declaration else None,
+                    late=late,
                     state="pending",
                     attempts=0,
                     charged=True,
@@ -350,7 +298,15 @@ class Store(SubmissionQueue, SubmissionRecords):
                 )
             )
             new_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]
+            record(conn, new_id, "pending", "uploaded" + (" again after a failure" if twins else ""))
         return NewSubmission(new_id, True, "pending", again=bool(twins))
+
+    def _check_quota(self, team: str, phase: str, conn: sa.Connection) -> None:
+        q = self.quota(team, phase, conn)
+        if q["left_today"] == 0:
+            raise QuotaExceeded(f"team {team!r} has used its {q['limit_per_day']} submissions for today in phase {phase!r}")
+        if q["left_total"] == 0:
+            raise QuotaExceeded(f"team {team!r} has used all {q['limit_total']} submissions of phase {phase!r}")
 
     def content(self, submission_id: int) -> bytes:
         with self.engine.connect() as conn:
@@ -383,6 +339,7 @@ __all__ = [
     "LIVE_STATES",
     "STATES",
     "NewSubmission",
+    "PhaseClosed",
     "QuotaExceeded",
     "StoreUnavailable",
     "Store",

@@ -76,7 +76,8 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
     its time limit within :data:`HARD_STOP_GRACE` seconds is failed and the process
     exits, for its supervisor to replace.
     """
-    sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id)
+    sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id,
+                      by=health.name if health is not None else f"pid {os.getpid()}")
     if sid is None:
         return None
     isolation = isolation if isolation is not None else _ISOLATION
@@ -158,8 +159,10 @@ def _score_and_audit(store: Store, scorer: Scorer, sid: int, row: dict[str, Any]
     with contextlib.suppress(UserError):  # in this process, kept for the next runs (score() reports a missing gold file)
         scorer.prepare_gold(phase)
 
+    snapshots = {} if row.get("fresh_judge") else store.judge_snapshots(sid)
+
     def job() -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        results = scorer.score(phase=phase, content=content, file_name=file_name, limits=comp.validation)
+        results = scorer.score(phase=phase, content=content, file_name=file_name, limits=comp.validation, snapshots=snapshots)
         return results, audit_submission(content, gold=phase.gold)  # after validation: the file is within the limits
 
     results, audit = isolation.run(job, content=content, memory_bytes=comp.scoring.memory_bytes, file_name=file_name)
@@ -222,6 +225,8 @@ def run_worker(
                 health.beat(state="idle")
             if store.recover():
                 logger.info("returned submissions of a stopped worker to the queue (or failed them after their last attempt)")
+            for stuck in store.watchdog():
+                logger.error("watchdog: submission %d ran past its time limit and was not stopped; failed (not charged)", stuck)
             if process_one(store, scorer, lease_seconds=lease_seconds, health=health, hard_exit=hard_exit) is not None:
                 done += 1
                 continue
@@ -268,4 +273,4 @@ def describe_exit(code: Any) -> str:
     return f"exit code {code}"
 
 
-__all__ = ["HARD_STOP_GRACE", "configure_logging", "describe_exit", "process_one", "run_worker", "time_limit_reason", "worker_main"]
+__all__ = ["configure_logging", "describe_exit", "process_one", "run_worker", "worker_main"]

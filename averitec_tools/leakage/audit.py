@@ -173,6 +173,15 @@ def audit_claims(
     return results, tuple(invalid), tuple(unparseable), n_evidence, n_dated
 
 
+def _context(audit_input: AuditInput, extra_fact_checkers: Iterable[str]) -> AuditContext:
+    """The domain lists the rules read: the shipped fact-checkers with ``extra_fact_checkers``, the
+    references' own fact-checking domains, the shipped misinformation list."""
+    fact_checkers = [*_sources.shipped_fact_checkers().entries(),
+                     *(e for e in map(DomainEntry.parse, extra_fact_checkers) if e is not None)]
+    return AuditContext(fact_checkers=DomainList(fact_checkers, name="fact-checkers"),
+                        split_fact_checkers=_split_fact_checkers(audit_input), misinfo=_sources.shipped_misinfo())
+
+
 def run_audit(
     path: str | os.PathLike[str],
     *,
@@ -200,17 +209,7 @@ def run_audit(
     audit_input = read_audit_input(path, references=references)
     if not audit_input.claims:
         raise UserError(f"{path}: no claims to audit")
-    context = AuditContext(
-        fact_checkers=DomainList(
-            [
-                *_sources.shipped_fact_checkers().entries(),
-                *(e for e in map(DomainEntry.parse, extra_fact_checkers) if e is not None),
-            ],
-            name="fact-checkers",
-        ),
-        split_fact_checkers=_split_fact_checkers(audit_input),
-        misinfo=_sources.shipped_misinfo(),
-    )
+    context = _context(audit_input, extra_fact_checkers)
     results, invalid, unparseable, n_evidence, n_dated = audit_claims(audit_input.claims, context=context)
     ranges = split_ranges(audit_input.splits)
     if audit_input.kind == "submission":  # a gold FILE's own dates are already counted
@@ -239,4 +238,7 @@ def run_audit(
     )
 
 
-__all__ = ["RULE_ORDER", "SPLIT_OVERLAP", "AuditReport", "Row", "RuleResult", "audit_claims", "check_fail_on", "fail_on_names", "run_audit"]
+__all__ = [
+    "RULE_ORDER", "SPLIT_OVERLAP", "AuditReport", "Row", "RuleResult", "check_fail_on", "fail_on_names",
+    "run_audit",
+]

@@ -258,11 +258,4 @@ def date_from_metadata(*, metadata: Mapping[str, Any] | None = None, html: str |
     return MetadataDates(best, tuple(bad))
 
 
-__all__ = [
-    "PUBLISHED_KEYS",
-    "EvidenceDate",
-    "MetadataDates",
-    "date_from_metadata",
-    "date_from_url",
-    "parse_date_string",
-]
+__all__ = ["PUBLISHED_KEYS", "EvidenceDate", "date_from_metadata", "date_from_url", "parse_date_string"]

@@ -119,20 +119,27 @@ def claim_from_gold(record: AVeriTeCClaim, *, index: int, where: str) -> AuditCl
     )
 
 
+def _claim_id(obj: Mapping[str, Any], *, where: str) -> int:
+    """The item's ``claim_id``, required as every scorer requires it: a misspelled key must
+    not fall back to the item's position (issue 39)."""
+    if "claim_id" not in obj:
+        from averitec_tools.registry import close_names
+
+        known = {"claim", "pred_label", "evidence", "string_evidence", "justification", "confidence", "probabilities"}
+        near = close_names("claim_id", [str(k) for k in obj if k not in known], n=1, cutoff=0.6)
+        raise UserError(f"{where}: missing key 'claim_id'" + (f" (found {near[0]!r}: misspelled?)" if near else ""))
+    claim_id = obj["claim_id"]
+    if isinstance(claim_id, bool) or not isinstance(claim_id, int):
+        raise UserError(f"{where}: 'claim_id' must be an integer, found {claim_id!r}")
+    return claim_id
+
+
 def _claim_from_submission(
     obj: Mapping[str, Any], *, position: int, where: str, references: Sequence[AVeriTeCClaim] | None
 ) -> AuditClaim:
     raw_evidence = obj.get("evidence")
     if not isinstance(raw_evidence, list):
         raise UserError(f"{where}: 'evidence' must be a list of {{question, answer, url}} objects")
-    claim_id = obj.get("claim_id", position)
-    if isinstance(claim_id, bool) or not isinstance(claim_id, int):
-        raise UserError(f"{where}: 'claim_id' must be an integer, found {claim_id!r}")
-    gold: AVeriTeCClaim | None = None
-    if references is not None:
-        if not 0 <= claim_id < len(references):
-            raise UserError(f"{where}: claim_id {claim_id} is not in the references ({len(references)} claims)")
-        gold = references[claim_id]
     evidence = []
     without = 0
     for i, item in enumerate(raw_evidence):
@@ -155,6 +162,12 @@ def _claim_from_submission(
         evidence.append(
             _evidence(url, cached=item.get("cached_source_url"), metadata=metadata, html=item.get("scraped_text") or item.get("html"), where=w)
         )
+    claim_id = _claim_id(obj, where=where)
+    gold: AVeriTeCClaim | None = None
+    if references is not None:
+        if not 0 <= claim_id < len(references):
+            raise UserError(f"{where}: claim_id {claim_id} is not in the references ({len(references)} claims)")
+        gold = references[claim_id]
     claim_text = obj.get("claim") if isinstance(obj.get("claim"), str) else (gold.claim if gold else "")
     return AuditClaim(
         claim_index=claim_id,
@@ -257,4 +270,4 @@ def read_audit_input(
     return AuditInput(path=str(path), kind=kind, claims=tuple(claims), splits=splits)
 
 
-__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input", "read_gold"]
+__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input"]

@@ -90,7 +90,7 @@ def pseudo_test_mask(texts: Sequence[str], *, n: int = PSEUDO_TEST_CLAIMS,
     mask = np.zeros(len(texts), dtype=bool)
     usable = np.flatnonzero([bool(t.strip()) for t in texts])  # an empty claim is no test claim
     if n > 0:
-        mask[usable] = group_sample([texts[i] for i in usable], n=n, seed=seed)
+        mask[usable] = group_sample([texts[int(i)] for i in usable], n=n, seed=seed)
     return mask
 
 

@@ -84,12 +84,5 @@ OWN_FACT_CHECK_ARTICLE = register_rule(OwnFactCheckArticle())
 MISINFO_SOURCE = register_rule(MisinfoSource())
 
 __all__ = [
-    "FACT_CHECKER_SOURCE",
-    "MISINFO_SOURCE",
-    "OWN_FACT_CHECK_ARTICLE",
-    "FactCheckerSource",
-    "MisinfoSource",
-    "OwnFactCheckArticle",
-    "shipped_fact_checkers",
-    "shipped_misinfo",
+    "FACT_CHECKER_SOURCE", "MISINFO_SOURCE", "OWN_FACT_CHECK_ARTICLE", "shipped_fact_checkers", "shipped_misinfo",
 ]

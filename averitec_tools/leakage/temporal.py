@@ -86,4 +86,4 @@ class ArchivedAfterClaim(Rule):
 PUBLISHED_AFTER_CLAIM = register_rule(PublishedAfterClaim())
 ARCHIVED_AFTER_CLAIM = register_rule(ArchivedAfterClaim())
 
-__all__ = ["ARCHIVED_AFTER_CLAIM", "PUBLISHED_AFTER_CLAIM", "ArchivedAfterClaim", "PublishedAfterClaim", "publication_date"]
+__all__ = ["ARCHIVED_AFTER_CLAIM", "PUBLISHED_AFTER_CLAIM", "publication_date"]

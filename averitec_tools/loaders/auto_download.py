@@ -95,4 +95,4 @@ def downloaded_records(family: DatasetFamily, split: str) -> Iterator[Any] | Non
     return family.read_file(find_local_file(family, split, out))
 
 
-__all__ = ["downloaded_records", "snapshot_dir"]
+__all__ = ["downloaded_records"]

@@ -180,4 +180,4 @@ class AVeriTeCFamily(DatasetFamily):
 
 AVERITEC = register_family(AVeriTeCFamily())
 
-__all__ = ["AVERITEC", "CITATION", "PAPER_STATS", "AVeriTeCFamily"]
+__all__ = ["AVERITEC", "CITATION"]

@@ -301,19 +301,7 @@ def label_stats(labels: Mapping[str, int], total: int) -> dict[str, Any]:
 
 
 __all__ = [
-    "PREDICTION_FIELDS",
-    "reject_predictions",
-    "DATASETS",
-    "DATA_DIR_ENV",
-    "FAMILIES",
-    "DatasetEntry",
-    "DatasetFamily",
-    "find_local_file",
-    "iter_hub_records",
-    "label_stats",
-    "list_of",
-    "ratio",
-    "register_family",
-    "resolve",
+    "reject_predictions", "DATASETS", "DATA_DIR_ENV", "FAMILIES", "DatasetEntry", "DatasetFamily",
+    "find_local_file", "iter_hub_records", "label_stats", "list_of", "ratio", "register_family", "resolve",
     "share",
 ]

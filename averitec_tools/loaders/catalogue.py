@@ -232,4 +232,4 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["AVERITEC_HUB", "FEVER_HUB", "META_EVAL_HUB", "VITAMINC_HUB", "source_for"]
+__all__ = ["META_EVAL_HUB", "source_for"]

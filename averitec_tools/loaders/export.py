@@ -260,4 +260,4 @@ def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
     return written
 
 
-__all__ = ["SHARD_ROWS", "ExportResult", "export_hf"]
+__all__ = ["export_hf"]

@@ -279,13 +279,4 @@ def iter_with_wiki(records: Iterable[FeverClaim], wiki_dir: str | os.PathLike[st
     yield from attach_wiki_text(list(records), wiki_dir)
 
 
-__all__ = [
-    "CITATION",
-    "FEVER",
-    "FeverFamily",
-    "attach_wiki_text",
-    "flatten_evidence",
-    "iter_with_wiki",
-    "page_title",
-    "read_wiki_sentences",
-]
+__all__ = ["CITATION", "FEVER", "flatten_evidence", "iter_with_wiki", "page_title"]

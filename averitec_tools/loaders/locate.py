@@ -89,5 +89,4 @@ def store_for_claims(claims: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-__all__ = ["DATA_DIR_ENV", "data_roots", "download_root", "find_data_file", "find_data_root", "knowledge_store_dir",
-           "store_for_claims"]
+__all__ = ["DATA_DIR_ENV", "data_roots", "download_root", "find_data_file", "find_data_root", "store_for_claims"]

@@ -82,4 +82,4 @@ def stats(examples: Iterable[StandardizedExample]) -> dict[str, Any]:
     }
 
 
-__all__ = ["VIEW", "Standardizable", "features", "from_row", "standardize_all", "stats", "to_row"]
+__all__ = ["VIEW", "features", "from_row", "standardize_all", "stats", "to_row"]

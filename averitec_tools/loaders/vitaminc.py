@@ -118,4 +118,4 @@ class VitaminCFamily(DatasetFamily):
 
 VITAMINC = register_family(VitaminCFamily(), views=(VIEW,))
 
-__all__ = ["CITATION", "VITAMINC", "VitaminCFamily"]
+__all__ = ["CITATION"]

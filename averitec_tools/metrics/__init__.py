@@ -1,5 +1,8 @@
 """Metrics: Hungarian METEOR, AVeriTeC score, label metrics, FEVER score, calibration,
-selective prediction and significance. One module per metric; see :data:`METRICS`.
+selective prediction, significance, and the evidence scorers the meta-evaluation compares
+with people (:mod:`~averitec_tools.metrics.evidence_scorer`). One module per metric, one
+registry (:data:`METRICS`), one spelling (``parse_metric``), one signature dialect
+(:mod:`~averitec_tools.metrics.signature`).
 
 Metric modules register themselves when imported. Importing this package stays cheap;
 :func:`all_metrics` imports every metric module so the registry is complete.
@@ -23,6 +26,14 @@ METRIC_MODULES: tuple[str, ...] = (
     "selective",
     "abstention",
     "ev2r",
+    # evidence scorers (``averitec meta-eval``, ``averitec score --evidence-scorer``)
+    "hu_meteor_study",
+    "text_overlap",
+    "stored_scores",
+    "minilm_qa_f1",
+    "minilm_verdict",
+    "nli_verdict",
+    "ev2r_scorer",
 )
 
 

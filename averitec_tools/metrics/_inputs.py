@@ -160,11 +160,6 @@ def as_class_indices(
 
 
 __all__ = [
-    "MetricInputError",
-    "as_batch",
-    "as_class_indices",
-    "as_confidences",
-    "as_confidences_correct",
-    "as_correct",
+    "MetricInputError", "as_batch", "as_class_indices", "as_confidences_correct", "as_correct",
     "as_probability_matrix",
 ]

@@ -20,6 +20,19 @@ import types
 from typing import Any
 
 
+class _Deferred(types.ModuleType):
+    """Stands in for a module that another imports but uses only in rare paths: the real one is
+    imported on first attribute access (NLTK 3.10's Porter stemmer imports ``nltk.redos``, and
+    with it the ``regex`` package, for its demo only)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+#: Modules :func:`import_lean` defers while it loads a module under stand-in parents.
+DEFERRED = ("nltk.redos",)
+
+
 @functools.cache
 def import_lean(name: str) -> Any:
     """Import module ``name`` (e.g. ``"nltk.stem.porter"``) skipping unimported parents' ``__init__``.
@@ -48,6 +61,9 @@ def import_lean(name: str) -> Any:
             stub.__spec__ = spec
             sys.modules[parent] = stub
             stand_ins.append(parent)
+        for deferred in DEFERRED:
+            if deferred not in sys.modules and any(deferred.startswith(p + ".") for p in stand_ins):
+                sys.modules[deferred] = _Deferred(deferred)
         return importlib.import_module(name)
     finally:
         # Forget the stand-ins and everything loaded under them: a later ordinary import

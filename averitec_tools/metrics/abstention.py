@@ -258,13 +258,4 @@ class AbstentionAccuracy(
     figure: ClassVar[str] = "accuracy"
 
 
-__all__ = [
-    "ABSTENTION_MODES",
-    "DEFAULT_ABSTAIN_LABELS",
-    "AbstentionAccuracy",
-    "AbstentionCoverage",
-    "AbstentionMode",
-    "LabelScores",
-    "abstention_mask",
-    "label_scores",
-]
+__all__ = ["DEFAULT_ABSTAIN_LABELS", "AbstentionAccuracy", "AbstentionCoverage", "abstention_mask", "label_scores"]

@@ -165,4 +165,4 @@ def flips(ids: Sequence[Hashable], verdicts: Sequence[Sequence[bool]]) -> list[H
     return [ids[i] for i in range(len(ids)) if len({bool(run[i]) for run in verdicts}) > 1]
 
 
-__all__ = ["Confusion", "RepeatSpread", "cohen_kappa", "confusion", "correlations", "flips", "repeat_spread"]
+__all__ = ["cohen_kappa", "confusion", "correlations", "flips", "repeat_spread"]

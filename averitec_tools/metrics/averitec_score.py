@@ -119,6 +119,25 @@ class AVeriTeCScore(
         return averitec_score(evidence_scores=evidence_scores, correct=correct, threshold=self.threshold,
                               strict=self.strict)
 
+    def passes(self, evidence_score: float) -> bool:
+        """Whether ``evidence_score`` clears this λ (``>`` if strict, else ``>=``)."""
+        return passes(evidence_score, self.threshold, strict=self.strict)
+
+    def claim_score(self, *, evidence_score: float, correct: bool) -> float:
+        """One claim's score: 1.0 if its label is right and its evidence clears λ."""
+        return claim_averitec_score(evidence_score=evidence_score, correct=correct, threshold=self.threshold,
+                                    strict=self.strict)
+
+    def gated(self, *, evidence_scores: Sequence[float], values: Sequence[float]) -> list[float]:
+        """Per claim, its value where its evidence clears λ, else 0.0: with label correctness
+        the per-claim scores, with justification scores the 2023 scorer's ``justification_score``.
+
+        Example:
+            >>> AVeriTeCScore(threshold=0.3).gated(evidence_scores=[0.3, 0.5], values=[True, 0.7])
+            [0.0, 0.7]
+        """
+        return [float(v) if self.passes(e) else 0.0 for e, v in zip(evidence_scores, values, strict=True)]
+
 
 AVERITEC_SCORE = AVeriTeCScore()
 
@@ -134,13 +153,6 @@ def threshold_key(threshold: float) -> str:
 
 
 __all__ = [
-    "AVERITEC_SCORE",
-    "AVERITEC_THRESHOLDS",
-    "AVeriTeCScore",
-    "averitec_score",
-    "by_claim_type",
-    "claim_averitec_score",
-    "passes",
-    "thresholded_evidence",
+    "AVERITEC_THRESHOLDS", "AVeriTeCScore", "averitec_score", "by_claim_type", "claim_averitec_score", "passes",
     "threshold_key",
 ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -69,7 +69,8 @@ class Metric:
     :func:`register_metric` class decorator, which makes them frozen dataclasses; ``info``, ``params`` and the string form
     (:func:`metric_spec`) follow from the fields. ``shown=("threshold",)`` names parameters
     the string form always writes (``averitec-score(threshold=0.25)``: a per-claim key
-    names its λ even at the default).
+    names its λ even at the default); ``choices`` the only values of a parameter with a fixed
+    set, and :meth:`validate` any further check, both run on construction.
 
     Example:
         >>> from averitec_tools.metrics.selective import CoverageAtRisk
@@ -86,6 +87,8 @@ class Metric:
     bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
     #: Parameters the string form writes even at their default.
     shown: ClassVar[tuple[str, ...]] = ()
+    #: The only values of a parameter with a fixed set (checked on construction).
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
 
     def __init_subclass__(
         cls, *, name: str | None = None, higher_is_better: bool = False, description: str = "", citation: str = "",
@@ -95,6 +98,17 @@ class Metric:
         if name is not None:
             cls.name, cls.higher_is_better, cls.description = name, higher_is_better, description
             cls.citation, cls.bounds, cls.shown = citation, bounds, shown
+
+    def __post_init__(self) -> None:
+        for key, allowed in self.choices.items():
+            value = getattr(self, key)
+            if value not in allowed:
+                raise UserError(f"{self.name}: {key} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+        self.validate()
+
+    def validate(self) -> None:
+        """Checks of the parameters beyond :attr:`choices` (ranges), run on construction; a
+        :class:`UserError` names the metric and the parameter."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -285,5 +299,5 @@ def parse_metric(text: str) -> Any:
 
 __all__ = [
     "METRICS", "ConfidenceMetric", "Metric", "MetricInfo", "ProbabilityMetric", "metric_spec", "parse_metric",
-    "register_metric", "spec_params", "split_spec",
+    "register_metric", "split_spec",
 ]

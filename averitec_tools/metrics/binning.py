@@ -118,6 +118,6 @@ def calibration_errors_batched(
 
 
 __all__ = [
-    "DEFAULT_N_BINS", "STRATEGIES", "BinningStrategy", "assign_bins", "bin_edges", "binned_sums", "calibration_errors_batched",
-    "check_binning", "ece_mce",
+    "DEFAULT_N_BINS", "STRATEGIES", "BinningStrategy", "bin_edges", "binned_sums", "calibration_errors_batched",
+    "ece_mce",
 ]

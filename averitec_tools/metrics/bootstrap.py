@@ -224,6 +224,6 @@ def mean_ci(
 
 
 __all__ = [
-    "BATCH_ELEMENTS", "CI_METHODS", "CIMethod", "ConfidenceInterval", "VectorStatistic", "as_data", "bootstrap_ci",
+    "BATCH_ELEMENTS", "CIMethod", "ConfidenceInterval", "VectorStatistic", "as_data", "bootstrap_ci",
     "check_resampling", "mean_ci", "run_scipy_bootstrap",
 ]

@@ -366,17 +366,7 @@ class ClasswiseCalibrationError(
 
 
 __all__ = [
-    "DEFAULT_N_BINS",
-    "STRATEGIES",
-    "BinningStrategy",
-    "ClasswiseCalibrationError",
-    "ExpectedCalibrationError",
-    "MaximumCalibrationError",
-    "ReliabilityBin",
-    "ReliabilityDiagram",
-    "classwise_calibration_error",
-    "expected_calibration_error",
-    "maximum_calibration_error",
-    "reliability_diagram",
-    "top_label_from_probabilities",
+    "DEFAULT_N_BINS", "STRATEGIES", "BinningStrategy", "ClasswiseCalibrationError", "ExpectedCalibrationError",
+    "MaximumCalibrationError", "ReliabilityDiagram", "classwise_calibration_error", "expected_calibration_error",
+    "maximum_calibration_error", "reliability_diagram", "top_label_from_probabilities",
 ]

@@ -4,10 +4,14 @@ Both answer :meth:`Judge.complete` (one prompt in, the reply text out), by defau
 organisers call their judge: one user message, temperature 0, at most 3000 tokens
 (:data:`ORGANISERS_CALL`). A temperature above 0 and a per-request seed serve repeat runs
 (``averitec judge-agreement``).
-A transient failure (HTTP 429/5xx, a timeout, a refused connection) raises
+HTTP errors are sorted by :func:`~averitec_tools.metrics.judge_policy.classify_http_error`:
+a transient failure (HTTP 408/429/5xx, a timeout, a refused connection) raises
 :class:`RetryableJudgeError`, which :mod:`averitec_tools.metrics.ev2r_runner` retries with
-backoff; any other failure is a :class:`~averitec_tools.errors.UserError`. API keys come
-from an environment variable, never from a file.
+backoff; a refusal for the request's content (413, a 400 naming the context length)
+raises :class:`~averitec_tools.metrics.judge_policy.JudgeContentRefused` (scored 0, not
+retried); any other failure (a wrong key, URL or model) is a
+:class:`~averitec_tools.errors.UserError`. A reply is read up to :data:`MAX_REPLY_BYTES`.
+API keys come from an environment variable, never from a file.
 """
 
 from __future__ import annotations
@@ -21,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from averitec_tools.errors import UserError
+from averitec_tools.metrics.judge_policy import (
+    CONTENT,
+    INFRASTRUCTURE,
+    MAX_ERROR_BYTES,
+    JudgeContentRefused,
+    RetryableJudgeError,
+    classify_http_error,
+)
 from averitec_tools.registry import Registry
 
 #: The organisers' judge (FEVER-8), by its hub id (what vLLM serves it as).
@@ -35,14 +47,12 @@ ORGANISERS_CALL: dict[str, object] = {
     "max_tokens": 3000,
 }
 DEFAULT_MAX_TOKENS = 3000
+#: The most bytes of one judge reply read (a reply of 3,000 tokens is ~12 KB).
+MAX_REPLY_BYTES = 1 << 20
 
-
-class RetryableJudgeError(Exception):
-    """A transient judge failure; ``retry_after`` is the server's hint in seconds, if any."""
-
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+#: What a judge is asked: one user message's text, or its content parts in the OpenAI
+#: chat format (``{"type": "text", "text": ...}``, ``{"type": "image_url", "image_url": {"url": ...}}``).
+Prompt = str | tuple[dict[str, Any], ...]
 
 
 class Judge(Protocol):
@@ -54,7 +64,7 @@ class Judge(Protocol):
     #: How many requests may run at once (1 for an in-process model).
     max_concurrency: int
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str: ...
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str: ...
 
 
 def chat_completions_url(url: str) -> str:
@@ -86,31 +96,41 @@ class OpenAICompatibleJudge:
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float = 0.0
     max_concurrency: int = 1 << 16  # no cap of its own: --judge-concurrency decides
+    #: Nucleus and top-k sampling sent with the request when set (``None``: not sent).
+    top_p: float | None = None
+    top_k: int | None = None
     backend: str = field(default="openai", init=False)
 
     @property
     def endpoint(self) -> str:
         return chat_completions_url(self.url)
 
-    def request_body(self, prompt: str, *, seed: int | None = None) -> dict[str, Any]:
-        """The JSON body sent: the organisers' four fields, plus ``seed`` only when given.
+    def request_body(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+        """The JSON body sent: the organisers' four fields, plus ``seed`` (and ``top_p``,
+        ``top_k``) only when given; content parts are sent as a list, in order.
 
         Example:
             >>> OpenAICompatibleJudge(url="http://h/v1", model="m").request_body("hi")
             {'messages': [{'role': 'user', 'content': 'hi'}], 'model': 'm', 'temperature': 0, 'max_tokens': 3000}
+            >>> OpenAICompatibleJudge(url="http://h/v1", model="m").request_body(({"type": "text", "text": "hi"},),
+            ...                                                                   max_tokens=5)["messages"]
+            [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]
         """
         body: dict[str, Any] = {
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": prompt if isinstance(prompt, str) else list(prompt)}],
             "model": self.model,
             "temperature": int(self.temperature) if float(self.temperature).is_integer() else self.temperature,
-            "max_tokens": self.max_tokens,
+            "max_tokens": self.max_tokens if max_tokens is None else max_tokens,
         }
+        for key in ("top_p", "top_k"):
+            if getattr(self, key) is not None:
+                body[key] = getattr(self, key)
         if seed is not None:
             body["seed"] = seed
         return body
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str:
-        body = json.dumps(self.request_body(prompt, seed=seed)).encode("utf-8")
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str:
+        body = json.dumps(self.request_body(prompt, seed=seed, max_tokens=max_tokens)).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
         if key:
@@ -118,17 +138,12 @@ class OpenAICompatibleJudge:
         request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = json.loads(response.read().decode("utf-8"))
+                raw = response.read(MAX_REPLY_BYTES + 1)
+                if len(raw) > MAX_REPLY_BYTES:
+                    raise RetryableJudgeError(f"the server's reply is longer than {MAX_REPLY_BYTES} bytes")
+                payload = json.loads(raw.decode("utf-8"))
         except urllib.error.HTTPError as exc:
-            if exc.code == 429 or exc.code >= 500:
-                retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                raise RetryableJudgeError(
-                    f"HTTP {exc.code}", retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None
-                ) from None
-            raise UserError(
-                f"judge {self.endpoint} refused the request: HTTP {exc.code} {exc.reason}",
-                hint=f"check --judge-model and the API key in ${self.api_key_env}" if exc.code in (401, 403, 404) else None,
-            ) from None
+            raise self._http_error(exc) from None
         except TimeoutError as exc:
             raise RetryableJudgeError(f"timed out after {self.timeout:g} s ({exc})") from None
         except urllib.error.URLError as exc:
@@ -144,6 +159,24 @@ class OpenAICompatibleJudge:
         except (KeyError, IndexError, TypeError):
             raise RetryableJudgeError("the server's reply has no choices[0].message.content") from None
         return content if isinstance(content, str) else ""
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
+        """The exception for an HTTP error, by :func:`~averitec_tools.metrics.judge_policy.classify_http_error`."""
+        try:
+            text = exc.read(MAX_ERROR_BYTES).decode("utf-8", "replace")
+        except (OSError, http.client.HTTPException):
+            text = ""
+        kind = classify_http_error(exc.code, text)
+        detail = " ".join(text.split())[:200]
+        if kind == CONTENT:
+            return JudgeContentRefused(f"HTTP {exc.code}: {detail or exc.reason}", status=exc.code)
+        if kind == INFRASTRUCTURE:
+            retry_after = exc.headers.get("Retry-After") if exc.headers else None
+            return RetryableJudgeError(f"HTTP {exc.code}", retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None)
+        return UserError(
+            f"judge {self.endpoint} refused the request: HTTP {exc.code} {exc.reason}" + (f" ({detail})" if detail else ""),
+            hint=f"check --judge-model and the API key in ${self.api_key_env}" if exc.code in (401, 403, 404) else None,
+        )
 
 
 @dataclass
@@ -180,9 +213,14 @@ class TransformersJudge:
             self._loaded = (tokenizer, model.eval())
         return self._loaded
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str:
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str:
         import torch
 
+        if not isinstance(prompt, str):
+            if any(part.get("type") != "text" for part in prompt):
+                raise UserError(f"the transformers judge {self.model!r} reads text only; image ratings need a "
+                                "vision-language judge behind --judge-url (an OpenAI-compatible server)")
+            prompt = "".join(str(part.get("text", "")) for part in prompt)
         tokenizer, model = self._load()
         if getattr(tokenizer, "chat_template", None):
             ids = tokenizer.apply_chat_template(
@@ -200,7 +238,7 @@ class TransformersJudge:
             out = model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),
-                max_new_tokens=self.max_new_tokens,
+                max_new_tokens=self.max_new_tokens if max_tokens is None else max_tokens,
                 **sampling,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
             )
@@ -225,10 +263,10 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
     if cls is OpenAICompatibleJudge:
         if not url:
             raise UserError(
-                "the fever8 profile needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
+                "scoring with a judge (fever8, averimatec) needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
                 hint="or --judge-backend transformers --judge-model NAME_OR_PATH; --dry-run needs neither",
             )
-        http_keys = ("api_key_env", "timeout", "max_tokens", "temperature")
+        http_keys = ("api_key_env", "timeout", "max_tokens", "temperature", "top_p", "top_k")
         judge: Judge = OpenAICompatibleJudge(url=url, model=model, **{k: v for k, v in settings.items() if k in http_keys})
         return judge
     local_keys = ("max_new_tokens", "device", "temperature")
@@ -237,15 +275,6 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
 
 
 __all__ = [
-    "DEFAULT_API_KEY_ENV",
-    "DEFAULT_JUDGE_MODEL",
-    "DEFAULT_MAX_TOKENS",
-    "JUDGE_BACKENDS",
-    "ORGANISERS_CALL",
-    "Judge",
-    "OpenAICompatibleJudge",
-    "RetryableJudgeError",
-    "TransformersJudge",
-    "chat_completions_url",
+    "DEFAULT_API_KEY_ENV", "DEFAULT_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Judge", "Prompt", "RetryableJudgeError",
     "make_judge",
 ]

@@ -6,24 +6,29 @@ arrives (committed at least once a second and when the run ends), so re-scoring 
 sends nothing for what is known, and an interrupted run resumes where it stopped. Raw
 replies are cached (parsing happens at scoring time), failures are not.
 
-A request that still fails after its retries either stops the run (``on_failure="raise"``,
-the default: the requests in flight finish and are cached, then one error names every
-failed claim) or, as the organisers' scorer does (its query function swallows every
-exception and returns an empty reply), scores 0 (``on_failure="zero"``), counted in
-:attr:`RunStats.failed`; or leaves its claim unscored (``on_failure="unscored"``: the
-profile excludes it from the means and counts it with the reason), also listed there.
+Failures follow :mod:`averitec_tools.metrics.judge_policy`. A request the judge refuses
+for its content (a prompt past its context) gets the empty reply and is listed in
+:attr:`RunStats.refused` in every mode: the profile scores it 0, as the organisers' scorer
+does. A request that still fails on the judge's side after its retries either stops the
+run (``on_failure="raise"``, the default: the requests in flight finish and are cached,
+then one error names every failed claim) or, as the organisers' scorer does (its query
+function swallows every exception and returns an empty reply), scores 0
+(``on_failure="zero"``), counted in :attr:`RunStats.failed`; or leaves its claim unscored
+(``on_failure="unscored"``: the profile excludes it from the means, counts it with the
+reason, and a leaderboard marks the row incomplete), also listed there. A
+:class:`~averitec_tools.metrics.judge_policy.JudgeSnapshot` given to :func:`run_judgements`
+records every reply the score depends on, and its stored replies are used before the cache.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +36,14 @@ from typing import Any
 
 from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
-from averitec_tools.metrics.ev2r_judges import Judge, RetryableJudgeError
+from averitec_tools.hashing import sha256_hex
+from averitec_tools.metrics.ev2r_judges import Judge, Prompt
+from averitec_tools.metrics.judge_policy import (
+    JudgeContentRefused,
+    JudgeSnapshot,
+    RetryableJudgeError,
+    RetryPolicy,
+)
 
 FAILURE_MODES = ("raise", "zero", "unscored")
 CACHE_FILE = "ev2r-judgements.sqlite"
@@ -44,12 +56,14 @@ def default_cache_path() -> Path:
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt``, where it is from, and its seed."""
+    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt`` (text, or content
+    parts with images), where it is from, its seed, and its reply-length limit (``None``: the judge's)."""
 
     key: str
-    prompt: str
+    prompt: Prompt
     where: str
     seed: int | None = None
+    max_tokens: int | None = None
 
 
 def sampling_tag(*, temperature: float = 0.0, seed: int | None = None, repeat: int = 0) -> str:
@@ -75,7 +89,7 @@ def cache_key(
         (64, False)
     """
     parts = [model, prompt_sha256, str(claim_id), kind, reference, prediction, *([sampling] if sampling else [])]
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return sha256_hex(json.dumps(parts, ensure_ascii=False))
 
 
 class JudgementCache:
@@ -143,9 +157,12 @@ class JudgementCache:
 
 @dataclass
 class RunStats:
-    """How many judgements were needed, found in the cache and sent (with retries), and which failed.
+    """How many judgements were needed, found (in the snapshot given or the cache) and sent
+    (with retries), and which were refused or failed.
 
-    ``failed`` lists the requests that failed after their retries (scored 0 under
+    ``refused`` lists the requests the judge refused for their content (scored 0 in every
+    mode, as the organisers' scorer does, never retried: :mod:`~averitec_tools.metrics.judge_policy`);
+    ``failed`` those that failed on the judge's side after their retries (scored 0 under
     ``on_failure="zero"``, left unscored under ``"unscored"``); ``failure_mode`` is the mode the run used.
     """
 
@@ -155,15 +172,18 @@ class RunStats:
     retries: int = 0
     failed: list[JudgeRequest] = field(default_factory=list)
     failure_mode: str = "raise"
+    refused: list[JudgeRequest] = field(default_factory=list)
+    from_snapshot: int = 0
 
 
 class JudgeFailure(Exception):
     """A request that failed after its retries (or was refused); ``message`` says why."""
 
-    def __init__(self, message: str, *, refused: UserError | None = None) -> None:
+    def __init__(self, message: str, *, refused: UserError | None = None, content: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.refused = refused
+        self.content = content
 
 
 def estimate_tokens(text: str) -> int:
@@ -176,17 +196,20 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // 4)
 
 
-def _ask(judge: Judge, request: JudgeRequest, retries: int, backoff: float) -> tuple[str, int]:
+def _ask(judge: Judge, request: JudgeRequest, policy: RetryPolicy) -> tuple[str, int]:
     attempt = 0
     while True:
         try:
-            return judge.complete(request.prompt, seed=request.seed), attempt
+            if request.max_tokens is None:
+                return judge.complete(request.prompt, seed=request.seed), attempt
+            return judge.complete(request.prompt, seed=request.seed, max_tokens=request.max_tokens), attempt
         except RetryableJudgeError as exc:
-            if attempt >= retries:
+            if attempt >= policy.retries:
                 raise JudgeFailure(f"{exc} after {attempt + 1} attempt(s)") from None
-            delay = exc.retry_after if exc.retry_after is not None else backoff * 2**attempt
-            time.sleep(min(delay, 60.0))
+            time.sleep(policy.wait(attempt, retry_after=exc.retry_after))
             attempt += 1
+        except JudgeContentRefused as exc:  # the same content is refused again: no retry
+            raise JudgeFailure(exc.message, content=True) from None
         except UserError as exc:  # refused (e.g. HTTP 401): retrying cannot help
             raise JudgeFailure(exc.message, refused=exc) from None
 
@@ -202,6 +225,27 @@ def _failure_error(failures: list[tuple[JudgeRequest, JudgeFailure]]) -> UserErr
     )
 
 
+def _known(requests: Sequence[JudgeRequest], cache: JudgementCache, snapshot: JudgeSnapshot | None,
+           stats: RunStats) -> tuple[dict[str, str], dict[str, JudgeRequest]]:
+    """Replies already known (the snapshot's first, then the cache's) and the requests still to send;
+    requests the snapshot records as refused are refused again without being sent."""
+    replies: dict[str, str] = {}
+    if snapshot is not None:
+        for r in requests:
+            if r.key in replies:
+                continue
+            if r.key in snapshot.replies:
+                replies[r.key] = snapshot.replies[r.key]
+            elif r.key in snapshot.refused:
+                replies[r.key] = ""
+                stats.refused.append(r)
+        stats.from_snapshot = len(replies)
+    found = cache.get_many([r.key for r in requests if r.key not in replies])
+    stats.cached = len(found)
+    replies.update(found)
+    return replies, {r.key: r for r in requests if r.key not in replies}
+
+
 def run_judgements(
     requests: Sequence[JudgeRequest],
     *,
@@ -212,59 +256,77 @@ def run_judgements(
     backoff: float = 1.0,
     progress: bool = False,
     on_failure: str = "raise",
+    snapshot: JudgeSnapshot | None = None,
 ) -> tuple[dict[str, str], RunStats]:
-    """Replies for every request (``key -> reply``), from the cache or from the judge.
+    """Replies for every request (``key -> reply``), from the snapshot, the cache or the judge.
 
-    At most ``concurrency`` requests (and never more than the judge allows) are in flight;
-    a transient failure is retried up to ``retries`` times, waiting ``backoff * 2**k``
-    seconds (or the server's ``Retry-After``). Each reply is cached as it arrives. A request
-    that still fails stops the run (``on_failure="raise"``: nothing new is sent, what is in
-    flight finishes, one :class:`UserError` names every failed request) or gets the empty
-    reply, which scores 0 (``"zero"``, the organisers' behaviour; listed in ``stats.failed``).
+    At most ``concurrency`` requests (and never more than the judge allows) are in flight; a
+    transient failure is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds
+    (or ``Retry-After``). Each reply is cached as it arrives and recorded in ``snapshot``
+    (whose replies and refusals are re-used first). A request refused for its content gets
+    the empty reply, listed in ``stats.refused``, in every mode. One that still fails on the
+    judge's side stops the run (``on_failure="raise"``: what is in flight finishes, one
+    :class:`UserError` names every failed request) or gets the empty reply, listed in
+    ``stats.failed`` (``"zero"``, the organisers' behaviour, or ``"unscored"``).
     """
     if on_failure not in FAILURE_MODES:
         raise ValueError(f"on_failure must be one of {FAILURE_MODES}")
     stats = RunStats(needed=len({r.key for r in requests}), failure_mode=on_failure)
-    replies = cache.get_many([r.key for r in requests])
-    todo = {r.key: r for r in requests if r.key not in replies}
-    stats.cached = len(replies)
-    bar = _bar(len(todo)) if progress and todo else None
-    workers = max(1, min(concurrency, judge.max_concurrency))
+    replies, todo = _known(requests, cache, snapshot, stats)
     failures: list[tuple[JudgeRequest, JudgeFailure]] = []
+    bar = _bar(len(todo)) if progress and todo else None
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            pending: dict[Future[tuple[str, int]], JudgeRequest] = {}
-            queue = deque(todo.values())
-            while queue or pending:
-                while queue and len(pending) < workers and not (failures and on_failure == "raise"):
-                    r = queue.popleft()
-                    pending[pool.submit(_ask, judge, r, retries, backoff)] = r
-                if not pending:
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    r = pending.pop(fut)
-                    try:
-                        reply, n_retries = fut.result()
-                    except JudgeFailure as exc:
-                        failures.append((r, exc))
-                        if on_failure != "raise":  # zero / unscored: the profile decides
-                            replies[r.key] = ""
-                            stats.failed.append(r)
-                        continue
-                    cache.put(r.key, reply)
-                    replies[r.key] = reply
-                    stats.sent += 1
-                    stats.retries += n_retries
-                    if bar is not None:
-                        bar.update(1)
+        for r, outcome in _send(list(todo.values()), judge=judge, policy=RetryPolicy(retries, backoff),
+                                workers=max(1, min(concurrency, judge.max_concurrency)),
+                                stop=lambda: bool(failures) and on_failure == "raise"):
+            if isinstance(outcome, JudgeFailure):
+                replies[r.key] = ""
+                if outcome.content:
+                    stats.refused.append(r)
+                    if snapshot is not None:
+                        snapshot.refused[r.key] = outcome.message
+                    continue
+                failures.append((r, outcome))
+                stats.failed.append(r)
+                continue
+            reply, n_retries = outcome
+            cache.put(r.key, reply)
+            replies[r.key] = reply
+            stats.sent += 1
+            stats.retries += n_retries
+            if bar is not None:
+                bar.update(1)
     finally:
         cache.flush()
         if bar is not None:
             bar.close()
     if failures and on_failure == "raise":
         raise _failure_error(failures)
+    if snapshot is not None:
+        failed = {r.key for r in stats.failed}
+        snapshot.replies.update({k: v for k, v in replies.items() if k not in failed and k not in snapshot.refused})
     return replies, stats
+
+
+def _send(todo: list[JudgeRequest], *, judge: Judge, policy: RetryPolicy, workers: int,
+          stop: Any) -> Iterator[tuple[JudgeRequest, tuple[str, int] | JudgeFailure]]:
+    """Each request's outcome as it completes, at most ``workers`` in flight; none is started once ``stop()``."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: dict[Future[tuple[str, int]], JudgeRequest] = {}
+        queue = deque(todo)
+        while queue or pending:
+            while queue and len(pending) < workers and not stop():
+                r = queue.popleft()
+                pending[pool.submit(_ask, judge, r, policy)] = r
+            if not pending:
+                break
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                r = pending.pop(fut)
+                try:
+                    yield r, fut.result()
+                except JudgeFailure as exc:
+                    yield r, exc
 
 
 def _bar(total: int) -> Any:
@@ -274,15 +336,6 @@ def _bar(total: int) -> Any:
 
 
 __all__ = [
-    "CACHE_FILE",
-    "FAILURE_MODES",
-    "JudgeFailure",
-    "JudgeRequest",
-    "JudgementCache",
-    "RunStats",
-    "cache_key",
-    "default_cache_path",
-    "estimate_tokens",
-    "run_judgements",
-    "sampling_tag",
+    "CACHE_FILE", "JudgeRequest", "JudgementCache", "cache_key", "default_cache_path", "estimate_tokens",
+    "run_judgements", "sampling_tag",
 ]

@@ -97,7 +97,7 @@ class FeverScore(
 
     max_evidence: int | None = 5
 
-    def __post_init__(self) -> None:
+    def validate(self) -> None:
         if self.max_evidence is not None and (
             isinstance(self.max_evidence, bool)
             or not isinstance(self.max_evidence, int)
@@ -178,4 +178,4 @@ class FeverScore(
 #: The registered instance (reference default ``max_evidence=5``).
 FEVER_SCORE = FeverScore()
 
-__all__ = ["CITATION", "FEVER_SCORE", "FeverClaimOutcome", "FeverScore", "FeverScoreResult"]
+__all__ = ["CITATION", "FEVER_SCORE", "FeverScore"]

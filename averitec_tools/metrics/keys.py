@@ -110,4 +110,4 @@ def json_key(name: str, available: Any) -> str:
     return name
 
 
-__all__ = ["CLAIM_KEYS", "REPORT_KEYS", "claim_key", "json_key", "metric_of_key", "report_key"]
+__all__ = ["claim_key", "json_key", "metric_of_key", "report_key"]

@@ -2,19 +2,14 @@
 
 The official AVeriTeC scorers call ``single_meteor_score(word_tokenize(reference),
 word_tokenize(candidate))`` once per (prediction, gold) pair. :class:`MeteorEngine`
-tokenises every distinct string once, stems every distinct word once, looks up WordNet
-synonyms once per distinct stem, and then scores pairs with an equivalent matcher:
-
-* exact and stem stages: NLTK scans hypothesis words from last to first and takes the
-  last still-unmatched reference word that is equal; for each word this pairs the k-th
-  last hypothesis occurrence with the k-th last reference occurrence, which we compute
-  directly from per-string position lists;
-* WordNet stage: NLTK looks synonyms up for the *stemmed* remaining hypothesis words and
-  compares them with *stemmed* reference words (a quirk kept here); done sequentially,
-  as in NLTK, because different words compete for the same reference word, with the free
-  reference words indexed by stem;
-* chunks are counted from the matches without sorting them, and the score formula uses
-  NLTK's operations in NLTK's order, so results are bit-identical.
+prepares every distinct string once -- tokenised by the reproduced NLTK 3.9.1
+``word_tokenize`` (:mod:`~averitec_tools.metrics.tokenize`), lower-cased, stemmed from the
+exact lexical tables (:mod:`~averitec_tools.metrics.lexicon`, NLTK's Porter stemmer for
+words outside them), its stems interned as integers -- and scores pairs with the
+interned alignment of :mod:`~averitec_tools.metrics.meteor_align` (NLTK's greedy order,
+bit-identical results). Strings are prepared in batches (:meth:`MeteorEngine.prepare_many`):
+all their new sentences go through the tokenizer, and all their new words through the
+tables, at once.
 
 Every step is linear in the two strings' lengths, however often a word repeats (NLTK's
 own matcher is quadratic); ``benchmarks/bench_long_strings.py`` measures it.
@@ -27,17 +22,28 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
-from typing import Any
+from itertools import chain
+from typing import Any, ClassVar
 
-from averitec_tools.metrics.base import Metric, register_metric
-from averitec_tools.metrics.meteor_matching import PreparedText, match_stem_class, match_synonyms
+from averitec_tools.metrics.base import register_metric
+from averitec_tools.metrics.evidence_scorer import PerItemScorer
+from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
+from averitec_tools.metrics.meteor_align import ALPHA, BETA, GAMMA, PreparedText, score_pair
 from averitec_tools.metrics.tokenize import WordTokenizer
+from averitec_tools.records.rated import RatedItem
 
-ALPHA = 0.9
-BETA = 3.0
-GAMMA = 0.5
+
+def lower_all(tokens: Sequence[str]) -> list[str]:
+    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
+
+    Example:
+        >>> lower_all(["The", "İstanbul", "U.S."])
+        ['the', 'i̇stanbul', 'u.s.']
+    """
+    return " ".join(tokens).lower().split(" ") if tokens else []
 
 
 class MeteorEngine:
@@ -45,22 +51,35 @@ class MeteorEngine:
 
     Args:
         tokenizer: Word tokenizer (default: NLTK 3.9.1 ``word_tokenize`` behaviour).
-        allow_download: Whether missing NLTK data may be downloaded (announced on stderr).
+        allow_download: Whether missing NLTK data (``punkt_tab``) may be downloaded (announced on stderr).
         max_pairs: Remember up to this many (hypothesis, reference) pair scores (0: none).
             A long-lived scorer sets it: teams often resubmit the same evidence with other
             labels, and those pairs are then looked up instead of scored again. Keys are
             the prepared texts themselves (value equality), so a remembered score is
             exactly the score computed; the memo is cleared when full and by :meth:`trim`.
+        lexicon: The lexical tables (default: the ones shipped with the package).
     """
 
-    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0) -> None:
+    def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0,
+                 lexicon: Lexicon | None = None) -> None:
         self.allow_download = allow_download
         self.max_pairs = max_pairs
-        self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
+        self.lexicon = lexicon or default_lexicon()
+        self._pair_scores: dict[tuple[PreparedText, PreparedText], float] = {}
+        self._batch_scores: dict[tuple[int, int], float] | None = None
         self._prepared: dict[str, PreparedText] = {}
         self._stems: dict[str, str] = {}
-        self._other_synonyms: dict[str, frozenset[str]] = {}
+        #: stem -> id; a synonym name's id is its id in the tables, other stems count on from there
+        self._sid: dict[str, int] = {}
+        self._next_id: int | None = None
+        #: name ids interned as stems, and a counter bumped whenever that set grows: a hypothesis'
+        #: synonyms are kept filtered to it (no other name can equal a prepared stem)
+        self._present: set[int] = set()
+        self._epoch = 0
+        self._raw_synonyms: dict[int, tuple[int, ...]] = {}
+        self._synonyms: dict[int, frozenset[int]] = {}
+        self._synonyms_epoch = 0
         #: Warm helper processes (:class:`~averitec_tools.metrics.warm_pool.WarmPool`) that
         #: Hungarian METEOR spreads large task lists over; ``None``: this process alone.
         self.pool: Any | None = None
@@ -71,7 +90,6 @@ class MeteorEngine:
         #: million distinct tokens is a few strings but hundreds of MB of word caches)
         self.max_words: int = 500_000
         self._pinned: frozenset[str] = frozenset()
-        self._hyp_synonyms: dict[int, tuple[PreparedText, list[frozenset[str]]]] = {}
 
     @cached_property
     def _stemmer(self) -> Any:
@@ -79,64 +97,130 @@ class MeteorEngine:
         from averitec_tools.metrics.porter import linear_porter
 
         # NLTK's rules, its consonant test in one pass (NLTK <= 3.9.1 recurses: see porter.py);
-        # imported without NLTK's package __init__
+        # imported without NLTK's package __init__, and only for a word outside the tables
         return linear_porter(import_lean("nltk.stem.porter").PorterStemmer)()
 
-    @cached_property
-    def wordnet(self) -> Any:
-        """The :class:`~averitec_tools.metrics.wordnet_synonyms.WordNetSynonyms` in use."""
-        from averitec_tools.metrics.wordnet_synonyms import WordNetSynonyms
-        from averitec_tools.resources import find_resource
+    def load(self) -> None:
+        """Resolve ``punkt_tab`` and open the lexical tables now (otherwise on first use)."""
+        self.tokenizer.load()
+        self.lexicon.load()
 
-        return WordNetSynonyms(find_resource("wordnet", allow_download=self.allow_download))
+    # --- words -> stems -> ids ---------------------------------------------------------
+    def _learn_words(self, words: Iterable[str]) -> None:
+        stems = self._stems
+        new = set(words).difference(stems)
+        if not new:
+            return
+        stems.update(zip(new, new, strict=True))  # what the stemmer leaves alone by rule
+        todo = [w for w in new if not stem_is_identity(w)]
+        for w, stem in zip(todo, self.lexicon.stems(todo), strict=True):
+            stems[w] = stem if stem is not None else self._stemmer.stem(w)
+
+    def _learn_stems(self, stems: Iterable[str]) -> None:
+        todo = list(set(stems).difference(self._sid))
+        if not todo:
+            return
+        if self._next_id is None:
+            self._next_id = self.lexicon.n_names
+        sid, grew = self._sid, False
+        for stem, name in zip(todo, self.lexicon.name_ids(todo), strict=True):
+            if name >= 0:
+                sid[stem] = name
+                self._present.add(name)
+                grew = True
+            else:
+                sid[stem] = self._next_id
+                self._next_id += 1
+        self._raw_synonyms.update(zip((sid[s] for s in todo), self.lexicon.synonym_ids(todo), strict=True))
+        if grew:
+            self._epoch += 1
 
     def stem(self, word: str) -> str:
         """Porter stem (NLTK extensions mode) of a lower-cased word, cached."""
         stem = self._stems.get(word)
         if stem is None:
-            stem = self._stemmer.stem(word)
-            self._stems[word] = stem
+            self._learn_words([word])
+            stem = self._stems[word]
         return stem
+
+    def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
+        if not learnt:
+            self._learn_stems(stems)
+        return PreparedText.build(words, stems, list(map(self._sid.__getitem__, stems)))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
         """Prepare already-tokenised text (lower-casing and stemming it)."""
-        words = [t.lower() for t in tokens]
-        return PreparedText.build(words, self._stem_all(words))
+        words = lower_all(tokens)
+        self._learn_words(words)
+        return self._build(words, list(map(self._stems.__getitem__, words)))
 
-    def _stem_all(self, words: Sequence[str]) -> list[str]:
-        cache = self._stems
-        out = []
-        for w in words:
-            stem = cache.get(w)
-            if stem is None:
-                stem = cache[w] = self._stemmer.stem(w)
-            out.append(stem)
-        return out
+    def prepare_many(self, texts: Iterable[str]) -> int:
+        """Tokenise, lower-case and stem every new string of ``texts`` in one batch; returns how many were new."""
+        new = [t for t in dict.fromkeys(texts) if t not in self._prepared]
+        if not new:
+            return 0
+        lowered = [lower_all(tokens) for tokens in self.tokenizer.tokenize_many(new)]
+        self.add_analysed_many(new, lowered)
+        return len(new)
 
     def prepare(self, text: str) -> PreparedText:
         """Tokenise, lower-case and stem ``text`` (cached per distinct string)."""
         prepared = self._prepared.get(text)
         if prepared is None:
-            prepared = self.prepare_tokens(self.tokenizer.tokenize(text))
-            self._prepared[text] = prepared
+            self.prepare_many([text])
+            prepared = self._prepared[text]
         return prepared
 
     def analyse(self, text: str) -> tuple[list[str], list[str]]:
         """Lower-cased tokens and their stems (what a worker process sends back)."""
-        words = [t.lower() for t in self.tokenizer.tokenize(text)]
-        return words, self._stem_all(words)
+        words = lower_all(self.tokenizer.tokenize(text))
+        self._learn_words(words)
+        return words, list(map(self._stems.__getitem__, words))
 
     def add_analysed(self, text: str, words: Sequence[str], stems: Sequence[str]) -> None:
-        """Register the result of :meth:`analyse` computed elsewhere (e.g. in a worker)."""
+        """Register the result of :meth:`analyse` computed elsewhere (e.g. in a worker or a cache file)."""
         if text not in self._prepared:
-            self._prepared[text] = PreparedText.build(words, stems)
+            self._stems.update(zip(words, stems, strict=True))  # such a word needs no stemming here either
+            self._prepared[text] = self._build(words, stems)
+
+    def add_analysed_many(self, texts: Sequence[str], words: Sequence[Sequence[str]],
+                          stems: Sequence[Sequence[str]] | None = None) -> None:
+        """:meth:`add_analysed` for many strings (``stems`` ``None``: stem ``words`` here, in one batch)."""
+        if stems is None:
+            self._learn_words(chain.from_iterable(words))
+            stems = [list(map(self._stems.__getitem__, ws)) for ws in words]
+        else:
+            self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
+        self._learn_stems(chain.from_iterable(stems))
+        prepared, build = self._prepared, self._build
+        for text, ws, ss in zip(texts, words, stems, strict=True):
+            if text not in prepared:
+                prepared[text] = build(ws, ss, learnt=True)
 
     def is_prepared(self, text: str) -> bool:
         return text in self._prepared
 
+    # --- synonyms ------------------------------------------------------------------------
+    def _synonyms_of(self, hyp: PreparedText) -> tuple[list[tuple[int, frozenset[int]]], frozenset[int]]:
+        """A hypothesis' stems with WordNet synonyms among the prepared stems, and their union."""
+        cached = hyp.synonym_cache
+        if cached is not None and cached[0] == self._epoch:
+            return cached[1]  # type: ignore[no-any-return]
+        if self._synonyms_epoch != self._epoch:  # new names were interned: filter again
+            self._synonyms.clear()
+            self._synonyms_epoch = self._epoch
+        filtered, raw, present = self._synonyms, self._raw_synonyms, self._present
+        for s in hyp.stem_set.difference(filtered):
+            filtered[s] = frozenset(present.intersection(raw[s])) if raw[s] else frozenset()
+        items = [(s, filtered[s]) for s in hyp.stem_set if filtered[s]]
+        value = (items, frozenset().union(*(syn for _, syn in items)))
+        hyp.synonym_cache = (self._epoch, value)
+        return value
+
+    # --- memory ----------------------------------------------------------------------------
     def pin(self, texts: Iterable[str]) -> int:
-        """Keep ``texts`` (e.g. a gold side) prepared through :meth:`trim`; returns how
-        many strings are pinned in all."""
+        """Keep ``texts`` (e.g. a gold side) prepared through :meth:`trim`; returns how many
+        strings are pinned in all."""
         self._pinned = self._pinned | frozenset(texts)
         return len(self._pinned)
 
@@ -146,110 +230,85 @@ class MeteorEngine:
         whether it did.
 
         Scores never depend on it: a forgotten string is simply prepared again (pinned
-        strings keep their stems, so the word caches can go whole).
+        strings keep their stems and stem ids, so the word caches can go).
         """
         if self.max_prepared is None:
             return False
-        too_many_words = len(self._stems) > self.max_words
+        too_many_words = len(self._stems) > self.max_words or len(self._sid) > self.max_words
         if len(self._prepared) <= self.max_prepared and not too_many_words:
             return False
         self._prepared = {text: p for text, p in self._prepared.items() if text in self._pinned}
-        self._hyp_synonyms.clear()
         self._pair_scores.clear()  # its keys hold the forgotten strings
+        if self._batch_scores is not None:
+            self._batch_scores.clear()
         self.tokenizer.clear_cache()
         if too_many_words:
             self._stems.clear()
-            self._other_synonyms.clear()
-            if "wordnet" in self.__dict__:  # loaded (a cached_property)
-                self.wordnet.clear_cache()
+            kept = {s: i for p in self._prepared.values() for s, i in zip(p.stems, p.sids, strict=True)}
+            self._sid = kept  # ids never change: new stems go on counting from _next_id
+            self._present = {i for i in kept.values() if i < self.lexicon.n_names}
+            self._raw_synonyms = {i: self._raw_synonyms[i] for i in kept.values()}
+            self._synonyms.clear()
+            self._epoch += 1
         return True
 
+    # --- scores ------------------------------------------------------------------------------
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
-        """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``)."""
-        if not self.max_pairs:
-            return self._score_pair(hyp, ref)
-        key = (hyp, ref)
-        value = self._pair_scores.get(key)
+        """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``,
+        or inside :meth:`remembering`)."""
+        if self.max_pairs:
+            key = (hyp, ref)  # by value: a string tokenised the same way meets its pairs again
+            value = self._pair_scores.get(key)
+            if value is None:
+                value = score_pair(hyp, ref, synonyms=self._synonyms_of)
+                if len(self._pair_scores) >= self.max_pairs:
+                    self._pair_scores.clear()
+                self._pair_scores[key] = value
+            return value
+        batch = self._batch_scores
+        if batch is None:
+            return score_pair(hyp, ref, synonyms=self._synonyms_of)
+        pair = (id(hyp), id(ref))  # the batch holds both texts prepared: their ids stay theirs
+        value = batch.get(pair)
         if value is None:
-            value = self._score_pair(hyp, ref)
-            if len(self._pair_scores) >= self.max_pairs:
-                self._pair_scores.clear()
-            self._pair_scores[key] = value
+            value = batch[pair] = score_pair(hyp, ref, synonyms=self._synonyms_of)
         return value
 
-    def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
-        hl, rl = len(hyp.words), len(ref.words)
-        if hl == 0 or rl == 0:
-            return 0.0
-        matches: list[tuple[int, int]] = []
-        shared = hyp.stem_set & ref.stem_set
-        if shared:
-            # 1.+2. exact and stem matches, one stem class at a time
-            hsp, rsp = hyp.stem_positions, ref.stem_positions
-            hmixed, rmixed = hyp.mixed_stems, ref.mixed_stems
-            for stem in shared:
-                hp, rp = hsp[stem], rsp[stem]
-                if len(hp) == 1 and len(rp) == 1:
-                    matches.append((hp[0], rp[0]))
-                elif stem in hmixed or stem in rmixed:
-                    match_stem_class(hp, rp, hyp.words, ref.words, matches)
-                else:
-                    # one word form per side: whether the exact or the stem stage pairs
-                    # them, the last k occurrences pair up in order
-                    k = min(len(hp), len(rp))
-                    matches.extend(zip(hp[len(hp) - k :], rp[len(rp) - k :], strict=True))
-        m = len(matches)
-        if m < hl and m < rl:
-            # 3. WordNet synonyms of stemmed hypothesis words vs stemmed reference words
-            syn_sets = self._synonym_sets(hyp)
-            if not syn_sets[-1].isdisjoint(ref.stem_set):  # [-1]: the union of all of them
-                match_synonyms(syn_sets, ref.stems, matches)
-                m = len(matches)
-        if m == 0:
-            return 0.0
-        # NLTK sorts the matches by hypothesis position and counts the breaks between
-        # neighbours; match (h, r) continues a chunk exactly when (h - 1, r - 1) is a match
-        # (hypothesis positions are matched at most once): no sort needed
-        reference_of = dict(matches)
-        chunks = sum(1 for h, r in matches if reference_of.get(h - 1) != r - 1)
-        precision = float(m) / hl
-        recall = float(m) / rl
-        fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
-        frag_frac = float(chunks) / m
-        penalty = GAMMA * frag_frac**BETA
-        return (1 - penalty) * fmean
+    def score_many(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
+        """:meth:`score_prepared` of many pairs at once (:mod:`~averitec_tools.metrics.meteor_batch`:
+        the common case vectorised); scores already remembered are looked up, new ones remembered."""
+        from averitec_tools.metrics.meteor_batch import score_pairs
 
-    def _synonym_sets(self, hyp: PreparedText) -> list[frozenset[str]]:
-        """WordNet synonyms of each hypothesis stem other than the stem itself, plus their
-        union as the last item.
+        if self.max_pairs:
+            memo: dict[Any, float] | None = self._pair_scores
+            keys: list[Any] = list(pairs)
+        else:
+            memo = self._batch_scores
+            keys = [(id(h), id(r)) for h, r in pairs]
+        if memo is None:
+            return score_pairs(pairs, synonyms=self._synonyms_of)
+        todo = {key: pair for key, pair in zip(keys, pairs, strict=True) if key not in memo}
+        if todo:
+            if self.max_pairs and len(memo) + len(todo) > self.max_pairs:
+                memo.clear()
+            memo.update(zip(todo, score_pairs(list(todo.values()), synonyms=self._synonyms_of), strict=True))
+        return [memo[key] for key in keys]
 
-        After the exact and stem stages, a stem left over on the hypothesis side has no
-        leftover on the reference side, so a stem never matches itself in the WordNet
-        stage and dropping it changes nothing. Kept per prepared text (a candidate is
-        scored against every gold string of its claim); the union lets a pair with no
-        possible synonym match skip the stage.
-        """
-        key = id(hyp)
-        entry = self._hyp_synonyms.get(key)
-        if entry is not None and entry[0] is hyp:
-            return entry[1]
-        cache = self._other_synonyms
-        by_stem: dict[str, frozenset[str]] = {}
-        for stem in hyp.stem_positions:  # each distinct stem once: a repeated word costs nothing more
-            syns = cache.get(stem)
-            if syns is None:
-                syns = cache[stem] = self.wordnet.synonyms(stem) - {stem}
-            by_stem[stem] = syns
-        sets = [by_stem[stem] for stem in hyp.stems]
-        sets.append(frozenset().union(*by_stem.values()))
-        if len(self._hyp_synonyms) >= 50_000:
-            self._hyp_synonyms.clear()
-        self._hyp_synonyms[key] = (hyp, sets)
-        return sets
+    @contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Remember pair scores until the block ends (a batch scores many pairs more than once:
+        the 2024 profile's two answer scores share most of theirs)."""
+        outer, self._batch_scores = self._batch_scores, ({} if self._batch_scores is None else self._batch_scores)
+        try:
+            yield
+        finally:
+            self._batch_scores = outer
 
     def score(self, *, candidate: str, reference: str) -> float:
         """The official ``pairwise_meteor(candidate, reference)``: tokenise both, METEOR."""
-        return self.score_prepared(self.prepare(candidate), self.prepare(reference))
+        if candidate not in self._prepared or reference not in self._prepared:
+            self.prepare_many([candidate, reference])
+        return self.score_prepared(self._prepared[candidate], self._prepared[reference])
 
     def single_meteor_score(self, reference: Sequence[str], hypothesis: Sequence[str]) -> float:
         """Drop-in for ``nltk.translate.meteor_score.single_meteor_score`` (default params)."""
@@ -258,14 +317,25 @@ class MeteorEngine:
         return self.score_prepared(self.prepare_tokens(hypothesis), self.prepare_tokens(reference))
 
 
+class MeteorEngineScorer(PerItemScorer):
+    """An evidence scorer that scores with one METEOR engine per run (offline: no NLTK download)."""
+
+    def setup(self) -> MeteorEngine:
+        return MeteorEngine(allow_download=False)
+
+
 @register_metric
 class Meteor(
-    Metric, name="meteor", higher_is_better=True,
+    MeteorEngineScorer, name="meteor", higher_is_better=True,
     description="sentence METEOR (exact, Porter stem, WordNet synonym stages) as NLTK 3.9.1 computes it, "
     "tokenised as nltk-3.9.1-word_tokenize",
     citation="Lavie & Agarwal (2007); NLTK single_meteor_score",
 ):
     """METEOR of one candidate string against one reference string (NLTK 3.9.1 exact).
+
+    Its parameters are NLTK's defaults, the only ones the engine computes (another value is
+    refused, never silently ignored). As an evidence scorer it scores an item's two whole
+    evidence texts.
 
     Example:
         >>> METEOR.info.name, METEOR.params
@@ -275,9 +345,13 @@ class Meteor(
     alpha: float = ALPHA
     beta: float = BETA
     gamma: float = GAMMA
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"alpha": (ALPHA,), "beta": (BETA,), "gamma": (GAMMA,)}
 
     def __call__(self, *, candidate: str, reference: str, engine: MeteorEngine | None = None) -> float:
         return (engine or default_engine()).score(candidate=candidate, reference=reference)
+
+    def score_item(self, item: RatedItem, ctx: Any) -> float:
+        return self(candidate=item.predicted, reference=item.reference, engine=ctx)
 
 
 _DEFAULT_ENGINE: MeteorEngine | None = None
@@ -293,4 +367,4 @@ def default_engine() -> MeteorEngine:
 
 METEOR = Meteor()
 
-__all__ = ["METEOR", "Meteor", "MeteorEngine", "PreparedText", "default_engine"]
+__all__ = ["METEOR", "Meteor", "MeteorEngine", "MeteorEngineScorer", "PreparedText", "default_engine", "lower_all"]

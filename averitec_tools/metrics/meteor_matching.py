@@ -1,68 +1,24 @@
-"""METEOR's matching stages on prepared texts, in time linear in the two lengths: a string
-tokenised and stemmed once (:class:`PreparedText`), the exact and stem stages one stem
-class at a time, and NLTK's WordNet stage (see :mod:`averitec_tools.metrics.meteor`).
+"""METEOR's matching stages with explicit positions, in time linear in the two lengths: the exact
+and stem stages of one stem class, and NLTK's WordNet stage -- the general path of
+:mod:`averitec_tools.metrics.meteor_align` (pairs that share a stem spelt two ways).
 
 Example:
-    >>> hyp, ref = PreparedText.build(["cats", "sat"], ["cat", "sat"]), PreparedText.build(["cat", "sat"], ["cat", "sat"])
     >>> matches = []
-    >>> for stem in sorted(hyp.stem_set & ref.stem_set):
-    ...     match_stem_class(hyp.stem_positions[stem], ref.stem_positions[stem], hyp.words, ref.words, matches)
-    >>> sorted(matches)
-    [(0, 0), (1, 1)]
+    >>> match_stem_class((0, 1), (0,), ("run", "running"), ("run",), matches)  # exact stage first
+    >>> matches
+    [(0, 0)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
-
-@dataclass(frozen=True, eq=False)
-class PreparedText:
-    """A string tokenised, lower-cased and stemmed once, ready to be scored many times.
-
-    Equality and hashing use ``words`` and ``stems`` only (the hash is computed once: a
-    prepared text is a dictionary key of the leaderboard's pair-score memo).
-    """
-
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    #: stem -> ascending positions (the words of one stem class)
-    stem_positions: dict[str, tuple[int, ...]] = field(repr=False)
-    stem_set: frozenset[str] = field(repr=False)
-    #: stems that stand for more than one distinct word here (e.g. "run" and "running")
-    mixed_stems: frozenset[str] = field(repr=False)
-    _hash: int = field(repr=False)
-
-    @classmethod
-    def build(cls, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
-        words, stems = tuple(words), tuple(stems)
-        # lists grown in place, then frozen: linear in the text's length however often a word repeats
-        growing: dict[str, list[int]] = {}
-        for i, s in enumerate(stems):
-            seen = growing.get(s)
-            if seen is None:
-                growing[s] = [i]
-            else:
-                seen.append(i)
-        positions = {s: tuple(p) for s, p in growing.items()}
-        if len(set(words)) == len(positions):  # as many word forms as stems: none mixed
-            mixed: frozenset[str] = frozenset()
-        else:
-            mixed = frozenset(s for s, p in positions.items() if len(p) > 1 and any(words[i] != words[p[0]] for i in p))
-        return cls(words, stems, positions, frozenset(positions), mixed, hash((words, stems)))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PreparedText):
-            return NotImplemented
-        return self is other or (self._hash == other._hash and self.words == other.words and self.stems == other.stems)
-
-    def __hash__(self) -> int:
-        return self._hash
+K = TypeVar("K", bound=Hashable)
 
 
 def match_stem_class(
-    hyp_pos: tuple[int, ...], ref_pos: tuple[int, ...], hyp_words: tuple[str, ...], ref_words: tuple[str, ...],
+    hyp_pos: Sequence[int], ref_pos: Sequence[int], hyp_words: Sequence[str], ref_words: Sequence[str],
     matches: list[tuple[int, int]],
 ) -> None:
     """Exact then stem matches among the positions of one shared stem (see module docs).
@@ -96,7 +52,20 @@ def match_stem_class(
         matches.extend(zip(hyp_left[len(hyp_left) - k :], ref_left[len(ref_left) - k :], strict=True))
 
 
-def match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], matches: list[tuple[int, int]]) -> None:
+def take_last(candidates: frozenset[K] | set[K], free: dict[K, list[int]]) -> tuple[K, int]:
+    """NLTK's WordNet choice: of the candidate stems' free reference positions (ascending lists),
+    the last one; it is taken (popped). Returns the stem and the position.
+
+    Example:
+        >>> free = {"a": [0, 4], "b": [2]}
+        >>> take_last({"a", "b"}, free), free
+        (('a', 4), {'a': [0], 'b': [2]})
+    """
+    best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
+    return best, free[best].pop()
+
+
+def match_synonyms(syn_sets: Sequence[frozenset[K]], ref_stems: Sequence[K], matches: list[tuple[int, int]]) -> None:
     """NLTK's WordNet stage, appended to ``matches``, in time linear in the two lengths.
 
     NLTK visits the unmatched hypothesis words from last to first; each takes the last
@@ -114,7 +83,7 @@ def match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], m
     matched_h = {h for h, _ in matches}
     matched_r = {r for _, r in matches}
     wanted = syn_sets[-1]
-    free: dict[str, list[int]] = {}  # stem -> its unmatched reference positions, ascending
+    free: dict[K, list[int]] = {}  # stem -> its unmatched reference positions, ascending
     for j, stem in enumerate(ref_stems):
         if stem in wanted and j not in matched_r:
             positions = free.get(stem)
@@ -129,13 +98,11 @@ def match_synonyms(syn_sets: list[frozenset[str]], ref_stems: tuple[str, ...], m
         if i in matched_h:
             continue
         candidates = syn_sets[i] & free_stems  # iterates over the smaller set
-        if not candidates:
-            continue
-        best = max(candidates, key=lambda stem: free[stem][-1]) if len(candidates) > 1 else next(iter(candidates))
-        positions = free[best]
-        matches.append((i, positions.pop()))
-        if not positions:
-            free_stems.discard(best)
+        if candidates:
+            best, spot = take_last(candidates, free)
+            matches.append((i, spot))
+            if not free[best]:
+                free_stems.discard(best)
 
 
-__all__ = ["PreparedText", "match_stem_class", "match_synonyms"]
+__all__ = ["match_stem_class", "match_synonyms", "take_last"]

@@ -242,4 +242,4 @@ def approximate_randomization_test(**kwargs: Any) -> PairedTestResult:
     return paired_test(test="randomization", **kwargs)
 
 
-__all__ = ["PAIRED_TESTS", "PairedTestKind", "PairedTestResult", "approximate_randomization_test", "paired_bootstrap_test", "paired_test"]
+__all__ = ["PairedTestResult", "approximate_randomization_test", "paired_bootstrap_test", "paired_test"]

@@ -64,23 +64,7 @@ def plot_reliability_diagram(
         2, 1, figsize=(7.5, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08}
     )
     try:
-        ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfect calibration")
-        first_gap = True
-        for b in diagram.bins:
-            width = b.upper - b.lower
-            if b.count == 0 or b.accuracy is None or b.confidence is None or width <= 0:
-                continue
-            ax.bar(b.lower, b.accuracy, width=width, align="edge", color="#4C72B0",
-                   edgecolor="white", linewidth=0.8, label="accuracy" if first_gap else None)
-            lo, hi = sorted((b.accuracy, b.confidence))
-            # Hatched outline only, so the gap reads the same over a bar (under-confidence)
-            # and above it (over-confidence).
-            ax.bar(b.lower, hi - lo, bottom=lo, width=width, align="edge", facecolor="none",
-                   edgecolor="#C44E52", hatch="///", linewidth=0.8,
-                   label="gap to mean confidence" if first_gap else None)
-            ax.hlines(b.confidence, b.lower, b.upper, color="#C44E52", linewidth=1.6,
-                      label="mean confidence" if first_gap else None)
-            first_gap = False
+        _draw_bins(ax, diagram)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy")
@@ -105,6 +89,27 @@ def plot_reliability_diagram(
         return _save(fig, path)
     finally:
         plt.close(fig)
+
+
+def _draw_bins(ax: Any, diagram: ReliabilityDiagram) -> None:
+    """The diagonal, then per non-empty bin its accuracy bar, its mean confidence and the gap between."""
+    ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfect calibration")
+    first_gap = True
+    for b in diagram.bins:
+        width = b.upper - b.lower
+        if b.count == 0 or b.accuracy is None or b.confidence is None or width <= 0:
+            continue
+        ax.bar(b.lower, b.accuracy, width=width, align="edge", color="#4C72B0",
+               edgecolor="white", linewidth=0.8, label="accuracy" if first_gap else None)
+        lo, hi = sorted((b.accuracy, b.confidence))
+        # Hatched outline only, so the gap reads the same over a bar (under-confidence)
+        # and above it (over-confidence).
+        ax.bar(b.lower, hi - lo, bottom=lo, width=width, align="edge", facecolor="none",
+               edgecolor="#C44E52", hatch="///", linewidth=0.8,
+               label="gap to mean confidence" if first_gap else None)
+        ax.hlines(b.confidence, b.lower, b.upper, color="#C44E52", linewidth=1.6,
+                  label="mean confidence" if first_gap else None)
+        first_gap = False
 
 
 def plot_risk_coverage(
@@ -132,31 +137,10 @@ def plot_risk_coverage(
         >>> p.read_bytes()[:4] == b"\\x89PNG"
         True
     """
-    import numpy as np
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8.5, 4.5))
     try:
-        cov = np.concatenate([[0.0], np.asarray(curve.coverages)])
-        risk = np.asarray(curve.risks)
-        # The risk of the first few claims is a ratio of tiny counts (0/1, 1/1, 1/2...): drawn
-        # at full strength it reads as a spike at coverage ≈ 0, so it is drawn faded and
-        # left out of the y-range. The whole step function (its area is AURC) is still drawn.
-        n_min = min(curve.n, MIN_CLAIMS_FOR_RISK)
-        split = int(np.searchsorted(cov[1:], n_min / curve.n - 1e-12))
-        if split > 0:
-            ax.stairs(risk[:split], cov[: split + 1], baseline=None, color="#4C72B0", linewidth=1.2,
-                      alpha=0.3, label=f"first {n_min} claims (too few for a stable risk)")
-        ax.stairs(risk[split:], cov[split:], baseline=None, color="#4C72B0", linewidth=1.8,
-                  label=f"system (AURC = {curve.aurc:.4f})")
-        if len(curve.risks) <= 60:  # markers only where they stay readable
-            ax.plot(curve.coverages[split:], curve.risks[split:], linestyle="none", marker="o",
-                    markersize=3, color="#4C72B0")
-        k = np.arange(1, curve.n + 1, dtype=np.float64)
-        oracle = np.maximum(0.0, k - curve.n_correct) / k
-        ax.stairs(oracle, np.concatenate([[0.0], k / curve.n]), baseline=None, color="#55A868",
-                  linestyle="--",
-                  linewidth=1.4, label=f"oracle ranking (AURC* = {curve.oracle_aurc:.4f})")
+        split, oracle = _draw_curves(ax, curve)
         full_risk = curve.risks[-1]
         ax.axhline(full_risk, color="0.5", linewidth=0.8, linestyle=":",
                    label=f"risk at full coverage = {full_risk:.3f}")
@@ -171,6 +155,33 @@ def plot_risk_coverage(
         return _save(fig, path)
     finally:
         plt.close(fig)
+
+
+def _draw_curves(ax: Any, curve: RiskCoverageCurve) -> tuple[int, Any]:
+    """The system's step curve (its first claims faded) and the oracle's; returns (first full-strength
+    point, oracle risks)."""
+    import numpy as np
+
+    cov = np.concatenate([[0.0], np.asarray(curve.coverages)])
+    risk = np.asarray(curve.risks)
+    # The risk of the first few claims is a ratio of tiny counts (0/1, 1/1, 1/2...): drawn
+    # at full strength it reads as a spike at coverage ≈ 0, so it is drawn faded and
+    # left out of the y-range. The whole step function (its area is AURC) is still drawn.
+    n_min = min(curve.n, MIN_CLAIMS_FOR_RISK)
+    split = int(np.searchsorted(cov[1:], n_min / curve.n - 1e-12))
+    if split > 0:
+        ax.stairs(risk[:split], cov[: split + 1], baseline=None, color="#4C72B0", linewidth=1.2,
+                  alpha=0.3, label=f"first {n_min} claims (too few for a stable risk)")
+    ax.stairs(risk[split:], cov[split:], baseline=None, color="#4C72B0", linewidth=1.8,
+              label=f"system (AURC = {curve.aurc:.4f})")
+    if len(curve.risks) <= 60:  # markers only where they stay readable
+        ax.plot(curve.coverages[split:], curve.risks[split:], linestyle="none", marker="o",
+                markersize=3, color="#4C72B0")
+    k = np.arange(1, curve.n + 1, dtype=np.float64)
+    oracle = np.maximum(0.0, k - curve.n_correct) / k
+    ax.stairs(oracle, np.concatenate([[0.0], k / curve.n]), baseline=None, color="#55A868", linestyle="--",
+              linewidth=1.4, label=f"oracle ranking (AURC* = {curve.oracle_aurc:.4f})")
+    return split, oracle
 
 
 __all__ = ["plot_reliability_diagram", "plot_risk_coverage"]

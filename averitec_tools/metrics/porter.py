@@ -75,4 +75,4 @@ def linear_porter(base: type[Any]) -> type[Any]:
     return LinearPorterStemmer
 
 
-__all__ = ["consonant_flags", "linear_porter"]
+__all__ = ["linear_porter"]

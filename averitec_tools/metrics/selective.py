@@ -273,22 +273,7 @@ def oracle_aurc_of(*, correct: ArrayLike) -> float:
 
 
 __all__ = [
-    "AURC",
-    "R2VC_CALIBRATION_THRESHOLD",
-    "CoverageAtRisk",
-    "ExcessAURC",
-    "RiskAtCoverage",
-    "RiskCoverageCurve",
-    "SelectiveAccuracy",
-    "SelectivePoint",
-    "SelectiveResult",
-    "aurc",
-    "aurc_batched",
-    "coverage_at_risk",
-    "excess_aurc",
-    "oracle_aurc",
-    "oracle_aurc_of",
-    "risk_at_coverage",
-    "risk_coverage_curve",
-    "selective_accuracy",
+    "AURC", "CoverageAtRisk", "ExcessAURC", "RiskAtCoverage", "RiskCoverageCurve", "SelectiveAccuracy",
+    "SelectivePoint", "aurc", "aurc_batched", "coverage_at_risk", "excess_aurc", "oracle_aurc", "oracle_aurc_of",
+    "risk_at_coverage", "risk_coverage_curve", "selective_accuracy",
 ]

@@ -105,7 +105,7 @@ class WarmPool:
         from multiprocessing import Pipe
 
         engine.tokenizer.load()
-        engine.wordnet.load()  # read once here, shared by the forks
+        engine.load()  # punkt_tab read and the tables opened once here, shared by the forks
         parent = os.getpid()
         for _ in range(processes - 1):
             ours, theirs = Pipe()
@@ -215,4 +215,4 @@ def _reap(pid: int, *, timeout: float) -> bool:
         time.sleep(0.01)
 
 
-__all__ = ["COLLECT_EVERY", "WarmPool"]
+__all__ = ["WarmPool"]

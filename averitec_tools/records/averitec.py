@@ -181,4 +181,4 @@ class AVeriTeCClaim:
         }
 
 
-__all__ = ["ANSWER_TYPES", "AVERITEC_LABELS", "AVeriTeCClaim", "Answer", "Question", "parse_claim_date"]
+__all__ = ["AVERITEC_LABELS", "AVeriTeCClaim", "Answer", "Question", "parse_claim_date"]

@@ -172,43 +172,47 @@ class FeverPrediction:
                 f"{where}: unknown label {label!r}",
                 hint=f"valid labels (any case): {', '.join(FEVER_LABELS)}",
             )
-        evidence = obj[ev_key]
-        if evidence is None:  # the reference scorer crashes on it; [] is how "no evidence" is written
-            raise UserError(f"{where}: '{ev_key}' is null", hint="use [] for no predicted evidence")
-        if not isinstance(evidence, list):
-            raise UserError(f"{where}: '{ev_key}' must be a list of [page, line] pairs")
-        pairs: list[tuple[str, int]] = []
-        for i, item in enumerate(evidence):
-            if (
-                not isinstance(item, list)
-                or len(item) != 2
-                or not isinstance(item[0], str)
-                or isinstance(item[1], bool)
-                or not isinstance(item[1], int)
-            ):
-                looks_gold = isinstance(item, list) and item and isinstance(item[0], list)
-                raise UserError(
-                    f"{where}: {ev_key}[{i}] must be a [page<string>, line<int>] pair, found {item!r}",
-                    hint="this looks like a gold evidence group; pass the gold file as REFERENCES"
-                    if looks_gold
-                    else None,
-                )
-            pairs.append((item[0], item[1]))
-        confidence = obj.get("confidence")
-        if confidence is not None:
-            confidence = probability(confidence, where=where, field="confidence")
-        probabilities = obj.get("probabilities")
-        if probabilities is not None:
-            if not isinstance(probabilities, Mapping):
-                raise UserError(f"{where}: 'probabilities' must map labels to numbers")
-            probabilities = {str(k): probability(v, where=where, field=f"probabilities[{k!r}]") for k, v in probabilities.items()}
-        return cls(
-            id=obj.get("id"),
-            predicted_label=label,
-            predicted_evidence=tuple(pairs),
-            confidence=None if confidence is None else float(confidence),
-            probabilities=probabilities,
-        )
+        pairs = _predicted_pairs(obj[ev_key], key=ev_key, where=where)
+        confidence, probabilities = _confidences(obj, where)
+        return cls(id=obj.get("id"), predicted_label=label, predicted_evidence=pairs, confidence=confidence,
+                   probabilities=probabilities)
+
+
+def _predicted_pairs(evidence: Any, *, key: str, where: str) -> tuple[tuple[str, int], ...]:
+    """The ``[page, line]`` pairs of a prediction's evidence list (a gold-shaped group is named as such)."""
+    if evidence is None:  # the reference scorer crashes on it; [] is how "no evidence" is written
+        raise UserError(f"{where}: '{key}' is null", hint="use [] for no predicted evidence")
+    if not isinstance(evidence, list):
+        raise UserError(f"{where}: '{key}' must be a list of [page, line] pairs")
+    pairs: list[tuple[str, int]] = []
+    for i, item in enumerate(evidence):
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], str)
+            or isinstance(item[1], bool)
+            or not isinstance(item[1], int)
+        ):
+            looks_gold = isinstance(item, list) and item and isinstance(item[0], list)
+            raise UserError(
+                f"{where}: {key}[{i}] must be a [page<string>, line<int>] pair, found {item!r}",
+                hint="this looks like a gold evidence group; pass the gold file as REFERENCES" if looks_gold else None,
+            )
+        pairs.append((item[0], item[1]))
+    return tuple(pairs)
+
+
+def _confidences(obj: Mapping[str, Any], where: str) -> tuple[float | None, dict[str, float] | None]:
+    """A prediction's optional ``confidence`` and per-label ``probabilities``, each checked to lie in [0, 1]."""
+    confidence = obj.get("confidence")
+    if confidence is not None:
+        confidence = float(probability(confidence, where=where, field="confidence"))
+    probabilities = obj.get("probabilities")
+    if probabilities is not None:
+        if not isinstance(probabilities, Mapping):
+            raise UserError(f"{where}: 'probabilities' must map labels to numbers")
+        probabilities = {str(k): probability(v, where=where, field=f"probabilities[{k!r}]") for k, v in probabilities.items()}
+    return confidence, probabilities
 
 
 __all__ = ["FeverClaim", "FeverEvidence", "FeverPrediction"]

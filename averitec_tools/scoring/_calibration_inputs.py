@@ -104,4 +104,4 @@ def confidence_claims(
     return kept, len(missing)
 
 
-__all__ = ["bad_probabilities", "check_settings", "check_gold", "confidence_claims", "prescan"]
+__all__ = ["check_settings", "check_gold", "confidence_claims", "prescan"]

@@ -119,39 +119,29 @@ def calibration_report(
     profile: str = DEFAULT_PROFILE,
     n_bins: int = 15,
     strategy: Literal["uniform", "quantile"] = "uniform",
-    abstain_labels: Sequence[str] | None = None,
-    abstention_mode: Literal["class", "abstain"] = "class",
+    abstain_labels: Sequence[str] | None = None, abstention_mode: Literal["class", "abstain"] = "class",
     drop_missing_confidence: bool = False,
     threshold: float = 0.60, target_risk: float = 0.10, target_coverage: float = 0.80,
     n_resamples: int = 1000, ci_method: Literal["percentile", "BCa", "basic"] = "percentile",
     confidence_level: float = 0.95, seed: int = 0,
-    plot_dir: str | os.PathLike[str] | None = None,
-    metrics: Sequence[str] = (),
+    plot_dir: str | os.PathLike[str] | None = None, metrics: Sequence[str] = (),
 ) -> CalibrationReport:
     """Score ``predictions`` with ``profile`` and measure how well its confidences are calibrated.
 
     Args:
-        predictions: Submission file; items carry a ``confidence`` in [0, 1].
-        references: Gold file.
+        predictions: Submission file (items carry a ``confidence`` in [0, 1]); ``references``: gold file.
         profile: Scoring profile that reads the files.
-        n_bins: Calibration bins.
-        strategy: Equal-width (``uniform``) or equal-mass (``quantile``) bins.
-        abstain_labels: Labels meaning "cannot decide" (default:
-            :data:`averitec_tools.metrics.abstention.DEFAULT_ABSTAIN_LABELS`).
-        abstention_mode: ``class``: abstain labels are an ordinary class; ``abstain``:
-            claims predicted with one are left out of the calibration analysis.
+        n_bins: Calibration bins, equal-width (``strategy="uniform"``) or equal-mass (``"quantile"``).
+        abstain_labels: Labels meaning "cannot decide" (default ``metrics.abstention.DEFAULT_ABSTAIN_LABELS``);
+            ``abstention_mode``: ``class``, an ordinary class, or ``abstain``, claims predicted with one left out.
         drop_missing_confidence: Leave out claims without a confidence instead of failing.
-        threshold: Confidence threshold for selective accuracy (R2VC's τ_cal).
-        target_risk: Report the largest coverage with risk ≤ this.
-        target_coverage: Report the risk at this coverage.
-        n_resamples: Bootstrap resamples for the intervals; 0 disables them.
-        ci_method: Bootstrap interval method.
-        confidence_level: Level of the intervals.
-        seed: Bootstrap seed.
+        threshold: Confidence threshold for selective accuracy (R2VC's τ_cal); ``target_risk``: report
+            the largest coverage with risk ≤ this; ``target_coverage``: report the risk at this coverage.
+        n_resamples: Bootstrap resamples for the intervals (0: none), with ``ci_method``,
+            ``confidence_level`` and ``seed``.
         plot_dir: Write :data:`PLOT_FILES` here (checked before anything is scored).
-        metrics: More metrics of confidence against correctness by their registry string
-            form (e.g. ``ece(n_bins=10,strategy=quantile)``, ``risk-at-coverage(coverage=0.5)``),
-            computed on the same claims; reported under ``metrics``.
+        metrics: More metrics of confidence against correctness by their registry string form
+            (``ece(n_bins=10,strategy=quantile)``), on the same claims; reported under ``metrics``.
 
     Raises:
         UserError: Bad settings, a confidence or probability out of range, a claim without
@@ -173,15 +163,10 @@ def calibration_report(
     boot: dict[str, Any] = {"n_resamples": n_resamples, "ci_method": ci_method, "confidence_level": confidence_level,
                             "seed": seed}
     return CalibrationReport(
-        profile=profile,
-        signature=_signature(profile=profile, abstention_mode=abstention_mode, **bins, **boot),
-        profile_signature=scored.result.signature,
-        predictions=predictions,
-        references=references,
-        n_claims=len(scored.result.per_claim),
-        n_missing_confidence_dropped=scored.n_missing,
-        n_abstentions_excluded=scored.n_abstentions,
-        abstention=scored.abstention,
+        profile=profile, signature=_signature(profile=profile, abstention_mode=abstention_mode, **bins, **boot),
+        profile_signature=scored.result.signature, predictions=predictions, references=references,
+        n_claims=len(scored.result.per_claim), n_missing_confidence_dropped=scored.n_missing,
+        n_abstentions_excluded=scored.n_abstentions, abstention=scored.abstention,
         **_figures(scored.kept, scored.result.labels, predictions=predictions, threshold=threshold,
                    target_risk=target_risk, target_coverage=target_coverage, plot_dir=plot_dir, extra=extra,
                    **bins, **boot),
@@ -280,4 +265,4 @@ def _figures(kept: list[ClaimScore], labels: Sequence[str], *, predictions: str,
     )
 
 
-__all__ = ["PLOT_FILES", "CalibrationReport", "calibration_report", "confidence_metrics", "headline_metrics"]
+__all__ = ["PLOT_FILES", "calibration_report", "confidence_metrics", "headline_metrics"]

@@ -198,19 +198,13 @@ def compare_submissions(
     """Score ``a`` and ``b`` with ``profile`` and test every metric's difference, paired by claim.
 
     Args:
-        a: Submission of system A.
-        b: Submission of system B.
-        references: Gold file.
+        a: Submission of system A; ``b``: of system B; ``references``: the gold file.
         profile: Scoring profile that reads the files.
         metrics: Compare only these (default: every per-claim metric of the profile plus
             accuracy and macro_f1), by JSON key or parse form (``label-accuracy``,
             ``averitec-score(threshold=0.25)``; see :mod:`averitec_tools.metrics.keys`).
-        n_resamples: Bootstrap resamples / randomisation rounds.
-        seed: Random seed.
-        test: Paired bootstrap or approximate randomisation.
-        alpha: Significance level.
-        confidence_level: Level of the CI of the difference.
-        ci_method: Bootstrap interval method.
+        test: Paired bootstrap or approximate randomisation, ``n_resamples`` rounds from ``seed``.
+        alpha: Significance level; ``confidence_level``, ``ci_method``: the CI of the difference.
 
     Raises:
         UserError: Bad settings, an unknown metric (with close names), claims that do not
@@ -290,4 +284,4 @@ def _signature(*, profile: str, test: str, n_resamples: int, seed: int, alpha: f
     ])
 
 
-__all__ = ["LABEL_METRICS", "Comparison", "check_metric_names", "compare_submissions"]
+__all__ = ["Comparison", "compare_submissions"]

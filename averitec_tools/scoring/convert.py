@@ -283,7 +283,14 @@ def read_submission(path: str | os.PathLike[str], *, source_format: str | None =
     fmt = source_format or sniff_submission_format(path)
     if fmt not in READERS:
         raise UserError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    return fmt, READERS[fmt](str(path))
+    items = READERS[fmt](str(path))
+    seen: set[Any] = set()
+    for item in items:  # every scorer refuses a file that predicts a claim twice: so does a conversion
+        if item.id in seen:
+            raise UserError(f"{path} (claim {item.id!r}): duplicate claim id; every scorer refuses this file",
+                            hint="keep one prediction per claim")
+        seen.add(item.id)
+    return fmt, items
 
 
 def _with_references(items: list[Item], references: str | os.PathLike[str]) -> list[Item]:
@@ -323,7 +330,7 @@ def convert(
     """
     if target_format not in WRITERS:
         raise UserError(f"unknown target format {target_format!r}; choose one of: {', '.join(FORMATS)}")
-    if Path(out).resolve() == Path(source).resolve():
+    if os.path.realpath(out) == os.path.realpath(source):  # realpath: a symlink loop is a path, not an exception
         raise UserError(f"{out}: the output would overwrite the input file")
     fmt, items = read_submission(source, source_format=source_format)
     if references is not None:
@@ -334,11 +341,4 @@ def convert(
     return result
 
 
-__all__ = [
-    "FORMATS",
-    "Converted",
-    "Item",
-    "convert",
-    "read_submission",
-    "sniff_submission_format",
-]
+__all__ = ["FORMATS", "Item", "convert", "read_submission", "sniff_submission_format"]

@@ -1,10 +1,13 @@
-"""The fever8 profile's judge-failure modes: what a failed or unparseable judge request
-means for a claim (``raise``, ``zero`` -- the organisers' code -- or ``unscored``), the
+"""The fever8 profile's judge-failure modes: what a judge request that failed on the judge's
+side means for a claim (``raise``, ``zero`` -- the organisers' code -- or ``unscored``), the
 signature field that names the mode, and the means over the scored claims.
 
-Under ``unscored`` a claim whose judge request failed or whose reply does not parse keeps
-its label accuracy and Hungarian METEOR scores, but its judge values are NaN and it is
-left out of their means; ``judge.unscored`` counts it by reason (:data:`UNSCORED_REASONS`).
+Under ``unscored`` a claim whose judge request failed on the judge's side (after its
+retries) keeps its label accuracy and Hungarian METEOR scores, but its judge values are NaN
+and it is left out of their means; ``judge.unscored`` counts it by reason
+(:data:`UNSCORED_REASONS`). What the submission's content causes -- an unparseable reply,
+a request refused for its content -- scores 0 in every mode
+(:mod:`averitec_tools.metrics.judge_policy`), so that no failure raises a score.
 
 Example:
     >>> failures_field("unscored", failed=1, unscored=3), FAILURE_MODE_TITLES["zero"]
@@ -18,17 +21,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from averitec_tools.metrics.averitec_score import threshold_key
+from averitec_tools.metrics.judge_policy import UNAVAILABLE_REASON
 from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 
-#: Why a claim is unscored under ``judge_unscored`` (a failed request wins over an unparseable reply).
-UNSCORED_REASONS = ("judge_request_failed", "judge_reply_unparseable")
+#: Why a claim is unscored under ``judge_unscored``: only a failure on the judge's side.
+UNSCORED_REASONS = (UNAVAILABLE_REASON,)
 #: Per-claim values that come from the judge (NaN on an unscored claim).
 JUDGE_KEYS = ("ev2r_qa_precision", "ev2r_qa_recall", "ev2r_q_precision", "ev2r_q_recall")
 #: The Hungarian METEOR threshold of the old AVeriTeC score reported alongside.
 METEOR_THRESHOLD = 0.25
 FAILURE_MODE_TITLES = {"zero": "official (failures score 0)", "raise": "raise",
-                       "unscored": "unscored (failed or unparseable: excluded from the judge means)"}
+                       "unscored": "unscored (failed on the judge's side: excluded from the judge means, result incomplete)"}
 
 
 def failures_field(mode: str, *, failed: int, unscored: int) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r import KINDS, JudgePrompt
+from averitec_tools.metrics.judge_policy import InputBound
 from averitec_tools.scoring.convert import NO_ANSWER, read_submission
 from averitec_tools.scoring.fever8_csv import (
     csv_id,
@@ -141,17 +142,23 @@ def load_claims(*, predictions: PathLike, references: PathLike) -> ClaimSet:
     return ClaimSet(claims, len(skipped))
 
 
-def judge_texts(claim: Claim, kind: str) -> tuple[str, str]:
-    """``(reference, prediction)`` as the judge sees them for ``kind``.
+def judge_texts(claim: Claim, kind: str, *, bound: InputBound | None = None) -> tuple[str, str]:
+    """``(reference, prediction)`` as the judge sees them for ``kind``; with an active
+    ``bound`` the prediction is rebuilt from its bounded pairs (the reference never is).
 
     Example:
-        >>> c = Claim(0, "C", "Refuted", "Refuted", (), (), "Q1?\\t\\t\\nA.\\t\\t\\n\\n", "Q2?\\t\\t\\nB.\\t\\t\\n\\n")
+        >>> c = Claim(0, "C", "Refuted", "Refuted", (), (("Q2?", "B."),), "Q1?\\t\\t\\nA.\\t\\t\\n\\n", "Q2?\\t\\t\\nB.\\t\\t\\n\\n")
         >>> judge_texts(c, "questions")
         ('Q1?', 'Q2?')
+        >>> judge_texts(c, "qa", bound=InputBound(max_chars=1))[1]
+        'Q\\t\\t\\nB\\t\\t\\n\\n'
     """
+    pred_evi = claim.pred_evi
+    if bound is not None and bound.active:
+        pred_evi = join_evi(bound.pairs(claim.pred_pairs)[0], where=f"claim {claim.id!r}")
     if kind == "qa":
-        return claim.gold_evi, claim.pred_evi
-    return evi_questions(claim.gold_evi), evi_questions(claim.pred_evi)
+        return claim.gold_evi, pred_evi
+    return evi_questions(claim.gold_evi), evi_questions(pred_evi)
 
 
 def judge_requests(
@@ -163,15 +170,17 @@ def judge_requests(
     temperature: float = 0.0,
     seed: int | None = None,
     repeat: int = 0,
+    bound: InputBound | None = None,
 ) -> list[tuple[Claim, str, Any]]:
-    """``(claim, kind, JudgeRequest)`` for every claim and kind (questions first, as the organisers send them)."""
+    """``(claim, kind, JudgeRequest)`` for every claim and kind (questions first, as the
+    organisers send them); ``bound`` cuts what the judge sees of each prediction."""
     from averitec_tools.metrics.ev2r_runner import JudgeRequest, cache_key, sampling_tag
 
     tag = sampling_tag(temperature=temperature, seed=seed, repeat=repeat)
     out = []
     for kind in sorted(kinds, key=lambda k: k != "questions"):
         for c in claims:
-            ref, pred = judge_texts(c, kind)
+            ref, pred = judge_texts(c, kind, bound=bound)
             key = cache_key(model=model, prompt_sha256=prompt.sha256, claim_id=c.id, kind=kind, reference=ref,
                             prediction=pred, sampling=tag)
             text = prompt.render(kind, claim=c.claim, reference=ref, prediction=pred)
@@ -188,4 +197,4 @@ def load_prompt(spec: str | None, *, cache_dir: PathLike | None = None, allow_do
     return JudgePrompt.load(spec)
 
 
-__all__ = ["GOLD_SPLIT", "Claim", "ClaimSet", "judge_requests", "judge_texts", "load_claims", "load_prompt"]
+__all__ = ["Claim", "ClaimSet", "judge_requests", "load_claims", "load_prompt"]

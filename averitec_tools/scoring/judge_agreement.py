@@ -294,4 +294,4 @@ def _score_ci(judge_runs: list[JudgeRun], *, n_resamples: int, confidence_level:
     return mean_ci(values=mean_score, n_resamples=n_resamples, confidence_level=confidence_level, seed=seed)
 
 
-__all__ = ["AgreementReport", "JudgeRun", "JudgeSpec", "judge_agreement"]
+__all__ = ["JudgeSpec", "judge_agreement"]

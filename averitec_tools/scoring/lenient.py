@@ -62,4 +62,4 @@ class Lenience:
         return {k: self.counts[k] for k in TOLERATED if self.counts[k]}
 
 
-__all__ = ["TOLERATED", "Lenience"]
+__all__ = ["Lenience"]

@@ -77,10 +77,15 @@ def _matrix(results: Sequence[Any], paths: Sequence[str], metric: str) -> tuple[
     return np.array(rows), claims
 
 
-def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str | os.PathLike[str]], size: int = 100,
+#: The lite subset's size unless one is given (at most the claim count).
+DEFAULT_SIZE = 100
+
+
+def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str | os.PathLike[str]], size: int | None = None,
                profile: str = "averitec2024", metric: str = DEFAULT_METRIC, resamples: int = 1000,
                level: float = 0.95, seed: int = 0) -> dict[str, Any]:
-    """Score ``submissions`` against ``references`` and compare their full and lite rankings.
+    """Score ``submissions`` against ``references`` and compare their full and lite rankings
+    (``size``: the lite subset's claims; ``None``: min(100, the claim count)).
 
     Raises:
         UserError: fewer than 3 submissions, a bad size, a metric the profile has no
@@ -91,10 +96,11 @@ def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str 
     paths = [str(p) for p in submissions]
     if len(paths) < 3:
         raise UserError(f"a ranking check needs at least 3 submissions, got {len(paths)}")
-    if size < 1:  # before any scoring; the upper bound (the claim count) is checked by lite_subset
+    if size is not None and size < 1:  # before any scoring; the upper bound (the claim count) is checked by lite_subset
         raise UserError(f"lite subset size must be at least 1, got {size}")
     results = [score_with_profile(profile=profile, predictions=p, references=str(references)) for p in paths]
     values, claims = _matrix(results, paths, metric)
+    size = min(DEFAULT_SIZE, len(claims)) if size is None else size
     chosen = {repr(cid) for cid in lite_subset(claims=claims, size=size)}
     lite = np.array([repr(cid) in chosen for cid, _ in claims])
     out = ranking_agreement(values=values, lite=lite, resamples=resamples, level=level, seed=seed)
@@ -102,8 +108,25 @@ def lite_check(*, references: str | os.PathLike[str], submissions: Sequence[str 
             "claim_ids": [cid for cid, _ in claims if repr(cid) in chosen],
             "systems": [{"submission": Path(p).name, "full": f, "lite": s}
                         for p, f, s in zip(paths, out.pop("full"), out.pop("lite"), strict=True)],
-            **out, "signature": f"lite-check|{results[0].signature}|metric={metric}|size={size}|rule=averitec-lite-sha256"
-                                f"|resamples={resamples}|level={level:g}|seed={seed}"}
+            **out, "signature": lite_signature(score=results[0].signature, metric=metric, size=size, resamples=resamples,
+                                               level=level, seed=seed)}
+
+
+def lite_signature(*, score: str, metric: str, size: int, resamples: int, level: float, seed: int) -> str:
+    """``lite-check|metric:…|size:…|rule:…|resamples:…|level:…|seed:…``, then the score's signature
+    embedded as ``score.…`` (the profile that scored the files), then the version.
+
+    Example:
+        >>> lite_signature(score="profile:fever|version:0.1.0", metric="strict_score", size=10, resamples=5,
+        ...                level=0.95, seed=0).rsplit("|version:", 1)[0]
+        'lite-check|metric:strict_score|size:10|rule:averitec-lite-sha256|resamples:5|level:0.95|seed:0|score.profile:fever|score.version:0.1.0'
+    """
+    from averitec_tools.metrics.signature import embed_signature, render_signature
+
+    return "lite-check|" + render_signature([
+        ("metric", metric), ("size", size), ("rule", "averitec-lite-sha256"), ("resamples", resamples),
+        ("level", f"{level:g}"), ("seed", seed), *embed_signature("score", score),
+    ])
 
 
 __all__ = ["DEFAULT_METRIC", "lite_check", "ranking_agreement"]

@@ -383,15 +383,6 @@ def check_claim_text(pred_claim: str | None, gold_claim: str, where: str) -> Non
 
 
 __all__ = [
-    "EvalAIItem",
-    "EvidenceItem",
-    "Prediction2023",
-    "Prediction2024",
-    "check_claim_text",
-    "check_label",
-    "load_evalai",
-    "load_gold_claims",
-    "load_predictions_2023",
-    "load_predictions_2024",
-    "parse_confidence",
+    "EvalAIItem", "EvidenceItem", "Prediction2023", "Prediction2024", "check_claim_text", "check_label",
+    "load_evalai", "load_gold_claims", "load_predictions_2023", "load_predictions_2024",
 ]

@@ -3,7 +3,7 @@
 The trivial reference every offline baseline table shows beside the baselines, and the
 prior the offline baselines' decisions read as features: a multinomial logistic
 regression on the packaged all-MiniLM-L6-v2 embedding of the claim (unit length, 384
-numbers; :func:`~averitec_tools.scoring.meta_eval.free_scorer.embed`), trained on
+numbers; :func:`~averitec_tools.metrics.minilm_qa_f1.embed`), trained on
 AVeriTeC *training* claims minus every scored claim's normalised twin and minus the
 pseudo-test (:func:`prior_training_set`). Its inverse regularisation ``C`` is chosen on
 those claims alone by 5-fold cross-validation on the held-out log-likelihood
@@ -271,8 +271,8 @@ def fitted_prior(*, train_path: str | Path, scored: Sequence[str], pseudo_test_c
     from averitec_tools.hashing import file_sha256, json_digest
     from averitec_tools.jsonio import load_json
     from averitec_tools.leakage.pseudo_test import pseudo_test_mask, pseudo_test_size
+    from averitec_tools.metrics.minilm_qa_f1 import weights_sha256
     from averitec_tools.records.averitec import AVeriTeCClaim
-    from averitec_tools.scoring.meta_eval.free_scorer import weights_sha256
 
     raw = load_json(train_path)
     records = [AVeriTeCClaim.from_dict(r, where=f"{train_path}[{i}]", claim_id=i) for i, r in enumerate(raw)]
@@ -298,7 +298,7 @@ def fitted_prior(*, train_path: str | Path, scored: Sequence[str], pseudo_test_c
 def embed_claims(texts: Sequence[str]) -> np.ndarray:
     """``(n, 384)`` unit-length MiniLM embeddings of ``texts`` (cached under the cache root)."""
     from averitec_tools.cache import cache_root
-    from averitec_tools.scoring.meta_eval.free_scorer import embed_cached
+    from averitec_tools.metrics.minilm_qa_f1 import embed_cached
 
     if not texts:
         return np.zeros((0, 384))

@@ -146,5 +146,4 @@ def write_manifest(path: str | os.PathLike[str], manifest: Mapping[str, Any]) ->
         fh.write("\n")
 
 
-__all__ = ["LIBRARIES", "describe_input", "git_state", "hardware", "library_versions", "manifest_path",
-           "run_manifest", "write_manifest"]
+__all__ = ["git_state", "hardware", "library_versions", "manifest_path", "run_manifest", "write_manifest"]

@@ -28,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -69,8 +68,9 @@ def claims_fingerprint(claim_ids: Iterable[Any]) -> str:
         >>> claims_fingerprint([0, 1]) == claims_fingerprint([0, 1]), claims_fingerprint([0, 1]) == claims_fingerprint([1, 0])
         (True, False)
     """
-    blob = json.dumps([sidecar_key(c) for c in claim_ids]).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
+    from averitec_tools.hashing import json_digest
+
+    return json_digest([sidecar_key(c) for c in claim_ids])
 
 
 def sidecar_header(kind: str, **fields: Any) -> dict[str, Any]:
@@ -238,5 +238,5 @@ def open_sidecar(out: str | os.PathLike[str], *, header: Mapping[str, Any], resu
     return Sidecar(side, header=header, done=done)
 
 
-__all__ = ["SIDECAR_VERSION", "Sidecar", "append_record", "check_partial_policy", "claims_fingerprint",
-           "open_sidecar", "read_sidecar", "sidecar_header", "sidecar_key", "sidecar_path"]
+__all__ = ["check_partial_policy", "claims_fingerprint", "open_sidecar", "read_sidecar", "sidecar_header",
+           "sidecar_key", "sidecar_path"]

@@ -1,34 +1,40 @@
-"""What a baseline run is asked to do (:class:`RunSpec`) and what it reports (:class:`RunSummary`).
+"""What a baseline run is asked to do: :class:`RunSpec`, the flags every baseline shares.
 
-Each baseline exposes one library call, ``run(spec) -> RunSummary``
-(:func:`averitec_tools.baselines.r2vc.run.run`, :func:`averitec_tools.baselines.averitec.run.run`);
-``averitec baseline r2vc|averitec`` only parse flags into a :class:`RunSpec`, call it and
-print the summary.
+Each baseline extends it with its own flags (``R2VCSpec`` in
+:mod:`averitec_tools.baselines.r2vc.run`, ``AVeriTeCSpec`` in
+:mod:`averitec_tools.baselines.averitec.run`) and exposes one library call,
+``run(spec) -> RunSummary``; ``averitec baseline r2vc|averitec`` only parse flags into a
+spec, call it and print the summary. :func:`resolve_config` is the one way a spec's
+``config`` (a built-in name, a file, or a configuration object) becomes a configuration,
+and says whether it was read from a file.
 
 Example:
     >>> spec = RunSpec(config="offline-minilm", out="preds.json", limit=5)
     >>> spec.resume, spec.overwrite, spec.output_format, spec.engine_name
     (False, False, 'auto', 'local')
-    >>> s = RunSummary(out="preds.json")
-    >>> s.note("engine ray: counts cover this process only")
-    >>> s.extra
-    {'notes': ['engine ray: counts cover this process only']}
+    >>> resolve_config("offline-minilm", builtins=("offline-minilm",), load=str.upper)
+    ResolvedConfig(config='OFFLINE-MINILM', file=None)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from averitec_tools.errors import UserError
+
+ConfigT = TypeVar("ConfigT")
 
 
 @dataclass(frozen=True, kw_only=True)
 class RunSpec:
-    """One baseline run (the flags of ``averitec baseline r2vc|averitec``).
+    """One baseline run: the flags of ``averitec baseline r2vc|averitec`` that every baseline has.
 
     Args:
         config: A built-in configuration name, a YAML path, or the baseline's config object.
         out: The prediction file to write.
-        claims: The claims file (None: the configuration's default, where it has one).
+        claims: The claims file (None: the baseline's default, where it has one).
         output_format: The output format (``auto``: the baseline's default for the claims).
         resume: Continue an interrupted run from ``OUT.partial.jsonl``.
         overwrite: Discard an interrupted run's partial progress and start over.
@@ -36,13 +42,6 @@ class RunSpec:
         engine: Where the claims run (an :class:`~averitec_tools.engines.Engine`; None: local).
         progress: Show progress bars.
         write_gold_subset: Also write the gold items of the claims run here.
-        corpus: R2VC: the paragraph store directory.
-        evidence: R2VC: ``retrieved`` or ``given`` (claims carry their evidence).
-        candidates: R2VC: the candidate store directory (store or replay every claim's candidates).
-        rebuild_index: R2VC: rebuild the retrieval indexes.
-        store: AVeriTeC: the knowledge store directory (None: the claims' split's downloaded one).
-        variant: AVeriTeC: ``full``, ``no-reranker``, ``claim-only`` or ``gold-evidence``.
-        stage_cache: AVeriTeC: read and write the per-claim stage cache.
     """
 
     config: Any
@@ -55,18 +54,6 @@ class RunSpec:
     engine: Any = None
     progress: bool = False
     write_gold_subset: str | None = None
-    corpus: str | None = None
-    evidence: str = "retrieved"
-    candidates: str | None = None
-    rebuild_index: bool = False
-    store: str | None = None
-    variant: str = "full"
-    stage_cache: bool = True
-
-    @property
-    def config_file(self) -> str | None:
-        """``config`` when it names a file (a path with a suffix), else None."""
-        return self.config if isinstance(self.config, str) and "." in self.config else None
 
     @property
     def engine_name(self) -> str:
@@ -80,30 +67,34 @@ class RunSpec:
 
         return get_engine("local")
 
+    def check_limit(self) -> None:
+        """Refuse a ``--limit`` below 1 (one line, exit 2)."""
+        if self.limit is not None and self.limit < 1:
+            raise UserError(f"--limit must be at least 1, got {self.limit}")
 
-@dataclass(kw_only=True)
-class RunSummary:
-    """The part of a run summary every baseline has; ``extra`` is its one extension field.
 
-    ``extra`` holds what the run adds beyond the baseline's fields (engine, manifest,
-    notes, ...); each baseline's ``to_dict`` places it.
+@dataclass(frozen=True)
+class ResolvedConfig(Generic[ConfigT]):
+    """A run's configuration and the file it was read from (None: a built-in or an object)."""
+
+    config: ConfigT
+    file: str | None
+
+
+def resolve_config(config: Any, *, builtins: Collection[str], load: Callable[[str], ConfigT]) -> ResolvedConfig[ConfigT]:
+    """The configuration a spec names: a configuration object as it is, else ``load(name)``.
+
+    A name is a file unless it is one of the baseline's ``builtins`` (the one rule every
+    baseline uses to tell them apart: the file is an input no output may overwrite, and
+    the R2VC manifest hashes it).
+
+    Example:
+        >>> resolve_config("runs/c.yaml", builtins=("paper",), load=len).file
+        'runs/c.yaml'
     """
-
-    out: str
-    n_claims: int = 0
-    n_resumed: int = 0
-    labels: dict[str, int] = field(default_factory=dict)
-    components: dict[str, Any] = field(default_factory=dict)
-    fallbacks: dict[str, int] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def note(self, text: str) -> None:
-        """Add a note (printed after the summary, ``notes`` in ``--json``)."""
-        self.extra.setdefault("notes", []).append(text)
-
-    @property
-    def notes(self) -> list[str]:
-        return list(self.extra.get("notes", []))
+    if not isinstance(config, str):
+        return ResolvedConfig(config=config, file=None)
+    return ResolvedConfig(config=load(config), file=None if config in builtins else config)
 
 
-__all__ = ["RunSpec", "RunSummary"]
+__all__ = ["RunSpec", "resolve_config"]

@@ -1,9 +1,15 @@
 """Build an :class:`~averitec_tools.baselines.averitec.pipeline.AVeriTeCPipeline` from a configuration.
 
-:func:`build_pipeline` builds every stage a variant needs (training what the configuration
-asks to train) and, for the offline configuration, the decision settings fitted on the
-decision slice (:mod:`~averitec_tools.baselines.averitec.decision_slice`). It sits above
-both the pipeline and the slice fit, which runs the pipeline on the slice (no import cycle).
+:func:`build_pipeline` reads top-down, one stage after another, each built by its own
+function that returns the stage with its component name, its stage-cache settings and the
+seconds it took (:class:`Built`): the justifier first (refusing an untrained seq2seq model
+must not wait for training), then the evidence stages the variant needs — the knowledge
+store, BM25 retrieval, the question writer, the reranker — then the verdict model; the
+pipeline is built whole from them. Where the configuration asks for it, the ``decision``
+settings are then fitted on the decision slice
+(:mod:`~averitec_tools.baselines.averitec.training.decision_slice`) and the pipeline is
+built again as they say. Models load on first use, so stages served from the stage cache
+never load theirs.
 
 Example:
     >>> RETRIEVAL_NAMES["bm25s"]
@@ -15,13 +21,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.averitec.config import AVeriTeCConfig
-from averitec_tools.baselines.averitec.data import ClaimItem
+from averitec_tools.baselines.averitec.io.data import ClaimItem
+from averitec_tools.baselines.averitec.io.stage_cache import StageCache
 from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReranker
-from averitec_tools.baselines.averitec.stage_cache import StageCache
 from averitec_tools.baselines.averitec.variants import Variant
 from averitec_tools.errors import UserError
 
@@ -29,10 +36,23 @@ from averitec_tools.errors import UserError
 RETRIEVAL_NAMES = {"upstream": "rank_bm25 Okapi over NLTK word_tokenize", "bm25s": "bm25s Lucene BM25"}
 
 
+@dataclass
+class Built:
+    """Stages built for a pipeline: the objects, their component names, their stage-cache
+    settings and the seconds each took, in build order."""
+
+    parts: dict[str, Any] = field(default_factory=dict)
+    components: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    #: The training claims (and their file's facts) the question writer was given, for the decision slice.
+    train: tuple[list[ClaimItem], dict[str, Any]] | None = None
+
+
 def _identity(model: str) -> dict[str, str]:
     """Component name of ``model`` plus, for a local directory, a stamp of its files."""
+    from averitec_tools.baselines.averitec.io.stage_cache import local_model_stamp
     from averitec_tools.baselines.averitec.models import describe
-    from averitec_tools.baselines.averitec.stage_cache import local_model_stamp
 
     resolved, component = describe(model=model)
     loc = Path(resolved.location)
@@ -40,111 +60,139 @@ def _identity(model: str) -> dict[str, str]:
     return {"component": component, "stamp": local_model_stamp(str(loc)) if local else ""}
 
 
-def _settings(section: Any, *keys: str) -> dict[str, Any]:
-    return {k: getattr(section, k) for k in keys}
+def _justifier(config: AVeriTeCConfig, built: Built) -> None:
+    from averitec_tools.baselines.averitec.stages.justification import build_justifier
+
+    t = time.perf_counter()
+    jc = config.justification
+    justifier = build_justifier(config=jc, config_name=config.name)
+    built.parts["justifier"] = justifier
+    built.settings["justification"] = {"component": justifier.component, "aggregation": config.verdict.aggregation}
+    if justifier.component != "extractive-fallback":
+        built.settings["justification"] |= {**_identity(jc.checkpoint or jc.model), **dataclasses.asdict(jc),
+                                            "device": None, "train": None, "checkpoint": None}
+    built.seconds["justification"] = time.perf_counter() - t
 
 
-def _dropped_twins(config: AVeriTeCConfig, exclude: Sequence[str]) -> int | None:
-    """Training claims dropped as scored claims' normalised twins (None without a training file)."""
-    from averitec_tools.baselines.averitec.checkpoints import training_claims
+def _questions(config: AVeriTeCConfig, built: Built, exclude: Sequence[str]) -> None:
+    """The question writer, given the training claims (no scored claim's twin)."""
+    from averitec_tools.baselines.averitec.stages.questions import build_question_writer
+    from averitec_tools.baselines.averitec.training.checkpoints import training_claims
+
+    t = time.perf_counter()
+    train, info = training_claims(config, exclude=exclude)
+    built.train = (train, info)
+    qc = config.questions
+    writer = built.parts["question_writer"] = build_question_writer(config=qc, train=train)
+    built.components["questions"] = writer.component
+    built.settings["questions"] = {
+        **(_identity(qc.model) if qc.model != "retrieval-fallback" else {"component": qc.model}),
+        **dataclasses.asdict(qc), "device": None,
+        "train": {k: info.get(k) for k in ("sha256", "claims", "dropped_scored_claims", "kept_ids_hash")}}
+    built.seconds["questions"] = time.perf_counter() - t
+
+
+def _classifier(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, kind: str, progress: bool,
+                settings: dict[str, Any]) -> None:
+    """The fine-tuned pair classifier of ``kind`` (``reranker`` or ``verdict``), trained where missing;
+    its stage-cache settings: its identity, ``settings``, its input length."""
+    from averitec_tools.baselines.averitec.training.checkpoints import obtain_checkpoint
+    from averitec_tools.baselines.averitec.training.classifier import PairClassifier
+
+    t = time.perf_counter()
+    section = getattr(config, kind)
+    ckpt, _ = obtain_checkpoint(kind=kind, cfg=config, exclude=exclude, progress=progress)
+    model = built.parts[kind] = PairClassifier(checkpoint=ckpt, device=section.train.device,
+                                               batch_size=section.batch_size, max_length=section.max_length)
+    built.components[kind] = model.component
+    built.settings[kind] = {**_identity(ckpt), **settings, "max_length": model.max_length}
+    built.seconds[kind] = time.perf_counter() - t
+
+
+def _reranker(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, rerank: bool, progress: bool) -> None:
+    if rerank:
+        rc = config.reranker
+        _classifier(config, built, exclude, kind="reranker", progress=progress,
+                    settings={"input": rc.input, "keep": rc.keep})
+    else:
+        built.components["reranker"] = NoReranker.component
+        built.settings["reranker"] = {"component": NoReranker.component, "keep": config.reranker.keep}
+
+
+def _evidence(config: AVeriTeCConfig, built: Built, variant: Variant, store: str | None, exclude: Sequence[str], *,
+              progress: bool) -> None:
+    """The evidence stages a variant needs: knowledge store, retrieval, questions, reranker (or their names)."""
+    from averitec_tools.baselines.averitec.corpus.store import KnowledgeStore
+
+    if not variant.needs_store:
+        skipped = f"skipped ({variant.name} variant)"
+        built.components.update({"store": "gold QA pairs" if variant.evidence == "gold" else skipped,
+                                 "retrieval": skipped, "questions": skipped, "reranker": skipped})
+        return
+    if not store:
+        raise UserError(f"variant {variant.name!r} retrieves evidence: --store DIR is required",
+                        hint="or download the split's store: averitec data download averitec-store --split dev")
+    built.parts["store"] = KnowledgeStore(store)
+    built.components["store"] = str(Path(store))
+    rc = config.retrieval
+    built.components["retrieval"] = f"{RETRIEVAL_NAMES[rc.bm25]} top-{rc.top_k} sentences"
+    built.settings["retrieval"] = {"top_k": rc.top_k, "bm25": rc.bm25}
+    _questions(config, built, exclude)
+    _reranker(config, built, exclude, rerank=variant.rerank, progress=progress)
+
+
+def _verdict(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, progress: bool) -> None:
+    _classifier(config, built, exclude, kind="verdict", progress=progress, settings={"input": config.verdict.input})
+    built.components["justification"] = built.parts["justifier"].component
+
+
+def _leak_guard(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], store: str | None) -> dict[str, Any]:
+    """Training claims dropped as scored claims' normalised twins (None without a training file), and
+    what the store's builder left out."""
     from averitec_tools.baselines.averitec.config import train_path
+    from averitec_tools.baselines.averitec.corpus.store import read_leak_guard
+    from averitec_tools.baselines.averitec.training.checkpoints import training_claims
 
-    try:
-        if not train_path(config).is_file():
-            return None
-    except UserError:
-        return None
-    return int(training_claims(config, exclude=exclude)[1]["dropped_scored_claims"])
+    info = built.train[1] if built.train is not None else None
+    if info is None:  # no evidence stage read the training claims: read them here
+        try:
+            has_train = train_path(config).is_file()
+        except UserError:  # no training file configured
+            has_train = False
+        info = training_claims(config, exclude=exclude)[1] if has_train else None
+    dropped = int(info["dropped_scored_claims"]) if info is not None else None
+    return {"train_duplicates_dropped": dropped, **(read_leak_guard(store) if "store" in built.parts and store else {})}
 
 
 def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | None,
                    claims: Sequence[ClaimItem], progress: bool = False) -> AVeriTeCPipeline:
-    """Build every stage the variant needs (training what the config asks to train); models
-    load on first use, so stages served from the stage cache never load theirs."""
-    from averitec_tools.baselines.averitec.checkpoints import obtain_checkpoint, training_claims
+    """Build every stage the variant needs (training what the config asks to train), top-down
+    (see the module docs)."""
     from averitec_tools.baselines.averitec.config import cache_dir
-    from averitec_tools.baselines.averitec.justification import build_justifier
-    from averitec_tools.baselines.averitec.questions import build_question_writer
-    from averitec_tools.baselines.averitec.store import KnowledgeStore
-    from averitec_tools.baselines.averitec.training import PairClassifier
+    from averitec_tools.baselines.averitec.training.leak_guard import scored_texts
 
-    build: dict[str, float] = {}
-    components: dict[str, str] = {}
-    settings: dict[str, Any] = {}
-    from averitec_tools.baselines.averitec.leak_guard import scored_texts
-
-    exclude = scored_texts(claims)  # texts only: no scored label reaches a fit (leak_guard.py)
-    kstore = writer = rr = None
-    # First the justifier: refusing an untrained seq2seq model must not wait for training.
-    t = time.perf_counter()
-    jc = config.justification
-    justifier = build_justifier(config=jc, config_name=config.name)
-    settings["justification"] = {"component": justifier.component, "aggregation": config.verdict.aggregation}
-    if justifier.component != "extractive-fallback":
-        settings["justification"] |= {**_identity(jc.checkpoint or jc.model), **dataclasses.asdict(jc),
-                                      "device": None, "train": None, "checkpoint": None}
-    build["justification"] = time.perf_counter() - t
-    t = time.perf_counter()
-    if variant.needs_store:
-        if not store:
-            raise UserError(f"variant {variant.name!r} retrieves evidence: --store DIR is required",
-                            hint="or download the split's store: averitec data download averitec-store --split dev")
-        kstore = KnowledgeStore(store)
-        components["store"] = str(Path(store))
-        rc = config.retrieval
-        components["retrieval"] = f"{RETRIEVAL_NAMES[rc.bm25]} top-{rc.top_k} sentences"
-        settings["retrieval"] = {"top_k": rc.top_k, "bm25": rc.bm25}
-        train, info = training_claims(config, exclude=exclude)
-        writer = build_question_writer(config=config.questions, train=train)
-        components["questions"] = writer.component
-        qc = config.questions
-        settings["questions"] = {
-            **(_identity(qc.model) if qc.model != "retrieval-fallback" else {"component": qc.model}),
-            **dataclasses.asdict(qc), "device": None,
-            "train": {k: info.get(k) for k in ("sha256", "claims", "dropped_scored_claims", "kept_ids_hash")}}
-        build["questions"] = time.perf_counter() - t
-        if variant.rerank:
-            t = time.perf_counter()
-            ckpt, _ = obtain_checkpoint(kind="reranker", cfg=config, exclude=exclude, progress=progress)
-            rr = PairClassifier(checkpoint=ckpt, device=config.reranker.train.device,
-                                batch_size=config.reranker.batch_size, max_length=config.reranker.max_length)
-            components["reranker"] = rr.component
-            settings["reranker"] = {**_identity(ckpt), **_settings(config.reranker, "input", "keep"),
-                                    "max_length": rr.max_length}
-            build["reranker"] = time.perf_counter() - t
-        else:
-            components["reranker"] = NoReranker.component
-            settings["reranker"] = {"component": NoReranker.component, "keep": config.reranker.keep}
-    else:
-        skipped = f"skipped ({variant.name} variant)"
-        components.update({"store": "gold QA pairs" if variant.evidence == "gold" else skipped,
-                           "retrieval": skipped, "questions": skipped, "reranker": skipped})
-    t = time.perf_counter()
-    ckpt, _ = obtain_checkpoint(kind="verdict", cfg=config, exclude=exclude, progress=progress)
-    vd = PairClassifier(checkpoint=ckpt, device=config.verdict.train.device, batch_size=config.verdict.batch_size,
-                        max_length=config.verdict.max_length)
-    components["verdict"] = vd.component
-    settings["verdict"] = {**_identity(ckpt), "input": config.verdict.input, "max_length": vd.max_length}
-    build["verdict"] = time.perf_counter() - t
-    components["justification"] = justifier.component
-    cache = StageCache(cache_dir(config) / "stages" if config.data.stage_cache else None)
-    pipe = AVeriTeCPipeline(config=config, variant=variant, store=kstore, question_writer=writer, reranker=rr,
-                            verdict=vd, justifier=justifier, components=components,
-                            build_seconds={k: round(v, 2) for k, v in build.items()}, cache=cache,
-                            stage_settings=settings)
-    from averitec_tools.baselines.averitec.store import read_leak_guard
-
-    pipe.leak_guard = {"train_duplicates_dropped": _dropped_twins(config, exclude),
-                       **(read_leak_guard(store) if kstore is not None and store else {})}
+    exclude = scored_texts(claims)  # texts only: no scored label reaches a fit (training/leak_guard.py)
+    built = Built()
+    _justifier(config, built)
+    _evidence(config, built, variant, store, exclude, progress=progress)
+    _verdict(config, built, exclude, progress=progress)
+    parts = built.parts
+    pipe = AVeriTeCPipeline(
+        config=config, variant=variant, store=parts.get("store"), question_writer=parts.get("question_writer"),
+        reranker=parts.get("reranker"), verdict=parts["verdict"], justifier=parts["justifier"],
+        components=built.components, build_seconds={k: round(v, 2) for k, v in built.seconds.items()},
+        cache=StageCache(cache_dir(config) / "stages" if config.data.stage_cache else None),
+        stage_settings=built.settings,
+        leak_guard=_leak_guard(config, built, exclude, store))
     dc = config.decision
-    if variant.needs_store and (dc.label_bias != "none" or (variant.rerank and dc.reranker != "always")):
-        from averitec_tools.baselines.averitec.decision_slice import apply_decision, fit_decision
+    if built.train is None or (dc.label_bias == "none" and (not variant.rerank or dc.reranker == "always")):
+        return pipe
+    from averitec_tools.baselines.averitec.training.decision_slice import decided, fit_decision
 
-        t = time.perf_counter()
-        apply_decision(pipe, fit_decision(pipe, train=train, train_info=info, reranker_variant=variant.rerank,
-                                          progress=progress))
-        pipe.build_seconds["decision"] = round(time.perf_counter() - t, 2)
-    return pipe
+    t = time.perf_counter()
+    train, info = built.train
+    fitted = fit_decision(pipe, train=train, train_info=info, reranker_variant=variant.rerank, progress=progress)
+    return decided(pipe, fitted, seconds=round(time.perf_counter() - t, 2))
 
 
-__all__ = ["RETRIEVAL_NAMES", "build_pipeline"]
+__all__ = ["Built", "build_pipeline"]

@@ -14,7 +14,7 @@ Example:
     >>> import tempfile, pathlib, torch
     >>> from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
     >>> from averitec_tools.baselines.averitec.config import config_from_mapping
-    >>> from averitec_tools.baselines.averitec.data import read_claims
+    >>> from averitec_tools.baselines.averitec.io.data import read_claims
     >>> from averitec_tools.engines import engine_predictor, get_engine
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "vocab.txt").write_text(chr(10).join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "moon"]))

@@ -156,4 +156,4 @@ def load_classifier(*, model: str, device: str | None = None, num_labels: int | 
     return (clf.to(dev) if dev == "cpu" else clf), tok, component_name(resolved)
 
 
-__all__ = ["component_name", "describe", "load_causal_lm", "load_classifier", "load_seq2seq", "revision"]
+__all__ = ["describe", "load_causal_lm", "load_classifier", "load_seq2seq", "revision"]

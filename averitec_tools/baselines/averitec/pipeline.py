@@ -2,7 +2,7 @@
 verdict → justification, resumable, with per-stage timings, peak memory, and a run summary
 naming every component, every departure from the upstream settings and every fallback.
 
-Each claim's stage results go to the stage cache (:mod:`.stage_cache`) as they are
+Each claim's stage results go to the stage cache (:mod:`~averitec_tools.baselines.averitec.io.stage_cache`) as they are
 computed; a later run with the same inputs and settings for a stage reads them back and
 says so (``stage_cache``, ``cached_stages`` in the summary). Runs go through the shared run
 loop (:func:`averitec_tools.baselines._run.loop.run_claims`): an interrupted run continues
@@ -15,109 +15,53 @@ appears only at the end, written atomically.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
-from averitec_tools.baselines.averitec.config import STRUCTURAL_DEPARTURES, AVeriTeCConfig
-from averitec_tools.baselines.averitec.data import ClaimItem, QAPair, gold_pairs
-from averitec_tools.baselines.averitec.output import NO_EVIDENCE, ClaimResult, write_predictions
-from averitec_tools.baselines.averitec.retrieval import Sentence
-from averitec_tools.baselines.averitec.stage_cache import StageCache, file_key, stage_key
+from averitec_tools.baselines._run.summary import RunSummary
+from averitec_tools.baselines.averitec.config import AVeriTeCConfig
+from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
+from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE, ClaimResult, write_predictions
+from averitec_tools.baselines.averitec.io.stage_cache import StageCache, file_key, stage_key
+from averitec_tools.baselines.averitec.stages.retrieval import Sentence
 from averitec_tools.baselines.averitec.variants import Variant
 
 STAGES: tuple[str, ...] = ("store", "retrieval", "questions", "reranker", "verdict", "justification")
 
 
-def peak_memory() -> dict[str, float | None]:
-    """Peak resident memory of this process and, when CUDA was used, peak GPU memory (MiB).
+class AVeriTeCPipeline:
+    """Runs one variant; the stage objects are built by :func:`~averitec_tools.baselines.averitec.build.build_pipeline`.
 
     Example:
-        >>> m = peak_memory()
-        >>> m["peak_rss_mb"] > 0, "peak_gpu_mb" in m
-        (True, True)
+        The claim-only variant with a stand-in verdict model and justifier:
+
+        >>> import numpy as np
+        >>> from averitec_tools.baselines.averitec.config import builtin_config
+        >>> from averitec_tools.baselines.averitec.variants import get_variant
+        >>> from averitec_tools.records.averitec import AVeriTeCClaim
+        >>> class Verdict:
+        ...     def predict(self, pairs):
+        ...         return np.array([[0.1, 0.7, 0.1, 0.1]] * len(pairs))
+        >>> class Justifier:
+        ...     def justify(self, items):
+        ...         return [f"{label}." for _, _, label in items]
+        >>> pipe = AVeriTeCPipeline(config=builtin_config("offline-minilm"), variant=get_variant("claim-only"),
+        ...                         store=None, question_writer=None, reranker=None, verdict=Verdict(),
+        ...                         justifier=Justifier(), components={"verdict": "fake"})
+        >>> r = pipe.run_claim(ClaimItem(0, AVeriTeCClaim(claim="The moon is made of cheese.")))
+        >>> r.label, r.justification, r.fallbacks
+        ('Refuted', 'Refuted.', ['no-evidence-placeholder'])
     """
-    import resource
-
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rss_mb = rss / (1 << 20) if sys.platform == "darwin" else rss / 1024  # bytes on macOS, KiB on Linux
-    gpu = None
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
-        gpu = round(sum(torch.cuda.max_memory_allocated(d) for d in range(torch.cuda.device_count())) / (1 << 20), 1)
-    return {"peak_rss_mb": round(rss_mb, 1), "peak_gpu_mb": gpu}
-
-
-@dataclass(kw_only=True)
-class RunSummary(BaseRunSummary):
-    """What a run did: counts, components, departures, fallbacks, stage cache, timings, memory.
-
-    ``extra`` (the shared extension field) holds ``notes`` and, from
-    :func:`averitec_tools.baselines.averitec.run.run`, ``engine``.
-    """
-
-    config: str
-    variant: str
-    output_format: str
-    departures: list[str] = field(default_factory=list)
-    stage_cache: dict[str, dict[str, int]] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-    build_seconds: dict[str, float] = field(default_factory=dict)
-    memory: dict[str, float | None] = field(default_factory=dict)
-    missing_store_files: int = 0
-    retrieval_recall_at_k: float | None = None
-    #: What the leak guard removed: training claims that are scored claims' normalised twins,
-    #: and (from the store's ``leak_guard.info``, when it was built here) own answers.
-    leak_guard: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def cached_stages(self) -> list[str]:
-        """Stages whose every result came from the stage cache."""
-        return [k for k, v in self.stage_cache.items() if v.get("cached") and not v.get("computed")]
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: getattr(self, k) for k in _SUMMARY_KEYS}
-        d["notes"] = self.notes
-        d["leak_guard"] = self.leak_guard
-        n = max(1, self.n_claims - self.n_resumed)
-        d["seconds_per_claim"] = {k: round(v / n, 4) for k, v in self.seconds.items()}
-        d["seconds_per_claim_total"] = round(sum(self.seconds.values()) / n, 4)
-        d["cached_stages"] = self.cached_stages
-        return d | {k: v for k, v in self.extra.items() if k != "notes"}
-
-    def timing_table(self) -> str:
-        n = max(1, self.n_claims - self.n_resumed)
-        rows = [f"{'stage':<14}{'seconds':>10}{'s/claim':>10}  cache"]
-        for k, v in self.seconds.items():
-            c = self.stage_cache.get(k)
-            cache = f"{c['cached']} cached, {c['computed']} computed" if c else ""
-            rows.append(f"{k:<14}{v:>10.2f}{v / n:>10.4f}  {cache}".rstrip())
-        rows.append(f"{'total':<14}{sum(self.seconds.values()):>10.2f}{sum(self.seconds.values()) / n:>10.4f}")
-        mem = self.memory
-        if mem:
-            gpu = f"; peak GPU memory {mem['peak_gpu_mb']:.0f} MiB" if mem.get("peak_gpu_mb") is not None else ""
-            rows.append(f"peak process memory {mem['peak_rss_mb']:.0f} MiB{gpu}")
-        return "\n".join(rows)
-
-
-_SUMMARY_KEYS = ("config", "variant", "output_format", "out", "n_claims", "n_resumed", "labels", "components",
-                 "departures", "fallbacks", "stage_cache", "seconds", "build_seconds", "memory", "missing_store_files",
-                 "retrieval_recall_at_k")
-
-
-class AVeriTeCPipeline:
-    """Runs one variant; the stage objects are built by :func:`build_pipeline`."""
 
     def __init__(self, *, config: AVeriTeCConfig, variant: Variant, store: Any, question_writer: Any,
                  reranker: Any, verdict: Any, justifier: Any, components: dict[str, str],
                  build_seconds: dict[str, float] | None = None, cache: StageCache | None = None,
-                 stage_settings: dict[str, Any] | None = None) -> None:
+                 stage_settings: dict[str, Any] | None = None, leak_guard: dict[str, Any] | None = None,
+                 label_bias: list[float] | None = None, decision: dict[str, Any] | None = None) -> None:
         self.config = config
         self.variant = variant
         self.store = store
@@ -130,11 +74,12 @@ class AVeriTeCPipeline:
         self.cache = cache or StageCache(None)
         self.stage_settings = stage_settings or {}
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        #: What the leak guard removed (training twins of scored claims, the store's own answers).
+        self.leak_guard: dict[str, Any] = leak_guard or {}
         #: Per-label log offsets of the pair probabilities (``decision.label_bias``), or None.
-        self.label_bias: list[float] | None = None
+        self.label_bias = label_bias
         #: What the decision slice chose (``decision``): listed in the run summary.
-        self.decision: dict[str, Any] = {}
-        self.leak_guard: dict[str, Any] = {}
+        self.decision: dict[str, Any] = decision or {}
 
     def _timed(self, stage: str, t0: float) -> float:
         now = time.perf_counter()
@@ -147,10 +92,8 @@ class AVeriTeCPipeline:
         return value, key
 
     def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> tuple[list[QAPair], str]:
-        """The claim's evidence QA pairs and the stage-cache key that determines them."""
-        from averitec_tools.baselines.averitec.reranker import rerank_order, reranker_input
-        from averitec_tools.baselines.averitec.retrieval import gold_recall, retrieve_sentences
-
+        """The claim's evidence QA pairs and the stage-cache key that determines them: none
+        (claim-only), the gold pairs, or store → retrieval → questions → reranker."""
         if self.variant.evidence == "none":
             return [], stage_key("claim-only", item.claim, "")
         if self.variant.evidence == "gold":
@@ -161,9 +104,22 @@ class AVeriTeCPipeline:
             fallbacks.append("no-store-file")
             self._timed("store", t)
             return [], stage_key("no-store-file", item.claim, "")
-        store_file = self.store.file(item.claim_id)
-        parent = stage_key("store", [item.claim, file_key(store_file)], "")
+        parent = stage_key("store", [item.claim, file_key(self.store.file(item.claim_id))], "")
         t = self._timed("store", t)
+        sentences, parent = self._retrieved(item, parent, extra)
+        t = self._timed("retrieval", t)
+        candidates, parent = self._questioned(sentences, parent, fallbacks)
+        t = self._timed("questions", t)
+        evidence, parent = self._reranked(item, candidates, parent)
+        self._timed("reranker", t)
+        return evidence, parent
+
+    def _retrieved(self, item: ClaimItem, parent: str, extra: dict[str, Any]) -> tuple[list[Sentence], str]:
+        """The claim's top BM25 sentences (and, where the store holds gold answers, their recall)."""
+        from averitec_tools.baselines.averitec.stages.retrieval import (
+            gold_recall,
+            retrieve_sentences,
+        )
 
         def retrieve() -> dict[str, Any]:
             docs = list(self.store.documents(item.claim_id))
@@ -174,10 +130,12 @@ class AVeriTeCPipeline:
             return {"sentences": [[x.text, x.url, x.score] for x in sentences], "recall": recall}
 
         found, parent = self._fetch("retrieval", parent, retrieve)
-        sentences = [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]]
         if found["recall"] is not None:
             extra["gold_sentence_recall"] = round(found["recall"], 4)
-        t = self._timed("retrieval", t)
+        return [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]], parent
+
+    def _questioned(self, sentences: list[Sentence], parent: str, fallbacks: list[str]) -> tuple[list[QAPair], str]:
+        """A question for each sentence, the sentence its answer."""
 
         def ask() -> dict[str, Any]:
             generic_before = getattr(self.question_writer, "generic", 0)
@@ -193,9 +151,13 @@ class AVeriTeCPipeline:
         # upstream: the answer is the sentence with its newlines flattened
         answers = [x.text.replace("\n", " ") if self.config.questions.prompt == "upstream" else x.text
                    for x in sentences]
-        candidates = [QAPair(question=q, answer=a, url=x.url) for q, a, x in zip(questions, answers, sentences,
-                                                                                  strict=True)]
-        t = self._timed("questions", t)
+        return [QAPair(question=q, answer=a, url=x.url)
+                for q, a, x in zip(questions, answers, sentences, strict=True)], parent
+
+    def _reranked(self, item: ClaimItem, candidates: list[QAPair], parent: str) -> tuple[list[QAPair], str]:
+        """The candidates the reranker keeps, best first (BM25 order without a reranker)."""
+        from averitec_tools.baselines.averitec.stages.reranker import rerank_order, reranker_input
+
         style = self.config.reranker.input
 
         def rank() -> dict[str, Any]:
@@ -205,12 +167,11 @@ class AVeriTeCPipeline:
             return {"order": order, "scores": scores}
 
         ranked, parent = self._fetch("reranker", parent, rank)
-        self._timed("reranker", t)
         return [candidates[i] for i in ranked["order"]], parent
 
     def verdict_probs(self, item: ClaimItem, evidence: Sequence[QAPair], parent: str) -> tuple[np.ndarray, str]:
         """The verdict model's probabilities of each evidence pair (pairs x 4), through the stage cache."""
-        from averitec_tools.baselines.averitec.verdict import verdict_input
+        from averitec_tools.baselines.averitec.stages.verdict import verdict_input
 
         style = self.config.verdict.input
 
@@ -226,8 +187,8 @@ class AVeriTeCPipeline:
         return np.asarray(judged["probs"], dtype=float).reshape(-1, 4), parent
 
     def run_claim(self, item: ClaimItem) -> ClaimResult:
-        from averitec_tools.baselines.averitec.decision import apply_bias
-        from averitec_tools.baselines.averitec.verdict import decide
+        from averitec_tools.baselines.averitec.stages.decision import apply_bias
+        from averitec_tools.baselines.averitec.stages.verdict import decide
 
         fallbacks: list[str] = []
         extra: dict[str, Any] = {}
@@ -264,17 +225,14 @@ class AVeriTeCPipeline:
         """
         from averitec_tools.baselines._run.loop import run_claims
         from averitec_tools.baselines._run.sidecar import sidecar_key
+        from averitec_tools.baselines.averitec.reporting import run_summary
 
-        summary = RunSummary(config=self.config.name, variant=self.variant.name, output_format=output_format, out=out,
-                             components=dict(self.components), build_seconds=dict(self.build_seconds),
-                             departures=self.config.departures() + list(STRUCTURAL_DEPARTURES),
-                             leak_guard=dict(getattr(self, "leak_guard", None) or {}))
-        if self.decision:
-            summary.extra["decision"] = dict(self.decision)
+        components, build_seconds = dict(self.components), dict(self.build_seconds)
         fresh: dict[Any, ClaimResult] = {}  # this run's results, written as computed (resumed ones: read back)
 
         def results_of(records: list[dict[str, Any]]) -> list[ClaimResult]:
-            return [fresh.get(sidecar_key(c.claim_id)) or ClaimResult.from_dict(r) for c, r in zip(claims, records, strict=True)]
+            return [fresh.get(sidecar_key(c.claim_id)) or ClaimResult.from_dict(r)
+                    for c, r in zip(claims, records, strict=True)]
 
         def keep(n: int, result: ClaimResult) -> None:
             fresh[sidecar_key(result.claim_id)] = result
@@ -285,31 +243,9 @@ class AVeriTeCPipeline:
             desc=f"averitec baseline ({self.variant.name})", header={"variant": self.variant.name},
             predict_many=predict_many or (lambda todo: map(self.run_claim, todo)), encode=lambda r: r.to_dict(),
             on_result=keep,
-            write_output=lambda records: write_predictions(results=results_of(records), out=out, fmt=output_format))
-        summary.n_resumed = done.n_resumed
-        results = results_of(done.records)
-        summary.n_claims = len(results)
-        summary.labels = dict(Counter(r.label for r in results))
-        counts: Counter[str] = Counter()
-        for r in results:
-            counts.update(r.extra.get("fallback_counts", {}))
-        summary.fallbacks = dict(sorted(counts.items()))
-        summary.missing_store_files = counts.get("no-store-file", 0)
-        recalls = [r.extra["gold_sentence_recall"] for r in results if "gold_sentence_recall" in r.extra]
-        if recalls:
-            summary.retrieval_recall_at_k = round(float(np.mean(recalls)), 4)
-        # Models load on first use, inside a stage: count that as build time, not per-claim time.
-        loaded = {"questions": self.question_writer, "reranker": self.reranker, "verdict": self.verdict,
-                  "justification": self.justifier}
-        for stage, part in loaded.items():
-            load = float(getattr(part, "load_seconds", 0.0))
-            if load:
-                self.seconds[stage] = max(0.0, self.seconds[stage] - load)
-                summary.build_seconds[f"{stage} (load on first use)"] = round(load, 2)
-        summary.seconds = {k: round(v, 3) for k, v in self.seconds.items()}
-        summary.stage_cache = {k: v for k, v in self.cache.counts().items()}
-        summary.memory = peak_memory()
-        return summary
+            write_output=lambda records: write_predictions(results_of(records), out=out, output_format=output_format))
+        return run_summary(self, results=results_of(done.records), n_resumed=done.n_resumed, out=out,
+                           output_format=output_format, components=components, build_seconds=build_seconds)
 
 
 class NoReranker:
@@ -318,4 +254,4 @@ class NoReranker:
     component = "bm25-order (no-reranker variant)"
 
 
-__all__ = ["STAGES", "AVeriTeCPipeline", "NoReranker", "RunSummary"]
+__all__ = ["STAGES", "AVeriTeCPipeline", "NoReranker"]

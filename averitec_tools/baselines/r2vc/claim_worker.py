@@ -4,7 +4,7 @@ The worker factory rebuilds the pipeline once per worker (under ``--engine ray``
 actor, so weights load once per worker process) and predicts a batch of claims with it;
 :func:`averitec_tools.engines.engine_predictor` runs it over claim batches. Predictions
 come back in claim order; every stochastic step is seeded per claim
-(:func:`averitec_tools.baselines.r2vc.pipeline.claim_seed`), never per worker, so
+(:func:`averitec_tools.baselines.r2vc.stages.generation.sampling.claim_seed`), never per worker, so
 deterministic stages give the same output on any engine and any number of workers.
 
 The driver builds the pipeline first (indexes, cached offline models), so workers only
@@ -59,9 +59,10 @@ class R2VCClaimWorker:
 
     def __call__(self) -> Callable[[list[Any]], list[Any]]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.request import BuildRequest
 
-        pipe = build_pipeline(self.config, corpus=self.corpus, claims=list(self.claims), progress=False,
-                              evidence=self.evidence)
+        pipe = build_pipeline(self.config, BuildRequest(corpus=self.corpus, claims=self.claims, progress=False,
+                                                        evidence=self.evidence))
         return lambda batch: [pipe.predict(c) for c in batch]
 
 

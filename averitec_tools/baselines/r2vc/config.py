@@ -31,8 +31,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -53,7 +51,14 @@ from averitec_tools.registry import Registry
 
 @dataclass(frozen=True)
 class R2VCConfig:
-    """The whole pipeline configuration (defaults: Table G.1)."""
+    """The whole pipeline configuration (defaults: Table G.1).
+
+    ``preset`` names how the configuration runs
+    (:data:`~averitec_tools.baselines.r2vc.presets.PRESETS`: ``standard`` builds the models
+    it names, ``offline-minilm`` trains its own). In files and :meth:`to_dict` the preset
+    keeps the layout it always had, ``offline: {enabled: true}`` for ``offline-minilm``,
+    so fingerprints, store keys and manifests stay what they were.
+    """
 
     name: str = "custom"
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
@@ -62,6 +67,7 @@ class R2VCConfig:
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
     ablation: AblationConfig = field(default_factory=AblationConfig)
     offline: OfflineConfig = field(default_factory=OfflineConfig)
+    preset: str = "standard"
 
     def effective(self) -> R2VCConfig:
         """Apply the ablation switches, returning the configuration actually run.
@@ -104,7 +110,7 @@ class R2VCConfig:
         ``calibration.path`` the uncalibrated π = clip(s_ver): both are the paper's
         ablations, so they must be asked for (``ablation.nli_only``,
         ``ablation.no_calibration``) rather than happen silently. The offline
-        configuration builds its own calibrator and names its generator ablation.
+        preset builds its own calibrator and names its generator ablation (it does not ask).
 
         Example:
             >>> R2VCConfig(name="paper").check_components()
@@ -112,8 +118,6 @@ class R2VCConfig:
             ...
             averitec_tools.errors.UserError: config 'paper': generator.model is not set (...)
         """
-        if self.offline.enabled:
-            return
         ab = self.ablation
         if self.generator.model is None and not ab.nli_only:
             raise UserError(
@@ -128,16 +132,30 @@ class R2VCConfig:
             )
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The settings in the file layout: ``offline.enabled`` says whether the preset is ``offline-minilm``.
+
+        Example:
+            >>> R2VCConfig(preset="offline-minilm").to_dict()["offline"]["enabled"], "preset" in R2VCConfig().to_dict()
+            (True, False)
+        """
+        out = dataclasses.asdict(self)
+        preset = out.pop("preset")
+        out["offline"] = {"enabled": preset == OFFLINE_PRESET, **out["offline"]}
+        return out
 
     def fingerprint(self) -> str:
         """Short hash of the configuration (recorded in resumable runs)."""
-        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        from averitec_tools.hashing import json_digest
 
+        return json_digest(self.to_dict())
+
+
+#: The preset that trains its own models (``offline: {enabled: true}`` in files).
+OFFLINE_PRESET = "offline-minilm"
 
 #: Settings that take one of a fixed set of values: (section class, key) → choices.
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("R2VCConfig", "preset"): ("standard", OFFLINE_PRESET),
     ("VerifierConfig", "score"): ("label-aware", "literal"),
     ("VerifierConfig", "pair_order"): ("evidence-claim", "claim-evidence"),
     ("CalibrationConfig", "fit_on"): ("all", "max_s_ver"),
@@ -162,7 +180,7 @@ def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = Non
         data = {}
     if not isinstance(data, Mapping):
         raise UserError(f"{source}: expected a mapping at the top level, found {type(data).__name__}")
-    data = dict(data)
+    data = _preset_from_file_layout(dict(data), source=source)
     if "base" in data:
         base_name = data.pop("base")
         if not isinstance(base_name, str):
@@ -172,6 +190,20 @@ def config_from_mapping(data: Any, *, source: str, base: R2VCConfig | None = Non
 
     return _checked_ranges(override_dataclass(base or R2VCConfig(), data, where=source, choices=CHOICES),
                            source=source)
+
+
+def _preset_from_file_layout(data: dict[str, Any], *, source: str) -> dict[str, Any]:
+    """``data`` with the file layout's ``offline.enabled`` read as the preset it names."""
+    offline = data.get("offline")
+    if not isinstance(offline, Mapping) or "enabled" not in offline:
+        return data
+    offline = dict(offline)
+    enabled = offline.pop("enabled")
+    if not isinstance(enabled, bool):
+        raise UserError(f"{source}: offline: enabled: expected bool, found {type(enabled).__name__} {enabled!r}")
+    if "preset" in data and data["preset"] != (OFFLINE_PRESET if enabled else "standard"):
+        raise UserError(f"{source}: preset {data['preset']!r} contradicts offline.enabled: {enabled}")
+    return {**data, "offline": offline, "preset": OFFLINE_PRESET if enabled else "standard"}
 
 
 def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
@@ -235,8 +267,9 @@ def _offline_minilm() -> R2VCConfig:
         # No language model offline: this configuration *is* the paper's NLI-only row.
         ablation=AblationConfig(nli_only=True),
         # The honest setting: each claim's own answers and its fact-checking article's are removed.
-        offline=OfflineConfig(enabled=True, exclude_own_evidence=True, pseudo_test_claims=500,
+        offline=OfflineConfig(exclude_own_evidence=True, pseudo_test_claims=500,
                               threshold_regimes=1, conflict_rule=True, target_coverage=0.7),
+        preset=OFFLINE_PRESET,
     )
 
 
@@ -274,8 +307,8 @@ def resolve_config(spec: str) -> R2VCConfig:
     """A built-in name or a YAML path → configuration.
 
     Example:
-        >>> resolve_config("offline-minilm").offline.enabled
-        True
+        >>> resolve_config("offline-minilm").preset
+        'offline-minilm'
     """
     if spec in BUILTIN_CONFIGS:
         return builtin_config(spec)
@@ -284,19 +317,6 @@ def resolve_config(spec: str) -> R2VCConfig:
     return load_config(spec)
 
 
-__all__ = [
-    "BUILTIN_CONFIGS",
-    "CHOICES",
-    "OFFLINE_DEPARTURES",
-    "AblationConfig",
-    "CalibrationConfig",
-    "GeneratorConfig",
-    "OfflineConfig",
-    "R2VCConfig",
-    "RetrievalConfig",
-    "VerifierConfig",
-    "builtin_config",
-    "config_from_mapping",
-    "load_config",
-    "resolve_config",
-]
+__all__ = ["BUILTIN_CONFIGS", "CHOICES", "OFFLINE_DEPARTURES", "AblationConfig", "CalibrationConfig", "GeneratorConfig",
+           "OfflineConfig", "R2VCConfig", "RetrievalConfig", "VerifierConfig", "builtin_config", "config_from_mapping",
+           "load_config", "resolve_config"]

@@ -122,7 +122,6 @@ class OfflineConfig:
     Everything it learns comes from the AVeriTeC *training* split; dev is only scored.
     """
 
-    enabled: bool = False
     #: Use only the first N training claims (corpus, verifier and calibrator); None = all 3,068.
     train_claims: int | None = None
     #: Training claims held out from the start, trained and fitted on by nothing: the

@@ -26,19 +26,17 @@ runs claims with:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import time
-import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines._run.sidecar import sidecar_path
+from averitec_tools.baselines._run.summary import RunSummary
 from averitec_tools.baselines.r2vc.config import R2VCConfig
-from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
+from averitec_tools.baselines.r2vc.io.candidates import CandidateStore, StoredClaim
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.io.formats import (
     FALLBACK_EVIDENCE,
@@ -48,62 +46,32 @@ from averitec_tools.baselines.r2vc.io.formats import (
     write_predictions,
 )
 from averitec_tools.baselines.r2vc.reporting import (
-    FALLBACK_KINDS,
-    RunSummary,
     RunTotals,
-    decision_metrics,
     describe_components,
     gate_warning,
-    run_extra,
+    run_summary,
 )
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import (
     Calibrator,
+    ClaimCalibrator,
     candidate_features,
     monotone_confidence,
 )
-from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import CONFLICTING, ConflictRule
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
+    CONFLICTING,
+    ClaimRules,
+    ConflictRule,
+)
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
+from averitec_tools.baselines.r2vc.stages.generation.parsing import malformed_flags
+from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
 from averitec_tools.baselines.r2vc.stages.questions import FallbackQuestionWriter, QuestionWriter
 from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds
 from averitec_tools.baselines.r2vc.stages.verification.verifier import VerifiedCandidate, Verifier
-from averitec_tools.baselines.r2vc.types import GenerationResult, Generator, Passage, Retriever
+from averitec_tools.baselines.r2vc.types import Generator, Passage, Retriever
 from averitec_tools.errors import UserError
 
 STAGES: tuple[str, ...] = ("retrieve", "generate", "verify", "calibrate", "questions")
-
-
-class ClaimCalibrator(Protocol):
-    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
-
-    def for_claim(self, claim: str) -> Calibrator | None:
-        ...
-
-
-
-def malformed_flags(result: GenerationResult) -> list[bool]:
-    """Which candidates of ``result`` came from an unparseable output (re-parsed only when some did)."""
-    from averitec_tools.baselines.r2vc.stages.generation.parsing import (
-        MalformedOutputError,
-        parse_candidate,
-    )
-
-    if not result.n_malformed:
-        return [False] * len(result.candidates)
-    flags = []
-    for c in result.candidates:
-        try:
-            parse_candidate(c.raw_text, passages=c.passages, mean_logprob=c.mean_logprob,
-                            config_index=c.config_index)
-            flags.append(False)
-        except MalformedOutputError:
-            flags.append(True)
-    return flags
-
-
-def claim_seed(base: int, claim_id: Any) -> int:
-    """Per-claim generation seed: stable across runs and resumes."""
-    return (base * 1_000_003 + zlib.crc32(json.dumps(claim_id).encode())) % (2**31)
-
 
 
 class R2VCPipeline:
@@ -147,6 +115,12 @@ class R2VCPipeline:
         calibrator: Calibrator | ClaimCalibrator | None,
         config: R2VCConfig,
         question_writer: QuestionWriter | None = None,
+        components: Mapping[str, Any] | None = None,
+        candidate_store: CandidateStore | None = None,
+        rules: ClaimRules | None = None,
+        fitted: dict[str, Any] | None = None,
+        leak_guard: dict[str, Any] | None = None,
+        build_seconds: Mapping[str, float] | None = None,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -155,20 +129,30 @@ class R2VCPipeline:
         self.calibrator = None if config.ablation.no_calibration else calibrator
         self.config = config
         self.question_writer = question_writer or FallbackQuestionWriter()
-        #: Seconds spent building each part (filled by builders that train or index).
-        self.build_seconds: dict[str, float] = {}
-        #: Stage → model id and revision, or the named ablation/fallback (set by builders).
-        self.components: dict[str, Any] = describe_components(self)
+        #: Stage → model id and revision, or the named ablation/fallback (default: read off the stages).
+        self.components: dict[str, Any] = dict(components) if components is not None else describe_components(
+            config, retriever=retriever, generator=generator, verifier=verifier, calibrator=calibrator,
+            question_writer=question_writer)
         #: Stores every claim's candidates, or replays them (``--candidates``; io/candidates.py).
-        self.candidate_store: CandidateStore | None = None
+        self.candidate_store = candidate_store
+        #: The claim-level rules fitted offline (y_NLI thresholds per regime, the Conflicting rule).
+        self.rules = rules or ClaimRules()
         #: Settings fitted on held-out training claims, reported in the run summary (offline).
-        self.fitted: dict[str, Any] | None = None
+        self.fitted = fitted
         #: What the leak guard removed (offline configuration), for the run summary.
-        self.leak_guard: dict[str, Any] | None = None
-        #: y_NLI thresholds per evidence regime (fitted offline; None: ``config.verifier``'s).
-        self.regime_thresholds: RegimeThresholds | None = None
-        #: The claim-level Conflicting rule (fitted offline; AVeriTeC claims only).
-        self.conflict_rule: ConflictRule | None = None
+        self.leak_guard = leak_guard
+        #: Seconds spent building each part (by builders that train or index).
+        self.build_seconds: dict[str, float] = dict(build_seconds or {})
+
+    @property
+    def regime_thresholds(self) -> RegimeThresholds | None:
+        """y_NLI thresholds per evidence regime (None: ``config.verifier``'s)."""
+        return self.rules.regime_thresholds
+
+    @property
+    def conflict_rule(self) -> ConflictRule | None:
+        """The claim-level Conflicting rule (AVeriTeC claims only; None: off)."""
+        return self.rules.conflict_rule
 
     # ------------------------------------------------------------------ stages
     def retrieve(self, claim: str) -> list[Passage]:
@@ -238,7 +222,7 @@ class R2VCPipeline:
                       features=candidate_features(verified) if verified else None)
         return evidence, verified[:k], sum(malformed[:k])
 
-    def _replay(self, claim: ClaimInput, stored: Any, *, k: int, timings: dict[str, float]
+    def _replay(self, claim: ClaimInput, stored: StoredClaim, *, k: int, timings: dict[str, float]
                 ) -> tuple[list[Passage], list[VerifiedCandidate], int]:
         from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import (
             NLIFallbackGenerator,
@@ -268,20 +252,6 @@ class R2VCPipeline:
         timings["generate"] = timings.get("generate", 0.0) + t1 - t0
         timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t1
         return evidence, verified, n_malformed
-
-    def install_rules(self, fitted: dict[str, Any] | None) -> R2VCPipeline:
-        """Set the claim-level rules (regime thresholds, Conflicting rule) of a run summary's ``fitted`` block.
-
-        Example:
-            >>> pipe = R2VCPipeline.__new__(R2VCPipeline)
-            >>> pipe.install_rules({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.7}}}).conflict_rule
-            ConflictRule(t_ent=0.8, t_contr=0.7)
-        """
-        fitted = fitted or {}
-        regimes, conflict = fitted.get("regime_thresholds"), (fitted.get("conflict_rule") or {}).get("rule")
-        self.regime_thresholds = RegimeThresholds.from_dict(regimes) if regimes else None
-        self.conflict_rule = ConflictRule.from_dict(conflict) if conflict else None
-        return self
 
     def _stages_for(self, claim: str, evidence: Sequence[Passage]) -> tuple[Any, Verifier]:
         """The generator and verifier with the thresholds of the pool's evidence regime.
@@ -422,36 +392,8 @@ class R2VCPipeline:
             encode=OUTPUT_FORMATS.get(output_format).format,
             write_output=lambda records: write_predictions(records, out=out, output_format=output_format),
             on_result=count)
-        labels = Counter(r.get("pred_label", r.get("predicted_label")) for r in done.records)
-        return RunSummary(
-            out=str(out),
-            n_claims=len(claims),
-            n_resumed=done.n_resumed,
-            labels=dict(sorted(labels.items())),
-            n_abstained=totals.n_abstained,
-            n_malformed=totals.n_malformed,
-            n_candidates=totals.n_candidates,
-            stage_seconds=totals.stage_seconds,
-            wall_seconds=time.perf_counter() - start,
-            config=self.config.name,
-            format=output_format,
-            components=self.components,
-            fallbacks={k: int(totals.fallbacks.get(k, 0)) for k in FALLBACK_KINDS},
-            warnings=warnings,
-            decision=decision_metrics(claims=claims, records=done.records,
-                                      on_abstain=self.config.calibration.on_abstain),
-            extra=run_extra(self, claims=claims, records=done.records),
-        )
+        return run_summary(self, claims=claims, done=done, totals=totals, out=out, output_format=output_format,
+                           wall_seconds=time.perf_counter() - start, warnings=warnings)
 
 
-__all__ = [
-    "STAGES",
-    "R2VCPipeline",
-    "RunSummary",
-    "FALLBACK_KINDS",
-    "decision_metrics",
-    "describe_components",
-    "gate_warning",
-    "claim_seed",
-    "sidecar_path",
-]
+__all__ = ["STAGES", "R2VCPipeline"]

@@ -1,18 +1,18 @@
 """How a kind of R2VC configuration runs: the ``standard`` and ``offline-minilm`` presets.
 
-A configuration either names its models (``standard``: generator, verifier, calibrator
-files, a corpus) or trains them itself from the AVeriTeC training split
-(``offline-minilm``, ``offline.enabled: true``: corpus, verifier and calibrator built
-and cached by :mod:`~averitec_tools.baselines.r2vc.offline.preset`). What differs between the
-two is written once, here, as a :class:`RunPreset` in :data:`PRESETS`:
+A configuration names its preset (``preset:``; a YAML file may keep the older
+``offline: {enabled: true}``). The ``standard`` preset builds the models the configuration
+names (generator, verifier, calibrator files, a corpus:
+:func:`~averitec_tools.baselines.r2vc.standard.build_standard`); ``offline-minilm`` trains
+them itself from the AVeriTeC training split (corpus, verifier and calibrator built and
+cached: :func:`~averitec_tools.baselines.r2vc.offline.preset.build_offline`). What differs
+between the two is written once, here, as a :class:`RunPreset` in :data:`PRESETS`:
 
+* :meth:`~RunPreset.build`: the whole pipeline, complete when it is built;
 * the default ``--claims`` and whether ``--corpus`` is accepted;
 * whether ``averitec baseline r2vc-calibrate`` applies (offline fits its own);
 * the seeds the run manifest records and the settings that enter the candidate-store key;
 * what the run summary adds (``offline``: the corpus caveat, training facts).
-
-The pipeline builders of each preset are in :mod:`~averitec_tools.baselines.r2vc.build`
-(:data:`~averitec_tools.baselines.r2vc.build.BUILDERS`, same names).
 
 Example:
     >>> from averitec_tools.baselines.r2vc.config import R2VCConfig, resolve_config
@@ -31,24 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from averitec_tools.baselines.r2vc.config import OFFLINE_DEPARTURES, R2VCConfig
+from averitec_tools.baselines.r2vc.config import R2VCConfig
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.request import BuildRequest
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
-
-ORACLE_NOTE = (
-    "oracle-corpus: the offline-minilm corpus contains the scored claims' gold answers, so "
-    "evidence scores are upper bounds, not open-retrieval figures"
-)
-EXCLUDE_NOTE = (
-    "honest corpus: the training claims' gold answers only (no dev or pseudo-test annotation); each "
-    "claim's own answers, its fact-checking article's and its sibling claims' are removed from its "
-    "retrieval results"
-)
-DEV_CORPUS_NOTE = (
-    "dev-annotation corpus: the corpus holds every dev claim's gold answers; each claim's own, its "
-    "article's and its siblings' are removed from its retrieval results, the other dev claims' stay "
-    "(dev-transductive, not honest)"
-)
 
 
 @dataclass(frozen=True)
@@ -58,6 +45,19 @@ class RunPreset:
     name: str = "standard"
     #: Whether the preset fits its own calibrator (and verifier) when the pipeline is built.
     fits_own_models: bool = False
+
+    def build(self, config: R2VCConfig, request: BuildRequest) -> R2VCPipeline:
+        """The pipeline of ``config`` (its ablation switches applied), complete.
+
+        Raises:
+            UserError / ResourceError: a component left unset without its ablation, no
+                corpus, a missing or corrupt index, a model that cannot be loaded.
+        """
+        from averitec_tools.baselines.r2vc.standard import build_standard
+
+        cfg = config.effective()
+        cfg.check_components()
+        return build_standard(cfg, request)
 
     def default_claims(self, config: R2VCConfig) -> str:
         """The claims file run without ``--claims``."""
@@ -90,6 +90,11 @@ class OfflinePreset(RunPreset):
     name: str = "offline-minilm"
     fits_own_models: bool = True
 
+    def build(self, config: R2VCConfig, request: BuildRequest) -> R2VCPipeline:
+        from averitec_tools.baselines.r2vc.offline.preset import build_offline
+
+        return build_offline(config.effective(), request, base=config)
+
     def default_claims(self, config: R2VCConfig) -> str:
         from averitec_tools.baselines.r2vc.offline.data import default_claims_path
 
@@ -112,40 +117,20 @@ class OfflinePreset(RunPreset):
         return offline_store_settings(config, components)
 
     def summary_extra(self, config: R2VCConfig) -> dict[str, Any]:
+        from averitec_tools.baselines.r2vc.offline.preset import describe
+
         return {"offline": describe(config)}
 
 
-def describe(cfg: R2VCConfig) -> dict[str, Any]:
-    """Facts about the offline configuration for run summaries and docs.
-
-    Example:
-        >>> from averitec_tools.baselines.r2vc.config import resolve_config
-        >>> d = describe(resolve_config("offline-minilm-oracle"))
-        >>> d["oracle_corpus"], d["note"] == ORACLE_NOTE, d["trained_on"]
-        (True, True, 'averitec/train.json')
-    """
-    from averitec_tools.baselines.r2vc.offline.data import cache_root
-
-    off = cfg.offline
-    note = ORACLE_NOTE if not off.exclude_own_evidence else DEV_CORPUS_NOTE if off.corpus == "train+dev" \
-        else EXCLUDE_NOTE
-    return {"oracle_corpus": not off.exclude_own_evidence, "dev_annotations_in_corpus": off.corpus == "train+dev",
-            "note": note,
-            "trained_on": "averitec/train.json", "train_claims": off.train_claims,
-            "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
-            "departures": list(OFFLINE_DEPARTURES),
-            "cache_dir": str(cache_root(cfg))}
-
-
-#: The presets by name.
+#: The presets by name (a configuration's ``preset``).
 PRESETS: Registry[RunPreset] = Registry("R2VC run preset")
 PRESETS.add("standard", RunPreset())
 PRESETS.add("offline-minilm", OfflinePreset())
 
 
 def preset_for(config: R2VCConfig) -> RunPreset:
-    """The preset a configuration runs under (``offline.enabled`` → ``offline-minilm``)."""
-    return PRESETS.get("offline-minilm" if config.offline.enabled else "standard")
+    """The preset a configuration names (``config.preset``)."""
+    return PRESETS.get(config.preset)
 
 
-__all__ = ["EXCLUDE_NOTE", "ORACLE_NOTE", "PRESETS", "OfflinePreset", "RunPreset", "describe", "preset_for"]
+__all__ = ["PRESETS", "OfflinePreset", "RunPreset", "preset_for"]

@@ -1,8 +1,9 @@
 """What a run reports beyond its predictions: the summary, components, fallbacks, gate check.
 
-* :class:`RunSummary` — counts, labels, per-stage timings, ``components`` (stage → model
-  id and revision, or the named ablation/fallback), ``fallbacks`` (kind → count, kinds in
-  :data:`FALLBACK_KINDS`), ``warnings`` and ``decision`` (the emitted decisions against
+* :func:`run_summary` — the run's :class:`~averitec_tools.baselines._run.summary.RunSummary`:
+  counts, labels, per-stage timings, ``components`` (stage → model id and revision, or the
+  named ablation/fallback, :func:`describe_components`), ``fallbacks`` (kind → count, kinds
+  in :data:`FALLBACK_KINDS`), ``warnings`` and ``decision`` (the emitted decisions against
   gold labels, :func:`decision_metrics`).
 * :func:`gate_warning` — warns when no candidate of the calibration slice passes both
   gates (π ≥ τ_cal and s_ver ≥ τ_ver).
@@ -10,12 +11,13 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from averitec_tools.baselines._run.spec import RunSummary as BaseRunSummary
+from averitec_tools.baselines._run.loop import ClaimsRun
+from averitec_tools.baselines._run.summary import RunSummary
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.io.formats import FALLBACK_EVIDENCE
 
@@ -30,76 +32,69 @@ FALLBACK_KINDS: dict[str, str] = {
 }
 
 
-@dataclass(kw_only=True)
-class RunSummary(BaseRunSummary):
-    """What a run did: counts, label distribution and timings (seconds); ``extra`` keys last."""
-
-    n_abstained: int
-    n_malformed: int
-    n_candidates: int
-    stage_seconds: dict[str, float]
-    wall_seconds: float
-    config: str
-    format: str
-    warnings: list[str] = field(default_factory=list)
-    decision: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        processed = max(self.n_claims - self.n_resumed, 0)
-        per_claim = {k: (v / processed if processed else 0.0) for k, v in self.stage_seconds.items()}
-        per_candidate = {
-            k: (self.stage_seconds[k] / self.n_candidates if self.n_candidates else 0.0)
-            for k in ("generate", "verify")
-        }
-        return {
-            "out": self.out,
-            "config": self.config,
-            "format": self.format,
-            "n_claims": self.n_claims,
-            "n_resumed": self.n_resumed,
-            "n_processed": processed,
-            "labels": self.labels,
-            "n_abstained": self.n_abstained,
-            "n_candidates": self.n_candidates,
-            "n_malformed": self.n_malformed,
-            "stage_seconds": self.stage_seconds,
-            "seconds_per_claim": per_claim,
-            "seconds_per_candidate": per_candidate,
-            "wall_seconds": self.wall_seconds,
-            "claims_per_second": processed / self.wall_seconds if self.wall_seconds > 0 else 0.0,
-            "components": self.components,
-            "fallbacks": self.fallbacks,
-            "warnings": self.warnings,
-            "decision": self.decision,
-            **self.extra,
-        }
+#: The keys of an R2VC run summary, in the order ``--json`` lists them (then ``extra``).
+SUMMARY_LAYOUT: tuple[str, ...] = (
+    "out", "config", "format", "n_claims", "n_resumed", "n_processed", "labels", "n_abstained", "n_candidates",
+    "n_malformed", "stage_seconds", "seconds_per_claim", "seconds_per_candidate", "wall_seconds",
+    "claims_per_second", "components", "fallbacks", "warnings", "decision")
 
 
-def describe_components(pipe: Any) -> dict[str, Any]:
+def run_summary(pipe: Any, *, claims: Sequence[ClaimInput], done: ClaimsRun, totals: RunTotals,
+                out: str | os.PathLike[str], output_format: str, wall_seconds: float,
+                warnings: list[str]) -> RunSummary:
+    """The summary of a run of ``pipe``: counts, labels, timings (per claim processed, per candidate),
+    components, fallbacks, the emitted decisions against gold (:func:`decision_metrics`) and
+    :func:`run_extra`."""
+    processed = max(len(claims) - done.n_resumed, 0)
+    seconds = totals.stage_seconds
+    figures = {
+        "n_processed": processed, "n_abstained": totals.n_abstained, "n_candidates": totals.n_candidates,
+        "n_malformed": totals.n_malformed, "stage_seconds": seconds,
+        "seconds_per_claim": {k: (v / processed if processed else 0.0) for k, v in seconds.items()},
+        "seconds_per_candidate": {k: (seconds[k] / totals.n_candidates if totals.n_candidates else 0.0)
+                                  for k in ("generate", "verify")},
+        "wall_seconds": wall_seconds, "claims_per_second": processed / wall_seconds if wall_seconds > 0 else 0.0,
+        "decision": decision_metrics(claims=claims, records=done.records,
+                                     on_abstain=pipe.config.calibration.on_abstain),
+    }
+    labels = Counter(r.get("pred_label", r.get("predicted_label")) for r in done.records)
+    return RunSummary(out=str(out), config=pipe.config.name, output_format=output_format, n_claims=len(claims),
+                      n_resumed=done.n_resumed, labels=dict(sorted(labels.items())), components=pipe.components,
+                      fallbacks={k: int(totals.fallbacks.get(k, 0)) for k in FALLBACK_KINDS}, figures=figures,
+                      layout=SUMMARY_LAYOUT, warnings=warnings,
+                      extra=run_extra(pipe, claims=claims, records=done.records))
+
+
+def describe_components(config: Any, *, retriever: Any, generator: Any, verifier: Any, calibrator: Any,
+                        question_writer: Any) -> dict[str, Any]:
     """Stage → what runs it: a model id (and revision when known) or a named ablation.
 
-    Builders may refine the entries (corpus, revisions); this is the default read off
-    the stage objects.
+    Builders may refine the entries (corpus, revisions) before they build the pipeline;
+    this is the default read off the stage objects (the ``no_calibration`` ablation drops
+    the calibrator; no question writer is the template one).
     """
-    cfg = pipe.config
+    from averitec_tools.baselines.r2vc.stages.questions import FallbackQuestionWriter
+
+    cfg = config
+    question_writer = question_writer or FallbackQuestionWriter()
     components: dict[str, Any] = {
         "retrieval": {
-            "retriever": getattr(pipe.retriever, "name", None) or "none (no retriever: every claim abstains)",
+            "retriever": getattr(retriever, "name", None) or "none (no retriever: every claim abstains)",
             "sparse": cfg.retrieval.sparse or "none" + (" (ablation:dense_only)" if cfg.ablation.dense_only else ""),
             "dense": cfg.retrieval.dense_model or "none" + (" (ablation:sparse_only)" if cfg.ablation.sparse_only else ""),
         },
-        "generator": getattr(pipe.generator, "name", type(pipe.generator).__name__),
+        "generator": getattr(generator, "name", type(generator).__name__),
         "verifier": {
-            "backend": pipe.verifier.nli.name,
-            "score": pipe.verifier.score,
-            "pair_order": getattr(pipe.verifier.nli.backend, "pair_order", cfg.verifier.pair_order),
+            "backend": verifier.nli.name,
+            "score": verifier.score,
+            "pair_order": getattr(verifier.nli.backend, "pair_order", cfg.verifier.pair_order),
         },
-        "question_writer": getattr(pipe.question_writer, "name", type(pipe.question_writer).__name__),
+        "question_writer": getattr(question_writer, "name", type(question_writer).__name__),
     }
-    index_builds = getattr(pipe.retriever, "index_builds", None)
+    index_builds = getattr(retriever, "index_builds", None)
     if index_builds:  # indexes that were missing and built on a scale-out engine for this run
         components["retrieval"]["index_builds"] = dict(index_builds)
-    cal = pipe.calibrator
+    cal = None if cfg.ablation.no_calibration else calibrator
     if cal is None:
         components["calibrator"] = "ablation:no_calibration (π = s_ver clipped to [0, 1])"
     else:
@@ -246,4 +241,4 @@ class RunTotals:
         self.fallbacks.update(pred.fallbacks)
 
 
-__all__ = ["ABSTENTION_SCORING", "FALLBACK_KINDS", "RunSummary", "RunTotals", "decision_metrics", "describe_components", "gate_warning", "run_extra"]
+__all__ = ["FALLBACK_KINDS", "SUMMARY_LAYOUT", "RunTotals", "describe_components", "gate_warning", "run_summary"]

@@ -1,16 +1,16 @@
 """R2VC's library calls behind ``averitec baseline r2vc``: :func:`run`, :func:`calibrate`, :func:`ablations`.
 
-Each takes a :class:`~averitec_tools.baselines._run.spec.RunSpec`; the CLI only parses
-flags into one and prints what comes back. :func:`run` checks every output before a
-model is built (the partial-run policy included), builds the pipeline with the
-configuration's preset, runs it through the shared run loop, writes the manifest (git
-commit read at the start) and returns the summary.
+Each takes an :class:`R2VCSpec` (the shared :class:`~averitec_tools.baselines._run.spec.RunSpec`
+and R2VC's own flags); the CLI only parses flags into one and prints what comes back.
+:func:`run` is the baselines' one driver (:func:`~averitec_tools.baselines._run.driver.drive`)
+over :class:`R2VC`, R2VC's hooks: the configuration's preset decides the default claims and
+whether ``--corpus`` is read, builds the pipeline and adds its summary keys.
 
 Example:
     >>> import tempfile, pathlib, json
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "claims.json").write_text(json.dumps([{"claim": "A.", "label": "Refuted"}]))
-    >>> run(RunSpec(config="offline-minilm", claims=str(d / "claims.json"), out=str(d / "p.json"), corpus="x"))
+    >>> run(R2VCSpec(config="offline-minilm", claims=str(d / "claims.json"), out=str(d / "p.json"), corpus="x"))
     Traceback (most recent call last):
     ...
     averitec_tools.errors.UserError: config 'offline-minilm' builds its own corpus: drop --corpus
@@ -18,71 +18,116 @@ Example:
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from averitec_tools.baselines._run.spec import RunSpec
-from averitec_tools.baselines.r2vc.config import R2VCConfig, resolve_config
+from averitec_tools.baselines._run.driver import (
+    Baseline,
+    ManifestParts,
+    PredictMany,
+    Run,
+    drive,
+    prepare,
+)
+from averitec_tools.baselines._run.spec import RunSpec, resolve_config
+from averitec_tools.baselines._run.summary import RunSummary
+from averitec_tools.baselines.r2vc.config import BUILTIN_CONFIGS, R2VCConfig
+from averitec_tools.baselines.r2vc.config import resolve_config as load_r2vc_config
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.baselines.r2vc.presets import preset_for
-from averitec_tools.baselines.r2vc.reporting import RunSummary
+from averitec_tools.baselines.r2vc.request import BuildRequest
 from averitec_tools.errors import UserError
 
 
-def _claims(spec: RunSpec, config: R2VCConfig, claims_path: str) -> list[ClaimInput]:
-    from averitec_tools.baselines.r2vc.io.load import load_claims
+@dataclass(frozen=True, kw_only=True)
+class R2VCSpec(RunSpec):
+    """An R2VC run: the shared flags and R2VC's own.
 
-    preset_for(config).check_corpus(config, spec.corpus)
-    return load_claims(path=claims_path, limit=spec.limit, evidence=spec.evidence, corpus=spec.corpus)
+    Args:
+        corpus: The paragraph store directory.
+        evidence: ``retrieved`` or ``given`` (claims carry their evidence).
+        candidates: The candidate store directory (store or replay every claim's candidates).
+        rebuild_index: Rebuild the retrieval indexes.
+    """
 
+    corpus: str | None = None
+    evidence: str = "retrieved"
+    candidates: str | None = None
+    rebuild_index: bool = False
 
-def check_run_outputs(spec: RunSpec, claims_path: str) -> None:
-    """Output safety (issue 12) and the partial-run policy, before any model is built."""
-    from averitec_tools.baselines._run.manifest import manifest_path
-    from averitec_tools.baselines._run.sidecar import check_partial_policy
-    from averitec_tools.outputs import check_output_file
-
-    inputs = [claims_path, spec.config_file]
-    check_output_file(spec.out, option="--out", inputs=inputs)
-    check_output_file(manifest_path(spec.out), option="--out (its .manifest.json)", inputs=inputs)
-    if spec.write_gold_subset:
-        check_output_file(spec.write_gold_subset, option="--write-gold-subset", inputs=inputs)
-        if os.path.abspath(spec.write_gold_subset) == os.path.abspath(spec.out):
-            raise UserError(f"--write-gold-subset {spec.write_gold_subset}: is also --out")
-    check_partial_policy(spec.out, resume=spec.resume, overwrite=spec.overwrite)
-
-
-def _name_evidence(components: dict[str, Any], evidence: str) -> None:
-    """Name the oracle-document setting (``--evidence given``) in the components."""
-    if evidence == "given":
-        from averitec_tools.baselines.r2vc.io.given_evidence import GIVEN_COMPONENT
-
-        components["retrieval"] = {"retriever": GIVEN_COMPONENT, "evidence": "given"}
+    def request(self, *, claims: Sequence[ClaimInput] = (), engine: Any = None,
+                label_evidence: bool = True) -> BuildRequest:
+        """What the pipeline is built with for this run."""
+        return BuildRequest(corpus=self.corpus, claims=tuple(claims), rebuild_index=self.rebuild_index,
+                            progress=self.progress, engine=engine, evidence=self.evidence,
+                            candidates=self.candidates, label_evidence=label_evidence)
 
 
-def _prepare(pipe: Any, spec: RunSpec) -> None:
-    """Name the evidence setting in the components; open the candidate store (``--candidates``)."""
-    _name_evidence(pipe.components, spec.evidence)
-    if spec.candidates:
-        from averitec_tools.baselines.r2vc.io.candidates import open_store
-
-        settings, described = preset_for(pipe.config).store_settings(pipe.config, pipe.components)
-        pipe.candidate_store = open_store(spec.candidates, config=pipe.config, components=pipe.components,
-                                          settings=settings, described=described, corpus=spec.corpus)
+R2VCRun = Run[R2VCSpec, R2VCConfig, ClaimInput]
 
 
-def _predict_many(spec: RunSpec, engine: Any, config: R2VCConfig, claims: list[ClaimInput]) -> Any:
-    """Claims on engine workers (None: in this process)."""
-    if engine.name == "local":
-        return None
-    from averitec_tools.baselines.r2vc.claim_worker import R2VCClaimWorker
-    from averitec_tools.engines import engine_predictor
+class R2VC(Baseline[R2VCSpec, R2VCConfig, ClaimInput, R2VCPipeline]):
+    """R2VC's hooks on the baselines' driver."""
 
-    return engine_predictor(engine, worker=R2VCClaimWorker(config=config, corpus=spec.corpus, claims=tuple(claims),
-                                                           evidence=spec.evidence))
+    builtin_configs = BUILTIN_CONFIGS
+    writes_manifest = True
+
+    def load_config(self, name: str) -> R2VCConfig:
+        return load_r2vc_config(name)
+
+    def default_claims(self, spec: R2VCSpec, config: R2VCConfig) -> str:
+        return preset_for(config).default_claims(config)
+
+    def read_claims(self, spec: R2VCSpec, config: R2VCConfig, path: str) -> list[ClaimInput]:
+        from averitec_tools.baselines.r2vc.io.load import load_claims
+
+        preset_for(config).check_corpus(config, spec.corpus)
+        return load_claims(path=path, limit=spec.limit, evidence=spec.evidence, corpus=spec.corpus)
+
+    def output_format(self, spec: R2VCSpec, claims: Sequence[ClaimInput]) -> str:
+        from averitec_tools.baselines.r2vc.io.formats import default_format
+
+        return default_format(claims) if spec.output_format == "auto" else spec.output_format
+
+    def build(self, run: R2VCRun) -> R2VCPipeline:
+        from averitec_tools.baselines.r2vc.build import build_pipeline
+
+        if run.spec.candidates and run.engine.name != "local":
+            raise UserError("--candidates needs --engine local (claims predicted on engine workers are not stored)")
+        return build_pipeline(run.config, run.spec.request(claims=run.claims, engine=run.engine))
+
+    def worker(self, run: R2VCRun) -> Callable[[], Callable[[list[ClaimInput]], list[Any]]]:
+        from averitec_tools.baselines.r2vc.claim_worker import R2VCClaimWorker
+
+        return R2VCClaimWorker(config=run.config, corpus=run.spec.corpus, claims=tuple(run.claims),
+                               evidence=run.spec.evidence)
+
+    def predict(self, pipe: R2VCPipeline, run: R2VCRun, predict_many: PredictMany | None) -> RunSummary:
+        s = run.spec
+        return pipe.run(run.claims, out=s.out, output_format=run.output_format, resume=s.resume,
+                        overwrite=s.overwrite, progress=s.progress, predict_many=predict_many)
+
+    def manifest(self, pipe: R2VCPipeline, run: R2VCRun) -> ManifestParts:
+        from averitec_tools.baselines.r2vc.manifest import manifest_parts
+
+        return manifest_parts(config=pipe.config, claims=run.claims_path, corpus=run.spec.corpus,
+                              config_file=run.config_file, evidence=run.spec.evidence, limit=run.spec.limit)
+
+    def summarise(self, summary: RunSummary, pipe: R2VCPipeline, run: R2VCRun, *, on_workers: bool,
+                  manifest: Path | None) -> None:
+        if pipe.candidate_store is not None:
+            summary.extra["candidate_store"] = pipe.candidate_store.describe()
+        summary.extra["evidence"] = run.spec.evidence
+        summary.extra["manifest"] = str(manifest)
+        summary.extra.update(preset_for(pipe.config).summary_extra(pipe.config))
+        if run.spec.write_gold_subset:
+            summary.extra["gold_subset"] = str(run.spec.write_gold_subset)
 
 
-def run(spec: RunSpec) -> RunSummary:
+def run(spec: R2VCSpec) -> RunSummary:
     """Run R2VC on ``spec``'s claims and write ``spec.out`` (see the module docs).
 
     Raises:
@@ -90,45 +135,16 @@ def run(spec: RunSpec) -> RunSummary:
             run present without ``resume``/``overwrite`` (exit 2).
         KeyboardInterrupt: progress is in ``OUT.partial.jsonl``; rerun with ``resume``.
     """
-    from averitec_tools.baselines._run.manifest import git_state
-    from averitec_tools.baselines.r2vc.build import build_pipeline
-    from averitec_tools.baselines.r2vc.io.formats import default_format
-    from averitec_tools.baselines.r2vc.manifest import write_run_manifest
-
-    git = git_state()  # the code that starts the run, not whatever the checkout holds at its end
-    if spec.limit is not None and spec.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {spec.limit}")
-    config = resolve_config(spec.config) if isinstance(spec.config, str) else spec.config
-    claims_path = str(spec.claims) if spec.claims is not None else preset_for(config).default_claims(config)
-    check_run_outputs(spec, claims_path)
-    claims = _claims(spec, config, claims_path)
-    fmt = default_format(claims) if spec.output_format == "auto" else spec.output_format
-    engine = spec.resolved_engine()
-    if spec.candidates and engine.name != "local":
-        raise UserError("--candidates needs --engine local (claims predicted on engine workers are not stored)")
-    pipe = build_pipeline(config, corpus=spec.corpus, claims=claims, rebuild_index=spec.rebuild_index,
-                          progress=spec.progress, engine=engine, evidence=spec.evidence)
-    _prepare(pipe, spec)
-    summary = pipe.run(claims, out=spec.out, output_format=fmt, resume=spec.resume, overwrite=spec.overwrite,
-                       progress=spec.progress, predict_many=_predict_many(spec, engine, config, claims))
-    summary.extra["engine"] = engine.describe()
-    if pipe.candidate_store is not None:
-        summary.extra["candidate_store"] = pipe.candidate_store.describe()
-    summary.extra["evidence"] = spec.evidence
-    summary.extra["manifest"] = str(write_run_manifest(
-        out=spec.out, config=pipe.config, claims=claims_path, corpus=spec.corpus, config_file=spec.config_file,
-        evidence=spec.evidence, limit=spec.limit, git=git))
-    if spec.write_gold_subset:
-        from averitec_tools.jsonio import write_head
-
-        write_head(claims_path, n=len(claims), out=spec.write_gold_subset)
-    summary.extra.update(preset_for(pipe.config).summary_extra(pipe.config))
-    if spec.write_gold_subset:
-        summary.extra["gold_subset"] = str(spec.write_gold_subset)
-    return summary
+    return drive(R2VC(), spec)
 
 
-def calibrate(spec: RunSpec) -> dict[str, Any]:
+def _check_calibrator_out(spec: R2VCSpec, claims_path: str, config_file: str | None) -> None:
+    from averitec_tools.outputs import check_output_file
+
+    check_output_file(spec.out, option="--out", inputs=[claims_path, config_file])
+
+
+def calibrate(spec: R2VCSpec) -> dict[str, Any]:
     """Fit the SLC calibrator (§3.5) on ``spec``'s labelled claims and save it to ``spec.out``.
 
     The configuration's own ``calibration.path`` (usually the file being written) is
@@ -138,21 +154,15 @@ def calibrate(spec: RunSpec) -> dict[str, Any]:
 
     from averitec_tools.baselines.r2vc.build import build_pipeline
     from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
-    from averitec_tools.outputs import check_output_file
 
-    if spec.limit is not None and spec.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {spec.limit}")
-    config = resolve_config(spec.config) if isinstance(spec.config, str) else spec.config
-    claims_path = str(spec.claims) if spec.claims is not None else preset_for(config).default_claims(config)
-    check_output_file(spec.out, option="--out", inputs=[claims_path, spec.config_file])
-    claims = _claims(spec, config, claims_path)
+    prepared = prepare(R2VC(), spec, check_outputs=_check_calibrator_out)
+    config = prepared.config
     preset_for(config).check_calibrate(config)
     config = replace(config, calibration=replace(config.calibration, path=None),
                      ablation=replace(config.ablation, no_calibration=True))
-    pipe = build_pipeline(config, corpus=spec.corpus, claims=claims, rebuild_index=spec.rebuild_index,
-                          progress=spec.progress, evidence=spec.evidence)
-    _prepare(pipe, replace(spec, evidence="retrieved"))
-    cal = fit_calibrator(pipe, claims=claims, where=claims_path, progress=spec.progress)
+    # the components name the evidence as a retrieved run does (as calibrate always has)
+    pipe = build_pipeline(config, spec.request(claims=prepared.claims, label_evidence=False))
+    cal = fit_calibrator(pipe, claims=prepared.claims, where=prepared.claims_path, progress=spec.progress)
     cal.save(spec.out)
     result = {"out": spec.out, "config": config.name, **cal.fit_info, "coef": list(cal.coef),
               "intercept": cal.intercept}
@@ -161,7 +171,7 @@ def calibrate(spec: RunSpec) -> dict[str, Any]:
     return result
 
 
-def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
+def ablations(spec: R2VCSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
     """Table 2 rows from ``spec.candidates``, the store a run with the same config and claims wrote.
 
     Writes ``ROW.json`` (``ROW.jsonl`` for FEVER claims) per row and ``ablations.json``
@@ -172,9 +182,7 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
 
     from averitec_tools.baselines.r2vc.build import ablation_inputs
     from averitec_tools.baselines.r2vc.experiments.ablations import ABLATION_ROWS, run_ablations
-    from averitec_tools.baselines.r2vc.io.candidates import open_store
     from averitec_tools.baselines.r2vc.io.claims import read_claims
-    from averitec_tools.baselines.r2vc.io.formats import default_format
     from averitec_tools.jsonio import atomic_directory
     from averitec_tools.outputs import check_output_dir
 
@@ -184,30 +192,24 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
         raise UserError("--rows: no row named")
     for r in rows:
         ABLATION_ROWS.get(r)  # unknown names: one line with suggestions
-    if spec.limit is not None and spec.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {spec.limit}")
-    config = resolve_config(spec.config) if isinstance(spec.config, str) else spec.config
+    spec.check_limit()
+    resolved = resolve_config(spec.config, builtins=BUILTIN_CONFIGS, load=load_r2vc_config)
+    config = resolved.config
     if any(getattr(config.ablation, f) for f in ("no_verifier_selection", "single_candidate", "no_calibration")) \
             or not config.calibration.abstain:
         raise UserError(f"config {config.name!r}: give the configuration the store was written with, ablation "
                         "switches off; the rows switch them on")
     claims_path = str(spec.claims) if spec.claims is not None else preset_for(config).default_claims(config)
     claims = read_claims(claims_path)[: spec.limit]
-    fmt = default_format(claims) if spec.output_format == "auto" else spec.output_format
+    fmt = R2VC().output_format(spec, claims)
     suffix = ".json" if fmt == "averitec2024" else ".jsonl"
-    check_output_dir(spec.out, option="--out", inputs=[claims_path, spec.config_file, spec.candidates],
+    check_output_dir(spec.out, option="--out", inputs=[claims_path, resolved.file, spec.candidates],
                      files=[f"{r}{suffix}" for r in rows] + ["ablations.json"])
     preset_for(config).check_corpus(config, spec.corpus)
-    calibrator, row_config, store_config, components, fitted = ablation_inputs(config, claims=claims,
-                                                                               progress=spec.progress)
-    _name_evidence(components, spec.evidence)  # as `r2vc --evidence given` named it when it wrote the store
-    settings, described = preset_for(store_config).store_settings(store_config, components)
-    store = open_store(spec.candidates, config=store_config, components=components, settings=settings,
-                       described=described, corpus=spec.corpus, replay_only=True)
+    inputs = ablation_inputs(config, spec.request(claims=claims))
     with atomic_directory(spec.out) as tmp:
-        result = run_ablations(config=row_config, store=store, claims=claims, calibrator=calibrator,
-                               components=components, out_dir=tmp, output_format=fmt, rows=rows,
-                               progress=spec.progress, fitted=fitted)
+        result = run_ablations(inputs, claims=claims, out_dir=tmp, output_format=fmt, rows=rows,
+                               progress=spec.progress)
         for row in result["rows"].values():
             row["out"] = str(spec.out) + "/" + row["out"].rsplit("/", 1)[1]
         result["out"] = str(spec.out)
@@ -216,4 +218,4 @@ def ablations(spec: RunSpec, *, rows: list[str]) -> tuple[dict[str, Any], int]:
     return result, len(claims)
 
 
-__all__ = ["ablations", "calibrate", "check_run_outputs", "run"]
+__all__ = ["R2VC", "R2VCSpec", "ablations", "calibrate", "run"]

@@ -132,4 +132,4 @@ def admin_status(request: Request, site: SiteDep) -> Response:
     return JSONResponse({"queue": queue(site.store), "workers": rows})
 
 
-__all__ = ["admin_form", "need_admin", "router"]
+__all__ = ["router"]

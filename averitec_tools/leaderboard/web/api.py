@@ -7,8 +7,8 @@ with the upload form.
 
 Example:
     >>> sorted((r.path, *r.methods) for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    [('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET'), ('/api/submissions/{sid}/claims', 'GET'),
-     ('/api/submissions/{sid}/claims/{claim_id}', 'GET')]
+    [('/api/status', 'GET'), ('/api/submissions', 'POST'), ('/api/submissions/{sid}', 'GET'),
+     ('/api/submissions/{sid}/claims', 'GET'), ('/api/submissions/{sid}/claims/{claim_id}', 'GET')]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.audit_flags import check_declaration
-from averitec_tools.leaderboard.store import QuotaExceeded, Store, StoreUnavailable
+from averitec_tools.leaderboard.store import PhaseClosed, QuotaExceeded, Store, StoreUnavailable
 from averitec_tools.leaderboard.web.site import SiteDep, parse_id
 
 #: Form fields of an upload that are not disclosure metadata.
@@ -88,6 +88,8 @@ async def receive_upload(store: Store, team: str, form: Any) -> tuple[int, Any]:
         return 503, STORE_UNAVAILABLE
     except QuotaExceeded as exc:
         return 429, str(exc)
+    except PhaseClosed as exc:
+        return 403, str(exc)
     except UserError as exc:
         return 400, str(exc)
     return 200, new
@@ -102,7 +104,9 @@ async def submit_api(request: Request, site: SiteDep) -> Response:
     refusal = site.team_post_allowed(request, team)
     if refusal is not None:
         return refusal
-    form = await request.form()
+    form, refusal = await site.read_upload(request, team, request.form)
+    if refusal is not None:
+        return refusal
     status, result = await receive_upload(site.store, team, form)
     if status != 200:
         return JSONResponse({"error": result}, status_code=status)
@@ -122,10 +126,19 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
         return JSONResponse({"error": "this submission's details need its team's token (Authorization: Bearer TOKEN) "
                                       "until it is on the board"}, status_code=403)
     out = {"id": row["id"], "team": row["team"], "system": row["system"], "phase": row["phase"], "state": row["state"],
-           "declaration": row["declaration"], "audit_url": f"/api/submissions/{row['id']}/audit"}
+           "late": bool(row.get("late")), "declaration": row["declaration"], "audit_url": f"/api/submissions/{row['id']}/audit"}
     if owner:
         out["reason"] = row["reason"]
+        out["events"] = [{"at": e["at"].isoformat() + "Z", "state": e["state"],
+                          "note": e["note"] if site.is_admin(request) or e["state"] != "running" else None}
+                         for e in store.events(row["id"])]
     return JSONResponse(out)
+
+
+@router.get("/api/status")
+def status_api(site: SiteDep) -> Response:
+    """The public status (:meth:`~averitec_tools.leaderboard.events.SubmissionEvents.queue_health`): counts and ages only."""
+    return JSONResponse(site.store.queue_health())
 
 
 @router.get("/api/submissions/{sid}/claims")
@@ -151,4 +164,4 @@ def claim_api(request: Request, sid: str, claim_id: str, site: SiteDep) -> Respo
     return JSONResponse({"submission_id": view["row"]["id"], **view["detail"]})
 
 
-__all__ = ["STORE_UNAVAILABLE", "UPLOAD_FIELDS", "receive_upload", "router", "upload_fields"]
+__all__ = ["receive_upload", "router"]

@@ -36,6 +36,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from averitec_tools.leaderboard.web import admin, api, audit, pages, team
+from averitec_tools.leaderboard.web.errorlog import ErrorLog
 from averitec_tools.leaderboard.web.pages import sort_key
 from averitec_tools.leaderboard.web.security import BodySizeLimit, BodyTooLarge, SecurityHeaders
 from averitec_tools.leaderboard.web.site import HERE, Refused, Site, request_guard
@@ -80,9 +81,12 @@ def _add_error_handlers(app: FastAPI, site: Site, sized: BodySizeLimit) -> None:
         limit_bytes = exc.args[0] if exc.args else None
         return Response(sized.message(limit_bytes) + "\n", status_code=413, media_type="text/plain", headers={"connection": "close"})
 
+    errors = ErrorLog(logger)
+
     @app.exception_handler(Exception)
     async def server_error(request: Request, exc: Exception) -> Response:
-        logger.exception("internal error on %s %s", request.method, request.url.path)
+        route = getattr(request.scope.get("route"), "path", None) or "(no route)"  # the template: ids make no new entries
+        errors.failure(request.method, route, exc)
         return site.error(request, "internal error (logged for the organisers)", 500)
 
 
@@ -104,4 +108,4 @@ def create_app(url: str, *, max_upload_bytes: int | None = None, secret_file: st
     return SecurityHeaders(sized)
 
 
-__all__ = ["ROUTERS", "create_app", "route_table", "sort_key"]
+__all__ = ["create_app", "route_table", "sort_key"]

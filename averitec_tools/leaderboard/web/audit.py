@@ -72,4 +72,4 @@ def audit_api(request: Request, sid: str, site: SiteDep) -> Response:
     return JSONResponse(body)
 
 
-__all__ = ["audit_view", "router", "shown_audit"]
+__all__ = ["router", "shown_audit"]

@@ -1,5 +1,5 @@
 """The public pages of the board: ``/``, ``/phase/{name}``, ``/submission/{id}`` (with its
-``scores.json`` and plots) and ``/team/{name}``. Only safe methods (GET).
+``scores.json`` and plots), ``/team/{name}`` and ``/status`` (the queue). Only safe methods (GET).
 
 A submission's details are shown to its team (signed in, or its bearer token) and the
 organisers until it stands on a visible board, then to everyone; its gold labels and
@@ -7,7 +7,8 @@ claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    ['/', '/phase/{name}', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
+    ['/', '/phase/{name}', '/status', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}',
+     '/submission/{sid}/claim/{claim_id}/image/{item}/{k}.png', '/submission/{sid}/claims',
      '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png', '/team/{name:path}']
 """
 
@@ -15,14 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.phase_rules import uses_judge
-from averitec_tools.leaderboard.ranking import board_signature, unscored_reasons
+from averitec_tools.leaderboard.ranking import unscored_reasons
 from averitec_tools.leaderboard.web.site import SiteDep
 from averitec_tools.leaderboard.web.views import (
+    PER_CLAIM_HIDDEN,
     breakdown,
     has_confidences,
     mean_scored,
@@ -67,14 +70,16 @@ def phase_page(request: Request, site: SiteDep, name: str, sort: str = "rank", o
     except UserError as exc:
         return site.error(request, str(exc), 404)
     hidden = site.board_hidden(phase)
-    entries = [] if hidden else site.ranked(name)
+    board = site.board(name)
+    entries = [] if hidden else list(board.entries)
+    ranked = [e for e in entries if e.status == "ranked"]
     by_id = {e.submission_id: e for e in entries}
-    shown = sorted(entries, key=lambda e: sort_key(e, sort), reverse=order == "desc")
+    shown = sorted(ranked, key=lambda e: sort_key(e, sort), reverse=order == "desc")
     pending = len(store.submissions(phase=name, state=("pending", "running")))
-    return site.page(request, "phase.html", phase=phase, entries=shown, ranked=entries, by_id=by_id, sort=sort, order=order,
-                     hidden=hidden, revealed=store.revealed(name), pending=pending, disclosure=comp.disclosure,
-                     board_signature=board_signature(competition=comp, phase=phase), title=f"{comp.title}: {phase.title}",
-                     judge=uses_judge(phase.profiles))
+    return site.page(request, "phase.html", phase=phase, entries=shown, ranked=ranked, by_id=by_id, sort=sort, order=order,
+                     unranked=[e for e in entries if e.status != "ranked"], hidden=hidden, revealed=store.revealed(name),
+                     pending=pending, disclosure=comp.disclosure, floor=board.floor, board_signature=board.signature,
+                     title=f"{comp.title}: {phase.title}", judge=uses_judge(phase.profiles))
 
 
 @router.get("/submission/{sid}", response_class=HTMLResponse)
@@ -87,15 +92,17 @@ def submission_page(request: Request, sid: str, site: SiteDep) -> Response:
     context: dict[str, Any] = {**view, "metrics": metrics, "refresh": REFRESH_SECONDS if view["row"]["state"] in ("pending", "running") else None}
     if claims:
         context["means"] = {m: mean_scored([c["values"][m] for c in claims]) for m in metrics}  # unscored claims left out
-        context["unscored"] = unscored_reasons(claims, [True] * len(claims))
+        context["unscored"] = unscored_reasons(claims, np.ones(len(claims), dtype=bool))
         if view["gold"]:
             context["breakdowns"] = [(heading, breakdown(claims, key=key, metrics=metrics))
                                      for heading, key in (("By gold label", "gold"), ("By claim type", "types"))]
-        context["plots"] = has_confidences(claims)
+        context["plots"] = has_confidences(claims) and view["per_claim"]
     from averitec_tools.leaderboard.web.audit import shown_audit
 
     row = view["row"]
     context["audit"] = shown_audit(phase, row.get("audit"), revealed=view["revealed"], organiser=site.is_admin(request))
+    context["events"] = [e if view["organiser"] or e["state"] != "running" else {**e, "note": None}  # worker names: organisers only
+                         for e in site.store.events(row["id"])]
     return site.page(request, "submission.html", title=f"Submission {row['id']}", declaration=row.get("declaration"), **context)
 
 
@@ -120,9 +127,23 @@ def claim_page_route(request: Request, sid: str, claim_id: str, site: SiteDep) -
     view, refusal = claim_view(site, request, sid, claim_id)
     if view is None:
         return refusal  # type: ignore[return-value]
+    title = f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}"
+    if view["detail"].get("kind") == "averimatec":  # evidence with images (each a re-encoded PNG, the route below)
+        return site.page(request, "claim_averimatec.html", title=title, **view)
     pairs = {tuple(p) for p in view["detail"]["assignment"] or ()}
-    return site.page(request, "claim.html", title=f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}",
-                     pairs=pairs, **view)
+    return site.page(request, "claim.html", title=title, pairs=pairs, **view)
+
+
+@router.get("/submission/{sid}/claim/{claim_id}/image/{item}/{k}.png")
+def claim_image_route(request: Request, sid: str, claim_id: str, item: str, k: str, site: SiteDep) -> Response:
+    """An AVerImaTeC evidence image of a visible claim: always a PNG re-encoded on the server,
+    never the uploaded bytes (:mod:`~averitec_tools.leaderboard.claim_view_averimatec`)."""
+    from averitec_tools.leaderboard.web.claims import claim_image
+
+    png, refusal = claim_image(site, request, sid, claim_id, item, k)
+    if png is None:
+        return refusal  # type: ignore[return-value]
+    return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
 
 
 @router.get("/submission/{sid}/scores.json")
@@ -132,6 +153,8 @@ def submission_scores(request: Request, sid: str, site: SiteDep) -> Response:
         return refusal  # type: ignore[return-value]
     if view["claims"] is None:
         return JSONResponse({"error": "no visible scores"}, status_code=404)
+    if not view["per_claim"]:
+        return JSONResponse({"error": PER_CLAIM_HIDDEN}, status_code=403)
     cur, row_id = view["current"], view["row"]["id"]
     return JSONResponse(
         {"submission_id": row_id, "profile": cur["profile"], "signature": cur["signature"], "scorer_version": cur["scorer_version"],
@@ -148,11 +171,21 @@ def submission_plot(request: Request, sid: str, kind: str, site: SiteDep) -> Res
     if view is None:
         return refusal  # type: ignore[return-value]
     claims = view["claims"]
+    if claims and not view["per_claim"]:  # a reliability diagram tells each confident claim's correctness
+        return site.error(request, PER_CLAIM_HIDDEN, 403)
     if not claims or not has_confidences(claims):
         return site.error(request, "no plot: this submission has no visible confidences", 404)
     key = (view["row"]["id"], kind, view["current"]["id"], view["revealed"])
     png = site.plot(key, lambda: plot_png(kind, claims))
     return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
+
+
+@router.get("/status", response_class=HTMLResponse)
+def status_page(request: Request, site: SiteDep) -> Response:
+    """The queue as anyone may see it: its length, the oldest waiting job's age, the workers
+    heard from lately, the time limit and the watchdog (counts and ages only)."""
+    return site.page(request, "status.html", health=site.store.queue_health(), title=f"{site.comp.title}: status",
+                     refresh=10)
 
 
 @router.get("/team/{name:path}", response_class=HTMLResponse)
@@ -169,4 +202,4 @@ def team_page(request: Request, name: str, site: SiteDep) -> Response:
     return site.page(request, "team.html", team=team["name"], rows=rows, quotas=quotas, own=own, title=f"Team {team['name']}")
 
 
-__all__ = ["REFRESH_SECONDS", "router", "sort_key"]
+__all__ = ["router", "sort_key"]

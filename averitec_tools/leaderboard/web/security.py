@@ -212,6 +212,39 @@ class RateLimiter:
         return None
 
 
+class InFlight:
+    """At most ``limit`` requests per key at once (a team's uploads whose bodies are still
+    arriving), in this process.
+
+    Example:
+        >>> slots = InFlight(limit=1)
+        >>> slots.enter("blue"), slots.enter("blue"), slots.leave("blue"), slots.enter("blue")
+        (True, False, None, True)
+    """
+
+    def __init__(self, *, limit: int) -> None:
+        import threading
+
+        self.limit = limit
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, key: str) -> bool:
+        with self._lock:
+            if self._open.get(key, 0) >= self.limit:
+                return False
+            self._open[key] = self._open.get(key, 0) + 1
+            return True
+
+    def leave(self, key: str) -> None:
+        with self._lock:
+            left = self._open.get(key, 1) - 1
+            if left > 0:
+                self._open[key] = left
+            else:
+                self._open.pop(key, None)
+
+
 def sign_session(key: bytes | str, subject: str, *, issued: int, bound: str = "") -> str:
     """A session cookie value ``subject.issued.mac``: HMAC-SHA256 keyed by ``key`` (the
     server secret of :mod:`averitec_tools.leaderboard.secret`, never anything stored in

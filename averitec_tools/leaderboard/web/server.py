@@ -24,9 +24,16 @@ from typing import Any
 
 from averitec_tools.jsonio import print_json
 from averitec_tools.leaderboard.store import Store, upgrade_schema
-from averitec_tools.leaderboard.web.connections import HEADER_TIMEOUT, MAX_CONNECTIONS
+from averitec_tools.leaderboard.web.connections import (
+    HEADER_TIMEOUT,
+    MAX_CONNECTIONS,
+    PER_CLIENT,
+    REQUEST_SECONDS,
+)
 
 logger = logging.getLogger("averitec.leaderboard")
+#: The supervisor runs the watchdog every this many rounds of 0.25 s (5 s).
+WATCHDOG_ROUNDS = 20
 
 
 @dataclass
@@ -81,9 +88,8 @@ class Supervisor:
         slot.restart_at = None
 
     def start(self) -> None:
-        """Start every worker and the thread that watches them."""
-        if not self.slots:
-            return
+        """Start every worker and the thread that watches them (and runs the watchdog, also
+        with no worker here: they may run elsewhere, with ``work``)."""
         from averitec_tools.leaderboard.health import prune
 
         store = Store(self.url)
@@ -120,8 +126,23 @@ class Supervisor:
                 logger.info("worker %d restarted (pid %s)", slot.index, slot.proc.pid)
 
     def _watch(self) -> None:
+        rounds = 0
         while not self._stopping.wait(0.25):
             self.check()
+            rounds += 1
+            if rounds % WATCHDOG_ROUNDS == 0:
+                self.watchdog()
+
+    def watchdog(self) -> None:
+        """Fail submissions stuck past their time limit (:meth:`Store.watchdog`), even when
+        every worker is the one stuck; a database error is logged, never fatal."""
+        try:
+            if self._store is None:
+                self._store = Store(self.url)
+            for stuck in self._store.watchdog():
+                logger.error("watchdog: submission %d ran past its time limit and was not stopped; failed (not charged)", stuck)
+        except Exception as exc:  # keep supervising
+            logger.error("watchdog: %s", exc)
 
     def stop(self) -> None:
         """Stop the workers (SIGTERM, then SIGKILL after 10 s) and record it."""
@@ -145,11 +166,13 @@ class Supervisor:
 
 
 def uvicorn_config(app: Any, *, host: str, port: int, trusted_proxies: tuple[str, ...] = (), header_timeout: float = HEADER_TIMEOUT,
-                   max_connections: int = MAX_CONNECTIONS) -> Any:
+                   max_connections: int = MAX_CONNECTIONS, request_seconds: float = REQUEST_SECONDS,
+                   per_client: int = PER_CLIENT) -> Any:
     """uvicorn's settings for the app: proxy headers (``X-Forwarded-For``/``-Proto``)
     honoured only from ``trusted_proxies`` (none by default: the connection's address is
-    the client's), the header timeout and connection cap of
-    :func:`~averitec_tools.leaderboard.web.connections.bounded_protocol`, no ``server`` header.
+    the client's), the header and request timeouts and connection caps of
+    :func:`~averitec_tools.leaderboard.web.connections.bounded_protocol` (no cap per client
+    behind a trusted proxy: every client would share its address), no ``server`` header.
 
     Example:
         >>> config = uvicorn_config(None, host="127.0.0.1", port=8000)
@@ -164,7 +187,9 @@ def uvicorn_config(app: Any, *, host: str, port: int, trusted_proxies: tuple[str
 
     return uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, proxy_headers=bool(trusted_proxies),
                           forwarded_allow_ips=list(trusted_proxies) or None,
-                          http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections))
+                          http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections,
+                                                request_seconds=request_seconds,
+                                                per_client=None if trusted_proxies else per_client))
 
 
 def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease_seconds: float = 120.0,
@@ -178,13 +203,14 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
 
     configure_logging()
     store = Store(url, create=False)
-    store.competition()  # UserError if `init` has not run
-    upgrade_schema(store.engine)
+    limits = store.competition().rate_limits  # UserError if `init` has not run
     store.check_writable()  # before "serving": a read-only database would stop the server at once
+    upgrade_schema(store.engine)
     store.close()
     app = create_app(url, secret_file=secret_file)  # creates the session secret if absent
     config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
-                            max_connections=max_connections)
+                            max_connections=max_connections, request_seconds=limits.request_seconds,
+                            per_client=limits.connections_per_client)
     address = f"http://{host}:{port}/"
     if json_out:
         print_json({"url": address, "db": url, "workers": workers})

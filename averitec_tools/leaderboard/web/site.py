@@ -39,11 +39,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from averitec_tools.leaderboard.competition import metric_title
-from averitec_tools.leaderboard.ranking import rank_store
+from averitec_tools.leaderboard.ranking import Board, rank_board
 from averitec_tools.leaderboard.secret import SecretKey, secret_path
 from averitec_tools.leaderboard.store import Store
+from averitec_tools.leaderboard.tiers import rank_cell, tier_cell
 from averitec_tools.leaderboard.web.security import (
     CSRF_COOKIE,
+    InFlight,
     RateLimiter,
     check_session,
     csrf_ok,
@@ -109,14 +111,15 @@ class Site:
         self.comp = self.store.competition()
         self.upload_limit = upload_limit or self.comp.max_upload_bytes
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-        env.globals.update(metric_title=metric_title, competition=self.comp)
+        env.globals.update(metric_title=metric_title, competition=self.comp, rank_cell=rank_cell, tier_cell=tier_cell)
         env.filters["ts"] = lambda d: d.strftime("%Y-%m-%d %H:%M:%S") if d is not None else ""
         env.filters["score"] = score_text
         self.templates = Jinja2Templates(env=env)
         limits = self.comp.rate_limits
         self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
         self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
-        self._boards: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+        self.uploads = InFlight(limit=limits.uploads_per_team)
+        self._boards: dict[str, tuple[tuple[Any, ...], Board]] = {}
         self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
     # ------------------------------------------------------------------ pages and errors
@@ -215,6 +218,22 @@ class Site:
             return None, self.too_many(request, wait, "failed token attempts from this address")
         return None, self.error(request, "invalid token", 403)
 
+    async def read_upload(self, request: Request, team: str, read: Callable[[], Any]) -> tuple[Any, Response | None]:
+        """``await read()`` (the form, body and all) holding one of ``team``'s upload slots
+        (``rate_limits.uploads_per_team`` at once, so one team cannot hold every connection with
+        bodies that trickle in); 429 when none is free, 400 when the client hung up (or was cut
+        off at ``rate_limits.request_seconds``)."""
+        from starlette.requests import ClientDisconnect
+
+        if not self.uploads.enter(team):
+            return None, self.too_many(request, 5, f"uploads in flight for team {team!r}")
+        try:
+            return await read(), None
+        except ClientDisconnect:
+            return None, self.error(request, "the upload did not arrive whole", 400)
+        finally:
+            self.uploads.leave(team)
+
     def team_post_allowed(self, request: Request, team: str) -> Response | None:
         """Count one authenticated post of ``team``; the 429 response past its bound."""
         wait = self.team_posts.hit(team)
@@ -230,13 +249,17 @@ class Site:
 
     # ------------------------------------------------------------------ boards
 
-    def ranked(self, phase: str) -> list[Any]:
-        """The phase's ranking, computed again only when it can have changed."""
+    def board(self, phase: str) -> Board:
+        """The phase's board (entries, floor, signature), computed again only when it can have changed."""
         version = self.store.board_version(phase)
         cached = self._boards.get(phase)
         if cached is None or cached[0] != version:
-            self._boards[phase] = (version, rank_store(self.store, phase))
-        return list(self._boards[phase][1])
+            self._boards[phase] = (version, rank_board(self.store, phase))
+        return self._boards[phase][1]
+
+    def ranked(self, phase: str) -> list[Any]:
+        """The phase's entries (ranked first, then the unranked ones)."""
+        return list(self.board(phase).entries)
 
     def board_hidden(self, phase: Any) -> bool:
         return phase.visibility == "hidden" and not self.store.revealed(phase.name)
@@ -295,4 +318,4 @@ async def request_guard(request: Request) -> None:
 SiteDep = Annotated[Site, Depends(site_of)]
 
 
-__all__ = ["ADMIN_COOKIE", "SAFE_METHODS", "Refused", "SiteDep", "request_guard", "SESSION_SECONDS", "TEAM_COOKIE", "Site", "parse_id", "site_of", "wants_json"]
+__all__ = ["ADMIN_COOKIE", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]

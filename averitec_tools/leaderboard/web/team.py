@@ -76,7 +76,10 @@ async def submit_post(request: Request, site: SiteDep) -> Response:
     refusal = site.team_post_allowed(request, team)
     if refusal is not None:
         return refusal
-    form, refusal = await form_guard(site, request)
+    guarded, refusal = await site.read_upload(request, team, lambda: form_guard(site, request))
+    if refusal is not None:
+        return refusal
+    form, refusal = guarded
     if refusal is not None:
         return refusal
     status, result = await receive_upload(site.store, team, form)
@@ -85,4 +88,4 @@ async def submit_post(request: Request, site: SiteDep) -> Response:
     return RedirectResponse(f"/submission/{result.id}", status_code=303)
 
 
-__all__ = ["form_guard", "router"]
+__all__ = ["router"]

@@ -4,6 +4,13 @@ Gold labels and claim metadata (the per-claim ``gold`` and ``types``, and the
 breakdowns by them) are shown only once the phase is revealed, and never on a phase
 marked ``gold_private`` (:func:`gold_visible`); before that every per-claim row is
 :func:`without_gold`.
+
+Per-claim *scores* tell the gold too (a claim's ``label_accuracy`` with the team's own
+label gives the gold label away in three uploads, issue 39), so while the gold is not
+shown they go only to the submitting team -- and only where the phase allows it
+(``per_claim_feedback``) -- and the organisers, never anonymously
+(:func:`per_claim_visible`): the per-claim list and pages, ``scores.json`` and the
+calibration plots (drawn from per-claim correctness) answer 403 to anyone else.
 """
 
 from __future__ import annotations
@@ -47,6 +54,29 @@ def gold_visible(phase: Phase, *, revealed: bool) -> bool:
         False
     """
     return revealed and not phase.gold_private
+
+
+def per_claim_visible(phase: Phase, *, revealed: bool, own: bool, organiser: bool) -> bool:
+    """Whether a viewer may see a submission's per-claim scores: anyone once the gold is
+    shown; before that its team (if ``per_claim_feedback``) and the organisers.
+
+    Example:
+        >>> from averitec_tools.leaderboard.competition import Phase
+        >>> dev = Phase(name="dev", gold="g.json", profiles=("averitec2024",), primary_metric="label_accuracy")
+        >>> per_claim_visible(dev, revealed=False, own=False, organiser=False), per_claim_visible(dev, revealed=False, own=True, organiser=False)
+        (False, True)
+        >>> from dataclasses import replace
+        >>> per_claim_visible(replace(dev, per_claim_feedback=False), revealed=False, own=True, organiser=False)
+        False
+    """
+    if gold_visible(phase, revealed=revealed) or organiser:
+        return True
+    return own and phase.per_claim_feedback
+
+
+#: Why per-claim scores are refused (the same words on every route).
+PER_CLAIM_HIDDEN = ("per-claim scores of this phase are shown only to the submitting team (where the phase allows it) "
+                    "and the organisers until its gold is revealed")
 
 
 def without_gold(claims: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -127,9 +157,12 @@ def submission_view(site: Site, request: Request, raw_id: str) -> tuple[dict[str
     results = store.results([row["id"]]).get(row["id"], [])
     current = next((r for r in results if r["profile"] == phase.profile), None)
     revealed = store.revealed(phase.name)
-    claims = visible_claims(phase, current["per_claim"], revealed=revealed) if current else None
+    claims: Sequence[Mapping[str, Any]] | None = (
+        visible_claims(phase, current["per_claim"], revealed=revealed) if current else None)
     gold = gold_visible(phase, revealed=revealed)
     if claims is not None and not gold:
         claims = without_gold(claims)
+    organiser = site.is_admin(request)
+    per_claim = per_claim_visible(phase, revealed=revealed, own=site.team_of(request) == row["team"], organiser=organiser)
     return {"row": row, "phase": phase, "results": results, "current": current, "claims": claims, "revealed": revealed,
-            "gold": gold}, None
+            "gold": gold, "per_claim": per_claim, "organiser": organiser}, None

@@ -18,7 +18,6 @@ fraction of each team's claims), Kendall's τ-b with a percentile bootstrap inte
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.errors import UserError
+from averitec_tools.hashing import sha256_hex
 from averitec_tools.scoring.meta_eval.ratings import RatedItem
 from averitec_tools.scoring.meta_eval.stats import kendall, percentile_interval
 
@@ -34,7 +34,7 @@ RULE = ("stratified by gold label, shares proportional to label frequency (large
 
 
 def _rank_key(claim_id: Any) -> str:
-    return hashlib.sha256(f"averitec-lite:{claim_id}".encode()).hexdigest()
+    return sha256_hex(f"averitec-lite:{claim_id}")
 
 
 def lite_subset(*, claims: Sequence[tuple[Any, str]], size: int) -> list[Any]:

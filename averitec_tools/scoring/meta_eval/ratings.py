@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import ResourceError, UserError
+from averitec_tools.metrics.stored_scores import read_items_file
+from averitec_tools.records.rated import RatedItem
 
 #: The human dimensions, in the study's order (verdict agreement derived from the label).
 DIMENSIONS: tuple[str, ...] = ("semantic_coverage", "coherence", "redundancy", "consistency", "relevance",
@@ -36,31 +37,6 @@ ERROR_COLUMN_PREFIX = "1. Does the predicted evidence contain any of the followi
 REQUIRED_COLUMNS: tuple[str, ...] = ("Team", "id", "claim", "label_majority", *RATED_DIMENSIONS)
 RATINGS_FILE = "data/AVERITEC_FC_Evidence_Evaluation_Responses.xlsx"
 ITEMS_FILE = "results/predictions_hmeteor.jsonl"
-
-
-@dataclass(frozen=True)
-class RatedItem:
-    """One kept rating row with the evidence it rated.
-
-    Attributes:
-        row: 0-based position among the kept rows (the per-item files' line order).
-        team: The submitting team.
-        claim_id: AVeriTeC 2024 test claim id.
-        claim: Claim text.
-        predicted: The submission's evidence, ``Question: ...\\nAnswer: ...`` blocks.
-        reference: The gold evidence, same format.
-        gold: Gold verdict label.
-        ratings: Dimension → rating (``None`` where the annotator left it blank).
-    """
-
-    row: int
-    team: str
-    claim_id: int
-    claim: str
-    predicted: str
-    reference: str
-    gold: str
-    ratings: dict[str, float | None] = field(default_factory=dict)
 
 
 def label_agrees(*, gold: str, majority: str) -> int:
@@ -132,25 +108,6 @@ def kept_rows(path: Path) -> list[dict[str, Any]]:
     return kept
 
 
-def read_items_file(path: Path) -> list[dict[str, Any]]:
-    """The study's per-item JSON lines (``claim, evidence, response.{reference_evidence, score}, gold, id``)."""
-    from averitec_tools.jsonio import iter_jsonl
-
-    out = []
-    for rec in iter_jsonl(path):  # missing file, bad UTF-8, bad or too deeply nested JSON: one line
-        obj = rec.value
-        try:
-            score = obj["response"].get("score")
-            if score is not None and not isinstance(score, int | float) or isinstance(score, bool):
-                raise TypeError(f"score is {score!r}")
-            out.append({"id": int(obj["id"]), "claim": str(obj["claim"]), "evidence": str(obj["evidence"]),
-                        "reference": str(obj["response"]["reference_evidence"]), "gold": str(obj["gold"]),
-                        "score": score})
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
-            raise UserError(f"{rec.where}: not a per-item record ({type(exc).__name__}: {exc})") from None
-    return out
-
-
 def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path | None = None) -> list[RatedItem]:
     """The kept rating rows of ``data_dir`` joined, row by row, to the per-item texts.
 
@@ -177,12 +134,11 @@ def load_rated_items(*, data_dir: Path, ratings: Path | None = None, items: Path
         if r["id"] != t["id"]:
             raise UserError(f"{items_path}: line {i + 1}: claim id {t['id']}, but rating row {r['line']} "
                             f"is claim {r['id']}")
-        ratings = {d: r[d] for d in RATED_DIMENSIONS}
-        ratings["verdict_agreement"] = float(label_agrees(gold=t["gold"], majority=r["label_majority"]))
+        rated: dict[str, float | None] = {d: r[d] for d in RATED_DIMENSIONS}
+        rated["verdict_agreement"] = float(label_agrees(gold=t["gold"], majority=r["label_majority"]))
         out.append(RatedItem(row=i, team=r["team"], claim_id=r["id"], claim=t["claim"], predicted=t["evidence"],
-                             reference=t["reference"], gold=t["gold"], ratings=ratings))
+                             reference=t["reference"], gold=t["gold"], ratings=rated))
     return out
 
 
-__all__ = ["DIMENSIONS", "GOLD_CHECK_IDS", "ITEMS_FILE", "RATED_DIMENSIONS", "RATINGS_FILE", "RatedItem",
-           "kept_rows", "label_agrees", "load_rated_items", "read_items_file", "read_xlsx_rows"]
+__all__ = ["DIMENSIONS", "RATINGS_FILE", "RatedItem", "kept_rows", "label_agrees", "load_rated_items", "read_xlsx_rows"]

@@ -52,9 +52,9 @@ def correlate(*, spec: str, llm: bool, scores: Sequence[float | None], items: Se
 def run_scorers(*, specs: Sequence[str], items: Sequence[RatedItem], resamples: int = 1000, level: float = 0.95,
                 seed: int = 0) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(correlation rows, one info dict per scorer: spec, llm, seconds, details)."""
-    from averitec_tools.scoring.meta_eval.scorers import parse_scorer
+    from averitec_tools.metrics.evidence_scorer import parse_evidence_scorer
 
-    scorers = [parse_scorer(s) for s in specs]  # every spec checked before anything runs
+    scorers = [parse_evidence_scorer(s) for s in specs]  # every spec checked before anything runs
     rows, infos = [], []
     for scorer in scorers:
         start = time.perf_counter()
@@ -115,4 +115,4 @@ def meta_eval(*, data_dir: Path, specs: Sequence[str] = DEFAULT_SCORERS, resampl
     return report
 
 
-__all__ = ["DEFAULT_SCORERS", "correlate", "meta_eval", "run_scorers"]
+__all__ = ["DEFAULT_SCORERS", "correlate", "meta_eval"]

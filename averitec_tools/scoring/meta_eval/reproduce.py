@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.metrics.stored_scores import read_items_file
 from averitec_tools.scoring.meta_eval.ratings import (
     DIMENSIONS,
     RATINGS_FILE,
     kept_rows,
     label_agrees,
-    read_items_file,
 )
 from averitec_tools.scoring.meta_eval.stats import STATISTICS
 
@@ -82,7 +82,7 @@ def reproduce_study(*, data_dir: Path) -> list[dict[str, Any]]:
     out = []
     for scorer in STUDY_SCORERS:
         items = read_items_file(data_dir / "results" / f"predictions_{scorer}.jsonl")
-        gold = {}
+        gold: dict[int, str] = {}
         for it in items:
             gold.setdefault(it["id"], it["gold"])
         with_agreement = [{**r, "verdict_agreement": label_agrees(gold=gold.get(r["id"], ""), majority=r["label_majority"])}
@@ -103,4 +103,4 @@ def reproduce_study(*, data_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["PUBLISHED_STATISTICS", "STUDY_SCORERS", "read_published", "reproduce_study", "study_pairs"]
+__all__ = ["reproduce_study", "study_pairs"]

@@ -166,5 +166,6 @@ def clustered_bootstrap(
     return percentile_interval(values, level=level, resamples=resamples)
 
 
-__all__ = ["STATISTICS", "Interval", "average_ranks", "clustered_bootstrap", "kendall", "pearson",
-           "percentile_interval", "spearman"]
+__all__ = [
+    "STATISTICS", "average_ranks", "clustered_bootstrap", "kendall", "pearson", "percentile_interval", "spearman",
+]

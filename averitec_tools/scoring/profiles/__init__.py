@@ -1,7 +1,13 @@
-"""Scoring profiles, one module each. ``PROFILES.get(name)`` returns the profile class.
+"""Scoring profiles, one module each: :func:`get_profile` returns one, ready to score.
 
-Profiles are registered lazily by name → module so that importing this package stays
-cheap; see :func:`get_profile`.
+:data:`PROFILES` maps a profile's name to the module that defines it (a module defines one
+:class:`~averitec_tools.scoring.profiles.base.ScoringProfile` subclass named ``Profile``), so
+importing this package stays cheap: a profile's module is imported only when it is asked for.
+:func:`score_with_profile` is what ``averitec compare``, ``calibration`` and ``lite-check`` build
+on (per-claim scores, each claim once).
+
+    >>> get_profile("fever").name, PROFILES.get("fever")
+    ('fever', 'averitec_tools.scoring.profiles.fever')
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ for _name, _module in (
     ("evalai", "averitec_tools.scoring.profiles.evalai"),
     ("fever", "averitec_tools.scoring.profiles.fever"),
     ("fever8", "averitec_tools.scoring.profiles.fever8"),
+    ("averimatec", "averitec_tools.scoring.profiles.averimatec"),
 ):
     PROFILES.add(_name, _module)
 
@@ -44,7 +51,7 @@ def score_with_profile(*, profile: str, predictions: PathLike, references: PathL
         >>> score_with_profile(profile="averitec2042", predictions="p.json", references="g.json")
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023?)
+        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023, averimatec?)
     """
     try:
         scorer = get_profile(profile)

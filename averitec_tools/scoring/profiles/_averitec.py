@@ -13,7 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
-from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, threshold_key
+from averitec_tools.metrics.averitec_score import AVERITEC_THRESHOLDS, AVeriTeCScore, threshold_key
 from averitec_tools.metrics.keys import report_key
 from averitec_tools.metrics.label_metrics import LABEL_ACCURACY, LABEL_MACRO_F1, f1_per_label
 from averitec_tools.metrics.meteor import MeteorEngine
@@ -21,13 +21,7 @@ from averitec_tools.records.averitec import AVERITEC_LABELS, AVeriTeCClaim
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, answer_strings, qa_strings
 from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles._meteor import make_engine, signature
-from averitec_tools.scoring.profiles.base import (
-    ClaimScore,
-    PathLike,
-    ProfileOption,
-    ProfileResult,
-    check_options,
-)
+from averitec_tools.scoring.profiles.base import ClaimScore, PathLike, ProfileResult
 from averitec_tools.scoring.submission import check_claim_text, load_gold_claims
 from averitec_tools.scoring.warm import WarmScoring, warm_gold_cache
 
@@ -58,7 +52,6 @@ class Inputs(Generic[P]):
 def read_inputs(
     *,
     profile: str,
-    declared: Mapping[str, ProfileOption],
     predictions: PathLike,
     references: PathLike,
     options: dict[str, Any],
@@ -67,12 +60,12 @@ def read_inputs(
     where: Callable[[int], str],
     check_reference: Callable[[int, AVeriTeCClaim, str], None] | None = None,
 ) -> Inputs[P]:
-    """Options, gold, predictions (aligned one per reference claim), claim texts, engine.
+    """Gold, predictions (aligned one per reference claim), claim texts, engine (the options
+    were checked by :meth:`ScoringProfile.score`).
 
     ``check_reference(i, gold_claim, metric)`` runs right after claim ``i``'s text check,
     so the first defect of a file is the one reported.
     """
-    check_options(profile, options, declared)
     metric = options.get("metric", "all")
     gold = load_gold_claims(references, profile=profile, cache=warm_gold_cache(warm, profile=profile))
     lenience = Lenience(enabled=bool(options.get("lenient", False)))
@@ -144,7 +137,8 @@ def veracity(*, gold_labels: Sequence[str | None], pred_labels: Sequence[str | N
 
 
 def thresholded(evidence_scores: Sequence[float], values: Sequence[Any]) -> np.ndarray:
-    """Per claim and λ: the claim's value where its evidence score is ``> λ``, else 0.0.
+    """Per claim and λ: the claim's value where its evidence score clears λ (the registered
+    :class:`~averitec_tools.metrics.averitec_score.AVeriTeCScore`, strict ``>``), else 0.0.
 
     The official scorers store label correctness (a bool) or 0.0 per λ and average with
     ``axis=0``; this is that matrix (claims × :data:`AVERITEC_THRESHOLDS`).
@@ -153,9 +147,10 @@ def thresholded(evidence_scores: Sequence[float], values: Sequence[Any]) -> np.n
         >>> thresholded([0.3, 0.1], [True, True]).tolist()  # strict: 0.3 is not > 0.3
         [[1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
     """
-    return np.array(
-        [[v if e > lvl else 0.0 for lvl in AVERITEC_THRESHOLDS] for e, v in zip(evidence_scores, values, strict=True)]
-    )
+    levels = [AVeriTeCScore(threshold=t).gated(evidence_scores=evidence_scores, values=values) for t in AVERITEC_THRESHOLDS]
+    # claims x levels, laid out row by row as the official scorers build it: the column means
+    # then add in the official order (a transposed view would sum in another, differing in the last bits)
+    return np.array(list(zip(*levels, strict=True)), dtype=float).reshape(len(evidence_scores), len(AVERITEC_THRESHOLDS))
 
 
 def level_means(per_level: np.ndarray) -> dict[str, float]:

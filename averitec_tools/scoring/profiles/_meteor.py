@@ -9,7 +9,7 @@ from typing import Any
 
 from averitec_tools._version import __version__
 from averitec_tools.metrics.meteor import MeteorEngine
-from averitec_tools.metrics.signature import Signature, wordnet_field
+from averitec_tools.metrics.signature import Signature, lexicon_field, wordnet_field
 from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 from averitec_tools.scoring.profiles.base import ProfileOption
 from averitec_tools.scoring.warm import WarmScoring, warm_engine
@@ -58,7 +58,8 @@ def signature(
         profile=profile,
         metric="hu-meteor",
         tokenizer=TOKENIZER_NAME,
-        wordnet=wordnet_field(engine.wordnet),
+        wordnet=wordnet_field(engine.lexicon),
+        lexicon=lexicon_field(engine.lexicon),
         thresholds=tuple(thresholds),
         comparison=comparison,
         normalisation=normalisation,
@@ -68,4 +69,4 @@ def signature(
     ).render()
 
 
-__all__ = ["METEOR_OPTIONS", "METRIC_CHOICES", "make_engine", "signature"]
+__all__ = ["METEOR_OPTIONS", "make_engine", "signature"]

@@ -29,7 +29,7 @@ absent) and counted (see :mod:`averitec_tools.scoring.lenient`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -104,27 +104,16 @@ class Profile(ScoringProfile):
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
         inputs = read_inputs(
-            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, predictions=predictions, references=references, options=options,
             warm=call.warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
             check_reference=needs_justification,
         )
         metric, gold, preds, lenience, engine = inputs.metric, inputs.gold, inputs.preds, inputs.lenience, inputs.engine
-
-        q_tasks, qa_tasks, j_tasks = [], [], []
-        for p, g in zip(preds, gold, strict=True):
-            strings = comparison_strings(p)[:MAX_EVIDENCE]
-            src_q = [q.question for q in p.questions[:MAX_EVIDENCE]] if p.questions is not None else strings
-            q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
-            qa_tasks.append(HungarianTask(tuple(strings), tuple(qa_strings(g.questions))))
-            if metric == "all":
-                just = p.justification if p.justification is not None else " ".join(strings)
-                # A 1x1 assignment is the METEOR score itself (times 1/1.0).
-                j_tasks.append(HungarianTask((just,), (g.justification or "",)))
         n = len(gold)
         values = score_tasks(
-            [*q_tasks, *qa_tasks, *j_tasks], engine=engine, jobs=call.jobs, progress=call.progress, n_claims=n,
-            reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
+            _tasks(preds, gold, justification=metric == "all"), engine=engine, jobs=call.jobs, progress=call.progress,
+            n_claims=n, reference_cache=prepared_cache_file(references=references, cache_dir=options.get("cache_dir")),
         )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
@@ -133,11 +122,10 @@ class Profile(ScoringProfile):
                                means={"questions_only": q_scores, "questions_answers": qa_scores})
         pred_labels = [p.label for p in preds]
         gold_labels, correct = label_correctness(gold, pred_labels)
-        per_level = np.zeros((n, len(AVERITEC_THRESHOLDS)))
-        per_level_j = np.zeros((n, len(AVERITEC_THRESHOLDS)))
+        per_claim: list[dict[str, float]] = [{"questions_only": q, "questions_answers": qa}
+                                             for q, qa in zip(q_scores, qa_scores, strict=True)]
         if metric == "all":
-            per_level = thresholded(qa_scores, correct)
-            per_level_j = thresholded(qa_scores, j_scores)
+            per_level, per_level_j = thresholded(qa_scores, correct), thresholded(qa_scores, j_scores)
             summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
             summary["justification"] = float(np.mean(j_scores))
             summary["averitec_score"] = level_means(per_level)
@@ -147,17 +135,34 @@ class Profile(ScoringProfile):
                 threshold_key(t): by_claim_type(evidence_scores=qa_scores, claim_types=types, threshold=t)
                 for t in TYPE_THRESHOLDS
             }
-
-        acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
-        per_claim = []
-        for i in range(n):
-            vals: dict[str, float] = {"questions_only": q_scores[i], "questions_answers": qa_scores[i]}
-            if metric == "all":
-                vals[acc_key] = float(correct[i])
-                vals["justification"] = j_scores[i]
-                for k, t in enumerate(AVERITEC_THRESHOLDS):
-                    vals[level_keys[k]] = float(per_level[i][k])
-                    vals[f"justification_score@{threshold_key(t)}"] = float(per_level_j[i][k])
-            per_claim.append(vals)
+            _add_label_values(per_claim, correct=correct, j_scores=j_scores, per_level=per_level, per_level_j=per_level_j)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)
+
+
+def _tasks(preds: Sequence[Prediction2023], gold: Sequence[AVeriTeCClaim], *, justification: bool) -> list[HungarianTask]:
+    """The question-only tasks of every claim, then the Q+A tasks, then (``justification``)
+    the justification tasks, built as ``eval.py`` builds its strings (module docstring)."""
+    q_tasks, qa_tasks, j_tasks = [], [], []
+    for p, g in zip(preds, gold, strict=True):
+        strings = comparison_strings(p)[:MAX_EVIDENCE]
+        src_q = [q.question for q in p.questions[:MAX_EVIDENCE]] if p.questions is not None else strings
+        q_tasks.append(HungarianTask(tuple(src_q), tuple(q.question for q in g.questions)))
+        qa_tasks.append(HungarianTask(tuple(strings), tuple(qa_strings(g.questions))))
+        if justification:
+            just = p.justification if p.justification is not None else " ".join(strings)
+            # A 1x1 assignment is the METEOR score itself (times 1/1.0).
+            j_tasks.append(HungarianTask((just,), (g.justification or "",)))
+    return [*q_tasks, *qa_tasks, *j_tasks]
+
+
+def _add_label_values(per_claim: Sequence[dict[str, float]], *, correct: Sequence[bool], j_scores: Sequence[float],
+                      per_level: np.ndarray, per_level_j: np.ndarray) -> None:
+    """Each claim's label accuracy, justification score and, per λ, its AVeriTeC and justification scores."""
+    acc_key, level_keys = claim_key(LABEL_ACCURACY), [claim_key(AVeriTeCScore(threshold=t)) for t in AVERITEC_THRESHOLDS]
+    for i, vals in enumerate(per_claim):
+        vals[acc_key] = float(correct[i])
+        vals["justification"] = j_scores[i]
+        for k, t in enumerate(AVERITEC_THRESHOLDS):
+            vals[level_keys[k]] = float(per_level[i][k])
+            vals[f"justification_score@{threshold_key(t)}"] = float(per_level_j[i][k])

@@ -57,6 +57,7 @@ from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.label_metrics import LABEL_ACCURACY
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
+from averitec_tools.metrics.signature import embed_signature, extend_signature
 from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
     answer_strings,
@@ -89,6 +90,13 @@ from averitec_tools.scoring.submission import (
 TYPE_THRESHOLD = 0.25
 
 
+def _string_list_scorer(spec: str) -> Any:
+    """The ``evidence_scorer`` option's scorer (imported only when the option is given)."""
+    from averitec_tools.metrics.evidence_scorer import string_list_scorer
+
+    return string_list_scorer(spec)
+
+
 class Profile(ScoringProfile):
     """The 2024 shared-task scorer (see the module docstring for its quirks)."""
 
@@ -98,7 +106,8 @@ class Profile(ScoringProfile):
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
         **METEOR_OPTIONS,
         "evidence_scorer": ProfileOption((str, type(None)), None, "a non-official evidence scorer spec "
-                                         "(minilm-qa-f1) scored beside the official figures; docs/meta_eval.md"),
+                                         "(minilm-qa-f1) scored beside the official figures; docs/meta_eval.md",
+                                         check=_string_list_scorer),
     }
     per_claim_metrics: ClassVar[tuple[str, ...]] = (
         "questions_only", "questions_answers", "answers_only", "answers_only_averitec_tools", claim_key(LABEL_ACCURACY),
@@ -112,7 +121,7 @@ class Profile(ScoringProfile):
         predictions, references, options, warm = call.predictions, call.references, call.options, call.warm
         jobs, progress = call.jobs, call.progress
         inputs = read_inputs(
-            profile=self.name, declared=self.OPTIONS, predictions=predictions, references=references, options=options,
+            profile=self.name, predictions=predictions, references=references, options=options,
             warm=warm,
             load_predictions=load_predictions_2024, where=lambda i: f"{predictions} (claim_id {i})",
         )
@@ -125,15 +134,11 @@ class Profile(ScoringProfile):
         sig = averitec_signature(profile=self.name, engine=inputs.engine, lenience=lenience)
         extra = None
         if options.get("evidence_scorer"):  # never official: added beside the figures, named in the signature
-            from averitec_tools.scoring.meta_eval.profile_option import evidence_scores
-
-            extra, extra_sig = evidence_scores(spec=options["evidence_scorer"], predicted=[t.candidates for t in tasks.qa],
-                                               references=[t.references for t in tasks.qa],
-                                               claims=[g.claim for g in gold], labels=[g.label for g in gold])
-            sig = f"{sig}|evidence-scorer:{extra_sig}"
+            extra, extra_sig = _extra_evidence_scores(options["evidence_scorer"], tasks=tasks, gold=gold)
+            sig = extend_signature(sig, embed_signature(EVIDENCE_SCORER, extra_sig))
         summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means=evidence.means())
         if extra is not None:
-            summary["evidence_scorer"] = {"spec": options["evidence_scorer"], "signature": sig.rsplit("|evidence-scorer:", 1)[1],
+            summary["evidence_scorer"] = {"spec": options["evidence_scorer"], "signature": extra_sig,
                                           "mean": sum(extra) / n if n else 0.0, "official": False}
         pred_labels = [p.pred_label for p in preds]
         gold_labels, correct = label_correctness(gold, pred_labels)
@@ -149,6 +154,19 @@ class Profile(ScoringProfile):
         per_claim = _per_claim(evidence, extra=extra, labels=(correct, per_level) if metric == "all" else None)
         return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)
+
+
+#: The name an ``--evidence-scorer``'s signature is embedded under in the score's (``evidence-scorer.metric:…``).
+EVIDENCE_SCORER = "evidence-scorer"
+
+
+def _extra_evidence_scores(spec: str, *, tasks: _Tasks, gold: Sequence[Any]) -> tuple[list[float], str]:
+    """(per-claim scores, signature) of the ``--evidence-scorer`` on each claim's Q+A strings
+    (the claim texts and gold labels go to the scorers that judge verdicts)."""
+    scorer = _string_list_scorer(spec)
+    scores = scorer.score_strings(predicted=[t.candidates for t in tasks.qa], references=[t.references for t in tasks.qa],
+                                  claims=[g.claim for g in gold], labels=[g.label for g in gold])
+    return scores, scorer.signature()
 
 
 class _Tasks(NamedTuple):

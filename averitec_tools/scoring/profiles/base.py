@@ -1,16 +1,21 @@
 """The contract every scoring profile implements.
 
 A profile reproduces one official scorer (file formats, normalisation, thresholds and
-quirks). Besides the headline summary it returns one :class:`ClaimScore` per claim, so
-that ``averitec compare`` (paired significance tests), ``averitec calibration`` and
-``--per-claim`` can work on any profile without knowing its format.
+quirks). It declares the options it takes (:attr:`ScoringProfile.OPTIONS`, one
+:class:`ProfileOption` each: type, default, choices, range), which :meth:`ScoringProfile.score`
+checks once, with :func:`check_options`, before any file is read; it implements
+``_score(call)`` on the arguments as one :class:`ScoreCall`. Besides the headline summary
+(with its signature) it returns one :class:`ClaimScore` per claim, so that ``averitec
+compare`` (paired significance tests), ``averitec calibration`` and ``--per-claim`` work on
+any profile without knowing its format, and it lists the reference strings it compares
+(:meth:`ScoringProfile.gold_strings`) for a warm scorer to prepare.
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -26,30 +31,72 @@ PathLike = str | os.PathLike[str]
 class ProfileOption:
     """One declared option of a scoring profile (what ``score(**options)`` accepts).
 
+    Everything a value must satisfy is declared here and checked in one place,
+    :func:`check_options`, before any file is read.
+
     Attributes:
-        types: The accepted value types (documentation, and what ``averitec score`` passes).
+        types: The accepted value types (``None`` always means "the default").
         default: The value used when the option is not given.
         help: One line saying what the option does.
         choices: The only values accepted (empty: any value of ``types``).
+        minimum: The smallest value accepted (numbers; ``None``: no bound).
+        maximum: The largest value accepted (numbers; ``None``: no bound).
+        excludes: Options that may not be set (truthy) together with this one.
+        check: Called with a value; raises :class:`UserError` for a value it refuses (an
+            ``--evidence-scorer`` spec that does not parse).
 
     Example:
-        >>> opt = ProfileOption((int, type(None)), 5, "predicted sentences that count")
-        >>> opt.default, opt.accepts(3), opt.accepts("3")
-        (5, True, False)
+        >>> opt = ProfileOption((int, type(None)), 5, "predicted sentences that count", minimum=1)
+        >>> opt.default, opt.problem(3), opt.problem("3"), opt.problem(0)
+        (5, None, "expected int or None, got '3'", 'must be at least 1, got 0')
     """
 
     types: type | tuple[type, ...]
     default: Any
     help: str
     choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    excludes: tuple[str, ...] = ()
+    check: Callable[[Any], Any] | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (type, range or :attr:`check`; not :attr:`choices`), or ``None``."""
+        if value is None:
+            return None
+        if not isinstance(value, self.types):
+            kinds = self.types if isinstance(self.types, tuple) else (self.types,)
+            names = " or ".join("None" if t is type(None) else t.__name__ for t in kinds)
+            return f"expected {names}, got {value!r}"
+        number: Any = value  # a bounded option is numeric (declared so)
+        if self.minimum is not None and number < self.minimum:
+            return f"must be at least {self.minimum:g}, got {value}"
+        if self.maximum is not None and number > self.maximum:
+            return f"must be at most {self.maximum:g}, got {value}"
+        if self.check is not None:
+            try:
+                self.check(value)
+            except UserError as exc:
+                return str(exc)
+        return None
 
     def accepts(self, value: Any) -> bool:
-        """Whether ``value`` is of the declared types (and among ``choices``, if any)."""
-        return isinstance(value, self.types) and (not self.choices or value in self.choices)
+        """Whether ``value`` passes every declared rule of this option alone."""
+        return self.problem(value) is None and (not self.choices or value in self.choices)
 
 
-def check_options(profile: str, options: Mapping[str, Any], declared: Mapping[str, ProfileOption]) -> None:
-    """Reject options ``profile`` does not declare, and values outside an option's choices.
+def _option_error(profile: str, name: str, problem: str, *, hint: str | None = None) -> UserError:
+    return UserError(f"profile {profile!r}: {name}: {problem}", hint=hint)
+
+
+def check_options(profile: str, options: Mapping[str, Any], declared: Mapping[str, ProfileOption], *,
+                  spell: Callable[[str], str | None] | None = None) -> None:
+    """The one check of a profile's options: each declared, of its type, in its range and
+    choices, and not set together with one it excludes; one message style,
+    ``profile 'P': OPTION: PROBLEM``.
+
+    ``spell(name)`` is how the caller writes an option (``averitec score``: its flag;
+    ``None`` for an option it cannot set); by default its name.
 
     Example:
         >>> declared = {"metric": ProfileOption(str, "all", "figures", choices=("all", "hu-meteor"))}
@@ -57,26 +104,33 @@ def check_options(profile: str, options: Mapping[str, Any], declared: Mapping[st
         >>> check_options("evalai", {"metric": "hu-meteo"}, declared)
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: unknown metric 'hu-meteo' for profile 'evalai' (did you mean hu-meteor?)
-        >>> check_options("evalai", {"max_evidence": 3}, declared)
+        averitec_tools.errors.UserError: profile 'evalai': metric: unknown value 'hu-meteo' (did you mean hu-meteor?)
+        >>> check_options("evalai", {"max_evidence": 3}, declared, spell=lambda name: "--" + name.replace("_", "-"))
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: profile 'evalai' does not take option(s): max_evidence (it takes metric)
+        averitec_tools.errors.UserError: profile 'evalai': --max-evidence: not an option of this profile (it takes --metric)
     """
-    unknown = set(options) - set(declared)
-    if unknown:
-        raise UserError(
-            f"profile {profile!r} does not take option(s): {', '.join(sorted(unknown))}",
-            hint=f"it takes {', '.join(declared)}",
-        )
+    def name_of(option: str) -> str:
+        return (spell(option) if spell else None) or option
+
     for name, value in options.items():
-        choices = declared[name].choices
-        if choices and value not in choices:
+        if name not in declared:
+            takes = [s for s in (spell(o) if spell else o for o in declared) if s]
+            raise _option_error(profile, name_of(name), "not an option of this profile",
+                                hint=f"it takes {', '.join(takes)}" if takes else None)
+        option = declared[name]
+        problem = option.problem(value)
+        if problem is not None:
+            raise _option_error(profile, name_of(name), problem, hint=option.help if problem.startswith("expected") else None)
+        if option.choices and value not in option.choices:
             from averitec_tools.registry import close_names
 
-            close = close_names(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]}?" if close else f"choose one of: {', '.join(map(str, choices))}"
-            raise UserError(f"unknown {name} {value!r} for profile {profile!r}", hint=hint)
+            close = close_names(str(value), [str(c) for c in option.choices], n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"choose one of: {', '.join(map(str, option.choices))}"
+            raise _option_error(profile, name_of(name), f"unknown value {value!r}", hint=hint)
+        clash = next((o for o in option.excludes if value and options.get(o)), None)
+        if clash is not None:
+            raise _option_error(profile, name_of(name), f"cannot be set with {name_of(clash)} (they exclude each other)")
 
 
 @dataclass(frozen=True)
@@ -187,10 +241,14 @@ class ScoringProfile(ABC):
             UserError: for an option not in :attr:`OPTIONS` (or outside its choices), and for
                 any malformed, mismatched or wrong-format input.
         """
-        check_options(self.name, options, self.OPTIONS)  # before any file is read
+        self.check_options(options)  # before any file is read
         call = ScoreCall(predictions=predictions, references=references, jobs=jobs, progress=progress,
                          warm=warm, options=options)
         return self._score(call)
+
+    def check_options(self, options: Mapping[str, Any], *, spell: Callable[[str], str | None] | None = None) -> None:
+        """:func:`check_options` against :attr:`OPTIONS` (``averitec score`` calls it with its flags as ``spell``)."""
+        check_options(self.name, options, self.OPTIONS, spell=spell)
 
     @abstractmethod
     def _score(self, call: ScoreCall) -> ProfileResult:

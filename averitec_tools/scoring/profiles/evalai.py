@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
-from averitec_tools.metrics.averitec_score import AVeriTeCScore, passes, threshold_key
+from averitec_tools.metrics.averitec_score import AVeriTeCScore, threshold_key
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
 from averitec_tools.metrics.keys import claim_key
 from averitec_tools.metrics.prepared_cache import prepared_cache_file
@@ -34,6 +34,7 @@ from averitec_tools.scoring.lenient import Lenience
 from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS, make_engine, signature
 from averitec_tools.scoring.profiles.base import (
     ClaimScore,
+    PathLike,
     ProfileOption,
     ProfileResult,
     ScoreCall,
@@ -60,18 +61,15 @@ def _at_thresholds(
     label_acc: dict[str, float] = {}
     evidence: dict[str, float] = {}
     for t in EVALAI_THRESHOLDS:
-        key, label_key = threshold_key(t), claim_key(AVeriTeCScore(threshold=t, strict=False))
-        hits, total = 0, 0.0
-        for i, (s, c) in enumerate(zip(scores, correct, strict=True)):
-            ok = passes(s, t, strict=False)
-            if ok:
-                if c:
-                    hits += 1
-                total += s
-            per_claim_values[i][label_key] = float(ok and c)
-            per_claim_values[i][f"evidence_meteor@{key}"] = s if ok else 0.0
-        label_acc[key] = hits / n
-        evidence[key] = total / n
+        metric = AVeriTeCScore(threshold=t, strict=False)
+        key, label_key = threshold_key(t), claim_key(metric)
+        hits = metric.gated(evidence_scores=scores, values=correct)
+        kept = metric.gated(evidence_scores=scores, values=scores)
+        for values, hit, score in zip(per_claim_values, hits, kept, strict=True):
+            values[label_key] = hit
+            values[f"evidence_meteor@{key}"] = score
+        label_acc[key] = sum(hits) / n
+        evidence[key] = sum(kept) / n
     return label_acc, evidence
 
 
@@ -92,22 +90,8 @@ class Profile(ScoringProfile):
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options = call.predictions, call.references, call.options
         metric = options.get("metric", "all")
-        gold = load_evalai(references, role="references")
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
-        preds = load_evalai(predictions, role="predictions", lenience=lenience)
-        if len(gold) != len(preds):
-            raise PredictionCountError(
-                f"{predictions}: {len(preds)} predictions, not one per reference claim (the EvalAI scorer aligns lines by position)",
-                n_predictions=len(preds), n_references=len(gold),
-                detail=f"{references} has {len(gold)} claims",
-            )
-        for line, (p, g) in enumerate(zip(preds, gold, strict=True), start=1):
-            if p.id != g.id:
-                raise UserError(
-                    f"{predictions}: item {line} has id {p.id!r}, not the id of reference item {line}",
-                    detail=f"reference item {line} has id {g.id!r}",
-                    hint="the EvalAI scorer aligns by line; write predictions in the reference order",
-                )
+        gold, preds = _aligned(predictions, references, lenience)
         engine = make_engine(options, warm=call.warm, profile=self.name)
         # --lenient: a prediction without evidence is skipped by the EvalAI scorer (score 0 at every λ).
         tasks = [HungarianTask(p.evidence, g.evidence, "candidate") for p, g in zip(preds, gold, strict=True) if p.evidence]
@@ -117,15 +101,8 @@ class Profile(ScoringProfile):
         ))
         scores = [next(solved) if p.evidence else 0.0 for p in preds]
         n = len(gold)
-        sig = signature(
-            profile=self.name,
-            engine=engine,
-            thresholds=EVALAI_THRESHOLDS,
-            comparison=">=",
-            normalisation="pred",
-            evidence_cap=None,
-            lenient=lenience.enabled,
-        )
+        sig = signature(profile=self.name, engine=engine, thresholds=EVALAI_THRESHOLDS, comparison=">=",
+                        normalisation="pred", evidence_cap=None, lenient=lenience.enabled)
         summary: dict[str, Any] = {"profile": self.name, "signature": sig, "n_claims": n}
         if lenience.enabled:
             summary["tolerated"] = lenience.summary()
@@ -138,22 +115,29 @@ class Profile(ScoringProfile):
         else:
             summary["evidence_score"] = sum(scores) / n
         per_claim = tuple(
-            ClaimScore(
-                claim_id=g.id,
-                gold_label=g.label,
-                pred_label=p.label,
-                values=vals,
-                confidence=p.confidence,
-                probabilities=p.probabilities,
-            )
+            ClaimScore(claim_id=g.id, gold_label=g.label, pred_label=p.label, values=vals, confidence=p.confidence,
+                       probabilities=p.probabilities)
             for p, g, vals in zip(preds, gold, per_claim_values, strict=True)
         )
-        return ProfileResult(
-            profile=self.name,
-            signature=sig,
-            n_claims=n,
-            summary=summary,
-            per_claim=per_claim,
-            labels=AVERITEC_LABELS,
-            warnings=tuple(lenience.warnings()),
+        return ProfileResult(profile=self.name, signature=sig, n_claims=n, summary=summary, per_claim=per_claim,
+                             labels=AVERITEC_LABELS, warnings=tuple(lenience.warnings()))
+
+
+def _aligned(predictions: PathLike, references: PathLike, lenience: Lenience) -> tuple[list[Any], list[Any]]:
+    """(gold, predictions) of the two line files, one prediction per reference line with its id."""
+    gold = load_evalai(references, role="references")
+    preds = load_evalai(predictions, role="predictions", lenience=lenience)
+    if len(gold) != len(preds):
+        raise PredictionCountError(
+            f"{predictions}: {len(preds)} predictions, not one per reference claim (the EvalAI scorer aligns lines by position)",
+            n_predictions=len(preds), n_references=len(gold),
+            detail=f"{references} has {len(gold)} claims",
         )
+    for line, (p, g) in enumerate(zip(preds, gold, strict=True), start=1):
+        if p.id != g.id:
+            raise UserError(
+                f"{predictions}: item {line} has id {p.id!r}, not the id of reference item {line}",
+                detail=f"reference item {line} has id {g.id!r}",
+                hint="the EvalAI scorer aligns by line; write predictions in the reference order",
+            )
+    return gold, preds

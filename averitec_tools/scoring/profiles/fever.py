@@ -38,7 +38,7 @@ only and so are not per-claim means.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from averitec_tools.errors import PredictionCountError, UserError
@@ -171,7 +171,8 @@ class Profile(ScoringProfile):
     description: ClassVar[str] = "FEVER score (fever-scorer): strict score, label accuracy, evidence P/R/F1"
     citation: ClassVar[str] = CITATION
     OPTIONS: ClassVar[Mapping[str, ProfileOption]] = {
-        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)"),
+        "max_evidence": ProfileOption((int, type(None)), 5, "predicted evidence sentences that count (None: all)",
+                                      minimum=1),
         "lenient": ProfileOption(bool, False, "tolerate and count gold lines without evidence"),
     }
 
@@ -181,29 +182,7 @@ class Profile(ScoringProfile):
         metric = FeverScore(max_evidence=max_evidence)
         lenience = Lenience(enabled=bool(options.get("lenient", False)))
         golds = _read_gold(references, lenience)
-        n_lines = _count_jsonl_items(predictions)
-        if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
-            raise PredictionCountError(
-                f"{predictions}: {n_lines} predictions, not one per reference claim",
-                n_predictions=n_lines, n_references=len(golds),
-                detail=f"{references} has {len(golds)} claims",
-                hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
-            )
-        preds = _read_predictions(predictions)
-        if len(preds) != len(golds):
-            raise PredictionCountError(
-                f"{predictions}: {len(preds)} predictions, not one per reference claim",
-                n_predictions=len(preds), n_references=len(golds),
-                detail=f"{references} has {len(golds)} claims",
-                hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
-            )
-        for gold, (where, pred) in zip(golds, preds, strict=True):
-            if pred.id is not None and pred.id != gold.id:
-                raise UserError(
-                    f"{where}: prediction id {pred.id!r} is not the claim id on the same line of the references",
-                    detail=f"{references} has claim id {gold.id!r} there",
-                    hint="keep the predictions in the order of the gold file",
-                )
+        preds = _aligned_predictions(predictions, references, golds)
         result = metric.compute(golds=golds, predictions=[p for _, p in preds])
         strict_key, acc_key = self.per_claim_metrics
         per_claim = tuple(
@@ -221,23 +200,38 @@ class Profile(ScoringProfile):
             for gold, (_, pred), outcome in zip(golds, preds, result.per_claim, strict=True)
         )
         signature = _signature(max_evidence, lenient=lenience.enabled)
-        summary: dict[str, Any] = {
-            "profile": self.name,
-            "signature": signature,
-            "n_claims": result.n_claims,
-            **result.as_dict(),
-        }
+        summary: dict[str, Any] = {"profile": self.name, "signature": signature, "n_claims": result.n_claims,
+                                   **result.as_dict()}
         if lenience.enabled:
             summary["tolerated"] = lenience.summary()
-        return ProfileResult(
-            profile=self.name,
-            signature=signature,
-            n_claims=result.n_claims,
-            summary=summary,
-            per_claim=per_claim,
-            labels=FEVER_LABELS,
-            warnings=tuple(lenience.warnings()),
+        return ProfileResult(profile=self.name, signature=signature, n_claims=result.n_claims, summary=summary,
+                             per_claim=per_claim, labels=FEVER_LABELS, warnings=tuple(lenience.warnings()))
+
+
+def _aligned_predictions(predictions: PathLike, references: PathLike,
+                         golds: Sequence[FeverClaim]) -> list[tuple[str, FeverPrediction]]:
+    """``(where, prediction)`` per gold line: one per line, in order, ids matching where given."""
+    def count_error(n: int) -> PredictionCountError:
+        return PredictionCountError(
+            f"{predictions}: {n} predictions, not one per reference claim",
+            n_predictions=n, n_references=len(golds), detail=f"{references} has {len(golds)} claims",
+            hint="the FEVER scorer aligns lines by position; predict every claim once, in order",
         )
+
+    n_lines = _count_jsonl_items(predictions)
+    if n_lines is not None and n_lines != len(golds):  # cheap: before parsing every line
+        raise count_error(n_lines)
+    preds = _read_predictions(predictions)
+    if len(preds) != len(golds):
+        raise count_error(len(preds))
+    for gold, (where, pred) in zip(golds, preds, strict=True):
+        if pred.id is not None and pred.id != gold.id:
+            raise UserError(
+                f"{where}: prediction id {pred.id!r} is not the claim id on the same line of the references",
+                detail=f"{references} has claim id {gold.id!r} there",
+                hint="keep the predictions in the order of the gold file",
+            )
+    return preds
 
 
 __all__ = ["Profile"]

@@ -207,12 +207,4 @@ def build_corpus_from_fever_wiki(
     return store, stats
 
 
-__all__ = [
-    "FeverWikiStats",
-    "build_corpus_from_fever_wiki",
-    "detokenize_brackets",
-    "iter_fever_wiki_sentences",
-    "page_url",
-    "sentence_doc_id",
-    "wiki_files",
-]
+__all__ = ["build_corpus_from_fever_wiki", "detokenize_brackets", "page_url", "sentence_doc_id"]

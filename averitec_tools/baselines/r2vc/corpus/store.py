@@ -245,34 +245,11 @@ def build_corpus(
     """
     import pyarrow as pa
 
-    schema = _schema()
-    seen: set[str] = set()
-    digest = hashlib.sha256()
-    count = 0
-
-    def batches() -> Iterator[pa.RecordBatch]:
-        nonlocal count
-        buf: list[Passage] = []
-        for i, record in enumerate(passages):
-            where = getattr(record, "_where", None) or f"{source}[{i}]"
-            p = _coerce(record, where=where)
-            if p.doc_id in seen:
-                raise UserError(f"{where}: duplicate doc_id {p.doc_id!r}", hint="doc_ids must be unique paragraph ids")
-            seen.add(p.doc_id)
-            digest.update(p.doc_id.encode("utf-8") + b"\0")
-            buf.append(p)
-            count += 1
-            if len(buf) >= _WRITE_BATCH:
-                yield _to_batch(buf, schema)
-                buf = []
-        if buf:
-            yield _to_batch(buf, schema)
-
+    read = _PassageBatches(passages, source=source)
     if out_dir is None:
-        table = pa.Table.from_batches(list(batches()), schema=schema)
-        _check_nonempty(count, source)
-        return ParagraphStore(table, fingerprint=f"{digest.hexdigest()[:16]}-{count}")
-
+        table = pa.Table.from_batches(list(read), schema=read.schema)
+        _check_nonempty(read.count, source)
+        return ParagraphStore(table, fingerprint=f"{read.digest.hexdigest()[:16]}-{read.count}")
     root = Path(out_dir)
     root.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=root, prefix=f".{DATA_FILE}.", suffix=".tmp")
@@ -280,11 +257,11 @@ def build_corpus(
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
-            for batch in batches():
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, read.schema) as writer:
+            for batch in read:
                 writer.write_batch(batch)
-        _check_nonempty(count, source)
-        fingerprint = f"{digest.hexdigest()[:16]}-{count}-{uuid.uuid4().hex[:8]}"
+        _check_nonempty(read.count, source)
+        fingerprint = f"{read.digest.hexdigest()[:16]}-{read.count}-{uuid.uuid4().hex[:8]}"
         # Metadata goes last: a store with stale metadata fails the row-count check on open.
         (root / META_FILE).unlink(missing_ok=True)
         os.replace(tmp, root / DATA_FILE)
@@ -293,11 +270,43 @@ def build_corpus(
         raise
     with atomic_writer(root / META_FILE) as fh:
         json.dump(
-            {"format_version": FORMAT_VERSION, "num_paragraphs": count, "fingerprint": fingerprint, "source": source},
+            {"format_version": FORMAT_VERSION, "num_paragraphs": read.count, "fingerprint": fingerprint,
+             "source": source},
             fh,
             indent=2,
         )
     return ParagraphStore.open(root)
+
+
+class _PassageBatches:
+    """The passages of :func:`build_corpus`, checked (unique ``doc_id``, non-empty text) and cut
+    into Arrow record batches as they stream by; ``count`` and ``digest`` (of the ids, in order)
+    grow with them. Iterate once."""
+
+    def __init__(self, passages: Iterable[Passage | Mapping[str, Any]], *, source: str) -> None:
+        self.passages = passages
+        self.source = source
+        self.schema = _schema()
+        self.seen: set[str] = set()
+        self.digest = hashlib.sha256()
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Any]:
+        buf: list[Passage] = []
+        for i, record in enumerate(self.passages):
+            where = getattr(record, "_where", None) or f"{self.source}[{i}]"
+            p = _coerce(record, where=where)
+            if p.doc_id in self.seen:
+                raise UserError(f"{where}: duplicate doc_id {p.doc_id!r}", hint="doc_ids must be unique paragraph ids")
+            self.seen.add(p.doc_id)
+            self.digest.update(p.doc_id.encode("utf-8") + b"\0")
+            buf.append(p)
+            self.count += 1
+            if len(buf) >= _WRITE_BATCH:
+                yield _to_batch(buf, self.schema)
+                buf = []
+        if buf:
+            yield _to_batch(buf, self.schema)
 
 
 def _check_nonempty(count: int, source: str) -> None:
@@ -341,10 +350,4 @@ def build_corpus_from_jsonl(
     return build_corpus(passages=_located(path), out_dir=out_dir, source=str(path))
 
 
-__all__ = [
-    "FIELDS",
-    "ParagraphStore",
-    "build_corpus",
-    "build_corpus_from_jsonl",
-    "index_text",
-]
+__all__ = ["ParagraphStore", "build_corpus", "build_corpus_from_jsonl", "index_text"]

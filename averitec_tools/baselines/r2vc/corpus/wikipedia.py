@@ -140,4 +140,4 @@ def build_corpus_from_wikipedia(
     )
 
 
-__all__ = ["WikipediaFileWorker", "build_wikipedia_corpus"]
+__all__ = ["build_wikipedia_corpus"]

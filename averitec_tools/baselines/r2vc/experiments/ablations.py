@@ -35,11 +35,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines.r2vc.build import AblationInputs
 from averitec_tools.baselines.r2vc.config import R2VCConfig
-from averitec_tools.baselines.r2vc.io.candidates import CandidateStore, StoredGenerator, StoredNLI
+from averitec_tools.baselines.r2vc.io.candidates import StoredGenerator, StoredNLI
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput, scored_gold
 from averitec_tools.baselines.r2vc.io.formats import OUTPUT_FORMATS
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
+from averitec_tools.baselines.r2vc.types import Generator
 from averitec_tools.registry import Registry
 
 
@@ -71,30 +74,31 @@ for _row in (
     ABLATION_ROWS.add(_row.name, _row)
 
 
-def replay_pipeline(cfg: R2VCConfig, *, store: CandidateStore, calibrator: Any, components: dict[str, Any]
-                    ) -> R2VCPipeline:
-    """A pipeline for an (ablated, effective) configuration whose candidates all come from ``store``."""
+def replay_pipeline(cfg: R2VCConfig, *, inputs: AblationInputs) -> R2VCPipeline:
+    """A pipeline for an (ablated, effective) configuration whose candidates all come from ``inputs.store``."""
+    from averitec_tools.baselines.r2vc.reporting import describe_components
     from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
     from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
 
+    components = inputs.components
     v = cfg.verifier
     verifier = verifier_from_config(backend=StoredNLI(str((components.get("verifier") or {}).get("backend"))),
                                     config=v)
     g = cfg.generator
-    generator: Any
+    generator: Generator
     if g.model is None:
         generator = NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size, t_ent=v.t_ent,
                                          t_contr=v.t_contr, delta=v.delta)
     else:
         generator = StoredGenerator(str(components.get("generator")))
-    pipe = R2VCPipeline(retriever=None, generator=generator, verifier=verifier,
-                        calibrator=calibrator, config=cfg)
-    pipe.candidate_store = store
-    pipe.components = {**pipe.components, "retrieval": components.get("retrieval"),
-                       "replayed_from": str(store.path)}
+    described = describe_components(cfg, retriever=None, generator=generator, verifier=verifier,
+                                    calibrator=inputs.calibrator, question_writer=None)
+    described = {**described, "retrieval": components.get("retrieval"), "replayed_from": str(inputs.store.path)}
     if g.model is not None:
-        pipe.components["generator"] = components.get("generator")
-    return pipe
+        described["generator"] = components.get("generator")
+    return R2VCPipeline(retriever=None, generator=generator, verifier=verifier, calibrator=inputs.calibrator,
+                        config=cfg, components=described, candidate_store=inputs.store,
+                        rules=ClaimRules.from_fitted(inputs.fitted))
 
 
 def row_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any]], fmt: str) -> dict[str, Any]:
@@ -123,33 +127,28 @@ def row_metrics(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, Any
 
 
 def run_ablations(
+    inputs: AblationInputs,
     *,
-    config: R2VCConfig,
-    store: CandidateStore,
     claims: Sequence[ClaimInput],
-    calibrator: Any,
-    components: dict[str, Any],
     out_dir: str | Path,
     output_format: str,
     rows: Sequence[str] = tuple(ABLATION_ROWS.names()),
     progress: bool = False,
-    fitted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Compute ``rows`` from the stored candidates; write ``<out_dir>/<row>.json[l]`` for each.
 
     Args:
-        config: The configuration the store was written with (ablation switches off;
-            for the offline configuration, with its fitted values).
-        store: The candidate store (every claim must be in it).
+        inputs: What the rows replay with (:func:`~averitec_tools.baselines.r2vc.build.ablation_inputs`):
+            the configuration the store was written with (ablation switches off; for the
+            offline configuration, with its fitted values), the store (every claim must be
+            in it), the calibrator, the writing run's components (named in each row's
+            summary) and the fitted values (offline: every row keeps its claim-level rules,
+            as it keeps the fitted thresholds).
         claims: The claims, in output order.
-        calibrator: The calibrator the configuration uses (None without one).
-        components: The writing run's components (named in each row's summary).
         out_dir: Where the row predictions go (created).
         output_format: ``averitec2024`` or ``ternary``.
         rows: Row names (:data:`ABLATION_ROWS`).
         progress: Progress bars.
-        fitted: The configuration's fitted values (offline): every row keeps its claim-level
-            rules (regime thresholds, Conflicting rule), as it keeps the fitted thresholds.
 
     Returns:
         ``{"rows": {row: {"description", "out", "decision", **row_metrics, "gated_paper", "ungated",
@@ -158,20 +157,21 @@ def run_ablations(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {"store": str(store.path), "format": output_format, "rows": {}}
+    result: dict[str, Any] = {"store": str(inputs.store.path), "format": output_format, "rows": {}}
     suffix = OUTPUT_FORMATS.get(output_format).suffix
     for name in rows:
         row = ABLATION_ROWS.get(name)
-        cfg = row.apply(config).effective()
-        pipe = replay_pipeline(cfg, store=store, calibrator=calibrator, components=components).install_rules(fitted)
+        pipe = replay_pipeline(row.apply(inputs.config).effective(), inputs=inputs)
         path = out / f"{name}{suffix}"
         summary = pipe.run(claims, out=path, output_format=output_format, progress=progress)
         records = _read(path, output_format)
-        result["rows"][name] = {"description": row.description, "out": str(path), "decision": summary.decision,
+        row_result: dict[str, Any] = {"description": row.description, "out": str(path),
+                                "decision": summary.figures["decision"],
                                 **row_metrics(claims=claims, records=records, fmt=output_format),
-                                "n_abstained": summary.n_abstained, "components": summary.components,
+                                "n_abstained": summary.figures["n_abstained"], "components": summary.components,
                                 **{k: summary.extra[k] for k in ("gated_paper", "ungated", "selective", "signature")
                                    if k in summary.extra}}
+        result["rows"][name] = row_result
     return result
 
 
@@ -184,4 +184,4 @@ def _read(path: Path, fmt: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-__all__ = ["ABLATION_ROWS", "AblationRow", "replay_pipeline", "row_metrics", "run_ablations"]
+__all__ = ["ABLATION_ROWS", "run_ablations"]

@@ -36,7 +36,7 @@ class ClaimBatcher:
     """Wraps an LM generator: a claim's ``generate`` call decodes its whole chunk (module docs)."""
 
     def __init__(self, inner: Any, *, pipe: Any, claims: Sequence[Any], size: int) -> None:
-        from averitec_tools.baselines.r2vc.pipeline import claim_seed
+        from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
 
         self.inner, self.pipe, self.size = inner, pipe, max(1, int(size))
         self.claims = list(claims)

@@ -151,4 +151,4 @@ def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]) 
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-__all__ = ["CalibrationSlice", "claims_in", "draw_calibration_slice", "group_key", "read_rows", "write_rows"]
+__all__ = ["claims_in", "draw_calibration_slice", "group_key", "read_rows", "write_rows"]

@@ -116,4 +116,4 @@ def paper_manifest(ledger: Ledger, *, eval_claims: Mapping[str, int], slice_clai
     }
 
 
-__all__ = ["CountingGenerator", "Ledger", "count_decodings", "paper_manifest"]
+__all__ = ["Ledger", "count_decodings", "paper_manifest"]

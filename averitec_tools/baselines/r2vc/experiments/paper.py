@@ -49,6 +49,7 @@ from averitec_tools.baselines.r2vc.experiments.recipes import (
     departures,
     load_recipe,
 )
+from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
 from averitec_tools.errors import UserError
 
 
@@ -105,7 +106,7 @@ def _claims(path: Path, *, evidence: str, corpus: str | None) -> list[Any]:
 
 
 def _decode_with(pipe: Any, directory: Path, *, claims: list[Any], recipe: Recipe, ledger: Any, set_name: str,
-                 corpus: str | None, config: Any = None) -> None:
+                 corpus: str | None, config: Any = None) -> CandidateStore:
     """Give ``pipe`` the candidate store of ``config`` (default: its own) under ``directory`` —
     rows that share a decoding (every row but ``no_dpo`` and ``nli_only``) replay it — a
     ledger count of its LM decodings, and decoding batched across ``recipe.decode_batch`` claims."""
@@ -120,6 +121,7 @@ def _decode_with(pipe: Any, directory: Path, *, claims: list[Any], recipe: Recip
                                       corpus=corpus)
     count_decodings(pipe, ledger=ledger, set_name=set_name, recipe=recipe.name)
     batch_claims(pipe, claims=claims, size=recipe.decode_batch)
+    return pipe.candidate_store  # type: ignore[no-any-return]
 
 
 #: Rows that decode with the DPO generator's k candidates (single_candidate replays their θ_0).
@@ -200,6 +202,7 @@ class PaperRun:
         from averitec_tools.baselines.r2vc.build import build_pipeline
         from averitec_tools.baselines.r2vc.calibration_fit import fit_calibrator
         from averitec_tools.baselines.r2vc.config import RetrievalConfig
+        from averitec_tools.baselines.r2vc.request import BuildRequest
 
         cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
         cfg = replace(cfg, calibration=replace(cfg.calibration, path=None),
@@ -210,13 +213,13 @@ class PaperRun:
             cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None, dense_index=RetrievalConfig.dense_index))
         claims = _claims(self.generator / "slice.jsonl", evidence=ev,
                          corpus=self.corpus if ev == "given" else None)
-        pipe = build_pipeline(cfg, corpus=corpus, claims=claims, progress=self.progress, evidence=ev)
+        pipe = build_pipeline(cfg, BuildRequest(corpus=corpus, claims=claims, progress=self.progress, evidence=ev))
         prefetch_pools(pipe, claims=claims)  # retrieved slice evidence: one batched search pass (pools.py)
-        _decode_with(pipe, self.generator / "slice-candidates", claims=claims, recipe=self.recipe,  # once for all
-                     ledger=self.ledger, set_name="slice", corpus=corpus)
+        store = _decode_with(pipe, self.generator / "slice-candidates", claims=claims,  # once for all
+                             recipe=self.recipe, ledger=self.ledger, set_name="slice", corpus=corpus)
         cal = fit_calibrator(pipe, claims=claims, where=str(self.generator / "slice.jsonl"), progress=self.progress)
         cal.save(self.work / "calibrator.json")
-        return {"claims": len(claims), "evidence": ev, "store": pipe.candidate_store.describe(),
+        return {"claims": len(claims), "evidence": ev, "store": store.describe(),
                 **{k: v for k, v in cal.fit_info.items()
                                                           if isinstance(v, (int, float, str))}}
 
@@ -228,9 +231,11 @@ class PaperRun:
             write_manifest,
         )
         from averitec_tools.baselines.r2vc.build import build_pipeline
+        from averitec_tools.baselines.r2vc.request import BuildRequest
 
         git = git_state()  # the code the step starts with
-        r, out, pools = self.recipe, {}, None
+        r, pools = self.recipe, None
+        out: dict[str, dict[str, Any]] = {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
         for row in predict_order(r.rows):
             pred = self.work / f"pred-{row}.jsonl"
@@ -238,10 +243,11 @@ class PaperRun:
                 out[row] = {"reused": str(pred)}
                 continue
             cfg = row_config(r, row, work=self.work, corpus=self.corpus, generator=self.generator)
-            pipe = build_pipeline(cfg, corpus=self.corpus, claims=claims, progress=self.progress, evidence=r.evidence)
+            pipe = build_pipeline(cfg, BuildRequest(corpus=self.corpus, claims=claims, progress=self.progress,
+                                                    evidence=r.evidence))
             pools = prefetch_pools(pipe, claims=claims, pools=pools)  # searched once, batched, for every row
-            _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one per
-                         set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # generator
+            store = _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one
+                                 set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # per generator
             summary = pipe.run(claims, out=pred, output_format="ternary", resume=True, progress=self.progress)
             write_manifest(manifest_path(pred), run_manifest(
                 data={"claims": self.work / "eval.jsonl", "corpus": self.corpus, "calibrator": cfg.calibration.path},
@@ -249,7 +255,7 @@ class PaperRun:
                 git=git))
             d = summary.to_dict()
             out[row] = {**{k: d[k] for k in ("labels", "n_abstained", "n_malformed", "components", "fallbacks",
-                                             "claims_per_second")}, "store": pipe.candidate_store.describe()}
+                                             "claims_per_second")}, "store": store.describe()}
         return {row: out[row] for row in r.rows}
 
     def step_score(self) -> dict[str, Any]:
@@ -350,4 +356,4 @@ def eval_rows(recipe: Recipe) -> list[dict[str, Any]]:
 RECIPE_STEPS: tuple[str, ...] = ("data", "corpus", "calibrate", "predict", "score", "table")
 
 
-__all__ = ["BUILTIN_RECIPES", "RECIPE_STEPS", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]
+__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]

@@ -173,4 +173,4 @@ class PaperSet:
         return state
 
 
-__all__ = ["GENERATOR_KEYS", "GENERATOR_STEPS", "PaperSet", "generator_key"]
+__all__ = ["PaperSet"]

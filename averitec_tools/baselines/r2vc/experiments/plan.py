@@ -200,7 +200,7 @@ def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_r
                                    "index_estimate": full_corpus_estimate(num_vectors=max(1, units))
                                    if cfg.retrieval.dense_index == IVFSQ else None},
                              host_ram_gib=corpus_ram + 8, disk_gib=units * (per_unit + 300) / GIB))
-    decode = dict(gpu=gpu, shape=shape, k=g.k, batch_claims=recipe.decode_batch, max_new_tokens=g.max_new_tokens,
+    decode: dict[str, Any] = dict(gpu=gpu, shape=shape, k=g.k, batch_claims=recipe.decode_batch, max_new_tokens=g.max_new_tokens,
                   verifier_params=ver)
     searched = (n_eval if retrieved else 0) + (slice_rows if recipe.calibration_evidence == "retrieved" else 0)
     if searched:
@@ -332,4 +332,4 @@ def format_plan(plan: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATASET_ROWS", "GPU_HOURS_BUDGET", "format_plan", "plan_paper"]
+__all__ = ["format_plan", "plan_paper"]

@@ -87,4 +87,4 @@ def prefetch_pools(pipe: Any, *, claims: Sequence[Any], pools: dict[str, list[Sc
     return pools
 
 
-__all__ = ["SEARCH_BATCH", "PooledRetriever", "prefetch_pools", "search_pools"]
+__all__ = ["PooledRetriever", "prefetch_pools", "search_pools"]

@@ -11,8 +11,6 @@ Unknown keys, rows and values are refused with a clear message.
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -79,7 +77,9 @@ class Recipe:
             raise UserError(f"recipe {self.name!r}: give one of wiki_pages, wikipedia, corpus")
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
+        from averitec_tools.hashing import json_digest
+
+        return json_digest(asdict(self))
 
 
 def _data(relative: str) -> str:
@@ -194,4 +194,4 @@ def load_recipe(spec: str) -> Recipe:
         raise UserError(f"recipe {spec}: {exc}") from None
 
 
-__all__ = ["BUILTIN_RECIPES", "DPO_STEPS", "ROWS", "STEPS", "Recipe", "departures", "load_recipe"]
+__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "Recipe", "departures", "load_recipe"]

@@ -209,4 +209,4 @@ def markdown_table(rows: Sequence[PaperRow]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["N_BINS", "PAPER_TABLE2", "PaperRow", "markdown_table", "paper_row", "signature"]
+__all__ = ["PAPER_TABLE2", "PaperRow", "markdown_table", "paper_row", "signature"]

@@ -255,12 +255,4 @@ class StoredGenerator:
                         hint="write the store first with `averitec baseline r2vc --candidates DIR`")
 
 
-__all__ = [
-    "STORE_FORMAT",
-    "CandidateStore",
-    "StoredClaim",
-    "StoredGenerator",
-    "StoredNLI",
-    "open_store",
-    "store_key",
-]
+__all__ = ["CandidateStore", "StoredClaim", "StoredGenerator", "StoredNLI", "open_store", "store_key"]

@@ -63,7 +63,8 @@ def read_claims(path: str) -> list[ClaimInput]:
         # FEVER rows have an ``id``, VitaminC rows (``tals/vitaminc``) a ``unique_id``.
         ternary_key = next((key for key in ("id", "unique_id") if key in item), None)
         kind = "ternary" if ternary_key is not None and "questions" not in item else "averitec"
-        claim_id = ids.check(item[ternary_key] if kind == "ternary" else item.get("claim_id", loc.index),
+        claim_id = ids.check(item[ternary_key] if ternary_key is not None and kind == "ternary"
+                             else item.get("claim_id", loc.index),
                              where=loc.where)
         raw = item.get("label")
         gold = None
@@ -100,10 +101,4 @@ def scored_label(label: str, *, space: str) -> str:
     return map_label(label, source="r2vc", target=space)
 
 
-__all__ = [
-    "KIND_SPACES",
-    "ClaimInput",
-    "read_claims",
-    "scored_gold",
-    "scored_label",
-]
+__all__ = ["KIND_SPACES", "ClaimInput", "read_claims", "scored_gold"]

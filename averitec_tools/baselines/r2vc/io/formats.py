@@ -36,7 +36,6 @@ abstained and why, s_ver).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -46,7 +45,6 @@ from typing import Any
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.stages.questions import fallback_question
 from averitec_tools.baselines.r2vc.types import Passage
-from averitec_tools.jsonio import atomic_writer
 from averitec_tools.labels import map_label
 from averitec_tools.registry import Registry
 
@@ -243,24 +241,10 @@ def default_format(claims: Sequence[ClaimInput]) -> str:
 
 def write_predictions(records: Sequence[dict[str, Any]], *, out: str | os.PathLike[str], output_format: str) -> None:
     """Write the final prediction file atomically: a JSON array (``averitec2024``) or JSON lines."""
-    with atomic_writer(out) as fh:
-        if OUTPUT_FORMATS.get(output_format).json_lines:
-            for r in records:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-        else:
-            json.dump(list(records), fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
+    from averitec_tools.baselines._run.output import write_rows
+
+    write_rows(records, out=out, json_lines=OUTPUT_FORMATS.get(output_format).json_lines)
 
 
-__all__ = [
-    "write_predictions",
-    "FALLBACK_EVIDENCE",
-    "OUTPUT_FORMATS",
-    "VERDICT_FIELDS",
-    "ClaimPrediction",
-    "OutputFormat",
-    "default_format",
-    "fever_page_id",
-    "to_averitec2024",
-    "to_ternary",
-]
+__all__ = ["write_predictions", "FALLBACK_EVIDENCE", "OUTPUT_FORMATS", "VERDICT_FIELDS", "ClaimPrediction",
+           "default_format", "fever_page_id", "to_ternary"]

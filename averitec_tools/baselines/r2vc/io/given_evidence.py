@@ -168,4 +168,4 @@ def with_given_evidence(*, path: str, claims: Sequence[ClaimInput], store: Any =
     return out
 
 
-__all__ = ["EVIDENCE_SETTINGS", "GIVEN_COMPONENT", "evidence_of", "split_flat_evidence", "with_given_evidence"]
+__all__ = ["GIVEN_COMPONENT", "with_given_evidence"]

@@ -65,13 +65,13 @@ DECISION_ONLY: tuple[str, ...] = ("fit_thresholds", "target_coverage", "gate_fol
 def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
                            ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What enters the offline configuration's candidate-store key beyond the model settings:
-    its data and training settings, and its components (the trained verifier's name carries
-    the training hash)."""
-    from dataclasses import asdict
-
+    its data and training settings (the offline section as files lay it out, ``enabled`` with
+    it), the own-evidence rule's version, and its components (the trained verifier's name
+    carries the training hash)."""
     from averitec_tools.leakage.duplicates import OWN_EVIDENCE_VERSION
 
-    settings = {k: v for k, v in asdict(cfg.offline).items() if k not in ("cache_dir", *DECISION_ONLY)}
+    offline = cfg.to_dict()["offline"]
+    settings = {k: v for k, v in offline.items() if k not in ("cache_dir", *DECISION_ONLY)}
     return settings | {"own_evidence_rule": OWN_EVIDENCE_VERSION}, components
 
 
@@ -207,45 +207,45 @@ def verifier_epochs(
             by_claim.setdefault(ci, []).append(p)
     if not by_claim:
         raise UserError("offline verifier: no labelled training claims to fine-tune on")
+    pools = _class_pools(train, by_claim, pair_labels=pair_labels)
+    n = min(len(pools[0]), len(pools[2]), max(len(pools[1]), 1) * 2)
+    if max_per_class is not None:
+        n = min(n, max_per_class)
+    if n == 0:
+        raise UserError("offline verifier: the training claims give no entailment or no contradiction pairs")
+    return [_epoch(train, by_claim, pools, n=n, rng=rng) for _ in range(epochs)]
+
+
+def _class_pools(train: Sequence[AVeriTeCClaim], by_claim: dict[int, list[Passage]], *,
+                 pair_labels: str) -> dict[int, list[tuple[str, str, int]]]:
+    """The (claim, own answer, class) pairs of each NLI class (see :func:`verifier_epochs`)."""
     pools: dict[int, list[tuple[str, str, int]]] = {0: [], 1: [], 2: []}
     for ci, answers in by_claim.items():
         cls = VERDICT_TO_NLI[str(train[ci].label)]
         carries = decisive_answers(train[ci], answers) if pair_labels == "decisive" else [True] * len(answers)
         for p, dec in zip(answers, carries, strict=True):
             pools[cls if dec else 1].append((train[ci].claim, p.text, cls if dec else 1))
-    claims = list(by_claim)
+    return pools
+
+
+def _epoch(train: Sequence[AVeriTeCClaim], by_claim: dict[int, list[Passage]],
+           pools: dict[int, list[tuple[str, str, int]]], *, n: int, rng: np.random.Generator
+           ) -> list[tuple[str, str, int]]:
+    """One epoch's ``3 n`` pairs: ``n`` of each class, neutral half from other claims' answers, shuffled."""
     from averitec_tools.leakage.duplicates import normalise_claim
 
+    claims = list(by_claim)
     norm = {ci: normalise_claim(train[ci].claim) for ci in claims}
-    n = min(len(pools[0]), len(pools[2]), max(len(pools[1]), 1) * 2)
-    if max_per_class is not None:
-        n = min(n, max_per_class)
-    if n == 0:
-        raise UserError("offline verifier: the training claims give no entailment or no contradiction pairs")
-    out = []
-    for _ in range(epochs):
-        pairs = [pools[c][i] for c in (0, 2) for i in rng.permutation(len(pools[c]))[:n]]
-        own_neutral = n - n // 2
-        pairs += [pools[1][i] for i in rng.permutation(len(pools[1]))[:own_neutral]]
-        while len(pairs) < 3 * n:  # other claims' answers: neutral
-            a, b = rng.choice(len(claims), size=2, replace=False)
-            if norm[claims[a]] != norm[claims[b]]:
-                answers = by_claim[claims[b]]
-                pairs.append((train[claims[a]].claim, answers[int(rng.integers(len(answers)))].text, 1))
-        out.append([pairs[i] for i in rng.permutation(len(pairs))])
-    return out
+    pairs = [pools[c][i] for c in (0, 2) for i in rng.permutation(len(pools[c]))[:n]]
+    own_neutral = n - n // 2
+    pairs += [pools[1][i] for i in rng.permutation(len(pools[1]))[:own_neutral]]
+    while len(pairs) < 3 * n:  # other claims' answers: neutral
+        a, b = rng.choice(len(claims), size=2, replace=False)
+        if norm[claims[a]] != norm[claims[b]]:
+            answers = by_claim[claims[b]]
+            pairs.append((train[claims[a]].claim, answers[int(rng.integers(len(answers)))].text, 1))
+    return [pairs[i] for i in rng.permutation(len(pairs))]
 
 
-__all__ = [
-    "VERDICT_TO_NLI",
-    "cache_root",
-    "data_dir",
-    "default_claims_path",
-    "distractor_passages",
-    "load_dev",
-    "minilm_dir",
-    "PAIR_LABELS",
-    "decisive_answers",
-    "split_train",
-    "verifier_epochs",
-]
+__all__ = ["VERDICT_TO_NLI", "cache_root", "data_dir", "default_claims_path", "distractor_passages", "load_dev",
+           "minilm_dir", "split_train", "verifier_epochs"]

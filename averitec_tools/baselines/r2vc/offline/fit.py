@@ -1,218 +1,62 @@
-"""Decision settings fitted on held-out *training* claims (the offline configuration, §2).
+"""The offline preset's slice fit: everything decision-related, fitted on held-out training claims.
 
-The paper's y_NLI thresholds (T_ent = T_contr = 0.60, δ = 0.10) and gates (τ_cal = 0.60,
-τ_ver = 0.55) were set for DeBERTa-v3-large on FEVER/VitaminC. A small verifier
-fine-tuned on AVeriTeC never reaches them (every candidate Uncertain, every claim
-abstained), so the offline configuration fits them on its calibration slice — training
-claims held out from the verifier — and records the fitted values with the slice
-(``offline.fit_thresholds``; the ``paper`` defaults stay in the configuration classes):
-
-* :func:`fit_nli_thresholds` — (T_ent, T_contr, δ) on a grid, maximising the 4-way
-  macro-F1 of the slice's candidates (each candidate's y_NLI over its evidence subset
-  against the claim's gold label, a claim weighing 1 whatever its k). Macro-F1, not
-  accuracy, because accuracy is maximised by predicting the majority class (Refuted)
-  for every claim.
-* :func:`fit_gates` — (τ_cal, τ_ver) on a grid over out-of-fold π and s_ver of each
-  slice claim's chosen candidate i* (:func:`out_of_fold_choice`: calibrators fitted
-  without the claim's fold), maximising the accuracy of the covered claims subject to
-  a coverage of at least ``target_coverage``.
+The calibration slice (training claims held out from the verifier) is decoded once into a
+candidate store (every pool passage scored by the verifier); then :func:`fit_decision`
+fits, on the stored probabilities, the y_NLI thresholds (per evidence regime with
+``offline.threshold_regimes`` > 1, :mod:`.thresholds`), the calibrator on the candidates
+re-derived with them, the gates on out-of-fold π and the Conflicting rule (:mod:`.rules`).
+:func:`fit_on_slice` keeps the result — the calibrator with the fitted values in its
+``fit_info`` — under a key of everything it depends on (the baselines' one
+:func:`~averitec_tools.baselines._run.decision_fit.cached_fit`), and
+:func:`fitted_summary` is the ``fitted`` block of the run summary.
 
 Example:
-    >>> probs = [np.array([[0.1, 0.1, 0.8], [0.2, 0.7, 0.1]]), np.array([[0.7, 0.2, 0.1]])]
-    >>> subsets = [[(0, 1)], [(0,)]]
-    >>> fit = fit_nli_thresholds(probs=probs, subsets=subsets, gold=["Supported", "Refuted"],
-    ...                          grid=(0.5, 0.6), deltas=(0.1,))
-    >>> (fit.t_ent, fit.t_contr, fit.delta, fit.macro_f1)  # S and R right; NEE and C have no claims
-    (0.5, 0.5, 0.1, 0.5)
+    >>> from averitec_tools.baselines.r2vc.config import R2VCConfig
+    >>> fit = {"nli_thresholds": {"t_ent": 0.3, "t_contr": 0.4, "delta": 0.0},
+    ...        "gates": {"tau_cal": 0.5, "tau_ver": 0.1}}
+    >>> c = apply_fitted(R2VCConfig(), fit)
+    >>> c.verifier.t_ent, c.verifier.delta, c.calibration.tau_ver
+    (0.3, 0.0, 0.1)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from averitec_tools.labels import AVERITEC_LABELS
-from averitec_tools.nli import CONTR, ENT
-
-#: Threshold grid for T_ent and T_contr, and the margins δ tried.
-THRESHOLD_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(2, 19))
-DELTA_GRID: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2)
-_S, _R, _N = "Supported", "Refuted", "Not Enough Evidence"
-
-
-@dataclass(frozen=True)
-class FittedThresholds:
-    """Fitted y_NLI thresholds and the slice figure they reach."""
-
-    t_ent: float
-    t_contr: float
-    delta: float
-    macro_f1: float
-    n_claims: int
-    n_candidates: int
-
-
-def _macro_f1(gold: np.ndarray, pred: np.ndarray, weight: np.ndarray, labels: Sequence[str]) -> float:
-    scores = []
-    for lab in labels:
-        tp = float(weight[(gold == lab) & (pred == lab)].sum())
-        fp = float(weight[(gold != lab) & (pred == lab)].sum())
-        fn = float(weight[(gold == lab) & (pred != lab)].sum())
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return float(np.mean(scores))
+from averitec_tools.baselines.r2vc.config import R2VCConfig
+from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.offline.rules import FittedConflictRule, FittedRegimes
+from averitec_tools.baselines.r2vc.offline.thresholds import (
+    FittedGates,
+    FittedThresholds,
+    fit_gates,
+    fit_nli_thresholds,
+    out_of_fold_choice,
+)
+from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
+from averitec_tools.baselines.r2vc.stages.calibration.fitting import CalibrationExample
+from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds
+from averitec_tools.baselines.r2vc.stages.verification.verifier import (
+    Verifier,
+    verifier_from_config,
+)
+from averitec_tools.baselines.r2vc.types import Retriever
+from averitec_tools.hashing import json_digest
+from averitec_tools.leakage.duplicates import OWN_EVIDENCE_VERSION
+from averitec_tools.nli import CachedNLI
 
 
-def fit_nli_thresholds(
-    *,
-    probs: Sequence[np.ndarray],
-    subsets: Sequence[Sequence[Sequence[int]]],
-    gold: Sequence[str],
-    grid: Sequence[float] = THRESHOLD_GRID,
-    deltas: Sequence[float] = DELTA_GRID,
-    labels: Sequence[str] = AVERITEC_LABELS,
-) -> FittedThresholds:
-    """(T_ent, T_contr, δ) maximising the weighted 4-way macro-F1 of the slice's candidates.
-
-    Args:
-        probs: Per claim, the NLI probabilities of its evidence pool (``(n, 3)``).
-        subsets: Per claim, each candidate's evidence subset (indices into the pool).
-        gold: Per claim, the gold label in the scored space (AVeriTeC's four labels).
-        grid: Values tried for T_ent and T_contr.
-        deltas: Margins δ tried.
-        labels: The labels macro-F1 averages over.
-
-    Ties keep the first grid point (lowest thresholds, then lowest δ).
-    """
-    ent, con, weight, gold_c = [], [], [], []
-    for p, subs, g in zip(probs, subsets, gold, strict=True):
-        p = np.asarray(p).reshape(-1, 3)
-        if not len(subs) or not len(p):
-            continue
-        for s in subs:
-            ent.append(p[list(s), ENT].max())
-            con.append(p[list(s), CONTR].max())
-            weight.append(1.0 / len(subs))
-            gold_c.append(g)
-    E, C, W, G = np.array(ent), np.array(con), np.array(weight), np.array(gold_c)
-    best: tuple[float, float, float, float] | None = None
-    for te in grid:
-        for tc in grid:
-            for d in deltas:
-                pred = np.where((te <= E) & (C + d <= E), _S, np.where((tc <= C) & (E + d <= C), _R, _N))
-                f1 = _macro_f1(G, pred, W, labels)
-                if best is None or f1 > best[3] + 1e-12:
-                    best = (float(te), float(tc), float(d), f1)
-    if best is None:
-        raise ValueError("no candidates to fit the NLI thresholds on")
-    return FittedThresholds(t_ent=best[0], t_contr=best[1], delta=best[2], macro_f1=best[3],
-                            n_claims=len({i for i, s in enumerate(subsets) if len(s)}), n_candidates=len(E))
-
-
-@dataclass(frozen=True)
-class FittedGates:
-    """Fitted gates and what they give on the slice (out-of-fold π)."""
-
-    tau_cal: float
-    tau_ver: float
-    coverage: float
-    covered_accuracy: float
-    accuracy: float
-    target_coverage: float
-    n_claims: int
-
-
-def fit_gates(
-    *,
-    pi: Sequence[float] | np.ndarray,
-    s_ver: Sequence[float] | np.ndarray,
-    correct: Sequence[int] | np.ndarray,
-    target_coverage: float = 0.5,
-) -> FittedGates:
-    """(τ_cal, τ_ver) maximising covered accuracy with coverage ≥ ``target_coverage``.
-
-    Candidate thresholds are the observed values of π and s_ver (τ_ver also −∞, i.e.
-    no verifier gate); a claim is covered when π ≥ τ_cal and s_ver ≥ τ_ver. Ties keep
-    the larger coverage.
-
-    Example:
-        >>> g = fit_gates(pi=[0.9, 0.8, 0.3, 0.2], s_ver=[0.5, 0.1, 0.6, 0.4], correct=[1, 0, 1, 0],
-        ...               target_coverage=0.25)
-        >>> g.tau_cal, g.tau_ver, g.covered_accuracy, g.coverage  # both right claims, through both gates
-        (0.3, 0.4, 1.0, 0.5)
-    """
-    P, V, Y = np.asarray(pi, float), np.asarray(s_ver, float), np.asarray(correct, int)
-    n = len(P)
-    if n == 0:
-        raise ValueError("no claims to fit the gates on")
-    best: tuple[float, float, float, float] | None = None  # (covered acc, coverage, tau_cal, tau_ver)
-    for tv in [-np.inf, *np.unique(V)]:
-        ok_v = tv <= V
-        for tc in np.unique(P):
-            cov = ok_v & (tc <= P)
-            c = cov.sum() / n
-            if c + 1e-12 < target_coverage:
-                continue
-            acc = float(Y[cov].mean())
-            if best is None or (acc, c) > best[:2]:
-                best = (acc, c, float(tc), float(tv))
-    assert best is not None  # the lowest thresholds cover every claim
-    return FittedGates(tau_cal=best[2], tau_ver=best[3] if np.isfinite(best[3]) else -1.0, coverage=float(best[1]),
-                       covered_accuracy=best[0], accuracy=float(Y.mean()), target_coverage=target_coverage,
-                       n_claims=n)
-
-
-@dataclass(frozen=True)
-class OutOfFoldChoice:
-    """Each slice claim's chosen candidate with π from calibrators not fitted on it."""
-
-    pi: np.ndarray
-    s_ver: np.ndarray
-    correct: np.ndarray
-    labels: list[str]
-
-
-def out_of_fold_choice(examples: Sequence[Any], *, folds: int = 5, seed: int = 0, fit_on: str = "all",
-                       max_iter: int = 2000, label_features: bool = False, select_by: str = "pi") -> OutOfFoldChoice:
-    """π, s_ver, correctness and label of each claim's chosen candidate, π from calibrators not fitted on it.
-
-    The claims are split into ``folds`` seeded folds; each fold's π comes from a
-    calibrator fitted on the others (:func:`~averitec_tools.baselines.r2vc.stages.calibration.fitting.fit_from_examples`
-    without its own held-out split); i* is chosen as the run chooses it (``select_by``).
-    """
-    from averitec_tools.baselines.r2vc.stages.calibration.decision import choose_index
-    from averitec_tools.baselines.r2vc.stages.calibration.fitting import fit_from_examples
-
-    n = len(examples)
-    fold = np.random.default_rng(seed).permutation(n) % max(min(folds, n), 1)
-    pi, sv, ok, labels = np.zeros(n), np.zeros(n), np.zeros(n, dtype=int), [""] * n
-    for f in np.unique(fold):
-        fit = [e for e, g in zip(examples, fold, strict=True) if g != f]
-        cal = fit_from_examples(fit or list(examples), max_iter=max_iter, fit_on=fit_on, heldout_fraction=0.0,
-                                seed=seed, label_features=label_features)
-        for i in np.flatnonzero(fold == f):
-            e = examples[int(i)]
-            p = cal.predict(e.features_for(cal))
-            best = choose_index(p, e.s_ver, select_by=select_by)
-            pi[i], sv[i], ok[i], labels[i] = p[best], e.s_ver[best], int(e.labels[best] == e.gold), e.labels[best]
-    return OutOfFoldChoice(pi=pi, s_ver=sv, correct=ok, labels=labels)
-
-
-def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
-    """``cfg`` with the fitted thresholds and gates of a ``fitted`` block (unchanged without one).
-
-    Example:
-        >>> from averitec_tools.baselines.r2vc.config import R2VCConfig
-        >>> fit = {"nli_thresholds": {"t_ent": 0.3, "t_contr": 0.4, "delta": 0.0},
-        ...        "gates": {"tau_cal": 0.5, "tau_ver": 0.1}}
-        >>> c = apply_fitted(R2VCConfig(), fit)
-        >>> c.verifier.t_ent, c.verifier.delta, c.calibration.tau_ver
-        (0.3, 0.0, 0.1)
-    """
-    from dataclasses import replace
-
+def apply_fitted(cfg: R2VCConfig, fitted: Mapping[str, Any] | None) -> R2VCConfig:
+    """``cfg`` with the fitted thresholds and gates of a ``fitted`` block (unchanged without one)."""
     if not fitted:
         return cfg
     th, gates = fitted.get("nli_thresholds"), fitted.get("gates")
@@ -224,24 +68,41 @@ def apply_fitted(cfg: Any, fitted: dict[str, Any] | None) -> Any:
     return cfg
 
 
-def nli_pipeline(cfg: Any, *, nli: Any, retriever: Any) -> Any:
-    """The NLI-only pipeline of ``cfg`` that decodes the calibration slice (no calibrator)."""
-    from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
-    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
-    from averitec_tools.baselines.r2vc.stages.verification.verifier import verifier_from_config
-
+def nli_stages(cfg: R2VCConfig, nli: CachedNLI) -> tuple[NLIFallbackGenerator, Verifier]:
+    """The NLI-only generator and the verifier of ``cfg`` over one NLI model."""
     v = cfg.verifier
     gen = NLIFallbackGenerator(nli=nli, subset_size=cfg.generator.subset_size, t_ent=v.t_ent,
                                t_contr=v.t_contr, delta=v.delta)
-    return R2VCPipeline(retriever=retriever, generator=gen, verifier=verifier_from_config(backend=nli, config=v),
-                        calibrator=None, config=cfg)
+    return gen, verifier_from_config(backend=nli, config=v)
 
 
-def _slice_inputs(cfg: Any, *, claims: Sequence[Any], store: Any) -> dict[str, Any]:
+def nli_pipeline(cfg: R2VCConfig, *, nli: CachedNLI, retriever: Retriever | None,
+                 store: CandidateStore | None = None, rules: ClaimRules | None = None) -> R2VCPipeline:
+    """The NLI-only pipeline of ``cfg`` that decodes the calibration slice (no calibrator)."""
+    gen, verifier = nli_stages(cfg, nli)
+    return R2VCPipeline(retriever=retriever, generator=gen, verifier=verifier, calibrator=None, config=cfg,
+                        candidate_store=store, rules=rules)
+
+
+def open_slice_store(cfg: R2VCConfig, *, nli: CachedNLI, retriever: Retriever, directory: Path,
+                     replay_only: bool = False) -> CandidateStore:
+    """The candidate store the calibration slice is decoded into (keyed as any offline store)."""
+    from averitec_tools.baselines.r2vc.io.candidates import open_store
+    from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
+
+    components = nli_pipeline(cfg, nli=nli, retriever=retriever).components
+    settings, described = offline_store_settings(cfg, components)
+    return open_store(directory, config=cfg, components=components, settings=settings, described=described,
+                      replay_only=replay_only)
+
+
+def _slice_inputs(cfg: R2VCConfig, *, claims: Sequence[ClaimInput], store: CandidateStore) -> dict[str, Any]:
     """The slice's stored NLI probabilities, each claim's evidence subsets and gold labels."""
     from averitec_tools.baselines.r2vc.io.claims import scored_gold
-    from averitec_tools.baselines.r2vc.pipeline import claim_seed
-    from averitec_tools.baselines.r2vc.stages.generation.sampling import sample_evidence_subsets
+    from averitec_tools.baselines.r2vc.stages.generation.sampling import (
+        claim_seed,
+        sample_evidence_subsets,
+    )
 
     stored = [s for s in map(store.get, claims) if s is not None]
     assert len(stored) == len(claims)  # every slice claim was decoded before
@@ -255,7 +116,8 @@ def _slice_inputs(cfg: Any, *, claims: Sequence[Any], store: Any) -> dict[str, A
     }
 
 
-def _fit_decision_rules(cfg: Any, *, claims: Sequence[Any], store: Any) -> tuple[Any, dict[str, Any]]:
+def _fit_decision_rules(cfg: R2VCConfig, *, claims: Sequence[ClaimInput], store: CandidateStore
+                        ) -> tuple[R2VCConfig, dict[str, Any]]:
     """Global y_NLI thresholds, then (``offline.threshold_regimes`` > 1) one set per evidence regime."""
     from averitec_tools.baselines.r2vc.offline.rules import fit_regime_thresholds
 
@@ -269,11 +131,13 @@ def _fit_decision_rules(cfg: Any, *, claims: Sequence[Any], store: Any) -> tuple
     return cfg, fitted
 
 
-def _fit_conflict(*, claims: Sequence[Any], store: Any, examples: Sequence[Any], labels: Sequence[str]) -> Any:
+def _fit_conflict(*, claims: Sequence[ClaimInput], store: CandidateStore, examples: Sequence[CalibrationExample],
+                  labels: Sequence[str]) -> FittedConflictRule:
     """The Conflicting rule on the slice claims' out-of-fold chosen labels (claims without candidates skipped)."""
     from averitec_tools.baselines.r2vc.offline.rules import fit_conflict_rule
 
-    probs = {c.claim: np.asarray(store.get(c).probs).reshape(-1, 3) for c in claims}
+    probs = {c.claim: np.asarray(stored.probs).reshape(-1, 3)
+             for c in claims if (stored := store.get(c)) is not None}
     return fit_conflict_rule(probs=[probs[e.claim] for e in examples], labels=list(labels),
                              gold=[e.gold for e in examples])
 
@@ -284,19 +148,19 @@ class SliceFit:
     the calibrator, and the fitted parts (``nli_thresholds``, ``regime_thresholds``, ``gates``,
     ``conflict_rule``; those its settings ask for)."""
 
-    config: Any
-    calibrator: Any
+    config: R2VCConfig
+    calibrator: Calibrator
     parts: dict[str, Any]
 
     @property
-    def regimes(self) -> Any:
+    def regimes(self) -> RegimeThresholds | None:
         """The regime thresholds (None with one regime)."""
-        fitted = self.parts.get("regime_thresholds")
+        fitted: FittedRegimes | None = self.parts.get("regime_thresholds")
         return None if fitted is None else fitted.thresholds
 
 
-def fit_decision(cfg: Any, *, nli: Any, retriever: Any, claims: Sequence[Any], store: Any,
-                 where: str = "claims") -> SliceFit:
+def fit_decision(cfg: R2VCConfig, *, nli: CachedNLI, retriever: Retriever | None, claims: Sequence[ClaimInput],
+                 store: CandidateStore, where: str = "claims") -> SliceFit:
     """Fit everything decision-related on ``claims`` replayed from ``store`` (every claim decoded there).
 
     With ``offline.fit_thresholds``: the y_NLI thresholds (per regime with
@@ -311,10 +175,8 @@ def fit_decision(cfg: Any, *, nli: Any, retriever: Any, claims: Sequence[Any], s
     parts: dict[str, Any] = {}
     if off.fit_thresholds:
         cfg, parts = _fit_decision_rules(cfg, claims=claims, store=store)
-    fitter = nli_pipeline(cfg, nli=nli, retriever=retriever)
-    fitter.candidate_store = store
-    if "regime_thresholds" in parts:
-        fitter.regime_thresholds = parts["regime_thresholds"].thresholds
+    regimes = parts["regime_thresholds"].thresholds if "regime_thresholds" in parts else None
+    fitter = nli_pipeline(cfg, nli=nli, retriever=retriever, store=store, rules=ClaimRules(regime_thresholds=regimes))
     examples = calibration_examples(fitter, claims=claims, where=where)
     c = cfg.calibration
     cal = fit_from_examples(examples, max_iter=c.max_iter, fit_on=c.fit_on, heldout_fraction=c.heldout_fraction,
@@ -329,18 +191,21 @@ def fit_decision(cfg: Any, *, nli: Any, retriever: Any, claims: Sequence[Any], s
     return SliceFit(config=cfg, calibrator=cal, parts=parts)
 
 
-def fit_on_slice(
-    cfg: Any,
-    *,
-    nli: Any,
-    retriever: Any,
-    claims: Sequence[Any],
-    cal_file: Any,
-    store_dir: Any,
-    where: str,
-    slice_desc: str,
-    progress: bool = False,
-) -> tuple[Any, dict[str, Any] | None]:
+def slice_fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str) -> str:
+    """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
+    off = fit_cfg.offline
+    return json_digest("slc-v6", train_key, corpus_key, off.exclude_own_evidence, OWN_EVIDENCE_VERSION,
+                       asdict(fit_cfg.retrieval),
+                       asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
+                       asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
+                                                      "abstain": None, "on_abstain": None},
+                       [off.fit_thresholds, off.target_coverage, off.gate_folds, off.threshold_regimes,
+                        off.conflict_rule])
+
+
+def fit_on_slice(cfg: R2VCConfig, *, nli: CachedNLI, retriever: Retriever, claims: Sequence[ClaimInput],
+                 cal_file: Path, store_dir: Path, where: str, slice_desc: str,
+                 progress: bool = False) -> tuple[Calibrator, dict[str, Any] | None]:
     """Fit the calibrator — and, with ``offline.fit_thresholds``, the y_NLI thresholds and gates — on a slice.
 
     The slice's claims are decoded once into a candidate store under ``store_dir``
@@ -352,38 +217,27 @@ def fit_on_slice(
     Returns:
         ``(calibrator, fitted)`` (``fitted`` is None without ``fit_thresholds``).
     """
-    from pathlib import Path
+    from averitec_tools.baselines._run.decision_fit import cached_fit
 
-    from tqdm.auto import tqdm
+    def make() -> Calibrator:
+        from tqdm.auto import tqdm
 
-    from averitec_tools.baselines.r2vc.io.candidates import open_store
-    from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
-    from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
+        store = open_slice_store(cfg, nli=nli, retriever=retriever, directory=store_dir)
+        probe = nli_pipeline(cfg, nli=nli, retriever=retriever, store=store)
+        for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
+            probe.decode(claim)
+        fit = fit_decision(cfg, nli=nli, retriever=retriever, claims=claims, store=store, where=where)
+        if cfg.offline.fit_thresholds:
+            fit.calibrator.fit_info["fitted"] = fitted_summary(**fit.parts, slice_desc=slice_desc)
+        return fit.calibrator
 
-    cal_path = Path(cal_file)
-    if cal_path.is_file():
-        cal = Calibrator.load(cal_path)
-        return cal, cal.fit_info.get("fitted")
-
-    off = cfg.offline
-    probe = nli_pipeline(cfg, nli=nli, retriever=retriever)
-    settings, described = offline_store_settings(cfg, probe.components)
-    probe.candidate_store = open_store(store_dir, config=cfg, components=probe.components, settings=settings,
-                                       described=described)
-    for claim in tqdm(claims, desc="calibration slice", unit="claim", disable=not progress):
-        probe.decode(claim)
-    fit = fit_decision(cfg, nli=nli, retriever=retriever, claims=claims, store=probe.candidate_store, where=where)
-    cal, parts = fit.calibrator, fit.parts
-    fitted = fitted_summary(**parts, slice_desc=slice_desc) if off.fit_thresholds else None
-    if fitted is not None:
-        cal.fit_info["fitted"] = fitted
-    cal.save(cal_path)
-    return Calibrator.load(cal_path), fitted
+    cal = cached_fit(Path(cal_file), make, read=Calibrator.load, write=lambda c, path: c.save(path), read_back=True)
+    return cal, cal.fit_info.get("fitted")
 
 
 def fitted_summary(*, slice_desc: str, nli_thresholds: FittedThresholds | None = None,
-                   gates: FittedGates | None = None, regime_thresholds: Any = None,
-                   conflict_rule: Any = None) -> dict[str, Any]:
+                   gates: FittedGates | None = None, regime_thresholds: FittedRegimes | None = None,
+                   conflict_rule: FittedConflictRule | None = None) -> dict[str, Any]:
     """The ``fitted`` block of a run summary: values, targets and the slice they came from."""
     out: dict[str, Any] = {"slice": slice_desc}
     if nli_thresholds is not None:
@@ -402,19 +256,5 @@ def fitted_summary(*, slice_desc: str, nli_thresholds: FittedThresholds | None =
     return out
 
 
-__all__ = [
-    "DELTA_GRID",
-    "apply_fitted",
-    "fit_on_slice",
-    "THRESHOLD_GRID",
-    "FittedGates",
-    "FittedThresholds",
-    "fit_gates",
-    "fit_nli_thresholds",
-    "SliceFit",
-    "fit_decision",
-    "nli_pipeline",
-    "fitted_summary",
-    "OutOfFoldChoice",
-    "out_of_fold_choice",
-]
+__all__ = ["apply_fitted", "fit_decision", "fit_on_slice", "nli_pipeline", "nli_stages", "open_slice_store",
+           "slice_fit_key"]

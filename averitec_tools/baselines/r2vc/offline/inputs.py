@@ -63,7 +63,7 @@ class TrainingPlan:
             ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
                        gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
                        gold_label_raw=str(train[i].label))
-            for i in np.flatnonzero(self.held & self.keep) if train[i].label is not None
+            for i in map(int, np.flatnonzero(self.held & self.keep)) if train[i].label is not None
         ]
 
     def digests(self, *, train: Sequence[AVeriTeCClaim], passages: Sequence[tuple[int, Passage]],

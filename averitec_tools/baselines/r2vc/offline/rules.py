@@ -36,22 +36,10 @@ from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
 )
 from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds, decisiveness
 from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.metrics.label_metrics import macro_f1
 
 #: Thresholds tried for the Conflicting rule (max entailment, max contradiction).
 CONFLICT_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(2, 20))
-
-
-def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str] = AVERITEC_LABELS) -> float:
-    """Unweighted macro-F1 over ``labels`` (a label never predicted nor gold scores 0).
-
-    Example:
-        >>> macro_f1(["Supported", "Refuted"], ["Supported", "Supported"])  # S: 2/3, R: 0
-        0.16666666666666666
-    """
-    from averitec_tools.metrics.label_metrics import f1_per_label
-
-    per = f1_per_label(gold=list(gold), predicted=list(predicted), labels=labels)
-    return float(sum(per.values()) / len(per))
 
 
 @dataclass(frozen=True)
@@ -84,12 +72,12 @@ def fit_conflict_rule(*, probs: Sequence[np.ndarray], labels: Sequence[str], gol
                       grid: Sequence[float] = CONFLICT_GRID) -> FittedConflictRule:
     """The (t_ent, t_contr) maximising macro-F1 of ``labels`` with the rule; ties keep the first grid point."""
     extremes = [pool_extremes(p) for p in probs]
-    without = macro_f1(gold, labels)
+    without = macro_f1(gold=gold, predicted=labels, labels=AVERITEC_LABELS)
     best: tuple[float, ConflictRule | None] = (without, None)
     for te in grid:
         for tc in grid:
             rule = ConflictRule(t_ent=float(te), t_contr=float(tc))
-            f1 = macro_f1(gold, apply_conflict_rule(labels, extremes, rule))
+            f1 = macro_f1(gold=gold, predicted=apply_conflict_rule(labels, extremes, rule), labels=AVERITEC_LABELS)
             if f1 > best[0] + 1e-12:
                 best = (f1, rule)
     fired = apply_conflict_rule(labels, extremes, best[1])
@@ -135,5 +123,4 @@ def fit_regime_thresholds(*, probs: Sequence[np.ndarray], subsets: Sequence[Sequ
     return FittedRegimes(thresholds=RegimeThresholds(edges=edges, thresholds=tuple(triples)), per_regime=rows)
 
 
-__all__ = ["CONFLICT_GRID", "FittedConflictRule", "FittedRegimes", "apply_conflict_rule", "fit_conflict_rule",
-           "fit_regime_thresholds", "macro_f1"]
+__all__ = ["FittedConflictRule", "FittedRegimes", "apply_conflict_rule", "fit_conflict_rule", "fit_regime_thresholds"]

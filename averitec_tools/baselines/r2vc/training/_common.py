@@ -131,6 +131,26 @@ def trainer_inputs(settings: TrainSettings, *, model: Any, tokenizer: Any,
     return TrainerInputs(model=model, tokenizer=prepare_tokenizer(tokenizer), config=kwargs, system=system)
 
 
+def _checkpoints(output_dir: str | os.PathLike[str], *, overwrite: bool, stage: str, settings: TrainSettings,
+                 n_examples: int, manifest: dict[str, Any] | None) -> tuple[Path | None, str | None]:
+    """With ``settings.save_steps``: the persistent checkpoint folder of this run and the last complete
+    checkpoint to resume from (a rerun resumes, :mod:`.checkpoints`); else ``(None, None)``."""
+    if settings.save_steps <= 0:
+        return None, None
+    from averitec_tools.baselines.r2vc.training.checkpoints import (
+        last_complete_checkpoint,
+        open_checkpoints,
+        run_fingerprint,
+    )
+
+    if Path(output_dir).exists() and not overwrite:
+        raise UserError(f"{output_dir}: output directory already exists", hint="pass --overwrite or another --out")
+    folder = open_checkpoints(output_dir, fingerprint=run_fingerprint(
+        stage=stage, settings=settings.to_dict(), n_examples=n_examples, manifest=manifest))
+    last = last_complete_checkpoint(folder)
+    return folder, None if last is None else str(last)
+
+
 def fit_and_save(
     *,
     stage: str,
@@ -180,20 +200,8 @@ def fit_and_save(
         with tempfile.TemporaryDirectory(prefix=f"r2vc-{stage}-") as tmp:
             trainer, report = fit(tmp, None)
             return report, trainer.model
-    folder = resume = None
-    if settings.save_steps > 0:  # a persistent checkpoint folder: a rerun resumes (checkpoints.py)
-        from averitec_tools.baselines.r2vc.training.checkpoints import (
-            last_complete_checkpoint,
-            open_checkpoints,
-            run_fingerprint,
-        )
-
-        if Path(output_dir).exists() and not overwrite:
-            raise UserError(f"{output_dir}: output directory already exists", hint="pass --overwrite or another --out")
-        folder = open_checkpoints(output_dir, fingerprint=run_fingerprint(
-            stage=stage, settings=settings.to_dict(), n_examples=n_examples, manifest=manifest))
-        last = last_complete_checkpoint(folder)
-        resume = None if last is None else str(last)
+    folder, resume = _checkpoints(output_dir, overwrite=overwrite, stage=stage, settings=settings,
+                                  n_examples=n_examples, manifest=manifest)
     with staged_output_dir(output_dir, overwrite=overwrite) as staged:
         trainer, report = fit(str(folder or staged), os.fspath(output_dir), resume)
         if resume is not None:

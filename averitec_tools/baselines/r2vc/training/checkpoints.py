@@ -100,4 +100,4 @@ def last_complete_checkpoint(folder: str | os.PathLike[str]) -> Path | None:
     return max(done)[1] if done else None
 
 
-__all__ = ["SUFFIX", "checkpoint_folder", "last_complete_checkpoint", "open_checkpoints", "run_fingerprint"]
+__all__ = ["last_complete_checkpoint", "open_checkpoints", "run_fingerprint"]

@@ -297,4 +297,4 @@ class DPOSettings(TrainSettings):
             )
 
 
-__all__ = ["PAPER_MODEL", "DPOSettings", "SFTSettings", "TrainSettings"]
+__all__ = ["DPOSettings", "SFTSettings", "TrainSettings"]

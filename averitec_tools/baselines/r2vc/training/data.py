@@ -266,16 +266,5 @@ def build_dpo_dataset(pairs: Iterable[PreferencePair], *, system: str | None = N
     return Dataset.from_list([dpo_record(pair, system=system) for pair in pairs])
 
 
-__all__ = [
-    "QUOTE_WORDS",
-    "REJECTION_KINDS",
-    "PreferencePair",
-    "build_dpo_dataset",
-    "build_preference_pairs",
-    "build_sft_dataset",
-    "chosen_response",
-    "dpo_record",
-    "rejected_response",
-    "sft_record",
-    "templated_rationale",
-]
+__all__ = ["PreferencePair", "build_dpo_dataset", "build_preference_pairs", "build_sft_dataset", "chosen_response",
+           "rejected_response", "sft_record"]

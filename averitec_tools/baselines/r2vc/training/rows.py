@@ -129,4 +129,4 @@ def read_training_rows(path: str | os.PathLike[str], *, limit: int | None = None
     return rows
 
 
-__all__ = ["TrainingRow", "read_training_rows", "row_from_dict"]
+__all__ = ["TrainingRow", "read_training_rows"]

@@ -136,4 +136,4 @@ def train(
     )
 
 
-__all__ = ["STAGES", "StageRecipe", "build_trainer", "train"]
+__all__ = ["STAGES", "build_trainer", "train"]

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -213,26 +213,26 @@ class Calibrator:
                 f"{list(FEATURE_NAMES)} (optionally + {list(LABEL_FEATURES)})",
                 hint="refit the calibrator",
             )
-        coef = obj.get("coef")
-        intercept = obj.get("intercept")
-        if (
-            not isinstance(coef, list)
-            or len(coef) != len(names)
-            or not all(isinstance(c, (int, float)) for c in coef)
-            or not isinstance(intercept, (int, float))
-        ):
+        coef: Any = obj.get("coef")
+        intercept: Any = obj.get("intercept")
+        if not _numbers(coef, len(names)) or not isinstance(intercept, (int, float)):
             raise UserError(f"{path}: calibrator coefficients are missing or malformed")
         n = len(names)
         mean = obj.get("mean", [0.0] * n)
         scale = obj.get("scale", [1.0] * n)
         for name, vec in (("mean", mean), ("scale", scale)):
-            if not isinstance(vec, list) or len(vec) != n or not all(isinstance(v, (int, float)) for v in vec):
+            if not _numbers(vec, n):
                 raise UserError(f"{path}: calibrator {name} is malformed")
         if any(v <= 0 for v in scale):
             raise UserError(f"{path}: calibrator scale must be positive")
         return cls(coef=tuple(float(c) for c in coef), intercept=float(intercept), feature_names=names,
                    fit_info=dict(obj.get("fit_info") or {}), mean=tuple(float(v) for v in mean),
                    scale=tuple(float(v) for v in scale), source=str(path))
+
+
+def _numbers(value: Any, n: int) -> bool:
+    """Whether ``value`` is a list of ``n`` numbers."""
+    return isinstance(value, list) and len(value) == n and all(isinstance(v, (int, float)) for v in value)
 
 
 def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
@@ -245,6 +245,14 @@ def monotone_confidence(s_ver: np.ndarray | float) -> np.ndarray:
     return np.clip(np.asarray(s_ver, dtype=np.float64), 0.0, 1.0)
 
 
+class ClaimCalibrator(Protocol):
+    """A calibrator chosen per claim (e.g. cross-fitted calibrators, one per fold)."""
+
+    def for_claim(self, claim: str) -> Calibrator | None:
+        ...
+
+
+
 def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
     """Load a calibrator file if a path is given."""
     if path is None:
@@ -254,13 +262,5 @@ def load_or_none(path: str | os.PathLike[str] | None) -> Calibrator | None:
     return Calibrator.load(path)
 
 
-__all__ = [
-    "ALL_FEATURES",
-    "FEATURE_NAMES",
-    "LABEL_FEATURES",
-    "Calibrator",
-    "calibration_metrics",
-    "candidate_features",
-    "load_or_none",
-    "monotone_confidence",
-]
+__all__ = ["ALL_FEATURES", "FEATURE_NAMES", "Calibrator", "ClaimCalibrator", "calibration_metrics",
+           "candidate_features", "load_or_none", "monotone_confidence"]

@@ -20,11 +20,13 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines.r2vc.stages.verification.regimes import RegimeThresholds
 from averitec_tools.nli import CONTR, ENT
 
 #: The AVeriTeC label the rule emits.
@@ -64,4 +66,26 @@ class ConflictRule:
         return cls(t_ent=float(data["t_ent"]), t_contr=float(data["t_contr"]))
 
 
-__all__ = ["CONFLICTING", "ConflictRule", "pool_extremes"]
+@dataclass(frozen=True)
+class ClaimRules:
+    """The claim-level rules fitted on a calibration slice (offline): y_NLI thresholds per evidence
+    regime and the Conflicting rule (None: not fitted).
+
+    Example:
+        >>> ClaimRules.from_fitted({"conflict_rule": {"rule": {"t_ent": 0.8, "t_contr": 0.7}}}).conflict_rule
+        ConflictRule(t_ent=0.8, t_contr=0.7)
+    """
+
+    regime_thresholds: RegimeThresholds | None = None
+    conflict_rule: ConflictRule | None = None
+
+    @classmethod
+    def from_fitted(cls, fitted: Mapping[str, Any] | None) -> ClaimRules:
+        """The rules of a run summary's ``fitted`` block (none without one)."""
+        fitted = fitted or {}
+        regimes, conflict = fitted.get("regime_thresholds"), (fitted.get("conflict_rule") or {}).get("rule")
+        return cls(regime_thresholds=RegimeThresholds.from_dict(regimes) if regimes else None,
+                   conflict_rule=ConflictRule.from_dict(conflict) if conflict else None)
+
+
+__all__ = ["CONFLICTING", "ClaimRules", "ConflictRule", "pool_extremes"]

@@ -130,20 +130,25 @@ def decide(
     pi = np.asarray(confidences, dtype=np.float64)
     best = 0 if not verifier_selection else choose_index(pi, np.array([v.scores.s_ver for v in verified]),
                                                           select_by=select_by)
-    chosen = verified[best]
+    return _gated(verified[best], best, float(pi[best]), tau_cal=tau_cal, tau_ver=tau_ver,
+                  verifier_gate=verifier_selection, abstain=abstain, on_abstain=on_abstain)
+
+
+def _gated(chosen: VerifiedCandidate, best: int, pi: float, *, tau_cal: float, tau_ver: float, verifier_gate: bool,
+           abstain: bool, on_abstain: str) -> Decision:
+    """The decision on candidate ``best`` (π = ``pi``) after the two gates (see the module docs)."""
     s_ver = float(chosen.scores.s_ver)
     reasons = []
-    if pi[best] < tau_cal:
+    if pi < tau_cal:
         reasons.append("low_confidence")
-    if verifier_selection and s_ver < tau_ver:
+    if verifier_gate and s_ver < tau_ver:
         reasons.append("low_verifier")
     if abstain and reasons:
         if on_abstain == "candidate":
-            return Decision(chosen.candidate.label, chosen.candidate.rationale, best, float(pi[best]), s_ver,
-                            True, "+".join(reasons))
-        return Decision(UNCERTAIN, ABSTAIN_RATIONALE, best, float(pi[best]), s_ver, True, "+".join(reasons))
-    return Decision(chosen.candidate.label, chosen.candidate.rationale, best, float(pi[best]), s_ver,
-                    False, "accepted")
+            return Decision(chosen.candidate.label, chosen.candidate.rationale, best, pi, s_ver, True,
+                            "+".join(reasons))
+        return Decision(UNCERTAIN, ABSTAIN_RATIONALE, best, pi, s_ver, True, "+".join(reasons))
+    return Decision(chosen.candidate.label, chosen.candidate.rationale, best, pi, s_ver, False, "accepted")
 
 
-__all__ = ["ABSTAIN_RATIONALE", "ON_ABSTAIN", "SELECT_BY", "UNCERTAIN", "Decision", "choose_index", "decide"]
+__all__ = ["ABSTAIN_RATIONALE", "UNCERTAIN", "Decision", "choose_index", "decide"]

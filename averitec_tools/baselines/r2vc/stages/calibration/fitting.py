@@ -207,4 +207,4 @@ def fit_from_examples(
     return cal
 
 
-__all__ = ["CalibrationExample", "chosen_correctness", "fit_from_examples", "pareto_frontier", "simulate_examples"]
+__all__ = ["CalibrationExample", "chosen_correctness", "fit_from_examples", "simulate_examples"]

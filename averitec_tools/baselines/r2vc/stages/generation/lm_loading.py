@@ -51,6 +51,18 @@ def select_device_dtype(*, device: str = "auto", dtype: str = "auto") -> tuple[s
     return device, dtypes[dtype]
 
 
+def _source(model_id: str) -> tuple[str, bool]:
+    """Where ``model_id`` loads from, and whether it is a local directory (one with a ``config.json``)."""
+    path = Path(model_id).expanduser()
+    looks_local = path.exists() or model_id.startswith((".", "/", "~"))
+    if looks_local and not (path / "config.json").exists():
+        raise ResourceError(
+            f"cannot load causal LM {model_id!r}: no config.json in that directory",
+            hint="pass a directory saved with save_pretrained() or a hub id",
+        )
+    return (str(path) if looks_local else model_id), looks_local
+
+
 def load_causal_lm(
     model_id: str,
     *,
@@ -75,11 +87,8 @@ def load_causal_lm(
         trust_remote_code: Passed to ``from_pretrained``.
         model_kwargs: Extra ``from_pretrained`` arguments (e.g. ``attn_implementation``).
 
-    Returns:
-        ``(model, tokenizer)``, the model in eval mode.
-
-    Raises:
-        ResourceError: if the model cannot be found or loaded, saying how to fix it.
+    Returns ``(model, tokenizer)``, the model in eval mode; a ResourceError saying how to fix it
+    where the model cannot be found or loaded.
 
     Example:
         >>> try:
@@ -91,15 +100,8 @@ def load_causal_lm(
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     offline = _offline_env() if local_files_only is None else local_files_only
-    path = Path(model_id).expanduser()
-    looks_local = path.exists() or model_id.startswith((".", "/", "~"))
-    if looks_local and not (path / "config.json").exists():
-        raise ResourceError(
-            f"cannot load causal LM {model_id!r}: no config.json in that directory",
-            hint="pass a directory saved with save_pretrained() or a hub id",
-        )
+    source, looks_local = _source(model_id)
     kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
-    source = str(path) if looks_local else model_id
     attempts = [True] if (offline or looks_local) else [True, False]
     last_error: Exception | None = None
     for local_only in attempts:
@@ -115,7 +117,12 @@ def load_causal_lm(
             model.to(device)
         model.eval()
         return model, tokenizer
-    reason = str(last_error).splitlines()[0] if last_error else "unknown error"
+    raise _not_loaded(model_id, last_error, offline=offline)
+
+
+def _not_loaded(model_id: str, error: Exception | None, *, offline: bool) -> ResourceError:
+    """The one-line error of a causal LM that could not be loaded, saying how to fix it."""
+    reason = str(error).splitlines()[0] if error else "unknown error"
     hint = (
         "download it first on a machine with internet (huggingface-cli download ID) or "
         "pass a local directory; offline mode is on (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE "
@@ -123,7 +130,7 @@ def load_causal_lm(
         if offline
         else "check the model id and your network / HF token"
     )
-    raise ResourceError(f"cannot load causal LM {model_id!r}: {reason}", hint=hint)
+    return ResourceError(f"cannot load causal LM {model_id!r}: {reason}", hint=hint)
 
 
 __all__ = ["load_causal_lm", "select_device_dtype"]

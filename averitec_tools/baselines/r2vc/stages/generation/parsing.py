@@ -2,6 +2,24 @@
 
 See :func:`parse_candidate`; an output without a label raises
 :class:`MalformedOutputError` (the generator keeps it as an Uncertain candidate).
+
+The canonical format (what the prompt asks for and SFT/DPO targets use, see
+:func:`averitec_tools.baselines.r2vc.stages.generation.prompt.format_response`) is
+``"{Label}. {rationale} [1, 3]."``. Also accepted, in this order of preference:
+
+* a JSON object ``{"label": ..., "rationale": ..., "citations": [1, 3]}``;
+* keyed lines ``Label: … / Rationale: … / Citations: [1, 3]`` (``Verdict``,
+  ``Justification``, ``Explanation`` are synonyms);
+* a leading label word (canonical format; case-insensitive).
+
+A reasoning trace (``<think>…</think>``) before the answer is skipped.
+Labels are read case-insensitively, with FEVER-style synonyms (``SUPPORTS``,
+``Refuted``, ``NEI``, ``Not enough info``) mapped to True/False/Uncertain.
+Citations are the 1-based passage numbers written as ``[n]``/``[n, m]`` markers
+(or listed under ``Citations:``); they are stored 0-based, de-duplicated in order
+of first mention. Numbers outside ``1..len(passages)`` cite nothing and are
+dropped (the verifier's citation score sees an uncited rationale). Citation
+markers are removed from the stored rationale.
 """
 
 from __future__ import annotations
@@ -10,7 +28,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Candidate, Passage
+from averitec_tools.baselines.r2vc.types import R2VC_LABELS, Candidate, GenerationResult, Passage
 from averitec_tools.errors import UserError
 
 
@@ -149,23 +167,7 @@ def parse_candidate(
 ) -> Candidate:
     """Parse one generator output into a :class:`Candidate`.
 
-    The canonical format (what the prompt asks for and SFT/DPO targets use, see
-    :func:`averitec_tools.baselines.r2vc.stages.generation.prompt.format_response`) is
-    ``"{Label}. {rationale} [1, 3]."``. Also accepted, in this order of preference:
-
-    * a JSON object ``{"label": ..., "rationale": ..., "citations": [1, 3]}``;
-    * keyed lines ``Label: … / Rationale: … / Citations: [1, 3]`` (``Verdict``,
-      ``Justification``, ``Explanation`` are synonyms);
-    * a leading label word (canonical format; case-insensitive).
-
-    A reasoning trace (``<think>…</think>``) before the answer is skipped.
-    Labels are read case-insensitively, with FEVER-style synonyms (``SUPPORTS``,
-    ``Refuted``, ``NEI``, ``Not enough info``) mapped to True/False/Uncertain.
-    Citations are the 1-based passage numbers written as ``[n]``/``[n, m]`` markers
-    (or listed under ``Citations:``); they are stored 0-based, de-duplicated in order
-    of first mention. Numbers outside ``1..len(passages)`` cite nothing and are
-    dropped (the verifier's citation score sees an uncited rationale). Citation
-    markers are removed from the stored rationale.
+    The output formats, labels and citations it reads are the module docs'.
 
     Args:
         text: The raw decoded output (the assistant turn only).
@@ -215,4 +217,19 @@ def parse_candidate(
     )
 
 
-__all__ = ["MalformedOutputError", "parse_candidate"]
+def malformed_flags(result: GenerationResult) -> list[bool]:
+    """Which candidates of ``result`` came from an unparseable output (re-parsed only when some did)."""
+    if not result.n_malformed:
+        return [False] * len(result.candidates)
+    flags = []
+    for c in result.candidates:
+        try:
+            parse_candidate(c.raw_text, passages=c.passages, mean_logprob=c.mean_logprob,
+                            config_index=c.config_index)
+            flags.append(False)
+        except MalformedOutputError:
+            flags.append(True)
+    return flags
+
+
+__all__ = ["MalformedOutputError", "malformed_flags", "parse_candidate"]

@@ -203,14 +203,5 @@ def render_prompt(*, tokenizer: Any, claim: str, passages: Sequence[Passage], sy
     return str(text)
 
 
-__all__ = [
-    "FALLBACK_CHAT_TEMPLATE",
-    "NO_EVIDENCE",
-    "SYSTEM_PROMPT",
-    "USER_TEMPLATE",
-    "build_messages",
-    "ensure_chat_template",
-    "format_evidence",
-    "format_response",
-    "render_prompt",
-]
+__all__ = ["FALLBACK_CHAT_TEMPLATE", "NO_EVIDENCE", "SYSTEM_PROMPT", "build_messages", "ensure_chat_template",
+           "format_evidence", "format_response", "render_prompt"]

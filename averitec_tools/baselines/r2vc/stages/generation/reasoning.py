@@ -143,15 +143,4 @@ def check_budget(choice: ReasoningChoice, *, max_new_tokens: int) -> None:
                         f"{MIN_TOKENS_REASONING_ON} or use reasoning: off")
 
 
-__all__ = [
-    "MIN_TOKENS_REASONING_ON",
-    "PAPER_PROMPT",
-    "REASONING_MODES",
-    "SWITCHES",
-    "ReasoningChoice",
-    "ReasoningSwitch",
-    "check_budget",
-    "recorded_choice",
-    "resolve_reasoning",
-    "switch_for",
-]
+__all__ = ["PAPER_PROMPT", "REASONING_MODES", "ReasoningChoice", "check_budget", "recorded_choice", "resolve_reasoning"]

@@ -22,8 +22,24 @@ efSearch=512. The paper does not publish α or ε; we default to α = 0.5 (equal
 and ε = 1e-6 (:data:`~averitec_tools.baselines.r2vc.stages.retrieval.fusion.DEFAULT_ALPHA`,
 :data:`~averitec_tools.baselines.r2vc.stages.retrieval.fusion.DEFAULT_EPSILON`).
 
+Indexes live in ``index_dir``: ``bm25s/``, ``pyserini/`` and ``dense/``. An index that
+is already there is loaded (after checking that it was built from this corpus and, for
+the dense index, with this encoder); a missing one is built and saved. ``rebuild=True``
+rebuilds them. Without ``index_dir`` everything is built in memory (pyserini in a
+temporary directory removed at exit).
+
 Heavy libraries (bm25s, faiss, torch, pyserini) are imported only inside the functions
 that need them, so importing this package is cheap.
+
+Example:
+    >>> from averitec_tools.baselines.r2vc.corpus.store import build_corpus
+    >>> store = build_corpus(passages=[
+    ...     {"doc_id": "a", "title": "Paris", "url": "", "text": "Paris is the capital of France."},
+    ...     {"doc_id": "b", "title": "Rome", "url": "", "text": "Rome is the capital of Italy."},
+    ... ])
+    >>> r = build_retriever(corpus=store, sparse="bm25s", dense_model=None, show_progress=False)
+    >>> [hit.passage.doc_id for hit in r.search(["capital of Italy"], k=1)[0]]
+    ['b']
 """
 
 from __future__ import annotations
@@ -67,13 +83,7 @@ def build_retriever(
 
     With both ``sparse`` and ``dense_model`` set this returns a :class:`HybridRetriever`
     (Algorithm C.2); with one of them ``None`` it returns the single retriever (the
-    paper's sparse-only / dense-only ablations).
-
-    Indexes live in ``index_dir``: ``bm25s/``, ``pyserini/`` and ``dense/``. An index that
-    is already there is loaded (after checking that it was built from this corpus and,
-    for the dense index, with this encoder); a missing one is built and saved.
-    ``rebuild=True`` rebuilds them. Without ``index_dir`` everything is built in memory
-    (pyserini in a temporary directory removed at exit).
+    paper's sparse-only / dense-only ablations). Indexes: see the module docs.
 
     Args:
         corpus: A :class:`~averitec_tools.baselines.r2vc.corpus.store.ParagraphStore` or the
@@ -83,37 +93,23 @@ def build_retriever(
         dense_model: Sentence-transformers model: a hub id, a local directory, or
             ``"minilm"`` for the packaged all-MiniLM-L6-v2; ``None`` for no dense retrieval.
         index_dir: Where indexes are saved and loaded.
-        alpha: Weight of the sparse score in the fused score ``α·s + (1−α)·d``.
-        epsilon: ε added to the min–max denominator.
-        top_sparse: N_s, passages taken from the sparse retriever per query.
-        top_dense: N_d, passages taken from the dense retriever per query.
-        top_m: M, the default fused pool size (:attr:`HybridRetriever.top_m`).
+        alpha, epsilon, top_sparse, top_dense, top_m: Algorithm C.2's α (weight of the sparse
+            score in ``α·s + (1−α)·d``), ε (added to the min–max denominator), N_s and N_d
+            (passages taken from each retriever per query) and M (the fused pool size).
         dense_index: ``"hnsw"`` (the paper's) or ``"flat"`` (exact inner product).
         device: Torch device for the encoder (``None``: sentence-transformers' choice).
         encode_batch_size: Encoder batch size.
         rebuild: Rebuild indexes even if they exist.
         show_progress: Show progress bars while indexing.
-        engine: An :mod:`averitec_tools.engines` engine. A non-local one (``ray``) builds
-            the missing indexes (:func:`averitec_tools.baselines.r2vc.stages.retrieval.engine_build.build_missing_indexes`:
-            the same files as the in-process builders) before they are loaded; it needs
-            ``index_dir`` and a store on disk. ``None`` or ``local``: built in this process.
-
-    Returns:
-        An object implementing ``Retriever``.
+        engine: A non-local :mod:`averitec_tools.engines` engine (``ray``) builds the missing
+            indexes (:func:`~.engine_build.build_missing_indexes`: the same files) before they are
+            loaded (it needs ``index_dir`` and a store on disk); ``None``/``local``: built here.
 
     Raises:
         UserError: Unknown backend, or a corpus/index that cannot be used.
         ResourceError: The encoder cannot be loaded offline, or Java is missing.
 
-    Example:
-        >>> from averitec_tools.baselines.r2vc.corpus.store import build_corpus
-        >>> store = build_corpus(passages=[
-        ...     {"doc_id": "a", "title": "Paris", "url": "", "text": "Paris is the capital of France."},
-        ...     {"doc_id": "b", "title": "Rome", "url": "", "text": "Rome is the capital of Italy."},
-        ... ])
-        >>> r = build_retriever(corpus=store, sparse="bm25s", dense_model=None, show_progress=False)
-        >>> [hit.passage.doc_id for hit in r.search(["capital of Italy"], k=1)[0]]
-        ['b']
+    Example: the module docs.
     """
     _check_backends(sparse, dense_model)
     store = _open_store(corpus)
@@ -206,15 +202,5 @@ def _fused_or_single(sparse: Retriever | None, dense: Retriever | None, **fusion
     return retriever
 
 
-__all__ = [
-    "DEFAULT_ALPHA",
-    "DEFAULT_DENSE_MODEL",
-    "DEFAULT_EPSILON",
-    "DEFAULT_TOP_DENSE",
-    "DEFAULT_TOP_M",
-    "DEFAULT_TOP_SPARSE",
-    "SPARSE_BACKENDS",
-    "HybridRetriever",
-    "build_retriever",
-    "fuse",
-]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_EPSILON", "DEFAULT_TOP_DENSE", "DEFAULT_TOP_M", "DEFAULT_TOP_SPARSE",
+           "SPARSE_BACKENDS", "HybridRetriever", "build_retriever", "fuse"]

@@ -69,4 +69,4 @@ class LuceneLikeAnalyzer:
         return kept
 
 
-__all__ = ["LUCENE_ENGLISH_STOPWORDS", "LuceneLikeAnalyzer"]
+__all__ = ["LuceneLikeAnalyzer"]

@@ -218,6 +218,5 @@ def bytes_per_unit(*, index_type: str, dim: int, num_vectors: int, hnsw_m: int =
     return per_type[index_type]()
 
 
-__all__ = ["HOST_RAM_BUDGET", "IVFSQ", "IVFSQ_MIN_NPROBE", "MEASURED", "full_corpus_estimate", "IVFSQ_SCAN_SHARE", "TRAIN_PER_LIST", "build_ivfsq",
-           "build_ivfsq_from_store", "bytes_per_unit", "index_params", "ivfsq_nlist", "ivfsq_nprobe",
-           "new_ivfsq_index", "training_rows"]
+__all__ = ["HOST_RAM_BUDGET", "IVFSQ", "full_corpus_estimate", "TRAIN_PER_LIST", "build_ivfsq",
+           "build_ivfsq_from_store", "bytes_per_unit", "index_params", "ivfsq_nlist", "ivfsq_nprobe", "training_rows"]

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -157,7 +157,7 @@ class DenseRetriever:
         'x'
     """
 
-    name: ClassVar[str] = "dense"
+    name: str = field(default="dense", init=False)
 
     store: ParagraphStore
     encoder: Any
@@ -360,14 +360,5 @@ class DenseRetriever:
         return results
 
 
-__all__ = [
-    "ENCODE_CHUNK",
-    "FAISS_BUILD_THREADS",
-    "HNSW_EF_CONSTRUCTION",
-    "HNSW_EF_SEARCH",
-    "HNSW_M",
-    "INDEX_TYPES",
-    "DenseRetriever",
-    "fixed_build_threads",
-    "new_faiss_index",
-]
+__all__ = ["ENCODE_CHUNK", "FAISS_BUILD_THREADS", "HNSW_M", "INDEX_TYPES", "DenseRetriever", "fixed_build_threads",
+           "new_faiss_index"]

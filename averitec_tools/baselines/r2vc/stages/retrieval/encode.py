@@ -127,6 +127,20 @@ def shard_ok(shards_dir: Path, record: dict[str, Any]) -> bool:
     return path.is_file() and file_sha256(path) == record["sha256"]
 
 
+def _finished_shards(out: Path, header: dict[str, Any], *, resume: bool) -> dict[Any, Any]:
+    """The shards of ``out``'s manifest still on disk as recorded (none without ``resume``).
+
+    Raises:
+        UserError: the manifest is another encoding job's (another corpus, model, shard size).
+    """
+    old = read_manifest(out) if resume else None
+    if old is not None and {k: old.get(k) for k in header} != header:
+        diff = sorted(k for k in header if old.get(k) != header[k])
+        raise UserError(f"{out}: holds shards of another encoding job (differs in {', '.join(diff)})",
+                        hint=f"use another --shards directory or delete {out}")
+    return {i: r for i, r in (old or {}).get("shards", {}).items() if shard_ok(out, r)}
+
+
 def encode_corpus(
     *,
     corpus: str | os.PathLike[str],
@@ -152,8 +166,7 @@ def encode_corpus(
         include_title: Encode ``title\\ntext`` (as the dense retriever does).
         device: Torch device of the encoders.
         resume: Keep finished shards that match the manifest (else start over).
-        on_shard: Called with the number of shards finished in this run (tests use it
-            to simulate a killed job).
+        on_shard: Called with the shards finished in this run (tests simulate a killed job).
 
     Returns:
         The manifest, with ``encoded`` and ``skipped`` shard counts of this run.
@@ -173,20 +186,15 @@ def encode_corpus(
     out = Path(shards_dir)
     out.mkdir(parents=True, exist_ok=True)
     header = _header(store=store, model_id=resolved.model_id, shard_size=shard_size, include_title=include_title)
-    old = read_manifest(out) if resume else None
-    if old is not None and {k: old.get(k) for k in header} != header:
-        diff = sorted(k for k in header if old.get(k) != header[k])
-        raise UserError(f"{out}: holds shards of another encoding job (differs in {', '.join(diff)})",
-                        hint=f"use another --shards directory or delete {out}")
-    done = {i: r for i, r in (old or {}).get("shards", {}).items() if shard_ok(out, r)}
+    done = _finished_shards(out, header, resume=resume)
     skipped = len(done)
     manifest = {**header, "shards": dict(done)}
     _write_manifest(out, manifest)
     todo = [s for s in shard_specs(num_rows=len(store), shard_size=shard_size) if s[0] not in done]
-    worker = EncodeWorker(corpus=str(corpus), out_dir=str(out), model=model, device=device,
-                          batch_size=batch_size, include_title=include_title)
     encoded = 0
-    for record in engine.map_batches(todo, worker=worker, batch_size=1):
+    for record in engine.map_batches(todo, worker=EncodeWorker(
+            corpus=str(corpus), out_dir=str(out), model=model, device=device, batch_size=batch_size,
+            include_title=include_title), batch_size=1):
         manifest["shards"][int(record["shard"])] = record
         _write_manifest(out, manifest)
         encoded += 1
@@ -195,5 +203,4 @@ def encode_corpus(
     return {**manifest, "encoded": encoded, "skipped": skipped}
 
 
-__all__ = ["MANIFEST", "SHARD_SIZE", "EncodeWorker", "encode_corpus", "read_manifest", "rebuild_command",
-           "shard_file", "shard_ok", "shard_specs"]
+__all__ = ["encode_corpus", "read_manifest", "rebuild_command", "shard_file", "shard_ok", "shard_specs"]

@@ -100,4 +100,4 @@ def _build_dense(*, corpus: str, root: Path, engine: Any, model: str, index_type
             "shards_skipped": manifest["skipped"]}
 
 
-__all__ = ["DENSE_SHARDS", "build_missing_indexes", "missing_indexes"]
+__all__ = ["DENSE_SHARDS", "build_missing_indexes"]

@@ -298,5 +298,4 @@ def _metadata(faiss: Any, manifest: dict[str, Any], *, index: Any, dim: int, ind
     return meta
 
 
-__all__ = ["FAISS_DEVICES", "GPU_INDEX_TYPES", "INDEX_TYPES", "build_index_from_shards", "checked_shards",
-           "choose_faiss_device", "ivfpq_params", "visible_gpus"]
+__all__ = ["INDEX_TYPES", "build_index_from_shards", "choose_faiss_device"]

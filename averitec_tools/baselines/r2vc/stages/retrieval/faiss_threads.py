@@ -83,4 +83,4 @@ def per_query_distances(faiss_module: Any = None) -> Iterator[None]:
         cvar.distance_compute_blas_threshold = saved
 
 
-__all__ = ["FAISS_BUILD_THREADS", "NO_BLAS", "fixed_build_threads", "per_query_distances"]
+__all__ = ["FAISS_BUILD_THREADS", "fixed_build_threads", "per_query_distances"]

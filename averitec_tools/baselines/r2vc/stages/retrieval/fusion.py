@@ -229,15 +229,5 @@ class HybridRetriever:
         ]
 
 
-__all__ = [
-    "DEFAULT_ALPHA",
-    "DEFAULT_EPSILON",
-    "DEFAULT_TOP_DENSE",
-    "DEFAULT_TOP_M",
-    "DEFAULT_TOP_SPARSE",
-    "FusedScore",
-    "HybridRetriever",
-    "fuse",
-    "fuse_scores",
-    "min_max_normalise",
-]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_EPSILON", "DEFAULT_TOP_DENSE", "DEFAULT_TOP_M", "DEFAULT_TOP_SPARSE",
+           "HybridRetriever", "fuse", "fuse_scores", "min_max_normalise"]

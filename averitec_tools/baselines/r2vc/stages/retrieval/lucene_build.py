@@ -131,4 +131,4 @@ def build_pyserini(
     return {"backend": "pyserini", "num_paragraphs": len(store), "blocks": len(blocks), "threads": threads}
 
 
-__all__ = ["BLOCK_ROWS", "JsonDocsWorker", "build_pyserini", "docs_file"]
+__all__ = ["BLOCK_ROWS", "build_pyserini"]

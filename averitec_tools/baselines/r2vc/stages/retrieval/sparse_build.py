@@ -100,4 +100,4 @@ def build_bm25s(
     return {"backend": "bm25s", "num_paragraphs": len(store), "vocabulary": len(vocab), "blocks": len(blocks)}
 
 
-__all__ = ["BLOCK_ROWS", "TokenizeWorker", "build_bm25s"]
+__all__ = ["BLOCK_ROWS", "build_bm25s"]

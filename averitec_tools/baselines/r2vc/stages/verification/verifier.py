@@ -296,5 +296,4 @@ def safe_log(p: float) -> float:
     return math.log(max(p, 1e-12))
 
 
-__all__ = ["DEFAULT_VERIFIER", "SCORE_MODES", "VerifiedCandidate", "Verifier", "VerifierWeights", "label_signals", "safe_log",
-           "score_components", "verifier_from_config"]
+__all__ = ["VerifiedCandidate", "Verifier", "safe_log", "score_components", "verifier_from_config"]
