@@ -1,5 +1,11 @@
 """``averitec baseline``: run reference baselines.
 
+Three baselines: the claim-only probe (``averitec baseline claim-only``, the trivial
+reference: no evidence), R2VC (``averitec baseline r2vc``, with ``r2vc paper``, ``r2vc train``,
+``r2vc ablations``, ``r2vc slice`` and ``r2vc-calibrate``) and the AVeriTeC 2024
+BLOOM/BERT/BART pipeline (``averitec baseline averitec``, with ``averitec build-store`` and
+``averitec reproduce --plan``); ``averitec baseline averitec --help`` describes the second.
+
 ``averitec baseline r2vc --config CONFIG.yaml|offline-minilm --claims FILE --corpus DIR
 --out PREDICTIONS`` runs the R2VC pipeline (retrieve → generate → verify → calibrate →
 decide) and writes predictions that ``averitec score`` and ``averitec calibration`` read:
@@ -25,13 +31,14 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.cli._baseline_shared import _quiet_models
+from averitec_tools.argtypes import POSITIVE
+from averitec_tools.cli._baseline_shared import quiet_models
 from averitec_tools.cli._command import add_command
 from averitec_tools.jsonio import print_json
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = add_command(subparsers, "baseline", help="run a reference baseline (R2VC)", doc=__doc__)
+    parser = add_command(subparsers, "baseline", help="run a reference baseline: R2VC or the AVeriTeC BLOOM/BERT/BART pipeline", doc=__doc__)
     sub = parser.add_subparsers(dest="baseline", metavar="BASELINE")
     sub.required = True
 
@@ -76,8 +83,10 @@ def add_parser(subparsers: Any) -> None:
     cal.set_defaults(func=run_calibrate)
 
     from averitec_tools.cli.baseline_averitec import add_parser as add_averitec
+    from averitec_tools.cli.baseline_claim_only import add_parser as add_claim_only
 
     add_averitec(sub)
+    add_claim_only(sub)
 
 
 def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -92,7 +101,7 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
                    help="retrieved (default): retrieve E(c) from the corpus; given: claims carry their own "
                    "evidence (VitaminC 'evidence', 'evidence_text', FEVER evidence sets, AVeriTeC gold QA) and "
                    "retrieval is skipped — the paper's oracle-document setting")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N claims")
+    p.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -105,8 +114,7 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
 
 def run_r2vc(args: argparse.Namespace) -> int:
     from averitec_tools.baselines._run.sidecar import sidecar_path
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.r2vc.run import run
+    from averitec_tools.baselines.r2vc.run import R2VCSpec, run
     from averitec_tools.engines import engine_from_args
 
     if args.show_config:
@@ -121,11 +129,11 @@ def run_r2vc(args: argparse.Namespace) -> int:
     if missing:
         args.r2vc_parser.error(f"the following arguments are required: {', '.join(missing)}")
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet_models(progress)
-    spec = RunSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
-                   resume=args.resume, overwrite=args.overwrite, limit=args.limit, engine=engine_from_args(args),
-                   progress=progress, write_gold_subset=args.write_gold_subset, corpus=args.corpus,
-                   evidence=args.evidence, candidates=args.candidates, rebuild_index=args.rebuild_index)
+    quiet_models(progress)
+    spec = R2VCSpec(config=args.config, claims=args.claims, out=args.out, output_format=args.format,
+                    resume=args.resume, overwrite=args.overwrite, limit=args.limit, engine=engine_from_args(args),
+                    progress=progress, write_gold_subset=args.write_gold_subset, corpus=args.corpus,
+                    evidence=args.evidence, candidates=args.candidates, rebuild_index=args.rebuild_index)
     try:
         summary = run(spec)
     except KeyboardInterrupt:
@@ -168,14 +176,13 @@ def _print_run(result: dict[str, Any], *, out: str) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines._run.spec import RunSpec
-    from averitec_tools.baselines.r2vc.run import calibrate
+    from averitec_tools.baselines.r2vc.run import R2VCSpec, calibrate
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    _quiet_models(progress)
-    result = calibrate(RunSpec(config=args.config, claims=args.claims, out=args.out, limit=args.limit,
-                               progress=progress, corpus=args.corpus, evidence=args.evidence,
-                               candidates=args.candidates, rebuild_index=args.rebuild_index))
+    quiet_models(progress)
+    result = calibrate(R2VCSpec(config=args.config, claims=args.claims, out=args.out, limit=args.limit,
+                                progress=progress, corpus=args.corpus, evidence=args.evidence,
+                                candidates=args.candidates, rebuild_index=args.rebuild_index))
     if args.json:
         print_json(result)
     else:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from averitec_tools.errors import UserError
 from averitec_tools.labels import AVERITEC_LABELS
 
 #: Values of ``C`` the cross-validation chooses from.
@@ -95,9 +96,29 @@ def group_folds(groups: np.ndarray, *, folds: int, seed: int) -> np.ndarray:
     return np.array([fold_of[g] for g in groups.tolist()], dtype=int)
 
 
+@dataclass(frozen=True)
+class _OneClass:
+    """The fit of a training set with one label: that label, probability 1 (sklearn refuses it)."""
+
+    label: int
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return np.array([self.label])
+
+    @property
+    def coef_(self) -> np.ndarray:
+        return np.zeros((0, 0))
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return np.ones((len(X), 1))
+
+
 def _fit_lr(X: np.ndarray, y: np.ndarray, c: float) -> Any:
     from sklearn.linear_model import LogisticRegression
 
+    if len(np.unique(y)) < 2:
+        return _OneClass(int(y[0]))
     return LogisticRegression(C=c, max_iter=_MAX_ITER).fit(X, y)
 
 
@@ -112,9 +133,11 @@ def out_of_fold_proba(*, vectors: np.ndarray, labels: np.ndarray, groups: np.nda
                       folds: int = 5, seed: int = 0, n_labels: int = len(AVERITEC_LABELS)) -> np.ndarray:
     """Each item's probabilities from a probe fitted without its fold (folds by :func:`group_folds`)."""
     fold = group_folds(groups, folds=folds, seed=seed)
-    out = np.zeros((len(labels), n_labels))
+    out = np.full((len(labels), n_labels), 1.0 / n_labels)  # a fold with nothing else to fit on: uniform
     for f in np.unique(fold):
         fit = fold != f
+        if not fit.any():
+            continue
         out[~fit] = _full_proba(_fit_lr(vectors[fit], labels[fit], c), vectors[~fit], n_labels)
     return out
 
@@ -189,10 +212,16 @@ def fit_prior(*, vectors: np.ndarray, labels: np.ndarray, groups: np.ndarray, c_
               folds: int = 5, seed: int = 0, names: Sequence[str] = AVERITEC_LABELS,
               info: dict[str, Any] | None = None) -> ClaimPrior:
     """Choose ``C`` by grouped cross-validation (:func:`choose_c`), then fit on every item."""
+    if len(labels) == 0:
+        raise UserError("the claim-only probe has no labelled training claim")
     c, table = choose_c(vectors=vectors, labels=labels, groups=groups, c_grid=c_grid, folds=folds, seed=seed)
     model = _fit_lr(vectors, labels, c)
     coef = np.zeros((len(names), vectors.shape[1]))
     intercept = np.full(len(names), ABSENT)
+    if isinstance(model, _OneClass):  # every claim gets the one label seen
+        intercept[model.label] = 0.0
+        return ClaimPrior(coef=coef, intercept=intercept, c=c, labels=tuple(names),
+                          info={**(info or {}), "n": int(len(labels)), "one_label": True})
     binary = len(model.classes_) == 2  # sklearn keeps one row: P(second) = sigmoid(w x + b)
     coef[model.classes_] = np.vstack([np.zeros_like(model.coef_), model.coef_]) if binary else model.coef_
     intercept[model.classes_] = [0.0, model.intercept_[0]] if binary else model.intercept_
