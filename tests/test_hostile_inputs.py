@@ -303,8 +303,8 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     cache out of the user's home."""
     import datasets
 
-    from averitec_tools.baselines import claim_only
     from averitec_tools.baselines.averitec import build as averitec_build
+    from averitec_tools.baselines.averitec import claim_only
     from averitec_tools.baselines.averitec.experiments import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError

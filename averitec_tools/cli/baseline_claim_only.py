@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_claim_only(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.claim_only import ClaimOnlySpec, run
+    from averitec_tools.baselines.averitec.claim_only import ClaimOnlySpec, run
 
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet_models(progress)

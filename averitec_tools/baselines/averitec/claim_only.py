@@ -9,7 +9,9 @@ normalised twin and minus the pseudo-test (:mod:`averitec_tools.leakage.pseudo_t
 dev and the pseudo-test are scored on claims no fit saw. The predictions are a 2024-format
 file (empty evidence, the probe's probabilities and confidence) that ``averitec score``
 reads; :func:`run` is one call on the baselines' driver
-(:func:`~averitec_tools.baselines._run.driver.drive`).
+(:func:`~averitec_tools.baselines._run.driver.drive`). It lives in the AVeriTeC wing (it
+reads and writes AVeriTeC files, :mod:`.io`) as an entry of its own; the wing's
+``claim-only`` *variant* is another thing: this baseline's verdict model fed no evidence.
 
 Example:
     >>> import tempfile, pathlib, json
