@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _hub_server import FakeHub, HubServer
+from test_downloads import _env, cli, one_line_error
 
 _RUNNER = """
 import dataclasses, json, sys
@@ -47,8 +48,12 @@ def _wiki_zip() -> bytes:
     return buf.getvalue()
 
 
+#: fever/fever has no pinned commit in the catalogue (its files are not verified there): downloads name one.
+REV = "feedface" * 5
+
+
 def _run(env: dict[str, str], sums: dict[str, tuple[str, int]], *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(sums), *args, "--json"], env=env,
+    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(sums), *args, "--revision", REV, "--json"], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)["sources"][0]
@@ -86,8 +91,8 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
         got_wiki = _run(env, sums, "fever-wiki-pages")
     assert got_claims["repo"] == "fever/fever" and got_claims["repo_type"] == "dataset"
     assert got_claims["status"] == "verified" and got_wiki["status"] == "verified"
-    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {"/datasets/fever/fever/resolve/main/paper_dev.jsonl",
-                                                                                 "/datasets/fever/fever/resolve/main/wiki-pages.zip"}
+    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{REV}/paper_dev.jsonl",
+                                                                                 f"/datasets/fever/fever/resolve/{REV}/wiki-pages.zip"}
     assert (root / "fever" / "paper_dev.jsonl").read_bytes() == claims
     assert [p.name for p in (root / "fever" / "wiki-pages").iterdir()] == ["wiki-001.jsonl"]
     recipe = load_recipe("paper-fever")
@@ -115,8 +120,23 @@ def test_fever_missing_from_the_hub_names_mirror_and_from(tmp_path: Path) -> Non
     with HubServer(hub) as url:
         env.update(AVERITEC_CACHE_DIR=str(tmp_path / "cache"), HF_HOME=str(tmp_path / "hf"), HF_ENDPOINT=url)
         proc = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "data", "download", "fever",
-                               "--split", "paper_dev"], env=env, capture_output=True, text=True, timeout=120)
+                               "--split", "paper_dev", "--revision", REV], env=env, capture_output=True, text=True,
+                              timeout=120)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "paper_dev.jsonl" in lines[0] and "--repo OWNER/NAME" in lines[0] and "--from DIR" in lines[0]
     assert not (tmp_path / "cache" / "data" / "fever").exists()
+
+
+@pytest.mark.shared_data
+def test_fever_mirror_is_verified_against_the_recorded_checksums(shared_data: Path, tmp_path: Path) -> None:
+    """A mirror named with --repo is held to the official files' checksums: ../shared's paper_dev
+    (63 bytes off the official file) is refused."""
+    ours = (shared_data / "fever" / "paper_dev.jsonl").read_bytes()
+    hub = FakeHub()
+    hub.add("dataset", "someone/fever-mirror", "paper_dev.jsonl", ours)
+    with HubServer(hub) as url:
+        line = one_line_error(cli(_env(tmp_path, url), "fever", "--split", "paper_dev",
+                                  "--repo", "someone/fever-mirror", "--repo-type", "dataset"))
+    assert "41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c" in line
+    assert "huggingface/datasets" in line
