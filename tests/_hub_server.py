@@ -10,7 +10,8 @@ It answers the endpoints ``huggingface_hub`` uses to download:
   listing ``HfApi.list_repo_tree`` reads (``type``, ``path``, ``size``, ``oid``, ``lfs``);
 * ``GET /api/{type}s/{repo_id}/revision/{revision}``: the repo info (``sha``, ``siblings``)
   ``snapshot_download`` asks for first;
-* unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``.
+* unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``;
+* ``plain`` files at their own path (a plain HTTPS folder), and ``forbidden`` paths answered 403.
 
 Faults, per file, for the tests: ``script``, one step consumed per ``GET`` (``"cut"``: send
 ``cut_after`` body bytes, then drop the connection; ``"fail"``: answer 500), and ``serve``
@@ -51,6 +52,9 @@ class FakeHub:
     """Files by ``(repo_type, repo_id, path)``; ``url`` once started."""
 
     files: dict[tuple[str, str, str], HubFile] = field(default_factory=dict)
+    #: Files served at a plain path (a ``url`` location: ``AVERITEC_URL_ROOT`` points here), and paths refused 403.
+    plain: dict[str, HubFile] = field(default_factory=dict)
+    forbidden: set[str] = field(default_factory=set)
     log: list[tuple[str, str, str | None]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -84,6 +88,10 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             with hub.lock:
                 hub.log.append((self.command, unquote(url.path), self.headers.get("Range")))
+            if unquote(url.path) in hub.forbidden:
+                return self._send(403, {})
+            if unquote(url.path) in hub.plain:
+                return self._file(hub.plain[unquote(url.path)])
             parts = [unquote(p) for p in url.path.strip("/").split("/")]
             if parts[:1] == ["api"]:
                 return self._tree(parts[1:], parse_qs(url.query))

@@ -232,14 +232,44 @@ def prepare(
     """The plan of downloading ``source`` (see :func:`download` for the arguments;
     ``reachable=False``: the hub did not answer, plan from the package's records).
 
+    A source with mirrors (:attr:`DataSource.mirrors`) is tried at each location in order until
+    one answers for every file; the plan's notes name the locations that did not. ``repo`` (the
+    user's ``--repo``) and ``from_dir`` replace them.
+
     Raises:
         UserError: no hub copy known or the hub disabled (unless ``dry_run`` or ``from_dir``),
-            or the hub refused a metadata request.
+            or every location refused a metadata request (each one named).
     """
     if repo is not None:
         source = source.with_hub(repo)
+    candidates = source.locations() if from_dir is None else [source]
+    if not reachable:  # the Hugging Face hub did not answer: only off-hub locations are worth a request
+        candidates = [c for c in candidates if _on_github(c)] or candidates[:1]
+    failed: list[str] = []
+    for i, candidate in enumerate(candidates):
+        try:
+            p = _prepare_at(candidate, out=out, dry_run=dry_run and i == len(candidates) - 1, reserve=reserve,
+                            from_dir=from_dir, free_space=free_space, reachable=reachable)
+        except UserError as exc:
+            if i == len(candidates) - 1:
+                if not failed:
+                    raise
+                raise UserError(f"{source.key}: no location served the files: {'; '.join([*failed, str(exc)])}",
+                                hint="install files you have with --from DIR, or name another mirror with --repo") \
+                    from None
+            failed.append(f"{candidate.hub.describe() if candidate.hub else '(none)'}: {exc}")
+            continue
+        p.notes.extend(f"tried first, not served: {f}" for f in failed)
+        return p
+    raise AssertionError("unreachable")  # pragma: no cover - locations() is never empty
+
+
+def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: bool, reserve: int,
+                from_dir: str | os.PathLike[str] | None, free_space: FreeSpace, reachable: bool) -> Plan:
+    """:func:`prepare` at one location (``reachable``: the Hugging Face hub answers; off-hub locations
+    are asked whatever it says)."""
     local = Path(from_dir) if from_dir is not None else None
-    online = local is None and not hub_offline() and reachable
+    online = local is None and not hub_offline() and (reachable or _on_github(source))
     if not dry_run and local is None:
         if source.hub is None:
             raise UserError(f"{source.key}: no hub copy of these files is known",
@@ -296,7 +326,10 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
 
 
 def _on_github(source: Any) -> bool:
-    return source.hub is not None and source.hub.repo_type == "github"
+    """The source's first location is off the Hugging Face hub (GitHub, a plain HTTPS folder)."""
+    from averitec_tools.downloads.sources import OFF_HUB_TYPES
+
+    return source.hub is not None and source.hub.repo_type in OFF_HUB_TYPES
 
 
 def download_all(
@@ -343,7 +376,7 @@ def download_all(
             raise UserError(f"the hub at {endpoint()} is unreachable ({down}): nothing was downloaded",
                             hint="check the network (or HF_ENDPOINT), or install files you have with --from DIR")
     plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
-                     free_space=free_space, reachable=down is None or _on_github(s)) for s in sources]
+                     free_space=free_space, reachable=down is None) for s in sources]
     if down is not None and plans:
         plans[0].notes.append(f"the hub at {endpoint()} is unreachable ({down}): every source planned from "
                               "the package's records")

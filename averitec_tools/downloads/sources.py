@@ -27,8 +27,11 @@ from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-#: Hugging Face repository types, and ``"github"``: a public GitHub repository at a pinned commit.
-REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github")
+#: Hugging Face repository types, ``"github"`` (a public GitHub repository at a pinned commit) and
+#: ``"url"`` (a plain HTTPS folder: ``repo_id`` is its URL, files are ``<repo_id>/<path>``).
+REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github", "url")
+#: Location types not on the Hugging Face hub (fetched with plain HTTPS requests).
+OFF_HUB_TYPES: tuple[str, ...] = ("github", "url")
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,8 @@ class HubLocation:
             raise ValueError(f"repo_type must be one of {REPO_TYPES}, got {self.repo_type!r}")
 
     def describe(self) -> str:
-        """``repo_id (type, revision)``."""
-        return f"{self.repo_id} ({self.repo_type}, {self.revision})"
+        """``repo_id (type, revision)`` (a URL folder: the URL alone)."""
+        return self.repo_id if self.repo_type == "url" else f"{self.repo_id} ({self.repo_type}, {self.revision})"
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ class DataSource:
         notes: What a user should know (provenance, departures, known problems).
         check: Parses a fetched file (the loaders' reader) and says what it holds
             (``"500 claims"``); a file it refuses is not installed.
+        mirrors: Further locations of the same files, tried in order when ``hub`` cannot
+            serve them (unreachable, refused, missing); the recorded checksums hold for each.
     """
 
     name: str
@@ -153,6 +158,7 @@ class DataSource:
     homepage: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     check: Callable[[Path], str] | None = field(default=None, compare=False, repr=False)
+    mirrors: tuple[HubLocation, ...] = ()
 
     @property
     def key(self) -> str:
@@ -165,7 +171,19 @@ class DataSource:
 
     def with_hub(self, hub: HubLocation) -> DataSource:
         """The same source read from another repository (a mirror): checksums still apply."""
-        return replace(self, hub=hub)
+        return replace(self, hub=hub, mirrors=())
+
+    def locations(self) -> list[DataSource]:
+        """This source at its own location, then at each mirror, in the order they are tried.
+
+        Example:
+            >>> src = DataSource(name="d", split=None, title="D", license="cc0-1.0", dest="d",
+            ...     hub=HubLocation("https://example.org/d", repo_type="url"), files=(RemoteFile("a.zip"),),
+            ...     mirrors=(HubLocation("o/d", repo_type="dataset"),))
+            >>> [s.hub.describe() for s in src.locations()]
+            ['https://example.org/d', 'o/d (dataset, main)']
+        """
+        return [self, *(self.with_hub(m) for m in self.mirrors)] if self.hub is not None else [self]
 
 
 #: Every registered source, by key (``name/split`` or ``name``).
@@ -241,6 +259,6 @@ def get_sources(name: str, split: str | None = None) -> list[DataSource]:
 
 
 __all__ = [
-    "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources", "get_sources",
+    "OFF_HUB_TYPES", "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources", "get_sources",
     "register_source", "source_names", "splits_of",
 ]

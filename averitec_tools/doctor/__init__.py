@@ -35,100 +35,25 @@ import os
 import shutil
 import socket
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from averitec_tools.doctor.targets import (
+    GPU_VENV_PIP,
+    KNOWN_PARAMS,
+    TARGETS,
+    USABLE_SHARE,
+    Need,
+    Target,
+)
 from averitec_tools.errors import UserError
-from averitec_tools.registry import Registry
 
 GIB = 1 << 30
 #: Models at or above this many parameters are paper scale: refused on CPU without ``--allow-cpu``.
 PAPER_SCALE_PARAMS = 100_000_000
-#: Parameter counts of the hub ids the paper configurations name (from their model cards).
-KNOWN_PARAMS: Mapping[str, int] = {
-    "nvidia/Llama-3.1-Nemotron-Nano-8B-v1": 8_030_000_000,
-    "meta-llama/Llama-3.1-8B-Instruct": 8_030_000_000,
-    "bigscience/bloom-7b1": 7_070_000_000,
-    "facebook/bart-large": 406_000_000,
-    "bert-base-uncased": 110_000_000,
-    "google-bert/bert-base-uncased": 110_000_000,
-    "microsoft/deberta-v3-large": 435_000_000,
-    "MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli": 435_000_000,
-}
 HUB_TIMEOUT_S = 3.0
-
-
-@dataclass(frozen=True)
-class Need:
-    """One requirement of a target and where it stands here.
-
-    Attributes:
-        name: What is needed (``GPU``, ``host RAM``, ``vitaminc/train.jsonl``).
-        status: ``ok``, ``missing`` or ``optional`` (nice to have, not required).
-        have: What this machine has.
-        want: What the target needs.
-        fix: The command (or step) that fixes a missing item.
-    """
-
-    name: str
-    status: str
-    have: str
-    want: str
-    fix: str = ""
-
-
-@dataclass(frozen=True)
-class Target:
-    """What one ``make`` paper target needs (stated assumptions; see the module doc).
-
-    Attributes:
-        name: The ``make`` target (``r2vc-paper``).
-        gpu_gib: Memory of the one CUDA GPU it needs.
-        gpu_why: Why that much.
-        ram_gib: Host RAM.
-        disk_gib: Free disk under the data root (data, models, checkpoints).
-        modules: Python modules that must import (module → the package/extra that installs it).
-        optional: Modules used when present (module → how to install).
-        data: Paths under a data root (file or folder) → the command that downloads them.
-        hub: Whether the run downloads models from the hub.
-    """
-
-    name: str
-    gpu_gib: int
-    gpu_why: str
-    ram_gib: int
-    disk_gib: int
-    modules: Mapping[str, str] = field(default_factory=dict)
-    optional: Mapping[str, str] = field(default_factory=dict)
-    data: Mapping[str, str] = field(default_factory=dict)
-    hub: bool = True
-
-
-TARGETS: Registry[Target] = Registry("doctor target")
-_GPU_VENV = "make venv-gpu"
-TARGETS.add("r2vc-paper", Target(
-    name="r2vc-paper", gpu_gib=98, gpu_why="the plan's peak, DPO of the 8B generator (fp32 master weights and "
-    "grads, 8-bit AdamW, a bf16 reference, gradient checkpointing): an H200; an 80 GB H100 decodes but cannot "
-    "train at these settings (averitec baseline r2vc paper --plan)", ram_gib=64, disk_gib=120,
-    modules={"torch": _GPU_VENV, "transformers": _GPU_VENV, "trl": _GPU_VENV, "accelerate": _GPU_VENV,
-             "bitsandbytes": _GPU_VENV, "faiss": _GPU_VENV, "sentence_transformers": _GPU_VENV},
-    optional={"flash_attn": ".venv/bin/pip install flash-attn --no-build-isolation (else SDPA attention)"},
-    data={"vitaminc/train.jsonl": "averitec data download vitaminc",
-          "vitaminc/test.jsonl": "averitec data download vitaminc",
-          "fever/paper_dev.jsonl": "averitec data download fever --split paper_dev",
-          "fever/wiki-pages": "averitec data download fever-wiki-pages"},
-))
-TARGETS.add("averitec-paper", Target(
-    name="averitec-paper", gpu_gib=40, gpu_why="BLOOM-7b1 question generation in bf16 (~15 GB of weights) "
-    "plus BERT/BART fine-tuning at batch 32", ram_gib=32, disk_gib=80,
-    modules={"torch": _GPU_VENV, "transformers": _GPU_VENV, "accelerate": _GPU_VENV, "nltk": _GPU_VENV,
-             "rank_bm25": _GPU_VENV},
-    data={"averitec/train.json": "averitec data download averitec --split train",
-          "averitec/dev.json": "averitec data download averitec --split dev",
-          "averitec/knowledge_store/dev": "averitec data download averitec-store --split dev"},
-))
 
 #: The modules reported as installed extras (module → the extra that brings it).
 EXTRA_MODULES: Mapping[str, str] = {
@@ -234,12 +159,12 @@ def _target_needs(target: Target, *, torch_info: Mapping[str, Any], ram: int | N
                   data_roots: Sequence[Path]) -> list[Need]:
     gpus = torch_info.get("gpus") or []
     best = max((g["memory_gib"] for g in gpus), default=0.0)
+    fits = best * USABLE_SHARE >= target.gpu_gib  # what a run may fill of it (baselines._run.gpus.usable_gib)
     gpu_have = ", ".join(f"{g['name']} {g['memory_gib']} GiB" for g in gpus) or (
         f"none (torch {torch_info.get('version')}, CUDA build {torch_info.get('cuda_build')})"
         if torch_info.get("installed") else "none (torch not installed)")
-    needs = [Need("GPU", "ok" if best >= target.gpu_gib else "missing", gpu_have,
-                  f"one CUDA GPU with >= {target.gpu_gib} GiB: {target.gpu_why}",
-                  "" if best >= target.gpu_gib else f"run on a machine with such a GPU, after {_GPU_VENV}")]
+    needs = [Need("GPU", "ok" if fits else "missing", gpu_have, f"{target.gpu_text}: {target.gpu_why}",
+                  "" if fits else "run on a machine with such a GPU, after make venv-gpu")]
     ram_ok = ram is not None and ram >= target.ram_gib * GIB * 0.95
     needs.append(Need("host RAM", "ok" if ram_ok else "missing", _gib(ram), f">= {target.ram_gib} GiB",
                       "" if ram_ok else "a machine with more memory"))
@@ -421,4 +346,4 @@ def refuse_cpu(*, what: str, models: Sequence[str | os.PathLike[str] | None], gp
 
 __all__ = ["KNOWN_PARAMS", "PAPER_SCALE_PARAMS", "TARGETS", "Need", "Target", "cuda_available", "diagnose",
            "free_disk_bytes", "host_ram_bytes", "hub_status", "installed_modules", "model_params", "probe_torch",
-           "refuse_cpu", "render"]
+           "refuse_cpu", "render", "GPU_VENV_PIP", "USABLE_SHARE"]
