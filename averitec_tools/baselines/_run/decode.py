@@ -7,7 +7,8 @@ H100** (:data:`REFERENCE_STEP`): its step time with the paper's overheads, from 
 share of HBM bandwidth a step reached follows (``efficiency = 2·N_ref / bw_H100 / step_ref``,
 0.244). For any model and GPU:
 
-* ``weights_s = 2·N / (bw · efficiency)`` — the same efficiency, this model's bytes;
+* ``weights_s = bytes·N / (bw · efficiency)`` — the same efficiency, this model's bytes (2 per
+  parameter in bf16, 4 in fp32);
 * ``kv_s = sequences · context · kv_bytes_per_token / (bw · efficiency)``;
 * ``flops_s = 2·N · sequences / (bf16_tflops · 1e12 · mfu)``;
 * ``step_s = weights_s + kv_s + flops_s`` (added, not overlapped: errs high).
@@ -45,6 +46,7 @@ class ModelShape:
         hidden: Hidden size.
         intermediate: MLP size.
         tied: Input embeddings and output head share one tensor.
+        weight_bytes: Bytes per weight as it runs (bf16: 2).
     """
 
     params: float
@@ -55,6 +57,7 @@ class ModelShape:
     hidden: int = 4096
     intermediate: int = 14336
     tied: bool = False
+    weight_bytes: int = 2
 
     @property
     def kv_bytes_per_token(self) -> float:
@@ -78,6 +81,9 @@ LLAMA_31_8B = ModelShape(params=8.03e9, layers=32, kv_heads=8, head_dim=128, voc
 #: bigscience/bloom-7b1: its config.json (30 layers, 32 heads of 128, no GQA, 250,880 tokens, tied).
 BLOOM_7B1 = ModelShape(params=7.07e9, layers=30, kv_heads=32, head_dim=128, vocab=250880, hidden=4096,
                        intermediate=16384, tied=True)
+#: facebook/bart-large's decoder as the AVeriTeC justification runs it (fp32; 12 decoder layers, 16 heads of 64).
+BART_LARGE = ModelShape(params=4.06e8, layers=12, kv_heads=16, head_dim=64, vocab=50265, hidden=1024,
+                        intermediate=4096, tied=True, weight_bytes=4)
 #: Table G.1's measured one-sequence generation speed and the GPU and model it was measured on.
 REFERENCE_STEP: dict[str, Any] = {"tokens_per_s": 50.92, "gpu": "h100-80gb", "params": LLAMA_31_8B.params,
                                   "source": "R2VC paper, Table G.1 (Generation tokens/sec, Llama-3.1-Nemotron-8B, H100)"}
@@ -94,7 +100,7 @@ def decode_step(shape: ModelShape, gpu: GpuSpec, *, sequences: int, context: flo
     """Seconds of one decode step of ``sequences`` sequences at ``context`` tokens each, by part."""
     eff = bandwidth_efficiency()
     bw = gpu.bandwidth_tbs * 1e12
-    weights_s = 2 * shape.params / (bw * eff)
+    weights_s = shape.weight_bytes * shape.params / (bw * eff)
     kv_s = sequences * context * shape.kv_bytes_per_token / (bw * eff)
     flops_s = 2 * shape.params * sequences / (gpu.bf16_tflops * 1e12 * mfu)
     return {"step_s": weights_s + kv_s + flops_s, "weights_s": weights_s, "kv_s": kv_s, "flops_s": flops_s,
@@ -111,10 +117,10 @@ def decode_memory_bytes(shape: ModelShape, *, sequences: int, context: float, pr
     """GPU bytes of decoding ``sequences`` sequences: bf16 weights, the KV cache, one step's logits
     (fp32, three copies: the logits, their warped copy and the chosen-token log-softmax) and the
     prefill's largest activations (the MLP's, in bf16, for every prompt token)."""
-    return {"weights": 2.0 * shape.params, "kv_cache": sequences * context * shape.kv_bytes_per_token,
+    return {"weights": float(shape.weight_bytes) * shape.params, "kv_cache": sequences * context * shape.kv_bytes_per_token,
             "step_logits": sequences * shape.vocab * 4.0 * 3,
             "prefill": sequences * prompt_tokens * (2 * shape.hidden + 2 * shape.intermediate) * 2.0}
 
 
-__all__ = ["BLOOM_7B1", "LLAMA_31_8B", "REFERENCE_STEP", "ModelShape", "bandwidth_efficiency", "decode_memory_bytes",
+__all__ = ["BART_LARGE", "BLOOM_7B1", "LLAMA_31_8B", "REFERENCE_STEP", "ModelShape", "bandwidth_efficiency", "decode_memory_bytes",
            "decode_step", "prefill_seconds"]
