@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -30,7 +30,7 @@ from typing import Any
 CHUNK = 16
 
 
-def chunks_of(items: Sequence[Any], *, positions: dict[Hashable, int], size: int = CHUNK,
+def chunks_of(items: Sequence[Any], *, positions: Mapping[Any, int], size: int = CHUNK,
               key: Any = lambda x: x) -> list[list[Any]]:
     """``items`` grouped by ``positions[key(item)] // size`` (their chunk in the whole run), in order."""
     out: list[list[Any]] = []
