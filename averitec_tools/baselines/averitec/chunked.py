@@ -12,8 +12,11 @@ each claim (reranker, verdict, justification) runs as before, in claim order.
 
 With ``questions.batch_size: 1`` (the upstream setting, ``paper``) every sentence is still
 decoded alone, so the questions are those of a claim-by-claim run; with larger batches a
-claim's questions depend on the other claims of its chunk (padding), which are the same on
-every run of the same claims.
+claim's questions may depend, in their last bits, on the other sentences of its batch
+(left padding changes the kernels' shapes), which are the same on every run of the same claims
+here; a Ray worker (``--engine ray``) writes each claim's questions with its own sentences
+only (the tiny-model test of both engines gives identical predictions:
+``tests/test_engines_ray.py``).
 
 Example:
     >>> chunks_of(["a", "b", "c"], positions={"a": 0, "b": 1, "c": 17}, size=16)
