@@ -31,7 +31,7 @@ def offline_tokenizer(root: Path) -> str:
     import _averitec_baseline_fixtures
     import _r2vc_paper_fixture
     import _r2vc_tiny
-    from transformers import BertTokenizerFast
+    from transformers import BertTokenizerFast  # type: ignore[attr-defined]
 
     words = {w.strip(".,()-").lower() for text in json.dumps([_r2vc_paper_fixture.PAGES,
                                                               _r2vc_paper_fixture.vitaminc_rows(8)]).split()
@@ -121,7 +121,7 @@ class PaperPaths:
         rows = [TrainingRow(claim=f"Claim {i} about the city.", evidence_text=f"The city had {1000 + i} residents.",
                             label=("True", "False", "Uncertain")[i % 3], title=f"City {i}") for i in range(64)]
         tok = tiny_tokenizer()
-        base = dict(max_steps=20, per_device_train_batch_size=4, gradient_accumulation_steps=1, max_length=512,
+        base: dict[str, Any] = dict(max_steps=20, per_device_train_batch_size=4, gradient_accumulation_steps=1, max_length=512,
                     n_passages=1, logging_steps=1, save_steps=0)
         report, model = train(stage="dpo", settings=DPOSettings(**base), rows=rows, output_dir=None,
                               model=tiny_lm(tok).to(self.device, torch.bfloat16), tokenizer=tok)
@@ -185,7 +185,8 @@ class PaperPaths:
                           num_attention_heads=16, num_key_value_heads=4, eos_token_id=tok.sep_token_id,
                           pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id)
         torch.manual_seed(0)
-        model = LlamaForCausalLM(cfg).to("cuda", torch.bfloat16)
+        model: Any = LlamaForCausalLM(cfg)  # Any: transformers types ``to`` as an unbound wrapper
+        model = model.to("cuda", torch.bfloat16)
         n = sum(p.numel() for p in model.parameters())
         rows = [TrainingRow(claim=f"Claim {i}.", evidence_text="Evidence " * 40, label="True") for i in range(16)]
         torch.cuda.reset_peak_memory_stats()

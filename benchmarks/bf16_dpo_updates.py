@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,7 @@ def one(mode: str, steps: int, n_rows: int) -> dict[str, object]:
             for i in range(n_rows)]
     tok = tiny_tokenizer()
     model = tiny_lm(tok)
-    settings = dict(max_steps=steps, per_device_train_batch_size=2, gradient_accumulation_steps=1, max_length=512,
+    settings: dict[str, Any] = dict(max_steps=steps, per_device_train_batch_size=2, gradient_accumulation_steps=1, max_length=512,
                     logging_steps=1, n_passages=1, save_steps=0, min_changed_fraction=0.0)
     if mode == "fp32":
         settings["master_weights"] = "fp32"

@@ -14,7 +14,8 @@ class Writer:
     """An LM question writer stand-in (it has ``prompt``): records each ``write`` call."""
 
     def __init__(self, events: list[str]) -> None:
-        self.events, self.calls = events, []
+        self.events = events
+        self.calls: list[list[str]] = []
 
     def prompt(self, sentence: str) -> str:
         return sentence
@@ -42,7 +43,8 @@ class Pipe:
         self.events: list[str] = []
         self.variant = SimpleNamespace(evidence="store")
         self.question_writer = Writer(self.events)
-        self.cache, self.stage_settings = Cache(set(cached)), {}
+        self.cache = Cache(set(cached))
+        self.stage_settings: dict[str, Any] = {}
         self.lock = threading.Lock()
 
     def retrieved(self, item: Any) -> tuple[list[Any], str, list[str], dict[str, Any]]:

@@ -41,6 +41,10 @@ class Alive:
     def alive(self) -> list[str]:
         return [what for what, ref in self.refs if ref() is not None]
 
+    def mark(self, stage: str) -> None:
+        """Note what is alive as ``stage`` starts (the first time it is named)."""
+        self.at.setdefault(stage, self.alive())
+
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Path, dict, Alive]:
@@ -64,7 +68,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Pat
                                                                  m[1]))
         mp.setattr(stages, "build_trainer", lambda **k: alive.track(f"trainer {k['stage']}", build(**k)))
         mp.setattr(PaperSet, "run", lambda self, on_step=None: run(
-            self, on_step=lambda name, what: alive.at.setdefault(name, alive.alive())))
+            self, on_step=lambda name, what: alive.mark(name)))
         with contextlib.redirect_stdout(out):
             assert main([*paper_argv(recipes, work), "--json"]) == 0
     alive.at["end"] = alive.alive()
