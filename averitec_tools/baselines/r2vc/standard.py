@@ -73,6 +73,8 @@ def _generator(cfg: R2VCConfig, verifier: Verifier, models: ResidentModels | Non
     if g.model is None:  # only reachable with ablation.nli_only (check_components)
         return NLIFallbackGenerator(nli=verifier.nli, subset_size=g.subset_size, t_ent=v.t_ent, t_contr=v.t_contr,
                                     delta=v.delta), None, None
+    if g.server is not None:
+        return _server_generator(cfg), None, {"model": g.model, "server": g.server}
     from averitec_tools.baselines.r2vc.stages.generation.generator import HFGenerator
     from averitec_tools.baselines.r2vc.stages.questions import LMQuestionWriter
 
@@ -90,6 +92,16 @@ def _generator(cfg: R2VCConfig, verifier: Verifier, models: ResidentModels | Non
              "reasoning": hf.reasoning.to_dict(),
              "dtype": str(getattr(next(hf.model.parameters()), "dtype", "")).replace("torch.", "")}
     return hf, writer, entry
+
+
+def _server_generator(cfg: R2VCConfig) -> Generator:
+    """``generator.server``'s decoding of ``generator.model`` (its tokenizer read here)."""
+    from averitec_tools.baselines.r2vc.stages.generation.server import ServerGenerator
+
+    g = cfg.generator
+    assert g.server is not None and g.model is not None  # the caller's and check_components'
+    return ServerGenerator(url=g.server, model=g.model, max_new_tokens=g.max_new_tokens, subset_size=g.subset_size,
+                           reasoning=g.reasoning)
 
 
 def build_standard(cfg: R2VCConfig, request: BuildRequest) -> R2VCPipeline:
