@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from averitec_tools.doctor.needs import GIB, gib_text, target_needs
 from averitec_tools.doctor.targets import (
     GPU_VENV_PIP,
     KNOWN_PARAMS,
@@ -50,7 +51,6 @@ from averitec_tools.doctor.targets import (
 )
 from averitec_tools.errors import UserError
 
-GIB = 1 << 30
 #: Models at or above this many parameters are paper scale: refused on CPU without ``--allow-cpu``.
 PAPER_SCALE_PARAMS = 100_000_000
 HUB_TIMEOUT_S = 3.0
@@ -150,49 +150,6 @@ def installed_modules(modules: Sequence[str] = tuple(EXTRA_MODULES)) -> dict[str
     return out
 
 
-def _gib(n: int | float | None) -> str:
-    return "unknown" if n is None else f"{n / GIB:.1f} GiB"
-
-
-def _target_needs(target: Target, *, torch_info: Mapping[str, Any], ram: int | None, disk: int,
-                  hub: Mapping[str, Any] | None, modules: Mapping[str, str | None],
-                  data_roots: Sequence[Path]) -> list[Need]:
-    gpus = torch_info.get("gpus") or []
-    best = max((g["memory_gib"] for g in gpus), default=0.0)
-    fits = best * USABLE_SHARE >= target.gpu_gib  # what a run may fill of it (baselines._run.gpus.usable_gib)
-    gpu_have = ", ".join(f"{g['name']} {g['memory_gib']} GiB" for g in gpus) or (
-        f"none (torch {torch_info.get('version')}, CUDA build {torch_info.get('cuda_build')})"
-        if torch_info.get("installed") else "none (torch not installed)")
-    needs = [Need("GPU", "ok" if fits else "missing", gpu_have, f"{target.gpu_text}: {target.gpu_why}",
-                  "" if fits else "run on a machine with such a GPU, after make venv-gpu")]
-    ram_ok = ram is not None and ram >= target.ram_gib * GIB * 0.95
-    needs.append(Need("host RAM", "ok" if ram_ok else "missing", _gib(ram), f">= {target.ram_gib} GiB",
-                      "" if ram_ok else "a machine with more memory"))
-    disk_ok = disk >= target.disk_gib * GIB
-    needs.append(Need("free disk", "ok" if disk_ok else "missing", _gib(disk), f">= {target.disk_gib} GiB",
-                      "" if disk_ok else "free space under the data root and the Hugging Face cache"))
-    if target.hub and hub is not None:
-        ok = hub["reachable"] and not hub["offline_env"]
-        have = ("disabled (HF_HUB_OFFLINE=1)" if hub["offline_env"] else
-                "reachable" if hub["reachable"] else "unreachable") + f" at {hub['endpoint']}"
-        fix = ("unset HF_HUB_OFFLINE (the make paper targets set HF_HUB_OFFLINE=0)" if hub["offline_env"]
-               else "" if ok else "a network route to the hub, or HF_ENDPOINT=<mirror>")
-        needs.append(Need("hub", "ok" if ok else "missing", have, "the model hub (model downloads)", fix))
-    for mod, how in target.modules.items():
-        have_mod = modules.get(mod)
-        needs.append(Need(f"module {mod}", "ok" if have_mod else "missing", have_mod or "not installed",
-                          "importable", "" if have_mod else how))
-    for mod, how in target.optional.items():
-        have_mod = modules.get(mod)
-        needs.append(Need(f"module {mod}", "ok" if have_mod else "optional", have_mod or "not installed",
-                          "optional", "" if have_mod else how))
-    for rel, how in target.data.items():
-        found = next((root / rel for root in data_roots if (root / rel).exists()), None)
-        needs.append(Need(rel, "ok" if found else "missing", str(found) if found else "not found in the data roots",
-                          "$AVERITEC_DATA_DIR or the download root", "" if found else how))
-    return needs
-
-
 def diagnose(*, targets: Sequence[str] | None = None, data_roots: Sequence[str | os.PathLike[str]] | None = None,
              probe_hub: bool = True, torch_info: Mapping[str, Any] | None = None,
              hub_timeout: float = HUB_TIMEOUT_S) -> dict[str, Any]:
@@ -222,25 +179,32 @@ def diagnose(*, targets: Sequence[str] | None = None, data_roots: Sequence[str |
     disk = free_disk_bytes(disk_path)
     hub = hub_status(hub_timeout) if probe_hub else None
     modules = installed_modules(sorted(set(EXTRA_MODULES) | {m for t in chosen for m in (*t.modules, *t.optional)}))
-    torch_line = (f"torch {info['version']}, CUDA build {info['cuda_build'] or 'none'}, "
-                  f"CUDA {'available' if info['cuda_available'] else 'not available'}"
-                  if info.get("installed") else "torch not installed")
-    checks = [{"name": "torch", "value": torch_line},
-              *({"name": f"GPU {g['index']}", "value": f"{g['name']}, {g['memory_gib']} GiB, bf16 "
-                 f"{'yes' if g['bf16'] else 'no'}"} for g in info.get("gpus") or []),
-              {"name": "host RAM", "value": _gib(ram)},
-              {"name": "free disk", "value": f"{_gib(disk)} under {disk_path}"},
-              {"name": "hub", "value": "not probed" if hub is None else
-               f"{'reachable' if hub['reachable'] else 'unreachable'} at {hub['endpoint']}"
-               + (" (HF_HUB_OFFLINE=1 in this environment)" if hub["offline_env"] else "")},
-              {"name": "extras", "value": ", ".join(f"{m} ({v})" for m, v in modules.items() if v) or "none"}]
+    checks = _checks(info, ram=ram, disk=disk, disk_path=disk_path, hub=hub, modules=modules)
     report_targets = {}
     for t in chosen:
-        needs = _target_needs(t, torch_info=info, ram=ram, disk=disk, hub=hub, modules=modules, data_roots=roots)
+        needs = target_needs(t, torch_info=info, ram=ram, disk=disk, hub=hub, modules=modules, data_roots=roots)
         report_targets[t.name] = {"ready": all(n.status != "missing" for n in needs),
                                   "needs": [asdict(n) for n in needs]}
     return {"torch": info, "host_ram_bytes": ram, "free_disk_bytes": disk, "hub": hub, "modules": modules,
             "data_roots": [str(r) for r in roots], "checks": checks, "targets": report_targets}
+
+
+def _checks(info: Mapping[str, Any], *, ram: int | None, disk: int, disk_path: Path,
+            hub: Mapping[str, Any] | None, modules: Mapping[str, str | None]) -> list[dict[str, str]]:
+    """The machine's lines of the report: torch, each GPU, RAM, disk, the hub, the extras."""
+    torch_line = (f"torch {info['version']}, CUDA build {info['cuda_build'] or 'none'}, "
+                  f"CUDA {'available' if info['cuda_available'] else 'not available'}"
+                  if info.get("installed") else "torch not installed")
+    hub_line = "not probed" if hub is None else (
+        f"{'reachable' if hub['reachable'] else 'unreachable'} at {hub['endpoint']}"
+        + (" (HF_HUB_OFFLINE=1 in this environment)" if hub["offline_env"] else ""))
+    return [{"name": "torch", "value": torch_line},
+            *({"name": f"GPU {g['index']}", "value": f"{g['name']}, {g['memory_gib']} GiB, bf16 "
+               f"{'yes' if g['bf16'] else 'no'}"} for g in info.get("gpus") or []),
+            {"name": "host RAM", "value": gib_text(ram)},
+            {"name": "free disk", "value": f"{gib_text(disk)} under {disk_path}"},
+            {"name": "hub", "value": hub_line},
+            {"name": "extras", "value": ", ".join(f"{m} ({v})" for m, v in modules.items() if v) or "none"}]
 
 
 def render(report: Mapping[str, Any]) -> str:
