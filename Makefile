@@ -18,7 +18,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check gpu-kit venv-device gpu-check-device demo test lint bench lexicon bench-long bench-ev2r bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check gpu-kit venv-device gpu-check-device demo test lint bench lexicon bench-long bench-ev2r bench-averimatec bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -115,6 +115,11 @@ bench-long: $(VENV)/.core-stamp $(NLTK_REF)
 # fever8 judge throughput: dev through a local judge answering after 0.5 s, cold and warm (~15 min).
 bench-ev2r: $(VENV)/.core-stamp
 	$(PY) benchmarks/bench_ev2r_judge.py --concurrency 1,4,8,16,32,64
+
+# averimatec judge throughput: 152 synthetic val claims through a local judge answering after 0.5 s,
+# against the organisers' one-at-a-time loop on the same server (~10 min, mostly waiting).
+bench-averimatec: $(VENV)/.core-stamp
+	$(PY) benchmarks/bench_averimatec_judge.py
 
 bench-r2vc: $(VENV)/.all-stamp
 	$(PY) benchmarks/bench_r2vc.py --n 20

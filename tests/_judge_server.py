@@ -12,8 +12,12 @@ the connection without answering); or
 ``{"derive": SALT}``: a reply whose counts :func:`derived_counts` computes from the salt,
 the prompt's last ``Claim:`` line and (at a temperature above 0) the request's seed --
 deterministic, different per salt, and varying with the seed like a sampling judge.
-Unmatched prompts get ``default``. Every request is appended to LOG as one JSON line
-(with the whole request body under ``request``).
+Unmatched prompts get ``default``. Content given as parts (the multimodal chat format) is
+checked -- ``text`` parts and ``image_url`` parts holding base64 ``data:image/`` URLs, else
+HTTP 400 and ``structure_error`` in the log -- and matched as its texts joined, each image
+as ``<image:SHA256[:12]>`` of its bytes (:func:`image_digest`). Every request is appended
+to LOG as one JSON line (the whole request body under ``request``, the matched text under
+``flat``).
 """
 
 from __future__ import annotations
@@ -56,6 +60,37 @@ def _derived_reply(salt: str, prompt: str, request: dict[str, Any]) -> str:
     return "Output: " + json.dumps(fields)
 
 
+def image_digest(url: str) -> str:
+    """``<image:SHA256[:12]>`` of a data URL's bytes: how an image part is matched and logged."""
+    import base64
+
+    return f"<image:{hashlib.sha256(base64.b64decode(url.split(',', 1)[1], validate=True)).hexdigest()[:12]}>"
+
+
+def flatten(content: Any) -> tuple[str, str | None]:
+    """The text a rule matches (content parts joined, images as :func:`image_digest`), and a
+    structure error (``None``: the parts are the OpenAI chat format: ``text`` parts with a
+    string, ``image_url`` parts whose URL is a base64 ``data:image/...`` URL)."""
+    if isinstance(content, str):
+        return content, None
+    if not isinstance(content, list) or not content:
+        return "", "content must be a string or a non-empty list of parts"
+    pieces = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str) and set(part) == {"type", "text"}:
+            pieces.append(part["text"])
+            continue
+        url = part.get("image_url", {}).get("url") if kind == "image_url" and isinstance(part.get("image_url"), dict) else None
+        if not isinstance(url, str) or not url.startswith("data:image/") or ";base64," not in url.split(",", 1)[0] + ",":
+            return "", f"bad content part {str(part)[:80]}"
+        try:
+            pieces.append(image_digest(url))
+        except ValueError:
+            return "", "image_url data is not base64"
+    return "".join(pieces), None
+
+
 def _pick(prompt: str) -> tuple[int, dict[str, Any]]:
     for index, rule in enumerate(FIXTURES.get("rules", [])):
         if all(m in prompt for m in rule["match"]) and len(prompt) > int(rule.get("min_chars", -1)):
@@ -74,13 +109,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         length = int(self.headers.get("Content-Length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
-        prompt = request.get("messages", [{}])[-1].get("content", "")
-        index, response = _pick(prompt)
+        prompt, structure_error = flatten(request.get("messages", [{}])[-1].get("content", ""))
+        index, response = _pick(prompt) if structure_error is None else (-2, {"status": 400})
         with LOCK, open(LOG_PATH, "a", encoding="utf-8") as log:
             log.write(json.dumps({"path": self.path, "rule": index, "model": request.get("model"),
                                   "temperature": request.get("temperature"),
                                   "authorization": self.headers.get("Authorization"),
-                                  "prompt_head": prompt[:60], "request": request}) + "\n")
+                                  "prompt_head": prompt[:60], "flat": prompt, "structure_error": structure_error,
+                                  "request": request}) + "\n")
         time.sleep(float(response.get("delay", 0)))
         if response.get("drop"):  # hang up without answering (the client sees a reset connection)
             self.close_connection = True

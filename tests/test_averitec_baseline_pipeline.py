@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from _averitec_baseline_fixtures import claims, tiny_models, write_json
+from _cli import exit_code, usage_error
 
 from averitec_tools.cli.main import main
 
@@ -307,9 +308,10 @@ def test_reproduce_trains_runs_scores_and_tabulates(env: dict[str, Any], capsys:
 def test_reproduce_bad_input(env: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     base = ["baseline", "averitec", "reproduce", "--config", str(env["fallback"]), "--claims", str(env["dev"]),
             "--out", str(tmp_path / "r")]
-    for extra, message in ((["--variants", "fulll"], "unknown variant 'fulll'"), (["--limit", "0"], "--limit must"),
-                           ([], "--store DIR is required")):
+    for extra, message in ((["--variants", "fulll"], "unknown variant 'fulll'"), ([], "--store DIR is required")):
         assert main([*base, *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+    assert exit_code(main, [*base, "--limit", "0"]) == 2  # range-checked when parsed: argparse's usage error
+    assert usage_error(capsys.readouterr().err).endswith("argument --limit: expected a whole number of at least 1, got '0'")
     assert not (tmp_path / "r").exists()

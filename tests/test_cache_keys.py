@@ -35,12 +35,19 @@ def test_judgement_cache_key() -> None:
 
 def test_prepared_gold_cache_file(tmp_path: Path) -> None:
     from averitec_tools._version import __version__
-    from averitec_tools.metrics.prepared_cache import _nltk_version, prepared_cache_file
+    from averitec_tools.metrics.prepared_cache import (
+        _FORMAT,
+        _nltk_version,
+        lexicon_digest,
+        prepared_cache_file,
+    )
     from averitec_tools.metrics.tokenize import TOKENIZER_NAME
 
     gold = tmp_path / "gold.json"
     gold.write_text("[]", encoding="utf-8")
-    setup = hashlib.sha256(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}".encode()).hexdigest()[:12]
+    # issue 42 added the lexical tables' digest and the entry format: entries cached with other
+    # stem/synonym tables or another layout must not be found
+    setup = _hex(f"{TOKENIZER_NAME}|nltk-{_nltk_version()}|{__version__}|{lexicon_digest()}|{_FORMAT}")[:12]
     path = prepared_cache_file(references=gold, cache_dir=tmp_path)
     assert path == tmp_path / "prepared" / f"{file_sha256(gold)}-{setup}.json"
 
@@ -69,9 +76,10 @@ def test_leaderboard_warm_gold_cache_file(tmp_path: Path) -> None:
     scorer = Scorer(cache_dir=tmp_path)
     try:
         scorer.prepare_gold(phase)
+        lexicon = scorer.engine.lexicon.digest  # in the key since issue 42's lexical tables
     finally:
         scorer.close()
-    old = _hex(f"{file_sha256(gold)}|{TOKENIZER_NAME}|{__version__}")[:32]
+    old = _hex(f"{file_sha256(gold)}|{TOKENIZER_NAME}|{__version__}|{lexicon}")[:32]
     assert (tmp_path / f"gold-{old}.json").is_file()
 
 

@@ -10,6 +10,7 @@ import pytest
 from averitec_tools.baselines._run.sidecar import sidecar_path
 from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
 from averitec_tools.cli.main import main
+from tests._cli import exit_code, usage_error
 from tests._r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
 
 
@@ -98,7 +99,6 @@ def test_ternary_format_flag(setup, tmp_path, capsys) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--limit", "0"], "--limit must be at least 1"),
         (["--config", "offline-minlm"], "did you mean: offline-minilm"),
     ],
 )
@@ -106,6 +106,13 @@ def test_bad_arguments(setup, tmp_path, capsys, extra, message) -> None:
     code, stdout, err = run([*base_args(setup, tmp_path / "p.json"), *extra], capsys)
     assert code == 2 and stdout == ""
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_limit_is_range_checked_when_parsed(setup, tmp_path, capsys) -> None:
+    assert exit_code(main, [*base_args(setup, tmp_path / "p.json"), "--limit", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and usage_error(err).endswith("argument --limit: expected a whole number of at least 1, got '0'")
+    assert not (tmp_path / "p.json").exists()
 
 
 def test_required_arguments(capsys) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _calibration_fake_profile import fake_profile, write  # noqa: F401
+from _cli import exit_code, usage_error
 
 from averitec_tools.cli.main import main
 from averitec_tools.metrics.brier import brier_score
@@ -203,11 +204,6 @@ def test_registry_metrics_by_their_string_form(files: tuple[str, str], capsys: p
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--n-bins", "0"], "--n-bins must be ≥ 1"),
-        (["--threshold", "1.5"], "--threshold must be in [0, 1]"),
-        (["--target-coverage", "0"], "--target-coverage must be in (0, 1]"),
-        (["--n-resamples", "-1"], "--n-resamples must be ≥ 0"),
-        (["--confidence-level", "1"], "--confidence-level must be in (0, 1)"),
         (["--profile", "fevr"], "did you mean: fever"),
         (["--metric", "brier-multiclass"], "--metric brier-multiclass: not a metric of confidence against correctness"),
         (["--metric", "ece(n_bin=3)"], "--metric ece(n_bin=3): unknown parameter of metric 'ece' 'n_bin' (did you mean: n_bins?)"),
@@ -219,6 +215,23 @@ def test_bad_arguments(files: tuple[str, str], capsys: pytest.CaptureFixture[str
     argv = ["calibration", preds, gold, "--profile", "fake", *extra]
     assert main(argv) == 2
     assert message in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--n-bins", "0"], "argument --n-bins: expected a whole number of at least 1, got '0'"),
+        (["--threshold", "1.5"], "argument --threshold: expected a number in [0, 1], got '1.5'"),
+        (["--target-coverage", "0"], "argument --target-coverage: expected a number in (0, 1], got '0'"),
+        (["--n-resamples", "-1"], "argument --n-resamples: expected a whole number of at least 0, got '-1'"),
+        (["--confidence-level", "1"], "argument --confidence-level: expected a number in (0, 1), got '1'"),
+    ],
+)
+def test_out_of_range_options_are_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    preds, gold = files
+    assert exit_code(main, ["calibration", preds, gold, "--profile", "fake", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and usage_error(err).endswith(message)
 
 
 def test_argparse_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:

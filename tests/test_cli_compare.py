@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _calibration_fake_profile import LABELS, fake_profile, write  # noqa: F401
+from _cli import exit_code, usage_error
 from sklearn.metrics import f1_score
 
 from averitec_tools.cli.main import main
@@ -135,9 +136,6 @@ def test_duplicate_claim(tmp_path: Path, fake_profile: None, capsys: pytest.Capt
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--n-resamples", "0"], "--n-resamples must be ≥ 1"),
-        (["--alpha", "1"], "--alpha must be in (0, 1)"),
-        (["--confidence-level", "0"], "--confidence-level must be in (0, 1)"),
         (["--profile", "averitec2042"], "unknown scoring profile 'averitec2042'"),
     ],
 )
@@ -145,6 +143,21 @@ def test_bad_arguments(files: tuple[str, str, str], capsys: pytest.CaptureFixtur
     a, b, gold = files
     assert main(["compare", a, b, gold, "--profile", "fake", *extra]) == 2
     assert message in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--n-resamples", "0"], "argument --n-resamples: expected a whole number of at least 1, got '0'"),
+        (["--alpha", "1"], "argument --alpha: expected a number in (0, 1), got '1'"),
+        (["--confidence-level", "0"], "argument --confidence-level: expected a number in (0, 1), got '0'"),
+    ],
+)
+def test_out_of_range_options_are_usage_errors(files: tuple[str, str, str], capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    a, b, gold = files
+    assert exit_code(main, ["compare", a, b, gold, "--profile", "fake", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and usage_error(err).endswith(message)
 
 
 def test_argparse_errors(files: tuple[str, str, str]) -> None:

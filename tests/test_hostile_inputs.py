@@ -79,6 +79,19 @@ def _judgement_cache() -> bytes:
         return (Path(d) / "c.sqlite").read_bytes()
 
 
+def _averimatec() -> dict[str, bytes]:
+    """AVerImaTeC files (tests/_averimatec_fixtures.py): gold, submission, an official
+    intermediate file for --replay, and the on-disk variant of the submission (one image)."""
+    from _averimatec_fixtures import gold_claim, image_bytes, prediction
+
+    rows = [{"ques_score": 0.5, "evid_score": 0.5 * i, "verdict_score": 1.0, "justi_score": 0.25,
+             "intermediate_info": {}} for i in range(3)]
+    files_variant = [{**prediction(i, images=False), "evidence": [{"text": "x [IMG_1]", "images": ["img0.png"]}]}
+                     for i in range(2)]
+    return {"gold.json": _json([gold_claim(i) for i in range(3)]), "pred.json": _json([prediction(i) for i in range(3)]),
+            "rows.json": _json(rows), "submission.json": _json(files_variant), "img0.png": image_bytes(1)}
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode()
 
@@ -204,6 +217,18 @@ CASES: list[Case] = [
     Case("convert", {"pred.json": _json(PRED_2024)},
          lambda d, o: ["convert", str(d / "pred.json"), "--to", "2023", "--json", "--out", str(o or d / "conv.json")],
          "file", "--out", ["pred.json"]),
+    Case("score-averimatec-replay", {k: v for k, v in _averimatec().items() if k in ("gold.json", "pred.json", "rows.json")},
+         lambda d, o: ["score", str(d / "pred.json"), str(d / "gold.json"), "--profile", "averimatec", "--json",
+                       "--replay", str(d / "rows.json"), *(["--per-claim", str(o)] if o else [])],
+         "file", "--per-claim", ["pred.json", "gold.json", "rows.json"]),
+    Case("convert-averimatec-files", {"pred.json": _averimatec()["pred.json"]},
+         lambda d, o: ["convert", str(d / "pred.json"), "--to", "averimatec-files", "--json",
+                       "--out", str(o or d / "subdir")],
+         "dir", "--out", ["pred.json"]),
+    Case("convert-averimatec", {k: v for k, v in _averimatec().items() if k in ("submission.json", "img0.png")},
+         lambda d, o: ["convert", str(d / "submission.json"), "--to", "averimatec", "--json",
+                       "--out", str(o or d / "sub.json")],
+         "file", "--out", ["submission.json"]),
     Case("r2vc-slice", {"rows.jsonl": _jsonl(VITAMINC_ROWS)},
          lambda d, o: ["baseline", "r2vc", "slice", "--data", str(d / "rows.jsonl"), "--n", "2", "--json",
                        "--out", str(o or d / "slice.jsonl")],

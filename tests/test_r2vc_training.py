@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from _cli import exit_code, usage_error
 
 from averitec_tools.baselines.r2vc.stages.generation.generator import parse_candidate
 from averitec_tools.baselines.r2vc.stages.generation.prompt import render_prompt
@@ -452,8 +453,8 @@ def test_cli_errors_exit_2_with_one_line(saved_tiny: Path, data_file: Path, tmp_
     assert training_main(["dpo", "--config", str(cfg), "--data", str(data_file), "--out", str(tmp_path / "o2")]) == 2
     assert "unknown key 'betta' (did you mean: beta" in capsys.readouterr().err
 
-    assert training_main(["sft", "--data", str(data_file), "--out", str(tmp_path / "o3"), "--max-steps", "0"]) == 2
-    assert "--max-steps must be >= 1" in capsys.readouterr().err
+    assert exit_code(training_main, ["sft", "--data", str(data_file), "--out", str(tmp_path / "o3"), "--max-steps", "0"]) == 2
+    assert usage_error(capsys.readouterr().err).endswith("argument --max-steps: expected a whole number of at least 1, got '0'")
 
     missing_model = tmp_path / "no-model"
     assert training_main(["sft", "--data", str(data_file), "--out", str(tmp_path / "o4"), "--model", str(missing_model)]) == 2

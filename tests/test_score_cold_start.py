@@ -1,5 +1,5 @@
 """Cold start of ``averitec score``: no NLTK package ``__init__``, only SciPy's solver, cached gold strings,
-no ``leaderboard`` module."""
+no ``leaderboard`` module, no Pillow."""
 
 from __future__ import annotations
 
@@ -23,12 +23,15 @@ def test_score_process_skips_nltk_init_and_scipy_optimize(tmp_path: Path) -> Non
         "import sys; from averitec_tools.cli.main import main; "
         f"rc = main(['score', {str(files['pred2024'])!r}, {str(files['gold'])!r}, '--json', '--jobs', '1']); "
         "print(rc, any(m == 'nltk' or m.startswith(('nltk.', 'scipy.')) for m in sys.modules), "
-        "any(m.startswith('averitec_tools.leaderboard') for m in sys.modules), file=sys.stderr)"
+        "any(m.startswith('averitec_tools.leaderboard') for m in sys.modules), "
+        "any(m.split('.')[0] == 'PIL' or m.startswith('averitec_tools.scoring.averimatec') for m in sys.modules), "
+        "file=sys.stderr)"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT), AVERITEC_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    # no NLTK/SciPy package init, and nothing of the competition server (issue 21: scoring/ stands alone)
-    assert proc.stderr.strip().splitlines()[-1] == "0 False False"
+    # no NLTK/SciPy package init, nothing of the competition server (issue 21: scoring/ stands alone), and
+    # neither Pillow nor the AVerImaTeC scorer (issue 40: only the averimatec profile loads them)
+    assert proc.stderr.strip().splitlines()[-1] == "0 False False False"
     assert json.loads(proc.stdout)["n_claims"] == 3
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _averimatec_fixtures import write_dataset, write_submission
 from _judge_server import running
 from _score_fixtures import make_files, write_json
 
@@ -82,12 +83,15 @@ def _score_runs(tmp: Path, url: str, nli: str) -> dict[str, list[str]]:
     fever_pred, fever_gold = _fever_files(tmp)
     two = write_json(tmp / "two.json", json.loads(files["pred2024"].read_text(encoding="utf-8"))[:2])
     judge = ["--judge-url", url, "--judge-model", "m", "--judge-cache", str(tmp / "cache"), "--judge-retries", "0"]
+    imatec_gold = write_dataset(tmp / "averimatec", 2)
+    imatec_pred = write_submission(tmp / "averimatec-sub.json", 2)
     return {
         "averitec2024": ["score", pred, gold, "--jobs", "1"],
         "averitec2023": ["score", str(files["pred2023"]), gold, "--profile", "averitec2023", "--jobs", "1"],
         "evalai": ["score", str(files["pred_evalai"]), str(files["gold_evalai"]), "--profile", "evalai", "--jobs", "1"],
         "fever": ["score", str(fever_pred), str(fever_gold), "--profile", "fever"],
         "fever8": ["score", pred, gold, "--profile", "fever8", "--jobs", "1", *judge],
+        "averimatec": ["score", str(imatec_pred), str(imatec_gold), "--profile", "averimatec", *judge],
         "lenient": ["score", pred, gold, "--jobs", "1", "--lenient"],
         "subset": ["score", str(two), gold, "--jobs", "1", "--subset"],
         "minilm-qa-f1": ["score", pred, gold, "--jobs", "1", "--evidence-scorer", "minilm-qa-f1"],

@@ -85,9 +85,10 @@ FLAGS = {"metric": "--metric", "max_evidence": "--max-evidence", "lenient": "--l
 
 
 def _flag(option: str) -> str | None:
-    from averitec_tools.cli._judge_options import JUDGE_FLAGS
+    from averitec_tools.cli._judge_options import AVERIMATEC_FLAGS, JUDGE_FLAGS
 
-    return FLAGS.get(option) or (JUDGE_FLAGS[option][0] if option in JUDGE_FLAGS else None)
+    flags = {**JUDGE_FLAGS, **AVERIMATEC_FLAGS}
+    return FLAGS.get(option) or (flags[option][0] if option in flags else None)
 
 
 def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
@@ -101,6 +102,10 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
     accepted = profile.OPTIONS
     if args.no_download and "allow_download" in accepted:
         options["allow_download"] = False
+    if "gold_images" in accepted and "gold_images" not in options:  # beside the user's gold file, also under --subset
+        from averitec_tools.scoring.averimatec_images import default_gold_images
+
+        options["gold_images"] = str(default_gold_images(args.references))
     if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
         from averitec_tools.cache import cache_root
 
@@ -119,12 +124,12 @@ def run(args: argparse.Namespace) -> int:
     from averitec_tools.cli._judge_options import judge_files
     from averitec_tools.outputs import check_output_file
 
+    inputs = [args.predictions, args.references, *[options[k] for k in ("replay",) if options.get(k)]]
     if args.per_claim:  # output safety (issue 12): refuse before any scoring
-        check_output_file(args.per_claim, option="--per-claim", inputs=[args.predictions, args.references],
-                          protected=judge_files(options))
+        check_output_file(args.per_claim, option="--per-claim", inputs=inputs, protected=judge_files(options))
     if options.get("judge_snapshot"):  # read, then written
         per_claim = [(args.per_claim, "the --per-claim output")] if args.per_claim else []
-        check_output_file(options["judge_snapshot"], option="--judge-snapshot", inputs=[args.predictions, args.references],
+        check_output_file(options["judge_snapshot"], option="--judge-snapshot", inputs=inputs,
                           protected=[*judge_files(options), *per_claim])
     score = profile.score
     if args.subset:  # partial runs (issue 12)

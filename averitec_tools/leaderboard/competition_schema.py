@@ -146,6 +146,9 @@ class ValidationFile(StrictModel):
     max_tokens_per_string: PositiveInt | None = None
     max_evidence_per_claim: PositiveInt | None = None
     max_tokens_total: PositiveInt | None = None
+    max_images_per_claim: PositiveInt | None = None
+    max_image_bytes: PositiveInt | None = None
+    max_image_pixels: PositiveInt | None = None
 
 
 class ScoringFile(StrictModel):

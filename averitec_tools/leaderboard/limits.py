@@ -2,7 +2,9 @@
 
 Scoring cost grows with the number and length of the evidence strings, so a competition
 bounds them (competition YAML, ``validation:``): tokens per string, evidence items per
-claim and tokens in the whole submission. :func:`check_submission` reads the uploaded
+claim and tokens in the whole submission; and AVerImaTeC evidence images (an evidence
+item's ``images``, base64) in count per claim, bytes and pixels -- the pixels read from each
+image's header, so a decompression bomb is refused without being expanded. :func:`check_submission` reads the uploaded
 bytes once (a JSON array or JSON lines, whatever the format), walks every item and
 refuses the first one past a bound with a message naming the file, the line (JSON
 lines) or item index (JSON array), and the claim id.
@@ -53,6 +55,11 @@ class SubmissionLimits:
     max_tokens_per_string: int | None = 5_000
     max_evidence_per_claim: int | None = 200
     max_tokens_total: int | None = 5_000_000
+    #: AVerImaTeC evidence images (base64 in an item's ``images``): count per claim, bytes and
+    #: pixels of one image (read from its header; the scorer decodes and checks it again).
+    max_images_per_claim: int | None = 64
+    max_image_bytes: int | None = 10 << 20
+    max_image_pixels: int | None = 40_000_000
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,7 @@ class SubmissionStats:
     tokens: int
     max_tokens_per_string: int
     max_evidence_per_claim: int
+    images: int = 0
 
 
 def _items(content: bytes, file_name: str) -> Iterator[tuple[str, Any]]:
@@ -99,6 +107,70 @@ def _claim_label(item: Any) -> str:
     return ""
 
 
+def _image_size(value: str, *, where: str) -> tuple[int, int]:
+    """Width and height of a base64 image from its header (nothing is decoded past it)."""
+    import base64
+    import binascii
+    import io
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    raw = value.split(",", 1)[1] if value.startswith("data:image/") else value
+    try:
+        with warnings.catch_warnings():  # a bomb is refused by the competition's bound, not warned about
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(base64.b64decode(raw, validate=True)))
+        with img:
+            return img.width, img.height
+    except (binascii.Error, ValueError, UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+        raise UserError(f"{where}: not an image ({type(exc).__name__})") from None
+
+
+def _images(item: dict[str, Any], *, here: str, limits: SubmissionLimits) -> tuple[dict[str, Any], int]:
+    """The item without its evidence images (they are not text), after checking them against
+    ``limits``; and how many there were."""
+    evidence = item.get("evidence")
+    if not isinstance(evidence, list) or not any(isinstance(e, dict) and "images" in e for e in evidence):
+        return item, 0
+    count, kept = 0, []
+    for i, e in enumerate(evidence):
+        images = e.get("images") if isinstance(e, dict) else None
+        if not isinstance(images, list):
+            kept.append(e)
+            continue
+        kept.append({k: v for k, v in e.items() if k != "images"})
+        for k, value in enumerate(images):
+            count += 1
+            where = f"{here}: evidence[{i}].images[{k}]"
+            if not isinstance(value, str):
+                raise UserError(f"{where}: an image must be a base64 string")
+            if limits.max_image_bytes is not None and len(value) * 3 // 4 > limits.max_image_bytes:
+                raise UserError(f"{where}: an image of more than {limits.max_image_bytes} bytes (the competition's limit)")
+            if limits.max_image_pixels is not None:
+                width, height = _image_size(value, where=where)
+                if width * height > limits.max_image_pixels:
+                    raise UserError(f"{where}: an image of {width}x{height} pixels; the competition allows at most "
+                                    f"{limits.max_image_pixels}")
+    if limits.max_images_per_claim is not None and count > limits.max_images_per_claim:
+        raise UserError(f"{here}: {count} evidence images, the competition allows at most {limits.max_images_per_claim} per claim")
+    return {**item, "evidence": kept}, count
+
+
+def _evidence_count(item: dict[str, Any], *, here: str, per_claim: int | None) -> int:
+    """The item's evidence items in every format (2023 answers too), refused past ``per_claim``."""
+    n_evidence = 0
+    for key in EVIDENCE_KEYS:
+        value = item.get(key)
+        if isinstance(value, list):
+            n_evidence += len(value)
+            if key == "questions":  # 2023 format: answers are evidence too
+                n_evidence += sum(len(q["answers"]) for q in value if isinstance(q, dict) and isinstance(q.get("answers"), list))
+    if per_claim is not None and n_evidence > per_claim:
+        raise UserError(f"{here}: {n_evidence} evidence items, the competition allows at most {per_claim} per claim")
+    return n_evidence
+
+
 def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str) -> SubmissionStats:
     """Refuse an upload past ``limits`` before it is scored.
 
@@ -121,21 +193,14 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
         averitec_tools.errors.UserError: p.json[0] (claim_id 0): a string of more than 5 tokens ...
     """
     per_string, per_claim, total_limit = limits.max_tokens_per_string, limits.max_evidence_per_claim, limits.max_tokens_total
-    items = strings = total = longest = most_evidence = 0
+    items = strings = total = longest = most_evidence = n_images = 0
     for where, item in _items(content, file_name):
         items += 1
         here = where + _claim_label(item)
         if isinstance(item, dict):
-            n_evidence = 0
-            for key in EVIDENCE_KEYS:
-                value = item.get(key)
-                if isinstance(value, list):
-                    n_evidence += len(value)
-                    if key == "questions":  # 2023 format: answers are evidence too
-                        n_evidence += sum(len(q["answers"]) for q in value if isinstance(q, dict) and isinstance(q.get("answers"), list))
-            most_evidence = max(most_evidence, n_evidence)
-            if per_claim is not None and n_evidence > per_claim:
-                raise UserError(f"{here}: {n_evidence} evidence items, the competition allows at most {per_claim} per claim")
+            item, found = _images(item, here=here, limits=limits)  # AVerImaTeC: images are counted, not tokenised
+            n_images += found
+            most_evidence = max(most_evidence, _evidence_count(item, here=here, per_claim=per_claim))
         stack: list[tuple[Any, int]] = [(item, 1)]
         while stack:
             value, depth = stack.pop()
@@ -157,7 +222,7 @@ def check_submission(content: bytes, *, limits: SubmissionLimits, file_name: str
                 stack.extend((v, depth + 1) for v in value.values())
             elif isinstance(value, list):
                 stack.extend((v, depth + 1) for v in value)
-    return SubmissionStats(items, strings, total, longest, most_evidence)
+    return SubmissionStats(items, strings, total, longest, most_evidence, n_images)
 
 
 __all__ = ["MAX_DEPTH", "SubmissionLimits", "check_submission"]

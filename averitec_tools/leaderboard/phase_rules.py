@@ -45,7 +45,8 @@ from averitec_tools.errors import UserError
 #: ``judge_failures`` values: what a failed or unparseable judge request means on the board.
 JUDGE_FAILURE_MODES = ("unscored", "zero")
 #: Options the board sets itself (a phase may not).
-BOARD_OPTIONS = frozenset({"judge_unscored", "official_failure_mode", "dry_run", "allow_download", "judge_snapshot"})
+BOARD_OPTIONS = frozenset({"judge_unscored", "official_failure_mode", "dry_run", "allow_download", "judge_snapshot",
+                           "max_images_per_claim", "max_image_bytes", "max_image_pixels"})
 #: Audit rules an organiser may set on a phase: the rule key -> the audit rule it refuses on.
 REJECT_RULES: dict[str, str] = {
     "reject_own_factcheck": "own_fact_check_article",
@@ -77,7 +78,8 @@ def profile_options(raw: Mapping[str, Mapping[str, Any]] | None, *, profiles: Se
         declared = get_profile(profile).OPTIONS
         board = sorted(set(values) & BOARD_OPTIONS)
         if board:
-            raise UserError(f"{w}: {', '.join(board)} is set by the board (use judge_failures: unscored | zero)")
+            raise UserError(f"{w}: {', '.join(board)} is set by the board (judge_failures: unscored | zero; image "
+                            "bounds: the competition's validation section)")
         checked = {name: expand(value, where=f"{w}: {name}") if expand is not None and isinstance(value, str) else value
                    for name, value in values.items()}
         try:
@@ -88,15 +90,32 @@ def profile_options(raw: Mapping[str, Mapping[str, Any]] | None, *, profiles: Se
     return tuple(out)
 
 
-def score_options(*, profile: str, options: ProfileOptions, judge_failures: str) -> dict[str, Any]:
-    """The keyword options the board scores ``profile`` with."""
+#: Image bounds of a competition's ``validation`` the board passes to a profile that checks images (averimatec).
+IMAGE_LIMITS = ("max_images_per_claim", "max_image_bytes", "max_image_pixels")
+
+
+def score_options(*, profile: str, options: ProfileOptions, judge_failures: str, limits: Any = None) -> dict[str, Any]:
+    """The keyword options the board scores ``profile`` with: the phase's, the board's input
+    bound for a judged profile, its judge-failure mode, and (``limits``: the competition's
+    ``validation``) the image bounds of a profile that checks images.
+
+    Example:
+        >>> from averitec_tools.leaderboard.limits import SubmissionLimits
+        >>> score_options(profile="averimatec", options=(), judge_failures="unscored",
+        ...               limits=SubmissionLimits(max_image_pixels=1000))["max_image_pixels"]
+        1000
+    """
     from averitec_tools.leaderboard.judging import bounded_options
     from averitec_tools.scoring.profiles import get_profile
 
+    declared = get_profile(profile).OPTIONS
     out = bounded_options(profile, next((dict(v) for p, v in options if p == profile), {}))
-    if "judge_unscored" in get_profile(profile).OPTIONS:
+    if "judge_unscored" in declared:
         out["judge_unscored"] = judge_failures == "unscored"
         out["official_failure_mode"] = judge_failures == "zero"
+    for name in IMAGE_LIMITS:
+        if name in declared and getattr(limits, name, None) is not None:
+            out[name] = int(getattr(limits, name))
     return out
 
 

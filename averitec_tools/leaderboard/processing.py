@@ -221,18 +221,19 @@ class Scorer:
                 failure.drop_content = failure.charged
                 raise failure from None
             try:
-                return self._score_file(phase=phase, path=path, snapshots=snapshots)
+                return self._score_file(phase=phase, path=path, snapshots=snapshots, limits=limits)
             except UserError as exc:
                 raise failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private) from None
 
-    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _score_file(self, *, phase: Phase, path: Path, snapshots: Mapping[str, Any],
+                    limits: SubmissionLimits | None = None) -> list[dict[str, Any]]:
         from averitec_tools.leaderboard.judging import judged_profile, read_snapshot, snapshot_file
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
 
         out = []
         for name in phase.profiles:
-            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures)
+            options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures, limits=limits)
             snapshot = snapshot_file(path.parent, name, snapshots.get(name)) if judged_profile(name) else None
             if snapshot is not None:
                 options["judge_snapshot"] = str(snapshot)

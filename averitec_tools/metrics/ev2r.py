@@ -186,9 +186,22 @@ class ThresholdPreset:
         return recall > self.threshold if self.comparison == ">" else recall >= self.threshold
 
 
+def preset_registry(title: str, *presets: ThresholdPreset) -> Registry[ThresholdPreset]:
+    """A registry of threshold rules by name (one per profile that has published rules).
+
+    Example:
+        >>> preset_registry("demo preset", ThresholdPreset("a", 0.5, ">", "here")).get("a").threshold
+        0.5
+    """
+    registry: Registry[ThresholdPreset] = Registry(title)
+    for preset in presets:
+        registry.add(preset.name, preset)
+    return registry
+
+
 #: The published threshold rules (``--ev2r-preset``); provenance in ``docs/fever8.md``.
-THRESHOLD_PRESETS: Registry[ThresholdPreset] = Registry("Ev2R threshold preset")
-for _preset in (
+THRESHOLD_PRESETS = preset_registry(
+    "Ev2R threshold preset",
     ThresholdPreset("leaderboard", 0.5, ">", "Raldir/FEVER-8-Shared-Task averitec_evaluate.py since 547e9f7 "
                     "(2025-04-26), the Hugging Face leaderboard's scorer: ev2r_reporting_levels = [0.5], recall > level"),
     ThresholdPreset("evalai-2025-04", 0.5, ">=", "zhenyundeng/AVeriTeC_EV2R evaluation_script/main.py "
@@ -197,15 +210,18 @@ for _preset in (
                     "(EvalAI, 2025-01-11; Gemini judge, scores only the first 2 claims): levels [0.46], recall > level"),
     ThresholdPreset("commented-0.44", 0.44, ">", "the commented-out candidate list [0.44, 0.46, 0.48] beside "
                     "ev2r_reporting_levels in both EvalAI copies; no reachable source shows a board using it"),
-):
-    THRESHOLD_PRESETS.add(_preset.name, _preset)
+)
 DEFAULT_PRESET = "leaderboard"
 COMPARISONS = (">=", ">")
 
 
 def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = None,
-                   comparison: str | None = None) -> ThresholdPreset:
+                   comparison: str | None = None, presets: Registry[ThresholdPreset] | None = None,
+                   flag: str = "--ev2r") -> ThresholdPreset:
     """The preset, with ``--ev2r-threshold`` / ``--ev2r-comparison`` overrides (named ``custom`` if they change it).
+
+    ``presets`` and ``flag`` serve another profile's rules (``averimatec``: its own presets,
+    flags ``--averimatec-threshold`` / ``--averimatec-comparison``).
 
     Example:
         >>> threshold_rule().comparison, threshold_rule(comparison=">=").name
@@ -213,16 +229,16 @@ def threshold_rule(*, preset: str = DEFAULT_PRESET, threshold: float | None = No
         >>> threshold_rule(preset="evalai-2025-04", comparison=">=").name
         'evalai-2025-04'
     """
-    base = THRESHOLD_PRESETS.get(preset)
+    base = (THRESHOLD_PRESETS if presets is None else presets).get(preset)
     thr = base.threshold if threshold is None else float(threshold)
     cmp = base.comparison if comparison is None else comparison
     if cmp not in COMPARISONS:
-        raise UserError(f"--ev2r-comparison must be one of {', '.join(COMPARISONS)}")
+        raise UserError(f"{flag}-comparison must be one of {', '.join(COMPARISONS)}")
     if not 0.0 <= thr <= 1.0:
-        raise UserError(f"--ev2r-threshold must be between 0 and 1, got {thr}")
+        raise UserError(f"{flag}-threshold must be between 0 and 1, got {thr}")
     if (thr, cmp) == (base.threshold, base.comparison):
         return base
-    return ThresholdPreset("custom", thr, cmp, f"{base.name} with --ev2r-threshold/--ev2r-comparison")
+    return ThresholdPreset("custom", thr, cmp, f"{base.name} with {flag}-threshold/{flag}-comparison")
 
 
 @register_metric
@@ -247,5 +263,5 @@ EV2R_RECALL = Ev2RRecall()
 
 __all__ = [
     "COMPARISONS", "DEFAULT_PRESET", "KINDS", "THRESHOLD_PRESETS", "UNPARSEABLE", "Judgement", "JudgePrompt",
-    "ThresholdPreset", "parse_judgement", "threshold_rule",
+    "ThresholdPreset", "parse_judgement", "preset_registry", "threshold_rule",
 ]

@@ -50,6 +50,10 @@ DEFAULT_MAX_TOKENS = 3000
 #: The most bytes of one judge reply read (a reply of 3,000 tokens is ~12 KB).
 MAX_REPLY_BYTES = 1 << 20
 
+#: What a judge is asked: one user message's text, or its content parts in the OpenAI
+#: chat format (``{"type": "text", "text": ...}``, ``{"type": "image_url", "image_url": {"url": ...}}``).
+Prompt = str | tuple[dict[str, Any], ...]
+
 
 class Judge(Protocol):
     """What the Ev2R runner needs from a judge."""
@@ -60,7 +64,7 @@ class Judge(Protocol):
     #: How many requests may run at once (1 for an in-process model).
     max_concurrency: int
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str: ...
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str: ...
 
 
 def chat_completions_url(url: str) -> str:
@@ -92,31 +96,41 @@ class OpenAICompatibleJudge:
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float = 0.0
     max_concurrency: int = 1 << 16  # no cap of its own: --judge-concurrency decides
+    #: Nucleus and top-k sampling sent with the request when set (``None``: not sent).
+    top_p: float | None = None
+    top_k: int | None = None
     backend: str = field(default="openai", init=False)
 
     @property
     def endpoint(self) -> str:
         return chat_completions_url(self.url)
 
-    def request_body(self, prompt: str, *, seed: int | None = None) -> dict[str, Any]:
-        """The JSON body sent: the organisers' four fields, plus ``seed`` only when given.
+    def request_body(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+        """The JSON body sent: the organisers' four fields, plus ``seed`` (and ``top_p``,
+        ``top_k``) only when given; content parts are sent as a list, in order.
 
         Example:
             >>> OpenAICompatibleJudge(url="http://h/v1", model="m").request_body("hi")
             {'messages': [{'role': 'user', 'content': 'hi'}], 'model': 'm', 'temperature': 0, 'max_tokens': 3000}
+            >>> OpenAICompatibleJudge(url="http://h/v1", model="m").request_body(({"type": "text", "text": "hi"},),
+            ...                                                                   max_tokens=5)["messages"]
+            [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]
         """
         body: dict[str, Any] = {
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": prompt if isinstance(prompt, str) else list(prompt)}],
             "model": self.model,
             "temperature": int(self.temperature) if float(self.temperature).is_integer() else self.temperature,
-            "max_tokens": self.max_tokens,
+            "max_tokens": self.max_tokens if max_tokens is None else max_tokens,
         }
+        for key in ("top_p", "top_k"):
+            if getattr(self, key) is not None:
+                body[key] = getattr(self, key)
         if seed is not None:
             body["seed"] = seed
         return body
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str:
-        body = json.dumps(self.request_body(prompt, seed=seed)).encode("utf-8")
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str:
+        body = json.dumps(self.request_body(prompt, seed=seed, max_tokens=max_tokens)).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
         if key:
@@ -199,9 +213,14 @@ class TransformersJudge:
             self._loaded = (tokenizer, model.eval())
         return self._loaded
 
-    def complete(self, prompt: str, *, seed: int | None = None) -> str:
+    def complete(self, prompt: Prompt, *, seed: int | None = None, max_tokens: int | None = None) -> str:
         import torch
 
+        if not isinstance(prompt, str):
+            if any(part.get("type") != "text" for part in prompt):
+                raise UserError(f"the transformers judge {self.model!r} reads text only; image ratings need a "
+                                "vision-language judge behind --judge-url (an OpenAI-compatible server)")
+            prompt = "".join(str(part.get("text", "")) for part in prompt)
         tokenizer, model = self._load()
         if getattr(tokenizer, "chat_template", None):
             ids = tokenizer.apply_chat_template(
@@ -219,7 +238,7 @@ class TransformersJudge:
             out = model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),
-                max_new_tokens=self.max_new_tokens,
+                max_new_tokens=self.max_new_tokens if max_tokens is None else max_tokens,
                 **sampling,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
             )
@@ -244,10 +263,10 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
     if cls is OpenAICompatibleJudge:
         if not url:
             raise UserError(
-                "the fever8 profile needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
+                "scoring with a judge (fever8, averimatec) needs a judge: --judge-url URL (an OpenAI-compatible endpoint)",
                 hint="or --judge-backend transformers --judge-model NAME_OR_PATH; --dry-run needs neither",
             )
-        http_keys = ("api_key_env", "timeout", "max_tokens", "temperature")
+        http_keys = ("api_key_env", "timeout", "max_tokens", "temperature", "top_p", "top_k")
         judge: Judge = OpenAICompatibleJudge(url=url, model=model, **{k: v for k, v in settings.items() if k in http_keys})
         return judge
     local_keys = ("max_new_tokens", "device", "temperature")
@@ -256,6 +275,6 @@ def make_judge(*, backend: str, model: str, url: str | None = None, **settings: 
 
 
 __all__ = [
-    "DEFAULT_API_KEY_ENV", "DEFAULT_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Judge", "RetryableJudgeError",
+    "DEFAULT_API_KEY_ENV", "DEFAULT_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Judge", "Prompt", "RetryableJudgeError",
     "make_judge",
 ]

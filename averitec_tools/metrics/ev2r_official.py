@@ -51,6 +51,7 @@ class OfficialPromptSource:
         sha256: SHA-256 of the file's bytes.
         variables: ``(kind, module-level variable)`` of each template.
         url: Download URL of ``paths[0]`` at ``commit``.
+        what: What the file is for, in messages (``Ev2R``).
     """
 
     name: str
@@ -60,6 +61,7 @@ class OfficialPromptSource:
     sha256: str
     variables: tuple[tuple[str, str], ...]
     url: str
+    what: str = "Ev2R"
 
     @property
     def label(self) -> str:
@@ -94,8 +96,8 @@ def is_official(spec: object) -> bool:
     return isinstance(spec, str) and (spec == OFFICIAL or spec.startswith(OFFICIAL + ":"))
 
 
-def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> JudgePrompt:
-    """Verify the file's SHA-256, then read its templates (module-level string constants) without running it."""
+def verify_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> str:
+    """The bytes' SHA-256, if it is ``source``'s; else one line naming the file and both hashes."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != source.sha256:
         raise UserError(
@@ -103,6 +105,12 @@ def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: 
             f"{source.repo}@{source.commit[:7]}:{source.paths[0]} (SHA-256 {source.sha256[:16]}...)",
             hint=hint,
         )
+    return digest
+
+
+def prompt_from_file_bytes(data: bytes, *, source: OfficialPromptSource, where: str, hint: str | None = None) -> JudgePrompt:
+    """Verify the file's SHA-256, then read its templates (module-level string constants) without running it."""
+    digest = verify_bytes(data, source=source, where=where, hint=hint)
     try:
         tree = ast.parse(data.decode("utf-8"))
     except (UnicodeDecodeError, SyntaxError, ValueError) as exc:  # only reachable with a wrong pinned hash
@@ -154,7 +162,7 @@ def _read_clone(path: Path, source: OfficialPromptSource) -> tuple[bytes, str]:
 
 
 def _download(source: OfficialPromptSource, timeout: float) -> bytes:
-    print(f"averitec: downloading the organisers' Ev2R prompt file {source.url}", file=sys.stderr)
+    print(f"averitec: downloading the organisers' {source.what} prompt file {source.url}", file=sys.stderr)
     request = urllib.request.Request(source.url, headers={"User-Agent": f"averitec-tools/{__version__}"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - a fixed https URL
@@ -185,6 +193,46 @@ def _cached_bytes(target: Path, source: OfficialPromptSource) -> bytes | None:
     return None
 
 
+def official_bytes(
+    spec: str = OFFICIAL,
+    *,
+    source: OfficialPromptSource,
+    cache_dir: str | os.PathLike[str] | None = None,
+    allow_download: bool = True,
+    timeout: float = 30.0,
+) -> tuple[bytes, str, str]:
+    """The bytes of ``source``'s file from the cache, the user's clone (``official:PATH``) or
+    a download, and where they came from, verified against ``source.sha256``.
+
+    Returns ``(bytes, where, hint)``: ``hint`` says how to get good bytes if the caller's
+    reading of them fails. A verified file not yet cached is written to :func:`cached_file`.
+    """
+    target = cached_file(source, cache_dir)
+    clone = spec[len(OFFICIAL) + 1 :] if spec != OFFICIAL else ""
+    cached = _cached_bytes(target, source)
+    hint = f"check out commit {source.commit[:7]} in the clone, or use --judge-prompt {OFFICIAL} to download it"
+    if clone:
+        data, where = _read_clone(Path(clone).expanduser(), source)
+    elif cached is not None:
+        data, where = cached, str(target)
+    elif not downloads_allowed(allow_download=allow_download):
+        raise UserError(
+            "the organisers' prompt file is not cached and downloads are disabled",
+            hint=f"pass --judge-prompt {OFFICIAL}:PATH with a clone of {source.repo}, or allow downloads",
+        )
+    else:
+        data, where = _download(source, timeout), source.url
+        hint = f"the download was altered; clone {source.repo} at {source.commit[:7]} and pass --judge-prompt {OFFICIAL}:PATH"
+    verify_bytes(data, source=source, where=where, hint=hint)
+    if cached is None:
+        try:
+            with atomic_writer(target, "wb") as fh:
+                fh.write(data)
+        except (UserError, OSError) as exc:  # an unwritable cache costs a download next time, nothing more
+            print(f"averitec: warning: cannot cache the prompt file at {target}: {exc}", file=sys.stderr)
+    return data, where, hint
+
+
 def load_official_prompt(
     spec: str = OFFICIAL,
     *,
@@ -211,30 +259,10 @@ def load_official_prompt(
     if not is_official(spec):
         raise ValueError(f"not an official prompt spec: {spec!r}")
     source = source or FEVER8_PROMPT_SOURCE
-    target = cached_file(source, cache_dir)
-    clone = spec[len(OFFICIAL) + 1 :] if spec != OFFICIAL else ""
-    cached = _cached_bytes(target, source)
-    hint = f"check out commit {source.commit[:7]} in the clone, or use --judge-prompt {OFFICIAL} to download it"
-    if clone:
-        data, where = _read_clone(Path(clone).expanduser(), source)
-    elif cached is not None:
-        data, where = cached, str(target)
-    elif not downloads_allowed(allow_download=allow_download):
-        raise UserError(
-            "the organisers' prompt file is not cached and downloads are disabled",
-            hint=f"pass --judge-prompt {OFFICIAL}:PATH with a clone of {source.repo}, or allow downloads",
-        )
-    else:
-        data, where = _download(source, timeout), source.url
-        hint = f"the download was altered; clone {source.repo} at {source.commit[:7]} and pass --judge-prompt {OFFICIAL}:PATH"
-    prompt = prompt_from_file_bytes(data, source=source, where=where, hint=hint)
-    if cached is None:
-        try:
-            with atomic_writer(target, "wb") as fh:
-                fh.write(data)
-        except (UserError, OSError) as exc:  # an unwritable cache costs a download next time, nothing more
-            print(f"averitec: warning: cannot cache the prompt file at {target}: {exc}", file=sys.stderr)
-    return prompt
+    data, where, hint = official_bytes(spec, source=source, cache_dir=cache_dir, allow_download=allow_download,
+                                       timeout=timeout)
+    return prompt_from_file_bytes(data, source=source, where=where, hint=hint)
 
 
-__all__ = ["FEVER8_PROMPT_SOURCE", "OfficialPromptSource", "cached_file", "is_official", "load_official_prompt"]
+__all__ = ["FEVER8_PROMPT_SOURCE", "OFFICIAL", "OfficialPromptSource", "cached_file", "is_official",
+           "load_official_prompt", "official_bytes"]

@@ -37,7 +37,7 @@ from typing import Any
 from averitec_tools.cache import cache_root
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import sha256_hex
-from averitec_tools.metrics.ev2r_judges import Judge
+from averitec_tools.metrics.ev2r_judges import Judge, Prompt
 from averitec_tools.metrics.judge_policy import (
     JudgeContentRefused,
     JudgeSnapshot,
@@ -56,12 +56,14 @@ def default_cache_path() -> Path:
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt``, where it is from, and its seed."""
+    """One judgement to obtain: ``key`` (cache key), the rendered ``prompt`` (text, or content
+    parts with images), where it is from, its seed, and its reply-length limit (``None``: the judge's)."""
 
     key: str
-    prompt: str
+    prompt: Prompt
     where: str
     seed: int | None = None
+    max_tokens: int | None = None
 
 
 def sampling_tag(*, temperature: float = 0.0, seed: int | None = None, repeat: int = 0) -> str:
@@ -198,7 +200,9 @@ def _ask(judge: Judge, request: JudgeRequest, policy: RetryPolicy) -> tuple[str,
     attempt = 0
     while True:
         try:
-            return judge.complete(request.prompt, seed=request.seed), attempt
+            if request.max_tokens is None:
+                return judge.complete(request.prompt, seed=request.seed), attempt
+            return judge.complete(request.prompt, seed=request.seed, max_tokens=request.max_tokens), attempt
         except RetryableJudgeError as exc:
             if attempt >= policy.retries:
                 raise JudgeFailure(f"{exc} after {attempt + 1} attempt(s)") from None

@@ -5,6 +5,17 @@ Dicts and files are accepted at the boundary and normalised once by the ``from_d
 constructors, which raise :class:`~averitec_tools.errors.UserError` naming the place.
 """
 
+from averitec_tools.records.averimatec import (
+    AVERIMATEC_LABELS,
+    AVerImaTeCAnswer,
+    AVerImaTeCClaim,
+    AVerImaTeCEvidence,
+    AVerImaTeCMetadata,
+    AVerImaTeCPrediction,
+    AVerImaTeCQuestion,
+    canonical_label,
+    image_refs,
+)
 from averitec_tools.records.averitec import (
     AVERITEC_LABELS,
     Answer,
@@ -17,6 +28,15 @@ from averitec_tools.records.standardized import StandardizedExample
 from averitec_tools.records.vitaminc import VitaminCClaim
 
 __all__ = [
+    "AVERIMATEC_LABELS",
+    "AVerImaTeCAnswer",
+    "AVerImaTeCClaim",
+    "AVerImaTeCEvidence",
+    "AVerImaTeCMetadata",
+    "AVerImaTeCPrediction",
+    "AVerImaTeCQuestion",
+    "canonical_label",
+    "image_refs",
     "AVERITEC_LABELS",
     "AVeriTeCClaim",
     "Answer",

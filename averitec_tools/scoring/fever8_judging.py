@@ -15,6 +15,9 @@ request's outcome means for its claim.
 * **Snapshot** (``judge_snapshot``: a JSON file): replies stored there by an earlier run
   with the same model, prompt and settings are re-used; afterwards the file holds every
   reply the score depends on. Its digest is the signature's ``judge_snapshot`` field.
+
+The ``averimatec`` profile shares :func:`input_bound`, :func:`open_snapshot` (with its own
+request settings) and :func:`save_snapshot` (:mod:`averitec_tools.scoring.averimatec_run`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from averitec_tools.errors import UserError
 from averitec_tools.metrics.ev2r import Judgement, JudgePrompt, parse_judgement
@@ -54,13 +57,27 @@ def snapshot_settings(opts: Mapping[str, Any], bound: InputBound) -> dict[str, A
     return {"temperature": 0, "max_tokens": int(opts["judge_max_tokens"]), "input": bound.field()}
 
 
-def open_snapshot(opts: Mapping[str, Any], prompt: JudgePrompt, *, backend: str, bound: InputBound) -> JudgeSnapshot:
+class NamedPrompt(Protocol):
+    """What a snapshot records of a judged profile's prompt (``JudgePrompt``, ``AVerImaTeCPrompts``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def sha256(self) -> str: ...
+
+
+def open_snapshot(opts: Mapping[str, Any], prompt: NamedPrompt, *, backend: str, bound: InputBound,
+                  settings: Mapping[str, Any] | None = None) -> JudgeSnapshot:
     """A fresh snapshot of this run's judge, with the replies of ``opts["judge_snapshot"]``
-    when that file was written by a run with the same model, prompt and settings."""
+    when that file was written by a run with the same model, prompt and settings
+    (``settings``: the request settings the replies depend on; default fever8's,
+    :func:`snapshot_settings`)."""
     url = opts.get("judge_url")
     fresh = JudgeSnapshot(backend=backend, model=str(opts["judge_model"]),
                           endpoint=public_endpoint(url) if url else f"local:{opts['judge_model']}",
-                          prompts={prompt.name: prompt.sha256}, settings=snapshot_settings(opts, bound))
+                          prompts={prompt.name: prompt.sha256},
+                          settings=dict(snapshot_settings(opts, bound) if settings is None else settings))
     path = opts.get("judge_snapshot")
     if not path or not os.path.exists(path):
         return fresh

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from averitec_tools.errors import UserError
@@ -20,6 +20,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "averitec2023": "the 2023 eval.py format [{claim, label, questions: [{question, answers: [{answer}]}]}]",
     "evalai": "the EvalAI line format {id, label, evidence: [str]}",
     "fever": "a FEVER file ({id, predicted_label, predicted_evidence} or {id, label, evidence})",
+    "averimatec": "the AVerImaTeC submission format [{id, questions, justification, verdict, evidence: [{text, images}]}]",
+    "averimatec-gold": "an AVerImaTeC gold file [{claim_text, claim_images, label, questions, justification, ...}]",
 }
 
 #: Which profile reads which format (for "use --profile X" hints).
@@ -28,6 +30,8 @@ FORMAT_PROFILE: dict[str, str] = {
     "averitec2023": "averitec2023",
     "evalai": "evalai",
     "fever": "fever",
+    "averimatec": "averimatec",
+    "averimatec-gold": "averimatec",
 }
 
 
@@ -39,23 +43,30 @@ def sniff_item_format(item: Any) -> str | None:
         'averitec2024'
         >>> sniff_item_format({"id": 0, "label": "Refuted", "evidence": ["q a"]})
         'evalai'
+        >>> sniff_item_format({"id": 0, "verdict": "Refuted", "evidence": [{"text": "t", "images": []}]})
+        'averimatec'
     """
     if not isinstance(item, Mapping):
         return None
-    if "pred_label" in item or "claim_id" in item:
-        return "averitec2024"
-    if "predicted_label" in item or "predicted_evidence" in item or "verifiable" in item:
-        return "fever"
-    if "id" in item and "evidence" in item:
-        ev = item["evidence"]
-        # FEVER gold evidence is a list of evidence groups (lists); anything else with an
-        # id is an EvalAI line, whose evidence check then names the wrong type.
-        if isinstance(ev, list) and any(isinstance(e, list) for e in ev):
-            return "fever"
-        return "evalai"
-    if "questions" in item or "string_evidence" in item or ("claim" in item and "label" in item):
-        return "averitec2023"
-    return None
+    return next((name for name, looks_like in _SNIFFERS if looks_like(item)), None)
+
+
+def _has(item: Mapping[str, Any], *keys: str) -> bool:
+    return any(k in item for k in keys)
+
+
+#: (format, test) in the order they are tried: the first that holds names the item.
+_SNIFFERS: tuple[tuple[str, Callable[[Mapping[str, Any]], bool]], ...] = (
+    ("averitec2024", lambda i: _has(i, "pred_label", "claim_id")),
+    ("fever", lambda i: _has(i, "predicted_label", "predicted_evidence", "verifiable")),
+    ("averimatec", lambda i: "id" in i and _has(i, "verdict", "justification", "questions")),
+    # FEVER gold evidence is a list of evidence groups (lists); anything else with an id and
+    # evidence is an EvalAI line, whose evidence check then names the wrong type.
+    ("fever", lambda i: "id" in i and isinstance(i.get("evidence"), list) and any(isinstance(e, list) for e in i["evidence"])),
+    ("evalai", lambda i: _has(i, "id") and "evidence" in i),
+    ("averimatec-gold", lambda i: "claim_text" in i),
+    ("averitec2023", lambda i: _has(i, "questions", "string_evidence") or ("claim" in i and "label" in i)),
+)
 
 
 #: The columns that make a CSV a FEVER-8 submission or solution file (``split`` is optional).

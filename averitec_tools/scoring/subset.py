@@ -9,7 +9,8 @@ selector (a registry, no if/elif chain):
 * ``averitec2023``: aligned by position: the first N reference claims (what ``--limit N``
   produces);
 * ``evalai`` / ``fever``: lines carry ``id``; the references keep their order and the
-  predictions are put in that order.
+  predictions are put in that order;
+* ``averimatec``: items carry ``id`` = the position in the references.
 
 The result says ``subset: N/M`` (N claims scored of the M in the references) in the JSON
 summary and in the signature, so a subset score is never mistaken for a full one.
@@ -74,15 +75,21 @@ def _ids(preds: list[Located], key: str) -> list[Any]:
     return out
 
 
-def _by_claim_id(preds: list[Located], refs: list[Located], where: str) -> tuple[list[Any], list[Any], dict[Any, Any]]:
-    ids = _ids(preds, "claim_id")
+def _by_claim_id(preds: list[Located], refs: list[Located], where: str, *, key: str = "claim_id",
+                 ) -> tuple[list[Any], list[Any], dict[Any, Any]]:
+    ids = _ids(preds, key)
     for loc, cid in zip(preds, ids, strict=True):
         if not isinstance(cid, int) or not 0 <= cid < len(refs):
-            raise UserError(f"{loc.where}: claim_id {cid!r} has no reference ({where} has {len(refs)} claims)")
+            raise UserError(f"{loc.where}: {key} {cid!r} has no reference ({where} has {len(refs)} claims)")
     order = sorted(ids)
     new_id = {cid: i for i, cid in enumerate(order)}
-    new_preds = [{**loc.value, "claim_id": new_id[cid]} for loc, cid in zip(preds, ids, strict=True)]
+    new_preds = [{**loc.value, key: new_id[cid]} for loc, cid in zip(preds, ids, strict=True)]
     return new_preds, [refs[cid].value for cid in order], {i: cid for cid, i in new_id.items()}
+
+
+def _by_position_id(preds: list[Located], refs: list[Located], where: str) -> tuple[list[Any], list[Any], dict[Any, Any]]:
+    """AVerImaTeC: ``id`` is the claim's position in the references."""
+    return _by_claim_id(preds, refs, where, key="id")
 
 
 def _by_position(preds: list[Located], refs: list[Located], where: str) -> tuple[list[Any], list[Any], dict[Any, Any]]:
@@ -111,6 +118,7 @@ SELECTORS.add("averitec2024", _by_claim_id)
 SELECTORS.add("averitec2023", _by_position)
 SELECTORS.add("evalai", _by_id)
 SELECTORS.add("fever", _by_id)
+SELECTORS.add("averimatec", _by_position_id)
 
 
 def _write(path: Path, items: Sequence[Any], like: PathLike) -> None:

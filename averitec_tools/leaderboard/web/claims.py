@@ -20,6 +20,11 @@ from averitec_tools.leaderboard.claim_view import (
 )
 from averitec_tools.leaderboard.web.site import Site
 
+#: The profile whose claims the viewer shows with their images.
+AVERIMATEC = "averimatec"
+#: Parsed uploads kept for the image requests of a claim page.
+KEPT_UPLOADS = 4
+
 
 def _claims_of(site: Site, request: Request, sid: str) -> tuple[dict[str, Any] | None, Response | None]:
     from averitec_tools.leaderboard.web.views import submission_view
@@ -53,10 +58,27 @@ def claim_list(site: Site, request: Request, sid: str) -> tuple[dict[str, Any] |
 def _gold(site: Site, phase: Any) -> list[Any]:
     cache: dict[str, list[Any]] = site.__dict__.setdefault("_claim_gold", {})
     if phase.name not in cache:
-        from averitec_tools.scoring.submission import load_gold_claims
+        if phase.profile == AVERIMATEC:
+            from averitec_tools.scoring.averimatec_inputs import load_gold
 
-        cache[phase.name] = load_gold_claims(phase.gold, profile=phase.profile)
+            cache[phase.name] = load_gold(phase.gold)
+        else:
+            from averitec_tools.scoring.submission import load_gold_claims
+
+            cache[phase.name] = load_gold_claims(phase.gold, profile=phase.profile)
     return cache[phase.name]
+
+
+def _uploaded(site: Site, sid: int) -> list[Any]:
+    """A submission's parsed items (the last few kept: a page asks for each of its images)."""
+    from averitec_tools.leaderboard.claim_view_averimatec import uploaded_items
+
+    cache: dict[int, list[Any]] = site.__dict__.setdefault("_claim_items", {})
+    if sid not in cache:
+        while len(cache) >= KEPT_UPLOADS:
+            cache.pop(next(iter(cache)))
+        cache[sid] = uploaded_items(site.store.content(sid))
+    return cache[sid]
 
 
 def _engine(site: Site) -> Any:
@@ -77,16 +99,35 @@ def parse_claim_id(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_QUERY_CHARS else None
 
 
-def claim_view(site: Site, request: Request, sid: str, claim_id: str) -> tuple[dict[str, Any] | None, Response | None]:
-    """One visible claim of a submission (:func:`~averitec_tools.leaderboard.claim_view.claim_detail`), or the refusal."""
+def _visible_claim(site: Site, request: Request, sid: str, claim_id: str,
+                   ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, Response | None]:
+    """The submission's view and the claim's stored row, when the claim is visible."""
     view, refusal = _claims_of(site, request, sid)
     if view is None:
-        return None, refusal
+        return None, None, refusal
     number = parse_claim_id(claim_id)
     row = next((c for c in view["claims"] if number is not None and int(c["id"]) == number), None)
     if row is None:  # a claim of a split not shown yet is as unknown as one that does not exist
-        return None, site.error(request, f"no visible claim {claim_id[:MAX_QUERY_CHARS]!r} in submission {view['row']['id']}", 404)
+        return None, None, site.error(request, f"no visible claim {claim_id[:MAX_QUERY_CHARS]!r} in submission "
+                                      f"{view['row']['id']}", 404)
+    return view, row, None
+
+
+def claim_view(site: Site, request: Request, sid: str, claim_id: str) -> tuple[dict[str, Any] | None, Response | None]:
+    """One visible claim of a submission (:func:`~averitec_tools.leaderboard.claim_view.claim_detail`), or the refusal."""
+    view, row, refusal = _visible_claim(site, request, sid, claim_id)
+    if view is None or row is None:
+        return None, refusal
     phase = view["phase"]
+    if phase.profile == AVERIMATEC:
+        from averitec_tools.leaderboard.claim_view_averimatec import averimatec_detail
+
+        try:
+            detail = averimatec_detail(items=_uploaded(site, int(view["row"]["id"])), row=row,
+                                       gold=_gold(site, phase)[int(row["id"])], show_gold=view["gold"])
+        except (UserError, ValueError) as exc:
+            return None, site.error(request, str(exc)[:200], 404)
+        return {**view, "detail": detail}, None
     if phase.profile not in HU_METEOR_PROFILES:
         return None, site.error(request, f"the per-claim viewer shows phases scored with {', '.join(HU_METEOR_PROFILES)}; "
                                 f"this phase ranks by {phase.profile}", 404)
@@ -101,4 +142,24 @@ def claim_view(site: Site, request: Request, sid: str, claim_id: str) -> tuple[d
     return {**view, "detail": detail}, None
 
 
-__all__ = ["claim_list", "claim_view"]
+def claim_image(site: Site, request: Request, sid: str, claim_id: str, item: str, k: str,
+                ) -> tuple[bytes | None, Response | None]:
+    """An evidence image of a visible claim of an AVerImaTeC submission, re-encoded as a PNG
+    (:func:`~averitec_tools.leaderboard.claim_view_averimatec.evidence_png`), or the refusal."""
+    view, row, refusal = _visible_claim(site, request, sid, claim_id)
+    if view is None or row is None:
+        return None, refusal
+    n_item, n_k = parse_claim_id(item), parse_claim_id(k)
+    if view["phase"].profile != AVERIMATEC or n_item is None or n_k is None:
+        return None, site.error(request, "no such image", 404)
+    from averitec_tools.leaderboard.claim_view_averimatec import evidence_png
+
+    try:
+        png = evidence_png(items=_uploaded(site, int(view["row"]["id"])), claim_id=int(row["id"]), item=n_item, k=n_k,
+                           limits=None)
+    except (UserError, ValueError) as exc:
+        return None, site.error(request, str(exc)[:200], 404)
+    return png, None
+
+
+__all__ = ["claim_image", "claim_list", "claim_view"]

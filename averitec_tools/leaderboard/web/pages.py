@@ -7,7 +7,8 @@ claim types only once the phase is revealed (never on a ``gold_private`` phase).
 
 Example:
     >>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
-    ['/', '/phase/{name}', '/status', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}', '/submission/{sid}/claims',
+    ['/', '/phase/{name}', '/status', '/submission/{sid}', '/submission/{sid}/claim/{claim_id}',
+     '/submission/{sid}/claim/{claim_id}/image/{item}/{k}.png', '/submission/{sid}/claims',
      '/submission/{sid}/scores.json', '/submission/{sid}/{kind}.png', '/team/{name:path}']
 """
 
@@ -126,9 +127,23 @@ def claim_page_route(request: Request, sid: str, claim_id: str, site: SiteDep) -
     view, refusal = claim_view(site, request, sid, claim_id)
     if view is None:
         return refusal  # type: ignore[return-value]
+    title = f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}"
+    if view["detail"].get("kind") == "averimatec":  # evidence with images (each a re-encoded PNG, the route below)
+        return site.page(request, "claim_averimatec.html", title=title, **view)
     pairs = {tuple(p) for p in view["detail"]["assignment"] or ()}
-    return site.page(request, "claim.html", title=f"Submission {view['row']['id']}: claim {view['detail']['claim_id']}",
-                     pairs=pairs, **view)
+    return site.page(request, "claim.html", title=title, pairs=pairs, **view)
+
+
+@router.get("/submission/{sid}/claim/{claim_id}/image/{item}/{k}.png")
+def claim_image_route(request: Request, sid: str, claim_id: str, item: str, k: str, site: SiteDep) -> Response:
+    """An AVerImaTeC evidence image of a visible claim: always a PNG re-encoded on the server,
+    never the uploaded bytes (:mod:`~averitec_tools.leaderboard.claim_view_averimatec`)."""
+    from averitec_tools.leaderboard.web.claims import claim_image
+
+    png, refusal = claim_image(site, request, sid, claim_id, item, k)
+    if png is None:
+        return refusal  # type: ignore[return-value]
+    return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
 
 
 @router.get("/submission/{sid}/scores.json")

@@ -27,6 +27,7 @@ for _name, _module in (
     ("evalai", "averitec_tools.scoring.profiles.evalai"),
     ("fever", "averitec_tools.scoring.profiles.fever"),
     ("fever8", "averitec_tools.scoring.profiles.fever8"),
+    ("averimatec", "averitec_tools.scoring.profiles.averimatec"),
 ):
     PROFILES.add(_name, _module)
 
@@ -50,7 +51,7 @@ def score_with_profile(*, profile: str, predictions: PathLike, references: PathL
         >>> score_with_profile(profile="averitec2042", predictions="p.json", references="g.json")
         Traceback (most recent call last):
         ...
-        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023?)
+        averitec_tools.errors.UserError: unknown scoring profile 'averitec2042' (did you mean: averitec2024, averitec2023, averimatec?)
     """
     try:
         scorer = get_profile(profile)
