@@ -76,18 +76,24 @@ venv-device:
 gpu-check-device:
 	PYTHONPATH=$(CURDIR) NLTK_DATA=$(abspath $(DEVICE_VENV))/nltk_data $(DEVICE_VENV)/bin/python benchmarks/gpu_check.py
 
+# The optional C accelerator of METEOR (averitec_tools/metrics/_meteor_c.c) is built in place by
+# the editable install; rebuilt when its source changes (no C compiler: pure Python, same scores).
+$(VENV)/.accel-stamp: $(VENV)/.core-stamp setup.py averitec_tools/metrics/_meteor_c.c
+	$(PIP) install -q --no-deps -e .
+	touch $@
+
 venv-core: $(VENV)/.core-stamp
 venv-all: $(VENV)/.all-stamp
 venv-leaderboard: $(VENV)/.leaderboard-stamp
 venv: venv-all
 
-demo: $(VENV)/.core-stamp
+demo: $(VENV)/.core-stamp $(VENV)/.accel-stamp
 	$(VENV)/bin/averitec score examples/demo_predictions.json examples/demo_gold.json --profile averitec2024
 
 # pytest-xdist workers (one test file, or one group of files sharing a session fixture, per
 # worker at a time: tests/conftest.py); TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= 2
-test: $(VENV)/.all-stamp $(NLTK_REF)
+test: $(VENV)/.all-stamp $(VENV)/.accel-stamp $(NLTK_REF)
 	bash .ci/with_services.sh $(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 lint: $(VENV)/.core-stamp
@@ -100,7 +106,7 @@ $(NLTK_REF):
 # averitec score (cold and warm gold cache) vs the reference, the plain per-pair implementation
 # and, with BENCH_BASELINE=DIR (another checkout, e.g. today's main), that version's averitec
 # score; then in-process warm scoring of new submissions, phase by phase, beside the floor.
-bench: $(VENV)/.core-stamp $(NLTK_REF)
+bench: $(VENV)/.core-stamp $(VENV)/.accel-stamp $(NLTK_REF)
 	$(PY) benchmarks/bench_scorer.py --nltk-path $(NLTK_REF) $(if $(BENCH_BASELINE),--baseline-repo $(BENCH_BASELINE))
 	$(PY) benchmarks/bench_warm.py
 

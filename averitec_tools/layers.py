@@ -39,9 +39,9 @@ Edge = tuple[str, int, str, str]
 #: The layers, lowest first: (name, units, independent). A unit may import units of lower
 #: layers and, unless the layer is independent, of its own layer (without a cycle).
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "argtypes", "jsonio", "labels",
-                    "nli", "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds", "forking",
-                    "layers"), False),
+    ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "argtypes", "atomicio", "jsonio",
+                    "labels", "nli", "images", "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds",
+                    "forking", "layers"), False),
     ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),

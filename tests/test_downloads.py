@@ -24,6 +24,8 @@ from _hub_server import FakeHub, HubServer
 from averitec_tools.cli.main import main
 
 AV = ("model", "chenxwh/AVeriTeC")
+#: A commit named with --revision where the catalogue pins none (the local hub resolves any 40-hex revision).
+REV = "feedface" * 5
 CLAIM = {"claim": "A claim.", "claim_date": "01-05-2025", "speaker": "someone", "questions": []}
 
 
@@ -102,11 +104,11 @@ def test_interrupted_download_resumes(tmp_path: Path) -> None:
     hub.add(*AV, "data/test.json", data, cut_after=10_600_000, script=["cut", "fail"])
     with HubServer(hub) as url:
         env = _env(tmp_path, url)
-        line = one_line_error(cli(env, "averitec", "--split", "test", "--json"))
+        line = one_line_error(cli(env, "averitec", "--split", "test", "--revision", REV, "--json"))
         assert "download interrupted" in line and "run the same command again to resume" in line
         kept = int(line.split(" bytes kept in ")[0].rsplit("(", 1)[1].split(" of ")[0])
         assert kept >= 1 << 20  # at least a chunk was kept
-        done = result(cli(env, "averitec", "--split", "test", "--json"))
+        done = result(cli(env, "averitec", "--split", "test", "--revision", REV, "--json"))
     ranges = [r for m, p, r in hub.log if m == "GET" and p.endswith("data/test.json")]
     assert ranges[-1] == f"bytes={kept}-"
     res = done["results"][0]
@@ -128,7 +130,7 @@ def test_corrupted_files_are_refused(tmp_path: Path) -> None:
         line = one_line_error(cli(env, "averitec", "--split", "dev"))
         assert f"sha256 {hashlib.sha256(wrong).hexdigest()} does not match 4997937" in line
         assert "recorded in the package" in line and "nothing was installed" in line
-        line = one_line_error(cli(env, "averitec", "--split", "test"))
+        line = one_line_error(cli(env, "averitec", "--split", "test", "--revision", REV))
         assert "the transfer was damaged" in line
     assert not (root / "averitec").exists() and not list(root.rglob("*.part"))
 
@@ -137,7 +139,8 @@ def test_disk_space_refused_before_any_byte(tmp_path: Path) -> None:
     hub = FakeHub()
     hub.add(*AV, "data/test.json", json.dumps([CLAIM]).encode())
     with HubServer(hub) as url:
-        line = one_line_error(cli(_env(tmp_path, url), "averitec", "--split", "test", "--reserve", "1E"))
+        line = one_line_error(cli(_env(tmp_path, url), "averitec", "--split", "test", "--reserve", "1E",
+                                  "--revision", REV))
     assert "needs" in line and "free" in line and "nothing was downloaded" in line
     assert [m for m, p, _ in hub.log if p.endswith("test.json")] == ["HEAD"]
     assert not (tmp_path / "cache" / "data" / "averitec").exists()
@@ -204,7 +207,8 @@ def test_dry_run_offline_uses_recorded_sizes(monkeypatch: pytest.MonkeyPatch, ca
     assert not (tmp_path / "o").exists()
     assert main(["data", "download", "--dry-run", "averitec-store", "--split", "dev"]) == 0
     text = capsys.readouterr().out
-    assert "chenxwh/AVeriTeC (model, main)" in text and "10.7 GiB" in text and "cc-by-nc-4.0" in text
+    assert "chenxwh/AVeriTeC (model, 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af)" in text and "10.7 GiB" in text
+    assert "cc-by-nc-4.0" in text
 
 
 def _closed_port() -> str:
@@ -260,8 +264,8 @@ def test_store_and_claims_unpack_where_the_baselines_look(tmp_path: Path, monkey
             lfs=True)
     with HubServer(hub) as url:
         env = _env(tmp_path, url)
-        claims = result(cli(env, "fever8", "--json"))
-        store = result(cli(env, "fever8-store", "--json"))
+        claims = result(cli(env, "fever8", "--revision", REV, "--json"))
+        store = result(cli(env, "fever8-store", "--revision", REV, "--json"))
     root = tmp_path / "cache" / "data"
     assert claims["results"][0]["contents"] == "4 claims"
     assert store["unpacked"]["files"] == 4 and store["unpacked"]["skipped"] == 1
@@ -308,46 +312,6 @@ def test_baselines_default_to_downloaded_files(tmp_path: Path, monkeypatch: pyte
     assert [c.claim for c in seen["claims"]] == ["A claim."]
 
 
-def test_vitaminc_snapshot_keeps_every_upstream_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    row = {"unique_id": "5ed4_1", "case_id": "5ed4", "label": "REFUTES", "claim": "X grew 7%.",
-           "evidence": "X grew 5%.", "page": "X", "revision_type": "real", "wiki_revision_id": "927477259",
-           "FEVER_id": ""}
-    hub = FakeHub()
-    for split in ("train", "dev", "test"):
-        hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
-    hub.add("dataset", "tals/vitaminc", ".gitattributes", b"*.jsonl filter=lfs\n")
-    with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
-    assert sorted(Path(f["dest"]).name for f in got["results"]) == ["dev.jsonl", "test.jsonl", "train.jsonl"]
-    assert all(p.startswith("/datasets/tals/vitaminc/") for m, p, _ in hub.log if m == "HEAD" and p != "/")  # "/": the reachability probe
-
-    import datasets
-
-    from averitec_tools import loaders
-
-    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
-    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
-    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
-    rec = next(iter(loaders.iter_dataset("vitaminc/dev")))  # offline: the downloaded snapshot
-    assert rec.wiki_revision_id == "927477259" and rec.fever_id == "" and rec.to_dict() == row
-    ds = loaders.load("vitaminc", split="dev")
-    assert ds[0]["wiki_revision_id"] == "927477259" and set(ds.column_names) == set(row)
-
-
-@pytest.mark.shared_data
-def test_fever_mirror_is_verified_against_the_recorded_checksums(shared_data: Path, tmp_path: Path) -> None:
-    """A mirror named with --repo is held to the official files' checksums: ../shared's paper_dev
-    (63 bytes off the official file) is refused."""
-    ours = (shared_data / "fever" / "paper_dev.jsonl").read_bytes()
-    hub = FakeHub()
-    hub.add("dataset", "someone/fever-mirror", "paper_dev.jsonl", ours)
-    with HubServer(hub) as url:
-        line = one_line_error(cli(_env(tmp_path, url), "fever", "--split", "paper_dev",
-                                  "--repo", "someone/fever-mirror", "--repo-type", "dataset"))
-    assert "41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c" in line
-    assert "huggingface/datasets" in line
-
-
 @pytest.mark.shared_data
 def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
@@ -369,6 +333,8 @@ def test_from_dir_installs_verified_copies(shared_data: Path, tmp_path: Path, ca
     (["averitec", "--split", "dev", "--from", "/nonexistent-dir"], "not a directory"),
     (["averitec", "--split", "dev", "--repo", "no-slash"], "expected OWNER/NAME"),
     (["fever", "--split", "paper_dev"], "hub is disabled"),
+    (["averitec", "--split", "test"], "no commit of chenxwh/AVeriTeC is pinned"),
+    (["averimatec", "--split", "all"], "no commit of Rui4416/AVerImaTeC is pinned"),
     (["averitec", "--split", "dev"], "hub is disabled"),
     ([], "NAME is required"),
 ])
@@ -427,34 +393,3 @@ def test_listed_paths_cannot_leave_the_destination(tmp_path: Path) -> None:
     for bad in ("../x.jsonl", "/etc/x.jsonl", "a/../../x.jsonl"):
         with pytest.raises(UserError, match="leave the destination"):
             _safe_rel(bad, src)
-
-
-def test_vitaminc_download_is_where_the_paper_recipe_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    """One layout: `averitec data download vitaminc` (default root, no path given) writes
-    vitaminc/{train,dev,test}.jsonl, and the paper-vitaminc recipe's data check finds them."""
-    from averitec_tools.baselines.r2vc.experiments.paper import load_recipe
-    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
-    from averitec_tools.errors import UserError
-
-    monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
-    monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
-    recipe = load_recipe("paper-vitaminc")
-    with pytest.raises(UserError, match=r"vitaminc/train\.jsonl: training rows not found "
-                                         r"\(download it: averitec data download vitaminc\)"):
-        PaperSet([recipe], work=tmp_path / "w").preflight()
-    row = {"unique_id": "a_1", "case_id": "a", "label": "SUPPORTS", "claim": "X grew.", "evidence": "X grew 5%.",
-           "page": "X", "revision_type": "real", "wiki_revision_id": "1", "FEVER_id": ""}
-    hub = FakeHub()
-    for split in ("train", "dev", "test"):
-        hub.add("dataset", "tals/vitaminc", f"{split}.jsonl", (json.dumps(row) + "\n").encode())
-    with HubServer(hub) as url:
-        got = result(cli(_env(tmp_path, url), "vitaminc", "--json"))
-    root = tmp_path / "cache" / "data"
-    assert sorted(f["dest"] for f in got["results"]) == [str(root / "vitaminc" / f"{s}.jsonl")
-                                                         for s in ("dev", "test", "train")]
-    recipe = load_recipe("paper-vitaminc")  # built-in paths: the first data root holding the files
-    assert (recipe.train_rows, recipe.eval_claims) == (str(root / "vitaminc" / "train.jsonl"),
-                                                       str(root / "vitaminc" / "test.jsonl"))
-    PaperSet([recipe], work=tmp_path / "w").preflight()  # the recipe's data check passes
-    assert not (tmp_path / "w").exists()

@@ -21,6 +21,9 @@ from pathlib import Path
 
 import pytest
 from _hub_server import FakeHub, HubServer
+from test_downloads import cli, one_line_error
+
+from averitec_tools.loaders.catalogue import FEVER_COMMIT
 
 _RUNNER = """
 import dataclasses, json, sys
@@ -95,8 +98,8 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     assert ("HEAD", "/download/fever/paper_dev.jsonl", None) in hub.log  # fever.ai was tried first
     assert got_claims["repo"] == "fever/fever" and got_claims["repo_type"] == "dataset"
     assert got_claims["status"] == "verified" and got_wiki["status"] == "verified"
-    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {"/datasets/fever/fever/resolve/main/paper_dev.jsonl",
-                                                                                 "/datasets/fever/fever/resolve/main/wiki-pages.zip"}
+    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{FEVER_COMMIT}/paper_dev.jsonl",
+                                                                                 f"/datasets/fever/fever/resolve/{FEVER_COMMIT}/wiki-pages.zip"}
     assert (root / "fever" / "paper_dev.jsonl").read_bytes() == claims
     assert [p.name for p in (root / "fever" / "wiki-pages").iterdir()] == ["wiki-001.jsonl"]
     recipe = load_recipe("paper-fever")
@@ -144,5 +147,32 @@ def test_fever_missing_from_the_hub_names_mirror_and_from(tmp_path: Path) -> Non
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "paper_dev.jsonl" in lines[0] and "--repo OWNER/NAME" in lines[0] and "--from DIR" in lines[0]
-    assert "https://fever.ai/download/fever" in lines[0] and "fever/fever (dataset, main)" in lines[0]
+    assert "https://fever.ai/download/fever" in lines[0] and f"fever/fever (dataset, {FEVER_COMMIT})" in lines[0]
     assert not (tmp_path / "cache" / "data" / "fever").exists()
+
+
+@pytest.mark.shared_data
+def test_fever_mirror_is_verified_against_the_recorded_checksums(shared_data: Path, tmp_path: Path) -> None:
+    """A mirror named with --repo is held to the official files' checksums: ../shared's paper_dev
+    (63 bytes off the official file) is refused."""
+    ours = (shared_data / "fever" / "paper_dev.jsonl").read_bytes()
+    hub = FakeHub()
+    hub.add("dataset", "someone/fever-mirror", "paper_dev.jsonl", ours)
+    with HubServer(hub) as url:
+        line = one_line_error(cli(_env(tmp_path, url), "fever", "--split", "paper_dev",
+                                  "--repo", "someone/fever-mirror", "--repo-type", "dataset"))
+    assert "41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c" in line
+    assert "huggingface/datasets" in line
+
+
+def test_fever_revision_applies_to_the_hub_location(tmp_path: Path) -> None:
+    """--revision without --repo names a commit of fever/fever (fever.ai's folder has no revisions)."""
+    claims = (json.dumps(CLAIM) + "\n").encode()
+    sums = {"fever/paper_dev": (hashlib.sha256(claims).hexdigest(), len(claims))}
+    hub = FakeHub()
+    hub.add("dataset", "fever/fever", "paper_dev.jsonl", claims)
+    rev = "feedface" * 5
+    with HubServer(hub) as url:
+        got = _run(_env(tmp_path, url), sums, "fever", "--split", "paper_dev", "--revision", rev)
+    assert (got["repo"], got["revision"], got["status"]) == ("fever/fever", rev, "verified")
+    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{rev}/paper_dev.jsonl"}

@@ -35,11 +35,13 @@ def add_json_flag(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> 
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, examples: str) -> None:
-    """NAME, ``--split``, ``--data-dir`` and ``--hub-id``: a dataset split as the loaders read it."""
+    """NAME, ``--split``, ``--data-dir``, ``--hub-id`` and ``--revision``: a dataset split as the loaders read it."""
     parser.add_argument("name", metavar="NAME", help=f"dataset id ({examples}, ...)")
     parser.add_argument("--split", help="split (needed unless NAME includes it)")
     parser.add_argument("--data-dir", help="folder (or file) with the upstream files")
     parser.add_argument("--hub-id", help="read from this hub repository / hub-layout folder instead")
+    parser.add_argument("--revision", help="hub commit (or branch, tag) of what is fetched; default: the catalogue's "
+                        "pinned commit; a local file of another commit is refused")
 
 
 def silence_progress_bars() -> None:

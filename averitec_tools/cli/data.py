@@ -60,7 +60,8 @@ def add_parser(subparsers: Any) -> None:
     dl.add_argument("--repo", metavar="OWNER/NAME", help="read from this hub repository instead (a mirror)")
     dl.add_argument("--repo-type", choices=("model", "dataset", "space"),
                     help="its type (default: the recorded one, else dataset)")
-    dl.add_argument("--revision", help="branch, tag or commit (default: the recorded one)")
+    dl.add_argument("--revision", help="branch, tag or commit (default: the commit pinned in the catalogue; "
+                    "needed where none is pinned)")
     dl.add_argument("--reserve", default="0", metavar="SIZE", help="disk space to keep free, e.g. 10G (default 0)")
     dl.add_argument("--keep-archives", action="store_true", help="keep the zip archives after unpacking")
     dl.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -81,8 +82,8 @@ def _source_row(s: Any, installed: dict[str, Any]) -> dict[str, Any]:
     hub = s.hub
     sizes = [f.size for f in s.files]
     listing = f"{s.listing.folder}/{'|'.join(s.listing.patterns)}" if s.listing else ""
-    where = {"repo": hub.repo_id, "repo_type": hub.repo_type, "revision": hub.revision} if hub else {
-        "repo": None, "repo_type": None, "revision": None}
+    where = {"repo": hub.repo_id, "repo_type": hub.repo_type, "revision": hub.revision, "pinned": hub.pinned} if hub \
+        else {"repo": None, "repo_type": None, "revision": None, "pinned": False}
     return {
         "source": s.key, "name": s.name, "split": s.split, "title": s.title, "license": s.license, **where,
         "files": [f.path for f in s.files] or [listing],
@@ -95,7 +96,8 @@ def _source_row(s: Any, installed: dict[str, Any]) -> dict[str, Any]:
 
 def _table_row(r: dict[str, Any], human: Any) -> list[str]:
     """The terminal table's cells for one JSON row."""
-    where = f"{r['repo']} ({r['repo_type']}, {r['revision']})" if r["repo"] else "no hub copy (--repo MIRROR)"
+    revision = (r["revision"][:12] if r["pinned"] else r["revision"]) or "unpinned: --revision"
+    where = f"{r['repo']} ({r['repo_type']}, {revision})" if r["repo"] else "no hub copy (--repo MIRROR)"
     size = human(r["size"]) if r["size"] is not None else ("listed" if r["listed"] else "unknown")
     checks = "recorded" if r["verified"] else "first download"
     return [r["source"], where, r["license"], size, checks, r["installed"] or "-"]
@@ -135,7 +137,8 @@ def _repo(args: argparse.Namespace, sources: list[Any]) -> Any:
 
     if args.repo is None:
         if args.repo_type or args.revision:
-            base = sources[0].hub
+            # the first location with revisions (a plain HTTPS folder, as fever.ai's, has none)
+            base = next((s.hub for s in sources[0].locations() if s.hub is not None and not s.hub.unversioned), None)
             if base is None:
                 raise UserError("--repo-type/--revision need --repo: this name has no recorded hub copy")
             return HubLocation(base.repo_id, repo_type=args.repo_type or base.repo_type,

@@ -48,7 +48,7 @@ def _print(stats: dict[str, Any]) -> None:
     rows: list[list[str]] = []
     notes = []
     for key, value in stats.items():
-        if key in ("dataset", "paper_whole_dataset"):
+        if key in ("dataset", "paper_whole_dataset", "source"):
             continue
         if isinstance(value, dict):  # a group: its name, then its entries indented
             rows.append([key, "", ""])
@@ -65,6 +65,8 @@ def _print(stats: dict[str, Any]) -> None:
     if not paper:
         header, rows = header[:2], [r[:2] for r in rows]
     title = f"{stats['dataset']} statistics"
+    if "source" in stats:
+        notes.append(f"data: {stats['source']['data']}")
     caption = "; ".join(notes)
     if paper:
         caption += ("; " if caption else "") + "paper: the AVeriTeC paper's figures for the whole dataset"
@@ -74,7 +76,8 @@ def _print(stats: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from averitec_tools.loaders import dataset_stats
 
-    stats = dataset_stats(args.name, split=args.split, data_dir=args.data_dir, hub_id=args.hub_id)
+    stats = dataset_stats(args.name, split=args.split, data_dir=args.data_dir, hub_id=args.hub_id,
+                          revision=args.revision)
     if args.json:
         print_json(stats)
     else:

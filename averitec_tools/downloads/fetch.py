@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.downloads import manifest
-from averitec_tools.downloads.archive import Extracted, extract_all
+from averitec_tools.downloads.archive import Extracted, extract_all, install_tree
 from averitec_tools.downloads.hub import fetch_to_part, progress_bars
 from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
-from averitec_tools.downloads.sources import DataSource, HubLocation
+from averitec_tools.downloads.sources import DataSource, HubLocation, require_revision
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
 
@@ -218,6 +218,17 @@ def _entry(report: DownloadReport, *, complete: bool, from_dir: Path | None) -> 
     }
 
 
+def _check_fetchable(source: DataSource, *, online: bool) -> None:
+    """Refuse a download with no hub copy, no pinned revision, or the hub disabled (one line each)."""
+    if source.hub is None:
+        raise UserError(f"{source.key}: no hub copy of these files is known",
+                        hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
+    require_revision(source.key, source.hub)
+    if not online:
+        raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
+                        hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
+
+
 def prepare(
     source: DataSource,
     *,
@@ -269,14 +280,12 @@ def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: boo
     """:func:`prepare` at one location (``reachable``: the Hugging Face hub answers; off-hub locations
     are asked whatever it says)."""
     local = Path(from_dir) if from_dir is not None else None
+    unpinned = source.hub is not None and source.hub.revision is None and not source.hub.unversioned
+    if unpinned and dry_run and local is None and source.hub is not None:
+        source = source.with_hub(source.hub.at("main"))  # sizes as the repository holds them today
     online = local is None and not hub_offline() and (reachable or _on_github(source))
     if not dry_run and local is None:
-        if source.hub is None:
-            raise UserError(f"{source.key}: no hub copy of these files is known",
-                            hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
-        if not online:
-            raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
-                            hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
+        _check_fetchable(source, online=online)
     try:
         p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space, local=local)
     except UserError as exc:
@@ -285,6 +294,9 @@ def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: boo
         # a dry run over many names reports a refusing source instead of stopping at it
         p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
         p.notes.append(f"the hub was not consulted for this source: {exc}")
+    if unpinned and local is None:
+        p.notes.append(f"no commit of {source.hub.repo_id} is pinned: sizes are those of main today; "  # type: ignore[union-attr]
+                       "downloading needs --revision")
     if local is not None:
         p.notes.append(f"installing from {local}")
         for pf in p.files:
@@ -299,6 +311,12 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     source, root = p.source, p.out
     local = Path(from_dir) if from_dir is not None else None
     report = DownloadReport(plan=p, dry_run=False)
+    if p.tree is not None:  # an unpacked store a user has: checked and copied through its layout
+        assert source.unpack is not None and source.unpack.layout is not None and p.unpack_dir is not None
+        report.unpacked = install_tree(p.tree, p.unpack_dir, target=source.unpack.layout.target, progress=progress)
+        report.manifest = str(manifest.path_of(root))
+        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        return report
     waiting: list[Path] = []
     with progress_bars(progress):
         for pf in p.files:
@@ -314,7 +332,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
             manifest.update(root, source.key, _entry(report, complete=False, from_dir=local))
     if source.unpack is not None and waiting:
         assert p.unpack_dir is not None
-        report.unpacked = extract_all(waiting, p.unpack_dir, pattern=source.unpack.members, progress=progress)
+        report.unpacked = extract_all(waiting, p.unpack_dir, target=source.unpack.target(), progress=progress)
         if not keep_archives and local is None:
             for path in waiting:
                 path.unlink(missing_ok=True)

@@ -112,6 +112,8 @@ class Plan:
     reserve: int = 0
     notes: list[str] = field(default_factory=list)
     unresolved: bool = False  # a folder listing not resolved (offline): more files than shown
+    tree: Path | None = None  # an unpacked store a user has (``--from DIR``), installed by copying
+    tree_bytes: int = 0
 
     @property
     def unpack_dir(self) -> Path | None:
@@ -121,7 +123,7 @@ class Plan:
 
     @property
     def complete(self) -> bool:
-        return not self.unresolved and bool(self.files) and all(f.present for f in self.files)
+        return self.tree is None and not self.unresolved and bool(self.files) and all(f.present for f in self.files)
 
     @property
     def download_bytes(self) -> int | None:
@@ -135,6 +137,8 @@ class Plan:
     def unpacked_bytes(self) -> int | None:
         if self.unresolved and self.source.unpack is not None:
             return None
+        if self.tree is not None:
+            return self.tree_bytes
         arch = [f for f in self.files if f.archive]
         if not arch:
             return 0
@@ -159,7 +163,7 @@ class Plan:
             "total_bytes": self.total_bytes, "download_bytes": self.download_bytes,
             "unpacked_bytes": self.unpacked_bytes, "disk_needed": self.disk_needed,
             "free_bytes": self.free, "reserve_bytes": self.reserve, "complete": self.complete,
-            "files_listed_at_download": self.unresolved,
+            "files_listed_at_download": self.unresolved, "tree": None if self.tree is None else str(self.tree),
             "files": [f.to_dict() for f in self.files], "notes": list(src.notes) + self.notes,
         }
 
@@ -204,15 +208,18 @@ def _local_listing(source: DataSource, local: Path) -> list[tuple[RemoteFile, st
 def _specs(source: DataSource, *, online: bool, local: Path | None = None) -> tuple[list[tuple[RemoteFile, str]], bool]:
     """(file, path relative to the destination) pairs, and whether a listing was left unresolved (offline)."""
     specs = [(f, f.target_name) for f in source.files]
+    named = {f.path for f in source.files}  # a listed file the source also names keeps its recorded checksum
     unresolved = False
     if source.listing is not None and local is not None:
-        specs += _local_listing(source, local)
+        specs += [(f, rel) for f, rel in _local_listing(source, local) if f.path not in named]
     elif source.listing is not None:
         if not online or source.hub is None:
             unresolved = True
         else:
             prefix = source.listing.folder.strip("/")
             for found in list_folder(source.hub, source.listing):
+                if found.path in named:
+                    continue
                 rel = found.path[len(prefix) + 1:] if prefix else found.path
                 specs.append((RemoteFile(found.path, size=found.size), rel if source.listing.keep_paths
                               else found.path.rsplit("/", 1)[-1]))
@@ -227,18 +234,18 @@ def _unpacked_size(pf: PlannedFile, source: DataSource) -> tuple[int | None, boo
 
     if source.unpack is None:
         return None, False
-    pattern = source.unpack.members
+    target = source.unpack.target()
     local = pf.dest if pf.dest.is_file() else (pf.part if pf.size is not None and pf.partial == pf.size else None)
     if local is not None:
         with local.open("rb") as fh:
-            return members(fh, pattern=pattern, where=str(local)).unpacked_size, True
+            return members(fh, where=str(local), target=target).unpacked_size, True
     if pf.spec.unpacked_size is not None:
         return pf.spec.unpacked_size, False
     if pf.info is not None and pf.size:
         from averitec_tools.downloads.hub import hub_errors
 
         with hub_errors(f"{pf.spec.path}: reading the archive's directory"):
-            return members(RangeFile(pf.info.url, pf.size), pattern=pattern, where=pf.spec.path).unpacked_size, True
+            return members(RangeFile(pf.info.url, pf.size), where=pf.spec.path, target=target).unpacked_size, True
     return None, False
 
 
@@ -250,43 +257,66 @@ def _already_unpacked(out: Path, source: DataSource) -> bool:
     return target.is_dir() and sum(1 for _ in target.iterdir()) == entry.get("unpacked", {}).get("files", -1)
 
 
+def _tree_plan(source: DataSource, root: Path, local: Path, *, reserve: int, free_space: FreeSpace) -> Plan | None:
+    """The plan of installing an unpacked store a user has in ``local`` (``None``: there is none)."""
+    layout = source.unpack.layout if source.unpack is not None else None
+    tree = layout.find_tree(local) if layout is not None else None
+    if layout is None or tree is None:
+        return None
+    from averitec_tools.downloads.archive import tree_files
+
+    chosen, _ = tree_files(tree, layout.target)
+    return Plan(source=source, out=root, files=[], online=False, reserve=reserve, tree=tree,
+                tree_bytes=sum(p.stat().st_size for p, _ in chosen), free=free_space(root),
+                notes=[f"installing the unpacked store {tree} ({len(chosen)} files)"])
+
+
+def _planned_file(source: DataSource, root: Path, spec: RemoteFile, rel: str, *, online: bool,
+                  unpacked_already: bool, notes: list[str]) -> PlannedFile:
+    """One file of a plan: where it goes, what is already there, what the hub says (when online)."""
+    rel = _safe_rel(rel, source)
+    dest = _dest(root, source, spec, rel)
+    part = _partial_path(root, source, rel)
+    archive = source.unpack is not None
+    present = unpacked_already if archive else dest.is_file()
+    info = remote_info(source.hub, spec.path) if online and source.hub is not None and not present else None
+    size = spec.size if spec.size is not None else (info.size if info else None)
+    if size is None and present and not archive:
+        size = dest.stat().st_size
+    if info is not None and spec.size is not None and info.size is not None and info.size != spec.size:
+        notes.append(f"{spec.path}: the hub reports {info.size} bytes, the package records {spec.size}")
+    have = part.stat().st_size if part.is_file() else 0
+    if archive and dest.is_file():  # fetched by an earlier run, not unpacked yet
+        have = dest.stat().st_size
+    pf = PlannedFile(spec=spec, dest=dest, part=part, size=size, info=info, archive=archive, present=present,
+                     partial=have)
+    if pf.archive and not unpacked_already:
+        pf.unpacked_size, pf.unpacked_measured = _unpacked_size(pf, source)
+    elif pf.archive:
+        pf.unpacked_size = spec.unpacked_size
+    return pf
+
+
 def plan(source: DataSource, *, out: str | os.PathLike[str], online: bool, reserve: int = 0,
          free_space: FreeSpace = disk_free, local: str | os.PathLike[str] | None = None) -> Plan:
     """Resolve ``source`` for the output root ``out`` (see the module docstring).
 
-    ``local`` (a folder of files the user has) resolves listings against its files.
+    ``local`` (a folder of files the user has) resolves listings against its files; an unpacked
+    store in it (found by the source's layout) is planned as a copy of that folder.
 
     Raises:
         UserError: the hub refuses or cannot be reached (online), or a listing finds nothing.
     """
     root = Path(out)
     online = online and source.hub is not None
+    tree = _tree_plan(source, root, Path(local), reserve=reserve, free_space=free_space) if local is not None else None
+    if tree is not None:
+        return tree
     specs, unresolved = _specs(source, online=online, local=Path(local) if local is not None else None)
     notes: list[str] = []
     unpacked_already = _already_unpacked(root, source)
-    files: list[PlannedFile] = []
-    for spec, rel in specs:
-        rel = _safe_rel(rel, source)
-        dest = _dest(root, source, spec, rel)
-        part = _partial_path(root, source, rel)
-        archive = source.unpack is not None
-        present = unpacked_already if archive else dest.is_file()
-        info = remote_info(source.hub, spec.path) if online and source.hub is not None and not present else None
-        size = spec.size if spec.size is not None else (info.size if info else None)
-        if size is None and present and not archive:
-            size = dest.stat().st_size
-        if info is not None and spec.size is not None and info.size is not None and info.size != spec.size:
-            notes.append(f"{spec.path}: the hub reports {info.size} bytes, the package records {spec.size}")
-        have = part.stat().st_size if part.is_file() else 0
-        if archive and dest.is_file():  # fetched by an earlier run, not unpacked yet
-            have = dest.stat().st_size
-        pf = PlannedFile(spec=spec, dest=dest, part=part, size=size, info=info, archive=archive, present=present,
-                         partial=have)
-        if pf.archive and not unpacked_already:
-            pf.unpacked_size, pf.unpacked_measured = _unpacked_size(pf, source)
-        elif pf.archive:
-            pf.unpacked_size = spec.unpacked_size
-        files.append(pf)
+    files = [_planned_file(source, root, spec, rel, online=online, unpacked_already=unpacked_already, notes=notes)
+             for spec, rel in specs]
     result = Plan(source=source, out=root, files=files, online=online, reserve=reserve, notes=notes,
                   unresolved=unresolved)
     result.free = free_space(root)

@@ -22,11 +22,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from averitec_tools.errors import UserError
 from averitec_tools.registry import Registry
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 #: Hugging Face repository types, ``"github"`` (a public GitHub repository at a pinned commit) and
 #: ``"url"`` (a plain HTTPS folder: ``repo_id`` is its URL, files are ``<repo_id>/<path>``).
 REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github", "url")
@@ -42,20 +44,56 @@ class HubLocation:
         repo_id: ``owner/name``.
         repo_type: ``"model"``, ``"dataset"`` or ``"space"`` (the organisers' AVeriTeC files
             live in a *model* repository).
-        revision: Branch, tag or commit.
+        revision: Branch, tag or commit; ``None``: no commit is pinned for it (a download then
+            needs ``--revision``, see :func:`require_revision`).
     """
 
     repo_id: str
     repo_type: str = "model"
-    revision: str = "main"
+    revision: str | None = "main"
 
     def __post_init__(self) -> None:
         if self.repo_type not in REPO_TYPES:
             raise ValueError(f"repo_type must be one of {REPO_TYPES}, got {self.repo_type!r}")
 
+    @property
+    def pinned(self) -> bool:
+        """The revision is a commit (40 hex digits): the same bytes every time."""
+        return self.revision is not None and _COMMIT.fullmatch(self.revision) is not None
+
     def describe(self) -> str:
-        """``repo_id (type, revision)`` (a URL folder: the URL alone)."""
-        return self.repo_id if self.repo_type == "url" else f"{self.repo_id} ({self.repo_type}, {self.revision})"
+        """``repo_id (type, revision)`` (``unpinned`` when no revision is recorded; a URL folder: the URL alone)."""
+        if self.unversioned:
+            return self.repo_id
+        return f"{self.repo_id} ({self.repo_type}, {self.revision or 'unpinned'})"
+
+    @property
+    def unversioned(self) -> bool:
+        """A plain HTTPS folder: it has no revisions, its files are held to their recorded sha256 alone."""
+        return self.repo_type == "url"
+
+    def at(self, revision: str) -> HubLocation:
+        """The same repository at another revision."""
+        return replace(self, revision=revision)
+
+
+def require_revision(key: str, hub: HubLocation) -> None:
+    """Refuse to download from ``hub`` when no revision is recorded for it (a plain HTTPS folder has none:
+    its files are held to their recorded sha256).
+
+    Raises:
+        UserError: one line naming the fix (``--revision``).
+
+    Example:
+        >>> require_revision("x/dev", HubLocation("o/n", revision=None))
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: x/dev: no commit of o/n is pinned in this version of averitec-tools, so what it holds today is unverified (pass --revision COMMIT, or --revision main to read the current files)
+    """
+    if hub.revision is None and not hub.unversioned:
+        raise UserError(f"{key}: no commit of {hub.repo_id} is pinned in this version of averitec-tools, so what it "
+                        "holds today is unverified",
+                        hint="pass --revision COMMIT, or --revision main to read the current files")
 
 
 @dataclass(frozen=True)
@@ -108,6 +146,20 @@ class FolderListing:
     keep_paths: bool = False
 
 
+class Layout(Protocol):
+    """Where a store's files go, for archives and for unpacked copies (dataset knowledge: the
+    loaders define these)."""
+
+    def target(self, member: str) -> str | None:
+        """The path under :attr:`Unpack.into` of an archive member (or a file of an unpacked tree,
+        relative to its root); ``None`` skips it."""
+        ...
+
+    def find_tree(self, folder: Path) -> Path | None:
+        """An unpacked copy of the store in ``folder`` (``--from DIR``), if there is one."""
+        ...
+
+
 @dataclass(frozen=True)
 class Unpack:
     """Unpack downloaded zip archives into one folder.
@@ -117,11 +169,19 @@ class Unpack:
         members: ``fnmatch`` pattern on a member's base name; others are skipped and counted.
         flatten: Write members by base name (archives nest them differently: ``output_dev/0.json``,
             ``data_store/train/2000.json``); two members with one base name are an error.
+        layout: Places members instead (and finds unpacked copies a user has); ``None``: flat.
     """
 
     into: str
     members: str = "*"
     flatten: bool = True
+    layout: Layout | None = field(default=None, compare=False)
+
+    def target(self) -> Callable[[str], str | None]:
+        """The target function of this unpacking (:mod:`~averitec_tools.downloads.archive`)."""
+        from averitec_tools.downloads.archive import flat
+
+        return self.layout.target if self.layout is not None else flat(self.members)
 
 
 @dataclass(frozen=True)
@@ -259,6 +319,6 @@ def get_sources(name: str, split: str | None = None) -> list[DataSource]:
 
 
 __all__ = [
-    "OFF_HUB_TYPES", "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources", "get_sources",
-    "register_source", "source_names", "splits_of",
+    "OFF_HUB_TYPES", "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources",
+    "get_sources", "register_source", "require_revision", "source_names", "splits_of",
 ]

@@ -134,40 +134,56 @@ def _claim_id(obj: Mapping[str, Any], *, where: str) -> int:
     return claim_id
 
 
-def _claim_from_submission(
-    obj: Mapping[str, Any], *, position: int, where: str, references: Sequence[AVeriTeCClaim] | None
-) -> AuditClaim:
-    raw_evidence = obj.get("evidence")
-    if not isinstance(raw_evidence, list):
+def _submitted_evidence(raw: Any, *, where: str) -> tuple[tuple[AuditEvidence, ...], int]:
+    """A submission item's evidence items that have a URL, and how many have none."""
+    if not isinstance(raw, list):
         raise UserError(f"{where}: 'evidence' must be a list of {{question, answer, url}} objects")
     evidence = []
     without = 0
-    for i, item in enumerate(raw_evidence):
-        w = f"{where}.evidence[{i}]"
-        if isinstance(item, str):
-            raise UserError(
-                f"{w}: evidence is a plain string (EvalAI format?); the audit needs a 'url' per evidence item"
-            )
-        if not isinstance(item, Mapping):
-            raise UserError(f"{w}: evidence item must be an object, found {type(item).__name__}")
-        url = item.get("url") or item.get("source_url")
-        if not url:
+    for i, item in enumerate(raw):
+        one = _submitted_item(item, where=f"{where}.evidence[{i}]")
+        if one is None:
             without += 1
-            continue
-        if not isinstance(url, str):  # `averitec score` accepts it (eval.py never reads urls): audited as an
-            url = json.dumps(url)  # invalid URL, listed under invalid_urls, rather than refused
-        metadata = dict(item.get("metadata") or {}) if isinstance(item.get("metadata"), Mapping) else item.get("metadata")
-        if isinstance(metadata, dict):
-            metadata.update({k: v for k, v in item.items() if str(k).lower() in PUBLISHED_KEYS})
-        evidence.append(
-            _evidence(url, cached=item.get("cached_source_url"), metadata=metadata, html=item.get("scraped_text") or item.get("html"), where=w)
+        else:
+            evidence.append(one)
+    return tuple(evidence), without
+
+
+def _submitted_item(item: Any, *, where: str) -> AuditEvidence | None:
+    """One submitted evidence item, ``None`` when it names no URL."""
+    if isinstance(item, str):
+        raise UserError(
+            f"{where}: evidence is a plain string (EvalAI format?); the audit needs a 'url' per evidence item"
         )
+    if not isinstance(item, Mapping):
+        raise UserError(f"{where}: evidence item must be an object, found {type(item).__name__}")
+    url = item.get("url") or item.get("source_url")
+    if not url:
+        return None
+    if not isinstance(url, str):  # `averitec score` accepts it (eval.py never reads urls): audited as an
+        url = json.dumps(url)  # invalid URL, listed under invalid_urls, rather than refused
+    metadata = dict(item.get("metadata") or {}) if isinstance(item.get("metadata"), Mapping) else item.get("metadata")
+    if isinstance(metadata, dict):
+        metadata.update({k: v for k, v in item.items() if str(k).lower() in PUBLISHED_KEYS})
+    return _evidence(url, cached=item.get("cached_source_url"), metadata=metadata,
+                     html=item.get("scraped_text") or item.get("html"), where=where)
+
+
+def _reference(claim_id: int, references: Sequence[AVeriTeCClaim] | None, *, where: str) -> AVeriTeCClaim | None:
+    """The gold claim a submission item's ``claim_id`` points at (``None`` without references)."""
+    if references is None:
+        return None
+    if not 0 <= claim_id < len(references):
+        raise UserError(f"{where}: claim_id {claim_id} is not in the references ({len(references)} claims)")
+    return references[claim_id]
+
+
+def _claim_from_submission(
+    obj: Mapping[str, Any], *, position: int, where: str, references: Sequence[AVeriTeCClaim] | None
+) -> AuditClaim:
+    evidence, without = _submitted_evidence(obj.get("evidence"), where=where)
     claim_id = _claim_id(obj, where=where)
-    gold: AVeriTeCClaim | None = None
-    if references is not None:
-        if not 0 <= claim_id < len(references):
-            raise UserError(f"{where}: claim_id {claim_id} is not in the references ({len(references)} claims)")
-        gold = references[claim_id]
+    gold = _reference(claim_id, references, where=where)
     claim_text = obj.get("claim") if isinstance(obj.get("claim"), str) else (gold.claim if gold else "")
     return AuditClaim(
         claim_index=claim_id,
@@ -175,7 +191,7 @@ def _claim_from_submission(
         claim_date_raw=gold.claim_date if gold else None,
         claim_date=gold.date if gold else None,
         fact_checking_article=parse_url(gold.fact_checking_article) if gold and gold.fact_checking_article else None,
-        evidence=tuple(evidence),
+        evidence=evidence,
         n_without_url=without,
     )
 

@@ -19,18 +19,12 @@ Example:
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.loaders import base
-from averitec_tools.loaders.base import (
-    DATA_DIR_ENV,
-    DatasetFamily,
-    find_local_file,
-    iter_hub_records,
-)
+from averitec_tools.loaders.base import DATA_DIR_ENV, DatasetFamily, find_local_file
 
 
 def _command(source: Any) -> str:
@@ -49,22 +43,21 @@ def snapshot_dir(family: DatasetFamily, split: str) -> Path | None:
     return next((root / source.dest for root in data_roots() if (root / source.dest).is_dir()), None)
 
 
-def downloaded_records(family: DatasetFamily, split: str) -> Iterator[Any] | None:
-    """Records of ``split`` from a download (made now if needed), or ``None`` when no source exists.
+def download_now(family: DatasetFamily, split: str, *, revision: str | None = None) -> Path | None:
+    """Download ``split``'s official file now (at the catalogue's pinned revision, or ``revision``)
+    into the download root and return what was installed (the file, or VitaminC's hub-layout
+    folder); ``None`` when the catalogue has no source for it.
 
     Raises:
-        UserError: offline, hub unreachable, no hub copy known, or the download failed.
+        UserError: offline, hub unreachable, no hub copy known, no pinned revision, or the download failed.
     """
-    from averitec_tools.downloads import download, human
-    from averitec_tools.loaders.catalogue import source_for
+    from averitec_tools.downloads import HubLocation, download_all, human
+    from averitec_tools.loaders.catalogue import companions_of, source_for
     from averitec_tools.loaders.locate import download_root
 
     source = source_for(family.name, split)
     if source is None:
         return None
-    snapshot = snapshot_dir(family, split)
-    if snapshot is not None:
-        return iter_hub_records(family, split, str(snapshot))
     names = " or ".join(family.split_files[split])
     if source.hub is None:
         raise UserError(
@@ -82,17 +75,20 @@ def downloaded_records(family: DatasetFamily, split: str) -> Iterator[Any] | Non
             hint=f"set {DATA_DIR_ENV} to the folder holding {names} (e.g. {DATA_DIR_ENV}=../shared/data) "
             "or pass --data-dir",
         )
+    repo = None if revision is None else HubLocation(source.hub.repo_id, repo_type=source.hub.repo_type,
+                                                     revision=revision)
     out = download_root()
     size = sum(f.size or 0 for f in source.files)
     print(f"averitec: {family.name}/{split} is not on this machine: downloading {source.key} "
-          f"({human(size) if size else 'size from the hub'}) from {source.hub.describe()} into {out} "
+          f"({human(size) if size else 'size from the hub'}) from {(repo or source.hub).describe()} into {out} "
           f"({'sha256-verified' if source.verified else 'no checksum recorded: unverified'}; "
           f"later: {_command(source)})", file=sys.stderr)
-    download(source, out=out, progress=sys.stderr.isatty())
+    download_all([source, *companions_of(family.name, split)], out=out, progress=sys.stderr.isatty(),
+                 repo=repo)
     snapshot = snapshot_dir(family, split)
     if snapshot is not None:
-        return iter_hub_records(family, split, str(snapshot))
-    return family.read_file(find_local_file(family, split, out))
+        return snapshot
+    return find_local_file(family, split, out)
 
 
-__all__ = ["downloaded_records"]
+__all__ = ["download_now", "snapshot_dir"]

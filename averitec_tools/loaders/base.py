@@ -52,6 +52,8 @@ class DatasetFamily(ABC):
     hub_id: ClassVar[str | None] = None
     #: Our split name → the hub repository's split name, where they differ.
     hub_splits: ClassVar[Mapping[str, str]] = {}
+    #: Claims per split as the dataset's authors published them (``stats`` compares), where known.
+    published_sizes: ClassVar[Mapping[str, int]] = {}
 
     @abstractmethod
     def parse(self, obj: Any, *, where: str, index: int) -> Any:
@@ -60,6 +62,10 @@ class DatasetFamily(ABC):
     @abstractmethod
     def features(self) -> datasets.Features:
         """The explicit ``datasets.Features`` of :meth:`to_row` rows."""
+
+    def undecoded_features(self) -> datasets.Features:
+        """:meth:`features` with media columns (images) left undecoded, as :meth:`from_row` reads them."""
+        return self.features()
 
     @abstractmethod
     def to_row(self, record: Any) -> dict[str, Any]:
@@ -77,6 +83,12 @@ class DatasetFamily(ABC):
         """The R2VC-standardised example (``None`` = filtered out); families with an
         ``r2vc`` view override this."""
         raise UserError(f"{self.name} has no R2VC-standardised view")
+
+    def rows(self, records: Iterable[Any], *, source: Path | None) -> Iterator[dict[str, Any]]:
+        """Rows of ``records`` read from the upstream file ``source`` (``None``: the hub); a family
+        whose rows point at files beside it (AVerImaTeC's images) resolves them there."""
+        for record in records:
+            yield self.to_row(record)
 
     def read_file(self, path: Path) -> Iterator[Any]:
         """Typed records of one upstream file (JSON array or JSONL)."""
@@ -103,6 +115,8 @@ class DatasetEntry:
 
 FAMILIES: Registry[DatasetFamily] = Registry("dataset family")
 DATASETS: Registry[DatasetEntry] = Registry("dataset")
+#: Knowledge stores by id (``averitec/knowledge_store``): :class:`~averitec_tools.loaders.stores.StoreSpec` s.
+STORES: Registry[Any] = Registry("knowledge store")
 
 
 def register_family(family: DatasetFamily, *, views: tuple[str, ...] = ()) -> DatasetFamily:
@@ -154,8 +168,11 @@ def resolve(name: str, split: str | None) -> tuple[DatasetEntry, str]:
         if f"{name}/{split}" not in DATASETS:
             raise UserError(f"{name} has no split {split!r}", hint=f"splits: {', '.join(family.split_files)}")
         return DATASETS.get(f"{name}/{split}"), split
+    if name in STORES:
+        raise UserError(f"{name} is a knowledge store: read it with loaders.load({name!r}, split=..., streaming=True)",
+                        hint="stats and export-hf cover the claims datasets")
     full = f"{name}/{split}" if split and "/" not in name else name
-    raise UserError(DATASETS.unknown_message(full))
+    raise UserError(Registry.of_names("dataset", [*DATASETS, *STORES]).unknown_message(full))
 
 
 def find_local_file(family: DatasetFamily, split: str, data_dir: str | os.PathLike[str]) -> Path:
@@ -209,11 +226,13 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> Iterator[Any]:
+def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None, *,
+                     revision: str | None = None) -> Iterator[Any]:
     """Typed records from a hub repository (or a local folder in hub layout).
 
     The repository's rows must carry the upstream field names (as the upstream files do);
     ``hub_id`` may be a local directory, which ``datasets.load_dataset`` reads the same way.
+    ``revision`` (a commit, branch or tag) is passed to ``datasets.load_dataset``.
 
     Raises:
         UserError: no hub id known, offline, or the repository/split is unavailable.
@@ -240,7 +259,7 @@ def iter_hub_records(family: DatasetFamily, split: str, hub_id: str | None) -> I
 
     hub_split = family.hub_splits.get(split, split)
     try:
-        ds = datasets.load_dataset(repo, split=hub_split)
+        ds = datasets.load_dataset(repo, split=hub_split, **({"revision": revision} if revision else {}))
     except ValueError as exc:  # unknown split
         raise UserError(f"{repo}: cannot load split {hub_split!r}: {exc}") from None
     except (FileNotFoundError, ConnectionError, OSError) as exc:
@@ -301,7 +320,7 @@ def label_stats(labels: Mapping[str, int], total: int) -> dict[str, Any]:
 
 
 __all__ = [
-    "reject_predictions", "DATASETS", "DATA_DIR_ENV", "FAMILIES", "DatasetEntry", "DatasetFamily",
+    "reject_predictions", "DATASETS", "DATA_DIR_ENV", "FAMILIES", "STORES", "DatasetEntry", "DatasetFamily",
     "find_local_file", "iter_hub_records", "label_stats", "list_of", "ratio", "register_family", "resolve",
     "share",
 ]

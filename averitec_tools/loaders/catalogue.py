@@ -23,8 +23,9 @@ FEVER's claims and wiki-pages are tried in order at (1) the organisers' own down
 ``https://fever.ai/download/fever/`` (:data:`FEVER_URL`, the original files: a public
 provenance record of 2026-07-23 fetched ``wiki-pages.zip`` there with exactly the recorded
 sha256 and size, while the older ``s3-eu-west-1.amazonaws.com/fever.public`` URLs answer 403),
-then (2) the hub's ``fever`` dataset (:data:`FEVER_HUB`, ``fever/fever``, under the original
-file names at its root; not checked from here: its last known state was a loading script);
+then (2) the hub's ``fever`` dataset (:data:`FEVER_HUB`, ``fever/fever`` at the pinned commit, which
+holds parquet files under ``v1.0/`` rather than the original names: a mirror in the original layout
+is named with ``--repo``; ``--revision`` without ``--repo`` applies to this hub location);
 every file is held to the recorded sha256 wherever it comes from, and ``--from DIR`` installs
 copies a user has. Where neither location serves a file, the download stops with one line
 naming each location's answer, ``--repo`` and ``--from``.
@@ -33,7 +34,7 @@ Example:
     >>> from averitec_tools.downloads import get_sources
     >>> dev = get_sources("averitec", "dev")[0]
     >>> dev.hub.describe(), dev.files[0].path, dev.verified
-    ('chenxwh/AVeriTeC (model, main)', 'data/dev.json', True)
+    ('chenxwh/AVeriTeC (model, 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af)', 'data/dev.json', True)
     >>> source_for("averitec", "test_2025").key, source_for("vitaminc", "dev").key
     ('fever8/test', 'vitaminc')
 """
@@ -52,14 +53,38 @@ from averitec_tools.downloads.sources import (
     Unpack,
     register_source,
 )
+from averitec_tools.loaders.store_layouts import AVERIMATEC_SPLITS, FLAT_LAYOUT, StoreLayout
 
-AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision="main")
-VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision="main")
+#: Pinned commits, with where each was found (``None``: no commit verified from here; downloading
+#: that source then needs ``--revision``, see :func:`~averitec_tools.downloads.sources.require_revision`).
+#: ``chenxwh/AVeriTeC`` at 8a4d25e (12 April 2024): the hub repository's last commit before README-only
+#: edits in its public GitHub mirror ``skmalviya/AVeriTeC_SKDU`` (whose history merges
+#: huggingface.co/chenxwh/AVeriTeC); train/dev claims and stores, whose checksums are recorded at it.
+AVERITEC_2024_COMMIT = "8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
+#: (Public code also fetches the dev store at the short revision ``26238ae``: in the mirror
+#: 26238ae364afa0b7b371e44740d72b1dd0b46694, an ancestor of 8a4d25e with the same LFS pointer; the
+#: claims files were added after it.)
+#: ``chenxwh/AVeriTeC`` holding the later files (2024 test claims and updated store, FEVER-8's 2025 files):
+#: no commit found in public material.
+AVERITEC_LATER_COMMIT: str | None = None
+#: ``tals/vitaminc``: found in a public study protocol that pins the authors' test.jsonl at this revision with
+#: its sha256 (:data:`VITAMINC_TEST_SHA256`); not verified from here (no hub access).
+VITAMINC_COMMIT = "be6febb761b0b2807687e61e0b5282e459df2fa0"
+VITAMINC_TEST_SHA256 = "7ad1808dbc30c62e0a1427a53022d0dfaff668a1fde3c4b612a2d266edd753ad"
+#: ``fever/fever``: found in public code that downloads ``v1.0/fever-labelled_dev.parquet`` at this commit; at it
+#: the repository holds parquet files under ``v1.0/`` (one row per evidence sentence), not the original
+#: ``*.jsonl`` files the FEVER sources name, so their download stops with one line naming ``--repo`` and ``--from``.
+FEVER_COMMIT = "55e20b98b435ba817a6c9b4e05871932bd164645"
+
+AVERITEC_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision=AVERITEC_2024_COMMIT)
+#: The same repository for the files added after 8a4d25e.
+AVERITEC_LATER_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision=AVERITEC_LATER_COMMIT)
+VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision=VITAMINC_COMMIT)
 #: The hub's ``fever`` dataset: FEVER 1.0's claims files and ``wiki-pages.zip`` at its root (original names).
-FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision="main")
+FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision=FEVER_COMMIT)
 #: The organisers' download folder (the original files), tried first.
 FEVER_URL = HubLocation("https://fever.ai/download/fever", repo_type="url")
-_AV_COMMIT = "chenxwh/AVeriTeC at commit 8a4d25e17a70bbeda5fe2abda53c80e2c8bc99af"
+_AV_COMMIT = f"chenxwh/AVeriTeC at commit {AVERITEC_2024_COMMIT}"
 _LFS = f"Git LFS pointer (oid sha256, size) in {_AV_COMMIT}, mirrored in github:skmalviya/AVeriTeC_SKDU"
 _FEVER_RECORD = ("sha256 and size huggingface/datasets recorded for the official fever.ai file "
                  "(github:huggingface/datasets datasets/fever/dataset_infos.json, commit 040102f)")
@@ -93,7 +118,8 @@ for split, spec in (
     register_source(DataSource(
         name="averitec", split=split, title=f"AVeriTeC {split} claims" + (" (2024 shared task, no labels)"
                                                                         if split == "test" else ""),
-        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=(spec,), homepage=_AV_HOME, check=_AV_CLAIMS,
+        license=_AV_LICENSE, hub=AVERITEC_HUB if spec.verified else AVERITEC_LATER_HUB, dest="averitec",
+        files=(spec,), homepage=_AV_HOME, check=_AV_CLAIMS,
         notes=() if spec.verified else ("2,215 claims released 18 July 2024 (ids 0-999 from the AVeriTeC "
                                         "sources, 1000-2214 new); no checksum recorded in the package",),
     ))
@@ -120,22 +146,25 @@ for split, files, listing, extra in (
 ):
     register_source(DataSource(
         name="averitec-store", split=split, title=f"AVeriTeC {split} knowledge store (2024 shared task)",
-        license=_AV_LICENSE, hub=AVERITEC_HUB, dest="averitec", files=files, listing=listing,
-        unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS), homepage=_AV_HOME,
+        license=_AV_LICENSE, hub=AVERITEC_HUB if files else AVERITEC_LATER_HUB, dest="averitec", files=files,
+        listing=listing,
+        unpack=Unpack(into=f"knowledge_store/{split}", members=_STORE_MEMBERS, layout=FLAT_LAYOUT), homepage=_AV_HOME,
         notes=(_STORE_NOTE, *extra),
     ))
 
 register_source(DataSource(
-    name="fever8", split="test", title="FEVER-8 (2025) AVeriTeC test claims", license=_AV_LICENSE, hub=AVERITEC_HUB,
+    name="fever8", split="test", title="FEVER-8 (2025) AVeriTeC test claims", license=_AV_LICENSE,
+    hub=AVERITEC_LATER_HUB,
     dest="averitec", files=(RemoteFile("data/test_2025.json"),), homepage="https://fever.ai/task.html",
     check=_AV_CLAIMS, notes=("the file the organisers' download_data.sh fetches (Raldir/FEVER-8-Shared-Task); "
                              "loads as averitec/test_2025; no checksum recorded in the package",),
 ))
 register_source(DataSource(
     name="fever8-store", split="test", title="FEVER-8 (2025) test knowledge store", license=_AV_LICENSE,
-    hub=AVERITEC_HUB, dest="averitec",
+    hub=AVERITEC_LATER_HUB, dest="averitec",
     listing=FolderListing("data_store/knowledge_store/test_2025", ("*.zip",)),
-    unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS), homepage="https://fever.ai/task.html",
+    unpack=Unpack(into="knowledge_store/test_2025", members=_STORE_MEMBERS, layout=FLAT_LAYOUT),
+    homepage="https://fever.ai/task.html",
     notes=(_STORE_NOTE, "archive names are listed from the hub when the download runs, as the organisers' "
            "download_data.sh does; no checksum recorded in the package"),
 ))
@@ -152,9 +181,10 @@ _FEVER_FILES: Mapping[str, RemoteFile] = {
     "paper_test": RemoteFile("paper_test.jsonl", size=2181168, checksum_source=_FEVER_RECORD,
                              sha256="fb7b0280a0adc2302bbb29bfb7af37274fa585de3171bcf908f180642d11d88e"),
 }
-_FEVER_NOTE = ("tried at fever.ai/download/fever (the organisers' files), then the hub's fever/fever (original "
-               "names at its root), each held to the checksums recorded for the fever.ai files; where neither serves "
-               "it, name a mirror with --repo OWNER/NAME (same layout) or install your copies with --from DIR")
+_FEVER_NOTE = ("tried at fever.ai/download/fever (the organisers' files), then the hub's fever/fever, each held to "
+               "the checksums recorded for the fever.ai files; at the pinned commit the hub repository holds parquet "
+               "files under v1.0/ (flattened rows) instead of the original names, so where fever.ai does not serve "
+               "them, name a mirror with --repo OWNER/NAME (same layout) or install your copies with --from DIR")
 for split, spec in _FEVER_FILES.items():
     register_source(DataSource(
         name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=FEVER_URL,
@@ -172,18 +202,21 @@ register_source(DataSource(
 register_source(DataSource(
     name="vitaminc", split=None, title="VitaminC fact verification (train / validation / test)",
     license="cc-by-sa-3.0", hub=VITAMINC_HUB, dest="vitaminc",
+    files=(RemoteFile("test.jsonl", sha256=VITAMINC_TEST_SHA256,
+                      checksum_source=f"the sha256 a public study protocol pins for tals/vitaminc test.jsonl at "
+                      f"{VITAMINC_COMMIT[:12]}; not verified from the development machines"),),
     listing=FolderListing("", ("README.md", "*.jsonl", "*.json", "*.parquet", "*.csv"), keep_paths=True),
     homepage="https://github.com/TalSchuster/VitaminC",
     notes=("the hub dataset's data files and card, kept in its layout (train.jsonl, dev.jsonl, test.jsonl at "
            "vitaminc/, where the R2VC recipes read them) and read with datasets.load_dataset (no loading script: "
-           "every datasets version reads it); no checksum recorded in the package",),
+           "every datasets version reads it); test.jsonl held to a recorded sha256, the other files unverified",),
 ))
 
 #: The Ev2R study's human ratings of AVeriTeC 2024 submissions and its per-item scores and published
 #: correlations (``averitec meta-eval``): (repository path, destination, sha256, size), the sha256 and
 #: sizes computed from the files at the pinned commit (checked equal to the shared snapshot's).
-META_EVAL_HUB = HubLocation("mubasharaak/fc-evidence-evaluation", repo_type="github",
-                            revision="fc47014a21977c92c5f691a93068b9ccc95b00ed")
+_META_EVAL_COMMIT = "fc47014a21977c92c5f691a93068b9ccc95b00ed"
+META_EVAL_HUB = HubLocation("mubasharaak/fc-evidence-evaluation", repo_type="github", revision=_META_EVAL_COMMIT)
 _META_EVAL_FILES: tuple[tuple[str, str, str, int], ...] = (
     ("LICENSE", "LICENSE", "b2ece9556dbe2ac7f716bf177f0a35840f873c684652dc6b489bc10c676acbc8", 1073),
     ("data/averitec_shared_task/0_submissions_averitec.xlsx", "data/0_submissions_averitec.xlsx", "3e1f83b5eb587ca3b922c966a6c4d21deaa3a07e3729f37ee814a3512e99eb5f", 79491),
@@ -215,11 +248,38 @@ register_source(DataSource(
     license="mit (code) / cc-by-nc-4.0 (AVeriTeC-derived data)", hub=META_EVAL_HUB,
     dest="meta_eval/fc-evidence-evaluation",
     files=tuple(RemoteFile(path, sha256=sha, size=size, dest=dest,
-                           checksum_source=f"github:{META_EVAL_HUB.repo_id} at {META_EVAL_HUB.revision[:8]}")
+                           checksum_source=f"github:{META_EVAL_HUB.repo_id} at {_META_EVAL_COMMIT[:8]}")
                 for path, dest, sha, size in _META_EVAL_FILES),
     homepage="https://github.com/mubasharaak/fc-evidence-evaluation",
     notes=("read by `averitec meta-eval` (docs/meta_eval.md); ':' in two result file names becomes '-'",),
 ))
+
+#: ``Rui4416/AVerImaTeC`` (dataset): no commit found in public material (files listed at main: README.md,
+#: train.json, val.json, images.zip, test_data.zip), so a download names one with --revision.
+AVERIMATEC_COMMIT: str | None = None
+AVERIMATEC_HUB = HubLocation("Rui4416/AVerImaTeC", repo_type="dataset", revision=AVERIMATEC_COMMIT)
+_IM_HOME = "https://huggingface.co/datasets/Rui4416/AVerImaTeC"
+_IM_NOTE = "no checksum recorded in the package; no commit pinned (none found in public material): pass --revision"
+for split, file, unpack in (
+    ("train", "train.json", None), ("val", "val.json", None),
+    ("test", "test_data.zip", Unpack(into="test_data")),  # -> test_data/test.json
+    ("images", "images.zip", Unpack(into="images")),  # every image a claim names, flat by file name
+):
+    register_source(DataSource(
+        name="averimatec", split=split, title=f"AVerImaTeC (FEVER-9) {split}" + (" claims" if split != "images" else ""),
+        license="unknown", hub=AVERIMATEC_HUB, dest="averimatec", files=(RemoteFile(file),), unpack=unpack,
+        homepage=_IM_HOME, check=_count("averimatec", "claims"), notes=(_IM_NOTE,),
+    ))
+for split in AVERIMATEC_SPLITS:
+    register_source(DataSource(
+        name="averimatec-store", split=split, title=f"AVerImaTeC {split} knowledge store (text and images)",
+        license="unknown", hub=None, dest="averimatec", listing=FolderListing("", ("*.zip",)),
+        unpack=Unpack(into=f"Knowledge_Store/{split}", layout=StoreLayout(split)),
+        homepage="https://github.com/abril4416/AVerImaTec_Shared_Task",
+        notes=("distributed by the organisers outside the hub (a shared drive folder): install the archive or "
+               "the unpacked folder with --from DIR; the val/test archives unpack to converted_datastore/, "
+               f"installed as averimatec/Knowledge_Store/{split}/ (the rename the organisers ask for)",),
+    ))
 
 #: (family, split) → the source whose files that split is read from.
 _SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
@@ -227,7 +287,11 @@ _SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
     ("averitec", "test_2025"): "fever8/test",
     **{("fever", s): f"fever/{s}" for s in _FEVER_FILES},
     **{("vitaminc", s): "vitaminc" for s in ("train", "dev", "test")},
+    **{("averimatec", s): f"averimatec/{s}" for s in ("train", "val", "test")},
 }
+#: (family, split) → sources a split also needs (AVerImaTeC's claims name images in images.zip).
+_COMPANIONS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("averimatec", s): ("averimatec/images",) for s in ("train", "val", "test")}
 
 
 def fever_sources() -> str:
@@ -235,7 +299,7 @@ def fever_sources() -> str:
 
     Example:
         >>> fever_sources()
-        'https://fever.ai/download/fever, then fever/fever (dataset, main); each file checked by its recorded sha256'
+        'https://fever.ai/download/fever, then fever/fever (dataset, 55e20b98b435ba817a6c9b4e05871932bd164645); each file checked by its recorded sha256'
     """
     return ", then ".join(h.describe() for h in (FEVER_URL, FEVER_HUB)) + "; each file checked by its recorded sha256"
 
@@ -246,4 +310,9 @@ def source_for(family: str, split: str) -> DataSource | None:
     return SOURCES.get(key) if key else None
 
 
-__all__ = ["META_EVAL_HUB", "source_for"]
+def companions_of(family: str, split: str) -> list[DataSource]:
+    """Sources a loader split needs besides :func:`source_for` (AVerImaTeC: the images)."""
+    return [SOURCES.get(k) for k in _COMPANIONS.get((family, split), ())]
+
+
+__all__ = ["AVERITEC_HUB", "META_EVAL_HUB", "companions_of", "source_for"]

@@ -27,12 +27,14 @@ from averitec_tools._version import __version__
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
 from averitec_tools.loaders import r2vc
-from averitec_tools.loaders.api import load
+from averitec_tools.loaders.api import load, provenance
 from averitec_tools.loaders.base import DATA_DIR_ENV, FAMILIES, find_local_file, resolve
+from averitec_tools.loaders.hf_compat import DATASETS_FLOOR, has_media, write_parquet
 from averitec_tools.outputs import check_output_dir, umask
 
-#: Rows per parquet shard.
+#: Rows per parquet shard; with embedded images (AVerImaTeC), claims per shard (~a few hundred MB).
 SHARD_ROWS = 100_000
+MEDIA_SHARD_ROWS = 200
 _SHARD_RE = re.compile(r"^(?P<split>[A-Za-z0-9_.]+)-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
 
 
@@ -46,6 +48,7 @@ class ExportResult:
     n_rows: int
     shards: tuple[str, ...]
     card: str
+    source: str = "unknown"
 
 
 def _dataset_key(name: str, split: str | None) -> tuple[str, str]:
@@ -57,7 +60,8 @@ def _dataset_key(name: str, split: str | None) -> tuple[str, str]:
     return family.pretty_name, family.name
 
 
-def _card(*, pretty_name: str, family_name: str, view: bool, features_yaml: list[Any], splits: dict[str, int]) -> str:
+def _card(*, pretty_name: str, family_name: str, view: bool, features_yaml: list[Any], splits: dict[str, int],
+          sources: dict[str, str]) -> str:
     family = FAMILIES.get(family_name)
     meta: dict[str, Any] = {
         "pretty_name": pretty_name,
@@ -74,6 +78,8 @@ def _card(*, pretty_name: str, family_name: str, view: bool, features_yaml: list
         "dataset_info": {
             "features": features_yaml,
         },
+        # which bytes each split was exported from (a provenance's signature value: repo@commit or sha256)
+        "source_data": {split: sources[split] for split in sorted(sources)},
     }
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
     body = [
@@ -93,9 +99,27 @@ def _card(*, pretty_name: str, family_name: str, view: bool, features_yaml: list
             "labels in SUPPORTS / REFUTES / NEI, empty claims removed, NOT ENOUGH INFO kept.",
             "",
         ]
-    body += ["## Splits", ""] + [f"- `{s}`: {n} rows" for s, n in sorted(splits.items())]
+    body += ["## Splits", ""] + [f"- `{s}`: {n} rows (from {sources.get(s, 'unknown')})" for s, n in sorted(splits.items())]
+    body += ["", "## Reading it", "", f"Parquet shards and this card load with `datasets` >= {DATASETS_FLOOR} "
+             "(tested with 2.19, 3.6 and the release that wrote them): the shards carry their features in the "
+             "encoding every release reads, and images are embedded in the shards."]
     body += ["", "## Citation", "", "```bibtex", family.citation, "```", ""]
     return f"---\n{front}---\n\n" + "\n".join(body)
+
+
+def _existing_sources(card_path: Path) -> dict[str, str]:
+    """``source_data`` of an existing card's YAML (``{}`` when none)."""
+    if not card_path.is_file():
+        return {}
+    text = card_path.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---\n") or "\n---" not in text[4:]:
+        return {}
+    try:
+        meta = yaml.safe_load(text[4:text.index("\n---", 4)])
+    except yaml.YAMLError:
+        return {}
+    found = meta.get("source_data") if isinstance(meta, dict) else None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def _existing_splits(data_dir: Path) -> dict[str, int]:
@@ -134,8 +158,13 @@ def export_hf(
     data_dir: str | os.PathLike[str] | None = None,
     hub_id: str | None = None,
     wiki_dir: str | os.PathLike[str] | None = None,
+    revision: str | None = None,
 ) -> ExportResult:
     """Write ``name``/``split`` as parquet shards plus a dataset card into ``out_dir``.
+
+    Shards load with every ``datasets`` release from :data:`~averitec_tools.loaders.hf_compat.DATASETS_FLOOR`
+    on (:mod:`~averitec_tools.loaders.hf_compat`), images embedded; the card's ``source_data``
+    names the bytes each split came from (repository and commit, or sha256).
 
     Raises:
         UserError: bad id/split/source, or ``out_dir`` holds a different dataset or a file.
@@ -157,16 +186,14 @@ def export_hf(
     pretty, family_name = _dataset_key(name, split)
     card_path = out / "README.md"
     _check_card(card_path, out=out, pretty=pretty)
-    ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir)
+    ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
+    check_images(ds, where=f"{entry.id} ({concrete})")  # before any byte is embedded
+    prov = provenance(name, split=split, data_dir=data_dir, hub_id=hub_id, revision=revision)
+    sources = {**_existing_sources(card_path), concrete: prov.signature_value()}
     data = out / "data"
     written = _write_shards(ds, data=data, split=concrete)
-    card = _card(
-        pretty_name=pretty,
-        family_name=family_name,
-        view=entry.view == r2vc.VIEW,
-        features_yaml=ds.features._to_yaml_list(),
-        splits=_existing_splits(data),
-    )
+    card = _card(pretty_name=pretty, family_name=family_name, view=entry.view == r2vc.VIEW,
+                 features_yaml=ds.features._to_yaml_list(), splits=_existing_splits(data), sources=sources)
     with atomic_writer(card_path) as fh:
         fh.write(card)
     return ExportResult(
@@ -176,7 +203,9 @@ def export_hf(
         n_rows=len(ds),
         shards=tuple(str(p) for p in written),
         card=str(card_path),
+        source=sources[concrete],
     )
+
 
 
 def _check_out(out: Path, source_folders: list[Path]) -> None:
@@ -222,6 +251,38 @@ def _check_card(card_path: Path, *, out: Path, pretty: str) -> None:
         )
 
 
+def _image_paths(value: Any, found: dict[str, None]) -> None:
+    """Collect the file paths of undecoded image values (``{"bytes": None, "path": P}``) in ``value``."""
+    if isinstance(value, dict):
+        if set(value) == {"bytes", "path"}:
+            if value["bytes"] is None and value["path"]:
+                found[value["path"]] = None
+            return
+        for v in value.values():
+            _image_paths(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _image_paths(v, found)
+
+
+def check_images(ds: Any, *, where: str) -> int:
+    """Verify every image file ``ds`` refers to (:func:`averitec_tools.images.verify_file`); returns how many.
+
+    Raises:
+        UserError: an image that cannot be read, is not an image, is too large or is damaged (naming it).
+    """
+    from averitec_tools.images import verify_file
+
+    if not has_media(ds.features):
+        return 0
+    found: dict[str, None] = {}
+    for row in ds.with_format("arrow")[:].to_pylist():  # undecoded: {bytes, path} structs
+        _image_paths(row, found)
+    for path in found:
+        verify_file(path, where=where)
+    return len(found)
+
+
 def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
     """Write ``ds`` as ``data/<split>-0000i-of-0000N.parquet``; returns the shards written.
 
@@ -232,7 +293,8 @@ def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
         data.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{data}: cannot create: {exc.strerror or exc}") from None
-    n_shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
+    per_shard = MEDIA_SHARD_ROWS if has_media(ds.features) else SHARD_ROWS
+    n_shards = max(1, math.ceil(len(ds) / per_shard))
     written: list[Path] = []
     tmp_paths: list[Path] = []
     try:
@@ -241,7 +303,7 @@ def _write_shards(ds: Any, *, data: Path, split: str) -> list[Path]:
             fd, tmp = tempfile.mkstemp(dir=data, prefix=f".{split}-{i}.", suffix=".tmp")
             os.close(fd)
             tmp_paths.append(Path(tmp))
-            shard.to_parquet(tmp)
+            write_parquet(shard, tmp)
         # replace this split's old shards only once every new shard is complete
         for old in data.glob(f"{split}-*.parquet"):
             match = _SHARD_RE.match(old.name)

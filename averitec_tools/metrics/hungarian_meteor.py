@@ -92,7 +92,11 @@ def assignment_utility(matrix: np.ndarray, *, normaliser: int) -> float:
 
 def solve_task(task: HungarianTask, engine: MeteorEngine) -> float:
     """One claim's Hungarian METEOR (its matrix, the assignment, the normaliser)."""
-    matrix = pairwise_matrix(candidates=task.candidates, references=task.references, engine=engine)
+    return solve_matrix(pairwise_matrix(candidates=task.candidates, references=task.references, engine=engine), task)
+
+
+def solve_matrix(matrix: np.ndarray, task: HungarianTask) -> float:
+    """One claim's Hungarian METEOR from its matrix (:func:`pairwise_matrix`)."""
     n = len(task.references) if task.normalise == "reference" else len(task.candidates)
     if n == 0:
         raise ValueError(f"Hungarian METEOR is undefined with no {task.normalise} strings")
@@ -216,15 +220,15 @@ def _score_all(
     bar = None
     try:
         _prepare(todo, engine, context, n_workers)
-        if context is None and engine.pool is None:
-            _score_pairs_at_once(tasks, engine)
+        # this process alone: every pair in one batch
+        matrices = _matrices_at_once(tasks, engine) if context is None and engine.pool is None else None
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
             return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []
-            for task in tasks:
-                results.append(solve_task(task, engine))
+            for k, task in enumerate(tasks):
+                results.append(solve_task(task, engine) if matrices is None else solve_matrix(matrices[k], task))
                 if bar is not None:
                     bar.update(1)
             return results
@@ -254,17 +258,26 @@ def _prepare(todo: list[str], engine: MeteorEngine, context: Any, n_workers: int
     engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
 
 
-def _score_pairs_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> None:
-    """Score every (candidate, reference) pair of the tasks in one vectorised batch; the tasks
-    then find their scores remembered (inside :meth:`MeteorEngine.remembering`)."""
-    prepared = engine._prepared
-    pairs: dict[tuple[int, int], tuple[Any, Any]] = {}
+def _matrices_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[np.ndarray]:
+    """Every task's :func:`pairwise_matrix` from one batch of the tasks' distinct pairs
+    (:meth:`MeteorEngine.score_many`: aligned in C or vectorised), cut into matrices."""
+    texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
+    number = {s: i for i, s in enumerate(texts)}
+    n = len(texts)
+    keys: list[int] = []  # per matrix cell, row by row: n * candidate number + reference number
     for task in tasks:
-        refs = [prepared[r] for r in task.references]
-        for hyp in map(prepared.__getitem__, task.candidates):
-            for ref in refs:
-                pairs[(id(hyp), id(ref))] = (hyp, ref)
-    engine.score_many(list(pairs.values()))
+        refs = [number[r] for r in task.references]
+        keys.extend(n * h + r for h in map(number.__getitem__, task.candidates) for r in refs)
+    distinct, cells = np.unique(np.asarray(keys, dtype=np.int64), return_inverse=True)
+    prepared = [engine._prepared[s] for s in texts]
+    scores = np.asarray(engine.score_many([(prepared[k // n], prepared[k % n]) for k in distinct.tolist()]), dtype=float)
+    scores = scores[cells.reshape(-1)]
+    out, start = [], 0
+    for task in tasks:
+        rows, cols = len(task.candidates), len(task.references)
+        out.append(scores[start:start + rows * cols].reshape(rows, cols))
+        start += rows * cols
+    return out
 
 
 def _progress_bar(n_tasks: int, n_claims: int | None = None) -> Any:

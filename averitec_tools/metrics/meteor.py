@@ -28,22 +28,13 @@ from functools import cached_property
 from itertools import chain
 from typing import Any, ClassVar
 
+from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import PerItemScorer
 from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
 from averitec_tools.metrics.meteor_align import ALPHA, BETA, GAMMA, PreparedText, score_pair
-from averitec_tools.metrics.tokenize import WordTokenizer
+from averitec_tools.metrics.tokenize import WordTokenizer, lower_all
 from averitec_tools.records.rated import RatedItem
-
-
-def lower_all(tokens: Sequence[str]) -> list[str]:
-    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
-
-    Example:
-        >>> lower_all(["The", "İstanbul", "U.S."])
-        ['the', 'i̇stanbul', 'u.s.']
-    """
-    return " ".join(tokens).lower().split(" ") if tokens else []
 
 
 class MeteorEngine:
@@ -58,10 +49,21 @@ class MeteorEngine:
             the prepared texts themselves (value equality), so a remembered score is
             exactly the score computed; the memo is cleared when full and by :meth:`trim`.
         lexicon: The lexical tables (default: the ones shipped with the package).
+        accelerated: Align with the C accelerator (:mod:`~averitec_tools.metrics.meteor_accel`);
+            ``None``: when it is installed and not turned off (``AVERITEC_PURE_PYTHON=1``).
+            Scores are the same either way.
+
+    Raises:
+        RuntimeError: ``accelerated=True`` where the accelerator is not installed.
     """
 
     def __init__(self, *, tokenizer: WordTokenizer | None = None, allow_download: bool = True, max_pairs: int = 0,
-                 lexicon: Lexicon | None = None) -> None:
+                 lexicon: Lexicon | None = None, accelerated: bool | None = None) -> None:
+        if accelerated and meteor_accel.native is None:
+            raise RuntimeError("the C accelerator (averitec_tools.metrics._meteor_c) is not installed")
+        #: whether pairs are aligned in C (:mod:`~averitec_tools.metrics.meteor_accel`)
+        self.accelerated = meteor_accel.enabled() if accelerated is None else accelerated
+        self._accel = meteor_accel.Interned() if self.accelerated else None
         self.allow_download = allow_download
         self.max_pairs = max_pairs
         self.tokenizer = tokenizer or WordTokenizer(allow_download=allow_download)
@@ -131,7 +133,11 @@ class MeteorEngine:
             else:
                 sid[stem] = self._next_id
                 self._next_id += 1
-        self._raw_synonyms.update(zip((sid[s] for s in todo), self.lexicon.synonym_ids(todo), strict=True))
+        ids = [sid[s] for s in todo]
+        raw = self.lexicon.synonym_ids(todo)
+        self._raw_synonyms.update(zip(ids, raw, strict=True))
+        if self._accel is not None:
+            self._accel.ranges.add_many(ids, raw)
         if grew:
             self._epoch += 1
 
@@ -146,7 +152,12 @@ class MeteorEngine:
     def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
         if not learnt:
             self._learn_stems(stems)
-        return PreparedText.build(words, stems, list(map(self._sid.__getitem__, stems)))
+        sids = list(map(self._sid.__getitem__, stems))
+        if self._accel is None:
+            return PreparedText.build(words, stems, sids)
+        if not learnt:
+            self._accel.add_words(words, self._stems, self._sid)
+        return PreparedText.build(words, stems, sids, packed=self._accel.pack(words))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
         """Prepare already-tokenised text (lower-casing and stemming it)."""
@@ -192,6 +203,8 @@ class MeteorEngine:
         else:
             self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
         self._learn_stems(chain.from_iterable(stems))
+        if self._accel is not None:
+            self._accel.add_words(chain.from_iterable(words), self._stems, self._sid)
         prepared, build = self._prepared, self._build
         for text, ws, ss in zip(texts, words, stems, strict=True):
             if text not in prepared:
@@ -248,11 +261,25 @@ class MeteorEngine:
             self._sid = kept  # ids never change: new stems go on counting from _next_id
             self._present = {i for i in kept.values() if i < self.lexicon.n_names}
             self._raw_synonyms = {i: self._raw_synonyms[i] for i in kept.values()}
+            if self._accel is not None:
+                self._accel.keep(self._prepared.values())
             self._synonyms.clear()
             self._epoch += 1
         return True
 
     # --- scores ------------------------------------------------------------------------------
+    def _score_pair(self, hyp: PreparedText, ref: PreparedText) -> float:
+        if self._accel is not None:
+            return self._accel.score_pairs([(hyp, ref)], self._synonyms_of)[0]
+        return score_pair(hyp, ref, synonyms=self._synonyms_of)
+
+    def _score_batch(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
+        if self._accel is not None:
+            return self._accel.score_pairs(pairs, self._synonyms_of)
+        from averitec_tools.metrics.meteor_batch import score_pairs
+
+        return score_pairs(pairs, synonyms=self._synonyms_of)
+
     def score_prepared(self, hyp: PreparedText, ref: PreparedText) -> float:
         """METEOR of hypothesis ``hyp`` against reference ``ref`` (remembered if ``max_pairs``,
         or inside :meth:`remembering`)."""
@@ -260,25 +287,24 @@ class MeteorEngine:
             key = (hyp, ref)  # by value: a string tokenised the same way meets its pairs again
             value = self._pair_scores.get(key)
             if value is None:
-                value = score_pair(hyp, ref, synonyms=self._synonyms_of)
+                value = self._score_pair(hyp, ref)
                 if len(self._pair_scores) >= self.max_pairs:
                     self._pair_scores.clear()
                 self._pair_scores[key] = value
             return value
         batch = self._batch_scores
         if batch is None:
-            return score_pair(hyp, ref, synonyms=self._synonyms_of)
+            return self._score_pair(hyp, ref)
         pair = (id(hyp), id(ref))  # the batch holds both texts prepared: their ids stay theirs
         value = batch.get(pair)
         if value is None:
-            value = batch[pair] = score_pair(hyp, ref, synonyms=self._synonyms_of)
+            value = batch[pair] = self._score_pair(hyp, ref)
         return value
 
     def score_many(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
-        """:meth:`score_prepared` of many pairs at once (:mod:`~averitec_tools.metrics.meteor_batch`:
-        the common case vectorised); scores already remembered are looked up, new ones remembered."""
-        from averitec_tools.metrics.meteor_batch import score_pairs
-
+        """:meth:`score_prepared` of many pairs at once (in C, :mod:`~averitec_tools.metrics.meteor_accel`,
+        or :mod:`~averitec_tools.metrics.meteor_batch`: the common case vectorised); scores already
+        remembered are looked up, new ones remembered."""
         if self.max_pairs:
             memo: dict[Any, float] | None = self._pair_scores
             keys: list[Any] = list(pairs)
@@ -286,12 +312,12 @@ class MeteorEngine:
             memo = self._batch_scores
             keys = [(id(h), id(r)) for h, r in pairs]
         if memo is None:
-            return score_pairs(pairs, synonyms=self._synonyms_of)
+            return self._score_batch(pairs)
         todo = {key: pair for key, pair in zip(keys, pairs, strict=True) if key not in memo}
         if todo:
             if self.max_pairs and len(memo) + len(todo) > self.max_pairs:
                 memo.clear()
-            memo.update(zip(todo, score_pairs(list(todo.values()), synonyms=self._synonyms_of), strict=True))
+            memo.update(zip(todo, self._score_batch(list(todo.values())), strict=True))
         return [memo[key] for key in keys]
 
     @contextmanager

@@ -63,8 +63,8 @@ class PreparedText:
     text is a dictionary key of the leaderboard's pair-score memo).
     """
 
-    __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "stem_set", "counts", "mixed", "_hash",
-                 "_positions", "synonym_cache")
+    __slots__ = ("words", "stems", "sids", "keys", "key_set", "bigrams", "_stem_set", "counts", "_mixed", "_hash",
+                 "_positions", "synonym_cache", "packed")
 
     words: Sequence[str]
     stems: Sequence[str]
@@ -74,28 +74,47 @@ class PreparedText:
     key_set: frozenset[int] | None
     bigrams: frozenset[tuple[int, int]] | None
     counts: dict[int, int] | None
-    stem_set: frozenset[int]
-    mixed: frozenset[int]
+    _stem_set: frozenset[int] | None
+    _mixed: frozenset[int] | None
     synonym_cache: Any
+    #: per position the stem id and the word id as int32, for the C accelerator (``None``: not accelerated)
+    packed: bytes | None
     _hash: int | None
     _positions: dict[int, list[int]] | None
 
     @classmethod
-    def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int]) -> PreparedText:
-        """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied)."""
+    def build(cls, words: Sequence[str], stems: Sequence[str], sids: Sequence[int], *, packed: bytes | None = None) -> PreparedText:
+        """Prepare from lower-cased words, their stems and the stems' ids (the sequences are kept, not copied);
+        ``packed``: the same for the C accelerator (:func:`~averitec_tools.metrics.meteor_accel.pack`)."""
         self = cls.__new__(cls)
         self.words, self.stems, self.sids = words, stems, sids  # type: ignore[assignment]
-        self.stem_set = frozenset(sids)
-        self.keys = self.key_set = self.bigrams = self.counts = None
-        if len(set(words)) == len(self.stem_set):  # as many word forms as stems: none mixed
-            self.mixed = frozenset()
-        else:
-            first: dict[int, str] = {}
-            self.mixed = frozenset(s for w, s in zip(words, sids, strict=True) if first.setdefault(s, w) != w)
+        self.packed = packed
+        self.keys = self.key_set = self.bigrams = self.counts = self._stem_set = self._mixed = None
         self._hash = None
         self._positions = None
         self.synonym_cache = None
         return self
+
+    @property
+    def stem_set(self) -> frozenset[int]:
+        """The distinct stem ids (computed on first use: the C accelerator does not need them)."""
+        found = self._stem_set
+        if found is None:
+            found = self._stem_set = frozenset(self.sids)
+        return found
+
+    @property
+    def mixed(self) -> frozenset[int]:
+        """The stems this string spells more than one way (``run``/``running``)."""
+        found = self._mixed
+        if found is None:
+            if len(set(self.words)) == len(self.stem_set):  # as many word forms as stems: none mixed
+                found = frozenset()
+            else:
+                first: dict[int, str] = {}
+                found = frozenset(s for w, s in zip(self.words, self.sids, strict=True) if first.setdefault(s, w) != w)
+            self._mixed = found
+        return found
 
     def index(self, keys: Sequence[int] | None = None) -> None:
         """Build the keys (stem id, and how many positions after hold the same stem), their set and
@@ -157,6 +176,14 @@ class PreparedText:
                 else:
                     seen.append(i)
             self._positions = grown
+
+    def word_ids(self) -> list[int]:
+        """The word ids in :attr:`packed` (the accelerator's exact stage compares them)."""
+        from array import array
+
+        if self.packed is None:
+            raise ValueError("a string prepared without the accelerator has no word ids")
+        return array("i", self.packed)[1::2].tolist()
 
     def __len__(self) -> int:
         return len(self.sids)

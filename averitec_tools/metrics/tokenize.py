@@ -24,7 +24,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from averitec_tools.metrics.punkt import SentenceSplitter, one_sentence
@@ -102,4 +102,14 @@ class WordTokenizer:
 
 
 
-__all__ = ["TOKENIZER_NAME", "WordTokenizer", "treebank_tokenize"]
+def lower_all(tokens: Sequence[str]) -> list[str]:
+    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
+
+    Example:
+        >>> lower_all(["The", "İstanbul", "U.S."])
+        ['the', 'i̇stanbul', 'u.s.']
+    """
+    return " ".join(tokens).lower().split(" ") if tokens else []
+
+
+__all__ = ["TOKENIZER_NAME", "WordTokenizer", "lower_all", "treebank_tokenize"]
