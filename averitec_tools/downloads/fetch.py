@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import os
 import shutil
@@ -202,22 +201,6 @@ def _present(pf: PlannedFile, source: DataSource, out: Path) -> FileResult:
     return _result(pf, pf.dest, verdict, "present", _check(source, pf.dest, delete=False))
 
 
-def _entry(report: DownloadReport, *, complete: bool, from_dir: Path | None) -> dict[str, Any]:
-    src = report.plan.source
-    commits = sorted({f.commit for f in report.files if f.commit})
-    return {
-        "name": src.name, "split": src.split, "title": src.title, "license": src.license,
-        "repo": src.hub.repo_id if src.hub else None, "repo_type": src.hub.repo_type if src.hub else None,
-        "revision": src.hub.revision if src.hub else None, "commit": commits[0] if len(commits) == 1 else commits or None,
-        "from": str(from_dir) if from_dir else "hub",
-        "fetched_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "dest": str(report.plan.out / src.dest), "complete": complete,
-        "status": "verified" if report.verified else "unverified",
-        "files": [f.to_dict() for f in report.files],
-        "unpacked": None if report.unpacked is None else dict(report.unpacked.__dict__),
-    }
-
-
 def _check_fetchable(source: DataSource, *, online: bool) -> None:
     """Refuse a download with no hub copy, no pinned revision, or the hub disabled (one line each)."""
     if source.hub is None:
@@ -315,7 +298,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
         assert source.unpack is not None and source.unpack.layout is not None and p.unpack_dir is not None
         report.unpacked = install_tree(p.tree, p.unpack_dir, target=source.unpack.layout.target, progress=progress)
         report.manifest = str(manifest.path_of(root))
-        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        manifest.update(root, source.key, manifest.entry(report, complete=True, from_dir=local))
         return report
     waiting: list[Path] = []
     with progress_bars(progress):
@@ -329,7 +312,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
             report.files.append(result)
             if pf.archive:
                 waiting.append(path)
-            manifest.update(root, source.key, _entry(report, complete=False, from_dir=local))
+            manifest.update(root, source.key, manifest.entry(report, complete=False, from_dir=local))
     if source.unpack is not None and waiting:
         assert p.unpack_dir is not None
         report.unpacked = extract_all(waiting, p.unpack_dir, target=source.unpack.target(), progress=progress)
@@ -339,7 +322,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     report.manifest = str(manifest.path_of(root))
     fresh = any(f.action != "present" for f in report.files) or report.unpacked is not None
     if fresh or source.key not in manifest.load(root)["sources"]:  # a re-check keeps the first record
-        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        manifest.update(root, source.key, manifest.entry(report, complete=True, from_dir=local))
     return report
 
 
