@@ -80,7 +80,7 @@ AVERITEC_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("training", ("training",)),
     ("assembly", ("build", "claim_worker")),
     ("experiments", ("experiments",)),
-    ("entry", ("run",)),
+    ("entry", ("run", "claim_only")),
 )
 #: Each baseline's wings: package → (layers, the layer of a top module not listed).
 WINGS: dict[str, tuple[tuple[tuple[str, tuple[str, ...]], ...], str]] = {

@@ -200,6 +200,10 @@ CASES: list[Case] = [
          lambda d, o: ["baseline", "averitec", "reproduce", "--config", "offline-minilm", "--claims",
                        str(d / "claims.json"), "--store", str(d), "--json", "--out", str(o or d / "repro")],
          "dir", "--out", ["claims.json"]),
+    Case("baseline-claim-only", {"claims.json": _json(GOLD), "train.json": _json(GOLD)},
+         lambda d, o: ["baseline", "claim-only", "--claims", str(d / "claims.json"), "--train", str(d / "train.json"),
+                       "--json", "--out", str(o or d / "preds.json")],
+         "file", "--out", ["claims.json", "train.json"]),
     Case("build-store", {"claims.json": _json(GOLD)},
          lambda d, o: ["baseline", "averitec", "build-store", "--claims", str(d / "claims.json"), "--json",
                        "--out", str(o or d / "store")],
@@ -288,17 +292,19 @@ if _RATINGS is not None:
                       *(["--plot", str(o)] if o else [])],
         "file", "--plot", ["items.jsonl"]))
 # Commands whose model build the harness stubs out: a clean run cannot succeed.
-STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper"}
+STUBBED = {"baseline-r2vc", "baseline-r2vc-ablations", "baseline-averitec", "baseline-averitec-reproduce", "r2vc-paper",
+           "baseline-claim-only"}
 BY_NAME = {c.name: c for c in CASES}
 
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Stub the baselines' model builds (R2VC; AVeriTeC run and reproduce) and keep the datasets
+    """Stub the baselines' model builds (R2VC; AVeriTeC run and reproduce; the claim-only probe) and keep the datasets
     cache out of the user's home."""
     import datasets
 
     from averitec_tools.baselines.averitec import build as averitec_build
+    from averitec_tools.baselines.averitec import claim_only
     from averitec_tools.baselines.averitec.experiments import reproduce as averitec_reproduce
     from averitec_tools.baselines.r2vc import build as r2vc_build
     from averitec_tools.errors import UserError
@@ -309,6 +315,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(r2vc_build, "build_pipeline", no_models)
     monkeypatch.setattr(averitec_build, "build_pipeline", no_models)
     monkeypatch.setattr(averitec_reproduce, "train_missing", no_models)
+    monkeypatch.setattr(claim_only.ClaimOnly, "build", no_models)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
     datasets.disable_progress_bars()
 

@@ -125,7 +125,24 @@ def test_exclude_own_evidence_removes_twin_answers_and_own_article_answers() -> 
     assert "averitec-train-5-q0-a0" not in art_hits  # from dev 1's fact-checking article
     assert "averitec-train-5-q0-a1" in art_hits  # same training claim, another source: kept
     # dev 0: its 2 + its twin's 2; dev 1 and dev 2: their 2 each
-    assert own.counts([c.claim for c in dev]) == {"own_answers_removed": 8, "own_article_answers_removed": 1}
+    assert own.counts([c.claim for c in dev]) == {"own_answers_removed": 8, "own_article_answers_removed": 1,
+                                                  "sibling_answers_removed": 0}
+
+
+def test_sibling_claims_of_one_fact_checking_article_never_see_each_others_answers() -> None:
+    rows = _train_rows()
+    for i in (7, 8):  # two training claims checked in one article; 9 in another
+        rows[i]["fact_checking_article"] = "https://factcheck.org/fc/train-7-8"
+    rows[9]["fact_checking_article"] = "https://factcheck.org/fc/train-9"
+    train = _records(rows, "train")
+    tp = answer_passages(train, split="train")
+    own = own_evidence([(train, tp)])
+    ex = ExcludeOwnRetriever(base=_fake_retriever([p.doc_id for _, p in tp]), own=own)
+    hits = {h.passage.doc_id for h in ex.search([train[7].claim], k=len(tp))[0]}
+    assert not {d for d in hits if d.startswith(("averitec-train-7-", "averitec-train-8-"))}
+    assert {"averitec-train-9-q0-a0", "averitec-train-9-q0-a1"} <= hits
+    assert own.counts([train[7].claim]) == {"own_answers_removed": 2, "own_article_answers_removed": 0,
+                                            "sibling_answers_removed": 2}
 
 
 def _r2vc_digests(train_rows: list[dict], dev_rows: list[dict]) -> dict[str, str]:
@@ -218,4 +235,28 @@ def test_averitec_store_excludes_twins_and_own_article(tmp_path: Path) -> None:
     # own: 2 answers each, claims 0 and 3 are twins (4 each); claim 1's article: 1 answer of claim 4
     assert (stats.own_answers_removed, stats.own_article_answers_removed) == (4 + 2 + 2 + 4 + 2, 1)
     assert read_leak_guard(tmp_path / "s") == {"exclude_own_evidence": True, "own_answers_removed": 14,
-                                               "own_article_answers_removed": 1}
+                                               "own_article_answers_removed": 1, "sibling_answers_removed": 0,
+                                               "scored_annotations_in_store": stats.distractor_documents}
+
+
+def test_averitec_store_from_a_training_pool_holds_no_scored_annotation(tmp_path: Path) -> None:
+    from averitec_tools.baselines.averitec.corpus.store import (
+        KnowledgeStore,
+        build_store,
+        read_leak_guard,
+    )
+
+    train_rows = _train_rows()
+    train_rows[7]["fact_checking_article"] = "https://factcheck.org/fc/dev-1"  # a sibling of dev 1
+    dev = _records(_dev_rows(), "dev")
+    stats = build_store(claims=dev, out=tmp_path / "s", distractors=50, exclude_own_evidence=True,
+                        pool_claims=_records(train_rows, "train"))
+    urls = {i: {d.url for d in KnowledgeStore(tmp_path / "s").documents(i)} for i in range(3)}
+    dev_urls = {f"https://{h}/{i}" for h in ("src.org", "other.org") for i in (100, 101, 102)}
+    assert not dev_urls & set().union(*urls.values())  # no dev answer
+    assert "https://src.org/3" not in urls[0]  # the twin's
+    assert "https://www.factcheck.org/fc/dev-1/" not in urls[1] and "https://src.org/7" not in urls[1]
+    assert "https://src.org/7" in urls[2]  # the sibling of dev 1 is only dev 1's
+    # the twin's 2 answers (dev 0), training claim 5's answer from dev 1's article, claim 7's 2 (sibling of dev 1)
+    assert (stats.own_answers_removed, stats.own_article_answers_removed, stats.sibling_answers_removed) == (2, 1, 2)
+    assert read_leak_guard(tmp_path / "s")["scored_annotations_in_store"] == 0

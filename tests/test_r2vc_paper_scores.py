@@ -70,7 +70,12 @@ def test_offline_minilm_is_honest_and_the_oracle_is_named() -> None:
     assert describe(honest)["oracle_corpus"] is False and describe(oracle)["oracle_corpus"] is True
     assert honest.fingerprint() != oracle.fingerprint()
     assert "corpus:ORACLE" in run_signature(config=oracle.name, oracle_corpus=True)
-    assert "corpus:exclude-own" in run_signature(config=honest.name, oracle_corpus=False)
+    assert "corpus:train-only" in run_signature(config=honest.name, oracle_corpus=False)
+    dev_corpus = resolve_config("offline-minilm-dev-corpus")
+    assert dev_corpus.offline.exclude_own_evidence and dev_corpus.offline.corpus == "train+dev"
+    assert describe(dev_corpus)["dev_annotations_in_corpus"] and not describe(honest)["dev_annotations_in_corpus"]
+    assert "corpus:DEV-ANNOTATIONS" in run_signature(config=dev_corpus.name, oracle_corpus=False,
+                                                     dev_annotations=True)
 
 
 @pytest.mark.parametrize(("baseline", "name"), [("r2vc", "offline-minilm-oracle"), ("averitec", "offline-minilm")])

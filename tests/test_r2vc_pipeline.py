@@ -280,8 +280,15 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert summary["oracle_corpus"] is True and "corpus:ORACLE" in summary["signature"]
     all_train = load_dev(shared_data / "averitec" / "train.json")
     pseudo = pseudo_test_mask([c.claim for c in all_train])[:150]  # drawn from all of train.json
+    dev_answers = answer_passages(load_dev(shared_data / "averitec" / "dev.json"), split="dev")
+    pseudo_answers = sum(bool(pseudo[ci]) for ci, _ in answer_passages(all_train[:150], split="train"))
+    # the oracle corpus: every dev answer and every training answer (the pseudo-test's too) is in it
     assert summary["leak_guard"] == {"train_duplicates_dropped": 0, "own_answers_removed": 0,  # no twin in the first 150
-                                     "own_article_answers_removed": 0, "pseudo_test_held_out": int(pseudo.sum())}
+                                     "own_article_answers_removed": 0, "sibling_answers_removed": 0,
+                                     "pseudo_test_held_out": int(pseudo.sum()),
+                                     "dev_annotations_in_corpus": len(dev_answers),
+                                     "pseudo_test_annotations_in_corpus": pseudo_answers}
+    assert "corpus:ORACLE" in summary["signature"] and comp["corpus"]["dev_annotations"] is True
     assert 0 < pseudo.sum() < 60
     assert summary["ungated"]["accuracy"] == pytest.approx(summary["decision"]["accuracy"])  # on_abstain: candidate
     assert set(summary["gated_paper"]["per_label_f1"]) == {"Supported", "Refuted", "Not Enough Evidence",

@@ -1,6 +1,7 @@
 """``averitec baseline``: run reference baselines.
 
-Two baselines: R2VC (``averitec baseline r2vc``, with ``r2vc paper``, ``r2vc train``,
+Three baselines: the claim-only probe (``averitec baseline claim-only``, the trivial
+reference: no evidence), R2VC (``averitec baseline r2vc``, with ``r2vc paper``, ``r2vc train``,
 ``r2vc ablations``, ``r2vc slice`` and ``r2vc-calibrate``) and the AVeriTeC 2024
 BLOOM/BERT/BART pipeline (``averitec baseline averitec``, with ``averitec build-store`` and
 ``averitec reproduce --plan``); ``averitec baseline averitec --help`` describes the second.
@@ -82,8 +83,10 @@ def add_parser(subparsers: Any) -> None:
     cal.set_defaults(func=run_calibrate)
 
     from averitec_tools.cli.baseline_averitec import add_parser as add_averitec
+    from averitec_tools.cli.baseline_claim_only import add_parser as add_claim_only
 
     add_averitec(sub)
+    add_claim_only(sub)
 
 
 def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:

@@ -74,7 +74,11 @@ def _add_build_store(sub: Any) -> None:
                     help="distractor documents per claim, from other claims' answers (default 200)")
     bs.add_argument("--seed", type=SEED, default=0)
     bs.add_argument("--exclude-own-evidence", action="store_true",
-                    help="leave each claim's own gold answers out (the honest lower bound)")
+                    help="leave each claim's own gold answers out, and its article's and sibling claims'")
+    bs.add_argument("--distractors-from", metavar="FILE",
+                    help="draw the distractors from this claims file's answers (e.g. train.json: the honest store, "
+                         "no annotation of a claim in --claims in it; the pseudo-test of AVeriTeC's train.json is "
+                         "held out) instead of the other --claims' answers")
     bs.add_argument("--temporal-filter", action="store_true",
                     help="drop documents published after the claim date (URL dates)")
     bs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -162,17 +166,19 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 
 def run_build_store(args: argparse.Namespace) -> int:
-    from averitec_tools.baselines.averitec.corpus.store import build_store
+    from averitec_tools.baselines.averitec.corpus.store import build_store, distractor_claims
     from averitec_tools.baselines.averitec.io.data import read_claims
 
     if args.distractors < 0:
         raise UserError(f"--distractors must be at least 0, got {args.distractors}")
-    check_output_dir(args.out, option="--out", inputs=[args.claims])
+    check_output_dir(args.out, option="--out", inputs=[args.claims, *([args.distractors_from] if args.distractors_from else [])])
     claims = read_claims(args.claims)
+    pool, pool_info = distractor_claims(args.distractors_from) if args.distractors_from else (None, {})
     stats = build_store(claims=[c.record for c in claims], claim_ids=[c.claim_id for c in claims], out=args.out,
                         distractors=args.distractors, seed=args.seed, exclude_own_evidence=args.exclude_own_evidence,
-                        temporal_filter=args.temporal_filter)
-    result = {"out": args.out, **stats.to_dict(), "exclude_own_evidence": args.exclude_own_evidence,
+                        temporal_filter=args.temporal_filter, pool_claims=pool)
+    result = {"out": args.out, **stats.to_dict(), **pool_info, "exclude_own_evidence": args.exclude_own_evidence,
+              "distractors_from": args.distractors_from,
               "temporal_filter": args.temporal_filter, "distractors_per_claim": args.distractors, "seed": args.seed}
     if args.json:
         print_json(result)

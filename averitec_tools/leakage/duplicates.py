@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 
 #: Bumped when the rule changes: cache keys of anything trained or fitted include it.
 LEAK_GUARD_VERSION = "leak-guard-v1"
+#: The retrieval-exclusion rule of :class:`OwnEvidence` (v2: siblings of one fact-checking article too).
+OWN_EVIDENCE_VERSION = "own-evidence-v2"
 
 
 def normalise_claim(text: str) -> str:
@@ -96,24 +98,30 @@ def rows_digest(rows: Iterable[object]) -> str:
 
 @dataclass
 class OwnEvidence:
-    """Which answers are each claim's own (by normalised text or by its own article).
+    """Which answers are each claim's own (by normalised text, its own article, its siblings).
 
     Built from every (claim text, answer id, answer ``source_url``) of the corpus and every
-    known claim's (text, ``fact_checking_article``). :meth:`own` gives a claim's own answer
-    ids (any spelling of its text); :meth:`counts` counts, over the scored claims, the
-    answers each rule removes (an answer both rules catch counts as own).
+    known claim's (text, ``fact_checking_article``). :meth:`own` gives the answer ids a claim
+    may not see: its own answers (any spelling of its text), the answers whose source is its
+    own fact-checking article, and its *siblings'* answers — those of the other claims checked
+    in the same fact-checking article, which the annotators researched together (a dev claim
+    has no sibling among the training claims; a training claim or a pseudo-test claim often
+    does, so without this rule its pool would be richer than a dev claim's). :meth:`counts`
+    counts, over the scored claims, what each rule removes (an answer caught by several rules
+    counts once, for the first of own, article, sibling).
 
     Example:
         >>> ev = OwnEvidence.build(
         ...     answers=[("India’s GDP", "a1", "https://x.org/1"), ("Other", "a2", "https://fc.org/c/"),
-        ...              ("Other", "a3", "https://y.org")],
-        ...     claims=[("India's GDP", "http://www.fc.org/c")])
+        ...              ("Other", "a3", "https://y.org"), ("Sibling", "a4", "https://z.org")],
+        ...     claims=[("India's GDP", "http://www.fc.org/c"), ("Sibling", "https://fc.org/c")])
         >>> sorted(ev.own("india's gdp")), ev.counts(["India's GDP"])
-        (['a1', 'a2'], {'own_answers_removed': 1, 'own_article_answers_removed': 1})
+        (['a1', 'a2', 'a4'], {'own_answers_removed': 1, 'own_article_answers_removed': 1, 'sibling_answers_removed': 1})
     """
 
     by_text: dict[str, frozenset[str]] = field(default_factory=dict)
     by_article: dict[str, frozenset[str]] = field(default_factory=dict)
+    by_sibling: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, *, answers: Iterable[tuple[str, str, str | None]],
@@ -126,25 +134,45 @@ class OwnEvidence:
             key = page_key(url)
             if key is not None:
                 by_page.setdefault(key, set()).add(doc_id)
+        pages = [(normalise_claim(text), page_key(article)) for text, article in claims]
+        texts_of: dict[str, set[str]] = {}
+        for norm, key in pages:
+            if key is not None:
+                texts_of.setdefault(key, set()).add(norm)
         by_article: dict[str, set[str]] = {}
-        for text, article in claims:
-            key = page_key(article)
-            norm = normalise_claim(text)
-            if key is not None and key in by_page:
-                by_article.setdefault(norm, set()).update(by_page[key] - by_text.get(norm, set()))
+        by_sibling: dict[str, set[str]] = {}
+        for norm, key in pages:
+            if key is None:
+                continue
+            own = by_text.get(norm, set())
+            article = by_article.setdefault(norm, set())
+            article.update(by_page.get(key, set()) - own)
+            siblings = set().union(*(by_text.get(t, set()) for t in texts_of[key] - {norm}))
+            by_sibling.setdefault(norm, set()).update(siblings - own - article)
         return cls(by_text={k: frozenset(v) for k, v in by_text.items()},
-                   by_article={k: frozenset(v) for k, v in by_article.items()})
+                   by_article={k: frozenset(v) for k, v in by_article.items() if v},
+                   by_sibling={k: frozenset(v) for k, v in by_sibling.items() if v})
+
+    def parts(self, claim: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """A claim's (own, own-article, sibling) answer ids, disjoint."""
+        norm = normalise_claim(claim)
+        return (self.by_text.get(norm, frozenset()), self.by_article.get(norm, frozenset()),
+                self.by_sibling.get(norm, frozenset()))
 
     def own(self, claim: str) -> frozenset[str]:
-        """The answer ids a claim (any spelling) may not see: its own and its article's."""
-        norm = normalise_claim(claim)
-        return self.by_text.get(norm, frozenset()) | self.by_article.get(norm, frozenset())
+        """The answer ids a claim (any spelling) may not see: its own, its article's, its siblings'."""
+        own, article, sibling = self.parts(claim)
+        return own | article | sibling
 
     def counts(self, scored: Iterable[str]) -> dict[str, int]:
         """What each rule removes over the scored claims (each distinct normalised text once)."""
-        norms = {normalise_claim(t) for t in scored}
-        return {"own_answers_removed": sum(len(self.by_text.get(n, ())) for n in norms),
-                "own_article_answers_removed": sum(len(self.by_article.get(n, ())) for n in norms)}
+        parts = [self.parts(t) for t in {normalise_claim(t) for t in scored}]
+        return {name: sum(len(p[i]) for p in parts) for i, name in enumerate(OWN_EVIDENCE_COUNTS)}
 
 
-__all__ = ["LEAK_GUARD_VERSION", "OwnEvidence", "normalise_claim", "page_key", "rows_digest", "train_duplicates"]
+#: The names of :meth:`OwnEvidence.counts`, in :meth:`OwnEvidence.parts` order.
+OWN_EVIDENCE_COUNTS: tuple[str, ...] = ("own_answers_removed", "own_article_answers_removed",
+                                        "sibling_answers_removed")
+
+
+__all__ = ["LEAK_GUARD_VERSION", "OWN_EVIDENCE_COUNTS", "OWN_EVIDENCE_VERSION", "OwnEvidence", "normalise_claim", "page_key", "rows_digest", "train_duplicates"]

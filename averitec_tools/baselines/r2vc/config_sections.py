@@ -143,6 +143,12 @@ class OfflineConfig:
     train_batch_size: int = 16
     #: FEVER dev claims added to the corpus as distractor passages.
     distractors: int = 1000
+    #: Whose gold answers the corpus holds: ``train`` — the training claims' answers, the
+    #: pseudo-test's left out: no dev (or pseudo-test) annotation anywhere, the honest corpus —
+    #: or ``train+dev`` — every training and dev answer, the *dev-annotation corpus* of the named
+    #: configurations ``offline-minilm-dev-corpus`` and ``offline-minilm-oracle`` (labelled in
+    #: every summary: ``leak_guard.dev_annotations_in_corpus``, the signature's ``corpus:``).
+    corpus: str = "train"
     #: Remove each claim's own gold answers (any claim with the same normalised text) and
     #: every answer from its own fact-checking article from its retrieval results (the
     #: honest setting, ``offline-minilm``; false: an oracle corpus, ``offline-minilm-oracle``).

@@ -103,14 +103,20 @@ def paper_scores(*, claims: Sequence[ClaimInput], records: Sequence[dict[str, An
     }
 
 
-def run_signature(*, config: str, oracle_corpus: bool | None, space: str = "averitec") -> str:
+def run_signature(*, config: str, oracle_corpus: bool | None, space: str = "averitec",
+                  dev_annotations: bool = False) -> str:
     """The signature of a run's figures: configuration, corpus honesty and the scoring rules.
+
+    ``corpus:`` is ``ORACLE`` (the scored claims' own answers retrievable), ``DEV-ANNOTATIONS``
+    (dev answers in the corpus, each claim's own excluded) or ``train-only`` (the honest corpus).
 
     Example:
         >>> run_signature(config="offline-minilm-oracle", oracle_corpus=True)
         'r2vc-run|config:offline-minilm-oracle|corpus:ORACLE|gated:abstain=Not Enough Evidence|ungated:candidate|macro_f1:4-label-unweighted|selective:label-prior-majority'
+        >>> run_signature(config="x", oracle_corpus=False, dev_annotations=True).split("|")[2]
+        'corpus:DEV-ANNOTATIONS'
     """
-    corpus = {True: "ORACLE", False: "exclude-own", None: "n/a"}[oracle_corpus]
+    corpus = {True: "ORACLE", False: "DEV-ANNOTATIONS" if dev_annotations else "train-only", None: "n/a"}[oracle_corpus]
     return (f"r2vc-run|config:{config}|corpus:{corpus}|gated:abstain={ABSTAIN_AS[space]}|ungated:candidate"
             f"|macro_f1:{len(_LABELS[space])}-label-unweighted|selective:label-prior-majority")
 

@@ -218,7 +218,8 @@ def run_extra(pipe: Any, *, claims: Sequence[ClaimInput], records: Sequence[dict
                               "n_conflicting": sum(r.get("r2vc", {}).get("rule_label") is not None for r in records)}
     out |= paper_scores(claims=claims, records=records)
     space = "fever" if records and "pred_label" not in records[0] else "averitec"
-    out["signature"] = run_signature(config=pipe.config.name, oracle_corpus=oracle, space=space)
+    dev = bool(corpus.get("dev_annotations")) if isinstance(corpus, dict) else False
+    out["signature"] = run_signature(config=pipe.config.name, oracle_corpus=oracle, space=space, dev_annotations=dev)
     return out
 
 

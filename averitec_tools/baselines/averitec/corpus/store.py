@@ -145,6 +145,11 @@ class StoreStats:
     #: normalised twins'), and other claims' answers from the claim's own fact-checking article.
     own_answers_removed: int = 0
     own_article_answers_removed: int = 0
+    #: ... and the answers of the claims checked in the same fact-checking article (siblings).
+    sibling_answers_removed: int = 0
+    #: Distractor documents that are answers of a claim in the claims file (all of them when
+    #: the distractors come from the other claims'; 0 with ``pool_claims``).
+    scored_annotations_in_store: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -189,37 +194,51 @@ def published_after(url: str, claim_date: Any) -> bool:
     return date is not None and date.after(claim_date)
 
 
-def _own_pool(claims: Sequence[AVeriTeCClaim], pool: Sequence[tuple[int, StoreDocument]]) -> Any:
-    """``ci`` → (pool indices of claim ``ci``'s own answers and its normalised twins',
-    pool indices of other answers from its own fact-checking article)."""
-    from averitec_tools.leakage.duplicates import normalise_claim, page_key
+def _distractor_pool(claims: Sequence[AVeriTeCClaim], ids: Sequence[Any], pool_claims: Sequence[AVeriTeCClaim] | None
+                     ) -> tuple[list[tuple[int, StoreDocument]], set[int]]:
+    """Every answer the distractors are drawn from, as (index of its claim, document), and the
+    pool indices that are answers of a claim in ``claims`` when the pool is another file's
+    (those never become distractors: no annotation of a claim being scored is in the store)."""
+    from averitec_tools.leakage.duplicates import normalise_claim
 
-    norms = [normalise_claim(c.claim) for c in claims]
-    by_norm: dict[str, set[int]] = {}
-    by_page: dict[str, set[int]] = {}
-    for j, (cj, d) in enumerate(pool):
-        by_norm.setdefault(norms[cj], set()).add(j)
-        key = page_key(d.url)
-        if key is not None:
-            by_page.setdefault(key, set()).add(j)
+    if pool_claims is None:
+        return [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")], set()
+    pool = [(ci, d) for ci, c in enumerate(pool_claims) for d in _answer_docs(None, c, kind="distractor")]
+    scored = {normalise_claim(c.claim) for c in claims}
+    return pool, {j for j, (ci, _) in enumerate(pool) if normalise_claim(pool_claims[ci].claim) in scored}
 
-    def own_of(ci: int) -> tuple[set[int], set[int]]:
-        twins = by_norm.get(norms[ci], set())
-        key = page_key(claims[ci].fact_checking_article)
-        return twins, (by_page.get(key, set()) - twins) if key is not None else set()
+
+def _own_pool(claims: Sequence[AVeriTeCClaim], pool_claims: Sequence[AVeriTeCClaim],
+              pool: Sequence[tuple[int, StoreDocument]]) -> Any:
+    """``claim`` → pool indices of its (own and twins', own-article, sibling) answers
+    (:class:`~averitec_tools.leakage.duplicates.OwnEvidence`, the rule R2VC retrieves by)."""
+    from averitec_tools.leakage.duplicates import OwnEvidence
+
+    ev = OwnEvidence.build(answers=[(pool_claims[cj].claim, str(j), d.url) for j, (cj, d) in enumerate(pool)],
+                           claims=[(c.claim, c.fact_checking_article) for c in (*pool_claims, *claims)])
+
+    def own_of(claim: AVeriTeCClaim) -> tuple[set[int], ...]:
+        return tuple({int(j) for j in part} for part in ev.parts(claim.claim))
 
     return own_of
 
 
-def _others(ci: int, pool: Sequence[tuple[int, StoreDocument]], own_of: Any, stats: StoreStats) -> list[int]:
-    """The pool documents claim ``ci`` may draw distractors from: every other claim's answers, or
-    (``own_of``: exclude own evidence) all but its twins' and its own article's, counted."""
+def _others(ci: int, claim: AVeriTeCClaim, pool: Sequence[tuple[int, StoreDocument]], *, own_of: Any,
+            banned: set[int], own_file: bool, stats: StoreStats) -> list[int]:
+    """The pool documents claim ``ci`` may draw distractors from: all but the ``banned`` (answers
+    of a claim in the claims file when the pool is another file's) and, drawing from the claims
+    file itself (``own_file``), its own; with ``own_of`` (exclude own evidence) also its twins',
+    its own article's and its sibling claims' answers, counted."""
+    skip = set(banned)
     if own_of is None:
-        return [j for j, (cj, _) in enumerate(pool) if cj != ci]
-    twins, article = own_of(ci)
-    stats.own_answers_removed += len(twins)
-    stats.own_article_answers_removed += len(article)
-    return [j for j in range(len(pool)) if j not in twins and j not in article]
+        skip |= {j for j, (cj, _) in enumerate(pool) if own_file and cj == ci}
+    else:
+        own, article, sibling = own_of(claim)
+        stats.own_answers_removed += len(own)
+        stats.own_article_answers_removed += len(article)
+        stats.sibling_answers_removed += len(sibling)
+        skip |= own | article | sibling
+    return [j for j in range(len(pool)) if j not in skip]
 
 
 def _distractors(ci: int, claim_id: Any, pool: Sequence[tuple[int, StoreDocument]], others: Sequence[int], *,
@@ -254,6 +273,7 @@ def build_store(
     seed: int = 0,
     exclude_own_evidence: bool = False,
     temporal_filter: bool = False,
+    pool_claims: Sequence[AVeriTeCClaim] | None = None,
 ) -> StoreStats:
     """Write a knowledge store for ``claims`` to ``out`` (atomically).
 
@@ -270,6 +290,11 @@ def build_store(
             (:mod:`averitec_tools.leakage.duplicates`; counted in the stats).
         temporal_filter: Drop documents whose URL carries a publication date after the
             claim date (:mod:`averitec_tools.leakage.dates`), counting them.
+        pool_claims: Draw the distractors from these claims' answers (e.g. the training
+            split) instead of the other ``claims``' — minus every answer of a claim whose
+            normalised text is one of ``claims``': then no annotation of a claim in the
+            store's claims file is in the store (``scored_annotations_in_store`` 0), the
+            honest store of a scored split.
 
     Example:
         >>> import tempfile, pathlib
@@ -284,23 +309,55 @@ def build_store(
     ids = list(claim_ids) if claim_ids is not None else list(range(len(claims)))
     if len(ids) != len(claims):
         raise UserError("build_store: claim_ids and claims differ in length")
-    pool = [(ci, d) for ci, c in enumerate(claims) for d in _answer_docs(ids[ci], c, kind="distractor")]
+    pool, banned = _distractor_pool(claims, ids, pool_claims)
     stats = StoreStats()
-    own_of = _own_pool(claims, pool) if exclude_own_evidence else None
+    own_of = _own_pool(claims, claims if pool_claims is None else pool_claims, pool) if exclude_own_evidence else None
     with atomic_directory(out) as tmp:
         for ci, claim in enumerate(claims):
             docs = [] if exclude_own_evidence else _answer_docs(ids[ci], claim, kind="gold_answer")
-            docs += _distractors(ci, ids[ci], pool, _others(ci, pool, own_of, stats), n=distractors, seed=seed)
-            kept = _kept(docs, claim, stats) if temporal_filter else docs
+            others = _others(ci, claim, pool, own_of=own_of, banned=banned, own_file=pool_claims is None, stats=stats)
+            picked = _distractors(ci, ids[ci], pool, others, n=distractors, seed=seed)
+            stats.scored_annotations_in_store += len(picked) if pool_claims is None else 0
+            kept = _kept([*docs, *picked], claim, stats) if temporal_filter else [*docs, *picked]
             with (tmp / f"{ids[ci]}.json").open("w", encoding="utf-8") as fh:
                 for d in kept:
                     fh.write(json.dumps(d.to_dict(), ensure_ascii=False) + "\n")
             stats.count(kept)
-        if exclude_own_evidence:  # the 2024 layout otherwise: only <claim_id>.json files
+        if exclude_own_evidence or pool_claims is not None:  # the 2024 layout otherwise: only <claim_id>.json files
             (tmp / LEAK_GUARD_FILE).write_text(json.dumps({
-                "exclude_own_evidence": True, "own_answers_removed": stats.own_answers_removed,
-                "own_article_answers_removed": stats.own_article_answers_removed}), encoding="utf-8")
+                "exclude_own_evidence": exclude_own_evidence, **{k: getattr(stats, k) for k in LEAK_GUARD_KEYS}}),
+                encoding="utf-8")
     return stats
+
+
+def distractor_claims(path: str | os.PathLike[str]) -> tuple[list[AVeriTeCClaim], dict[str, Any]]:
+    """The claims of ``path`` whose answers a store's distractors are drawn from (``build-store
+    --distractors-from``), and what was held out: AVeriTeC's ``train.json`` keeps its pseudo-test
+    out (:mod:`averitec_tools.leakage.pseudo_test`), as every training and fitting set does.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.json"
+        >>> _ = p.write_text('[{"claim": "a", "questions": []}]')
+        >>> [c.claim for c in distractor_claims(p)[0]], distractor_claims(p)[1]
+        (['a'], {'distractor_claims': 1, 'pseudo_test_held_out': 0})
+    """
+    from averitec_tools.hashing import file_sha256
+    from averitec_tools.jsonio import load_json
+    from averitec_tools.leakage.pseudo_test import (
+        PSEUDO_TEST_CLAIMS,
+        pseudo_test_mask,
+        pseudo_test_size,
+    )
+
+    raw = load_json(path)
+    if not isinstance(raw, list):
+        raise UserError(f"{path}: expected a JSON array of claims")
+    claims = [AVeriTeCClaim.from_dict(r, where=f"{path}[{i}]", claim_id=i) for i, r in enumerate(raw)]
+    n = pseudo_test_size(PSEUDO_TEST_CLAIMS, train_sha256=file_sha256(path))
+    held = pseudo_test_mask([c.claim for c in claims], n=n)
+    kept = [c for c, h in zip(claims, held, strict=True) if not h]
+    return kept, {"distractor_claims": len(kept), "pseudo_test_held_out": int(held.sum())}
 
 
 #: Written by :func:`build_store` with ``exclude_own_evidence`` beside the ``<claim_id>.json``
@@ -320,8 +377,13 @@ def read_leak_guard(store: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.is_file():
         return {}
     info = json.loads(path.read_text(encoding="utf-8"))
-    return {k: info[k] for k in ("exclude_own_evidence", "own_answers_removed", "own_article_answers_removed")
-            if k in info}
+    return {k: info[k] for k in ("exclude_own_evidence", *LEAK_GUARD_KEYS) if k in info}
 
 
-__all__ = ["KnowledgeStore", "read_leak_guard", "StoreDocument", "answer_text", "build_store", "split_sentences"]
+#: The counts a store's ``leak_guard.info`` holds (:class:`StoreStats` fields).
+LEAK_GUARD_KEYS: tuple[str, ...] = ("own_answers_removed", "own_article_answers_removed", "sibling_answers_removed",
+                                    "scored_annotations_in_store")
+
+
+__all__ = ["LEAK_GUARD_FILE", "LEAK_GUARD_KEYS", "KnowledgeStore", "distractor_claims", "read_leak_guard",
+           "StoreDocument", "StoreStats", "answer_text", "build_store", "published_after", "split_sentences"]

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
 from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
@@ -51,13 +53,14 @@ class OfflineData:
         train: The training claims (the first ``offline.train_claims``).
         dev: The dev claims (their texts guard the training set; their labels are never read).
         train_passages: The training claims' answer passages (claim index, passage).
-        dev_passages: The dev claims' answer passages.
+        dev_passages: The dev answer passages in the corpus (none in the honest corpus).
         store: The corpus.
         retriever: Its retriever (own answers excluded in the honest setting).
         data_key: What the data is: the files' digests and ``train_claims``.
         corpus_key: The corpus' cache key.
         train_path: ``averitec/train.json``.
         cache: The preset's cache directory.
+        corpus_train: Training answers in the corpus (the pseudo-test's are left out of the honest one).
         plan: Which training claims feed the verifier and the slice (none a scored claim's twin).
         leak_guard: ``leak_guard`` of the run summary: what each leak rule removed.
         build_seconds: Seconds spent on the corpus and the indexes.
@@ -73,6 +76,7 @@ class OfflineData:
     corpus_key: str
     train_path: Path
     cache: Path
+    corpus_train: int
     plan: TrainingPlan
     leak_guard: dict[str, Any]
     build_seconds: dict[str, float]
@@ -109,17 +113,20 @@ def _read_splits(cfg: R2VCConfig) -> _Splits:
 
 def _corpus(cfg: R2VCConfig, splits: _Splits, passages: list[list[tuple[int, Passage]]],
             cache: Path) -> tuple[ParagraphStore, str, Path]:
-    """The cached corpus (train and dev gold answers + distractors), its key and directory."""
+    """The cached corpus (the ``passages`` given + distractors), its key and directory."""
     from averitec_tools.baselines.r2vc.corpus.store import build_corpus
 
     off = cfg.offline
-    corpus_key = json_digest("corpus-v2", splits.data_key, off.distractors, off.seed)
+    corpus_key = json_digest("corpus-v3", splits.data_key, off.distractors, off.seed, off.corpus,
+                             np.flatnonzero(splits.pseudo).tolist())
     corpus_dir = cache / f"corpus-{corpus_key}"
     if (corpus_dir / "corpus.json").is_file():
         return ParagraphStore.open(corpus_dir), corpus_key, corpus_dir
     texts = [p for split in passages for _, p in split]
     texts += distractor_passages(splits.root / "fever" / "paper_dev.jsonl", n=off.distractors, seed=off.seed)
-    source = f"{splits.root / 'averitec' / 'train.json'} + {splits.root / 'averitec' / 'dev.json'}"
+    source = str(splits.root / "averitec" / "train.json")
+    if off.corpus == "train+dev":
+        source += f" + {splits.root / 'averitec' / 'dev.json'}"
     return build_corpus(passages=texts, out_dir=corpus_dir, source=source), corpus_key, corpus_dir
 
 
@@ -141,24 +148,31 @@ def offline_data(cfg: R2VCConfig, *, progress: bool = True, engine: Any = None,
     cache = cache_root(cfg)
     train_passages = answer_passages(splits.train, split="train")
     dev_passages = answer_passages(splits.dev, split="dev")
-    store, corpus_key, corpus_dir = _corpus(cfg, splits, [train_passages, dev_passages], cache)
+    # The honest corpus: the training claims' gold answers, none of the pseudo-test's (it is scored
+    # like dev); ``offline.corpus: train+dev`` adds every training and dev answer (labelled, not honest).
+    dev_corpus = off.corpus == "train+dev"
+    corpus_train = train_passages if dev_corpus else [(ci, p) for ci, p in train_passages if not splits.pseudo[ci]]
+    corpus_dev = dev_passages if dev_corpus else []
+    store, corpus_key, corpus_dir = _corpus(cfg, splits, [corpus_train, corpus_dev], cache)
     build_seconds = {"corpus": time.perf_counter() - t0}
     t0 = time.perf_counter()
     retriever: Retriever = retriever_from_config(cfg.retrieval, corpus=store, index_dir=corpus_dir / "indexes",
                                                  show_progress=progress, engine=engine)
     plan = offline_plan(train=splits.train, dev=splits.dev, scored=scored, n_calibration=off.calibration_claims,
                         seed=off.seed, pseudo_test=splits.pseudo)
-    leak_guard = dict(plan.leak_guard)
+    leak_guard = dict(plan.leak_guard) | {
+        "dev_annotations_in_corpus": len(corpus_dev),
+        "pseudo_test_annotations_in_corpus": sum(bool(splits.pseudo[ci]) for ci, _ in corpus_train)}
     if off.exclude_own_evidence:
-        own = own_evidence([(splits.train, train_passages), (splits.dev, dev_passages)])
+        own = own_evidence([(splits.train, corpus_train), (splits.dev, corpus_dev)])
         retriever = ExcludeOwnRetriever(base=retriever, own=own)
         leak_guard |= own.counts(list(scored) or [c.claim for c in splits.dev])
     else:
-        leak_guard |= {"own_answers_removed": 0, "own_article_answers_removed": 0}
+        leak_guard |= {"own_answers_removed": 0, "own_article_answers_removed": 0, "sibling_answers_removed": 0}
     build_seconds["indexes"] = time.perf_counter() - t0
-    return OfflineData(train=splits.train, dev=splits.dev, train_passages=train_passages, dev_passages=dev_passages,
+    return OfflineData(train=splits.train, dev=splits.dev, train_passages=train_passages, dev_passages=corpus_dev,
                        store=store, retriever=retriever, data_key=splits.data_key, corpus_key=corpus_key,
-                       train_path=splits.root / "averitec" / "train.json", cache=cache, plan=plan, leak_guard=leak_guard,
+                       train_path=splits.root / "averitec" / "train.json", cache=cache, corpus_train=len(corpus_train), plan=plan, leak_guard=leak_guard,
                        build_seconds=build_seconds)
 
 

@@ -66,9 +66,13 @@ def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]
                            ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What enters the offline configuration's candidate-store key beyond the model settings:
     its data and training settings (the offline section as files lay it out, ``enabled`` with
-    it), and its components (the trained verifier's name carries the training hash)."""
+    it), the own-evidence rule's version, and its components (the trained verifier's name
+    carries the training hash)."""
+    from averitec_tools.leakage.duplicates import OWN_EVIDENCE_VERSION
+
     offline = cfg.to_dict()["offline"]
-    return {k: v for k, v in offline.items() if k not in ("cache_dir", *DECISION_ONLY)}, components
+    settings = {k: v for k, v in offline.items() if k not in ("cache_dir", *DECISION_ONLY)}
+    return settings | {"own_evidence_rule": OWN_EVIDENCE_VERSION}, components
 
 
 def default_claims_path() -> Path:

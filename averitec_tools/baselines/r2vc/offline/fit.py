@@ -51,6 +51,7 @@ from averitec_tools.baselines.r2vc.stages.verification.verifier import (
 )
 from averitec_tools.baselines.r2vc.types import Retriever
 from averitec_tools.hashing import json_digest
+from averitec_tools.leakage.duplicates import OWN_EVIDENCE_VERSION
 from averitec_tools.nli import CachedNLI
 
 
@@ -193,7 +194,8 @@ def fit_decision(cfg: R2VCConfig, *, nli: CachedNLI, retriever: Retriever | None
 def slice_fit_key(fit_cfg: R2VCConfig, *, train_key: str, corpus_key: str) -> str:
     """Cache key of the calibration-slice fit: the verifier, the corpus and every setting the fit reads."""
     off = fit_cfg.offline
-    return json_digest("slc-v5", train_key, corpus_key, off.exclude_own_evidence, asdict(fit_cfg.retrieval),
+    return json_digest("slc-v6", train_key, corpus_key, off.exclude_own_evidence, OWN_EVIDENCE_VERSION,
+                       asdict(fit_cfg.retrieval),
                        asdict(fit_cfg.generator), asdict(fit_cfg.verifier), asdict(fit_cfg.ablation),
                        asdict(fit_cfg.calibration) | {"path": None, "tau_cal": None, "tau_ver": None,
                                                       "abstain": None, "on_abstain": None},

@@ -70,8 +70,14 @@ ORACLE_NOTE = (
     "evidence scores are upper bounds, not open-retrieval figures"
 )
 EXCLUDE_NOTE = (
-    "exclude_own_evidence: each claim's own gold answers are removed from its retrieval "
-    "results (the corpus still holds other claims' answers)"
+    "honest corpus: the training claims' gold answers only (no dev or pseudo-test annotation); each "
+    "claim's own answers, its fact-checking article's and its sibling claims' are removed from its "
+    "retrieval results"
+)
+DEV_CORPUS_NOTE = (
+    "dev-annotation corpus: the corpus holds every dev claim's gold answers; each claim's own, its "
+    "article's and its siblings' are removed from its retrieval results, the other dev claims' stay "
+    "(dev-transductive, not honest)"
 )
 
 
@@ -130,8 +136,9 @@ def _components(cfg: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, g
         described["calibrator"] = (f"slc:{Path(calibrator.source or '').name} (fitted on "
                                    f"{calibrator.fit_info.get('claims')} held-out train claims)")
     described["corpus"] = {
-        "passages": len(data.store), "train_answers": len(data.train_passages),
+        "passages": len(data.store), "train_answers": data.corpus_train,
         "dev_answers": len(data.dev_passages), "oracle_corpus": not cfg.offline.exclude_own_evidence,
+        "dev_annotations": bool(data.dev_passages),
     }
     described["verifier"] = {**described["verifier"], "model": str(verifier.model_dir)}
     return described
@@ -147,12 +154,14 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
         (True, True, 'averitec/train.json')
     """
     off = cfg.offline
-    return {"oracle_corpus": not off.exclude_own_evidence,
-            "note": EXCLUDE_NOTE if off.exclude_own_evidence else ORACLE_NOTE,
+    note = ORACLE_NOTE if not off.exclude_own_evidence else DEV_CORPUS_NOTE if off.corpus == "train+dev" \
+        else EXCLUDE_NOTE
+    return {"oracle_corpus": not off.exclude_own_evidence, "dev_annotations_in_corpus": off.corpus == "train+dev",
+            "note": note,
             "trained_on": "averitec/train.json", "train_claims": off.train_claims,
             "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
             "departures": list(OFFLINE_DEPARTURES),
             "cache_dir": str(cache_root(cfg))}
 
 
-__all__ = ["ORACLE_NOTE", "build_offline", "describe"]
+__all__ = ["DEV_CORPUS_NOTE", "EXCLUDE_NOTE", "ORACLE_NOTE", "build_offline", "describe"]

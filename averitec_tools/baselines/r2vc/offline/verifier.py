@@ -144,10 +144,13 @@ def _steps(epochs: Sequence[Sequence[tuple[str, str, int]]], *, tokenizer: Any, 
     return steps
 
 
-def verifier_key(cfg: R2VCConfig, *, data_key: Any) -> str:
-    """Cache key of the fine-tuned verifier: the data and every setting its training reads."""
+def verifier_key(cfg: R2VCConfig, *, data_key: Any, used: Sequence[int]) -> str:
+    """Cache key of the fine-tuned verifier: the data, the training claims it reads (``used``,
+    indices: a dev run and a pseudo-test run that train on the same claims share one
+    verifier) and every setting its training reads."""
     off = cfg.offline
-    return json_digest("verifier-v5", LEAK_GUARD_VERSION, data_key, cfg.verifier.pair_order, cfg.verifier.max_length,
+    return json_digest("verifier-v6", LEAK_GUARD_VERSION, data_key, list(used), cfg.verifier.pair_order,
+                       cfg.verifier.max_length,
                        {k: val for k, val in asdict(off).items()
                         if k in ("calibration_claims", "pair_labels", "pairs_per_class", "epochs", "learning_rate",
                                  "train_batch_size", "seed")})
@@ -168,7 +171,7 @@ def offline_verifier(cfg: R2VCConfig, data: OfflineData, *, progress: bool = Fal
     from averitec_tools.nli import HFNLIBackend
 
     off, v, plan = cfg.offline, cfg.verifier, data.plan
-    key = verifier_key(cfg, data_key=(data.data_key, plan.dropped))
+    key = verifier_key(cfg, data_key=data.data_key, used=np.flatnonzero(plan.verifier_use).tolist())
     model_dir = data.cache / f"verifier-{key}"
     if not (model_dir / "config.json").is_file():
         epochs = verifier_epochs(train=data.train, passages=data.train_passages, use=plan.verifier_use,
