@@ -143,13 +143,19 @@ class R2VCConfig:
         if out["generator"]["server"] is None:  # local decoding: the layout (and fingerprint) it always had
             del out["generator"]["server"]
         out["offline"] = {"enabled": preset == OFFLINE_PRESET, **out["offline"]}
+        if preset != OFFLINE_PRESET:  # no corpus is built: the layout (and fingerprint) it always had
+            del out["offline"]["corpus"]
         return out
 
     def fingerprint(self) -> str:
         """Short hash of the configuration (recorded in resumable runs)."""
         from averitec_tools.hashing import json_digest
 
-        return json_digest(self.to_dict())
+        settings = self.to_dict()
+        if settings["offline"].get("corpus") == "train+dev":
+            # the corpus every configuration held before issue 37 named it: the fingerprint it had
+            del settings["offline"]["corpus"]
+        return json_digest(settings)
 
 
 #: The preset that trains its own models (``offline: {enabled: true}`` in files).
