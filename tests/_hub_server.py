@@ -11,6 +11,7 @@ It answers the endpoints ``huggingface_hub`` uses to download:
 * ``GET /api/{type}s/{repo_id}/revision/{revision}``: the repo info (``sha``, ``siblings``)
   ``snapshot_download`` asks for first;
 * unknown repositories and files: 404 with ``X-Error-Code: RepoNotFound`` / ``EntryNotFound``;
+* ``plain`` files at their own path (a plain HTTPS folder), and ``forbidden`` paths answered 403;
 * revisions: a repository with commits registered (:meth:`FakeHub.pin`) answers those commits and
   ``main`` (its last commit) and 404 ``RevisionNotFound`` for anything else; ``X-Repo-Commit`` is
   the commit a revision resolved to (any revision of a repository without registered commits
@@ -63,6 +64,9 @@ class FakeHub:
     """Files by ``(repo_type, repo_id, path)``; ``url`` once started."""
 
     files: dict[tuple[str, str, str], HubFile] = field(default_factory=dict)
+    #: Files served at a plain path (a ``url`` location: ``AVERITEC_URL_ROOT`` points here), and paths refused 403.
+    plain: dict[str, HubFile] = field(default_factory=dict)
+    forbidden: set[str] = field(default_factory=set)
     commits: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     created: set[tuple[str, str]] = field(default_factory=set)
     lfs_objects: dict[str, bytes] = field(default_factory=dict)
@@ -126,6 +130,10 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         with self.hub.lock:
             self.hub.log.append((self.command, unquote(url.path), self.headers.get("Range")))
+        if unquote(url.path) in self.hub.forbidden:
+            return self._send(403, {})
+        if unquote(url.path) in self.hub.plain:
+            return self._file(self.hub.plain[unquote(url.path)], COMMIT)
         parts = [unquote(p) for p in url.path.strip("/").split("/")]
         if parts[:1] == ["api"]:
             return self._tree(parts[1:], parse_qs(url.query))

@@ -253,5 +253,6 @@ def test_bounded_question_generation_stops_at_the_question(env: dict[str, Any]) 
     assert bounded["stop_strings"] == ["?"] and bounded["max_new_tokens"] == QUESTION_END_MAX_NEW_TOKENS == 256
     assert 1 <= bounded["new"] <= 256
     assert upstream["stop_strings"] is None and upstream["max_length"] == 300 and upstream["max_new_tokens"] is None
-    assert builtin_config("paper-bounded").departures() == ["questions.stop='question-end' (upstream: 'none')"]
+    assert builtin_config("paper-bounded").departures() == ["questions.stop='question-end' (upstream: 'none')",
+                                                            "questions.batch_size=16 (upstream: 1)"]
     assert builtin_config("paper").departures() == []

@@ -1,10 +1,13 @@
 """``averitec baseline averitec reproduce --plan`` and the inputs check ``reproduce`` runs first.
 
 Expected figures are derived by hand from the stated assumptions and the H200's datasheet
-numbers (4.8 TB/s, 989 bf16 TFLOP/s, 0.6 bandwidth utilisation, 0.35 MFU): BLOOM-7b1's
-decode step with 2 beams over a 928-token mean context is
-(7.07e9·2 + 491,520·2·928) / (4.8e12·0.6) = 5.2265 ms, its prefill 2·7.07e9·800·2 /
-(989e12·0.35) = 65.36 ms, so a bounded question (256 new tokens) costs 1.4034 s.
+numbers (4.8 TB/s, 989 bf16 TFLOP/s, 0.35 MFU) with the decode-step model both baselines'
+plans share (``_run/decode.py``): the bandwidth efficiency Table G.1's 50.92 tokens/s implies,
+2·8.03e9·50.92 / 3.35e12 = 0.24408. ``paper-bounded`` writes 16 questions per call with 2
+beams: BLOOM-7b1's step over 32 sequences at a 928-token mean context is
+(7.07e9·2 + 491,520·32·928) / (4.8e12·0.24408) + 2·7.07e9·32 / (989e12·0.35) = 25.832 ms, its
+prefill 2·7.07e9·800·2 / (989e12·0.35) = 65.36 ms, so a bounded question (256 new tokens)
+costs 65.36 ms + 256 · 25.832 ms / 16 = 0.47867 s.
 """
 
 from __future__ import annotations
@@ -44,16 +47,17 @@ def test_plan_lists_every_stage_with_formula_inputs_and_hand_derived_hours(root:
     assert plan["gpu"]["name"] == "h200" and plan["measured_on_a_gpu"] is False
     q = next(s for s in plan["stages"] if s["stage"] == "questions")
     assert q["work_units"]["questions"] == 400  # 4 claims x top_k 100 sentences
-    assert q["formula_inputs"]["step_ms"] == pytest.approx(5.2265, abs=1e-3)
+    assert q["formula_inputs"]["step_ms"] == pytest.approx(25.832, abs=2e-3)
     assert q["formula_inputs"]["prefill_ms"] == pytest.approx(65.36, abs=1e-2)
-    assert q["gpu_hours"] == pytest.approx(400 * 1.4034 / 3600, abs=1e-3)
+    assert q["gpu_hours"] == pytest.approx(400 * 0.47867 / 3600, abs=1e-3)  # printed to 3 decimals
+    assert q["formula_inputs"]["batch"] == 16 and q["formula_inputs"]["efficiency"] == 0.244
     assert q["new_tokens_per_question"]["measured_tiny_model"] == 1
     assert q["new_tokens_per_question"]["estimate_uses"] == 256
     up = q["alternative"]
     assert up["setting"].startswith("upstream") and up["formula_inputs"]["new_tokens"] == 4200
     assert up["gpu_hours"] > 10 * q["gpu_hours"] and up["peak_gpu_memory_gib"] > q["peak_gpu_memory_gib"]
-    # BLOOM-7b1 bf16 weights 13.17 GiB + 2 beams x 1,056 tokens x 0.47 MiB + 1.5 GiB
-    assert q["peak_gpu_memory_gib"] == pytest.approx(7.07e9 * 2 / 2**30 + 491520 * 2 * 1056 / 2**30 + 1.5, abs=1e-2)
+    # BLOOM-7b1 bf16 weights 13.17 GiB + 16 questions x 2 beams x 1,056 tokens x 0.47 MiB + 1.5 GiB
+    assert q["peak_gpu_memory_gib"] == pytest.approx(7.07e9 * 2 / 2**30 + 491520 * 32 * 1056 / 2**30 + 1.5, abs=1e-2)
     for s in plan["stages"]:
         assert {"inputs", "outputs", "work_units", "gpu_hours", "formula", "formula_inputs", "peak_gpu_memory_gib",
                 "host_ram_gib", "disk_gib"} <= set(s)
@@ -123,3 +127,26 @@ def test_missing_dataset_checkpoint_and_gpu_are_one_line_and_nothing_starts(
     err = _one_line(capsys, [*base, "--config", "paper"])
     assert "averitec reproduce:" in err and "bigscience/bloom-7b1" in err and "--allow-cpu" in err
     assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_doctor_and_the_refusals_give_the_plans_peak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """One number: doctor's (and the CLI's) GPU for averitec-paper is paper-bounded's planned peak, rounded up;
+    a reproduction whose planned peak exceeds the GPU here is refused before any work."""
+    import math
+
+    from averitec_tools.baselines.averitec.config import builtin_config
+    from averitec_tools.baselines.averitec.experiments.plan import reproduce_plan
+    from averitec_tools.doctor.targets import AVERITEC_PAPER_PEAK_GIB, TARGETS
+    from averitec_tools.errors import UserError
+
+    plan = reproduce_plan(config=builtin_config("paper-bounded"), claims=None, store=None, gpu="h100-80gb",
+                          data_roots=[])
+    assert math.ceil(plan["totals"]["peak_gpu_memory_gib"]) == AVERITEC_PAPER_PEAK_GIB == 31
+    assert TARGETS.get("averitec-paper").gpu_text == "one CUDA GPU holding 31 GiB for the run (a 40 GB A100 or larger)"
+    from averitec_tools import doctor
+    from averitec_tools.cli.baseline_averitec import _check_gpu_memory
+
+    monkeypatch.setattr(doctor, "probe_torch", lambda: {"installed": True, "gpus": [{"name": "NVIDIA L4", "memory_gib": 22.0}]})
+    with pytest.raises(UserError, match=r"averitec reproduce: stage 'questions' plans a peak of 30\.1 GiB of GPU memory; "
+                                        r"NVIDIA L4 has 22 GiB"):
+        _check_gpu_memory(builtin_config("paper-bounded"), claims=None, store=None)

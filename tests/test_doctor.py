@@ -52,7 +52,9 @@ def test_data_needs_name_the_download_command(tmp_path: Path) -> None:
                                             "have": "not found in the data roots",
                                             "want": "$AVERITEC_DATA_DIR or the download root",
                                             "fix": "averitec data download vitaminc"}
-    assert needs["fever/paper_dev.jsonl"]["fix"] == "averitec data download fever --split paper_dev"
+    fever = needs["fever/paper_dev.jsonl"]["fix"]  # the command, and the sources it tries in order
+    assert fever.startswith("averitec data download fever --split paper_dev (tries fever.ai/download/fever, then "
+                            "the hub's fever/fever; sha256-checked; or --from DIR)")
     assert report["targets"]["r2vc-paper"]["ready"] is False
 
 
@@ -70,6 +72,9 @@ def test_optional_flash_attn_never_makes_a_target_not_ready(tmp_path: Path, monk
     assert report["targets"]["averitec-paper"]["ready"] is True
     r2vc = _needs(report, "r2vc-paper")
     assert r2vc["module flash_attn"]["status"] == "optional" and "--no-build-isolation" in r2vc["module flash_attn"]["fix"]
+    # the fix installs into the GPU venv (make venv-gpu), not the CPU .venv, and says what runs without it
+    assert r2vc["module flash_attn"]["fix"].startswith(".venv-gpu/bin/pip install flash-attn")
+    assert "SDPA" in r2vc["module flash_attn"]["fix"]
     assert {n for n, v in r2vc.items() if v["status"] == "missing"} == {
         "vitaminc/train.jsonl", "vitaminc/test.jsonl", "fever/paper_dev.jsonl", "fever/wiki-pages"}
 
@@ -125,7 +130,8 @@ def test_paper_scale_on_cpu_is_refused_before_any_work(tmp_path: Path, capsys: p
                  "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert "bigscience/bloom-7b1 (7.07B parameters) is paper scale" in err and "80 GiB" in err
+    assert "bigscience/bloom-7b1 (7.07B parameters) is paper scale" in err
+    assert "one CUDA GPU holding 72 GiB for the run (an 80 GB H100 or larger)" in err  # doctor's number
     assert "--allow-cpu" in err and not out.exists()
     code = main(["baseline", "averitec", "reproduce", "--config", "paper", "--claims", str(rows),
                  "--out", str(out)])
@@ -188,3 +194,25 @@ def test_make_gpu_targets_use_the_gpu_venv_with_the_hub_on() -> None:
                               cwd=root, capture_output=True, text=True, timeout=60).stdout
     for target in ("r2vc-paper", "averitec-paper"):
         assert f"{target}: HF_HUB_OFFLINE = 0" in database and f"{target}: TRANSFORMERS_OFFLINE = 0" in database
+
+
+def test_paper_targets_read_data_where_the_downloads_put_it() -> None:
+    """`env -u AVERITEC_DATA_DIR make -n averitec-paper` names no path of this repository's CI data
+    (../shared): claims and store come from the data roots, and the paper targets run with the caller's
+    AVERITEC_DATA_DIR / NLTK_DATA only (empty: the download root)."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("AVERITEC_DATA_DIR", "NLTK_DATA", "MAKEFLAGS")}
+    for target in ("averitec-paper", "r2vc-paper"):
+        dry = subprocess.run(["make", "-n", "--no-print-directory", target, "GPU_VENV=/nonexistent-gpu-venv"],
+                             cwd=root, env=env, capture_output=True, text=True, timeout=60, check=True).stdout
+        assert "shared" not in dry and "--claims" not in dry, dry
+        database = subprocess.run(["make", "-pn", "--no-print-directory", target, "GPU_VENV=/nonexistent-gpu-venv"],
+                                  cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
+        assert f"{target}: AVERITEC_DATA_DIR = $(USER_DATA_DIR)" in database
+        assert f"{target}: NLTK_DATA = $(USER_NLTK_DATA)" in database

@@ -1,5 +1,6 @@
-"""FEVER from the hub: ``averitec data download fever`` / ``fever-wiki-pages`` against a local hub
-server (:mod:`_hub_server`), into the layout the ``paper-fever`` recipe reads.
+"""FEVER from its sources in order: ``averitec data download fever`` / ``fever-wiki-pages`` against a
+local server (:mod:`_hub_server`) standing in for both fever.ai's download folder
+(``AVERITEC_URL_ROOT``) and the hub, into the layout the ``paper-fever`` recipe reads.
 
 The fixture files cannot carry the official files' sha256, so the CLI runs in a subprocess whose
 catalogue records the fixtures' checksums (computed here with ``hashlib``) in place of the
@@ -20,7 +21,9 @@ from pathlib import Path
 
 import pytest
 from _hub_server import FakeHub, HubServer
-from test_downloads import _env, cli, one_line_error
+from test_downloads import cli, one_line_error
+
+from averitec_tools.loaders.catalogue import FEVER_COMMIT
 
 _RUNNER = """
 import dataclasses, json, sys
@@ -48,12 +51,16 @@ def _wiki_zip() -> bytes:
     return buf.getvalue()
 
 
-#: fever/fever has no pinned commit in the catalogue (its files are not verified there): downloads name one.
-REV = "feedface" * 5
+def _env(tmp_path: Path, url: str) -> dict[str, str]:
+    """The CLI's environment: the hub and fever.ai's download folder both at the local server ``url``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "AVERITEC_DATA_DIR")}
+    return {**env, "AVERITEC_CACHE_DIR": str(tmp_path / "cache"), "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": url,
+            "AVERITEC_URL_ROOT": url}
 
 
 def _run(env: dict[str, str], sums: dict[str, tuple[str, int]], *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(sums), *args, "--revision", REV, "--json"], env=env,
+    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(sums), *args, "--json"], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)["sources"][0]
@@ -71,7 +78,7 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "cache" / "data"
     with pytest.raises(UserError, match=r"fever/paper_dev\.jsonl: evaluation claims not found "
-                                         r"\(download it: averitec data download fever --split paper_dev\)"):
+                                         r"\(download it: averitec data download fever --split paper_dev \(tries fever\.ai"):
         vc = root / "vitaminc"
         vc.mkdir(parents=True)
         (vc / "train.jsonl").write_text("{}\n")  # the recipe's training rows (VitaminC's test covers them)
@@ -83,16 +90,16 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     hub = FakeHub()
     hub.add("dataset", "fever/fever", "paper_dev.jsonl", claims)
     hub.add("dataset", "fever/fever", "wiki-pages.zip", wiki, lfs=True)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "AVERITEC_DATA_DIR")}
+    hub.forbidden = {"/download/fever/paper_dev.jsonl", "/download/fever/wiki-pages.zip"}  # fever.ai refuses: the hub
     with HubServer(hub) as url:
-        env.update(AVERITEC_CACHE_DIR=str(tmp_path / "cache"), HF_HOME=str(tmp_path / "hf"), HF_ENDPOINT=url)
+        env = _env(tmp_path, url)
         got_claims = _run(env, sums, "fever", "--split", "paper_dev")
         got_wiki = _run(env, sums, "fever-wiki-pages")
+    assert ("HEAD", "/download/fever/paper_dev.jsonl", None) in hub.log  # fever.ai was tried first
     assert got_claims["repo"] == "fever/fever" and got_claims["repo_type"] == "dataset"
     assert got_claims["status"] == "verified" and got_wiki["status"] == "verified"
-    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{REV}/paper_dev.jsonl",
-                                                                                 f"/datasets/fever/fever/resolve/{REV}/wiki-pages.zip"}
+    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{FEVER_COMMIT}/paper_dev.jsonl",
+                                                                                 f"/datasets/fever/fever/resolve/{FEVER_COMMIT}/wiki-pages.zip"}
     assert (root / "fever" / "paper_dev.jsonl").read_bytes() == claims
     assert [p.name for p in (root / "fever" / "wiki-pages").iterdir()] == ["wiki-001.jsonl"]
     recipe = load_recipe("paper-fever")
@@ -111,20 +118,36 @@ def test_fever_downloads_from_the_hub_where_the_fever_recipe_reads_it(tmp_path: 
     assert (tmp_path / "o2" / "fever" / "paper_dev.jsonl").read_bytes() == claims
 
 
+def test_fever_comes_from_fever_ai_first(tmp_path: Path) -> None:
+    """fever.ai's download folder serves the original files: they come from there, held to the recorded
+    sha256, and the hub is not asked."""
+    from _hub_server import HubFile
+
+    claims = (json.dumps(CLAIM) + "\n").encode()
+    sums = {"fever/paper_dev": (hashlib.sha256(claims).hexdigest(), len(claims))}
+    hub = FakeHub()
+    hub.plain["/download/fever/paper_dev.jsonl"] = HubFile(claims)
+    with HubServer(hub) as url:
+        env = _env(tmp_path, url)
+        got = _run(env, sums, "fever", "--split", "paper_dev")
+    assert (got["repo"], got["repo_type"], got["status"]) == ("https://fever.ai/download/fever", "url", "verified")
+    assert not any("/resolve/" in p for _, p, _ in hub.log)
+    assert (tmp_path / "cache" / "data" / "fever" / "paper_dev.jsonl").read_bytes() == claims
+
+
 def test_fever_missing_from_the_hub_names_mirror_and_from(tmp_path: Path) -> None:
-    """Where fever/fever lacks the original files: one line, exit 2, naming --repo and --from; nothing written."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "AVERITEC_DATA_DIR")}
+    """Where neither fever.ai nor fever/fever has the original files: one line, exit 2, naming both
+    locations' answers, --repo and --from; nothing written."""
     hub = FakeHub()
     hub.add("dataset", "fever/fever", "README.md", b"# fever\n")
     with HubServer(hub) as url:
-        env.update(AVERITEC_CACHE_DIR=str(tmp_path / "cache"), HF_HOME=str(tmp_path / "hf"), HF_ENDPOINT=url)
+        env = _env(tmp_path, url)
         proc = subprocess.run([sys.executable, "-m", "averitec_tools.cli.main", "data", "download", "fever",
-                               "--split", "paper_dev", "--revision", REV], env=env, capture_output=True, text=True,
-                              timeout=120)
+                               "--split", "paper_dev"], env=env, capture_output=True, text=True, timeout=120)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "paper_dev.jsonl" in lines[0] and "--repo OWNER/NAME" in lines[0] and "--from DIR" in lines[0]
+    assert "https://fever.ai/download/fever" in lines[0] and f"fever/fever (dataset, {FEVER_COMMIT})" in lines[0]
     assert not (tmp_path / "cache" / "data" / "fever").exists()
 
 
@@ -140,3 +163,16 @@ def test_fever_mirror_is_verified_against_the_recorded_checksums(shared_data: Pa
                                   "--repo", "someone/fever-mirror", "--repo-type", "dataset"))
     assert "41158707810008747946bf23471e82df53e77a513524b9e3ec1c2e674ef5ef8c" in line
     assert "huggingface/datasets" in line
+
+
+def test_fever_revision_applies_to_the_hub_location(tmp_path: Path) -> None:
+    """--revision without --repo names a commit of fever/fever (fever.ai's folder has no revisions)."""
+    claims = (json.dumps(CLAIM) + "\n").encode()
+    sums = {"fever/paper_dev": (hashlib.sha256(claims).hexdigest(), len(claims))}
+    hub = FakeHub()
+    hub.add("dataset", "fever/fever", "paper_dev.jsonl", claims)
+    rev = "feedface" * 5
+    with HubServer(hub) as url:
+        got = _run(_env(tmp_path, url), sums, "fever", "--split", "paper_dev", "--revision", rev)
+    assert (got["repo"], got["revision"], got["status"]) == ("fever/fever", rev, "verified")
+    assert {p for m, p, _ in hub.log if m == "GET" and "/resolve/" in p} == {f"/datasets/fever/fever/resolve/{rev}/paper_dev.jsonl"}

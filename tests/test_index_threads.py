@@ -148,3 +148,45 @@ def test_index_bytes_do_not_depend_on_omp_num_threads(tmp_path: Path,
         digests[setting] = tree_digest(out)
     assert digests[None] == digests["1"] == digests["2"]
     assert digests[None]["dense/faiss.index"] == digests[None]["hnsw/faiss.index"]
+
+
+_IVFSQ = """
+import sys, hashlib
+import numpy as np
+import faiss
+from averitec_tools.baselines.r2vc.stages.retrieval import compact
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal((6000, 64)).astype("float32")
+x /= np.linalg.norm(x, axis=1, keepdims=True)
+nlist = compact.ivfsq_nlist(len(x))
+threads = int(sys.argv[1]) if sys.argv[1] != "auto" else None
+seen = []
+original = faiss.IndexIVFScalarQuantizer.add
+def add(self, *a):
+    seen.append(faiss.omp_get_max_threads())
+    return original(self, *a)
+faiss.IndexIVFScalarQuantizer.add = add
+index = compact.build_ivfsq(dim=64, sample=x[compact.training_rows(total=len(x), nlist=nlist)],
+                            chunks=[x[i:i + 1000] for i in range(0, len(x), 1000)], nlist=nlist, threads=threads)
+print(hashlib.sha256(faiss.serialize_index(index).tobytes()).hexdigest(), set(seen))
+"""
+
+
+def test_ivfsq8_builds_on_every_core_and_its_bytes_do_not_depend_on_them() -> None:
+    """FEVER's ``ivfsq8`` index is built on the threads it is given (every core by default: the plan
+    charges its CPU hours spread over them) and its file is the same on 1, 2 and 4 threads, each in a
+    fresh process (``OMP_NUM_THREADS=1`` set, which the build overrides)."""
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import build_threads_for
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = {}
+    for threads in ("1", "2", "4", "auto"):
+        done = subprocess.run([sys.executable, "-c", _IVFSQ, threads], env=env, capture_output=True, text=True,
+                              check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        digest, seen = done.stdout.split(maxsplit=1)
+        out[threads] = (digest, seen.strip())
+    assert len({digest for digest, _ in out.values()}) == 1
+    assert [out[t][1] for t in ("1", "2", "4")] == ["{1}", "{2}", "{4}"]
+    assert out["auto"][1] == f"{{{build_threads_for('ivfsq8')}}}" and build_threads_for("hnsw") == 1

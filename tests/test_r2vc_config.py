@@ -143,12 +143,19 @@ def test_the_preset_name_keeps_fingerprints_and_store_keys() -> None:
     from averitec_tools.baselines.r2vc.io.candidates import store_key
     from averitec_tools.baselines.r2vc.offline.data import offline_store_settings
 
-    pinned = {"custom": ("72f648a16b9d4f95", "30a5e60b1839ba63"),
-              "offline-minilm": ("caecba8a7670c849", "e3e82c9dac2f7823"),
-              "offline-minilm-oracle": ("22944dae3cfa6713", "fb3d36c1bf20a3df")}
-    for c in (R2VCConfig(), resolve_config("offline-minilm"), resolve_config("offline-minilm-oracle")):
+    # Fingerprints of 5682a0c, except offline-minilm's, whose corpus became the honest one
+    # (issue 37: ``offline.corpus: train``); offline-minilm-dev-corpus holds what offline-minilm
+    # held. Store keys changed on purpose in issue 37: they name the own-evidence rule's
+    # version (sibling claims of one fact-check excluded too), so stores of the old rule are
+    # rebuilt rather than reused (5682a0c: 30a5e60b1839ba63, e3e82c9dac2f7823, fb3d36c1bf20a3df).
+    pinned = {"custom": ("72f648a16b9d4f95", "66b3f5d25a0a6a76"),
+              "offline-minilm": ("6b7a58c1b6565547", "2445673c4a765597"),
+              "offline-minilm-oracle": ("22944dae3cfa6713", "e07c3a623e880aec"),
+              "offline-minilm-dev-corpus": ("fa50e063d64b4d3c", "6e0755009858e602")}
+    for c in (R2VCConfig(), *map(resolve_config, ("offline-minilm", "offline-minilm-oracle", "offline-minilm-dev-corpus"))):
         settings, described = offline_store_settings(c, {"verifier": {"backend": "b"}})
         assert (c.fingerprint(), store_key(c, components=described, settings=settings)) == pinned[c.name]
+        assert config_from_mapping(c.to_dict(), source="x").offline.corpus == c.offline.corpus  # read back whole
     offline = resolve_config("offline-minilm")
     assert offline.to_dict()["offline"]["enabled"] is True and "preset" not in offline.to_dict()
     assert config_from_mapping({"offline": {"enabled": True}}, source="x").preset == "offline-minilm"

@@ -23,8 +23,11 @@ def test_every_hub_source_is_pinned_to_a_commit_or_refuses_unpinned(capsys: pyte
                                                                      tmp_path: Path) -> None:
     assert main(["data", "list", "--json", "--out", str(tmp_path)]) == 0
     rows = json.loads(capsys.readouterr().out)["sources"]
-    hub_rows = [r for r in rows if r["repo"] is not None]
-    assert {r["repo"] for r in hub_rows} >= {"chenxwh/AVeriTeC", "tals/vitaminc", "fever/fever"}
+    # FEVER's first location is fever.ai's plain HTTPS folder: no revisions, its files held to their recorded sha256
+    folders = {r["repo"] for r in rows if r["repo_type"] == "url"}
+    assert folders == {"https://fever.ai/download/fever"}
+    hub_rows = [r for r in rows if r["repo"] is not None and r["repo_type"] != "url"]
+    assert {r["repo"] for r in hub_rows} >= {"chenxwh/AVeriTeC", "tals/vitaminc"}
     for r in hub_rows:
         assert r["pinned"] == (r["revision"] is not None), r
         assert r["revision"] is None or re.fullmatch(r"[0-9a-f]{40}", r["revision"]), r

@@ -194,12 +194,12 @@ def run_build_store(args: argparse.Namespace) -> int:
 
 def _refuse_cpu(args: argparse.Namespace, config: Any, *, stages: list[str], what: str) -> None:
     """Paper-scale models of ``stages`` on a machine without CUDA: one line, exit 2 (unless --allow-cpu)."""
-    from averitec_tools.doctor import refuse_cpu
+    from averitec_tools.doctor import TARGETS, refuse_cpu
 
     models = [getattr(getattr(config, s), "checkpoint", None) or getattr(getattr(config, s), "base", None)
               or getattr(getattr(config, s), "model", None) for s in stages]
     refuse_cpu(what=what, models=models, allow_cpu=args.allow_cpu, target="averitec-paper",
-               gpu="one CUDA GPU with >= 40 GiB (A100 40GB or larger)")
+               gpu=TARGETS.get("averitec-paper").gpu_text)
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -227,6 +227,16 @@ def run_train(args: argparse.Namespace) -> int:
             print(f"held-out {manifest['heldout_metric']} per epoch: {manifest['heldout_per_epoch']}; "
                   f"kept epoch {manifest['best_epoch']}")
     return 0
+
+
+def _check_gpu_memory(config: Any, *, claims: str | None, store: str | None) -> None:
+    """Refuse, before any work, a reproduction whose planned peak (``--plan``) exceeds the GPU here."""
+    from averitec_tools.baselines._run.gpus import check_fits
+    from averitec_tools.baselines.averitec.experiments.plan import reproduce_plan
+
+    plan = reproduce_plan(config=config, claims=claims, store=store, gpu="h100-80gb")  # peaks: any GPU's
+    check_fits({s["stage"]: s["peak_gpu_memory_gib"] for s in plan["stages"]}, what="averitec reproduce",
+               plan_command="averitec baseline averitec reproduce --plan")
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
@@ -258,6 +268,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     files = ["config.yaml", "gold.json", "table.md", "results.json",
              *(f"{v}.{kind}.json" for v in variants for kind in ("pred", "run", "score"))]
     check_output_dir(args.out, option="--out", inputs=[args.claims, config_file, args.store], files=files)
+    _check_gpu_memory(config, claims=args.claims, store=args.store)
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet_models(progress)
     report = reproduce(config=config, claims_path=args.claims, store=args.store, out=args.out, variants=variants,

@@ -53,7 +53,7 @@ def run_stage_file(args: argparse.Namespace) -> int:
         read_stage_file,
         run_from_stage,
     )
-    from averitec_tools.doctor import refuse_cpu
+    from averitec_tools.doctor import TARGETS, refuse_cpu
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1, got {args.limit}")
@@ -64,7 +64,7 @@ def run_stage_file(args: argparse.Namespace) -> int:
     models = [getattr(getattr(config, s), "checkpoint", None) or getattr(getattr(config, s), "base", None)
               or getattr(getattr(config, s), "model", None) for s in STAGE_FILES[stage]]
     refuse_cpu(what=f"averitec from-stage ({stage})", models=models, allow_cpu=args.allow_cpu,
-               gpu="one CUDA GPU with >= 40 GiB (A100 40GB or larger)", target="averitec-paper")
+               gpu=TARGETS.get("averitec-paper").gpu_text, target="averitec-paper")
     progress = not args.no_progress and not args.json and sys.stderr.isatty()
     summary = run_from_stage(config=config, claims_path=args.claims, stage_file=args.stage_file, out=args.out,
                              limit=args.limit, progress=progress)

@@ -72,7 +72,7 @@ def add_paper_subcommands(sub: Any) -> None:
     pp.add_argument("--plan", action="store_true", help="print every stage's inputs, outputs, work units and "
                     "estimated GPU-hours, GPU memory, host RAM and disk; run nothing")
     pp.add_argument("--gpu", metavar="NAME", help="the GPU to plan for (h200, h100-80gb, a100-80gb, ...; "
-                    "default: the GPU detected here)")
+                    "default: the GPU detected here); a run sets its measured hours beside this plan's")
     pp.add_argument("--cpu-threads", type=POSITIVE, metavar="N", help="host CPU threads the plan assumes for CPU work "
                     "(the batched retrieval pass; default 16)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -145,10 +145,10 @@ def run_paper(args: argparse.Namespace) -> int:
         return _print_plan(args, recipes)
     if args.work is None:
         raise UserError("--work DIR is required (or --plan)")
-    from averitec_tools.doctor import refuse_cpu
+    from averitec_tools.doctor import TARGETS, refuse_cpu
 
     refuse_cpu(what=f"r2vc paper {', '.join(r.name for r in recipes)}", models=[r.generator for r in recipes],
-               allow_cpu=args.allow_cpu, gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
+               allow_cpu=args.allow_cpu, gpu=TARGETS.get("r2vc-paper").gpu_text, target="r2vc-paper")
     check_output_dir(args.work, option="--work", inputs=[
         *(p for r in recipes for p in (r.train_rows, r.eval_claims)),
         *(spec for spec in args.recipe if Path(spec).is_file())])
@@ -163,7 +163,8 @@ def run_paper(args: argparse.Namespace) -> int:
 
     with contextlib.redirect_stdout(sys.stderr):  # trainers log on stdout; keep it for the result
         # --json: the result lists every step (reused or run); stderr keeps only a failure's one line
-        state = PaperSet(recipes, work=args.work, progress=progress).run(on_step=None if args.json else on_step)
+        state = PaperSet(recipes, work=args.work, progress=progress, gpu=args.gpu).run(
+            on_step=None if args.json else on_step)
     if args.json:
         print_json({"recipes": [r.name for r in recipes], "work": args.work, **state})
     else:
@@ -171,7 +172,12 @@ def run_paper(args: argparse.Namespace) -> int:
             print(Path(recipe_state["table"]["table"]).read_text(encoding="utf-8"), end="")
         m = state["manifest"]
         print(f"generator trainings {m['generator_trainings']}, decodings per claim {m['decodings_per_claim']}, "
-              f"slice decodings {m['slice_decodings']} (paper_manifest.json)")
+              f"slice decodings {m['slice_decodings']}, generator loads {m['generator_loads']} (paper_manifest.json)")
+        print(f"stage: planned GPU-hours on {m['planned_on']} / measured hours on {m['measured_on']}")
+        for row in m["stages"]:
+            peak = "" if row["measured_peak_gpu_gib"] is None else f", peak {row['measured_peak_gpu_gib']} GiB"
+            print(f"  {row['stage']}: {row['planned_gpu_hours']:.3g} / {row['measured_hours']:.3g}"
+                  f" (planned peak {row['planned_peak_gpu_gib']} GiB{peak})")
     return 0
 
 

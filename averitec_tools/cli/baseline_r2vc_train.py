@@ -95,11 +95,11 @@ def _settings(args: argparse.Namespace) -> Any:
 def run_train(args: argparse.Namespace) -> int:
     """Run the training stage selected in ``args`` and print its report; returns the exit code."""
     from averitec_tools.baselines.r2vc.training.run import train_stage
-    from averitec_tools.doctor import refuse_cpu
+    from averitec_tools.doctor import TARGETS, refuse_cpu
 
     settings = _settings(args)
     refuse_cpu(what=f"r2vc train {args.stage}", models=[settings.model], allow_cpu=getattr(args, "allow_cpu", False),
-               gpu="one CUDA GPU with >= 80 GiB (H100 80GB or H200)", target="r2vc-paper")
+               gpu=TARGETS.get("r2vc-paper").gpu_text, target="r2vc-paper")
     summary = train_stage(stage=args.stage, settings=settings, data=args.data, out=args.out,
                           config=args.config, overwrite=args.overwrite,
                           all_splits=getattr(args, "all_splits", False),

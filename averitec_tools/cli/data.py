@@ -137,7 +137,8 @@ def _repo(args: argparse.Namespace, sources: list[Any]) -> Any:
 
     if args.repo is None:
         if args.repo_type or args.revision:
-            base = sources[0].hub
+            # the first location with revisions (a plain HTTPS folder, as fever.ai's, has none)
+            base = next((s.hub for s in sources[0].locations() if s.hub is not None and not s.hub.unversioned), None)
             if base is None:
                 raise UserError("--repo-type/--revision need --repo: this name has no recorded hub copy")
             return HubLocation(base.repo_id, repo_type=args.repo_type or base.repo_type,

@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import os
 import shutil
@@ -202,22 +201,6 @@ def _present(pf: PlannedFile, source: DataSource, out: Path) -> FileResult:
     return _result(pf, pf.dest, verdict, "present", _check(source, pf.dest, delete=False))
 
 
-def _entry(report: DownloadReport, *, complete: bool, from_dir: Path | None) -> dict[str, Any]:
-    src = report.plan.source
-    commits = sorted({f.commit for f in report.files if f.commit})
-    return {
-        "name": src.name, "split": src.split, "title": src.title, "license": src.license,
-        "repo": src.hub.repo_id if src.hub else None, "repo_type": src.hub.repo_type if src.hub else None,
-        "revision": src.hub.revision if src.hub else None, "commit": commits[0] if len(commits) == 1 else commits or None,
-        "from": str(from_dir) if from_dir else "hub",
-        "fetched_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "dest": str(report.plan.out / src.dest), "complete": complete,
-        "status": "verified" if report.verified else "unverified",
-        "files": [f.to_dict() for f in report.files],
-        "unpacked": None if report.unpacked is None else dict(report.unpacked.__dict__),
-    }
-
-
 def _check_fetchable(source: DataSource, *, online: bool) -> None:
     """Refuse a download with no hub copy, no pinned revision, or the hub disabled (one line each)."""
     if source.hub is None:
@@ -243,17 +226,47 @@ def prepare(
     """The plan of downloading ``source`` (see :func:`download` for the arguments;
     ``reachable=False``: the hub did not answer, plan from the package's records).
 
+    A source with mirrors (:attr:`DataSource.mirrors`) is tried at each location in order until
+    one answers for every file; the plan's notes name the locations that did not. ``repo`` (the
+    user's ``--repo``) and ``from_dir`` replace them.
+
     Raises:
         UserError: no hub copy known or the hub disabled (unless ``dry_run`` or ``from_dir``),
-            or the hub refused a metadata request.
+            or every location refused a metadata request (each one named).
     """
     if repo is not None:
         source = source.with_hub(repo)
+    candidates = source.locations() if from_dir is None else [source]
+    if not reachable:  # the Hugging Face hub did not answer: only off-hub locations are worth a request
+        candidates = [c for c in candidates if _on_github(c)] or candidates[:1]
+    failed: list[str] = []
+    for i, candidate in enumerate(candidates):
+        try:
+            p = _prepare_at(candidate, out=out, dry_run=dry_run and i == len(candidates) - 1, reserve=reserve,
+                            from_dir=from_dir, free_space=free_space, reachable=reachable)
+        except UserError as exc:
+            if i == len(candidates) - 1:
+                if not failed:
+                    raise
+                raise UserError(f"{source.key}: no location served the files: {'; '.join([*failed, str(exc)])}",
+                                hint="install files you have with --from DIR, or name another mirror with --repo") \
+                    from None
+            failed.append(f"{candidate.hub.describe() if candidate.hub else '(none)'}: {exc}")
+            continue
+        p.notes.extend(f"tried first, not served: {f}" for f in failed)
+        return p
+    raise AssertionError("unreachable")  # pragma: no cover - locations() is never empty
+
+
+def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: bool, reserve: int,
+                from_dir: str | os.PathLike[str] | None, free_space: FreeSpace, reachable: bool) -> Plan:
+    """:func:`prepare` at one location (``reachable``: the Hugging Face hub answers; off-hub locations
+    are asked whatever it says)."""
     local = Path(from_dir) if from_dir is not None else None
-    unpinned = source.hub is not None and source.hub.revision is None
+    unpinned = source.hub is not None and source.hub.revision is None and not source.hub.unversioned
     if unpinned and dry_run and local is None and source.hub is not None:
         source = source.with_hub(source.hub.at("main"))  # sizes as the repository holds them today
-    online = local is None and not hub_offline() and reachable
+    online = local is None and not hub_offline() and (reachable or _on_github(source))
     if not dry_run and local is None:
         _check_fetchable(source, online=online)
     try:
@@ -285,7 +298,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
         assert source.unpack is not None and source.unpack.layout is not None and p.unpack_dir is not None
         report.unpacked = install_tree(p.tree, p.unpack_dir, target=source.unpack.layout.target, progress=progress)
         report.manifest = str(manifest.path_of(root))
-        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        manifest.update(root, source.key, manifest.entry(report, complete=True, from_dir=local))
         return report
     waiting: list[Path] = []
     with progress_bars(progress):
@@ -299,7 +312,7 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
             report.files.append(result)
             if pf.archive:
                 waiting.append(path)
-            manifest.update(root, source.key, _entry(report, complete=False, from_dir=local))
+            manifest.update(root, source.key, manifest.entry(report, complete=False, from_dir=local))
     if source.unpack is not None and waiting:
         assert p.unpack_dir is not None
         report.unpacked = extract_all(waiting, p.unpack_dir, target=source.unpack.target(), progress=progress)
@@ -309,12 +322,15 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     report.manifest = str(manifest.path_of(root))
     fresh = any(f.action != "present" for f in report.files) or report.unpacked is not None
     if fresh or source.key not in manifest.load(root)["sources"]:  # a re-check keeps the first record
-        manifest.update(root, source.key, _entry(report, complete=True, from_dir=local))
+        manifest.update(root, source.key, manifest.entry(report, complete=True, from_dir=local))
     return report
 
 
 def _on_github(source: Any) -> bool:
-    return source.hub is not None and source.hub.repo_type == "github"
+    """The source's first location is off the Hugging Face hub (GitHub, a plain HTTPS folder)."""
+    from averitec_tools.downloads.sources import OFF_HUB_TYPES
+
+    return source.hub is not None and source.hub.repo_type in OFF_HUB_TYPES
 
 
 def download_all(
@@ -361,7 +377,7 @@ def download_all(
             raise UserError(f"the hub at {endpoint()} is unreachable ({down}): nothing was downloaded",
                             hint="check the network (or HF_ENDPOINT), or install files you have with --from DIR")
     plans = [prepare(s, out=out, dry_run=dry_run, reserve=reserve, from_dir=from_dir, repo=repo,
-                     free_space=free_space, reachable=down is None or _on_github(s)) for s in sources]
+                     free_space=free_space, reachable=down is None) for s in sources]
     if down is not None and plans:
         plans[0].notes.append(f"the hub at {endpoint()} is unreachable ({down}): every source planned from "
                               "the package's records")

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from averitec_tools.downloads.sources import FolderListing, HubLocation
+from averitec_tools.downloads.sources import OFF_HUB_TYPES, FolderListing, HubLocation
 from averitec_tools.errors import UserError
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -49,7 +49,7 @@ def file_url(hub: HubLocation, path: str) -> str:
     """The ``.../resolve/<revision>/<path>`` URL of a file (dataset repos under ``/datasets``)."""
     from huggingface_hub import hf_hub_url
 
-    if hub.repo_type == "github":
+    if hub.repo_type in OFF_HUB_TYPES:
         from averitec_tools.downloads.github import raw_url
 
         return raw_url(hub, path)
@@ -147,12 +147,13 @@ def remote_info(hub: HubLocation, path: str) -> RemoteInfo:
     from huggingface_hub import get_hf_file_metadata
 
     url = file_url(hub, path)
-    if hub.repo_type == "github":
+    if hub.repo_type in OFF_HUB_TYPES:
         from averitec_tools.downloads.github import head
 
         with hub_errors(f"{hub.repo_id}/{path}", hub):
             location, size = head(hub, path)
-        return RemoteInfo(url=location, size=size, etag=None, commit=hub.revision)
+        return RemoteInfo(url=location, size=size, etag=None,
+                          commit=hub.revision if hub.repo_type == "github" else None)
     with hub_errors(f"{hub.repo_id}/{path}", hub):
         meta = get_hf_file_metadata(url)
     return RemoteInfo(url=str(meta.location or url), size=meta.size, etag=meta.etag, commit=meta.commit_hash)

@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 from pathlib import Path
@@ -75,4 +76,21 @@ def recorded_sha256(root: str | os.PathLike[str], *, repo: str, path: str) -> di
     return None
 
 
-__all__ = ["FORMAT", "load", "path_of", "recorded_sha256", "update"]
+
+def entry(report: Any, *, complete: bool, from_dir: Path | None) -> dict[str, Any]:
+    """The manifest entry of a :class:`~averitec_tools.downloads.fetch.DownloadReport` (``complete``: every file done)."""
+    src = report.plan.source
+    commits = sorted({f.commit for f in report.files if f.commit})
+    return {
+        "name": src.name, "split": src.split, "title": src.title, "license": src.license,
+        "repo": src.hub.repo_id if src.hub else None, "repo_type": src.hub.repo_type if src.hub else None,
+        "revision": src.hub.revision if src.hub else None, "commit": commits[0] if len(commits) == 1 else commits or None,
+        "from": str(from_dir) if from_dir else "hub",
+        "fetched_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "dest": str(report.plan.out / src.dest), "complete": complete,
+        "status": "verified" if report.verified else "unverified",
+        "files": [f.to_dict() for f in report.files],
+        "unpacked": None if report.unpacked is None else dict(report.unpacked.__dict__),
+    }
+
+__all__ = ["FORMAT", "entry", "load", "path_of", "recorded_sha256", "update"]

@@ -29,8 +29,11 @@ from averitec_tools.registry import Registry
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
-#: Hugging Face repository types, and ``"github"``: a public GitHub repository at a pinned commit.
-REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github")
+#: Hugging Face repository types, ``"github"`` (a public GitHub repository at a pinned commit) and
+#: ``"url"`` (a plain HTTPS folder: ``repo_id`` is its URL, files are ``<repo_id>/<path>``).
+REPO_TYPES: tuple[str, ...] = ("model", "dataset", "space", "github", "url")
+#: Location types not on the Hugging Face hub (fetched with plain HTTPS requests).
+OFF_HUB_TYPES: tuple[str, ...] = ("github", "url")
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,15 @@ class HubLocation:
         return self.revision is not None and _COMMIT.fullmatch(self.revision) is not None
 
     def describe(self) -> str:
-        """``repo_id (type, revision)`` (``unpinned`` when no revision is recorded)."""
+        """``repo_id (type, revision)`` (``unpinned`` when no revision is recorded; a URL folder: the URL alone)."""
+        if self.unversioned:
+            return self.repo_id
         return f"{self.repo_id} ({self.repo_type}, {self.revision or 'unpinned'})"
+
+    @property
+    def unversioned(self) -> bool:
+        """A plain HTTPS folder: it has no revisions, its files are held to their recorded sha256 alone."""
+        return self.repo_type == "url"
 
     def at(self, revision: str) -> HubLocation:
         """The same repository at another revision."""
@@ -68,7 +78,8 @@ class HubLocation:
 
 
 def require_revision(key: str, hub: HubLocation) -> None:
-    """Refuse to download from ``hub`` when no revision is recorded for it.
+    """Refuse to download from ``hub`` when no revision is recorded for it (a plain HTTPS folder has none:
+    its files are held to their recorded sha256).
 
     Raises:
         UserError: one line naming the fix (``--revision``).
@@ -79,7 +90,7 @@ def require_revision(key: str, hub: HubLocation) -> None:
         ...
         averitec_tools.errors.UserError: x/dev: no commit of o/n is pinned in this version of averitec-tools, so what it holds today is unverified (pass --revision COMMIT, or --revision main to read the current files)
     """
-    if hub.revision is None:
+    if hub.revision is None and not hub.unversioned:
         raise UserError(f"{key}: no commit of {hub.repo_id} is pinned in this version of averitec-tools, so what it "
                         "holds today is unverified",
                         hint="pass --revision COMMIT, or --revision main to read the current files")
@@ -191,6 +202,8 @@ class DataSource:
         notes: What a user should know (provenance, departures, known problems).
         check: Parses a fetched file (the loaders' reader) and says what it holds
             (``"500 claims"``); a file it refuses is not installed.
+        mirrors: Further locations of the same files, tried in order when ``hub`` cannot
+            serve them (unreachable, refused, missing); the recorded checksums hold for each.
     """
 
     name: str
@@ -205,6 +218,7 @@ class DataSource:
     homepage: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     check: Callable[[Path], str] | None = field(default=None, compare=False, repr=False)
+    mirrors: tuple[HubLocation, ...] = ()
 
     @property
     def key(self) -> str:
@@ -217,7 +231,19 @@ class DataSource:
 
     def with_hub(self, hub: HubLocation) -> DataSource:
         """The same source read from another repository (a mirror): checksums still apply."""
-        return replace(self, hub=hub)
+        return replace(self, hub=hub, mirrors=())
+
+    def locations(self) -> list[DataSource]:
+        """This source at its own location, then at each mirror, in the order they are tried.
+
+        Example:
+            >>> src = DataSource(name="d", split=None, title="D", license="cc0-1.0", dest="d",
+            ...     hub=HubLocation("https://example.org/d", repo_type="url"), files=(RemoteFile("a.zip"),),
+            ...     mirrors=(HubLocation("o/d", repo_type="dataset"),))
+            >>> [s.hub.describe() for s in src.locations()]
+            ['https://example.org/d', 'o/d (dataset, main)']
+        """
+        return [self, *(self.with_hub(m) for m in self.mirrors)] if self.hub is not None else [self]
 
 
 #: Every registered source, by key (``name/split`` or ``name``).
@@ -293,6 +319,6 @@ def get_sources(name: str, split: str | None = None) -> list[DataSource]:
 
 
 __all__ = [
-    "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources",
-    "get_sources", "register_source", "source_names", "splits_of", "require_revision",
+    "OFF_HUB_TYPES", "SOURCES", "DataSource", "FolderListing", "HubLocation", "RemoteFile", "Unpack", "all_sources",
+    "get_sources", "register_source", "require_revision", "source_names", "splits_of",
 ]

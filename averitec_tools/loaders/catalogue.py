@@ -19,12 +19,16 @@ The AVeriTeC 2024 test claims and test store, the FEVER-8 2025 test data and Vit
 no checksum recorded here (they were not reachable): they download as *unverified*, their
 sha256 is recorded in the manifest on first download (later downloads must match it), and
 each file is still checked against the hub's own content hash (Git LFS sha256 / git blob id).
-FEVER's claims and wiki-pages are read from the hub's ``fever`` dataset (:data:`FEVER_HUB`,
-``fever/fever``), under the original file names at its root; the recorded checksums hold
-there and on any mirror named with ``--repo`` (``--from DIR`` installs copies a user has).
-Whether ``fever/fever`` holds those files today was not checked from here (no hub access;
-its last known state was a loading script fetching from ``fever.ai``, which answers 403):
-where it does not, the download stops with one line naming ``--repo`` and ``--from``.
+FEVER's claims and wiki-pages are tried in order at (1) the organisers' own download folder,
+``https://fever.ai/download/fever/`` (:data:`FEVER_URL`, the original files: a public
+provenance record of 2026-07-23 fetched ``wiki-pages.zip`` there with exactly the recorded
+sha256 and size, while the older ``s3-eu-west-1.amazonaws.com/fever.public`` URLs answer 403),
+then (2) the hub's ``fever`` dataset (:data:`FEVER_HUB`, ``fever/fever`` at the pinned commit, which
+holds parquet files under ``v1.0/`` rather than the original names: a mirror in the original layout
+is named with ``--repo``; ``--revision`` without ``--repo`` applies to this hub location);
+every file is held to the recorded sha256 wherever it comes from, and ``--from DIR`` installs
+copies a user has. Where neither location serves a file, the download stops with one line
+naming each location's answer, ``--repo`` and ``--from``.
 
 Example:
     >>> from averitec_tools.downloads import get_sources
@@ -78,6 +82,8 @@ AVERITEC_LATER_HUB = HubLocation("chenxwh/AVeriTeC", repo_type="model", revision
 VITAMINC_HUB = HubLocation("tals/vitaminc", repo_type="dataset", revision=VITAMINC_COMMIT)
 #: The hub's ``fever`` dataset: FEVER 1.0's claims files and ``wiki-pages.zip`` at its root (original names).
 FEVER_HUB = HubLocation("fever/fever", repo_type="dataset", revision=FEVER_COMMIT)
+#: The organisers' download folder (the original files), tried first.
+FEVER_URL = HubLocation("https://fever.ai/download/fever", repo_type="url")
 _AV_COMMIT = f"chenxwh/AVeriTeC at commit {AVERITEC_2024_COMMIT}"
 _LFS = f"Git LFS pointer (oid sha256, size) in {_AV_COMMIT}, mirrored in github:skmalviya/AVeriTeC_SKDU"
 _FEVER_RECORD = ("sha256 and size huggingface/datasets recorded for the official fever.ai file "
@@ -175,19 +181,19 @@ _FEVER_FILES: Mapping[str, RemoteFile] = {
     "paper_test": RemoteFile("paper_test.jsonl", size=2181168, checksum_source=_FEVER_RECORD,
                              sha256="fb7b0280a0adc2302bbb29bfb7af37274fa585de3171bcf908f180642d11d88e"),
 }
-_FEVER_NOTE = ("read from the hub's fever dataset (fever/fever) under the original names at its root, held to "
-               "the checksums recorded for the fever.ai files; at the pinned commit the repository holds parquet "
-               "files under v1.0/ (flattened rows) instead, so name a mirror with --repo OWNER/NAME (same layout) or "
-               "install your copies with --from DIR")
+_FEVER_NOTE = ("tried at fever.ai/download/fever (the organisers' files), then the hub's fever/fever, each held to "
+               "the checksums recorded for the fever.ai files; at the pinned commit the hub repository holds parquet "
+               "files under v1.0/ (flattened rows) instead of the original names, so where fever.ai does not serve "
+               "them, name a mirror with --repo OWNER/NAME (same layout) or install your copies with --from DIR")
 for split, spec in _FEVER_FILES.items():
     register_source(DataSource(
-        name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=FEVER_HUB,
-        dest="fever", files=(spec,), homepage="https://fever.ai/dataset/fever.html", check=_FEVER_CLAIMS,
-        notes=(_FEVER_NOTE,),
+        name="fever", split=split, title=f"FEVER 1.0 {split} claims", license="cc-by-sa-3.0", hub=FEVER_URL,
+        mirrors=(FEVER_HUB,), dest="fever", files=(spec,), homepage="https://fever.ai/dataset/fever.html",
+        check=_FEVER_CLAIMS, notes=(_FEVER_NOTE,),
     ))
 register_source(DataSource(
     name="fever-wiki-pages", split=None, title="FEVER 1.0 wiki-pages (June 2017 Wikipedia, 5.4M pages)",
-    license="cc-by-sa-3.0", hub=FEVER_HUB, dest="fever",
+    license="cc-by-sa-3.0", hub=FEVER_URL, mirrors=(FEVER_HUB,), dest="fever",
     files=(RemoteFile("wiki-pages.zip", size=1713485474, checksum_source=_FEVER_RECORD,
                       sha256="4b06d95da6adf7fe02d2796176c670dacccb21348da89cba4c50676ab99665f2"),),
     unpack=Unpack(into="wiki-pages", members="*.jsonl"), homepage="https://fever.ai/dataset/fever.html",
@@ -286,6 +292,16 @@ _SPLIT_SOURCES: Mapping[tuple[str, str], str] = {
 #: (family, split) → sources a split also needs (AVerImaTeC's claims name images in images.zip).
 _COMPANIONS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("averimatec", s): ("averimatec/images",) for s in ("train", "val", "test")}
+
+
+def fever_sources() -> str:
+    """Where FEVER's files are tried, in order (for doctor and the docs).
+
+    Example:
+        >>> fever_sources()
+        'https://fever.ai/download/fever, then fever/fever (dataset, 55e20b98b435ba817a6c9b4e05871932bd164645); each file checked by its recorded sha256'
+    """
+    return ", then ".join(h.describe() for h in (FEVER_URL, FEVER_HUB)) + "; each file checked by its recorded sha256"
 
 
 def source_for(family: str, split: str) -> DataSource | None:

@@ -11,7 +11,9 @@ utilisation (:data:`DEFAULT_MFU`, :data:`DEFAULT_BANDWIDTH_UTIL`) and says so.
 * :func:`detect_gpu` — the spec matching the first CUDA device torch sees (``None`` on CPU
   or for a device not in the registry);
 * :func:`resolve_gpu` — the named GPU, else the detected one, else a UserError asking for
-  ``--gpu NAME``.
+  ``--gpu NAME``;
+* :func:`check_fits` — before any work: every stage's planned peak against the detected
+  GPU's memory (:data:`USABLE_SHARE` of it), refused in one line naming what would fit.
 
 Example:
     >>> spec = gpu_spec("h200")
@@ -39,6 +41,9 @@ from averitec_tools.registry import Registry
 DEFAULT_MFU = 0.35
 #: Fraction of HBM bandwidth a memory-bound decode step reaches (weights read once per step).
 DEFAULT_BANDWIDTH_UTIL = 0.6
+#: Share of a GPU's memory a plan may fill: the rest is the CUDA context, cuBLAS workspaces and
+#: the caching allocator's fragmentation (an 80 GB H100: 76 GiB).
+USABLE_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -62,10 +67,16 @@ class GpuSpec:
     bf16_tflops: float
     match: tuple[str, ...]
 
+    @property
+    def usable_gib(self) -> float:
+        """What a plan may fill: :data:`USABLE_SHARE` of ``memory_gib``."""
+        return usable_gib(self.memory_gib)
+
     def to_dict(self) -> dict[str, Any]:
         """The spec as a JSON-ready mapping (``match`` left out)."""
         out = asdict(self)
         out.pop("match")
+        out["usable_gib"] = round(self.usable_gib, 1)
         return out
 
 
@@ -141,4 +152,73 @@ def resolve_gpu(name: str | None, *, torch_info: Mapping[str, Any] | None = None
     raise UserError(f"{what}: name the GPU to plan for with --gpu NAME (known: {', '.join(GPUS.names())})")
 
 
-__all__ = ["DEFAULT_BANDWIDTH_UTIL", "DEFAULT_MFU", "GPUS", "GpuSpec", "detect_gpu", "gpu_spec", "resolve_gpu"]
+def usable_gib(memory_gib: float) -> float:
+    """:data:`USABLE_SHARE` of ``memory_gib``.
+
+    Example:
+        >>> usable_gib(80.0)
+        76.0
+    """
+    return round(USABLE_SHARE * float(memory_gib), 2)
+
+
+def fitting_gpus(peak_gib: float) -> list[str]:
+    """Registered GPUs whose usable memory holds ``peak_gib``, smallest first.
+
+    Example:
+        >>> fitting_gpus(71.6), fitting_gpus(112.6)
+        (['h100-80gb', 'h100-pcie-80gb', 'a100-80gb', 'h200'], ['h200'])
+    """
+    specs = sorted((GPUS.get(n) for n in GPUS.names()), key=lambda g: (g.memory_gib, -g.bf16_tflops))
+    return [g.name for g in specs if g.usable_gib >= peak_gib]
+
+
+def check_fits(peaks: Mapping[str, float], *, what: str, torch_info: Mapping[str, Any] | None = None,
+               plan_command: str = "") -> dict[str, Any] | None:
+    """Refuse, before any work, a run whose planned peak exceeds the detected GPU (no GPU: nothing to check).
+
+    Args:
+        peaks: Stage name → planned peak GPU memory (GiB).
+        what: The command, for the message.
+        torch_info: :func:`averitec_tools.doctor.probe_torch`'s answer (probed when None).
+        plan_command: The command that prints the whole plan (for the hint).
+
+    Returns:
+        ``{"gpu", "memory_gib", "usable_gib", "peak_gib", "stage"}`` when a GPU was checked, else None.
+
+    Raises:
+        UserError: one line naming the stage, its peak, the GPU and the GPUs that would hold it.
+
+    Example:
+        >>> info = {"gpus": [{"name": "NVIDIA A100-SXM4-40GB", "memory_gib": 39.4}]}
+        >>> check_fits({"generator dpo": 71.6}, what="r2vc paper", torch_info=info)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: r2vc paper: stage 'generator dpo' plans a peak of 71.6 GiB of GPU memory; NVIDIA A100-SXM4-40GB has 39.4 GiB, of which a plan may fill 37.4: nothing was run (it fits one h100-80gb, h100-pcie-80gb, a100-80gb, h200)
+        >>> check_fits({"generator dpo": 71.6}, what="x", torch_info={"gpus": []}) is None
+        True
+    """
+    if torch_info is None:
+        from averitec_tools.doctor import probe_torch
+
+        torch_info = probe_torch()
+    gpus = torch_info.get("gpus") or []
+    if not gpus or not peaks:
+        return None
+    gpu = gpus[0]
+    usable = usable_gib(gpu["memory_gib"])
+    stage, peak = max(peaks.items(), key=lambda kv: kv[1])
+    checked = {"gpu": gpu.get("name"), "memory_gib": gpu["memory_gib"], "usable_gib": usable,
+               "peak_gib": round(peak, 1), "stage": stage}
+    if peak <= usable:
+        return checked
+    fits = fitting_gpus(peak)
+    raise UserError(
+        f"{what}: stage {stage!r} plans a peak of {peak:.1f} GiB of GPU memory; {gpu.get('name')} has "
+        f"{gpu['memory_gib']:g} GiB, of which a plan may fill {usable:.1f}: nothing was run",
+        hint=(f"it fits one {', '.join(fits)}" if fits else "no registered single GPU holds it")
+        + (f" ({plan_command} shows every stage's peak)" if plan_command else ""))
+
+
+__all__ = ["DEFAULT_BANDWIDTH_UTIL", "DEFAULT_MFU", "GPUS", "USABLE_SHARE", "GpuSpec", "check_fits", "detect_gpu",
+           "fitting_gpus", "gpu_spec", "resolve_gpu", "usable_gib"]

@@ -132,6 +132,9 @@ STRUCTURAL_DEPARTURES: tuple[str, ...] = (
     "a claim without evidence is predicted Not Enough Evidence with a placeholder QA pair "
     "(upstream: left out of the prediction file)",
     "the reranker trains on AVeriTeC train only (upstream: plus Full Fact QA pairs not released)",
+    "the trainers' optimizer is torch.optim.AdamW with its defaults, weight decay 0.01 and eps 1e-8 (upstream: "
+    "transformers' AdamW with its defaults, weight decay 0.0 and eps 1e-6: MichSchli/AVeriTeC "
+    "models/SequenceClassificationModule.py and JustificationGenerationModule.py)",
 )
 
 #: Allowed values of the settings that name a behaviour.
@@ -199,9 +202,11 @@ def _offline_ours() -> AVeriTeCConfig:
 #: Built-in configurations selectable by name: name → factory.
 BUILTIN_CONFIGS: Registry[Callable[[], AVeriTeCConfig]] = Registry("built-in configuration")
 def _paper_bounded() -> AVeriTeCConfig:
-    """``paper`` with BLOOM stopping at the end of the question (``questions.stop: question-end``)."""
+    """``paper`` with BLOOM stopping at the end of the question (``questions.stop: question-end``) and
+    writing 16 questions per ``generate`` call, across claims (``questions.batch_size: 16``;
+    ``baselines/averitec/chunked.py``; upstream decodes one at a time)."""
     base = AVeriTeCConfig()
-    return replace(base, name="paper-bounded", questions=replace(base.questions, stop="question-end"))
+    return replace(base, name="paper-bounded", questions=replace(base.questions, stop="question-end", batch_size=16))
 
 
 BUILTIN_CONFIGS.add("paper", AVeriTeCConfig)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines._run.summary import RunSummary
+from averitec_tools.baselines.averitec.chunked import run_chunked
 from averitec_tools.baselines.averitec.config import AVeriTeCConfig
 from averitec_tools.baselines.averitec.io.data import ClaimItem, QAPair, gold_pairs
 from averitec_tools.baselines.averitec.io.output import NO_EVIDENCE, ClaimResult, write_predictions
@@ -91,28 +92,42 @@ class AVeriTeCPipeline:
         value, _ = self.cache.fetch(stage, key, compute)
         return value, key
 
-    def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any]) -> tuple[list[QAPair], str]:
+    def evidence_for(self, item: ClaimItem, fallbacks: list[str], extra: dict[str, Any], *,
+                     retrieved: Any = None, written: list[str] | None = None) -> tuple[list[QAPair], str]:
         """The claim's evidence QA pairs and the stage-cache key that determines them: none
-        (claim-only), the gold pairs, or store → retrieval → questions → reranker."""
+        (claim-only), the gold pairs, or store → retrieval → questions → reranker (``retrieved``: its
+        :meth:`retrieved`, done ahead; ``written``: its questions, from a pass over several claims)."""
         if self.variant.evidence == "none":
             return [], stage_key("claim-only", item.claim, "")
         if self.variant.evidence == "gold":
             pairs = gold_pairs(item.record)
             return pairs, stage_key("gold-evidence", [item.claim, [dataclasses.astuple(p) for p in pairs]], "")
+        sentences, parent, more_fallbacks, more_extra = retrieved or self.retrieved(item)
+        fallbacks.extend(more_fallbacks)
+        extra.update(more_extra)
+        if sentences is None:
+            return [], parent
         t = time.perf_counter()
-        if not self.store.has(item.claim_id):
-            fallbacks.append("no-store-file")
-            self._timed("store", t)
-            return [], stage_key("no-store-file", item.claim, "")
-        parent = stage_key("store", [item.claim, file_key(self.store.file(item.claim_id))], "")
-        t = self._timed("store", t)
-        sentences, parent = self._retrieved(item, parent, extra)
-        t = self._timed("retrieval", t)
-        candidates, parent = self._questioned(sentences, parent, fallbacks)
+        candidates, parent = self._questioned(sentences, parent, fallbacks, written=written)
         t = self._timed("questions", t)
         evidence, parent = self._reranked(item, candidates, parent)
         self._timed("reranker", t)
         return evidence, parent
+
+    def retrieved(self, item: ClaimItem) -> tuple[list[Sentence] | None, str, list[str], dict[str, Any]]:
+        """Store and BM25 retrieval of one claim (through the stage cache): its sentences (None: no store
+        file), the cache key they come from, and the fallbacks and extra fields they add
+        (:mod:`~averitec_tools.baselines.averitec.chunked` runs it ahead, on a worker thread)."""
+        t = time.perf_counter()
+        if not self.store.has(item.claim_id):
+            self._timed("store", t)
+            return None, stage_key("no-store-file", item.claim, ""), ["no-store-file"], {}
+        parent = stage_key("store", [item.claim, file_key(self.store.file(item.claim_id))], "")
+        t = self._timed("store", t)
+        extra: dict[str, Any] = {}
+        sentences, parent = self._retrieved(item, parent, extra)
+        self._timed("retrieval", t)
+        return sentences, parent, [], extra
 
     def _retrieved(self, item: ClaimItem, parent: str, extra: dict[str, Any]) -> tuple[list[Sentence], str]:
         """The claim's top BM25 sentences (and, where the store holds gold answers, their recall)."""
@@ -134,12 +149,13 @@ class AVeriTeCPipeline:
             extra["gold_sentence_recall"] = round(found["recall"], 4)
         return [Sentence(text=a, url=b, score=c) for a, b, c in found["sentences"]], parent
 
-    def _questioned(self, sentences: list[Sentence], parent: str, fallbacks: list[str]) -> tuple[list[QAPair], str]:
-        """A question for each sentence, the sentence its answer."""
+    def _questioned(self, sentences: list[Sentence], parent: str, fallbacks: list[str], *,
+                    written: list[str] | None = None) -> tuple[list[QAPair], str]:
+        """A question for each sentence (``written``: already written), the sentence its answer."""
 
         def ask() -> dict[str, Any]:
             generic_before = getattr(self.question_writer, "generic", 0)
-            questions = self.question_writer.write([x.text for x in sentences])
+            questions = written if written is not None else self.question_writer.write([x.text for x in sentences])
             return {"questions": questions, "generic": getattr(self.question_writer, "generic", 0) - generic_before}
 
         asked, parent = self._fetch("questions", parent, ask)
@@ -186,22 +202,22 @@ class AVeriTeCPipeline:
         judged, parent = self._fetch("verdict", parent, judge)
         return np.asarray(judged["probs"], dtype=float).reshape(-1, 4), parent
 
-    def run_claim(self, item: ClaimItem) -> ClaimResult:
+    def run_claim(self, item: ClaimItem, *, retrieved: Any = None, written: list[str] | None = None) -> ClaimResult:
         from averitec_tools.baselines.averitec.stages.decision import apply_bias
         from averitec_tools.baselines.averitec.stages.verdict import decide
 
         fallbacks: list[str] = []
         extra: dict[str, Any] = {}
-        evidence, parent = self.evidence_for(item, fallbacks, extra)
+        evidence, parent = self.evidence_for(item, fallbacks, extra, retrieved=retrieved, written=written)
         t = time.perf_counter()
         probs, parent = self.verdict_probs(item, evidence, parent)
         if self.label_bias is not None:  # fitted on the decision slice (decision_slice.py)
             probs = apply_bias(probs, self.label_bias)
         label, confidence, probabilities = decide(probs, rule=self.config.verdict.aggregation)
         t = self._timed("verdict", t)
-        written, _ = self._fetch("justification", parent,
-                                 lambda: {"text": self.justifier.justify([(item.claim, evidence, label)])[0]})
-        justification = written["text"]
+        justified, _ = self._fetch("justification", parent,
+                                   lambda: {"text": self.justifier.justify([(item.claim, evidence, label)])[0]})
+        justification = justified["text"]
         if self.components.get("justification") == "extractive-fallback":
             fallbacks.append("extractive-fallback")
         self._timed("justification", t)
@@ -219,8 +235,9 @@ class AVeriTeCPipeline:
         """Run every claim through the shared run loop (:func:`averitec_tools.baselines._run.loop.run_claims`).
 
         ``predict_many``: claims still to do → results in order (e.g. on an engine,
-        :mod:`averitec_tools.baselines.averitec.claim_worker`; default :meth:`run_claim`
-        here). An interrupted run's ``OUT.partial.jsonl`` is continued with ``resume``,
+        :mod:`averitec_tools.baselines.averitec.claim_worker`; default here: chunks of claims with
+        retrieval run ahead and one question pass per chunk,
+        :func:`~averitec_tools.baselines.averitec.chunked.run_chunked`). An interrupted run's ``OUT.partial.jsonl`` is continued with ``resume``,
         discarded with ``overwrite``, and refused without either.
         """
         from averitec_tools.baselines._run.loop import run_claims
@@ -241,7 +258,7 @@ class AVeriTeCPipeline:
             claims=claims, claim_id=lambda c: c.claim_id, kind="averitec", config=self.config.fingerprint(),
             output_format=output_format, out=out, resume=resume, overwrite=overwrite, progress=progress,
             desc=f"averitec baseline ({self.variant.name})", header={"variant": self.variant.name},
-            predict_many=predict_many or (lambda todo: map(self.run_claim, todo)), encode=lambda r: r.to_dict(),
+            predict_many=predict_many or (lambda todo: run_chunked(self, todo, claims=claims)), encode=lambda r: r.to_dict(),
             on_result=keep,
             write_output=lambda records: write_predictions(results_of(records), out=out, output_format=output_format))
         return run_summary(self, results=results_of(done.records), n_resumed=done.n_resumed, out=out,

@@ -140,14 +140,22 @@ class R2VCConfig:
         """
         out = dataclasses.asdict(self)
         preset = out.pop("preset")
+        if out["generator"]["server"] is None:  # local decoding: the layout (and fingerprint) it always had
+            del out["generator"]["server"]
         out["offline"] = {"enabled": preset == OFFLINE_PRESET, **out["offline"]}
+        if preset != OFFLINE_PRESET:  # no corpus is built: the layout (and fingerprint) it always had
+            del out["offline"]["corpus"]
         return out
 
     def fingerprint(self) -> str:
         """Short hash of the configuration (recorded in resumable runs)."""
         from averitec_tools.hashing import json_digest
 
-        return json_digest(self.to_dict())
+        settings = self.to_dict()
+        if settings["offline"].get("corpus") == "train+dev":
+            # the corpus every configuration held before issue 37 named it: the fingerprint it had
+            del settings["offline"]["corpus"]
+        return json_digest(settings)
 
 
 #: The preset that trains its own models (``offline: {enabled: true}`` in files).
@@ -213,6 +221,12 @@ def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
         raise UserError(f"{source}: offline.threshold_regimes must be at least 1, got {off.threshold_regimes}")
     if not 0.0 <= off.target_coverage <= 1.0:
         raise UserError(f"{source}: offline.target_coverage must lie in [0, 1], got {off.target_coverage}")
+    g = cfg.generator
+    if g.server is not None and not g.server.startswith(("http://", "https://")):
+        raise UserError(f"{source}: generator.server must be an http(s) URL (http://host:8000/v1), got {g.server[:80]!r}")
+    if g.server is not None and g.question_writer == "lm":
+        raise UserError(f"{source}: generator.question_writer: lm needs the generator loaded here, not on a server",
+                        hint="use question_writer: template with generator.server")
     return cfg
 
 

@@ -52,6 +52,10 @@ class GeneratorConfig:
     #: Evidence questions of AVeriTeC output: ``template`` ("Is it true that <claim>?") or
     #: ``lm`` (ask the generator, which SFT/DPO never trained to write questions).
     question_writer: str = "template"
+    #: An OpenAI-compatible server decoding the candidates (``http://host:8000/v1``; vLLM serving
+    #: ``model``, which names the served model and its tokenizer); ``None``: decode here
+    #: (:mod:`~averitec_tools.baselines.r2vc.stages.generation.server`).
+    server: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from averitec_tools.baselines._run.memory import ResidentModels
 from averitec_tools.baselines.r2vc.config import R2VCConfig
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
 from averitec_tools.baselines.r2vc.io.claims import ClaimInput
@@ -41,6 +42,9 @@ class BuildRequest:
         candidates: The candidate store directory (None: no store).
         label_evidence: Name the ``given`` setting in the components (``r2vc-calibrate``
             names them as a retrieved run does).
+        models: Lends the retriever, the NLI model and the generator to every pipeline built
+            with the same settings (:class:`~averitec_tools.baselines._run.memory.ResidentModels`:
+            the paper runs' stages and Table 2 rows), instead of loading them again for each.
     """
 
     corpus: str | None = None
@@ -51,6 +55,7 @@ class BuildRequest:
     evidence: str = "retrieved"
     candidates: str | None = None
     label_evidence: bool = True
+    models: ResidentModels | None = None
 
     def components(self, described: Mapping[str, Any]) -> dict[str, Any]:
         """``described`` with the evidence setting named (where it is labelled)."""

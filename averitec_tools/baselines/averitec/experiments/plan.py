@@ -10,9 +10,10 @@ detected) GPU with the formula and every input of it, peak GPU memory, host RAM 
 
 The estimates come from stated assumptions (:data:`ASSUMPTIONS`) and the GPU registry's
 datasheet figures (:mod:`averitec_tools.baselines._run.gpus`), never from a measurement on
-a GPU (none was made): decoding is memory-bound (weights plus the key/value cache read once
-per step at :data:`~averitec_tools.baselines._run.gpus.DEFAULT_BANDWIDTH_UTIL` of the
-bandwidth), prompts and encoders are compute-bound (``2·P`` FLOPs per token forward,
+a GPU (none was made): a decode step is the one decode-step model both baselines' plans use
+(:func:`~averitec_tools.baselines._run.decode.decode_step`: weights and the key/value cache read
+once per step at the bandwidth share Table G.1's measured 50.92 tokens/s of an 8B model on an
+H100 implies, plus the step's FLOPs), prompts and encoders are compute-bound (``2·P`` FLOPs per token forward,
 ``6·P`` for training, at :data:`~averitec_tools.baselines._run.gpus.DEFAULT_MFU`), and every
 decoding runs to its bound (the worst case). The one measured figure, new tokens per
 question of a tiny random BLOOM (``benchmarks/bench_question_bound.py``), is shown next to
@@ -39,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines._run.decode import BART_LARGE, BLOOM_7B1, decode_step, prefill_seconds
 from averitec_tools.baselines._run.gpus import (
-    DEFAULT_BANDWIDTH_UTIL,
     DEFAULT_MFU,
     GpuSpec,
     gpu_spec,
@@ -82,7 +83,7 @@ ASSUMPTIONS: dict[str, Any] = {
     "dev_store_bytes_when_missing": 11537899362,  # the dev store archive (recorded size; unpacked is larger)
     "overhead_gib": 1.5,  # CUDA context, activations of inference, logits
     "mfu": DEFAULT_MFU,
-    "bandwidth_util": DEFAULT_BANDWIDTH_UTIL,
+    "decode_step": "baselines/_run/decode.py: bandwidth efficiency from R2VC Table G.1's 50.92 tokens/s (H100, 8B)",
     "reranker_sequences_per_positive": 10,  # 1 positive + 9 upstream negatives
     "host_ram_gib_training": 8.0,  # tokenised training set, data loader, the model's host copy
     "host_ram_gib_inference": 4.0,  # one claim's store file, the stage cache, a small model's host copy
@@ -107,15 +108,19 @@ def _model_input(model: str | None, checkpoint: str | None, *, stage: str) -> di
             "fix": None, "note": "hub id: fetched by transformers at first use (needs the hub)"}
 
 
-def _decode_seconds(shape: ModelShape, gpu: GpuSpec, *, prompt: int, new: int, beams: int, batch: int) -> dict[str, float]:
-    """Per generated sequence: prefill (compute-bound) + ``new`` memory-bound steps shared by the batch."""
-    kv_per_token = 2 * shape.layers * shape.hidden * 2  # bf16 keys and values
-    weights = shape.params * shape.weight_bytes
-    avg_ctx = prompt + new / 2
-    step = (weights + kv_per_token * beams * batch * avg_ctx) / (gpu.bandwidth_tbs * 1e12 * DEFAULT_BANDWIDTH_UTIL)
-    prefill = 2 * shape.params * prompt * beams / (gpu.bf16_tflops * 1e12 * DEFAULT_MFU)
-    return {"prefill_s": prefill, "step_s": step, "per_sequence_s": prefill + new * step / batch,
-            "kv_bytes_per_token": kv_per_token}
+#: The decode shapes of the upstream generators (the one decode-step model: ``baselines/_run/decode.py``).
+DECODE_SHAPES = {"bigscience/bloom-7b1": BLOOM_7B1, "facebook/bart-large": BART_LARGE}
+
+
+def _decode_seconds(model: str, gpu: GpuSpec, *, prompt: int, new: int, beams: int, batch: int) -> dict[str, float]:
+    """Per generated sequence: prefill (compute-bound) + ``new`` steps of ``beams · batch`` sequences shared by the
+    batch, each step the decode-step model both baselines' plans use (:func:`~averitec_tools.baselines._run.decode.decode_step`:
+    calibrated on Table G.1's measured 50.92 tokens/s)."""
+    shape = DECODE_SHAPES.get(model, BLOOM_7B1)
+    step = decode_step(shape, gpu, sequences=beams * batch, context=prompt + new / 2)
+    prefill = prefill_seconds(shape, gpu, sequences=beams, prompt_tokens=prompt)
+    return {"prefill_s": prefill, "step_s": step["step_s"], "per_sequence_s": prefill + new * step["step_s"] / batch,
+            "kv_bytes_per_token": shape.kv_bytes_per_token, "bandwidth_efficiency": step["efficiency"]}
 
 
 def _decode_memory(shape: ModelShape, *, ctx: int, beams: int, batch: int) -> float:
@@ -162,16 +167,18 @@ def _question_estimate(cfg: AVeriTeCConfig, gpu: GpuSpec, *, bounded: bool, ques
     shape = _shape(q.model)
     prompt = ASSUMPTIONS["prompt_tokens"]
     new = (q.max_new_tokens or ASSUMPTIONS["bounded_new_tokens"]) if bounded else (q.max_length or 5000) - prompt
-    t = _decode_seconds(shape, gpu, prompt=prompt, new=new, beams=q.num_beams, batch=q.batch_size)
+    t = _decode_seconds(q.model, gpu, prompt=prompt, new=new, beams=q.num_beams, batch=q.batch_size)
     return {
         "setting": "bounded (questions.stop: question-end)" if bounded else "upstream (questions.stop: none)",
         "gpu_hours": questions * t["per_sequence_s"] / 3600,
         "formula": "questions · (prefill + new_tokens · step / batch); prefill = 2·P·prompt·beams / (bf16_peak·MFU); "
-                   "step = (P·bytes + kv_per_token·beams·batch·(prompt + new/2)) / (bandwidth·util)",
+                   "step = (P·bytes + kv_per_token·beams·batch·(prompt + new/2)) / (bandwidth·efficiency) + "
+                   "2·P·beams·batch / (bf16_peak·MFU), efficiency from Table G.1's measured step (_run/decode.py, "
+                   "the R2VC plan's too)",
         "formula_inputs": {"questions": questions, "P": shape.params, "bytes": shape.weight_bytes, "prompt": prompt,
                            "new_tokens": new, "beams": q.num_beams, "batch": q.batch_size,
                            "kv_per_token_bytes": t["kv_bytes_per_token"], "bandwidth_tbs": gpu.bandwidth_tbs,
-                           "util": DEFAULT_BANDWIDTH_UTIL, "bf16_peak_tflops": gpu.bf16_tflops, "MFU": DEFAULT_MFU,
+                           "efficiency": t["bandwidth_efficiency"], "bf16_peak_tflops": gpu.bf16_tflops, "MFU": DEFAULT_MFU,
                            "step_ms": round(1000 * t["step_s"], 3), "prefill_ms": round(1000 * t["prefill_s"], 3)},
         "peak_gpu_memory_gib": _decode_memory(shape, ctx=prompt + new, beams=q.num_beams, batch=q.batch_size),
         "new_tokens_per_question": {"estimate_uses": new, "bound": new if bounded else None,
@@ -193,7 +200,7 @@ def _inference_stages(cfg: AVeriTeCConfig, gpu: GpuSpec, *, claims: int, store_b
     q = _question_estimate(cfg, gpu, bounded=bounded, questions=questions)
     alt = _question_estimate(cfg, gpu, bounded=not bounded, questions=questions)
     rerank_len = cfg.reranker.max_length or cfg.reranker.train.max_length
-    just = _decode_seconds(_shape(cfg.justification.model), gpu, prompt=cfg.justification.max_length,
+    just = _decode_seconds(cfg.justification.model, gpu, prompt=cfg.justification.max_length,
                            new=cfg.justification.max_new_tokens, beams=cfg.justification.num_beams, batch=1)
     models = {s: _model_input(getattr(getattr(cfg, s), "base", None) or getattr(getattr(cfg, s), "model", None),
                               getattr(cfg, s).checkpoint if s != "questions" else None, stage=s)
@@ -298,7 +305,7 @@ def reproduce_plan(*, config: AVeriTeCConfig, claims: str | None, store: str | N
     stages = [_training_stage(k, config, spec, inputs["train"]) for k in TRAINED_STAGES if _needs_training(config, k)]
     stages += _inference_stages(config, spec, claims=n, store_bytes=size, inputs=inputs)
     for s in stages:
-        s["fits_gpu"] = s["peak_gpu_memory_gib"] <= spec.memory_gib
+        s["fits_gpu"] = s["peak_gpu_memory_gib"] <= spec.usable_gib
         for row in (s, s.get("alternative", {})):
             for key in ("gpu_hours", "cpu_hours", "peak_gpu_memory_gib", "host_ram_gib", "disk_gib"):
                 if key in row:

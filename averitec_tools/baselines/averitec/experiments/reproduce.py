@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines._run.memory import release_memory
 from averitec_tools.baselines.averitec.config import JUSTIFICATION_FALLBACK, AVeriTeCConfig
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import atomic_writer
@@ -70,6 +71,7 @@ def train_missing(*, config: AVeriTeCConfig, exclude: Sequence[str], out: Path,
         trained = not (target / "manifest.json").is_file()
         if trained:
             train_stage(kind=kind, cfg=config, claims=claims, data_info=info, out_dir=target, progress=progress)
+            release_memory()  # the trained model and its optimizer go before the next stage loads its own
         manifest = json.loads((target / "manifest.json").read_text())
         report[kind] = {"checkpoint": str(target), "trained": trained, "seconds": manifest.get("seconds"),
                         "best_epoch": manifest.get("best_epoch"), "heldout_metric": manifest.get("heldout_metric"),
@@ -148,6 +150,8 @@ def reproduce(*, config: AVeriTeCConfig, claims_path: str | os.PathLike[str], st
                 json.dump(obj, fh, indent=1, default=str)
         rows.append(_row(variant.name, score, cal, run))
         results[variant.name] = {"run": run, "score": score, "calibration": cal}
+        del pipe  # BLOOM, the classifiers and the justifier of this variant go before the next builds its own
+        release_memory()
     components = results[chosen[0].name]["run"]["components"]
     table = "\n".join([TABLE_HEADER, *rows, "", "components: " + "; ".join(f"{k}: {v}" for k, v in components.items()),
                        f"score signature: {results[chosen[0].name]['score'].get('signature', '')}"])

@@ -90,6 +90,10 @@ class StageCache:
         self._count(stage, "cached")
         return value
 
+    def has(self, stage: str, key: str) -> bool:
+        """Whether a result is stored (not counted: a look before deciding what to compute)."""
+        return self.root is not None and self._path(stage, key).is_file()
+
     def put(self, stage: str, key: str, value: Mapping[str, Any]) -> None:
         """Store ``value`` atomically (and count the stage as computed)."""
         self._count(stage, "computed")

@@ -10,6 +10,10 @@ pipeline's :meth:`~averitec_tools.baselines.r2vc.pipeline.R2VCPipeline.evidence_
 one batch of ``B·k`` sequences and hands the other claims' candidates out as the pipeline
 asks for them.
 
+The batcher reaches the pipeline through a weak reference: the pipeline owns the batcher (its
+``generator``), so a strong one back would make a ``pipe ↔ batcher`` cycle that keeps the
+pipeline — and the 8B generator inside — alive until Python's cyclic collector runs.
+
 Chunks are fixed by position in the claim list, not by what is left to do, so a rerun
 after a kill decodes a chunk with the same members and the same batch seed (its first
 claim's) and gets the same candidates (on a deterministic device); a chunk with a member
@@ -36,17 +40,32 @@ class ClaimBatcher:
     """Wraps an LM generator: a claim's ``generate`` call decodes its whole chunk (module docs)."""
 
     def __init__(self, inner: Any, *, pipe: Any, claims: Sequence[Any], size: int) -> None:
-        from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
+        import inspect
+        import weakref
 
-        self.inner, self.pipe, self.size = inner, pipe, max(1, int(size))
+        self.inner, self.size = inner, max(1, int(size))
+        evidence_for = pipe.evidence_for  # a bound method holds its pipeline: hold it weakly (module docs)
+        self._evidence_for = (weakref.WeakMethod(evidence_for) if inspect.ismethod(evidence_for)
+                              else lambda: evidence_for)
+        self._base_seed = int(pipe.config.generator.seed)
         self.claims = list(claims)
-        self._seed = lambda c: claim_seed(pipe.config.generator.seed, c.claim_id)
         self._position = {self._seed(c): i for i, c in enumerate(self.claims)}
         self._ready: dict[int, Any] = {}
         self.n_batches = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+    def _seed(self, claim: Any) -> int:
+        from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
+
+        return claim_seed(self._base_seed, claim.claim_id)
+
+    def _pool(self, member: Any) -> list[Any]:
+        evidence_for = self._evidence_for()
+        if evidence_for is None:
+            raise RuntimeError("ClaimBatcher: its pipeline is gone")
+        return list(evidence_for(member))
 
     def generate(self, claim: str, evidence: Sequence[Any], *, k: int, seed: int) -> Any:
         if seed in self._ready:
@@ -58,7 +77,7 @@ class ClaimBatcher:
         requests, seeds = [], []
         for member in self.claims[start:start + self.size]:
             s = self._seed(member)
-            pool = list(evidence) if s == seed else self.pipe.evidence_for(member)
+            pool = list(evidence) if s == seed else self._pool(member)
             if pool:  # the pipeline decodes nothing for an empty pool
                 requests.append((member.claim, pool, k))
                 seeds.append(s)

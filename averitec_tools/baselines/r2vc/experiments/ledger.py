@@ -6,10 +6,16 @@ decoding of one claim appends ``{"event": "decode", "set": "eval"|"slice", "reci
 NLI-only generator decodes nothing and is not wrapped; a claim replayed from a candidate
 store calls no generator). The file is appended across reruns, so a claim decoded, lost to
 a kill and decoded again counts twice: the ledger measures the cost, not the intent.
-:func:`paper_manifest` turns it into the counts the issue asks for: ``generator_trainings``
-(SFT+DPO runs), ``decodings_per_claim`` (eval decodings over every Table 2 row and recipe
-divided by the evaluated claims) and ``slice_decodings`` (slice decodings divided by the
-slice size).
+Every model load of the run's :class:`~averitec_tools.baselines._run.memory.ResidentModels`
+appends ``{"event": "load", "kind", "model", "recipe"}``, each retrieve stage
+``{"event": "retrieve", ...}`` (its retriever and index), and every stage its wall time
+(:func:`timed_stage`: ``{"event": "stage", "stage", "seconds", "ran"}``, with the CUDA peak
+where there is a GPU). :func:`paper_manifest` turns it into the counts the issue asks for:
+``generator_trainings`` (SFT+DPO runs), ``decodings_per_claim`` (eval decodings over every
+Table 2 row and recipe divided by the evaluated claims), ``slice_decodings`` (slice decodings
+divided by the slice size), ``generator_loads`` (recipe → generator → loads), ``dense_index``
+(whether a retrieve stage searched a dense index), and per stage the measured hours
+(:func:`measured_stages`) that the run sets beside the plan's.
 
 Example:
     >>> import tempfile
@@ -26,8 +32,11 @@ Example:
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Mapping, Sequence
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +100,55 @@ def count_decodings(pipe: Any, *, ledger: Ledger, set_name: str, recipe: str) ->
         pipe.generator = CountingGenerator(pipe.generator, ledger=ledger, set_name=set_name, recipe=recipe)
 
 
+@contextmanager
+def timed_stage(ledger: Ledger, stage: str, *, ran: bool = True) -> Iterator[None]:
+    """Append the block's wall time as ``{"event": "stage", "stage", "seconds", "ran"}`` (and the CUDA
+    peak allocated during it, ``peak_gpu_gib``, where torch sees a GPU) once it finished.
+
+    Example:
+        >>> import tempfile
+        >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "ledger.jsonl")
+        >>> with timed_stage(ledger, "generator sft"):
+        ...     pass
+        >>> [(e["stage"], e["ran"]) for e in ledger.events()]
+        [('generator sft', True)]
+    """
+    torch: Any = sys.modules.get("torch")  # a run that never imported torch has no CUDA peak to read
+    cuda = torch is not None and bool(torch.cuda.is_available())
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    start = time.perf_counter()
+    yield
+    event: dict[str, Any] = {"event": "stage", "stage": stage, "seconds": round(time.perf_counter() - start, 3),
+                             "ran": ran}
+    if cuda:
+        event["peak_gpu_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+    ledger.add(**event)
+
+
+def measured_stages(ledger: Ledger) -> dict[str, dict[str, Any]]:
+    """Stage → measured wall hours summed over the runs that ran it (a stage resumed after a kill counts
+    every attempt that finished), its runs, and its largest CUDA peak."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in ledger.events():
+        if e.get("event") != "stage" or not e.get("ran"):
+            continue
+        row = out.setdefault(e["stage"], {"measured_hours": 0.0, "runs": 0, "measured_peak_gpu_gib": None})
+        row["measured_hours"] = round(row["measured_hours"] + e["seconds"] / 3600, 6)
+        row["runs"] += 1
+        if e.get("peak_gpu_gib") is not None:
+            row["measured_peak_gpu_gib"] = max(row["measured_peak_gpu_gib"] or 0.0, e["peak_gpu_gib"])
+    return out
+
+
+def _loads(events: list[dict[str, Any]], kind: str) -> dict[str, dict[str, int]]:
+    loads: dict[str, Counter[str]] = defaultdict(Counter)
+    for e in events:
+        if e.get("event") == "load" and e.get("kind") == kind:
+            loads[str(e.get("recipe"))][Path(str(e.get("model"))).name] += 1
+    return {recipe: dict(sorted(c.items())) for recipe, c in loads.items()}
+
+
 def paper_manifest(ledger: Ledger, *, eval_claims: Mapping[str, int], slice_claims: int) -> dict[str, Any]:
     """The counts of a paper run from its ledger (see the module docs)."""
     events = ledger.events()
@@ -111,9 +169,13 @@ def paper_manifest(ledger: Ledger, *, eval_claims: Mapping[str, int], slice_clai
         "slice_claims": slice_claims,
         "eval_decodings": eval_decodes,
         "slice_claim_decodings": slice_decodes,
-        "measured_from": f"{ledger.path.name}: one line per finished SFT/DPO training and per LM decoding "
-                         "of one claim (replays from a candidate store decode nothing)",
+        "generator_loads": _loads(events, "generator"),
+        "retriever_loads": _loads(events, "retriever"),
+        "dense_index": any(e.get("event") == "retrieve" and e.get("dense_index_built") for e in events),
+        "dense_indexes": {e["recipe"]: e.get("dense_index") for e in events if e.get("event") == "retrieve"},
+        "measured_from": f"{ledger.path.name}: one line per finished SFT/DPO training, per LM decoding of one "
+                         "claim (replays from a candidate store decode nothing), per model load and per stage",
     }
 
 
-__all__ = ["Ledger", "count_decodings", "paper_manifest"]
+__all__ = ["Ledger", "count_decodings", "measured_stages", "paper_manifest", "timed_stage"]

@@ -1,4 +1,4 @@
-"""One paper configuration's own stages: data → corpus → calibrate → predict → score → table.
+"""One paper configuration's own stages: data → corpus → retrieve → calibrate → predict → score → table.
 
 ``averitec baseline r2vc paper --recipe paper-fever --recipe paper-vitaminc --work DIR``
 runs a :class:`~averitec_tools.baselines.r2vc.experiments.paper_set.PaperSet`: the shared
@@ -10,19 +10,26 @@ a :class:`PaperRun` into ``DIR/<recipe>/``, each stage skipped when its output i
 2. **corpus** — FEVER's wiki-pages as sentence units (``wiki_pages``), a WikiExtractor
    dump as paragraphs (``wikipedia``) or a prebuilt store (``corpus``); none with given
    evidence;
-3. **calibrate** — the SLC calibrator on the generator's slice (``calibrator.json``),
+3. **retrieve** — every claim a later stage searches (the evaluation claims with retrieved
+   evidence, the slice with retrieved calibration evidence), searched once in batches by the
+   run's one retriever (:mod:`~averitec_tools.baselines.r2vc.experiments.pools`); the pools stay
+   in memory and serve calibration and every row;
+4. **calibrate** — the SLC calibrator on the generator's slice (``calibrator.json``),
    the slice decoded into ``DIR/generator/slice-candidates/`` once for every recipe with
    the same calibration configuration;
-4. **predict** — one prediction file per table row (``pred-<row>.jsonl`` and its
+5. **predict** — one prediction file per table row (``pred-<row>.jsonl`` and its
    manifest), every row through the recipe's candidate store (``candidates/``): one
    decoding per generator (DPO; SFT for ``no_dpo``), candidates batched across claims
    (:mod:`~averitec_tools.baselines.r2vc.experiments.batching`), each decoding counted in
-   the set's ledger (:mod:`~averitec_tools.baselines.r2vc.experiments.ledger`); with retrieved
-   evidence every claim's pool is searched once, in one batched pass before the first row
-   decodes (:mod:`~averitec_tools.baselines.r2vc.experiments.pools`), and serves every row;
-5. **score** / 6. **table** — accuracy, macro-F1, Brier, ECE as the paper prints them (and
+   the set's ledger (:mod:`~averitec_tools.baselines.r2vc.experiments.ledger`);
+6. **score** / 7. **table** — accuracy, macro-F1, Brier, ECE as the paper prints them (and
    the strict FEVER score for FEVER), next to the paper's reported rows, in
    ``table.md`` / ``table.json``.
+
+The retriever (with its index), the NLI model and the generator are lent to every stage and
+row by the set's :class:`~averitec_tools.baselines._run.memory.ResidentModels`: rows run
+grouped by generator (:func:`predict_order`), so each generator loads once per recipe, and
+every row and stage releases what it built (``release_memory``) before the next.
 
 Built-in recipes name the paper's hub ids and read ``$AVERITEC_DATA_DIR/fever/...`` and
 ``$AVERITEC_DATA_DIR/vitaminc/...``; a YAML recipe overrides any key (``base:
@@ -32,13 +39,13 @@ tiny random models and fixture data (``tests/test_r2vc_paper.py``, ``make r2vc-p
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
-from dataclasses import asdict, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines._run.memory import ResidentModels, release_memory
 from averitec_tools.baselines.r2vc.experiments.ledger import count_decodings
 from averitec_tools.baselines.r2vc.experiments.pools import prefetch_pools
 from averitec_tools.baselines.r2vc.experiments.recipes import (
@@ -46,7 +53,6 @@ from averitec_tools.baselines.r2vc.experiments.recipes import (
     ROWS,
     STEPS,
     Recipe,
-    departures,
     load_recipe,
 )
 from averitec_tools.baselines.r2vc.io.candidates import CandidateStore
@@ -129,14 +135,17 @@ _DPO_DECODING_ROWS = ("full", "no_verifier_selection", "no_calibration")
 
 
 def predict_order(rows: tuple[str, ...]) -> list[str]:
-    """``rows`` with ``single_candidate`` last, so the k-candidate decoding is stored before it
-    replays candidate θ_0 from it.
+    """``rows`` grouped by the generator they decode with, so each is loaded once: the DPO
+    generator's rows first (``single_candidate`` last of them, so the k-candidate decoding is
+    stored before it replays candidate θ_0 from it), then ``no_dpo`` (the SFT generator), then
+    ``nli_only`` (no LM).
 
     Example:
-        >>> predict_order(("single_candidate", "full", "no_dpo"))
-        ['full', 'no_dpo', 'single_candidate']
+        >>> predict_order(("nli_only", "single_candidate", "no_dpo", "full", "no_calibration"))
+        ['full', 'no_calibration', 'single_candidate', 'no_dpo', 'nli_only']
     """
-    return sorted(rows, key=lambda row: row == "single_candidate")
+    rank = {"no_dpo": 1, "nli_only": 2}
+    return sorted(rows, key=lambda row: (rank.get(row, 0), row == "single_candidate"))
 
 
 def _store_config(cfg: Any, rows: tuple[str, ...]) -> Any:
@@ -155,12 +164,16 @@ class PaperRun:
     every recipe of a :class:`~.paper_set.PaperSet`."""
 
     def __init__(self, recipe: Recipe, *, work: str | os.PathLike[str], generator: str | os.PathLike[str] | None = None,
-                 ledger: Any = None, progress: bool = False) -> None:
+                 ledger: Any = None, progress: bool = False, models: ResidentModels | None = None) -> None:
         from averitec_tools.baselines.r2vc.experiments.ledger import Ledger
 
         self.recipe, self.work, self.progress = recipe, Path(work), progress
         self.generator = Path(generator) if generator is not None else self.work
         self.ledger = ledger if ledger is not None else Ledger(self.work / "ledger.jsonl")
+        #: The retriever, NLI model and generator every stage and row of the run shares.
+        self.models = models if models is not None else ResidentModels()
+        #: Evidence pools searched by the retrieve stage (claim text → passages), for calibrate and predict.
+        self.pools: dict[str, Any] | None = None
         self.state: dict[str, Any] = {}
 
     @property
@@ -189,14 +202,57 @@ class PaperRun:
 
             store, stats = build_corpus_from_fever_wiki(path=_need(r.wiki_pages, what="FEVER wiki-pages"),
                                                         out_dir=target, min_chars=r.min_chars)
-            return {"corpus": str(target), "units": "sentence", "num_units": len(store), **stats.to_dict()}
+            return {"corpus": str(target), "units": "sentence", "num_units": len(store), **stats.to_dict(),
+                    **self._build_indexes()}
         if r.wikipedia:
             from averitec_tools.baselines.r2vc.corpus.wikipedia import build_corpus_from_wikipedia
 
             store = build_corpus_from_wikipedia(path=_need(r.wikipedia, what="Wikipedia dump"), out_dir=target,
                                                 min_chars=r.min_chars)
-            return {"corpus": str(target), "units": "paragraph", "num_units": len(store)}
+            return {"corpus": str(target), "units": "paragraph", "num_units": len(store), **self._build_indexes()}
         return {"corpus": self.corpus}
+
+    def _build_indexes(self) -> dict[str, Any]:
+        """The corpus's sparse and dense indexes, built here (the plan charges them to this stage) by the
+        run's one retriever, which stays lent for the retrieve stage."""
+        from averitec_tools.baselines.r2vc.standard import lent_retriever
+
+        cfg = row_config(self.recipe, "full", work=self.work, corpus=self.corpus, generator=self.generator)
+        lent_retriever(cfg, corpus=str(self.corpus), models=self.models, progress=self.progress)
+        return {"indexes": sorted(p.name for p in (self.work / "corpus" / "indexes").iterdir()
+                                  if p.is_dir() and not p.name.startswith("."))}
+
+    def _queries(self) -> list[str]:
+        """The claims a pending stage will search: the slice (retrieved calibration evidence, calibrate
+        not done) and the evaluation claims (retrieved evidence, a row not predicted yet)."""
+        r, out = self.recipe, []
+        if r.calibration_evidence == "retrieved" and not self._done("calibrate"):
+            out += [c.claim for c in _claims(self.generator / "slice.jsonl", evidence="retrieved", corpus=None)]
+        if r.evidence == "retrieved" and not all((self.work / f"pred-{row}.jsonl").is_file() for row in r.rows):
+            out += [c.claim for c in _claims(self.work / "eval.jsonl", evidence="retrieved", corpus=None)
+                    if c.evidence is None]
+        return out
+
+    def step_retrieve(self) -> dict[str, Any]:
+        """Every claim a later stage searches, searched once in batches (:mod:`.pools`) by the run's one
+        retriever; the pools stay in memory for calibrate and predict."""
+        from averitec_tools.baselines.r2vc.experiments.pools import search_pools
+        from averitec_tools.baselines.r2vc.stages.retrieval.dense import META_FILE
+        from averitec_tools.baselines.r2vc.standard import lent_retriever
+        from averitec_tools.models import encoder_dtype
+
+        queries, corpus = self._queries(), self.corpus
+        cfg = row_config(self.recipe, "full", work=self.work, corpus=corpus, generator=self.generator)
+        retriever = lent_retriever(cfg, corpus=str(corpus), models=self.models, progress=self.progress)
+        self.pools = search_pools(retriever, queries, k=cfg.retrieval.top_m)
+        rc = cfg.retrieval
+        dense = Path(rc.index_dir or Path(str(corpus)) / "indexes") / "dense" / META_FILE
+        encoder = getattr(getattr(retriever, "dense", retriever), "encoder", None)
+        info = {"queries": len(queries), "searched": len(self.pools), "sparse": rc.sparse, "dense": rc.dense_model,
+                "dense_index": rc.dense_index if rc.dense_model else None, "dense_index_built": dense.is_file(),
+                "encoder_dtype": None if encoder is None else encoder_dtype(encoder)}
+        self.ledger.add(event="retrieve", recipe=self.recipe.name, **info)
+        return info
 
     def step_calibrate(self) -> dict[str, Any]:
         from averitec_tools.baselines.r2vc.build import build_pipeline
@@ -213,15 +269,18 @@ class PaperRun:
             cfg = replace(cfg, retrieval=replace(cfg.retrieval, corpus=None, dense_index=RetrievalConfig.dense_index))
         claims = _claims(self.generator / "slice.jsonl", evidence=ev,
                          corpus=self.corpus if ev == "given" else None)
-        pipe = build_pipeline(cfg, BuildRequest(corpus=corpus, claims=claims, progress=self.progress, evidence=ev))
-        prefetch_pools(pipe, claims=claims)  # retrieved slice evidence: one batched search pass (pools.py)
+        pipe = build_pipeline(cfg, BuildRequest(corpus=corpus, claims=claims, progress=self.progress, evidence=ev,
+                                                models=self.models))
+        prefetch_pools(pipe, claims=claims, pools=self.pools)  # retrieved slice evidence: the retrieve stage's
         store = _decode_with(pipe, self.generator / "slice-candidates", claims=claims,  # once for all
                              recipe=self.recipe, ledger=self.ledger, set_name="slice", corpus=corpus)
         cal = fit_calibrator(pipe, claims=claims, where=str(self.generator / "slice.jsonl"), progress=self.progress)
         cal.save(self.work / "calibrator.json")
-        return {"claims": len(claims), "evidence": ev, "store": store.describe(),
-                **{k: v for k, v in cal.fit_info.items()
-                                                          if isinstance(v, (int, float, str))}}
+        out = {"claims": len(claims), "evidence": ev, "store": store.describe(),
+               **{k: v for k, v in cal.fit_info.items() if isinstance(v, (int, float, str))}}
+        del pipe, cal, store  # the lent models stay resident for predict; the rest goes now
+        release_memory()
+        return out
 
     def step_predict(self) -> dict[str, Any]:
         from averitec_tools.baselines._run.manifest import (
@@ -234,7 +293,7 @@ class PaperRun:
         from averitec_tools.baselines.r2vc.request import BuildRequest
 
         git = git_state()  # the code the step starts with
-        r, pools = self.recipe, None
+        r = self.recipe
         out: dict[str, dict[str, Any]] = {}
         claims = _claims(self.work / "eval.jsonl", evidence=r.evidence, corpus=self.corpus)
         for row in predict_order(r.rows):
@@ -244,8 +303,8 @@ class PaperRun:
                 continue
             cfg = row_config(r, row, work=self.work, corpus=self.corpus, generator=self.generator)
             pipe = build_pipeline(cfg, BuildRequest(corpus=self.corpus, claims=claims, progress=self.progress,
-                                                    evidence=r.evidence))
-            pools = prefetch_pools(pipe, claims=claims, pools=pools)  # searched once, batched, for every row
+                                                    evidence=r.evidence, models=self.models))  # lent: one load each
+            prefetch_pools(pipe, claims=claims, pools=self.pools)  # searched once (the retrieve stage), every row
             store = _decode_with(pipe, self.work / "candidates", claims=claims, recipe=r, ledger=self.ledger,  # one
                                  set_name="eval", corpus=self.corpus, config=_store_config(cfg, r.rows))  # per generator
             summary = pipe.run(claims, out=pred, output_format="ternary", resume=True, progress=self.progress)
@@ -256,63 +315,23 @@ class PaperRun:
             d = summary.to_dict()
             out[row] = {**{k: d[k] for k in ("labels", "n_abstained", "n_malformed", "components", "fallbacks",
                                              "claims_per_second")}, "store": store.describe()}
+            del pipe, summary, store  # nothing of a row outlives it but the lent models
+            release_memory()
         return {row: out[row] for row in r.rows}
 
     def step_score(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.experiments.tables import paper_row
+        from averitec_tools.baselines.r2vc.experiments.paper_report import score_rows
 
-        r, out = self.recipe, {}
-        for row in r.rows:
-            pred = str(self.work / f"pred-{row}.jsonl")
-            result = paper_row(predictions=pred, gold=self.work / "eval.jsonl", name=ROWS[row][0],
-                               dataset=r.dataset).to_dict()
-            if r.dataset == "FEVER":
-                from averitec_tools.scoring.profiles import get_profile
-
-                fever = get_profile("fever").score(predictions=pred, references=str(self.work / "eval.jsonl"))
-                result["fever_score"] = {k: fever.summary.get(k) for k in ("strict_score", "label_accuracy",
-                                                                             "precision", "recall", "f1")}
-                result["fever_signature"] = fever.signature
-            out[row] = result
-        return out
+        return score_rows(self.recipe, work=self.work)
 
     def step_table(self) -> dict[str, Any]:
-        from averitec_tools.baselines.r2vc.experiments.tables import (
-            PAPER_TABLE2,
-            PaperRow,
-            markdown_table,
-            signature,
-        )
-        from averitec_tools.jsonio import atomic_writer
+        from averitec_tools.baselines.r2vc.experiments.paper_report import write_table
 
-        r = self.recipe
-        scores = self.state["score"]
-        rows = [PaperRow(**{k: v for k, v in scores[row].items() if k in {f.name for f in fields(PaperRow)}})
-                for row in r.rows]
-        reported = [PaperRow(name=f"{ROWS[row][0]} — paper, reported", dataset=r.dataset, n=0,
-                             accuracy=vals[0] / 100, macro_f1=vals[1] / 100, brier=vals[2], ece=vals[3])
-                    for row in r.rows if (vals := PAPER_TABLE2.get(row, {}).get(r.dataset)) is not None]
-        lines = [f"R2VC {r.dataset} ({r.name}; {scores[r.rows[0]]['n']} claims; evidence {r.evidence}"
-                 + ("; oracle documents" if r.evidence == "given" else "") + ")", "",
-                 f"models: generator {r.generator} (SFT → DPO here), verifier {r.verifier}, dense {r.dense}; "
-                 "rows marked 'paper, reported' are the paper's Table 2, not measured here", "",
-                 markdown_table(rows + reported),
-                 "", "departures from the paper:", *(f"- {d}" for d in departures(r)),
-                 "", f"signature: {signature()}"]
-        if r.dataset == "FEVER":
-            lines += ["", "| row | FEVER score (strict) | label accuracy |", "|---|---|---|"]
-            lines += [f"| {ROWS[row][0]} | {scores[row]['fever_score']['strict_score']:.4f} | "
-                      f"{scores[row]['fever_score']['label_accuracy']:.4f} |" for row in r.rows]
-            lines += ["", f"signature: {scores[r.rows[0]]['fever_signature']}"]
-        with atomic_writer(self.work / "table.md") as fh:
-            fh.write("\n".join(lines) + "\n")
-        with atomic_writer(self.work / "table.json") as fh:
-            json.dump({"recipe": asdict(r), "departures": departures(r), "signature": signature(),
-                       "rows": [scores[row] for row in r.rows],
-                       "paper_reported": [x.to_dict() for x in reported]}, fh, indent=1, default=str)
-        return {"table": str(self.work / "table.md")}
+        return write_table(self.recipe, work=self.work, scores=self.state["score"])
 
     def _done(self, step: str) -> bool:
+        if step == "retrieve":  # nothing persisted: done when no later stage has a claim to search
+            return (self.work / "eval.jsonl").is_file() and not self._queries()
         marker = {"data": "eval.jsonl", "corpus": "corpus/corpus.json", "calibrate": "calibrator.json"}.get(step)
         if step == "corpus" and not (self.recipe.wiki_pages or self.recipe.wikipedia):
             return False
@@ -331,17 +350,24 @@ class PaperRun:
                 raise UserError(f"recipe {r.name!r}: model {model!r} not found")
 
     def run(self, *, on_step: Callable[[str, str], None] | None = None) -> dict[str, Any]:
-        """Run every recipe stage not done yet (:data:`RECIPE_STEPS`); returns each stage's report
-        (``reused`` for skipped ones). The :class:`~.paper_set.PaperSet` checks inputs first."""
+        """Run every recipe stage not done yet (:data:`RECIPE_STEPS`), each timed in the ledger under the
+        plan's stage name (``<recipe> <step>``); returns each stage's report (``reused`` for skipped ones).
+        The :class:`~.paper_set.PaperSet` checks inputs first."""
+        from averitec_tools.baselines.r2vc.experiments.ledger import timed_stage
+
         self.work.mkdir(parents=True, exist_ok=True)
         steps: dict[str, Callable[[], dict[str, Any]]] = {
-            "data": self.step_data, "corpus": self.step_corpus, "calibrate": self.step_calibrate,
-            "predict": self.step_predict, "score": self.step_score, "table": self.step_table,
+            "data": self.step_data, "corpus": self.step_corpus, "retrieve": self.step_retrieve,
+            "calibrate": self.step_calibrate, "predict": self.step_predict, "score": self.step_score,
+            "table": self.step_table,
         }
         for name in RECIPE_STEPS:
+            done = self._done(name)
             if on_step is not None:
-                on_step(name, "reused" if self._done(name) else "running")
-            self.state[name] = {"reused": True} if self._done(name) else steps[name]()
+                on_step(name, "reused" if done else "running")
+            with timed_stage(self.ledger, f"{self.recipe.name} {name}", ran=not done):
+                self.state[name] = {"reused": True} if done else steps[name]()
+        self.pools = None
         return self.state
 
 
@@ -353,7 +379,7 @@ def eval_rows(recipe: Recipe) -> list[dict[str, Any]]:
 
 
 #: The stages of one recipe (the generator's — data, sft, dpo — are the set's: paper_set.py).
-RECIPE_STEPS: tuple[str, ...] = ("data", "corpus", "calibrate", "predict", "score", "table")
+RECIPE_STEPS: tuple[str, ...] = ("data", "corpus", "retrieve", "calibrate", "predict", "score", "table")
 
 
 __all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "PaperRun", "Recipe", "eval_rows", "load_recipe", "row_config"]

@@ -21,7 +21,7 @@ Example:
     >>> _ = os.environ.setdefault("AVERITEC_DATA_DIR", "/nowhere")
     >>> plan = plan_paper([load_recipe("paper-fever"), load_recipe("paper-vitaminc")], gpu=gpu_spec("h200"))
     >>> [s["stage"] for s in plan["stages"]][:4]
-    ['generator data', 'generator sft', 'generator dpo', 'paper-fever corpus']
+    ['generator data', 'generator sft', 'generator dpo', 'paper-fever data']
     >>> plan["total"]["gpu_hours"] <= 120, plan["decodings_per_claim"]
     (True, 2)
 """
@@ -105,21 +105,19 @@ def _shape(model: str) -> ModelShape:
     import json
     from dataclasses import replace
 
+    from averitec_tools.baselines.r2vc.training.memory import shape_of
+
     config = Path(model) / "config.json"
     if not config.is_file():
         return replace(LLAMA_31_8B, params=_params(model, LLAMA_31_8B.params))
-    c = json.loads(config.read_text(encoding="utf-8"))
-    heads = c.get("num_attention_heads", 1)
-    return ModelShape(params=_params(model, 8.03e9), layers=c.get("num_hidden_layers", 1),
-                      kv_heads=c.get("num_key_value_heads", heads), head_dim=c.get("hidden_size", 1) // heads,
-                      vocab=c.get("vocab_size", 1))
+    return shape_of(json.loads(config.read_text(encoding="utf-8")), params=_params(model, 8.03e9))
 
 
 def _stage(name: str, *, inputs: list[dict[str, Any]], outputs: list[str], work: dict[str, Any],
            cost: Cost | None, gpu: GpuSpec, host_ram_gib: float, disk_gib: float) -> dict[str, Any]:
     out: dict[str, Any] = {"stage": name, "inputs": inputs, "outputs": outputs, "work": work}
     out.update(cost.to_dict() if cost else {"gpu_hours": 0.0, "formula": "CPU only", "peak_gpu_gib": 0.0})
-    out["fits_gpu"] = out["peak_gpu_gib"] <= gpu.memory_gib
+    out["fits_gpu"] = out["peak_gpu_gib"] <= gpu.usable_gib
     out["host_ram_gib"], out["disk_gib"] = round(host_ram_gib, 1), round(disk_gib, 1)
     return out
 
@@ -127,21 +125,27 @@ def _stage(name: str, *, inputs: list[dict[str, Any]], outputs: list[str], work:
 def _training(recipes: Sequence[Recipe], gpu: GpuSpec, *, train_rows: int, slice_rows: int) -> list[dict[str, Any]]:
     from averitec_tools.baselines.r2vc.experiments.plan_costs import TABLE_G1_RUNTIME as G1
     from averitec_tools.baselines.r2vc.training.config import DPOSettings, SFTSettings
+    from averitec_tools.baselines.r2vc.training.dpo import pairs_needed
 
     r = recipes[0]
-    n = _params(r.generator, 8.03e9)
+    shape = _shape(r.generator)
     tokens_per_example = G1["avg_prompt_tokens"] + G1["avg_generated_tokens"]
     rows = max(train_rows - slice_rows, 0)  # evaluation claims found in it are dropped too (not counted here)
     stages = []
     for stage, cls, overrides in (("sft", SFTSettings, r.sft), ("dpo", DPOSettings, r.dpo)):
         s = cls.from_dict({**dict(overrides), "model": r.generator}, where=f"recipe {r.name}: {stage}")
         batch = s.per_device_train_batch_size * s.gradient_accumulation_steps
-        examples = rows  # SFT: one example per row; DPO: one preference pair per row
+        # SFT: one example per row; DPO: one preference pair per row, built only for the rows its steps use
+        needed = pairs_needed(s) if stage == "dpo" else None  # type: ignore[arg-type]
+        examples = rows if needed is None else min(rows, needed)
         steps = s.max_steps if s.max_steps > 0 else math.ceil(examples * s.num_train_epochs / batch)
-        seqs = steps * batch * (1 if stage == "sft" else 2)  # DPO: chosen + rejected
-        cost = train_cost(gpu=gpu, params=n, tokens=seqs * tokens_per_example,
-                          per_token_flops=8 if stage == "sft" else 10, extra_params=n if stage == "dpo" else 0)
-        checkpoint_gib = 6 * n / GIB  # fp32 weights + 8-bit AdamW states
+        per_seq = 1 if stage == "sft" else 2  # DPO: chosen + rejected
+        seqs = steps * batch * per_seq
+        optim = "paged_adamw_8bit" if s.optim == "auto" else s.optim
+        cost = train_cost(gpu=gpu, shape=shape, stage=stage, tokens=seqs * tokens_per_example,
+                          micro_batch_tokens=s.per_device_train_batch_size * per_seq * tokens_per_example,
+                          master_weights=s.master_weights, optim=optim)
+        checkpoint_gib = (2 + 2) * shape.params / GIB if s.master_weights == "bf16" else 6 * shape.params / GIB
         stages.append(_stage(
             f"generator {stage}", gpu=gpu, cost=cost,
             inputs=[{"path": "generator/sft_rows.jsonl", "rows": rows, "rows_source": "training rows − slice"}],
@@ -149,9 +153,40 @@ def _training(recipes: Sequence[Recipe], gpu: GpuSpec, *, train_rows: int, slice
                      "deleted when done)"],
             work={"examples": examples, "steps": steps, "batch": batch, "sequences": seqs,
                   "tokens_per_sequence": tokens_per_example, "save_steps": s.save_steps,
+                  "master_weights": s.master_weights, "bf16_rounding": s.bf16_rounding, "optim": optim,
                   "length": "max_steps" if s.max_steps > 0 else f"{s.num_train_epochs:g} epoch(s)"},
-            host_ram_gib=4 * n / GIB + 8, disk_gib=checkpoint_gib * s.save_total_limit + 4 * n / GIB))
+            host_ram_gib=4 * shape.params / GIB + 8, disk_gib=checkpoint_gib * s.save_total_limit + 2 * shape.params / GIB))
     return stages
+
+
+def _corpus_stage(recipe: Recipe, gpu: GpuSpec, cfg: Any, *, host_threads: int) -> tuple[dict[str, Any], int, float]:
+    """Building the corpus and its indexes: the dense encoding on the GPU, then the FAISS build on the
+    host's threads (``ivfsq8`` and flat: every thread, byte-identical files; HNSW: one thread) while
+    the GPU waits; returns the stage, the corpus units and the index's host RAM (GiB)."""
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import build_threads_for
+
+    if not (recipe.wiki_pages or recipe.wikipedia):
+        note = "given evidence: no corpus" if recipe.corpus is None else "a prebuilt corpus store"
+        return _stage(f"{recipe.name} corpus", gpu=gpu, cost=None, inputs=[], outputs=[], work={"note": note},
+                      host_ram_gib=1, disk_gib=0), 0, 0.0
+    src = _rows(recipe.wiki_pages or recipe.wikipedia)
+    units, index = src.get("rows", 0), cfg.retrieval.dense_index
+    per_unit = bytes_per_unit(index_type=index, dim=1024, num_vectors=max(1, units))
+    estimate = full_corpus_estimate(num_vectors=max(1, units)) if index == IVFSQ else None
+    threads = build_threads_for(index, requested=host_threads)
+    build_h = (estimate["build_cpu_hours"] if estimate else 0.0) / threads
+    cost = None
+    if recipe.dense:
+        enc = encode_cost(gpu=gpu, units=units, tokens_per_unit=TOKENS_PER_UNIT, params=_params(recipe.dense, 335e6))
+        cost = Cost(enc.gpu_hours + build_h, f"[{enc.formula}] + index build_cpu_hours / build_threads (the GPU "
+                    "waits)", {**enc.inputs, "build_cpu_hours": estimate["build_cpu_hours"] if estimate else None,
+                               "build_threads": threads}, enc.peak_gpu_gib, enc.memory)
+    stage = _stage(f"{recipe.name} corpus", gpu=gpu, cost=cost, inputs=[src],
+                   outputs=[f"{recipe.name}/corpus/ (units, BM25, dense index)"],
+                   work={"units": units, "index": index, "index_bytes_per_unit": round(per_unit, 1),
+                         "build_threads": threads, "index_estimate": estimate},
+                   host_ram_gib=units * per_unit / GIB + 8, disk_gib=units * (per_unit + 300) / GIB)
+    return stage, units, units * per_unit / GIB
 
 
 def _retrieve_stage(recipe: Recipe, gpu: GpuSpec, *, index: str, units: int, claims: int, host_threads: int,
@@ -159,6 +194,9 @@ def _retrieve_stage(recipe: Recipe, gpu: GpuSpec, *, index: str, units: int, cla
     """The batched retrieval pass (experiments/pools.py): every retrieved claim searched once, on the host CPUs."""
     from averitec_tools.baselines.r2vc.experiments.plan_costs import TABLE_G1_RUNTIME
 
+    if not claims:
+        return _stage(f"{recipe.name} retrieve", gpu=gpu, cost=None, inputs=[], outputs=[],
+                      work={"queries": 0, "note": "given evidence: nothing to search"}, host_ram_gib=1, disk_gib=0)
     if index == IVFSQ:
         dense_s = full_corpus_estimate(num_vectors=max(1, units))["search_cpu_seconds_per_query"]
     else:  # no measurement of our own: Table G.1's retrieval time per claim covers it
@@ -174,63 +212,57 @@ def _retrieve_stage(recipe: Recipe, gpu: GpuSpec, *, index: str, units: int, cla
                   host_ram_gib=corpus_ram + 8, disk_gib=0)
 
 
+def _predict_stage(recipe: Recipe, gpu: GpuSpec, *, decode: dict[str, Any], evals: dict[str, Any], k: int,
+                   max_new_tokens: int, corpus_ram: float) -> dict[str, Any]:
+    n_eval = evals.get("rows", 0)
+    lm = [gen for gen, rows in (("dpo", LM_ROWS), ("sft", ("no_dpo",))) if any(r in recipe.rows for r in rows)]
+    costs = [decode_cost(claims=n_eval * len(lm), retrieval=False, **decode)]  # retrieval: the retrieve stage
+    if "nli_only" in recipe.rows:
+        costs.append(verify_cost(gpu=gpu, claims=n_eval, k=k, retrieval=False))
+    pred = Cost(sum(c.gpu_hours for c in costs), " + ".join(f"[{c.formula.split(';')[0]}]" for c in costs),
+                costs[0].inputs | ({"nli_only": costs[1].inputs} if len(costs) > 1 else {}),
+                max(c.peak_gpu_gib for c in costs), costs[0].memory)
+    return _stage(
+        f"{recipe.name} predict", gpu=gpu, cost=pred, inputs=[evals],
+        outputs=[f"{recipe.name}/candidates/", *(f"{recipe.name}/pred-{r}.jsonl" for r in recipe.rows)],
+        work={"claims": n_eval, "rows": list(recipe.rows), "decodings_per_claim": len(lm), "generators": lm,
+              "generator_loads": len(lm), "candidates": n_eval * len(lm) * k,
+              "generated_tokens_bound": n_eval * len(lm) * k * max_new_tokens},
+        host_ram_gib=corpus_ram + 8, disk_gib=n_eval * len(lm) * k * 2048 / GIB)
+
+
 def _recipe_stages(recipe: Recipe, gpu: GpuSpec, *, slice_decoded: bool, slice_rows: int,
                    host_threads: int) -> list[dict[str, Any]]:
+    """The run's recipe stages (paper.py's ``RECIPE_STEPS``), under the names the run's ledger uses."""
     from averitec_tools.baselines.r2vc.config import config_from_mapping
 
     cfg = config_from_mapping(dict(recipe.pipeline), source=f"recipe {recipe.name}: pipeline")
-    g, shape = cfg.generator, _shape(recipe.generator)
-    ver = _params(recipe.verifier, 435e6)
+    g = cfg.generator
     evals = _rows(recipe.eval_claims, limit=recipe.eval_limit)
     n_eval = evals.get("rows", 0)
-    retrieved = recipe.evidence == "retrieved"
-    stages = []
-    corpus_ram, units = 0.0, 0
-    if recipe.wiki_pages or recipe.wikipedia:
-        src = _rows(recipe.wiki_pages or recipe.wikipedia)
-        units = src.get("rows", 0)
-        per_unit = bytes_per_unit(index_type=cfg.retrieval.dense_index, dim=1024, num_vectors=max(1, units))
-        corpus_ram = units * per_unit / GIB
-        cost = (encode_cost(gpu=gpu, units=units, tokens_per_unit=TOKENS_PER_UNIT, params=_params(recipe.dense, 335e6))
-                if recipe.dense else None)
-        stages.append(_stage(f"{recipe.name} corpus", gpu=gpu, cost=cost, inputs=[src],
-                             outputs=[f"{recipe.name}/corpus/ (units, BM25, dense index)"],
-                             work={"units": units, "index": cfg.retrieval.dense_index,
-                                   "index_bytes_per_unit": round(per_unit, 1),
-                                   "index_estimate": full_corpus_estimate(num_vectors=max(1, units))
-                                   if cfg.retrieval.dense_index == IVFSQ else None},
-                             host_ram_gib=corpus_ram + 8, disk_gib=units * (per_unit + 300) / GIB))
-    decode: dict[str, Any] = dict(gpu=gpu, shape=shape, k=g.k, batch_claims=recipe.decode_batch, max_new_tokens=g.max_new_tokens,
-                  verifier_params=ver)
-    searched = (n_eval if retrieved else 0) + (slice_rows if recipe.calibration_evidence == "retrieved" else 0)
-    if searched:
-        stages.append(_retrieve_stage(recipe, gpu, index=cfg.retrieval.dense_index, units=units, claims=searched,
-                                      host_threads=host_threads, corpus_ram=corpus_ram))
-    cal = decode_cost(claims=slice_rows if slice_decoded else 0, retrieval=False, **decode)
-    stages.append(_stage(
-        f"{recipe.name} calibrate", gpu=gpu, cost=cal,
+    data = _stage(f"{recipe.name} data", gpu=gpu, cost=None, inputs=[evals], outputs=[f"{recipe.name}/eval.jsonl"],
+                  work={"eval_claims": n_eval}, host_ram_gib=1, disk_gib=0)
+    corpus, units, corpus_ram = _corpus_stage(recipe, gpu, cfg, host_threads=host_threads)
+    decode: dict[str, Any] = dict(gpu=gpu, shape=_shape(recipe.generator), k=g.k, batch_claims=recipe.decode_batch,
+                  max_new_tokens=g.max_new_tokens, verifier_params=_params(recipe.verifier, 435e6))
+    searched = (n_eval if recipe.evidence == "retrieved" else 0) + (
+        slice_rows if recipe.calibration_evidence == "retrieved" else 0)
+    retrieve = _retrieve_stage(recipe, gpu, index=cfg.retrieval.dense_index, units=units, claims=searched,
+                               host_threads=host_threads, corpus_ram=corpus_ram)
+    cal = _stage(
+        f"{recipe.name} calibrate", gpu=gpu, cost=decode_cost(claims=slice_rows if slice_decoded else 0,
+                                                              retrieval=False, **decode),
         inputs=[{"path": "generator/slice.jsonl", "rows": slice_rows, "rows_source": "slice_size"}],
         outputs=[f"{recipe.name}/calibrator.json", "generator/slice-candidates/"],
         work={"claims": slice_rows, "candidates": slice_rows * g.k, "decoded_here": slice_decoded,
               "note": "decoded once; replayed from the store" if not slice_decoded else "the slice's one decoding"},
-        host_ram_gib=8, disk_gib=slice_rows * g.k * 2048 / GIB))
-    lm = [gen for gen, rows in (("dpo", LM_ROWS), ("sft", ("no_dpo",))) if any(r in recipe.rows for r in rows)]
-    costs = [decode_cost(claims=n_eval * len(lm), retrieval=False, **decode)]  # retrieval: the retrieve stage
-    if "nli_only" in recipe.rows:
-        costs.append(verify_cost(gpu=gpu, claims=n_eval, k=g.k, retrieval=False))
-    pred = Cost(sum(c.gpu_hours for c in costs), " + ".join(f"[{c.formula.split(';')[0]}]" for c in costs),
-                costs[0].inputs | ({"nli_only": costs[1].inputs} if len(costs) > 1 else {}),
-                max(c.peak_gpu_gib for c in costs), costs[0].memory)
-    stages.append(_stage(
-        f"{recipe.name} predict", gpu=gpu, cost=pred, inputs=[evals],
-        outputs=[f"{recipe.name}/candidates/", *(f"{recipe.name}/pred-{r}.jsonl" for r in recipe.rows)],
-        work={"claims": n_eval, "rows": list(recipe.rows), "decodings_per_claim": len(lm), "generators": lm,
-              "candidates": n_eval * len(lm) * g.k, "generated_tokens_bound": n_eval * len(lm) * g.k * g.max_new_tokens},
-        host_ram_gib=corpus_ram + 8, disk_gib=n_eval * len(lm) * g.k * 2048 / GIB))
-    stages.append(_stage(f"{recipe.name} score+table", gpu=gpu, cost=None, inputs=[evals],
-                         outputs=[f"{recipe.name}/table.md", f"{recipe.name}/table.json"],
-                         work={"rows": len(recipe.rows)}, host_ram_gib=1, disk_gib=0))
-    return stages
+        host_ram_gib=8, disk_gib=slice_rows * g.k * 2048 / GIB)
+    pred = _predict_stage(recipe, gpu, decode=decode, evals=evals, k=g.k, max_new_tokens=g.max_new_tokens,
+                          corpus_ram=corpus_ram)
+    tail = [_stage(f"{recipe.name} {name}", gpu=gpu, cost=None, inputs=[evals], outputs=[f"{recipe.name}/{out}"],
+                   work={"rows": len(recipe.rows)}, host_ram_gib=1, disk_gib=0)
+            for name, out in (("score", "(in memory)"), ("table", "table.md, table.json"))]
+    return [data, corpus, retrieve, cal, pred, *tail]
 
 
 def _calibration_key(recipe: Recipe) -> str:
@@ -257,14 +289,14 @@ def plan_paper(recipes: Sequence[Recipe], *, gpu: GpuSpec, host_threads: int | N
     """The plan of ``paper --recipe R1 --recipe R2 ...`` on ``gpu`` (see the module docs); CPU work
     (the batched retrieval pass) on ``host_threads`` (default :data:`~.plan_costs.DEFAULT_HOST_THREADS`)."""
     from averitec_tools.baselines._run.gpus import DEFAULT_MFU
-    from averitec_tools.baselines.r2vc.experiments.paper_set import PaperSet
     from averitec_tools.baselines.r2vc.experiments.plan_costs import (
         DEFAULT_HOST_THREADS,
         TABLE_G1_RUNTIME,
     )
+    from averitec_tools.baselines.r2vc.experiments.recipes import check_one_generator
 
     threads = int(host_threads or DEFAULT_HOST_THREADS)
-    PaperSet(recipes, work="plan")  # the same refusals as a run (one generator for every recipe)
+    check_one_generator(recipes)  # the same refusals as a run (one generator for every recipe)
     r = recipes[0]
     train = _rows(r.train_rows, limit=r.train_limit)
     slice_rows = min(r.slice_size, train.get("rows", r.slice_size))
@@ -305,7 +337,7 @@ def format_plan(plan: dict[str, Any]) -> str:
              f"generator trainings {plan['generator_trainings']}, decodings per evaluated claim "
              f"{plan['decodings_per_claim']}, slice decodings {plan['slice_decodings']}", ""]
     for s in plan["stages"]:
-        fits = "" if s["fits_gpu"] else f"  DOES NOT FIT {gpu['memory_gib']:g} GiB"
+        fits = "" if s["fits_gpu"] else f"  DOES NOT FIT {gpu['usable_gib']:g} GiB"
         cpu = f" ({s['cpu_hours']:g} CPU-h on {s['host_threads']} host threads)" if "cpu_hours" in s else ""
         lines.append(f"{s['stage']}: {s['gpu_hours']:.2f} GPU-h{cpu}, peak GPU {s['peak_gpu_gib']:.1f} GiB{fits}, "
                      f"host RAM {s['host_ram_gib']:.1f} GiB, disk {s['disk_gib']:.1f} GiB")

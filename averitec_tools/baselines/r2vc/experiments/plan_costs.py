@@ -4,26 +4,29 @@ Every figure is a formula over named inputs, returned with both (:class:`Cost`),
 shows how it got each number:
 
 * **decoding** (:func:`decode_cost`): one generator batch holds ``B`` claims × ``k``
-  candidates. A decode step reads the weights once (memory-bound): Table G.1's measured
-  one-sequence generation speed (50.92 tokens/s on an H100, i.e. the paper's step time
-  with its overheads) scaled by the GPU's bandwidth; plus reading the batch's KV cache at
-  the same bandwidth efficiency, plus the step's FLOPs (2·N per sequence) at
-  :data:`~averitec_tools.baselines._run.gpus.DEFAULT_MFU` — added, not overlapped, so the
-  estimate errs high. Steps per batch: ``max_new_tokens`` (the batch runs until its
-  longest candidate stops; 160 bounds it). Prefill: every prompt's tokens × 2·N FLOPs.
-  Verification: Table G.1's measured verifier latency per candidate, scaled by bf16 FLOPs;
+  candidates; each step costs the one decode-step model both baselines' plans share
+  (:func:`~averitec_tools.baselines._run.decode.decode_step`: weights and KV cache read at
+  the bandwidth share Table G.1's measured 50.92 tokens/s implies, plus the step's FLOPs at
+  :data:`~averitec_tools.baselines._run.gpus.DEFAULT_MFU`, added). Steps per batch:
+  ``max_new_tokens`` (the batch runs until its longest candidate stops; 160 bounds it).
+  Prefill: every prompt's tokens × 2·N FLOPs. Verification: Table G.1's measured verifier
+  latency per candidate, scaled by bf16 FLOPs;
 * **training** (:func:`train_cost`): 8·N FLOPs per token (forward + backward 6·N and the
   forward recomputed by gradient checkpointing 2·N) at the MFU; DPO adds the frozen
   reference's forward (2·N per token) and runs each pair's chosen and rejected sequence;
-* **memory**: fp32 master weights + fp32 gradients + 8-bit AdamW states (4 + 4 + 2 bytes
-  per parameter) plus checkpointed activations for training; bf16 weights, the KV cache and
-  the per-step logits (kept for the candidates' log-probabilities) for decoding.
+* **memory**: training's parts (bf16 weights and gradients, 8-bit AdamW with 32-bit states
+  for the embeddings, stochastic rounding's one-tensor fp32 copy, DPO's bf16 reference,
+  checkpointed activations; or, with fp32 master weights, fp32 weights and gradients and
+  autocast's bf16 copies) from :func:`~averitec_tools.baselines.r2vc.training.memory.plan_memory`;
+  decoding's from :func:`~averitec_tools.baselines._run.decode.decode_memory_bytes` (bf16
+  weights, KV cache, one step's fp32 logits — only the sampled tokens' log-probabilities
+  are kept — and the prefill's activations).
 
 Example:
     >>> from averitec_tools.baselines._run.gpus import gpu_spec
-    >>> c = train_cost(gpu=gpu_spec("h200"), params=8.03e9, tokens=1e8, per_token_flops=8)
-    >>> round(c.gpu_hours, 2), c.formula
-    (5.16, 'per_token_flops · params · tokens / (bf16_tflops · 1e12 · mfu) / 3600')
+    >>> c = train_cost(gpu=gpu_spec("h200"), shape=LLAMA_31_8B, stage="sft", tokens=1e8, micro_batch_tokens=1344)
+    >>> round(c.gpu_hours, 2), c.formula, round(c.peak_gpu_gib, 1)
+    (5.16, 'per_token_flops · params · tokens / (bf16_tflops · 1e12 · mfu) / 3600', 54.3)
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from averitec_tools.baselines._run.decode import (
+    LLAMA_31_8B,
+    ModelShape,
+    decode_memory_bytes,
+    decode_step,
+    prefill_seconds,
+)
 from averitec_tools.baselines._run.gpus import DEFAULT_MFU, GpuSpec, gpu_spec
 
 GIB = float(1 << 30)
@@ -41,26 +51,6 @@ TABLE_G1_RUNTIME: dict[str, Any] = {
     "retrieval_s_per_claim": 0.0316, "generation_s_per_candidate": 1.2567, "verifier_s_per_candidate": 0.0251,
     "k_sample_s_per_claim": 20.8248,
 }
-
-
-@dataclass(frozen=True)
-class ModelShape:
-    """What the decode formulas need of the generator: parameters, layers, KV heads, head size, vocabulary."""
-
-    params: float
-    layers: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-
-    @property
-    def kv_bytes_per_token(self) -> float:
-        """K and V of every layer in bf16."""
-        return 2.0 * self.layers * self.kv_heads * self.head_dim * 2
-
-
-#: Llama-3.1-8B (the paper's Llama-3.1-Nemotron-Nano-8B): its config.json.
-LLAMA_31_8B = ModelShape(params=8.03e9, layers=32, kv_heads=8, head_dim=128, vocab=128256)
 
 
 @dataclass(frozen=True)
@@ -79,18 +69,23 @@ class Cost:
                 "peak_gpu_gib": round(self.peak_gpu_gib, 1), "peak_gpu_memory": self.memory, **self.extra}
 
 
-def train_cost(*, gpu: GpuSpec, params: float, tokens: float, per_token_flops: float,
-               mfu: float = DEFAULT_MFU, extra_params: float = 0.0, activation_gib: float = 8.0) -> Cost:
-    """Training FLOPs over the GPU's bf16 peak at ``mfu``; memory 10 bytes/param + activations
-    (+ a bf16 reference of ``extra_params``)."""
-    seconds = per_token_flops * params * tokens / (gpu.bf16_tflops * 1e12 * mfu)
-    peak = (10 * params + 2 * extra_params) / GIB + activation_gib
+def train_cost(*, gpu: GpuSpec, shape: ModelShape, stage: str, tokens: float, micro_batch_tokens: float,
+               master_weights: str = "bf16", optim: str = "paged_adamw_8bit", mfu: float = DEFAULT_MFU) -> Cost:
+    """Training FLOPs over the GPU's bf16 peak at ``mfu``; memory of one step
+    (:func:`~averitec_tools.baselines.r2vc.training.memory.plan_memory`).
+
+    ``tokens``: every token the stage trains on (DPO: chosen and rejected); 8·N FLOPs each,
+    DPO 10·N (the reference's forward)."""
+    from averitec_tools.baselines.r2vc.training.memory import plan_memory
+
+    per_token_flops = 8 if stage == "sft" else 10
+    seconds = per_token_flops * shape.params * tokens / (gpu.bf16_tflops * 1e12 * mfu)
+    memory = plan_memory(shape, stage=stage, tokens=micro_batch_tokens, master_weights=master_weights, optim=optim)
     return Cost(seconds / 3600, "per_token_flops · params · tokens / (bf16_tflops · 1e12 · mfu) / 3600",
-                {"per_token_flops": per_token_flops, "params": params, "tokens": round(tokens),
+                {"per_token_flops": per_token_flops, "params": shape.params, "tokens": round(tokens),
                  "bf16_tflops": gpu.bf16_tflops, "mfu": mfu},
-                peak, "fp32 master weights 4 + fp32 grads 4 + 8-bit AdamW 2 bytes/param"
-                + (" + bf16 reference 2 bytes/param" if extra_params else "") + f" + {activation_gib:g} GiB activations "
-                "(gradient checkpointing)")
+                memory.total_gib, f"{master_weights} weights, {optim}: {memory.describe()} (one micro-batch of "
+                f"{micro_batch_tokens:g} tokens, gradient checkpointing)", {"memory_gib": memory.parts_gib()})
 
 
 def decode_cost(*, gpu: GpuSpec, shape: ModelShape, claims: float, k: int, batch_claims: int,
@@ -98,35 +93,28 @@ def decode_cost(*, gpu: GpuSpec, shape: ModelShape, claims: float, k: int, batch
                 retrieval: bool = True) -> Cost:
     """GPU-hours to decode ``claims`` claims (k candidates each, ``batch_claims`` per batch) and verify them."""
     g1, ref = TABLE_G1_RUNTIME, gpu_spec(TABLE_G1_RUNTIME["gpu"])
-    bw = gpu.bandwidth_tbs * 1e12
-    step_ref = 1.0 / g1["generation_tokens_per_s"]  # the paper's measured one-sequence step
-    efficiency = (2 * shape.params / (ref.bandwidth_tbs * 1e12)) / step_ref  # bandwidth share it reached
     seqs = batch_claims * k
     context = g1["avg_prompt_tokens"] + max_new_tokens
-    weights_s = step_ref * ref.bandwidth_tbs / gpu.bandwidth_tbs
-    kv_s = seqs * context * shape.kv_bytes_per_token / (bw * efficiency)
-    flops_s = 2 * shape.params * seqs / (gpu.bf16_tflops * 1e12 * mfu)
-    batch_s = max_new_tokens * (weights_s + kv_s + flops_s)
-    prefill_s = seqs * g1["avg_prompt_tokens"] * 2 * shape.params / (gpu.bf16_tflops * 1e12 * mfu)
+    step = decode_step(shape, gpu, sequences=seqs, context=context, mfu=mfu)
+    batch_s = max_new_tokens * step["step_s"]
+    prefill_s = prefill_seconds(shape, gpu, sequences=seqs, prompt_tokens=g1["avg_prompt_tokens"], mfu=mfu)
     verify_s = k * g1["verifier_s_per_candidate"] * ref.bf16_tflops / gpu.bf16_tflops
     per_claim = (batch_s + prefill_s) / batch_claims + verify_s + (g1["retrieval_s_per_claim"] if retrieval else 0)
-    kv_gib = seqs * context * shape.kv_bytes_per_token / GIB
-    logits_gib = seqs * max_new_tokens * shape.vocab * (2 + 4) / GIB
-    peak = 2 * shape.params / GIB + kv_gib + logits_gib + 2 * verifier_params / GIB + 2.0
+    mem = decode_memory_bytes(shape, sequences=seqs, context=context, prompt_tokens=g1["avg_prompt_tokens"])
+    peak = (sum(mem.values()) + 2 * verifier_params) / GIB + 2.0
+    parts = ", ".join(f"{k} {v / GIB:.1f}" for k, v in mem.items())
     return Cost(
         claims * per_claim / 3600,
         "claims · ((max_new_tokens · (step_weights + step_kv + step_flops) + prefill) / B + k · verifier_s · "
-        "h100_tflops / gpu_tflops + retrieval_s) / 3600; step_weights = step_ref · h100_bw / gpu_bw, step_kv = B·k · "
-        "context · kv_bytes / (gpu_bw · efficiency), step_flops = 2·N·B·k / (gpu_tflops · mfu), prefill = B·k · "
-        "prompt_tokens · 2·N / (gpu_tflops · mfu)",
+        "h100_tflops / gpu_tflops + retrieval_s) / 3600; the step: _run/decode.py (one model for both baselines), "
+        "prefill = B·k · prompt_tokens · 2·N / (gpu_tflops · mfu)",
         {"claims": round(claims), "k": k, "B": batch_claims, "max_new_tokens": max_new_tokens,
-         "step_ref_s": round(step_ref, 5), "bandwidth_efficiency": round(efficiency, 3),
+         "step_s": round(step["step_s"], 5), "bandwidth_efficiency": step["efficiency"],
          "context_tokens": context, "kv_bytes_per_token": shape.kv_bytes_per_token, "N": shape.params,
          "gpu_bw_tbs": gpu.bandwidth_tbs, "gpu_tflops": gpu.bf16_tflops, "mfu": mfu,
          "verifier_s_per_candidate": g1["verifier_s_per_candidate"], "retrieval_s": g1["retrieval_s_per_claim"]
          if retrieval else 0, "seconds_per_claim": round(per_claim, 3)},
-        peak, f"bf16 weights {2 * shape.params / GIB:.1f} + KV cache {kv_gib:.1f} + step logits {logits_gib:.1f} "
-        "(bf16 kept + fp32 copy) + NLI model + 2 GiB workspace")
+        peak, f"{parts} (GiB; sampled tokens' log-probabilities only) + NLI model + 2 GiB workspace")
 
 
 def verify_cost(*, gpu: GpuSpec, claims: float, k: int, retrieval: bool = True) -> Cost:
@@ -175,7 +163,8 @@ def encode_cost(*, gpu: GpuSpec, units: float, tokens_per_unit: float, params: f
     return Cost(seconds / 3600, "units · tokens_per_unit · 2 · params / (bf16_tflops · 1e12 · mfu) / 3600",
                 {"units": round(units), "tokens_per_unit": tokens_per_unit, "params": params,
                  "bf16_tflops": gpu.bf16_tflops, "mfu": mfu}, 2 * params / GIB + 8.0,
-                "bf16 encoder + batch activations (encode_batch_size 1024)")
+                "fp16 encoder (the dense encoder's dtype on CUDA; fp16 and bf16 have the same tensor FLOPs) + "
+                "batch activations (encode_batch_size 1024)")
 
 
 __all__ = ["DEFAULT_HOST_THREADS", "GIB", "LLAMA_31_8B", "TABLE_G1_RUNTIME", "Cost", "ModelShape", "decode_cost", "encode_cost", "retrieval_cost", "train_cost",

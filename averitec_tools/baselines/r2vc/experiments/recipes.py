@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,44 @@ def departures(recipe: Recipe) -> list[str]:
     return out
 
 
+#: The recipe keys that decide the generator: recipes of one set must agree on them.
+GENERATOR_KEYS: tuple[str, ...] = ("train_rows", "train_limit", "slice_size", "seed", "generator", "sft", "dpo")
+
+
+def generator_key(recipe: Recipe) -> dict[str, Any]:
+    """What trains a recipe's generator (:data:`GENERATOR_KEYS`).
+
+    Example:
+        >>> import os
+        >>> _ = os.environ.setdefault("AVERITEC_DATA_DIR", "/data")
+        >>> generator_key(load_recipe("paper-fever")) == generator_key(load_recipe("paper-vitaminc"))
+        True
+    """
+    return {k: (dict(v) if isinstance(v := getattr(recipe, k), dict) else v) for k in GENERATOR_KEYS}
+
+
+def check_one_generator(recipes: Sequence[Recipe]) -> None:
+    """Refuse a set of recipes that cannot share one generator (or has clashing names).
+
+    Example:
+        >>> check_one_generator([])
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: give at least one --recipe
+    """
+    if not recipes:
+        raise UserError("give at least one --recipe")
+    names = [r.name for r in recipes]
+    if len(set(names)) != len(names) or "generator" in names:
+        raise UserError(f"recipe names must be distinct and not 'generator': {', '.join(names)}")
+    first = generator_key(recipes[0])
+    for r in recipes[1:]:
+        diff = [k for k, v in generator_key(r).items() if v != first[k]]
+        if diff:
+            raise UserError(f"recipes {recipes[0].name!r} and {r.name!r} train different generators "
+                            f"({', '.join(diff)} differ)", hint="run them with separate --work directories")
+
+
 BUILTIN_RECIPES: tuple[str, ...] = ("paper-fever", "paper-vitaminc")
 _PATH_KEYS = ("train_rows", "eval_claims", "wiki_pages", "wikipedia", "corpus")
 
@@ -194,4 +232,5 @@ def load_recipe(spec: str) -> Recipe:
         raise UserError(f"recipe {spec}: {exc}") from None
 
 
-__all__ = ["BUILTIN_RECIPES", "ROWS", "STEPS", "Recipe", "departures", "load_recipe"]
+__all__ = ["BUILTIN_RECIPES", "GENERATOR_KEYS", "ROWS", "STEPS", "Recipe", "check_one_generator", "departures",
+           "generator_key", "load_recipe"]

@@ -77,8 +77,9 @@ def prepare_tokenizer(tokenizer: Any) -> Any:
 
 
 def load_model_for_training(settings: TrainSettings, *, cuda: bool) -> tuple[Any, Any]:
-    """Load ``settings.model`` with fp32 master weights (bf16 only with ``master_weights: bf16``)
-    and the resolved attention implementation; bf16 compute is the trainer's autocast."""
+    """Load ``settings.model`` with bf16 weights where ``master_weights: bf16`` and bf16 is on (CUDA:
+    Table G.1's "bf16 full weights"), else fp32 weights (bf16 compute is then the trainer's
+    autocast), with the resolved attention implementation."""
     import torch
 
     from averitec_tools.baselines.r2vc.stages.generation.generator import load_causal_lm
@@ -238,28 +239,38 @@ def train_checked(trainer: Any, *, settings: TrainSettings, stage: str, reasonin
         WeightsDidNotMoveError: fewer than ``settings.min_changed_fraction`` of the
             sampled weights moved.
     """
+    from averitec_tools.baselines.r2vc.training.bf16_updates import Bf16Updates
     from averitec_tools.baselines.r2vc.training.weights import (
         WeightProbe,
+        check_kept,
         check_moved,
         weight_check_callback,
     )
 
     model = trainer.model
     probe = WeightProbe(model, seed=settings.seed)
+    updates = Bf16Updates(trainer, rounding=settings.bf16_rounding, seed=settings.seed)
     callback = weight_check_callback(probe, stage=stage, min_changed_fraction=settings.min_changed_fraction,
-                                     master_weights=settings.master_weights, peak_lr=settings.learning_rate)
+                                     master_weights=settings.master_weights, peak_lr=settings.learning_rate,
+                                     updates=updates)
     trainer.add_callback(callback)
     result = trainer.train(resume_from_checkpoint=resume)
     if callback.error is not None:
         raise callback.error
     final = probe.measure(trainer.model)
-    check_moved(final, stage=stage, when=f"after {int(result.global_step)} steps",
-                min_changed_fraction=settings.min_changed_fraction, master_weights=settings.master_weights)
+    when = f"after {int(result.global_step)} steps"
+    if updates.optimizer is not None:  # stochastic rounding: judged by the share of the update kept
+        final["rounding"] = updates.optimizer.total.to_dict()
+        check_kept(final["rounding"], stage=stage, when=when, min_changed_fraction=settings.min_changed_fraction)
+    else:
+        check_moved(final, stage=stage, when=when, min_changed_fraction=settings.min_changed_fraction,
+                    master_weights=settings.master_weights)
     weight = next(iter(trainer.model.parameters()))
     info = {
         "attention": getattr(trainer.model.config, "_attn_implementation", None),
         "master_weights": settings.master_weights,
         "weights_dtype": str(weight.dtype).replace("torch.", ""),
+        "bf16_rounding": settings.bf16_rounding if updates.active else None,
         "bf16_autocast": bool(trainer.args.bf16),
         "reasoning": reasoning.to_dict(),
         "n_passages": settings.n_passages,

@@ -150,7 +150,7 @@ def rejected_response(
 
 def build_preference_pairs(
     rows: Sequence[TrainingRow], *, seed: int = 0, wrong_label_fraction: float = 0.5, n_passages: int = 1,
-    layout_seed: int = 0,
+    layout_seed: int = 0, only: Sequence[int] | None = None,
 ) -> list[PreferencePair]:
     """Build one DPO preference pair per row (seeded, reproducible).
 
@@ -161,9 +161,11 @@ def build_preference_pairs(
             citation).
         n_passages: Passages per prompt (the inference layout, :func:`draw_layouts`).
         layout_seed: Seed of the distractors and gold positions.
+        only: Build the pairs of these row indices alone, in that order (distractors and
+            mismatched citations still come from every row).
 
     Returns:
-        One pair per row, in row order.
+        One pair per row (of ``only``), in order.
 
     Example:
         >>> rows = [TrainingRow(claim="c", evidence_text=f"e{i}", label="True") for i in range(4)]
@@ -175,9 +177,10 @@ def build_preference_pairs(
         raise UserError(f"wrong_label_fraction must be in [0, 1], got {wrong_label_fraction}")
     rng = random.Random(seed)
     evidence_pool = [row.evidence_text for row in rows]
-    layouts = draw_layouts(rows, n_passages=n_passages, seed=layout_seed)
+    layouts = draw_layouts(rows, n_passages=n_passages, seed=layout_seed, only=only)
+    chosen_rows = rows if only is None else [rows[i] for i in only]
     pairs = []
-    for row, layout in zip(rows, layouts, strict=True):
+    for row, layout in zip(chosen_rows, layouts, strict=True):
         kind = "wrong_label" if rng.random() < wrong_label_fraction else "mismatched_citation"
         pairs.append(
             PreferencePair(

@@ -79,16 +79,19 @@ def _distractors(rows: Sequence[TrainingRow], i: int, *, n: int, rng: random.Ran
     return picked
 
 
-def draw_layouts(rows: Sequence[TrainingRow], *, n_passages: int, seed: int) -> list[PromptLayout]:
+def draw_layouts(rows: Sequence[TrainingRow], *, n_passages: int, seed: int,
+                 only: Sequence[int] | None = None) -> list[PromptLayout]:
     """One seeded layout per row: its evidence at a random position among ≤ n_passages − 1 distractors.
 
-    With ``n_passages`` 1 every layout is the row's evidence alone, as ``[1]``.
+    With ``n_passages`` 1 every layout is the row's evidence alone, as ``[1]``. ``only``: the
+    layouts of these row indices alone, in that order (distractors still drawn from every row).
     """
     if n_passages < 1:
         raise ValueError(f"n_passages must be >= 1, got {n_passages}")
     rng = random.Random(seed)
     out = []
-    for i, row in enumerate(rows):
+    for i in range(len(rows)) if only is None else only:
+        row = rows[i]
         others = [rows[j].passage for j in _distractors(rows, i, n=n_passages - 1, rng=rng)] if n_passages > 1 else []
         gold = rng.randrange(len(others) + 1)
         out.append(PromptLayout(passages=(*others[:gold], row.passage, *others[gold:]), gold=gold))

@@ -98,12 +98,17 @@ def train_stage(
     Raises:
         UserError: ``out`` exists without ``overwrite``, bad rows, or no row left.
     """
+    from averitec_tools.baselines._run.gpus import check_fits
     from averitec_tools.baselines._run.manifest import run_manifest
+    from averitec_tools.baselines._run.memory import release_memory
+    from averitec_tools.baselines.r2vc.training.memory import settings_memory
     from averitec_tools.baselines.r2vc.training.rows import read_training_rows
 
     target = Path(out)
     if target.exists() and not overwrite:
         raise UserError(f"{target}: output directory already exists", hint="pass --overwrite or another --out")
+    check_fits({stage: settings_memory(settings, stage=stage).total_gib}, what=f"r2vc train {stage}",
+               plan_command="averitec baseline r2vc paper --plan")  # before any work; no GPU: nothing to check
     rows = read_training_rows(data, limit=settings.limit)
     rows, dropped = split_safe_rows(rows, data=data, all_splits=all_splits, exclude=exclude_claims)
     if not rows:
@@ -116,8 +121,10 @@ def train_stage(
     with contextlib.redirect_stdout(sys.stderr):
         from averitec_tools.baselines.r2vc.training.stages import train
 
-        report, _ = train(stage=stage, settings=settings, rows=rows, output_dir=target, overwrite=overwrite,
-                          manifest=manifest)
+        report, model = train(stage=stage, settings=settings, rows=rows, output_dir=target, overwrite=overwrite,
+                              manifest=manifest)
+    del model  # the trained model and its trainer's cycles are freed now, not at the next collection
+    release_memory()
     return report.to_json() | dropped
 
 

@@ -18,6 +18,13 @@ peak learning rate or more (stopping a run that does not train within minutes in
 hours) and the trainers measure again at the end; below ``min_changed_fraction`` either raises :class:`WeightsDidNotMoveError`
 and nothing is saved.
 
+bf16 weights written back by stochastic rounding
+(:mod:`~averitec_tools.baselines.r2vc.training.bf16_updates`) move by one ulp with a
+probability equal to the update's share of it, so after a few low-rate steps only a few per
+cent of them have changed although every update is kept in expectation. For those runs the
+check reads the optimizer's own measurement instead: the share of the fp32 update's mass
+the bf16 weights kept (``update_kept``, :func:`check_kept`).
+
 Example:
     >>> import torch
     >>> model = torch.nn.Linear(4, 4)
@@ -111,20 +118,46 @@ def check_moved(measurement: dict[str, Any], *, stage: str, when: str, min_chang
     """
     if min_changed_fraction <= 0 or measurement["changed_fraction"] >= min_changed_fraction:
         return
-    cause = ("bf16 master weights round updates this small away" if master_weights == "bf16"
+    cause = ("bf16 weights rounded to nearest lose updates this small" if master_weights == "bf16"
              else "the learning rate or the gradients are zero")
     raise WeightsDidNotMoveError(
         f"{stage}: only {100 * measurement['changed_fraction']:.1f}% of the sampled weights changed {when} "
         f"({measurement['tensors_changed']}/{measurement['tensors']} tensors), below min_changed_fraction "
         f"{min_changed_fraction}: training did not train ({cause}); nothing was saved",
-        hint="use master_weights: fp32 (the default), check learning_rate, or set min_changed_fraction: 0 to "
-        "skip the check")
+        hint="use bf16_rounding: stochastic (the default) or master_weights: fp32, check learning_rate, or set "
+        "min_changed_fraction: 0 to skip the check")
+
+
+def check_kept(stats: dict[str, Any], *, stage: str, when: str, min_changed_fraction: float) -> None:
+    """Raise :class:`WeightsDidNotMoveError` when stochastically rounded bf16 weights kept less than
+    ``min_changed_fraction`` of the optimizer's update (or there was no update at all).
+
+    Example:
+        >>> check_kept({"update_kept": 0.998, "update_l1": 2.5}, stage="dpo", when="at the end",
+        ...            min_changed_fraction=0.5)
+        >>> check_kept({"update_kept": 0.0, "update_l1": 0.0}, stage="dpo", when="at the end", min_changed_fraction=0.5)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.baselines.r2vc.training.weights.WeightsDidNotMoveError: dpo: the bf16 weights kept 0.0% ...
+    """
+    if min_changed_fraction <= 0 or (stats["update_l1"] > 0 and stats["update_kept"] >= min_changed_fraction):
+        return
+    cause = ("the optimizer's update was zero: the learning rate or the gradients are zero" if stats["update_l1"] <= 0
+             else "stochastic rounding did not keep the update")
+    raise WeightsDidNotMoveError(
+        f"{stage}: the bf16 weights kept {100 * stats['update_kept']:.1f}% of the optimizer's update {when}, below "
+        f"min_changed_fraction {min_changed_fraction}: training did not train ({cause}); nothing was saved",
+        hint="check learning_rate, use master_weights: fp32, or set min_changed_fraction: 0 to skip the check")
 
 
 def weight_check_callback(probe: WeightProbe, *, stage: str, min_changed_fraction: float,
-                          master_weights: str, peak_lr: float) -> Any:
+                          master_weights: str, peak_lr: float, updates: Any = None) -> Any:
     """A ``TrainerCallback`` that measures after the first optimizer step taken at ≥ half the
-    peak learning rate (warm-up steps start at lr 0) and stops a run that did not move."""
+    peak learning rate (warm-up steps start at lr 0) and stops a run that did not move.
+
+    ``updates`` (a :class:`~averitec_tools.baselines.r2vc.training.bf16_updates.Bf16Updates`):
+    where it rounds stochastically, that step is judged by :func:`check_kept` on its own
+    measurement (the probe's share is still recorded)."""
     from transformers import TrainerCallback
 
     class WeightCheckCallback(TrainerCallback):  # type: ignore[misc]
@@ -141,9 +174,16 @@ def weight_check_callback(probe: WeightProbe, *, stage: str, min_changed_fractio
                 return control
             step = int(state.global_step) + 1
             self.first_step = {"step": step, "learning_rate": lr, **probe.measure(model)}
+            when = f"after optimizer step {step} (lr {lr:.2g})"
+            rounded = getattr(updates, "optimizer", None)
             try:
-                check_moved(self.first_step, stage=stage, when=f"after optimizer step {step} (lr {lr:.2g})",
-                            min_changed_fraction=min_changed_fraction, master_weights=master_weights)
+                if rounded is not None:
+                    self.first_step["rounding"] = rounded.stats.to_dict()
+                    check_kept(self.first_step["rounding"], stage=stage, when=when,
+                               min_changed_fraction=min_changed_fraction)
+                else:
+                    check_moved(self.first_step, stage=stage, when=when, min_changed_fraction=min_changed_fraction,
+                                master_weights=master_weights)
             except WeightsDidNotMoveError as exc:
                 self.error = exc
                 control.should_training_stop = True
@@ -152,4 +192,4 @@ def weight_check_callback(probe: WeightProbe, *, stage: str, min_changed_fractio
     return WeightCheckCallback()
 
 
-__all__ = ["WeightProbe", "WeightsDidNotMoveError", "check_moved", "weight_check_callback"]
+__all__ = ["WeightProbe", "WeightsDidNotMoveError", "check_kept", "check_moved", "weight_check_callback"]

@@ -39,6 +39,53 @@ DECODING_BANK: tuple[DecodingConfig, ...] = tuple(
 MAX_NEW_TOKENS = 160
 
 
+class ChosenTokenLogprobs:
+    """Logits processor that records the log-probability of each sampled token under the raw logits.
+
+    ``generate(output_logits=True)`` keeps every step's full logits (batch × steps × vocab:
+    for 128 sequences × 160 steps × Llama-3's 128,256 tokens, 10 GiB in bf16, then stacked and
+    copied to fp32 again); this keeps one number per sequence and step. Placed first in the
+    processor list, it sees the step's raw logits: it keeps their log-softmax until the next
+    call, when ``input_ids`` ends with the token sampled from them, and gathers that token's
+    entry; :meth:`finish` gathers the last step's from the final sequences. At most one step's
+    log-softmax (batch × vocab, fp32) is held.
+
+    Example:
+        >>> import torch
+        >>> rec = ChosenTokenLogprobs()
+        >>> ids = torch.tensor([[5], [5]])
+        >>> _ = rec(ids, torch.tensor([[0.0, 0.0], [2.0, 0.0]]))            # step 1: raw logits
+        >>> _ = rec(torch.tensor([[5, 1], [5, 0]]), torch.zeros(2, 2))      # step 2 sees what step 1 sampled
+        >>> out = rec.finish(torch.tensor([[5, 1, 0], [5, 0, 1]]))
+        >>> [round(v, 4) for v in out[:, 0].tolist()], [round(v, 4) for v in out[:, 1].tolist()]
+        ([-0.6931, -0.1269], [-0.6931, -0.6931])
+    """
+
+    def __init__(self) -> None:
+        self._pending: Any = None
+        self._steps: list[Any] = []
+
+    def _resolve(self, chosen: Any) -> None:
+        if self._pending is not None:
+            self._steps.append(self._pending.gather(-1, chosen[:, None].to(self._pending.device))[:, 0])
+            self._pending = None
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self._pending is not None:
+            self._resolve(input_ids[:, -1])
+        self._pending = scores.float().log_softmax(dim=-1)
+        return scores
+
+    def finish(self, sequences: Any) -> Any:
+        """Per-step log-probabilities of the sampled tokens, shape ``(batch, steps)`` (fp32)."""
+        import torch
+
+        self._resolve(sequences[:, -1])
+        if not self._steps:
+            return torch.zeros((sequences.shape[0], 0))
+        return torch.stack(self._steps, dim=1)
+
+
 class PerRowTemperatureTopP:
     """Logits processor applying a different temperature and top-p to each batch row.
 
@@ -85,4 +132,4 @@ class PerRowTemperatureTopP:
         return scores.masked_fill(remove, float("-inf"))
 
 
-__all__ = ["DECODING_BANK", "MAX_NEW_TOKENS", "DecodingConfig", "PerRowTemperatureTopP"]
+__all__ = ["DECODING_BANK", "MAX_NEW_TOKENS", "ChosenTokenLogprobs", "DecodingConfig", "PerRowTemperatureTopP"]

@@ -23,6 +23,7 @@ from typing import Any
 from averitec_tools.baselines.r2vc.stages.generation.decoding import (
     DECODING_BANK,
     MAX_NEW_TOKENS,
+    ChosenTokenLogprobs,
     DecodingConfig,
     PerRowTemperatureTopP,
 )
@@ -310,25 +311,23 @@ class HFGenerator:
             max_new_tokens=self.max_new_tokens,
             pad_token_id=tok.pad_token_id,
             eos_token_id=eos_ids,
-            return_dict_in_generate=True,
-            output_logits=True,
         )
         processor = PerRowTemperatureTopP(
             temperatures=[c.temperature for c in configs], top_ps=[c.top_p for c in configs]
         )
-        out = self.model.generate(
+        # Raw (unwarped) logits: the model's own log-probability of what it wrote, comparable
+        # across decoding configurations; recorded per step for the sampled token only.
+        recorder = ChosenTokenLogprobs()
+        sequences = self.model.generate(
             **enc,
             generation_config=generation_config,
-            logits_processor=LogitsProcessorList([processor]),
+            logits_processor=LogitsProcessorList([recorder, processor]),
         )
         prompt_len = enc["input_ids"].shape[1]
-        generated = out.sequences[:, prompt_len:]
+        generated = sequences[:, prompt_len:]
         if generated.shape[1] == 0:
             return [RawOutput(text="", mean_logprob=None) for _ in prompts]
-        # Raw (unwarped) logits: the model's own log-probability of what it wrote,
-        # comparable across decoding configurations.
-        logits = torch.stack(out.logits, dim=1).float()
-        token_logprobs = logits.log_softmax(dim=-1).gather(-1, generated[..., None])[..., 0]
+        token_logprobs = recorder.finish(sequences).to(generated.device)
         is_eos = torch.zeros_like(generated, dtype=torch.bool)
         for eos in eos_ids:
             is_eos |= generated == eos

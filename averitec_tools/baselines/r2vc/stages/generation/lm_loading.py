@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,41 @@ def load_causal_lm(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    def load(source: str, local_only: bool, kwargs: dict[str, Any]) -> tuple[Any, Any]:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **kwargs)
+        model: Any = AutoModelForCausalLM.from_pretrained(
+            source, local_files_only=local_only, dtype=dtype, **kwargs, **(model_kwargs or {})
+        )
+        return model, tokenizer
+
+    model, tokenizer = _local_first(model_id, load, local_files_only=local_files_only,
+                                    trust_remote_code=trust_remote_code)
+    if device is not None:
+        model.to(device)
+    model.eval()
+    return model, tokenizer
+
+
+def load_tokenizer(model_id: str, *, local_files_only: bool | None = None, trust_remote_code: bool = False) -> Any:
+    """The tokenizer of a causal LM (a server decodes with it; :func:`load_causal_lm`'s sources and errors).
+
+    Example:
+        >>> try:
+        ...     load_tokenizer("/nonexistent/model", local_files_only=True)
+        ... except ResourceError as exc:
+        ...     print(str(exc).split(":")[0])
+        cannot load causal LM '/nonexistent/model'
+    """
+    from transformers import AutoTokenizer
+
+    return _local_first(model_id, lambda source, local_only, kwargs: AutoTokenizer.from_pretrained(
+        source, local_files_only=local_only, **kwargs), local_files_only=local_files_only,
+        trust_remote_code=trust_remote_code)
+
+
+def _local_first(model_id: str, load: Callable[[str, bool, dict[str, Any]], Any], *, local_files_only: bool | None,
+                 trust_remote_code: bool) -> Any:
+    """``load(source, local_only, kwargs)`` from local files first, then (downloads allowed) the hub."""
     offline = _offline_env() if local_files_only is None else local_files_only
     source, looks_local = _source(model_id)
     kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
@@ -106,17 +142,9 @@ def load_causal_lm(
     last_error: Exception | None = None
     for local_only in attempts:
         try:
-            tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **kwargs)
-            model: Any = AutoModelForCausalLM.from_pretrained(
-                source, local_files_only=local_only, dtype=dtype, **kwargs, **(model_kwargs or {})
-            )
+            return load(source, local_only, kwargs)
         except (OSError, ValueError, KeyError) as exc:
             last_error = exc
-            continue
-        if device is not None:
-            model.to(device)
-        model.eval()
-        return model, tokenizer
     raise _not_loaded(model_id, last_error, offline=offline)
 
 
@@ -133,4 +161,4 @@ def _not_loaded(model_id: str, error: Exception | None, *, offline: bool) -> Res
     return ResourceError(f"cannot load causal LM {model_id!r}: {reason}", hint=hint)
 
 
-__all__ = ["load_causal_lm", "select_device_dtype"]
+__all__ = ["load_causal_lm", "load_tokenizer", "select_device_dtype"]

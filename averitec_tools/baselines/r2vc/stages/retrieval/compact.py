@@ -12,10 +12,10 @@ scans :func:`ivfsq_nprobe` lists: :data:`IVFSQ_SCAN_SHARE` of them (at least
 index in the benchmark (0.969 at 200,000 synthetic units; docs/r2vc.md).
 
 It is trained on a seeded sample of :data:`TRAIN_PER_LIST` rows per list (k-means
-centroids and the quantiser's ranges), then filled chunk by chunk, all on
-:data:`~averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads.FAISS_BUILD_THREADS` OpenMP
-threads (set inside the code, whatever the machine's default): the file does not
-depend on the core count.
+centroids and the quantiser's ranges), then filled chunk by chunk, on every core the process
+is given (:func:`~averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads.build_threads_for`,
+set inside the code, whatever ``OMP_NUM_THREADS`` says): the file is byte-identical on any
+thread count (tested).
 
 ``benchmarks/bench_fever_index.py`` measures it against an exact flat index
 (docs/r2vc.md, "The FEVER index"); :func:`bytes_per_unit` is the memory formula the
@@ -98,7 +98,7 @@ def new_ivfsq_index(*, dim: int, nlist: int, seed: int = 0, faiss_module: Any = 
 
 
 def build_ivfsq(*, dim: int, sample: np.ndarray, chunks: Iterable[np.ndarray], nlist: int, seed: int = 0,
-                on_chunk: Callable[[int], None] | None = None) -> Any:
+                on_chunk: Callable[[int], None] | None = None, threads: int | None = None) -> Any:
     """Train on ``sample`` and add ``chunks`` in order, on the fixed build thread count.
 
     Args:
@@ -108,13 +108,17 @@ def build_ivfsq(*, dim: int, sample: np.ndarray, chunks: Iterable[np.ndarray], n
         nlist: Lists (:func:`ivfsq_nlist` of the corpus size).
         seed: k-means seed.
         on_chunk: Called with each block's row count after it is added (a progress bar).
+        threads: Build threads (default: every core given; the file does not depend on it).
     """
     import faiss
 
-    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import fixed_build_threads
+    from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import (
+        build_threads_for,
+        fixed_build_threads,
+    )
 
     index = new_ivfsq_index(dim=dim, nlist=nlist, seed=seed, faiss_module=faiss)
-    with fixed_build_threads(faiss):
+    with fixed_build_threads(faiss, threads=build_threads_for(IVFSQ, requested=threads)):
         index.train(np.ascontiguousarray(sample, dtype=np.float32))
         for block in chunks:
             index.add(np.ascontiguousarray(block, dtype=np.float32))
@@ -142,7 +146,10 @@ def index_params(index: Any, index_type: str) -> dict[str, Any]:
     if index_type == "hnsw":  # level 0 keeps 2M links, every other level M
         return {"hnsw_m": int(index.hnsw.nb_neighbors(1)), "ef_construction": int(index.hnsw.efConstruction)}
     if index_type == IVFSQ:
+        from averitec_tools.baselines.r2vc.stages.retrieval.faiss_threads import build_threads_for
+
         return {"nlist": int(index.nlist), "nprobe": int(index.nprobe), "quantizer": "QT_8bit",
+                "build_threads": build_threads_for(IVFSQ),
                 "train_per_list": TRAIN_PER_LIST, "departure": "Table G.1: HNSW M = 64 (flat vectors)"}
     return {}
 

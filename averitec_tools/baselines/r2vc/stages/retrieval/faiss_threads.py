@@ -1,9 +1,13 @@
-"""The OpenMP thread count FAISS builds indexes with, fixed inside the code.
+"""The OpenMP thread count FAISS builds indexes with, decided inside the code.
 
-FAISS's HNSW build inserts points from all its threads at once, and k-means sums in thread
-order, so with the machine's default thread count (cores, ``OMP_NUM_THREADS``, scheduling)
-the index file would depend on the machine. Every build (HNSW, flat, IVF-PQ, ``ivfsq8``)
-runs inside :func:`fixed_build_threads`; searching keeps the caller's thread count, and
+FAISS's HNSW build inserts points from all its threads at once, so with the machine's default
+thread count (cores, ``OMP_NUM_THREADS``, scheduling) the index file would depend on the
+machine: HNSW, flat and IVF-PQ builds run inside :func:`fixed_build_threads` on one thread.
+The ``ivfsq8`` build (FEVER's 25 M-unit index: ~3 CPU-hours on one thread) is byte-identical on
+any thread count — k-means assigns each point on its own and sums each centroid's points in
+row order, and the lists are filled in row order — so it runs on every core this process is
+given (:func:`build_threads_for`; ``tests/test_index_threads.py`` builds it on 1, 2 and 4
+threads in fresh processes and compares the bytes). Searching keeps the caller's thread count, and
 :func:`per_query_distances` keeps a batched search's results equal to one query at a time
 (so the batched retrieval pass of the paper runs does not depend on the batch or the threads).
 """
@@ -17,6 +21,26 @@ from typing import Any
 #: OpenMP threads FAISS builds (trains and fills) indexes with: one, so the index file
 #: does not depend on the machine (an HNSW build with more threads is not reproducible).
 FAISS_BUILD_THREADS = 1
+#: Index types whose files are byte-identical on any build thread count (module docs): built on every core.
+PARALLEL_BUILDS: tuple[str, ...] = ("ivfsq8",)
+
+
+def build_threads_for(index_type: str, *, requested: int | None = None) -> int:
+    """Threads an ``index_type`` build runs on: ``requested`` (else every core this process may use)
+    for :data:`PARALLEL_BUILDS`, :data:`FAISS_BUILD_THREADS` for the others.
+
+    Example:
+        >>> build_threads_for("hnsw", requested=16), build_threads_for("ivfsq8", requested=16)
+        (1, 16)
+    """
+    import os
+
+    if index_type not in PARALLEL_BUILDS:
+        return FAISS_BUILD_THREADS
+    if requested:
+        return max(1, int(requested))
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else max(1, os.cpu_count() or 1)
 
 
 @contextmanager
@@ -83,4 +107,4 @@ def per_query_distances(faiss_module: Any = None) -> Iterator[None]:
         cvar.distance_compute_blas_threshold = saved
 
 
-__all__ = ["FAISS_BUILD_THREADS", "fixed_build_threads", "per_query_distances"]
+__all__ = ["FAISS_BUILD_THREADS", "build_threads_for", "fixed_build_threads", "per_query_distances"]

@@ -35,100 +35,25 @@ import os
 import shutil
 import socket
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from averitec_tools.doctor.needs import GIB, gib_text, target_needs
+from averitec_tools.doctor.targets import (
+    GPU_VENV_PIP,
+    KNOWN_PARAMS,
+    TARGETS,
+    USABLE_SHARE,
+    Need,
+    Target,
+)
 from averitec_tools.errors import UserError
-from averitec_tools.registry import Registry
 
-GIB = 1 << 30
 #: Models at or above this many parameters are paper scale: refused on CPU without ``--allow-cpu``.
 PAPER_SCALE_PARAMS = 100_000_000
-#: Parameter counts of the hub ids the paper configurations name (from their model cards).
-KNOWN_PARAMS: Mapping[str, int] = {
-    "nvidia/Llama-3.1-Nemotron-Nano-8B-v1": 8_030_000_000,
-    "meta-llama/Llama-3.1-8B-Instruct": 8_030_000_000,
-    "bigscience/bloom-7b1": 7_070_000_000,
-    "facebook/bart-large": 406_000_000,
-    "bert-base-uncased": 110_000_000,
-    "google-bert/bert-base-uncased": 110_000_000,
-    "microsoft/deberta-v3-large": 435_000_000,
-    "MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli": 435_000_000,
-}
 HUB_TIMEOUT_S = 3.0
-
-
-@dataclass(frozen=True)
-class Need:
-    """One requirement of a target and where it stands here.
-
-    Attributes:
-        name: What is needed (``GPU``, ``host RAM``, ``vitaminc/train.jsonl``).
-        status: ``ok``, ``missing`` or ``optional`` (nice to have, not required).
-        have: What this machine has.
-        want: What the target needs.
-        fix: The command (or step) that fixes a missing item.
-    """
-
-    name: str
-    status: str
-    have: str
-    want: str
-    fix: str = ""
-
-
-@dataclass(frozen=True)
-class Target:
-    """What one ``make`` paper target needs (stated assumptions; see the module doc).
-
-    Attributes:
-        name: The ``make`` target (``r2vc-paper``).
-        gpu_gib: Memory of the one CUDA GPU it needs.
-        gpu_why: Why that much.
-        ram_gib: Host RAM.
-        disk_gib: Free disk under the data root (data, models, checkpoints).
-        modules: Python modules that must import (module → the package/extra that installs it).
-        optional: Modules used when present (module → how to install).
-        data: Paths under a data root (file or folder) → the command that downloads them.
-        hub: Whether the run downloads models from the hub.
-    """
-
-    name: str
-    gpu_gib: int
-    gpu_why: str
-    ram_gib: int
-    disk_gib: int
-    modules: Mapping[str, str] = field(default_factory=dict)
-    optional: Mapping[str, str] = field(default_factory=dict)
-    data: Mapping[str, str] = field(default_factory=dict)
-    hub: bool = True
-
-
-TARGETS: Registry[Target] = Registry("doctor target")
-_GPU_VENV = "make venv-gpu"
-TARGETS.add("r2vc-paper", Target(
-    name="r2vc-paper", gpu_gib=98, gpu_why="the plan's peak, DPO of the 8B generator (fp32 master weights and "
-    "grads, 8-bit AdamW, a bf16 reference, gradient checkpointing): an H200; an 80 GB H100 decodes but cannot "
-    "train at these settings (averitec baseline r2vc paper --plan)", ram_gib=64, disk_gib=120,
-    modules={"torch": _GPU_VENV, "transformers": _GPU_VENV, "trl": _GPU_VENV, "accelerate": _GPU_VENV,
-             "bitsandbytes": _GPU_VENV, "faiss": _GPU_VENV, "sentence_transformers": _GPU_VENV},
-    optional={"flash_attn": ".venv/bin/pip install flash-attn --no-build-isolation (else SDPA attention)"},
-    data={"vitaminc/train.jsonl": "averitec data download vitaminc",
-          "vitaminc/test.jsonl": "averitec data download vitaminc",
-          "fever/paper_dev.jsonl": "averitec data download fever --split paper_dev",
-          "fever/wiki-pages": "averitec data download fever-wiki-pages"},
-))
-TARGETS.add("averitec-paper", Target(
-    name="averitec-paper", gpu_gib=40, gpu_why="BLOOM-7b1 question generation in bf16 (~15 GB of weights) "
-    "plus BERT/BART fine-tuning at batch 32", ram_gib=32, disk_gib=80,
-    modules={"torch": _GPU_VENV, "transformers": _GPU_VENV, "accelerate": _GPU_VENV, "nltk": _GPU_VENV,
-             "rank_bm25": _GPU_VENV},
-    data={"averitec/train.json": "averitec data download averitec --split train",
-          "averitec/dev.json": "averitec data download averitec --split dev",
-          "averitec/knowledge_store/dev": "averitec data download averitec-store --split dev"},
-))
 
 #: The modules reported as installed extras (module → the extra that brings it).
 EXTRA_MODULES: Mapping[str, str] = {
@@ -225,49 +150,6 @@ def installed_modules(modules: Sequence[str] = tuple(EXTRA_MODULES)) -> dict[str
     return out
 
 
-def _gib(n: int | float | None) -> str:
-    return "unknown" if n is None else f"{n / GIB:.1f} GiB"
-
-
-def _target_needs(target: Target, *, torch_info: Mapping[str, Any], ram: int | None, disk: int,
-                  hub: Mapping[str, Any] | None, modules: Mapping[str, str | None],
-                  data_roots: Sequence[Path]) -> list[Need]:
-    gpus = torch_info.get("gpus") or []
-    best = max((g["memory_gib"] for g in gpus), default=0.0)
-    gpu_have = ", ".join(f"{g['name']} {g['memory_gib']} GiB" for g in gpus) or (
-        f"none (torch {torch_info.get('version')}, CUDA build {torch_info.get('cuda_build')})"
-        if torch_info.get("installed") else "none (torch not installed)")
-    needs = [Need("GPU", "ok" if best >= target.gpu_gib else "missing", gpu_have,
-                  f"one CUDA GPU with >= {target.gpu_gib} GiB: {target.gpu_why}",
-                  "" if best >= target.gpu_gib else f"run on a machine with such a GPU, after {_GPU_VENV}")]
-    ram_ok = ram is not None and ram >= target.ram_gib * GIB * 0.95
-    needs.append(Need("host RAM", "ok" if ram_ok else "missing", _gib(ram), f">= {target.ram_gib} GiB",
-                      "" if ram_ok else "a machine with more memory"))
-    disk_ok = disk >= target.disk_gib * GIB
-    needs.append(Need("free disk", "ok" if disk_ok else "missing", _gib(disk), f">= {target.disk_gib} GiB",
-                      "" if disk_ok else "free space under the data root and the Hugging Face cache"))
-    if target.hub and hub is not None:
-        ok = hub["reachable"] and not hub["offline_env"]
-        have = ("disabled (HF_HUB_OFFLINE=1)" if hub["offline_env"] else
-                "reachable" if hub["reachable"] else "unreachable") + f" at {hub['endpoint']}"
-        fix = ("unset HF_HUB_OFFLINE (the make paper targets set HF_HUB_OFFLINE=0)" if hub["offline_env"]
-               else "" if ok else "a network route to the hub, or HF_ENDPOINT=<mirror>")
-        needs.append(Need("hub", "ok" if ok else "missing", have, "the model hub (model downloads)", fix))
-    for mod, how in target.modules.items():
-        have_mod = modules.get(mod)
-        needs.append(Need(f"module {mod}", "ok" if have_mod else "missing", have_mod or "not installed",
-                          "importable", "" if have_mod else how))
-    for mod, how in target.optional.items():
-        have_mod = modules.get(mod)
-        needs.append(Need(f"module {mod}", "ok" if have_mod else "optional", have_mod or "not installed",
-                          "optional", "" if have_mod else how))
-    for rel, how in target.data.items():
-        found = next((root / rel for root in data_roots if (root / rel).exists()), None)
-        needs.append(Need(rel, "ok" if found else "missing", str(found) if found else "not found in the data roots",
-                          "$AVERITEC_DATA_DIR or the download root", "" if found else how))
-    return needs
-
-
 def diagnose(*, targets: Sequence[str] | None = None, data_roots: Sequence[str | os.PathLike[str]] | None = None,
              probe_hub: bool = True, torch_info: Mapping[str, Any] | None = None,
              hub_timeout: float = HUB_TIMEOUT_S) -> dict[str, Any]:
@@ -297,25 +179,32 @@ def diagnose(*, targets: Sequence[str] | None = None, data_roots: Sequence[str |
     disk = free_disk_bytes(disk_path)
     hub = hub_status(hub_timeout) if probe_hub else None
     modules = installed_modules(sorted(set(EXTRA_MODULES) | {m for t in chosen for m in (*t.modules, *t.optional)}))
-    torch_line = (f"torch {info['version']}, CUDA build {info['cuda_build'] or 'none'}, "
-                  f"CUDA {'available' if info['cuda_available'] else 'not available'}"
-                  if info.get("installed") else "torch not installed")
-    checks = [{"name": "torch", "value": torch_line},
-              *({"name": f"GPU {g['index']}", "value": f"{g['name']}, {g['memory_gib']} GiB, bf16 "
-                 f"{'yes' if g['bf16'] else 'no'}"} for g in info.get("gpus") or []),
-              {"name": "host RAM", "value": _gib(ram)},
-              {"name": "free disk", "value": f"{_gib(disk)} under {disk_path}"},
-              {"name": "hub", "value": "not probed" if hub is None else
-               f"{'reachable' if hub['reachable'] else 'unreachable'} at {hub['endpoint']}"
-               + (" (HF_HUB_OFFLINE=1 in this environment)" if hub["offline_env"] else "")},
-              {"name": "extras", "value": ", ".join(f"{m} ({v})" for m, v in modules.items() if v) or "none"}]
+    checks = _checks(info, ram=ram, disk=disk, disk_path=disk_path, hub=hub, modules=modules)
     report_targets = {}
     for t in chosen:
-        needs = _target_needs(t, torch_info=info, ram=ram, disk=disk, hub=hub, modules=modules, data_roots=roots)
+        needs = target_needs(t, torch_info=info, ram=ram, disk=disk, hub=hub, modules=modules, data_roots=roots)
         report_targets[t.name] = {"ready": all(n.status != "missing" for n in needs),
                                   "needs": [asdict(n) for n in needs]}
     return {"torch": info, "host_ram_bytes": ram, "free_disk_bytes": disk, "hub": hub, "modules": modules,
             "data_roots": [str(r) for r in roots], "checks": checks, "targets": report_targets}
+
+
+def _checks(info: Mapping[str, Any], *, ram: int | None, disk: int, disk_path: Path,
+            hub: Mapping[str, Any] | None, modules: Mapping[str, str | None]) -> list[dict[str, str]]:
+    """The machine's lines of the report: torch, each GPU, RAM, disk, the hub, the extras."""
+    torch_line = (f"torch {info['version']}, CUDA build {info['cuda_build'] or 'none'}, "
+                  f"CUDA {'available' if info['cuda_available'] else 'not available'}"
+                  if info.get("installed") else "torch not installed")
+    hub_line = "not probed" if hub is None else (
+        f"{'reachable' if hub['reachable'] else 'unreachable'} at {hub['endpoint']}"
+        + (" (HF_HUB_OFFLINE=1 in this environment)" if hub["offline_env"] else ""))
+    return [{"name": "torch", "value": torch_line},
+            *({"name": f"GPU {g['index']}", "value": f"{g['name']}, {g['memory_gib']} GiB, bf16 "
+               f"{'yes' if g['bf16'] else 'no'}"} for g in info.get("gpus") or []),
+            {"name": "host RAM", "value": gib_text(ram)},
+            {"name": "free disk", "value": f"{gib_text(disk)} under {disk_path}"},
+            {"name": "hub", "value": hub_line},
+            {"name": "extras", "value": ", ".join(f"{m} ({v})" for m, v in modules.items() if v) or "none"}]
 
 
 def render(report: Mapping[str, Any]) -> str:
@@ -421,4 +310,4 @@ def refuse_cpu(*, what: str, models: Sequence[str | os.PathLike[str] | None], gp
 
 __all__ = ["KNOWN_PARAMS", "PAPER_SCALE_PARAMS", "TARGETS", "Need", "Target", "cuda_available", "diagnose",
            "free_disk_bytes", "host_ram_bytes", "hub_status", "installed_modules", "model_params", "probe_torch",
-           "refuse_cpu", "render"]
+           "refuse_cpu", "render", "GPU_VENV_PIP", "USABLE_SHARE"]
