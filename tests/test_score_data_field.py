@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,8 @@ def test_files_the_manifest_does_not_vouch_for_keep_the_signature(tmp_path: Path
 
     from averitec_tools.downloads.manifest import MANIFEST_NAME
     from averitec_tools.scoring.data_source import MANIFEST_NAME as NAME_HERE
-    from averitec_tools.scoring.data_source import data_fields
+    from averitec_tools.scoring.data_source import data_fields, mark_data
+    from averitec_tools.scoring.profiles.base import ProfileResult
 
     assert NAME_HERE == MANIFEST_NAME
     (tmp_path / "averitec").mkdir()
@@ -75,3 +77,9 @@ def test_files_the_manifest_does_not_vouch_for_keep_the_signature(tmp_path: Path
     assert data_fields(gold) == []
     shutil.copy(gold, tmp_path / "copy.json")
     assert data_fields(tmp_path / "copy.json") == []
+    _manifest(tmp_path, hub)
+    plan = ProfileResult(profile="fever8", signature="", n_claims=1, summary={"dry_run": True})
+    assert mark_data(plan, references=gold) is plan  # a --dry-run scores nothing: no signature to extend
+    scored = mark_data(replace(plan, signature="profile:x|version:1", summary={"signature": "profile:x|version:1"}),
+                       references=gold)
+    assert scored.summary["signature"] == scored.signature == f"profile:x|version:1|data:averitec/dev=chenxwh/AVeriTeC@{COMMIT[:12]}"

@@ -43,7 +43,10 @@ def data_fields(references: str | os.PathLike[str]) -> list[tuple[str, str]]:
 
 def mark_data(result: Any, *, references: str | os.PathLike[str]) -> Any:
     """The profile's result with the ``data:`` field (:func:`data_fields`) in its signature,
-    in ``result.signature`` and the summary's ``signature``; ``result`` itself when there is none."""
+    in ``result.signature`` and the summary's ``signature``; ``result`` itself when there is none
+    or when the result has no signature (a ``--dry-run``'s plan scores nothing)."""
+    if not result.signature:
+        return result
     fields = data_fields(references)
     if not fields:
         return result
