@@ -83,3 +83,28 @@ def test_files_the_manifest_does_not_vouch_for_keep_the_signature(tmp_path: Path
     scored = mark_data(replace(plan, signature="profile:x|version:1", summary={"signature": "profile:x|version:1"}),
                        references=gold)
     assert scored.summary["signature"] == scored.signature == f"profile:x|version:1|data:averitec/dev=chenxwh/AVeriTeC@{COMMIT[:12]}"
+
+
+def test_a_baseline_run_signature_names_its_downloaded_claims(tmp_path: Path) -> None:
+    import hashlib
+
+    from averitec_tools.baselines._run.driver import mark_data
+    from averitec_tools.baselines._run.summary import RunSummary
+
+    (tmp_path / "averitec").mkdir()
+    claims = write_json(tmp_path / "averitec" / "dev.json", GOLD)
+    record = {"path": "data/dev.json", "dest": str(claims), "sha256": hashlib.sha256(claims.read_bytes()).hexdigest()}
+    _manifest(tmp_path, {"name": "averitec", "split": "dev", "repo": "chenxwh/AVeriTeC", "repo_type": "model",
+                         "revision": COMMIT, "commit": COMMIT, "from": "hub", "status": "verified", "files": [record]})
+    run_sig = "r2vc-run|config:offline-minilm|corpus:exclude-own"
+    summary = RunSummary(out="p.json", config="offline-minilm", output_format="2024", extra={"signature": run_sig})
+    mark_data(summary, claims_path=str(claims))
+    assert summary.extra["signature"] == f"{run_sig}|data:averitec/dev=chenxwh/AVeriTeC@{COMMIT[:12]}"
+    assert parse_signature(summary.extra["signature"]).head == "r2vc-run"
+    mine = write_json(tmp_path / "mine.json", GOLD)  # the same bytes, no manifest names it
+    summary = RunSummary(out="p.json", config="offline-minilm", output_format="2024", extra={"signature": run_sig})
+    mark_data(summary, claims_path=str(mine))
+    assert summary.extra["signature"] == run_sig
+    unsigned = RunSummary(out="p.json", config="c", output_format="2024")  # the AVeriTeC baseline: no run signature
+    mark_data(unsigned, claims_path=str(claims))
+    assert "signature" not in unsigned.extra

@@ -207,7 +207,30 @@ def drive(baseline: Baseline[SpecT, Any, Any, Any], spec: SpecT) -> RunSummary:
 
         write_head(run.claims_path, n=len(run.claims), out=spec.write_gold_subset)
     baseline.summarise(summary, pipe, run, on_workers=predict_many is not None, manifest=manifest)
+    mark_data(summary, claims_path=run.claims_path)
     return summary
+
+
+def mark_data(summary: RunSummary, *, claims_path: str) -> None:
+    """Add the claims file's ``data:`` field to the summary's run signature (R2VC's ``r2vc-run|…``),
+    when the file is one ``averitec data download`` fetched and unchanged since
+    (:func:`~averitec_tools.scoring.data_source.data_fields`); else leave the signature as it is.
+
+    Example:
+        >>> s = RunSummary(out="p.json", config="c", output_format="2024", extra={"signature": "r2vc-run|config:c"})
+        >>> mark_data(s, claims_path="no-such-dir/dev.json"); s.extra["signature"]
+        'r2vc-run|config:c'
+    """
+    signature = summary.extra.get("signature")
+    if not isinstance(signature, str) or not signature:
+        return
+    from averitec_tools.scoring.data_source import data_fields
+
+    fields = data_fields(claims_path)
+    if fields:
+        from averitec_tools.metrics.signature import extend_signature
+
+        summary.extra["signature"] = extend_signature(signature, fields)
 
 
 def _write_manifest(baseline: Baseline[Any, Any, Any, PipeT], pipe: PipeT, run: Run[Any, Any, Any],
@@ -221,4 +244,4 @@ def _write_manifest(baseline: Baseline[Any, Any, Any, PipeT], pipe: PipeT, run: 
     return path
 
 
-__all__ = ["Baseline", "ManifestParts", "PredictMany", "Run", "check_run_outputs", "drive", "prepare"]
+__all__ = ["Baseline", "ManifestParts", "PredictMany", "Run", "check_run_outputs", "drive", "mark_data", "prepare"]
