@@ -115,3 +115,14 @@ def test_subset_profile_errors_name_the_users_file(files, tmp_path, capsys) -> N
     assert main(["score", str(part), str(files["gold"]), "--subset"]) == 2
     err = capsys.readouterr().err
     assert str(part) in err and "averitec-subset-" not in err and "'True'" in err
+
+
+def test_a_result_without_a_signature_keeps_none() -> None:
+    # a judge profile's --dry-run plan has no signature: --subset must not make one "|subset:…"
+    from averitec_tools.scoring.profiles.base import ProfileResult
+    from averitec_tools.scoring.subset import SubsetFiles, mark_result
+
+    subset = SubsetFiles(predictions=Path("p"), references=Path("r"), n=2, m=5, original_ids={})
+    plan = ProfileResult(profile="fever8", signature="", n_claims=2, summary={"n_claims": 2})
+    marked = mark_result(plan, subset)
+    assert marked.signature == "" and dict(marked.summary) == {"n_claims": 2, "subset": "2/5"}

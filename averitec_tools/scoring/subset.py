@@ -160,7 +160,8 @@ def mark_result(result: Any, subset: SubsetFiles) -> Any:
     """The profile's result with ``subset: N/M`` in summary and signature, original claim ids."""
     from averitec_tools.metrics.signature import extend_signature
 
-    signature = extend_signature(result.signature, {"subset": subset.label})
+    # a result without a signature (a judge profile's --dry-run plan) stays without one
+    signature = extend_signature(result.signature, {"subset": subset.label}) if result.signature else ""
     summary: dict[str, Any] = {}
     for key, value in result.summary.items():
         summary[key] = signature if key == "signature" else value
