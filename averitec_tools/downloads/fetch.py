@@ -277,15 +277,19 @@ def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: boo
         # a dry run over many names reports a refusing source instead of stopping at it
         p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
         p.notes.append(f"the hub was not consulted for this source: {exc}")
+    _finish_plan(p, source, unpinned=unpinned, local=local)
+    return p
+
+
+def _finish_plan(p: Plan, source: DataSource, *, unpinned: bool, local: Path | None) -> None:
+    """The notes of a prepared plan, and the sizes of what ``local`` (``--from``) holds."""
     if unpinned and local is None:
-        p.notes.append(f"no commit of {source.hub.repo_id} is pinned: sizes are those of main today; "  # type: ignore[union-attr]
-                       "downloading needs --revision")
+        repo = source.hub.repo_id  # type: ignore[union-attr]
+        p.notes.append(f"no commit of {repo} is pinned: sizes are those of main today; downloading needs --revision")
     if local is not None:
         p.notes.append(f"installing from {local}")
-        for pf in p.files:
-            if not pf.present:
-                pf.size = _local_copy(local, pf).stat().st_size
-    return p
+        for pf in (pf for pf in p.files if not pf.present):
+            pf.size = _local_copy(local, pf).stat().st_size
 
 
 def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str] | None = None,

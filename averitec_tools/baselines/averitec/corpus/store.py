@@ -253,17 +253,11 @@ def build_store(
         distractors: Distractor documents per claim, drawn (seeded per claim) from the
             other claims' answers.
         seed: Seed of the distractor draw.
-        exclude_own_evidence: Leave the claim's own gold answers out (the honest lower bound)
-            and keep out of its distractors the answers of every claim with the same
-            normalised text and every answer from its own fact-checking article
-            (:mod:`averitec_tools.leakage.duplicates`; counted in the stats).
-        temporal_filter: Drop documents whose URL carries a publication date after the
-            claim date (:mod:`averitec_tools.leakage.dates`), counting them.
-        pool_claims: Draw the distractors from these claims' answers (e.g. the training
-            split) instead of the other ``claims``' — minus every answer of a claim whose
-            normalised text is one of ``claims``': then no annotation of a claim in the
-            store's claims file is in the store (``scored_annotations_in_store`` 0), the
-            honest store of a scored split.
+        exclude_own_evidence: Leave out the claim's own gold answers, and from its distractors
+            those of its twins and its own article (:mod:`averitec_tools.leakage.duplicates`).
+        temporal_filter: Drop documents whose URL dates after the claim (counted).
+        pool_claims: Draw distractors from these claims (e.g. the training split), minus any
+            twin of ``claims``: the honest store of a scored split (``scored_annotations_in_store`` 0).
 
     Example:
         >>> import tempfile, pathlib

@@ -36,7 +36,18 @@ def score_rows(recipe: Recipe, *, work: Path) -> dict[str, Any]:
 
 
 def write_table(recipe: Recipe, *, work: Path, scores: dict[str, Any]) -> dict[str, Any]:
-    """``table.md`` and ``table.json``: the rows measured here beside the paper's reported ones, the departures."""
+    """``table.md`` and ``table.json``: the rows measured here beside the paper's reported ones, the departures.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from averitec_tools.baselines.r2vc.experiments.recipes import load_recipe
+        >>> r, work = load_recipe("paper-vitaminc"), pathlib.Path(tempfile.mkdtemp())
+        >>> scores = {row: {"name": ROWS[row][0], "dataset": r.dataset, "n": 2, "accuracy": 0.5,
+        ...                 "macro_f1": 0.5, "brier": 0.2, "ece": 0.1} for row in r.rows}
+        >>> _ = write_table(r, work=work, scores=scores)
+        >>> (work / "table.md").read_text().splitlines()[0]
+        'R2VC VitaminC (paper-vitaminc; 2 claims; evidence given; oracle documents)'
+    """
     from averitec_tools.baselines.r2vc.experiments.tables import (
         PAPER_TABLE2,
         PaperRow,

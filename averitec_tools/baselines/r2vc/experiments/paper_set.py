@@ -60,7 +60,17 @@ GENERATOR_STEPS: tuple[str, ...] = ("data", "sft", "dpo")
 
 
 class PaperSet:
-    """Runs recipes on one shared generator in ``work`` (see the module docs)."""
+    """Runs recipes on one shared generator in ``work`` (see the module docs).
+
+    Example:
+        >>> import tempfile
+        >>> from averitec_tools.baselines._run.gpus import gpu_spec
+        >>> from averitec_tools.baselines.r2vc.experiments.recipes import load_recipe
+        >>> s = PaperSet([load_recipe("paper-vitaminc")], work=tempfile.mkdtemp())
+        >>> plan = s.plan(gpu=gpu_spec("h100-80gb"))  # nothing is written by a plan
+        >>> [st["stage"] for st in plan["stages"]][:3], plan["total"]["fits_gpu"]
+        (['generator data', 'generator sft', 'generator dpo'], True)
+    """
 
     def __init__(self, recipes: Sequence[Recipe], *, work: str | os.PathLike[str], progress: bool = False,
                  gpu: str | None = None) -> None:
