@@ -56,6 +56,7 @@ from pydantic import (
 )
 
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import read_text
 from averitec_tools.registry import Registry
 
 T = TypeVar("T")
@@ -141,13 +142,7 @@ def load_yaml_file(path: str | os.PathLike[str], *, what: str = "configuration f
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{p}: no such {what}", hint=hint)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{p}: file is not valid UTF-8") from None
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read the {what} ({exc.strerror})") from None
-    return load_yaml_text(text, where=str(p))
+    return load_yaml_text(read_text(p, what=what, undecodable="file"), where=str(p))
 
 
 class StrictModel(BaseModel):

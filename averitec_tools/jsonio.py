@@ -205,6 +205,30 @@ def refuse_lone_surrogates(value: Any, *, text: str, where: str, items: bool = F
                     hint="write the character itself, or a valid \\uD8xx\\uDCxx pair")
 
 
+def read_text(path: str | os.PathLike[str], *, what: str, undecodable: str) -> str:
+    """The UTF-8 text of a small file the user names (a configuration, competition or prompt file);
+    an unreadable file or bad UTF-8 is a one-line :class:`UserError` naming ``path`` as given.
+
+    Args:
+        path: The file, named in the messages as the caller holds it (``str`` or ``Path``).
+        what: What the file is, for an unreadable file: "cannot read the <what> (<reason>)".
+        undecodable: The subject of the bad-UTF-8 message: "<undecodable> is not valid UTF-8".
+
+    Example:
+        >>> read_text("/nonexistent/p.txt", what="judge prompt", undecodable="judge prompt")
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: /nonexistent/p.txt: cannot read the judge prompt (No such file or directory)
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: {undecodable} is not valid UTF-8") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+
+
 def load_json(path: str | os.PathLike[str], *, limits: ReadLimits | None = None) -> Any:
     """Parse a whole JSON file within ``limits`` (:mod:`averitec_tools.jsonbounds`),
     reporting line and column of any syntax error."""
@@ -303,5 +327,5 @@ def write_head(path: str | os.PathLike[str], *, n: int, out: str | os.PathLike[s
 
 __all__ = [
     "Located", "atomic_directory", "atomic_writer", "iter_jsonl", "iter_records", "load_json", "print_json",
-    "sniff_format", "write_head",
+    "read_text", "sniff_format", "write_head",
 ]

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import read_text
 from averitec_tools.leaderboard.limits import SubmissionLimits
 from averitec_tools.leaderboard.phase_checks import check_metrics, declared_metrics, parse_deadline
 
@@ -342,12 +343,7 @@ def load_competition_text(text: str, *, where: str, env: str = "required") -> Co
 def load_competition(path: str | os.PathLike[str]) -> Competition:
     """Read and validate a competition YAML file."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{p}: the competition file is not valid UTF-8") from None
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read the competition file ({exc.strerror})") from None
+    text = read_text(p, what="competition file", undecodable="the competition file")
     return load_competition_text(text, where=str(p))
 
 

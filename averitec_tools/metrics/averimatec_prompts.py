@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 
 from averitec_tools.errors import UserError
+from averitec_tools.jsonio import read_text
 from averitec_tools.records.averimatec import AVerImaTeCQuestion
 
 DEFAULT_PROMPT = "averimatec_prompt_v1.txt"
@@ -99,13 +100,8 @@ class AVerImaTeCPrompts:
             text = (files("averitec_tools") / "data" / DEFAULT_PROMPT).read_text(encoding="utf-8")
             return cls.from_text(text, name=DEFAULT_PROMPT)
         p = os.fspath(path)
-        try:
-            with open(p, encoding="utf-8") as fh:
-                return cls.from_text(fh.read(), name=os.path.basename(p))
-        except OSError as exc:
-            raise UserError(f"{p}: cannot read the judge prompt ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{p}: judge prompt is not valid UTF-8") from None
+        text = read_text(p, what="judge prompt", undecodable="judge prompt")
+        return cls.from_text(text, name=os.path.basename(p))
 
     def text_call(self, kind: str, *, prediction: str, reference: str) -> str:
         """The ``evidence``/``questions``/``justification`` prompt (``gen_incontext_input_textonly``).

@@ -32,6 +32,7 @@ from importlib.resources import files
 
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import sha256_hex
+from averitec_tools.jsonio import read_text
 from averitec_tools.metrics.base import Metric, register_metric
 from averitec_tools.registry import Registry
 
@@ -96,13 +97,7 @@ class JudgePrompt:
         if path is None:
             return cls.from_text((files("averitec_tools") / "data" / DEFAULT_PROMPT).read_text(encoding="utf-8"), name=DEFAULT_PROMPT)
         p = os.fspath(path)
-        try:
-            with open(p, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise UserError(f"{p}: cannot read the judge prompt ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{p}: judge prompt is not valid UTF-8") from None
+        text = read_text(p, what="judge prompt", undecodable="judge prompt")
         return cls.from_text(text, name=os.path.basename(p))
 
     def render(self, kind: str, *, claim: str, reference: str, prediction: str) -> str:

@@ -37,6 +37,14 @@ def require(obj: Mapping[str, Any], key: str, where: str) -> Any:
     return obj[key]
 
 
+def require_id(obj: Mapping[str, Any], key: str, where: str, *, strings: bool = False) -> Any:
+    """``obj[key]`` as an item id: an integer (with ``strings``, or a string), never a bool."""
+    value = require(obj, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, str) if strings else int):
+        raise UserError(f"{where}: field {key!r} must be an integer{' or string' if strings else ''}, found {value!r}")
+    return value
+
+
 def require_str(obj: Mapping[str, Any], key: str, where: str) -> str:
     value = require(obj, key, where)
     if not isinstance(value, str):
@@ -155,9 +163,7 @@ class Prediction2024:
     ) -> Prediction2024:
         obj, where = loc.value, loc.where
         lenience = lenience or Lenience()
-        claim_id = require(obj, "claim_id", where)
-        if isinstance(claim_id, bool) or not isinstance(claim_id, int):
-            raise UserError(f"{where}: field 'claim_id' must be an integer, found {claim_id!r}")
+        claim_id = require_id(obj, "claim_id", where)
         where = f"{where} (claim_id {claim_id})"
         pred_label = check_label(require_str(obj, "pred_label", where), where, labels, key="pred_label", lenience=lenience)
         claim = _optional_str(obj, "claim", where)
@@ -254,9 +260,7 @@ class EvalAIItem:
     ) -> EvalAIItem:
         obj, where = loc.value, loc.where
         lenience = lenience or Lenience()
-        item_id = require(obj, "id", where)
-        if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
-            raise UserError(f"{where}: field 'id' must be an integer or string, found {item_id!r}")
+        item_id = require_id(obj, "id", where, strings=True)
         where = f"{where} (id {item_id})"
         label = check_label(
             require_str(obj, "label", where), where, labels, lenience=lenience if role == "predictions" else None

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from averitec_tools.errors import UserError
+from averitec_tools.registry import Registry
 
 ConfigT = TypeVar("ConfigT")
 
@@ -97,4 +99,28 @@ def resolve_config(config: Any, *, builtins: Collection[str], load: Callable[[st
     return ResolvedConfig(config=load(config), file=None if config in builtins else config)
 
 
-__all__ = ["RunSpec", "resolve_config"]
+def builtin_or_file(name: str, *, builtins: Registry[Callable[[], ConfigT]], load: Callable[[str], ConfigT]) -> ConfigT:
+    """A built-in configuration by ``name``, else the configuration file ``name`` read by ``load``.
+
+    A name that is no file and does not end like one (``.yaml``, ``.yml``, ``.json``) is
+    refused as an unknown built-in, with its close names, rather than as a missing file.
+
+    Example:
+        >>> from averitec_tools.registry import Registry
+        >>> builtins: Registry = Registry("built-in configuration")
+        >>> builtins.add("paper", lambda: "the paper's")
+        >>> builtin_or_file("paper", builtins=builtins, load=str.upper), builtin_or_file("c.yaml", builtins=builtins, load=str.upper)
+        ("the paper's", 'C.YAML')
+        >>> builtin_or_file("papr", builtins=builtins, load=str.upper)
+        Traceback (most recent call last):
+        ...
+        averitec_tools.errors.UserError: unknown built-in configuration 'papr' (did you mean: paper?)
+    """
+    if name in builtins:
+        return builtins.get(name)()
+    if not Path(name).exists() and not name.endswith((".yaml", ".yml", ".json")):
+        builtins.get(name)  # raises with suggestions
+    return load(name)
+
+
+__all__ = ["RunSpec", "builtin_or_file", "resolve_config"]

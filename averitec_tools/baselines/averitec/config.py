@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines._run.spec import builtin_or_file
 from averitec_tools.baselines.averitec.config_sections import (
     JUSTIFICATION_FALLBACK,
     QUESTION_FALLBACK,
@@ -235,14 +236,14 @@ def config_from_mapping(data: Any, *, source: str) -> AVeriTeCConfig:
 
 def resolve_config(spec: str) -> AVeriTeCConfig:
     """A built-in name or a YAML file path."""
-    if spec in BUILTIN_CONFIGS:
-        return builtin_config(spec)
+    return builtin_or_file(spec, builtins=BUILTIN_CONFIGS, load=_load_file)
+
+
+def _load_file(path: str) -> AVeriTeCConfig:
     from averitec_tools.configfile import load_yaml_file
 
-    if not Path(spec).exists() and not spec.endswith((".yaml", ".yml", ".json")):
-        builtin_config(spec)  # raises with suggestions
-    data = load_yaml_file(spec, hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
-    return config_from_mapping(data, source=spec)
+    data = load_yaml_file(path, hint=f"or use a built-in: {', '.join(BUILTIN_CONFIGS)}")
+    return config_from_mapping(data, source=path)
 
 
 def train_path(cfg: AVeriTeCConfig) -> Path:

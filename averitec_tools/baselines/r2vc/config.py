@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.baselines._run.spec import builtin_or_file
 from averitec_tools.baselines.r2vc.config_sections import (
     AblationConfig,
     CalibrationConfig,
@@ -324,11 +325,7 @@ def resolve_config(spec: str) -> R2VCConfig:
         >>> resolve_config("offline-minilm").preset
         'offline-minilm'
     """
-    if spec in BUILTIN_CONFIGS:
-        return builtin_config(spec)
-    if not Path(spec).exists() and not spec.endswith((".yaml", ".yml", ".json")):
-        builtin_config(spec)  # raises with suggestions
-    return load_config(spec)
+    return builtin_or_file(spec, builtins=BUILTIN_CONFIGS, load=load_config)
 
 
 __all__ = ["BUILTIN_CONFIGS", "CHOICES", "OFFLINE_DEPARTURES", "AblationConfig", "CalibrationConfig", "GeneratorConfig",
