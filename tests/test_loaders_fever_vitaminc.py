@@ -120,13 +120,14 @@ def test_bad_fever_and_vitaminc_lines(tmp_path: Path) -> None:
 
 
 def test_fever_without_files_offline_names_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """FEVER has a hub source (fever/fever); offline and with nothing local, one line says what to pass."""
+    """FEVER has download sources (fever.ai first, then fever/fever on the hub: issue 36); offline and
+    with nothing local, one line says what to pass and where the files come from."""
     monkeypatch.delenv("AVERITEC_DATA_DIR", raising=False)
     monkeypatch.setenv("AVERITEC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(UserError, match=r"fever/train: no local files found and the hub is disabled") as err:
         loaders.load("fever/train")
-    assert "fever/fever" in str(err.value)
+    assert "https://fever.ai/download/fever" in str(err.value)
 
 
 @pytest.mark.shared_data

@@ -240,9 +240,10 @@ class DenseRetriever:
                 "corpus_fingerprint": self.store.fingerprint,
                 "num_paragraphs": len(self.store),
             }
+            params = compact.index_params(self.index, self.index_type)
+            meta.update(params)  # keys in faiss_build's order: the two layouts' bytes are the same
             meta["build_device"] = "cpu"  # as averitec_tools.baselines.r2vc.stages.retrieval.faiss_build records it
-            meta["build_threads"] = FAISS_BUILD_THREADS
-            meta.update(compact.index_params(self.index, self.index_type))  # ivfsq8: its build threads
+            meta["build_threads"] = params.get("build_threads", FAISS_BUILD_THREADS)  # ivfsq8: its own
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
