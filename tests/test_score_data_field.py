@@ -43,6 +43,11 @@ def test_a_downloaded_gold_file_is_named_by_its_commit(tmp_path: Path, capsys: p
     assert signed == f"{without}|data:averitec/test=chenxwh/AVeriTeC@{COMMIT[:12]}"
     assert parse_signature(signed)["data"] == f"averitec/test=chenxwh/AVeriTeC@{COMMIT[:12]}"
     assert "data" not in parse_signature(without)
+    from averitec_tools.scoring import BatchScorer
+
+    batch = BatchScorer("averitec2024", gold)  # the same result as averitec score, field included
+    assert batch.score(pred).signature == batch.score(PRED_2024).signature == signed
+    assert BatchScorer("averitec2024", plain).score(pred).signature == without
     subset = _signature(pred, gold, capsys, "--subset")  # the user's file, not the subset's copy
     assert subset.endswith(f"|subset:3/3|data:averitec/test=chenxwh/AVeriTeC@{COMMIT[:12]}")
     gold.write_text(json.dumps(GOLD, indent=1))  # changed since the download: no longer those bytes

@@ -46,6 +46,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.hungarian_meteor import HungarianTask, Normalise, score_tasks
 from averitec_tools.metrics.meteor import MeteorEngine
+from averitec_tools.scoring.data_source import data_fields, with_data_fields
 from averitec_tools.scoring.evidence_strings import MAX_EVIDENCE, qa_strings
 from averitec_tools.scoring.profiles import get_profile
 from averitec_tools.scoring.profiles.base import PathLike, ProfileResult
@@ -114,6 +115,7 @@ class BatchScorer:
             self.engine.prepare_many(gold)
         self.engine.pin(gold)
         self._gold_evidence: list[list[str]] | None = None
+        self._data = data_fields(self.references)  # data:REPO@COMMIT as averitec score adds it, found once
 
     def score(self, predictions: PathLike | Sequence[Mapping[str, Any]]) -> ProfileResult:
         """Score a submission -- a file path, or its records (the profile's submission format)
@@ -121,9 +123,11 @@ class BatchScorer:
         try:
             with paused_gc():  # scoring makes few reference cycles; a collection would walk the warm gold side
                 if isinstance(predictions, (str, os.PathLike)):
-                    return self.profile.score(predictions=predictions, references=self.references, jobs=1,
-                                              warm=self.warm, **self.options)
-                return self._score_records(predictions)
+                    result = self.profile.score(predictions=predictions, references=self.references, jobs=1,
+                                                warm=self.warm, **self.options)
+                else:
+                    result = self._score_records(predictions)
+            return with_data_fields(result, self._data)
         finally:
             self.engine.trim()
 

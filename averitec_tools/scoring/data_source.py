@@ -45,10 +45,13 @@ def mark_data(result: Any, *, references: str | os.PathLike[str]) -> Any:
     """The profile's result with the ``data:`` field (:func:`data_fields`) in its signature,
     in ``result.signature`` and the summary's ``signature``; ``result`` itself when there is none
     or when the result has no signature (a ``--dry-run``'s plan scores nothing)."""
-    if not result.signature:
-        return result
-    fields = data_fields(references)
-    if not fields:
+    return with_data_fields(result, data_fields(references) if result.signature else [])
+
+
+def with_data_fields(result: Any, fields: list[tuple[str, str]]) -> Any:
+    """``result`` with ``fields`` (found once by :func:`data_fields`, e.g. by a long-lived
+    :class:`~averitec_tools.scoring.batch.BatchScorer`) in its signature; unchanged without any."""
+    if not result.signature or not fields:
         return result
     from averitec_tools.metrics.signature import extend_signature
 
@@ -57,4 +60,4 @@ def mark_data(result: Any, *, references: str | os.PathLike[str]) -> Any:
     return replace(result, signature=signature, summary=summary)
 
 
-__all__ = ["MANIFEST_NAME", "data_fields", "mark_data"]
+__all__ = ["MANIFEST_NAME", "data_fields", "mark_data", "with_data_fields"]
