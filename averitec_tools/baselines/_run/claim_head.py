@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.metrics.verdict_head import softmax_rows
 
 #: ``objective`` values of :func:`fit_offsets` (see the module docs).
 OBJECTIVES: tuple[str, ...] = ("none", "macro-f1", "macro-f1-keep-accuracy")
@@ -102,9 +103,7 @@ class ClaimHead:
     def proba(self, X: np.ndarray) -> np.ndarray:
         """``(n, n_labels)`` probabilities of feature rows."""
         z = (np.asarray(X, dtype=np.float64).reshape(-1, len(self.features)) - self.mean) / self.scale
-        logits = z @ self.coef.T + self.intercept
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return np.asarray(e / e.sum(axis=1, keepdims=True))
+        return np.asarray(softmax_rows(z @ self.coef.T + self.intercept))
 
     def decide(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(label index, the head's probability of that label) of each row."""

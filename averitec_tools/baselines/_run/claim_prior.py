@@ -37,6 +37,7 @@ import numpy as np
 
 from averitec_tools.errors import UserError
 from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.metrics.verdict_head import softmax_rows
 
 #: Values of ``C`` the cross-validation chooses from.
 C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
@@ -181,10 +182,7 @@ class ClaimPrior:
 
     def proba(self, vectors: np.ndarray) -> np.ndarray:
         """``(n, n_labels)`` probabilities of claim embeddings."""
-        z = np.asarray(vectors, dtype=np.float64) @ self.coef.T + self.intercept
-        z = z - z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return np.asarray(e / e.sum(axis=1, keepdims=True))
+        return np.asarray(softmax_rows(np.asarray(vectors, dtype=np.float64) @ self.coef.T + self.intercept))
 
     def predict_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Probabilities of claim texts (embedded with the packaged MiniLM)."""
