@@ -233,6 +233,7 @@ def test_a_plan_that_does_not_fit_the_gpu_here_is_refused_before_any_work(
     from averitec_tools import doctor
 
     recipes = write_inputs(tmp_path / "inputs")
+    capsys.readouterr()  # the fixture's own output (transformers' "Writing model shards" bar when no earlier test silenced it)
     monkeypatch.setattr(doctor, "probe_torch", lambda: {"installed": True, "cuda_available": True, "gpus": [
         {"index": 0, "name": "Fake GPU 4GB", "memory_gib": 4.0, "bf16": True}]})
     assert main(paper_argv(recipes, tmp_path / "w")) == 2
