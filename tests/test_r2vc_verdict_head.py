@@ -50,7 +50,7 @@ def _apply(vh: VerdictHead, pred: ClaimPrediction, probs: np.ndarray, *, gate: b
            ) -> ClaimPrediction:
     """As the pipeline applies the head to a claim's prediction."""
     v = vh.verdict(pred.claim.claim, probs, gate=gate)
-    return dataclasses.replace(pred, **v.fields(label=pred.label, on_abstain=on_abstain))
+    return dataclasses.replace(pred, **v.fields(on_abstain=on_abstain))
 
 
 def _pred(claim_id: int, gold: str) -> ClaimPrediction:
@@ -81,6 +81,9 @@ def test_the_head_decides_label_confidence_and_gate() -> None:
     unc = _apply(vh, _pred(2, "Refuted"), np.zeros((0, 3)), gate=True, on_abstain="uncertain")
     assert unc.label == "Uncertain" and averitec_label(unc) == "Not Enough Evidence"
     assert not _apply(vh, _pred(2, "Refuted"), np.zeros((0, 3)), gate=False, on_abstain="uncertain").abstained
+    # a candidate decision that said Uncertain does not make the head's abstention an Uncertain one
+    unsure = dataclasses.replace(_pred(3, "Refuted"), label="Uncertain", candidate_label="Uncertain")
+    assert averitec_label(_apply(vh, unsure, np.zeros((0, 3)), gate=True, on_abstain="candidate")) == "Supported"
 
     records = [to_averitec2024(p) for p in (out, weak, empty)]
     assert [r["r2vc"]["head_label"] for r in records] == ["Supported"] * 3

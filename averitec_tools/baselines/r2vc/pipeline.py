@@ -340,7 +340,7 @@ class R2VCPipeline:
             return pred
         probs = self.verifier.nli.probs(claim.claim, [p.text for p in evidence]) if evidence else np.zeros((0, 3))
         verdict = self.verdict_head.verdict(claim.claim, probs, gate=cal_cfg.abstain)
-        return dataclasses.replace(pred, **verdict.fields(label=pred.label, on_abstain=cal_cfg.on_abstain))
+        return dataclasses.replace(pred, **verdict.fields(on_abstain=cal_cfg.on_abstain))
 
     # ------------------------------------------------------------------ runs
     def run(

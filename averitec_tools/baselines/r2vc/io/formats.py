@@ -156,11 +156,12 @@ def averitec_label(pred: ClaimPrediction) -> str:
     A claim that abstained *as Uncertain* (``on_abstain: uncertain``) stays Not Enough
     Evidence: the gates decide before the rule.
     """
+    if pred.head_label is not None:  # the verdict head's label (``label``: it, or Uncertain where it abstained so)
+        return map_label("Uncertain", source="r2vc", target="averitec") if pred.label == "Uncertain" else pred.head_label
     label = map_label(pred.label, source="r2vc", target="averitec")
-    decided = pred.head_label or pred.rule_label
-    if decided is None or (pred.abstained and pred.label == "Uncertain"):
+    if pred.rule_label is None or (pred.abstained and pred.label == "Uncertain"):
         return label
-    return decided
+    return pred.rule_label
 
 
 def to_averitec2024(pred: ClaimPrediction) -> dict[str, Any]:

@@ -77,16 +77,19 @@ class HeadVerdict:
     abstained: bool
     tau: float = 0.0
 
-    def fields(self, *, label: str, on_abstain: str) -> dict[str, Any]:
-        """What the verdict sets in the claim's prediction (``label``: the candidate decision's R2VC label).
+    def fields(self, *, on_abstain: str) -> dict[str, Any]:
+        """What the verdict sets in the claim's prediction: ``label`` is the head's, or ``Uncertain``
+        where it abstains as Uncertain (the candidate's label stays ``candidate_label``).
 
         Example:
-            >>> HeadVerdict("Refuted", 0.4, True, 0.5).fields(label="True", on_abstain="uncertain")["label"]
-            'Uncertain'
+            >>> v = HeadVerdict("Refuted", 0.4, True, 0.5)
+            >>> v.fields(on_abstain="uncertain")["label"], v.fields(on_abstain="candidate")["label"]
+            ('Uncertain', 'Refuted')
         """
         sign = "<" if self.abstained else "≥"
+        as_uncertain = self.abstained and on_abstain == "uncertain"
         return {"head_label": self.label, "confidence": self.confidence, "abstained": self.abstained,
-                "rule_label": None, "label": "Uncertain" if self.abstained and on_abstain == "uncertain" else label,
+                "rule_label": None, "label": "Uncertain" if as_uncertain else self.label,
                 "reason": f"verdict head: confidence {self.confidence:.3f} {sign} tau {self.tau:.3f}"}
 
 
