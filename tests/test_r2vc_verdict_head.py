@@ -181,3 +181,17 @@ def test_the_head_never_fits_on_a_scored_claim(monkeypatch: pytest.MonkeyPatch, 
                             off=off, cache_file=tmp_path / "h.json")
     assert prior.asked == [[0, 2]] and seen["y"].tolist() == [0, 1]  # Supported, Refuted: the slice's labels
     assert seen["X"][:, NAMES.index("ent_max")].tolist() == [0.8, 0.1]
+
+
+def test_the_head_settings_are_checked_and_fingerprinted() -> None:
+    from averitec_tools.baselines.r2vc.config import config_from_mapping, resolve_config
+
+    cfg = config_from_mapping({"base": "offline-minilm", "offline": {"head_c_grid": [0.5], "head_cv_seeds": 1}},
+                              source="c.yaml")
+    assert cfg.offline.head_c_grid == (0.5,) and cfg.offline.verdict_head == "prior+pool"
+    assert cfg.fingerprint() != resolve_config("offline-minilm").fingerprint()  # the grid is in the fingerprint
+    for bad, match in [({"verdict_head": "knn"}, "verdict_head"), ({"head_objectives": ["accuracy"]}, "accuracy"),
+                       ({"head_c_grid": [0.0]}, "positive"), ({"head_cv_seeds": 0}, "at least 1")]:
+        with pytest.raises(UserError, match=match):
+            config_from_mapping({"base": "offline-minilm", "offline": bad}, source="c.yaml")
+    assert resolve_config("offline-minilm-rules").offline.verdict_head == "off"

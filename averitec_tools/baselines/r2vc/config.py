@@ -227,6 +227,7 @@ def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
         raise UserError(f"{source}: offline.threshold_regimes must be at least 1, got {off.threshold_regimes}")
     if not 0.0 <= off.target_coverage <= 1.0:
         raise UserError(f"{source}: offline.target_coverage must lie in [0, 1], got {off.target_coverage}")
+    _check_head(off, source=source)
     g = cfg.generator
     if g.server is not None and not g.server.startswith(("http://", "https://")):
         raise UserError(f"{source}: generator.server must be an http(s) URL (http://host:8000/v1), got {g.server[:80]!r}")
@@ -234,6 +235,19 @@ def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
         raise UserError(f"{source}: generator.question_writer: lm needs the generator loaded here, not on a server",
                         hint="use question_writer: template with generator.server")
     return cfg
+
+
+def _check_head(off: OfflineConfig, *, source: str) -> None:
+    """The verdict head's grid: positive ``C`` values, known objectives, at least one seed (one line each)."""
+    from averitec_tools.baselines._run.claim_head import OBJECTIVES
+
+    if not off.head_c_grid or min(off.head_c_grid) <= 0:
+        raise UserError(f"{source}: offline.head_c_grid must hold positive values, got {list(off.head_c_grid)}")
+    unknown = [o for o in off.head_objectives if o not in OBJECTIVES]
+    if unknown or not off.head_objectives:
+        raise UserError(f"{source}: offline.head_objectives: {unknown or 'none given'} (use: {', '.join(OBJECTIVES)})")
+    if off.head_cv_seeds < 1:
+        raise UserError(f"{source}: offline.head_cv_seeds must be at least 1, got {off.head_cv_seeds}")
 
 
 def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
