@@ -194,6 +194,7 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
             "note": note,
             "trained_on": "averitec/train.json", "train_claims": off.train_claims,
             "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
+            "verdict_head": off.verdict_head,
             "departures": list(OFFLINE_DEPARTURES),
             "cache_dir": str(cache_root(cfg))}
 
