@@ -47,6 +47,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Strict,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -161,7 +162,12 @@ def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
 
 def _strict(annotation: Any) -> Any:
     inner, optional = _unwrap_optional(annotation)
-    strict = {bool: StrictBool, int: StrictInt, float: StrictFloat, str: StrictStr}.get(inner, inner)
+    args = typing.get_args(inner)
+    if typing.get_origin(inner) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        # a tuple setting is a list in YAML and JSON: the list is accepted, each item stays strict
+        strict = typing.Annotated[tuple[_strict(args[0]), ...], Strict(False)]  # type: ignore[misc,valid-type]
+    else:
+        strict = {bool: StrictBool, int: StrictInt, float: StrictFloat, str: StrictStr}.get(inner, inner)
     return strict | None if optional else strict
 
 

@@ -16,6 +16,12 @@ accuracy at ``--coverage`` (the claims with the highest head confidence) minus t
 label-prior selector's at the same coverage (majority label first, by confidence), in
 points.
 
+``offline-minilm`` now decides with this head (``offline.verdict_head: prior+pool``): its
+build runs the same grouped cross-validation over ``offline.head_c_grid`` and
+``offline.head_objectives`` (``offline/head.py``) and records the grid in the run summary's
+``fitted.verdict_head``; this script adds the probe-only, prior-only and pool-only rows and
+the paper-style rules fitted on the same folds (``--rules``).
+
 Usage (AVERITEC_DATA_DIR set)::
 
     python benchmarks/r2vc_head_cv.py --seeds 3 --c 0.1 1.0
@@ -39,10 +45,10 @@ from averitec_tools.baselines.r2vc.stages.calibration.pool_features import (
     POOL_FEATURES,
     pool_features,
 )
+from averitec_tools.baselines.r2vc.stages.calibration.verdict_head import PRIOR_FEATURES
 from averitec_tools.labels import AVERITEC_LABELS
 
 REFUTED = AVERITEC_LABELS.index("Refuted")
-PRIOR_FEATURES = tuple(f"log_prior_{i}" for i in range(len(AVERITEC_LABELS)))
 
 
 def slice_table() -> dict[str, Any]:

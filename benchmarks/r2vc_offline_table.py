@@ -8,6 +8,8 @@ Rows, all on the first ``--n`` dev claims (default: all 500):
   (``averitec baseline r2vc ablations``: no calibration, no verifier selection, single
   candidate, gates off);
 * **own evidence (oracle corpus)** — the corpus holds each claim's gold answers;
+* **previous decision** — the honest row's candidates decided as before issue 37's verdict
+  head (``offline.verdict_head: off``, the configuration ``offline-minilm-rules``);
 * **gold evidence (oracle)** — the verifier alone on each claim's gold QA pairs
   (:mod:`averitec_tools.baselines.r2vc.offline.gold`), with the fitted thresholds;
 * the official AVeriTeC 2024 baseline's shipped dev predictions, for reference.
@@ -41,7 +43,11 @@ from typing import Any
 SETTINGS: dict[str, dict[str, Any]] = {
     "exclude_own_evidence": {"offline": {"exclude_own_evidence": True}},
     "own evidence (oracle corpus)": {"offline": {"exclude_own_evidence": False}},
+    # offline-minilm-rules: the same decoding decided as before the verdict head (issue 37)
+    "previous decision (candidates, gates on π, Conflicting rule)": {
+        "offline": {"exclude_own_evidence": True, "verdict_head": "off"}},
 }
+ORACLE_ROW = "own evidence (oracle corpus)"
 ABLATION_ROWS = "no_calibration,no_verifier_selection,single_candidate,gates_off"
 SHORT = {"Supported": "S", "Refuted": "R", "Not Enough Evidence": "NEE", "Conflicting Evidence/Cherrypicking": "C"}
 
@@ -154,11 +160,12 @@ def main() -> int:
     table: dict[str, Any] = {"n": args.n, "rows": {}}
     lines = [HEADER]
     for i, (name, settings) in enumerate(SETTINGS.items()):
-        if i > 0 and args.no_oracle_corpus:
+        if name == ORACLE_ROW and args.no_oracle_corpus:
             continue
         cfg = out / f"setting{i}.yaml"
         cfg.write_text(json.dumps({"base": "offline-minilm", **settings}))  # JSON is YAML
-        pred, store = out / f"setting{i}.json", out / f"candidates{i}"
+        # every honest row decides from the one decoding (candidates0); the oracle corpus decodes its own
+        pred, store = out / f"setting{i}.json", out / f"candidates{i if name == ORACLE_ROW else 0}"
         t0 = time.perf_counter()
         run = averitec("baseline", "r2vc", "--config", str(cfg), "--claims", str(claims), "--limit", str(args.n),
                        "--out", str(pred), "--candidates", str(store), "--no-progress", "--resume")

@@ -12,10 +12,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 #: R2VC offline-minilm, CI-sized: the first 150 training claims, 1 epoch of at most 24 pairs
 #: per class, 24 calibration claims, 100 distractors; the documented dev runs use the
 #: built-in defaults. The base is the oracle corpus; tests switch exclude_own_evidence on.
+#: The CI runs decide as ``offline-minilm-rules`` (``verdict_head: off``): the verdict head reads
+#: the claim-only probe, fitted on all of train.json (3 CPU minutes), so its wiring is tested on
+#: tiny fixtures (tests/test_r2vc_verdict_head.py) and its figures are the documented full runs.
 R2VC_CI_SETTINGS = {
     "base": "offline-minilm-oracle",
     "offline": {"train_claims": 150, "pairs_per_class": 24, "epochs": 1, "calibration_claims": 24,
-                "distractors": 100},
+                "distractors": 100, "verdict_head": "off"},
 }
 
 #: AVeriTeC offline-minilm, CI-sized training caps (both classifiers).

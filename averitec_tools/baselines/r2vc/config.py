@@ -156,6 +156,10 @@ class R2VCConfig:
         if settings["offline"].get("corpus") == "train+dev":
             # the corpus every configuration held before issue 37 named it: the fingerprint it had
             del settings["offline"]["corpus"]
+        if settings["offline"].get("verdict_head") == "off":
+            # no verdict head (issue 37): the fingerprint a configuration had before the head's settings existed
+            for key in ("verdict_head", "head_c_grid", "head_objectives", "head_cv_seeds"):
+                del settings["offline"][key]
         return json_digest(settings)
 
 
@@ -172,6 +176,7 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("CalibrationConfig", "select_by"): ("pi", "s_ver"),
     ("OfflineConfig", "pair_labels"): ("decisive", "verdict"),
     ("OfflineConfig", "corpus"): ("train", "train+dev"),
+    ("OfflineConfig", "verdict_head"): ("off", "prior+pool"),
     ("GeneratorConfig", "reasoning"): ("auto", "off", "on", "none"),
     ("GeneratorConfig", "question_writer"): ("template", "lm"),
 }
@@ -222,6 +227,7 @@ def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
         raise UserError(f"{source}: offline.threshold_regimes must be at least 1, got {off.threshold_regimes}")
     if not 0.0 <= off.target_coverage <= 1.0:
         raise UserError(f"{source}: offline.target_coverage must lie in [0, 1], got {off.target_coverage}")
+    _check_head(off, source=source)
     g = cfg.generator
     if g.server is not None and not g.server.startswith(("http://", "https://")):
         raise UserError(f"{source}: generator.server must be an http(s) URL (http://host:8000/v1), got {g.server[:80]!r}")
@@ -229,6 +235,19 @@ def _checked_ranges(cfg: R2VCConfig, *, source: str) -> R2VCConfig:
         raise UserError(f"{source}: generator.question_writer: lm needs the generator loaded here, not on a server",
                         hint="use question_writer: template with generator.server")
     return cfg
+
+
+def _check_head(off: OfflineConfig, *, source: str) -> None:
+    """The verdict head's grid: positive ``C`` values, known objectives, at least one seed (one line each)."""
+    from averitec_tools.baselines._run.claim_head import OBJECTIVES
+
+    if not off.head_c_grid or min(off.head_c_grid) <= 0:
+        raise UserError(f"{source}: offline.head_c_grid must hold positive values, got {list(off.head_c_grid)}")
+    unknown = [o for o in off.head_objectives if o not in OBJECTIVES]
+    if unknown or not off.head_objectives:
+        raise UserError(f"{source}: offline.head_objectives: {unknown or 'none given'} (use: {', '.join(OBJECTIVES)})")
+    if off.head_cv_seeds < 1:
+        raise UserError(f"{source}: offline.head_cv_seeds must be at least 1, got {off.head_cv_seeds}")
 
 
 def load_config(path: str | os.PathLike[str]) -> R2VCConfig:
@@ -262,6 +281,9 @@ OFFLINE_DEPARTURES: tuple[str, ...] = (
     "over the pool both above fitted thresholds → Conflicting Evidence/Cherrypicking (paper: no such label)",
     "abstention emits the chosen candidate's label flagged abstained (paper: Uncertain); the run summary's "
     "gated_paper figures score it as the paper does",
+    "final verdict (offline.verdict_head: prior+pool): a claim-level logistic head over the claim-only probe's "
+    "log-probabilities and the pool's NLI statistics, fitted on the slice, gated on its own confidence "
+    "(paper: argmax π gated by τ_cal, τ_ver; offline-minilm-rules keeps that)",
 )
 
 
@@ -282,8 +304,10 @@ def _offline_minilm() -> R2VCConfig:
         # No language model offline: this configuration *is* the paper's NLI-only row.
         ablation=AblationConfig(nli_only=True),
         # The honest setting: each claim's own answers and its fact-checking article's are removed.
+        # The final verdict (issue 37): the head over the probe's prior and the pool, fitted on the slice.
         offline=OfflineConfig(exclude_own_evidence=True, pseudo_test_claims=500,
-                              threshold_regimes=1, conflict_rule=True, target_coverage=0.7),
+                              threshold_regimes=1, conflict_rule=True, target_coverage=0.7,
+                              verdict_head="prior+pool"),
         preset=OFFLINE_PRESET,
     )
 
@@ -296,6 +320,12 @@ def _offline_minilm_dev_corpus() -> R2VCConfig:
     return replace(base, name="offline-minilm-dev-corpus", offline=replace(base.offline, corpus="train+dev"))
 
 
+def _offline_minilm_rules() -> R2VCConfig:
+    """The decision before issue 37's verdict head: the chosen candidate, gates on π, the Conflicting rule."""
+    base = _offline_minilm()
+    return replace(base, name="offline-minilm-rules", offline=replace(base.offline, verdict_head="off"))
+
+
 def _offline_minilm_oracle() -> R2VCConfig:
     base = _offline_minilm()
     return replace(base, name="offline-minilm-oracle",
@@ -306,10 +336,11 @@ def _offline_minilm_oracle() -> R2VCConfig:
 #: ``offline-minilm`` is the honest setting (no dev annotation anywhere); ``offline-minilm-dev-corpus``
 #: retrieves from a corpus holding the dev claims' answers (each claim's own removed: dev-transductive);
 #: ``offline-minilm-oracle`` keeps every scored claim's gold answers in its corpus (an upper bound; its
-#: summaries say ``oracle_corpus: true``).
+#: summaries say ``oracle_corpus: true``); ``offline-minilm-rules`` decides as before the verdict head.
 BUILTIN_CONFIGS: Registry[Callable[[], R2VCConfig]] = Registry("built-in configuration")
 BUILTIN_CONFIGS.add("offline-minilm", _offline_minilm)
 BUILTIN_CONFIGS.add("offline-minilm-dev-corpus", _offline_minilm_dev_corpus)
+BUILTIN_CONFIGS.add("offline-minilm-rules", _offline_minilm_rules)
 BUILTIN_CONFIGS.add("offline-minilm-oracle", _offline_minilm_oracle)
 
 

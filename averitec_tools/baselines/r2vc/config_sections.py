@@ -166,6 +166,15 @@ class OfflineConfig:
     #: Fit the claim-level Conflicting rule on the slice (``stages/calibration/claim_rules.py``;
     #: off where no setting beats none there).
     conflict_rule: bool = False
+    #: The final verdict: ``off`` (the chosen candidate, the gates on π and the claim rules) or
+    #: ``prior+pool`` (a claim-level head over the claim-only probe's log-probabilities and the
+    #: pool's NLI statistics, fitted on the slice; ``stages/calibration/verdict_head.py``).
+    verdict_head: str = "off"
+    #: The head's ``C`` values and offsets objectives, chosen by grouped 5-fold cross-validation
+    #: on the slice over ``head_cv_seeds`` seeded splits (``offline/head.py``).
+    head_c_grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0)
+    head_objectives: tuple[str, ...] = ("none", "macro-f1", "macro-f1-keep-accuracy")
+    head_cv_seeds: int = 3
     cache_dir: str | None = None  #: where verifiers, corpus and indexes are cached (default: user cache)
     seed: int = 13
 

@@ -4,7 +4,8 @@ The R2VC paper scores an abstention (its ``Uncertain``) as the third class, so i
 figures are **gated**: here an abstained record counts as Not Enough Evidence (AVeriTeC;
 FEVER: NOT ENOUGH INFO), its mapping of Uncertain. The **ungated** figures score the
 chosen candidate's label (``r2vc.candidate_label``) whether or not the gates accepted it,
-or the claim-level rule's label (``r2vc.rule_label``: Conflicting) where it fired.
+or the claim-level rule's label (``r2vc.rule_label``: Conflicting) where it fired, or the
+verdict head's (``r2vc.head_label``, ``offline.verdict_head``) where it decides.
 Both report accuracy, macro-F1 over the label space's labels (AVeriTeC: all four, so a
 Conflicting claim is never right) and per-label F1.
 
@@ -49,6 +50,8 @@ def _ungated(rec: dict[str, Any], space: str) -> str:
     from averitec_tools.labels import map_label
 
     diag = rec.get("r2vc", {})
+    if diag.get("head_label") is not None and space == "averitec":
+        return str(diag["head_label"])  # the verdict head decides the claim (offline.verdict_head)
     if diag.get("rule_label") is not None and space == "averitec":
         return str(diag["rule_label"])  # the claim-level rule (Conflicting) replaces the candidate's label
     cand = diag.get("candidate_label")

@@ -17,10 +17,10 @@ runs claims with:
 * nothing substituted silently: the summary names every component (``components``:
   stage → model id, or the named ablation/fallback) and counts every per-claim
   fallback (``fallbacks``: :data:`FALLBACK_KINDS`), and warns when the gates cannot be
-  satisfied jointly on the calibration slice (:func:`gate_warning`).
+  satisfied jointly on the calibration slice (:func:`gate_warning`);
+* the offline preset's claim-level verdict head (``verdict_head``) decides AVeriTeC claims last.
 
-:func:`averitec_tools.baselines.r2vc.build.build_pipeline` builds the stages from an
-:class:`~averitec_tools.baselines.r2vc.config.R2VCConfig`.
+:func:`averitec_tools.baselines.r2vc.build.build_pipeline` builds the stages from a configuration.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import (
     ConflictRule,
 )
 from averitec_tools.baselines.r2vc.stages.calibration.decision import decide
+from averitec_tools.baselines.r2vc.stages.calibration.verdict_head import VerdictHead
 from averitec_tools.baselines.r2vc.stages.generation.parsing import malformed_flags
 from averitec_tools.baselines.r2vc.stages.generation.sampling import claim_seed
 from averitec_tools.baselines.r2vc.stages.questions import FallbackQuestionWriter, QuestionWriter
@@ -121,6 +122,7 @@ class R2VCPipeline:
         fitted: dict[str, Any] | None = None,
         leak_guard: dict[str, Any] | None = None,
         build_seconds: Mapping[str, float] | None = None,
+        verdict_head: VerdictHead | None = None,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -143,15 +145,15 @@ class R2VCPipeline:
         self.leak_guard = leak_guard
         #: Seconds spent building each part (by builders that train or index).
         self.build_seconds: dict[str, float] = dict(build_seconds or {})
+        #: The claim-level verdict head deciding AVeriTeC claims (``offline.verdict_head``; None: the candidates).
+        self.verdict_head = verdict_head
 
     @property
-    def regime_thresholds(self) -> RegimeThresholds | None:
-        """y_NLI thresholds per evidence regime (None: ``config.verifier``'s)."""
+    def regime_thresholds(self) -> RegimeThresholds | None:  # y_NLI thresholds per regime (None: the config's)
         return self.rules.regime_thresholds
 
     @property
-    def conflict_rule(self) -> ConflictRule | None:
-        """The claim-level Conflicting rule (AVeriTeC claims only; None: off)."""
+    def conflict_rule(self) -> ConflictRule | None:  # the Conflicting rule (AVeriTeC claims only; None: off)
         return self.rules.conflict_rule
 
     # ------------------------------------------------------------------ stages
@@ -296,14 +298,9 @@ class R2VCPipeline:
         pi = self.confidences(claim.claim, verified)
         cal_cfg = self.config.calibration
         decision = decide(
-            verified=verified,
-            confidences=pi,
-            tau_cal=cal_cfg.tau_cal,
-            tau_ver=cal_cfg.tau_ver,
-            verifier_selection=not self.config.ablation.no_verifier_selection,
-            abstain=cal_cfg.abstain,
-            on_abstain=cal_cfg.on_abstain,
-            select_by=cal_cfg.select_by,
+            verified=verified, confidences=pi, tau_cal=cal_cfg.tau_cal, tau_ver=cal_cfg.tau_ver,
+            verifier_selection=not self.config.ablation.no_verifier_selection, abstain=cal_cfg.abstain,
+            on_abstain=cal_cfg.on_abstain, select_by=cal_cfg.select_by,
         )
         timings["calibrate"] = time.perf_counter() - t0
         cited: tuple[Passage, ...] = ()
@@ -327,7 +324,7 @@ class R2VCPipeline:
         if getattr(self.question_writer, "n_fallback", 0) > before:
             fallbacks["template_question"] += self.question_writer.n_fallback - before  # type: ignore[attr-defined]
         timings["questions"] = time.perf_counter() - t0
-        return ClaimPrediction(
+        pred = ClaimPrediction(
             claim=claim,
             cited=cited,
             questions=questions,
@@ -339,6 +336,11 @@ class R2VCPipeline:
             rule_label=self.claim_rule_label(claim, evidence) if verified else None,
             fallbacks=dict(fallbacks),
         )
+        if self.verdict_head is None or claim.kind != "averitec":
+            return pred
+        probs = self.verifier.nli.probs(claim.claim, [p.text for p in evidence]) if evidence else np.zeros((0, 3))
+        verdict = self.verdict_head.verdict(claim.claim, probs, gate=cal_cfg.abstain)
+        return dataclasses.replace(pred, **verdict.fields(on_abstain=cal_cfg.on_abstain))
 
     # ------------------------------------------------------------------ runs
     def run(
@@ -363,8 +365,7 @@ class R2VCPipeline:
             out: The final prediction file.
             output_format: ``averitec2024`` (JSON array) or ``ternary`` (JSON lines).
             resume: Continue from ``<out>.partial.jsonl``.
-            overwrite: Discard ``<out>.partial.jsonl`` and start over (without either
-                flag an existing one is refused).
+            overwrite: Discard ``<out>.partial.jsonl`` and start over (else an existing one is refused).
             progress: Show a tqdm bar.
             on_claim: Called with the number of claims finished in this run (tests use it
                 to simulate an interruption).
@@ -376,8 +377,7 @@ class R2VCPipeline:
 
         if output_format not in OUTPUT_FORMATS:
             raise UserError(f"unknown output format {output_format!r} (use one of: {', '.join(OUTPUT_FORMATS)})")
-        start = time.perf_counter()
-        totals = RunTotals(stages=STAGES)
+        start, totals = time.perf_counter(), RunTotals(stages=STAGES)
 
         def count(n: int, pred: ClaimPrediction) -> None:
             totals.add(pred)

@@ -132,7 +132,8 @@ def gate_warning(pipe: Any) -> str | None:
 ABSTENTION_SCORING: dict[str, str] = {
     "uncertain": "an abstention emits Uncertain (AVeriTeC: Not Enough Evidence, FEVER: NOT ENOUGH INFO): "
     "correct only when that is the gold label",
-    "candidate": "an abstention emits the chosen candidate's label with r2vc.abstained = true: `averitec "
+    "candidate": "an abstention emits the chosen candidate's label (the verdict head's where one decides) with "
+    "r2vc.abstained = true: `averitec "
     "score` scores that label (full coverage); coverage, covered_accuracy and aurc count the claim as "
     "abstained",
 }

@@ -80,6 +80,9 @@ class ClaimPrediction:
     #: A claim-level rule's AVeriTeC label (the Conflicting rule), replacing the candidate's
     #: label in ``pred_label`` unless the claim abstained as Uncertain.
     rule_label: str | None = None
+    #: The claim-level verdict head's AVeriTeC label (``offline.verdict_head``), replacing the
+    #: candidate's and the rule's in ``pred_label`` unless the claim abstained as Uncertain.
+    head_label: str | None = None
 
 
 _DOC_LINE = re.compile(r"^(.*?)(?:#|:|_)(\d+)$")
@@ -143,15 +146,18 @@ def _diagnostics(pred: ClaimPrediction) -> dict[str, Any]:
         "n_candidates": pred.n_candidates,
         "n_malformed": pred.n_malformed,
         "evidence": "top_retrieved" if pred.fallbacks.get("uncited_top_evidence") else "cited",
+        **({"head_label": pred.head_label} if pred.head_label is not None else {}),
     }
 
 
 def averitec_label(pred: ClaimPrediction) -> str:
-    """``pred_label``: the R2VC label in the 4-way space, or the claim rule's label (Conflicting).
+    """``pred_label``: the R2VC label in the 4-way space, or the verdict head's, or the claim rule's (Conflicting).
 
     A claim that abstained *as Uncertain* (``on_abstain: uncertain``) stays Not Enough
     Evidence: the gates decide before the rule.
     """
+    if pred.head_label is not None:  # the verdict head's label (``label``: it, or Uncertain where it abstained so)
+        return map_label("Uncertain", source="r2vc", target="averitec") if pred.label == "Uncertain" else pred.head_label
     label = map_label(pred.label, source="r2vc", target="averitec")
     if pred.rule_label is None or (pred.abstained and pred.label == "Uncertain"):
         return label

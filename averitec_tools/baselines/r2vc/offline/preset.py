@@ -62,6 +62,7 @@ from averitec_tools.baselines.r2vc.reporting import describe_components
 from averitec_tools.baselines.r2vc.request import BuildRequest, whole_pipeline
 from averitec_tools.baselines.r2vc.stages.calibration.calibrator import Calibrator
 from averitec_tools.baselines.r2vc.stages.calibration.claim_rules import ClaimRules
+from averitec_tools.baselines.r2vc.stages.calibration.verdict_head import VerdictHead
 from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
 from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier
 
@@ -101,11 +102,44 @@ def build_offline(cfg: R2VCConfig, request: BuildRequest, *, base: R2VCConfig | 
     seconds["calibrator"] = time.perf_counter() - t0
     run_cfg = apply_fitted(cfg, fitted)
     generator, nli_verifier = nli_stages(run_cfg, verifier.nli)
+    rules, head = ClaimRules.from_fitted(fitted), None
+    if cfg.offline.verdict_head != "off":  # the head decides; its pool features include the rule's extremes
+        t0 = time.perf_counter()
+        head = _verdict_head(base if base is not None else cfg, data, verifier, calibrator, request)
+        seconds["verdict_head"] = time.perf_counter() - t0
+        fitted, rules = {**(fitted or {}), "verdict_head": head.info}, replace(rules, conflict_rule=None)
     described = _components(run_cfg, data, verifier, generator, nli_verifier, calibrator)
     return whole_pipeline(request, config=run_cfg, described=described, store_settings=offline_store_settings,
                           retriever=data.retriever, generator=generator, verifier=nli_verifier, calibrator=calibrator,
-                          rules=ClaimRules.from_fitted(fitted), fitted=fitted, leak_guard=data.leak_guard,
-                          build_seconds=seconds)
+                          rules=rules, fitted=fitted, leak_guard=data.leak_guard, build_seconds=seconds,
+                          verdict_head=head)
+
+
+def _verdict_head(base: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, calibrator: Calibrator,
+                  request: BuildRequest) -> VerdictHead:
+    """The verdict head fitted on the calibration slice's stored pools (:mod:`.head`), with the probe
+    for the scored claims (fitted without their twins and the pseudo-test)."""
+    from averitec_tools.baselines._run.claim_prior import PRIOR_VERSION, fitted_prior
+    from averitec_tools.baselines.r2vc.offline.fit import open_slice_store
+    from averitec_tools.baselines.r2vc.offline.head import HEAD_VERSION, fit_slice_head
+    from averitec_tools.hashing import json_digest
+
+    off = base.offline
+    fit_cfg = replace(base, ablation=replace(base.ablation, no_calibration=False, no_verifier_selection=False,
+                                             single_candidate=False)).effective()
+    scored = [c.claim for c in data.dev] + [c.claim for c in request.claims]
+    prior = fitted_prior(train_path=data.train_path, scored=scored, pseudo_test_claims=off.pseudo_test_claims)
+    claims = data.plan.slice_claims(data.train)
+    store = open_slice_store(fit_cfg, nli=verifier.nli, retriever=data.retriever,
+                             directory=data.cache / "slice-candidates", replay_only=True)
+    pools = [None if stored is None else stored.probs for stored in map(store.get, claims)]
+    key = json_digest(HEAD_VERSION, Path(calibrator.source or "").name, PRIOR_VERSION,
+                      prior.prior.info.get("train_sha256"), prior.prior.c, sorted(prior.oof), off.verdict_head,
+                      off.head_c_grid, off.head_objectives, off.head_cv_seeds, off.target_coverage,
+                      base.retrieval.top_m)
+    fit = fit_slice_head(claims=claims, pools=pools, train=data.train, scored=scored, prior=prior,
+                         pool=base.retrieval.top_m, off=off, cache_file=data.cache / f"head-{key}.json")
+    return VerdictHead(head=fit.head, prior=prior.prior, tau=fit.tau, pool=base.retrieval.top_m, info=fit.info)
 
 
 def _slice_fit(base: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, *,
@@ -160,6 +194,7 @@ def describe(cfg: R2VCConfig) -> dict[str, Any]:
             "note": note,
             "trained_on": "averitec/train.json", "train_claims": off.train_claims,
             "pair_labels": off.pair_labels, "epochs": off.epochs, "calibration_claims": off.calibration_claims,
+            "verdict_head": off.verdict_head,
             "departures": list(OFFLINE_DEPARTURES),
             "cache_dir": str(cache_root(cfg))}
 

@@ -1,0 +1,197 @@
+"""The offline configuration's verdict head (issue 37): wiring, choice on the slice, leak guard.
+
+Tiny inline fixtures with hand-derived values; no model is loaded (the probe is a stub).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from averitec_tools.baselines._run.claim_head import ClaimHead
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
+from averitec_tools.baselines.r2vc.io.formats import (
+    ClaimPrediction,
+    averitec_label,
+    to_averitec2024,
+)
+from averitec_tools.baselines.r2vc.offline import head as head_mod
+from averitec_tools.baselines.r2vc.paper_scores import paper_scores
+from averitec_tools.baselines.r2vc.stages.calibration.verdict_head import HEAD_FEATURES, VerdictHead
+from averitec_tools.errors import UserError
+
+NAMES = HEAD_FEATURES["prior+pool"]
+
+
+class StubPrior:
+    """A probe that gives every claim the same probabilities (S, R, NEE, C)."""
+
+    def __init__(self, p: list[float]) -> None:
+        self.p = np.array([p])
+
+    def predict_texts(self, texts: list[str]) -> np.ndarray:
+        return np.repeat(self.p, len(texts), axis=0)
+
+
+def _head(*, w_ent: float, intercept: list[float]) -> ClaimHead:
+    """Logits = intercept + w_ent·ent_max (S row) + 1·log_prior_R (R row); no scaling."""
+    coef = np.zeros((4, len(NAMES)))
+    coef[0, NAMES.index("ent_max")] = w_ent
+    coef[1, NAMES.index("log_prior_1")] = 1.0
+    return ClaimHead(features=NAMES, mean=np.zeros(len(NAMES)), scale=np.ones(len(NAMES)), coef=coef,
+                     intercept=np.array(intercept), offsets=np.zeros(4), c=1.0)
+
+
+def _apply(vh: VerdictHead, pred: ClaimPrediction, probs: np.ndarray, *, gate: bool, on_abstain: str
+           ) -> ClaimPrediction:
+    """As the pipeline applies the head to a claim's prediction."""
+    v = vh.verdict(pred.claim.claim, probs, gate=gate)
+    return dataclasses.replace(pred, **v.fields(on_abstain=on_abstain))
+
+
+def _pred(claim_id: int, gold: str) -> ClaimPrediction:
+    claim = ClaimInput(claim_id=claim_id, claim=f"claim {claim_id}", gold_label_raw=gold)
+    return ClaimPrediction(claim=claim, label="False", confidence=0.9, rationale="", cited=(), questions=(),
+                           abstained=False, reason="accepted", s_ver=0.7, n_candidates=16, n_malformed=0,
+                           candidate_label="False", rule_label="Conflicting Evidence/Cherrypicking")
+
+
+def test_the_head_decides_label_confidence_and_gate() -> None:
+    # prior R = 0.5 → log 0.5 = −0.693 on the R row; S row: 5·ent_max.
+    vh = VerdictHead(head=_head(w_ent=5.0, intercept=[0.0, 0.0, -9.0, -9.0]), prior=StubPrior([0.2, 0.5, 0.2, 0.1]),
+                     tau=0.7, pool=4)
+    strong = np.array([[0.0, 0.2, 0.8]])  # ent_max 0.8: logits S 4.0, R −0.693 → p(S) = 1/(1+e^−4.693) = 0.9909
+    out = _apply(vh, _pred(0, "Supported"), strong, gate=True, on_abstain="candidate")
+    assert out.head_label == "Supported" and out.confidence == pytest.approx(0.99093, abs=1e-4)
+    assert not out.abstained and out.rule_label is None and out.candidate_label == "False"
+    assert averitec_label(out) == "Supported" and out.s_ver == 0.7
+    # ent_max 0.1: S 0.5, R −0.693 → p(S) = 1/(1+e^−1.193) = 0.7673 ≥ 0.7: accepted
+    weak = _apply(vh, _pred(1, "Refuted"), np.array([[0.0, 0.9, 0.1]]), gate=True, on_abstain="candidate")
+    assert weak.head_label == "Supported" and weak.confidence == pytest.approx(0.76725, abs=1e-4)
+    # nothing retrieved: S 0, R −0.693, NEE = C = −9 → p(S) = 1/(1 + 0.5 + 2e^−9) = 0.66656 < 0.7:
+    # abstains, keeps the head's label ...
+    empty = _apply(vh, _pred(2, "Refuted"), np.zeros((0, 3)), gate=True, on_abstain="candidate")
+    assert empty.abstained and empty.head_label == "Supported" and averitec_label(empty) == "Supported"
+    assert empty.confidence == pytest.approx(1 / (1.5 + 2 * np.exp(-9)), abs=1e-12) and "0.667 < tau 0.700" in empty.reason
+    # ... or as Uncertain (Not Enough Evidence); with the gates off it never abstains
+    unc = _apply(vh, _pred(2, "Refuted"), np.zeros((0, 3)), gate=True, on_abstain="uncertain")
+    assert unc.label == "Uncertain" and averitec_label(unc) == "Not Enough Evidence"
+    assert not _apply(vh, _pred(2, "Refuted"), np.zeros((0, 3)), gate=False, on_abstain="uncertain").abstained
+    # a candidate decision that said Uncertain does not make the head's abstention an Uncertain one
+    unsure = dataclasses.replace(_pred(3, "Refuted"), label="Uncertain", candidate_label="Uncertain")
+    assert averitec_label(_apply(vh, unsure, np.zeros((0, 3)), gate=True, on_abstain="candidate")) == "Supported"
+
+    records = [to_averitec2024(p) for p in (out, weak, empty)]
+    assert [r["r2vc"]["head_label"] for r in records] == ["Supported"] * 3
+    s = paper_scores(claims=[p.claim for p in (out, weak, empty)], records=records)
+    assert s["ungated"]["accuracy"] == pytest.approx(1 / 3)  # the head's labels, not the candidates' (Refuted)
+    assert s["gated_paper"]["per_label_f1"]["Not Enough Evidence"] == 0.0  # the abstention scored as NEE
+    assert s["selective"]["coverage"] == pytest.approx(2 / 3) and s["selective"]["covered_accuracy"] == 0.5
+
+
+def test_the_pipeline_decides_averitec_claims_with_the_head() -> None:
+    from averitec_tools.baselines.r2vc.config import R2VCConfig
+    from averitec_tools.baselines.r2vc.pipeline import R2VCPipeline
+    from averitec_tools.baselines.r2vc.stages.generation.nli_fallback import NLIFallbackGenerator
+    from averitec_tools.baselines.r2vc.stages.verification.verifier import Verifier
+    from averitec_tools.baselines.r2vc.types import Passage, ScoredPassage
+
+    class Retriever:
+        name = "fixed"
+
+        def search(self, queries: list[str], *, k: int) -> list[list[ScoredPassage]]:
+            return [[ScoredPassage(Passage("a", "t", "http://p", "text"), 1.0)] for _ in queries]
+
+    class NLI:
+        name = "fake"
+
+        def predict(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+            return np.array([[0.9, 0.05, 0.05]] * len(pairs))  # contradiction: the candidates say False
+
+    vh = VerdictHead(head=_head(w_ent=5.0, intercept=[2.0, 0.0, -9.0, -9.0]), prior=StubPrior([0.2, 0.5, 0.2, 0.1]),
+                     tau=0.0, pool=4)
+    kw: dict[str, Any] = {"retriever": Retriever(), "generator": NLIFallbackGenerator(nli=NLI()),
+                          "verifier": Verifier(backend=NLI()), "calibrator": None, "config": R2VCConfig()}
+    averitec, fever = ClaimInput(0, "c", gold_label_raw="Refuted"), ClaimInput(1, "c", "False", kind="ternary")
+    with_head = R2VCPipeline(**kw, verdict_head=vh)
+    # ent_max 0.05: logits S 2.25, R −0.693 → Supported, p = 1/(1+e^−2.943) = 0.9499
+    pred = with_head.predict(averitec)
+    assert (pred.head_label, pred.candidate_label) == ("Supported", "False")
+    assert pred.confidence == pytest.approx(0.94995, abs=1e-4)
+    assert with_head.predict(fever).head_label is None  # three-label claims keep the candidate decision
+    assert R2VCPipeline(**kw).predict(averitec).head_label is None
+
+
+def test_the_choice_keeps_the_probes_accuracy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The highest macro-F1 among settings at least as accurate as the probe; none: the most accurate."""
+    y = np.array([1, 1, 1, 1, 0, 0, 2, 3])
+    probe = np.log(np.tile([0.1, 0.7, 0.1, 0.1], (8, 1)))  # always Refuted: accuracy 0.5
+    preds = {("none", 1.0): [1, 1, 1, 1, 0, 1, 1, 1],       # acc 5/8, macro-F1 (0.8 + 0.667)/4 = 0.367
+             ("macro-f1", 1.0): [1, 1, 0, 0, 0, 0, 2, 3],   # acc 6/8, macro-F1 (0.667 + 0.667 + 1 + 1)/4
+             ("macro-f1", 0.1): [0, 0, 0, 0, 0, 0, 2, 3]}   # acc 4/8 < the probe's: not eligible
+    monkeypatch.setattr(head_mod, "out_of_fold", lambda X, y, *, names, groups, c, objective, seed: (
+        np.array(preds[(objective, c)]), np.linspace(1.0, 0.3, 8)))
+    monkeypatch.setattr(head_mod, "fit_head", lambda *a, **k: _head(w_ent=0.0, intercept=[0.0] * 4))
+    X = np.zeros((8, len(NAMES)))
+    fit = head_mod.choose_head(X, y, names=NAMES, groups=np.arange(8), probe=probe, c_grid=(1.0,),
+                               objectives=("none", "macro-f1"), seeds=1, target_coverage=0.5)
+    assert fit.info["chosen"] == {"c": 1.0, "objective": "macro-f1"} and fit.info["cross_validation"]["probe"][
+        "accuracy"] == 0.5
+    assert fit.tau == pytest.approx(0.7)  # the 4th highest of 1.0, 0.9, ..., 0.3: coverage 4/8
+    assert fit.info["slice"]["covered_accuracy"] == 0.5  # claims 0-3 predicted R, R, S, S for gold R
+    low = head_mod.choose_head(X, y, names=NAMES, groups=np.arange(8), probe=np.log(np.eye(4)[y] * 0.97 + 0.01),
+                               c_grid=(0.1,), objectives=("macro-f1",), seeds=1, target_coverage=0.5)
+    assert low.info["rule"].startswith("no setting kept")
+
+
+def test_the_head_never_fits_on_a_scored_claim(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Leak guard: a slice holding a scored claim's normalised twin is refused, and the prior the
+    head fits on is the probe's out-of-fold rows of the slice claims, read by training index."""
+    train = [SimpleNamespace(claim=t, label=lab, fact_checking_article=None)
+             for t, lab in [("Cats purr.", "Supported"), ("Dogs fly.", "Refuted"), ("Fish sing.", "Refuted")]]
+    claims = [ClaimInput(claim_id=f"train:{i}", claim=train[i].claim) for i in (0, 2)]
+    pools = [np.array([[0.1, 0.1, 0.8]]), np.array([[0.8, 0.1, 0.1]])]
+    off = SimpleNamespace(verdict_head="prior+pool", head_c_grid=(1.0,), head_objectives=("none",), head_cv_seeds=1,
+                          target_coverage=0.5)
+
+    class Prior:
+        asked: list[list[int]] = []
+
+        def training_proba(self, index: list[int]) -> np.ndarray:
+            self.asked.append(list(index))
+            return np.full((len(index), 4), 0.25)
+
+    seen: dict[str, Any] = {}
+
+    def spy(X: np.ndarray, y: np.ndarray, **kw: Any) -> head_mod.HeadFit:
+        seen.update(X=X, y=y)
+        return head_mod.HeadFit(head=_head(w_ent=0.0, intercept=[0.0] * 4), tau=0.0, info={})
+
+    monkeypatch.setattr(head_mod, "choose_head", spy)
+    prior = Prior()
+    with pytest.raises(UserError, match="slice claim 1 .*'Fish sing.'.* scored claim's normalised twin"):
+        head_mod.fit_slice_head(claims=claims, pools=pools, train=train, scored=["fish  SING"], prior=prior, pool=2,
+                                off=off, cache_file=tmp_path / "h.json")
+    assert prior.asked == [] and not seen
+    head_mod.fit_slice_head(claims=claims, pools=pools, train=train, scored=["Dogs fly."], prior=prior, pool=2,
+                            off=off, cache_file=tmp_path / "h.json")
+    assert prior.asked == [[0, 2]] and seen["y"].tolist() == [0, 1]  # Supported, Refuted: the slice's labels
+    assert seen["X"][:, NAMES.index("ent_max")].tolist() == [0.8, 0.1]
+
+
+def test_the_head_settings_are_checked_and_fingerprinted() -> None:
+    from averitec_tools.baselines.r2vc.config import config_from_mapping, resolve_config
+
+    cfg = config_from_mapping({"base": "offline-minilm", "offline": {"head_c_grid": [0.5], "head_cv_seeds": 1}},
+                              source="c.yaml")
+    assert cfg.offline.head_c_grid == (0.5,) and cfg.offline.verdict_head == "prior+pool"
+    assert cfg.fingerprint() != resolve_config("offline-minilm").fingerprint()  # the grid is in the fingerprint
+    for bad, match in [({"verdict_head": "knn"}, "verdict_head"), ({"head_objectives": ["accuracy"]}, "accuracy"),
+                       ({"head_c_grid": [0.0]}, "positive"), ({"head_cv_seeds": 0}, "at least 1")]:
+        with pytest.raises(UserError, match=match):
+            config_from_mapping({"base": "offline-minilm", "offline": bad}, source="c.yaml")
+    assert resolve_config("offline-minilm-rules").offline.verdict_head == "off"
