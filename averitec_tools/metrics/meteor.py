@@ -28,7 +28,7 @@ from functools import cached_property
 from itertools import chain
 from typing import Any, ClassVar
 
-from averitec_tools.metrics import meteor_accel
+from averitec_tools.metrics import meteor_accel, text_accel
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import PerItemScorer
 from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
@@ -108,9 +108,10 @@ class MeteorEngine:
         self.lexicon.load()
 
     # --- words -> stems -> ids ---------------------------------------------------------
-    def _learn_words(self, words: Iterable[str]) -> None:
+    def _learn_words(self, words: Iterable[str], *, lists: Sequence[Sequence[str]] | None = None) -> None:
+        """Stem the words not stemmed yet (``lists``: the words of many strings, instead of ``words``)."""
         stems = self._stems
-        new = set(words).difference(stems)
+        new = text_accel.missing_many(lists, stems) if lists is not None else set(words).difference(stems)
         if not new:
             return
         stems.update(zip(new, new, strict=True))  # what the stemmer leaves alone by rule
@@ -149,14 +150,12 @@ class MeteorEngine:
             stem = self._stems[word]
         return stem
 
-    def _build(self, words: Sequence[str], stems: Sequence[str], *, learnt: bool = False) -> PreparedText:
-        if not learnt:
-            self._learn_stems(stems)
+    def _build(self, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
+        self._learn_stems(stems)
         sids = list(map(self._sid.__getitem__, stems))
         if self._accel is None:
             return PreparedText.build(words, stems, sids)
-        if not learnt:
-            self._accel.add_words(words, self._stems, self._sid)
+        self._accel.add_words(words, self._stems, self._sid)
         return PreparedText.build(words, stems, sids, packed=self._accel.pack(words))
 
     def prepare_tokens(self, tokens: Sequence[str]) -> PreparedText:
@@ -170,7 +169,7 @@ class MeteorEngine:
         new = [t for t in dict.fromkeys(texts) if t not in self._prepared]
         if not new:
             return 0
-        lowered = [lower_all(tokens) for tokens in self.tokenizer.tokenize_many(new)]
+        lowered = self.tokenizer.tokenize_many(new, lower=True)
         self.add_analysed_many(new, lowered)
         return len(new)
 
@@ -197,18 +196,29 @@ class MeteorEngine:
     def add_analysed_many(self, texts: Sequence[str], words: Sequence[Sequence[str]],
                           stems: Sequence[Sequence[str]] | None = None) -> None:
         """:meth:`add_analysed` for many strings (``stems`` ``None``: stem ``words`` here, in one batch)."""
-        if stems is None:
-            self._learn_words(chain.from_iterable(words))
-            stems = [list(map(self._stems.__getitem__, ws)) for ws in words]
+        packed: Sequence[bytes | None] = [None] * len(words)
+        if stems is None and self._accel is not None:  # one pass over the words (in C where built)
+            new = text_accel.missing_many(words, self._accel.info)
+            if new:
+                self._learn_words(new)
+                self._learn_stems({self._stems[w] for w in new})
+                self._accel.add_words(new, self._stems, self._sid)
+            stems, sids, packed = text_accel.analyse_many(words, self._accel.info)
         else:
-            self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
-        self._learn_stems(chain.from_iterable(stems))
-        if self._accel is not None:
-            self._accel.add_words(chain.from_iterable(words), self._stems, self._sid)
-        prepared, build = self._prepared, self._build
-        for text, ws, ss in zip(texts, words, stems, strict=True):
+            if stems is None:
+                self._learn_words((), lists=words)
+                stems = text_accel.lookup_many(words, self._stems)
+            else:
+                self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
+            self._learn_stems(text_accel.missing_many(stems, self._sid))
+            sids = text_accel.lookup_many(stems, self._sid)
+            if self._accel is not None:
+                self._accel.add_words(text_accel.missing_many(words, self._accel.codes), self._stems, self._sid)
+                packed = text_accel.join_many(words, self._accel.codes)
+        prepared = self._prepared
+        for text, ws, ss, ids, p in zip(texts, words, stems, sids, packed, strict=True):
             if text not in prepared:
-                prepared[text] = build(ws, ss, learnt=True)
+                prepared[text] = PreparedText.build(ws, ss, ids, packed=p)
 
     def is_prepared(self, text: str) -> bool:
         return text in self._prepared

@@ -124,6 +124,8 @@ class Interned:
     def __init__(self) -> None:
         self.ranges = SynonymRanges()
         self.codes: dict[str, bytes] = {}
+        #: each word with a code: its stem, the stem's id and the code (what a batch of strings is read with)
+        self.info: dict[str, tuple[str, int, bytes]] = {}
         self._next_wid = 0
 
     def add_words(self, words: Iterable[str], stems: Mapping[str, str], stem_ids: Mapping[str, int]) -> None:
@@ -131,7 +133,11 @@ class Interned:
         new = set(words).difference(self.codes)
         if new:
             first = self._next_wid
-            self.codes.update((w, word_code(stem_ids[stems[w]], first + k)) for k, w in enumerate(new))
+            for k, w in enumerate(new):
+                stem = stems[w]
+                sid = stem_ids[stem]
+                code = self.codes[w] = word_code(sid, first + k)
+                self.info[w] = (stem, sid, code)
             self._next_wid += len(new)
 
     def pack(self, words: Sequence[str]) -> bytes:
@@ -140,8 +146,9 @@ class Interned:
 
     def keep(self, prepared: Iterable[PreparedText]) -> None:
         """Forget the codes of words outside ``prepared`` (word ids never change)."""
-        self.codes = {w: p.packed[8 * i: 8 * i + 8] for p in prepared if p.packed is not None
-                      for i, w in enumerate(p.words)}
+        self.info = {w: (stem, sid, p.packed[8 * i: 8 * i + 8]) for p in prepared if p.packed is not None
+                     for i, (w, stem, sid) in enumerate(zip(p.words, p.stems, p.sids, strict=True))}
+        self.codes = {w: code for w, (_, _, code) in self.info.items()}
 
     def score_pairs(self, pairs: Sequence[tuple[PreparedText, PreparedText]], synonyms: Synonyms | None) -> list[float]:
         """:func:`score_pairs` with these ranges."""

@@ -219,15 +219,17 @@ class SentenceSplitter:
         """The English parameters (read from ``punkt_tab`` on first use)."""
         return load_punkt_params(self._pointer)
 
-    def _is_break(self, match: re.Match[str], context: str) -> bool:
-        if match.group() in _ALWAYS_BREAKS:
-            return True
+    def decide(self, context: str) -> bool:
+        """Whether a period candidate with this ``context`` breaks (:func:`contains_sentbreak`, remembered)."""
         known = self._breaks.get(context)
         if known is None:
             if len(self._breaks) >= self.max_contexts:
                 self._breaks.clear()
             known = self._breaks[context] = contains_sentbreak(context, self.params)
         return known
+
+    def _is_break(self, match: re.Match[str], context: str) -> bool:
+        return match.group() in _ALWAYS_BREAKS or self.decide(context)
 
     def _end_contexts(self, text: str) -> list[tuple[re.Match[str], str]]:
         """NLTK 3.9.1's ``_match_potential_end_contexts``: candidates with the word before each."""

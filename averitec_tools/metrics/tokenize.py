@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cached_property
+from itertools import chain
 
+from averitec_tools.metrics import text_accel
 from averitec_tools.metrics.punkt import SentenceSplitter, one_sentence
 from averitec_tools.metrics.treebank import ChunkTokenizer, treebank_tokenize
 
@@ -50,6 +52,7 @@ class WordTokenizer:
         self.allow_download = allow_download
         self.max_sentences = max_sentences
         self._sentence_tokens: dict[str, tuple[str, ...]] = {}
+        self._sentence_lower: dict[str, tuple[str, ...]] = {}
         self.chunks = ChunkTokenizer()
 
     @cached_property
@@ -68,9 +71,19 @@ class WordTokenizer:
         single = one_sentence(text)  # no candidate break: no need for punkt_tab
         return single if single is not None else self.splitter.sentences(text)
 
+    def _decide(self, context: str) -> bool:
+        return self.splitter.decide(context)
+
+    def sentences_many(self, texts: Sequence[str]) -> list[list[str]]:
+        """:meth:`sentences` of each text (Punkt's scan in C where the extension is built)."""
+        # the splitter's memo once it exists; before, an empty one (punkt_tab is read only for a period)
+        memo = self.__dict__["splitter"]._breaks if "splitter" in self.__dict__ else {}
+        return text_accel.sentences_many(texts, memo=memo, decide=self._decide, python=self.sentences)
+
     def clear_cache(self) -> None:
         """Forget the remembered sentences, chunks and Punkt decisions."""
         self._sentence_tokens.clear()
+        self._sentence_lower.clear()
         self.chunks.clear()
         if "splitter" in self.__dict__:
             self.splitter._breaks.clear()
@@ -79,27 +92,23 @@ class WordTokenizer:
         """Tokenize ``text`` exactly as ``nltk.word_tokenize`` under NLTK 3.9.1."""
         return self.tokenize_many([text])[0]
 
-    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
+    def tokenize_many(self, texts: Iterable[str], *, lower: bool = False) -> list[list[str]]:
         """Tokenize several texts (same result as :meth:`tokenize` on each, faster together:
-        the new sentences of all of them go through the Treebank rules at once)."""
-        split = [self.sentences(t) for t in texts]
-        known = self._sentence_tokens
-        if len(known) > self.max_sentences:
-            known.clear()
-        new = [s for s in dict.fromkeys(s for sentences in split for s in sentences) if s not in known]
-        if new:
-            known.update(zip(new, map(tuple, self.chunks.tokenize_many(new)), strict=True))
-        out = []
-        for sentences in split:
-            if len(sentences) == 1:
-                out.append(list(known[sentences[0]]))
-            else:
-                tokens: list[str] = []
-                for s in sentences:
-                    tokens.extend(known[s])
-                out.append(tokens)
-        return out
-
+        the new sentences of all of them go through the Treebank rules at once); ``lower``:
+        the tokens lower-cased (:func:`lower_all`, done once per distinct sentence)."""
+        split = self.sentences_many(texts if isinstance(texts, list) else list(texts))
+        tokens, lowered = self._sentence_tokens, self._sentence_lower
+        if len(tokens) > self.max_sentences or len(lowered) > self.max_sentences:
+            self._sentence_tokens.clear()
+            self._sentence_lower.clear()
+        known = lowered if lower else tokens
+        new = [s for s in dict.fromkeys(chain.from_iterable(split)) if s not in known]
+        unseen = [s for s in new if s not in tokens] if lower else new
+        if unseen:
+            tokens.update(zip(unseen, map(tuple, self.chunks.tokenize_many(unseen)), strict=True))
+        if lower:
+            lowered.update((s, tuple(lower_all(tokens[s]))) for s in new)
+        return text_accel.concat_many(split, known)
 
 
 def lower_all(tokens: Sequence[str]) -> list[str]:

@@ -32,6 +32,8 @@ import re
 from collections.abc import Sequence
 from itertools import chain
 
+from averitec_tools.metrics import text_accel
+
 # --- NLTK 3.9.1 NLTKWordTokenizer rules (nltk/tokenize/destructive.py) -------------------
 _STARTING_QUOTES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile("([«“‘„]|[`]+)", re.U), r" \1 "),
@@ -264,6 +266,24 @@ class ChunkTokenizer:
         """Treebank tokens of each sentence (equal to :func:`treebank_tokenize` of each)."""
         if sum(map(len, self._chunks.values())) + len(self._tails) > self.max_chunks:
             self.clear()
+        native = text_accel.active()
+        if native is None:
+            return self._tokenize_many(sentences)
+        # the common case in C (_chunks_c.c): a sentence's remembered chunks and tail, the new ones learnt here
+        sentences = sentences if isinstance(sentences, list) else list(sentences)
+        memos = (self._memo(START, SPACE), self._memo(SPACE, SPACE), self._tails)
+        out, firsts, middles, tails = native.plan_simple(sentences, *memos)
+        if firsts or middles or tails:
+            self._learn({(START, SPACE): firsts, (SPACE, SPACE): middles}, {(SPACE, t, one) for t, one in tails})
+            redo = [i for i, tokens in enumerate(out) if tokens is None]
+            for i, tokens in zip(redo, native.plan_simple([sentences[i] for i in redo], *memos)[0], strict=True):
+                out[i] = tokens
+        rest = [i for i, tokens in enumerate(out) if tokens is None or tokens is False]  # False: the planner below takes it
+        for i, tokens in zip(rest, self._tokenize_many([sentences[i] for i in rest]), strict=True):
+            out[i] = tokens
+        return out  # type: ignore[no-any-return]
+
+    def _tokenize_many(self, sentences: Sequence[str]) -> list[list[str]]:
         firsts: list[str] = []
         middles: list[str] = []  # every chunk between single spaces, hashed once below
         wanted: dict[tuple[int, int], set[str]] = {}

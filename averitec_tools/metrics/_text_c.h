@@ -1,0 +1,16 @@
+/* The optional _text_c extension's functions defined outside _text_c.c. */
+#ifndef AVERITEC_TEXT_C_H
+#define AVERITEC_TEXT_C_H
+#include <Python.h>
+
+/* _chunks_c.c: the Treebank chunk tokenizer's common case (see there). */
+PyObject *plan_simple(PyObject *self, PyObject *args);
+
+/* _lookup_c.c: table lookups over many token lists (see there). */
+PyObject *lookup_many(PyObject *self, PyObject *args);
+PyObject *join_many(PyObject *self, PyObject *args);
+PyObject *concat_many(PyObject *self, PyObject *args);
+PyObject *missing_many(PyObject *self, PyObject *args);
+PyObject *analyse_many(PyObject *self, PyObject *args);
+
+#endif
