@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
 from averitec_tools.leakage.inputs import AuditClaim
@@ -32,11 +33,13 @@ FACT_CHECKERS_FILE = "fact_checkers.txt"
 MISINFO_FILE = "misinfo_list.txt"
 
 
+@cache  # read once per process: a board audits every submission against it (nothing changes a DomainList)
 def shipped_fact_checkers() -> DomainList:
     """The maintained fact-checker list in ``averitec_tools/data/fact_checkers.txt``."""
     return DomainList.packaged(FACT_CHECKERS_FILE, name="shipped fact-checker list")
 
 
+@cache
 def shipped_misinfo() -> DomainList:
     """The upstream AVeriTeC misinformation-domain list (``averitec_tools/data/misinfo_list.txt``)."""
     return DomainList.packaged(MISINFO_FILE, name="AVeriTeC misinformation list")

@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from functools import cache, cached_property
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +119,9 @@ class Lexicon:
         """Where the tables are."""
         if self._path is not None:
             return Path(self._path)
-        return Path(str(files("averitec_tools.data").joinpath(TABLE_FOLDER)))
+        # the package's data folder on disk (memory-mapped below, so never inside a zip): importlib.resources
+        # would import zipfile and its readers at every start
+        return Path(__file__).resolve().parent.parent / "data" / TABLE_FOLDER
 
     def _array(self, name: str) -> np.ndarray:
         array = self._opened.get(name)

@@ -37,6 +37,7 @@ import importlib
 import os
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from averitec_tools.metrics.meteor_align import PreparedText, Synonyms, meteor_formula, score_pair
@@ -130,14 +131,16 @@ class Interned:
 
     def add_words(self, words: Iterable[str], stems: Mapping[str, str], stem_ids: Mapping[str, int]) -> None:
         """Give every new word of ``words`` its code (its stem ``stems[w]``, interned as ``stem_ids``)."""
-        new = set(words).difference(self.codes)
+        new = list(set(words).difference(self.codes))
         if new:
             first = self._next_wid
-            for k, w in enumerate(new):
-                stem = stems[w]
-                sid = stem_ids[stem]
-                code = self.codes[w] = word_code(sid, first + k)
-                self.info[w] = (stem, sid, code)
+            word_stems = [stems[w] for w in new]
+            sids = [stem_ids[stem] for stem in word_stems]
+            # every code at once: (stem id, word id) int32 pairs, cut into 8-byte words (word_code of each)
+            blob = array("i", chain.from_iterable(zip(sids, range(first, first + len(new)), strict=True))).tobytes()
+            codes = [blob[8 * k: 8 * k + 8] for k in range(len(new))]
+            self.codes.update(zip(new, codes, strict=True))
+            self.info.update(zip(new, zip(word_stems, sids, codes, strict=True), strict=True))
             self._next_wid += len(new)
 
     def pack(self, words: Sequence[str]) -> bytes:
