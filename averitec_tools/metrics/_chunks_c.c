@@ -1,13 +1,15 @@
 /* Part of the optional _text_c extension: the Treebank chunk tokenizer's common case in C.
  *
- * ``plan_simple(sentences, firsts, middles, tails)`` follows ChunkTokenizer.tokenize_many
- * (averitec_tools/metrics/treebank.py) for a sentence of chunks separated by single spaces
- * (no other whitespace, none at either end): its first chunk, its middle chunks, and its
- * tail (the last chunk not made of closing quotes and brackets only, and those after it).
- * Each sentence's tokens are firsts[first] + middles[each middle] + tails[(1, tail)] -- the
- * remembered tokens the Python rules computed -- or, when one of them is not remembered yet,
- * None (and the missing chunks and tails are reported); False: not the common case (the
- * Python planner takes it). tests/test_tokenize.py checks it against the pure-Python path.
+ * ``plan_sentences(sentences, chunks, tails)`` follows ChunkTokenizer.tokenize_many
+ * (averitec_tools/metrics/treebank.py): a sentence is its whitespace-separated chunks before
+ * its tail (the last chunk not made of closing quotes and brackets only, and all after it),
+ * each chunk with its left context (START, SPACE, OTHER: the start of the text, a space,
+ * other whitespace) and its right context (SPACE, OTHER). Its tokens are
+ * chunks[(left, right)][chunk] of each chunk, then tails[(left, tail)] -- the remembered
+ * tokens the Python rules computed -- or, when one of them is not remembered yet, None (the
+ * missing (left, right, chunk) and (left, tail, one_chunk) are reported); False: the tail is
+ * the whole sentence (the Python planner takes it). tests/test_text_accel.py checks it
+ * against the pure-Python path and the rules themselves.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -19,7 +21,7 @@ static int is_closing(Py_UCS4 c) {
            c == 0x2019;
 }
 
-/* Whether the sentence is the common case: non-empty, single spaces only, none at either end. */
+/* Whether the sentence has single spaces only, none at either end (Python's fast path). */
 static int simple(int kind, const void *data, Py_ssize_t n) {
     if (n == 0 || PyUnicode_READ(kind, data, 0) == ' ' || PyUnicode_READ(kind, data, n - 1) == ' ')
         return 0;
@@ -31,9 +33,17 @@ static int simple(int kind, const void *data, Py_ssize_t n) {
     return 1;
 }
 
-/* Extend tokens by memo[key] (a tuple); 1: found, 0: missing (key added to missing), -1: error. */
+enum { START, SPACE, OTHER };
+
+typedef struct {
+    PyObject *memo[3][3]; /* chunks[(left, right)] (borrowed; NULL: none yet) */
+    PyObject *tails;      /* tails[(left, tail)] */
+    PyObject *missing_chunks, *missing_tails; /* sets of (left, right, chunk) and (left, tail, one_chunk) */
+} Memos;
+
+/* Extend tokens (NULL: only look) by memo[key]; 1: found, 0: missing (report added), -1: error. */
 static int extend(PyObject *tokens, PyObject *memo, PyObject *key, PyObject *missing, PyObject *report) {
-    PyObject *found = PyDict_GetItemWithError(memo, key);
+    PyObject *found = memo == NULL ? NULL : PyDict_GetItemWithError(memo, key);
     if (found == NULL)
         return PyErr_Occurred() ? -1 : (PySet_Add(missing, report) < 0 ? -1 : 0);
     if (tokens == NULL)
@@ -42,74 +52,96 @@ static int extend(PyObject *tokens, PyObject *memo, PyObject *key, PyObject *mis
     return PyList_SetSlice(tokens, at, at, found) < 0 ? -1 : 1;
 }
 
-typedef struct {
-    PyObject *firsts, *middles, *tails;        /* the memos */
-    PyObject *miss_first, *miss_mid, *miss_tail; /* sets */
-} Memos;
+/* The chunk sentence[a:b] with its left and right context. */
+static int chunk_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t a, Py_ssize_t b, int left, int right, Memos *m) {
+    PyObject *chunk = PyUnicode_Substring(sentence, a, b);
+    PyObject *report = chunk == NULL ? NULL : Py_BuildValue("(iiO)", left, right, chunk);
+    int got = report == NULL ? -1 : extend(tokens, m->memo[left][right], chunk, m->missing_chunks, report);
+    Py_XDECREF(chunk);
+    Py_XDECREF(report);
+    return got;
+}
 
-/* The tail key (1, tail) and what a missing tail reports: (tail, one_chunk). */
-static int tail_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t start, int one_chunk, Memos *m) {
+/* The tail sentence[start:] after left context left. */
+static int tail_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t start, int left, int one_chunk, Memos *m) {
     PyObject *tail = PyUnicode_Substring(sentence, start, PyUnicode_GET_LENGTH(sentence));
-    PyObject *key = tail == NULL ? NULL : Py_BuildValue("(iO)", 1, tail);
-    PyObject *report = key == NULL ? NULL : Py_BuildValue("(OO)", tail, one_chunk ? Py_True : Py_False);
-    int got = report == NULL ? -1 : extend(tokens, m->tails, key, m->miss_tail, report);
+    PyObject *key = tail == NULL ? NULL : Py_BuildValue("(iO)", left, tail);
+    PyObject *report = key == NULL ? NULL : Py_BuildValue("(iOO)", left, tail, one_chunk ? Py_True : Py_False);
+    int got = report == NULL ? -1 : extend(tokens, m->tails, key, m->missing_tails, report);
     Py_XDECREF(tail);
     Py_XDECREF(key);
     Py_XDECREF(report);
     return got;
 }
 
-/* The chunk of sentence[a:b] looked up in memo (missing ones go to missing). */
-static int chunk_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t a, Py_ssize_t b, PyObject *memo,
-                        PyObject *missing) {
-    PyObject *chunk = PyUnicode_Substring(sentence, a, b);
-    if (chunk == NULL)
-        return -1;
-    int got = extend(tokens, memo, chunk, missing, chunk);
-    Py_DECREF(chunk);
-    return got;
+static int context(int kind, const void *data, Py_ssize_t at) {
+    return PyUnicode_READ(kind, data, at) == ' ' ? SPACE : OTHER;
 }
 
-/* One sentence: a list of tokens, None (something missing) or False (not the common case). */
+/* Whether sentence[a:b] is made of closing quotes and brackets only (_CLOSING_ONLY). */
+static int closing_only(int kind, const void *data, Py_ssize_t a, Py_ssize_t b) {
+    for (Py_ssize_t k = a; k < b; k++)
+        if (!is_closing(PyUnicode_READ(kind, data, k)))
+            return 0;
+    return 1;
+}
+
+/* Where the tail starts: the start of the last chunk not made of closers only, -1 when that is
+ * the first chunk or there is none (the Python planner takes the sentence whole). */
+static Py_ssize_t tail_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t *last_chunk) {
+    Py_ssize_t end = n, chunks = 0;
+    *last_chunk = -1;
+    while (end > 0) {
+        while (end > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)))
+            end--;
+        if (end == 0)
+            break;
+        Py_ssize_t a = end;
+        while (a > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a - 1)))
+            a--;
+        if (chunks++ == 0)
+            *last_chunk = a;
+        if (!closing_only(kind, data, a, end)) {
+            Py_ssize_t before = a;
+            while (before > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, before - 1)))
+                before--;
+            return before > 0 ? a : -1; /* a chunk before it: a tail; else the first chunk */
+        }
+        end = a;
+    }
+    return -1;
+}
+
+/* One sentence: a list of tokens, None (something missing) or False (the Python planner takes it). */
 static PyObject *plan_one(PyObject *sentence, Memos *m) {
     int kind = PyUnicode_KIND(sentence);
     const void *data = PyUnicode_DATA(sentence);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(sentence);
-    if (!simple(kind, data, n))
+    Py_ssize_t n = PyUnicode_GET_LENGTH(sentence), last_chunk;
+    Py_ssize_t tail = tail_start(kind, data, n, &last_chunk);
+    if (tail < 0)
         Py_RETURN_FALSE;
-    /* the tail starts after the last space followed by a chunk that is not closers only */
-    Py_ssize_t tail = n, first_end = n, chunk_end = n;
-    for (Py_ssize_t i = n - 1; i >= 0; i--) {
-        if (PyUnicode_READ(kind, data, i) != ' ')
-            continue;
-        int closing = 1;
-        for (Py_ssize_t k = i + 1; k < chunk_end && closing; k++)
-            closing = is_closing(PyUnicode_READ(kind, data, k));
-        if (!closing && tail == n)
-            tail = i + 1;
-        chunk_end = i;
-        first_end = i;
-    }
-    if (tail == n) /* one chunk, or all after the first are closers: the whole sentence is its tail */
-        Py_RETURN_FALSE;
-    int one_chunk = 1;
-    for (Py_ssize_t k = tail; k < n && one_chunk; k++)
-        one_chunk = PyUnicode_READ(kind, data, k) != ' ';
     PyObject *tokens = PyList_New(0);
-    int complete = 1, got;
     if (tokens == NULL)
         return NULL;
-    got = chunk_lookup(tokens, sentence, 0, first_end, m->firsts, m->miss_first);
-    for (Py_ssize_t a = first_end + 1, b; got >= 0 && a < tail; a = b + 1) {
-        complete &= got;
-        for (b = a; PyUnicode_READ(kind, data, b) != ' '; b++)
-            ;
-        got = chunk_lookup(complete ? tokens : NULL, sentence, a, b, m->middles, m->miss_mid);
+    int complete = 1, got = 1;
+    Py_ssize_t a = 0;
+    while (got >= 0) {
+        while (a < tail && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)))
+            a++;
+        if (a >= tail)
+            break;
+        Py_ssize_t b = a;
+        while (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b)))
+            b++; /* a chunk before the tail always has whitespace after it */
+        int left = a == 0 ? START : context(kind, data, a - 1);
+        got = chunk_lookup(complete ? tokens : NULL, sentence, a, b, left, context(kind, data, b), m);
+        complete &= got > 0;
+        a = b;
     }
-    complete &= got;
     if (got >= 0) {
-        got = tail_lookup(complete ? tokens : NULL, sentence, tail, one_chunk, m);
-        complete &= got;
+        int one_chunk = tail == last_chunk && simple(kind, data, n);
+        got = tail_lookup(complete ? tokens : NULL, sentence, tail, context(kind, data, tail - 1), one_chunk, m);
+        complete &= got > 0;
     }
     if (got < 0 || !complete) {
         Py_DECREF(tokens);
@@ -120,18 +152,39 @@ static PyObject *plan_one(PyObject *sentence, Memos *m) {
     return tokens;
 }
 
-PyObject *plan_simple(PyObject *self, PyObject *args) {
-    PyObject *sentences;
-    Memos m = {NULL, NULL, NULL, NULL, NULL, NULL};
-    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyList_Type, &sentences, &PyDict_Type, &m.firsts, &PyDict_Type, &m.middles,
-                          &PyDict_Type, &m.tails))
+/* The inner memo dicts of chunks[(left, right)] for every pair of contexts. */
+static int read_memos(PyObject *chunks, Memos *m) {
+    for (int left = 0; left < 3; left++) {
+        for (int right = 0; right < 3; right++) {
+            PyObject *key = Py_BuildValue("(ii)", left, right);
+            if (key == NULL)
+                return -1;
+            PyObject *memo = PyDict_GetItemWithError(chunks, key);
+            Py_DECREF(key);
+            if (memo == NULL && PyErr_Occurred())
+                return -1;
+            if (memo != NULL && !PyDict_Check(memo)) {
+                PyErr_SetString(PyExc_TypeError, "chunks must map (left, right) to dicts");
+                return -1;
+            }
+            m->memo[left][right] = memo;
+        }
+    }
+    return 0;
+}
+
+PyObject *plan_sentences(PyObject *self, PyObject *args) {
+    PyObject *sentences, *chunks;
+    Memos m;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &sentences, &PyDict_Type, &chunks, &PyDict_Type, &m.tails))
+        return NULL;
+    if (read_memos(chunks, &m) < 0)
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(sentences);
     PyObject *out = PyList_New(n), *result = NULL;
-    m.miss_first = PySet_New(NULL);
-    m.miss_mid = PySet_New(NULL);
-    m.miss_tail = PySet_New(NULL);
-    if (out == NULL || m.miss_first == NULL || m.miss_mid == NULL || m.miss_tail == NULL)
+    m.missing_chunks = PySet_New(NULL);
+    m.missing_tails = PySet_New(NULL);
+    if (out == NULL || m.missing_chunks == NULL || m.missing_tails == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *sentence = PyList_GET_ITEM(sentences, i);
@@ -144,11 +197,10 @@ PyObject *plan_simple(PyObject *self, PyObject *args) {
             goto done;
         PyList_SET_ITEM(out, i, planned);
     }
-    result = Py_BuildValue("(OOOO)", out, m.miss_first, m.miss_mid, m.miss_tail);
+    result = Py_BuildValue("(OOO)", out, m.missing_chunks, m.missing_tails);
 done:
     Py_XDECREF(out);
-    Py_XDECREF(m.miss_first);
-    Py_XDECREF(m.miss_mid);
-    Py_XDECREF(m.miss_tail);
+    Py_XDECREF(m.missing_chunks);
+    Py_XDECREF(m.missing_tails);
     return result;
 }

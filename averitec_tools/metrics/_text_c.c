@@ -10,7 +10,7 @@
  * ``text_contains_sentbreak``, remembered). ``\s`` and ``str.rstrip`` are Py_UNICODE_ISSPACE,
  * as in the ``re`` module and ``str``.
  *
- * ``plan_simple`` (in _chunks_c.c) assembles the Treebank tokens of common sentences from
+ * ``plan_sentences`` (in _chunks_c.c) assembles the Treebank tokens of sentences from
  * remembered chunks.
  *
  * ``lookup_many``, ``join_many``, ``concat_many``, ``missing_many`` and ``analyse_many`` (in _lookup_c.c) look many
@@ -269,8 +269,8 @@ static PyMethodDef methods[] = {
     {"concat_many", concat_many, METH_VARARGS, "concat_many(lists, mapping) -> [[y for x in xs for y in mapping[x]] for xs in lists]."},
     {"missing_many", missing_many, METH_VARARGS, "missing_many(lists, mapping) -> {x for xs in lists for x in xs if x not in mapping}."},
     {"analyse_many", analyse_many, METH_VARARGS, "analyse_many(lists, info) -> (stems, stem ids, packed codes) of each list."},
-    {"plan_simple", plan_simple, METH_VARARGS,
-     "plan_simple(sentences, firsts, middles, tails) -> (tokens|None|False per sentence, missing firsts, middles, tails)."},
+    {"plan_sentences", plan_sentences, METH_VARARGS,
+     "plan_sentences(sentences, chunks, tails) -> (tokens|None|False per sentence, missing chunks, missing tails)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -283,7 +283,7 @@ static struct PyModuleDef module = {
  * expects this value (a stale build left in place is never used). */
 PyMODINIT_FUNC PyInit__text_c(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "API", 4) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 5) < 0)
         Py_CLEAR(m);
     return m;
 }

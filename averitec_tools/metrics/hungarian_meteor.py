@@ -258,17 +258,29 @@ def _prepare(todo: list[str], engine: MeteorEngine, context: Any, n_workers: int
     engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
 
 
+def _cell_keys(tasks: Sequence[HungarianTask], number: dict[str, int]) -> np.ndarray:
+    """Per matrix cell of every task, row by row: ``n * candidate number + reference number``
+    (``n`` texts), built with array operations instead of a Python step per cell."""
+    n_cand = np.fromiter((len(t.candidates) for t in tasks), dtype=np.int64, count=len(tasks))
+    n_ref = np.fromiter((len(t.references) for t in tasks), dtype=np.int64, count=len(tasks))
+    cand = np.fromiter((number[s] for t in tasks for s in t.candidates), dtype=np.int64, count=int(n_cand.sum()))
+    ref = np.fromiter((number[s] for t in tasks for s in t.references), dtype=np.int64, count=int(n_ref.sum()))
+    size = n_cand * n_ref
+    task = np.repeat(np.arange(len(tasks), dtype=np.int64), size)  # each cell's task
+    at = np.arange(task.size, dtype=np.int64) - (np.cumsum(size) - size)[task]  # the cell's place in its matrix
+    width = n_ref[task]
+    rows = cand[(np.cumsum(n_cand) - n_cand)[task] + at // np.maximum(width, 1)]
+    cols = ref[(np.cumsum(n_ref) - n_ref)[task] + at % np.maximum(width, 1)]
+    return len(number) * rows + cols  # type: ignore[no-any-return]
+
+
 def _matrices_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[np.ndarray]:
     """Every task's :func:`pairwise_matrix` from one batch of the tasks' distinct pairs
     (:meth:`MeteorEngine.score_many`: aligned in C or vectorised), cut into matrices."""
     texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
     number = {s: i for i, s in enumerate(texts)}
     n = len(texts)
-    keys: list[int] = []  # per matrix cell, row by row: n * candidate number + reference number
-    for task in tasks:
-        refs = [number[r] for r in task.references]
-        keys.extend(n * h + r for h in map(number.__getitem__, task.candidates) for r in refs)
-    distinct, cells = np.unique(np.asarray(keys, dtype=np.int64), return_inverse=True)
+    distinct, cells = np.unique(_cell_keys(tasks, number), return_inverse=True)
     prepared = [engine._prepared[s] for s in texts]
     scores = np.asarray(engine.score_many([(prepared[k // n], prepared[k % n]) for k in distinct.tolist()]), dtype=float)
     scores = scores[cells.reshape(-1)]

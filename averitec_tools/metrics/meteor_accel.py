@@ -173,16 +173,34 @@ def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, ranges: S
     refs = [r.packed for _, r in pairs]
     if None in hyps or None in refs:  # strings prepared by an engine without the accelerator
         return [score_pair(h, r, synonyms=synonyms) for h, r in pairs]
-    formula: dict[tuple[int, int, int, int], float] = {}
-    out = []
-    for (h, r), (m, c) in zip(pairs, counts(hyps, refs, ranges), strict=True):  # type: ignore[arg-type]
-        key = (m, len(h.sids), len(r.sids), c)
-        value = formula.get(key)
-        if value is None:
-            value = formula[key] = meteor_formula(m, key[1], key[2], c) if m else 0.0
-        out.append(value)
-    return out
+    import numpy as np  # imported by every scorer already; not at this module's import
+
+    raw = np.frombuffer(native.counts(hyps, refs, ranges.lo, ranges.hi, ranges.values), dtype=np.int32)
+    # 8 bytes a position
+    lengths = np.fromiter(map(len, hyps + refs), dtype=np.uint64, count=2 * len(pairs)) // 8  # type: ignore[arg-type]
+    return formula_many(raw[0::2].astype(np.uint64), lengths[:len(pairs)], lengths[len(pairs):],
+                        raw[1::2].astype(np.uint64))
 
 
-__all__ = ["LAYOUT", "PURE_PYTHON_ENV", "Interned", "SynonymRanges", "counts", "describe", "enabled", "native", "pack", "score_pairs",
+def formula_many(m: Any, hyp_len: Any, ref_len: Any, chunks: Any) -> list[float]:
+    """:func:`~averitec_tools.metrics.meteor_align.meteor_formula` of each pair's counts (uint64 arrays;
+    0.0 without a match), computed in Python once per distinct (matches, lengths, chunks): the
+    same floats as pair by pair, without a Python step per pair."""
+    import numpy as np
+
+    if m.size == 0:
+        return []
+    if max(int(hyp_len.max()), int(ref_len.max())) >= 1 << 16:  # too long for one 64-bit key
+        return [meteor_formula(a, b, c, d) if a else 0.0
+                for a, b, c, d in zip(m.tolist(), hyp_len.tolist(), ref_len.tolist(), chunks.tolist(), strict=True)]
+    key = (((m << np.uint64(16) | hyp_len) << np.uint64(16) | ref_len) << np.uint64(16)) | chunks
+    distinct, inverse = np.unique(key, return_inverse=True)
+    values = []
+    for k in distinct.tolist():
+        a, b, c, d = k >> 48, (k >> 32) & 0xFFFF, (k >> 16) & 0xFFFF, k & 0xFFFF
+        values.append(meteor_formula(a, b, c, d) if a else 0.0)
+    return np.asarray(values, dtype=np.float64)[inverse.reshape(-1)].tolist()  # type: ignore[no-any-return]
+
+
+__all__ = ["LAYOUT", "PURE_PYTHON_ENV", "Interned", "SynonymRanges", "counts", "describe", "enabled", "formula_many", "native", "pack", "score_pairs",
            "usable", "word_code"]

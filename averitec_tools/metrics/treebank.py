@@ -269,16 +269,19 @@ class ChunkTokenizer:
         native = text_accel.active()
         if native is None:
             return self._tokenize_many(sentences)
-        # the common case in C (_chunks_c.c): a sentence's remembered chunks and tail, the new ones learnt here
+        # planned and assembled in C (_chunks_c.c) from the remembered chunks; the new ones learnt here
         sentences = sentences if isinstance(sentences, list) else list(sentences)
-        memos = (self._memo(START, SPACE), self._memo(SPACE, SPACE), self._tails)
-        out, firsts, middles, tails = native.plan_simple(sentences, *memos)
-        if firsts or middles or tails:
-            self._learn({(START, SPACE): firsts, (SPACE, SPACE): middles}, {(SPACE, t, one) for t, one in tails})
+        out, chunks, tails = native.plan_sentences(sentences, self._chunks, self._tails)
+        if chunks or tails:
+            wanted: dict[tuple[int, int], set[str]] = {}
+            for left, right, chunk in chunks:
+                wanted.setdefault((left, right), set()).add(chunk)
+            self._learn(wanted, tails)
             redo = [i for i, tokens in enumerate(out) if tokens is None]
-            for i, tokens in zip(redo, native.plan_simple([sentences[i] for i in redo], *memos)[0], strict=True):
+            for i, tokens in zip(redo, native.plan_sentences([sentences[i] for i in redo], self._chunks, self._tails)[0],
+                                 strict=True):
                 out[i] = tokens
-        rest = [i for i, tokens in enumerate(out) if tokens is None or tokens is False]  # False: the planner below takes it
+        rest = [i for i, tokens in enumerate(out) if tokens is None or tokens is False]  # False: its tail is all of it
         for i, tokens in zip(rest, self._tokenize_many([sentences[i] for i in rest]), strict=True):
             out[i] = tokens
         return out  # type: ignore[no-any-return]
