@@ -41,36 +41,48 @@ typedef struct {
     PyObject *missing_chunks, *missing_tails; /* sets of (left, right, chunk) and (left, tail, one_chunk) */
 } Memos;
 
-/* Extend tokens (NULL: only look) by memo[key]; 1: found, 0: missing (report added), -1: error. */
-static int extend(PyObject *tokens, PyObject *memo, PyObject *key, PyObject *missing, PyObject *report) {
+/* Extend tokens (NULL: only look) by memo[key]; 1: found, 0: missing, -1: error. */
+static int extend(PyObject *tokens, PyObject *memo, PyObject *key) {
     PyObject *found = memo == NULL ? NULL : PyDict_GetItemWithError(memo, key);
     if (found == NULL)
-        return PyErr_Occurred() ? -1 : (PySet_Add(missing, report) < 0 ? -1 : 0);
+        return PyErr_Occurred() ? -1 : 0;
     if (tokens == NULL)
         return 1;
     Py_ssize_t at = PyList_GET_SIZE(tokens);
     return PyList_SetSlice(tokens, at, at, found) < 0 ? -1 : 1;
 }
 
+/* Add (a, b, c) to the set of missing ones. */
+static int report(PyObject *missing, PyObject *a, PyObject *b, PyObject *c) {
+    PyObject *item = PyTuple_Pack(3, a, b, c);
+    int rc = item == NULL ? -1 : PySet_Add(missing, item);
+    Py_XDECREF(item);
+    return rc;
+}
+
+static PyObject *CONTEXTS[3]; /* the ints START, SPACE, OTHER */
+
 /* The chunk sentence[a:b] with its left and right context. */
 static int chunk_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t a, Py_ssize_t b, int left, int right, Memos *m) {
     PyObject *chunk = PyUnicode_Substring(sentence, a, b);
-    PyObject *report = chunk == NULL ? NULL : Py_BuildValue("(iiO)", left, right, chunk);
-    int got = report == NULL ? -1 : extend(tokens, m->memo[left][right], chunk, m->missing_chunks, report);
-    Py_XDECREF(chunk);
-    Py_XDECREF(report);
+    if (chunk == NULL)
+        return -1;
+    int got = extend(tokens, m->memo[left][right], chunk);
+    if (got == 0 && report(m->missing_chunks, CONTEXTS[left], CONTEXTS[right], chunk) < 0)
+        got = -1;
+    Py_DECREF(chunk);
     return got;
 }
 
 /* The tail sentence[start:] after left context left. */
 static int tail_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t start, int left, int one_chunk, Memos *m) {
     PyObject *tail = PyUnicode_Substring(sentence, start, PyUnicode_GET_LENGTH(sentence));
-    PyObject *key = tail == NULL ? NULL : Py_BuildValue("(iO)", left, tail);
-    PyObject *report = key == NULL ? NULL : Py_BuildValue("(iOO)", left, tail, one_chunk ? Py_True : Py_False);
-    int got = report == NULL ? -1 : extend(tokens, m->tails, key, m->missing_tails, report);
+    PyObject *key = tail == NULL ? NULL : PyTuple_Pack(2, CONTEXTS[left], tail);
+    int got = key == NULL ? -1 : extend(tokens, m->tails, key);
+    if (got == 0 && report(m->missing_tails, CONTEXTS[left], tail, one_chunk ? Py_True : Py_False) < 0)
+        got = -1;
     Py_XDECREF(tail);
     Py_XDECREF(key);
-    Py_XDECREF(report);
     return got;
 }
 
@@ -154,9 +166,12 @@ static PyObject *plan_one(PyObject *sentence, Memos *m) {
 
 /* The inner memo dicts of chunks[(left, right)] for every pair of contexts. */
 static int read_memos(PyObject *chunks, Memos *m) {
+    for (int k = 0; k < 3; k++)
+        if (CONTEXTS[k] == NULL && (CONTEXTS[k] = PyLong_FromLong(k)) == NULL)
+            return -1;
     for (int left = 0; left < 3; left++) {
         for (int right = 0; right < 3; right++) {
-            PyObject *key = Py_BuildValue("(ii)", left, right);
+            PyObject *key = PyTuple_Pack(2, CONTEXTS[left], CONTEXTS[right]);
             if (key == NULL)
                 return -1;
             PyObject *memo = PyDict_GetItemWithError(chunks, key);

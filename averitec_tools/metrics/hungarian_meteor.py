@@ -214,14 +214,14 @@ def _score_all(
     n_workers = resolve_jobs(jobs, len(tasks))
     context = _fork_context() if n_workers > 1 else None
     texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
-    todo = [t for t in texts if not engine.is_prepared(t)]
+    todo = engine.unprepared(texts)
     # Resources are resolved (and any download announced) once, in this process.
     engine.load()
     bar = None
     try:
         _prepare(todo, engine, context, n_workers)
         # this process alone: every pair in one batch
-        matrices = _matrices_at_once(tasks, engine) if context is None and engine.pool is None else None
+        matrices = _matrices_at_once(tasks, engine, texts) if context is None and engine.pool is None else None
         if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
             return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
@@ -274,15 +274,16 @@ def _cell_keys(tasks: Sequence[HungarianTask], number: dict[str, int]) -> np.nda
     return len(number) * rows + cols  # type: ignore[no-any-return]
 
 
-def _matrices_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[np.ndarray]:
+def _matrices_at_once(tasks: Sequence[HungarianTask], engine: MeteorEngine, texts: list[str]) -> list[np.ndarray]:
     """Every task's :func:`pairwise_matrix` from one batch of the tasks' distinct pairs
-    (:meth:`MeteorEngine.score_many`: aligned in C or vectorised), cut into matrices."""
-    texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
+    (:meth:`MeteorEngine.score_distinct`: aligned in C or vectorised), cut into matrices;
+    ``texts``: the tasks' distinct strings."""
     number = {s: i for i, s in enumerate(texts)}
     n = len(texts)
     distinct, cells = np.unique(_cell_keys(tasks, number), return_inverse=True)
-    prepared = [engine._prepared[s] for s in texts]
-    scores = np.asarray(engine.score_many([(prepared[k // n], prepared[k % n]) for k in distinct.tolist()]), dtype=float)
+    prepared = engine.prepared_many(texts)
+    scores = np.asarray(engine.score_distinct([(prepared[k // n], prepared[k % n]) for k in distinct.tolist()]),
+                        dtype=float)
     scores = scores[cells.reshape(-1)]
     out, start = [], 0
     for task in tasks:

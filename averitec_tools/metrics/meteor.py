@@ -223,6 +223,15 @@ class MeteorEngine:
     def is_prepared(self, text: str) -> bool:
         return text in self._prepared
 
+    def unprepared(self, texts: Iterable[str]) -> list[str]:
+        """The strings of ``texts`` not prepared yet (in order, repeats kept)."""
+        prepared = self._prepared
+        return [t for t in texts if t not in prepared]
+
+    def prepared_many(self, texts: Iterable[str]) -> list[PreparedText]:
+        """The prepared form of each string of ``texts`` (every one prepared before)."""
+        return list(map(self._prepared.__getitem__, texts))
+
     # --- synonyms ------------------------------------------------------------------------
     def _synonyms_of(self, hyp: PreparedText) -> tuple[list[tuple[int, frozenset[int]]], frozenset[int]]:
         """A hypothesis' stems with WordNet synonyms among the prepared stems, and their union."""
@@ -329,6 +338,11 @@ class MeteorEngine:
                 memo.clear()
             memo.update(zip(todo, self._score_batch(list(todo.values())), strict=True))
         return [memo[key] for key in keys]
+
+    def score_distinct(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
+        """:meth:`score_many` of pairs that hold no pair twice: with ``max_pairs`` through the
+        long-lived memo, else straight to the batch (a memo of one batch's distinct pairs only costs)."""
+        return self.score_many(pairs) if self.max_pairs else self._score_batch(pairs)
 
     @contextmanager
     def remembering(self) -> Iterator[None]:
