@@ -1,4 +1,5 @@
-/* Part of the optional _text_c extension: the Treebank chunk tokenizer's common case in C.
+/* Part of the optional _text_c extension: the Treebank chunk tokenizer's planning in C, and
+ * ``inert_many(chunks)``: treebank.is_inert's answer where it needs no regular expression.
  *
  * ``plan_sentences(sentences, chunks, tails)`` follows ChunkTokenizer.tokenize_many
  * (averitec_tools/metrics/treebank.py): a sentence is its whitespace-separated chunks before
@@ -218,4 +219,54 @@ done:
     Py_XDECREF(m.missing_chunks);
     Py_XDECREF(m.missing_tails);
     return result;
+}
+
+/* treebank.is_inert's first two answers: False when a rule character (or "--") is in the chunk;
+ * True for an ASCII chunk without one whose lower-case form holds no letter contraction; None
+ * otherwise (the Python test decides: contractions matched case-insensitively beyond ASCII). */
+static PyObject *inert_one(PyObject *chunk) {
+    static const char *const letters[] = {"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"};
+    int kind = PyUnicode_KIND(chunk);
+    const void *data = PyUnicode_DATA(chunk);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    int ascii = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if ((c < 128 && strchr("`\"'.:,;@#$%&?!*()[]{}<>", (int)c) != NULL && c != 0) ||
+            c == 0xab || c == 0x201c || c == 0x2018 || c == 0x201e || c == 0xbb || c == 0x201d || c == 0x2019 ||
+            (c == '-' && i + 1 < n && PyUnicode_READ(kind, data, i + 1) == '-'))
+            Py_RETURN_FALSE;
+        ascii &= c < 128;
+    }
+    if (!ascii)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (size_t w = 0; w < sizeof(letters) / sizeof(letters[0]); w++) {
+            const char *word = letters[w];
+            Py_ssize_t k = 0;
+            while (word[k] && i + k < n && Py_TOLOWER(PyUnicode_READ(kind, data, i + k)) == (Py_UCS4)word[k])
+                k++;
+            if (!word[k])
+                Py_RETURN_NONE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+PyObject *inert_many(PyObject *self, PyObject *args) {
+    PyObject *chunks;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &chunks))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(chunks);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *chunk = PyList_GET_ITEM(chunks, i);
+        if (!PyUnicode_Check(chunk)) {
+            PyErr_SetString(PyExc_TypeError, "chunks must be str");
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, inert_one(chunk));
+    }
+    return out;
 }

@@ -269,6 +269,7 @@ static PyMethodDef methods[] = {
     {"concat_many", concat_many, METH_VARARGS, "concat_many(lists, mapping) -> [[y for x in xs for y in mapping[x]] for xs in lists]."},
     {"missing_many", missing_many, METH_VARARGS, "missing_many(lists, mapping) -> {x for xs in lists for x in xs if x not in mapping}."},
     {"analyse_many", analyse_many, METH_VARARGS, "analyse_many(lists, info) -> (stems, stem ids, packed codes) of each list."},
+    {"inert_many", inert_many, METH_VARARGS, "inert_many(chunks) -> per chunk True/False (treebank.is_inert) or None (undecided)."},
     {"plan_sentences", plan_sentences, METH_VARARGS,
      "plan_sentences(sentences, chunks, tails) -> (tokens|None|False per sentence, missing chunks, missing tails)."},
     {NULL, NULL, 0, NULL},
@@ -283,7 +284,7 @@ static struct PyModuleDef module = {
  * expects this value (a stale build left in place is never used). */
 PyMODINIT_FUNC PyInit__text_c(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "API", 5) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 6) < 0)
         Py_CLEAR(m);
     return m;
 }

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV
 
 #: What this module expects of the extension (its ``API`` constant).
-API = 5
+API = 6
 V = TypeVar("V")
 
 native: Any
@@ -103,6 +103,13 @@ def analyse_many(lists: Sequence[Sequence[str]], info: Mapping[str, tuple[str, i
             [b"".join(e[2] for e in row) for row in rows])
 
 
+def inert_many(chunks: list[str]) -> list[bool | None]:
+    """Per chunk, :func:`~averitec_tools.metrics.treebank.is_inert` where it needs no regular
+    expression (``None``: undecided, the caller asks ``is_inert``)."""
+    c = active()
+    return c.inert_many(chunks) if c is not None else [None] * len(chunks)  # type: ignore[no-any-return]
+
+
 def sentences_many(texts: Sequence[str], *, memo: dict[str, bool], decide: Callable[[str], bool],
                    python: Callable[[str], list[str]]) -> list[list[str]]:
     """Punkt's sentences of each text: in C (a period's context looked up in ``memo``, else
@@ -113,4 +120,4 @@ def sentences_many(texts: Sequence[str], *, memo: dict[str, bool], decide: Calla
     return [python(t) for t in texts]
 
 
-__all__ = ["API", "active", "analyse_many", "concat_many", "enabled", "join_many", "lookup_many", "missing_many", "native", "sentences_many"]
+__all__ = ["API", "active", "analyse_many", "concat_many", "enabled", "inert_many", "join_many", "lookup_many", "missing_many", "native", "sentences_many"]

@@ -342,8 +342,9 @@ class ChunkTokenizer:
         for (left, right), chunks in wanted.items():
             memo = self._memo(left, right)
             batch = []
-            for chunk in chunks.difference(memo):
-                if is_inert(chunk):
+            new = list(chunks.difference(memo))
+            for chunk, inert in zip(new, text_accel.inert_many(new), strict=True):
+                if inert if inert is not None else is_inert(chunk):
                     memo[chunk] = (chunk,)
                 elif left == START or SENTINEL in chunk:
                     memo[chunk] = chunk_tokens(chunk, left, right)
