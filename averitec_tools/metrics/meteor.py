@@ -24,20 +24,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cached_property
-from itertools import chain
 from typing import Any, ClassVar
 
-from averitec_tools.metrics import meteor_accel, text_accel
+from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import PerItemScorer
-from averitec_tools.metrics.lexicon import Lexicon, default_lexicon, stem_is_identity
+from averitec_tools.metrics.lexicon import Lexicon, default_lexicon
 from averitec_tools.metrics.meteor_align import ALPHA, BETA, GAMMA, PreparedText, score_pair
+from averitec_tools.metrics.meteor_words import WordInterning
 from averitec_tools.metrics.tokenize import WordTokenizer, lower_all
 from averitec_tools.records.rated import RatedItem
 
 
-class MeteorEngine:
+class MeteorEngine(WordInterning):
     """Reference-exact, cached METEOR (NLTK ``single_meteor_score`` defaults).
 
     Args:
@@ -93,62 +92,10 @@ class MeteorEngine:
         self.max_words: int = 500_000
         self._pinned: frozenset[str] = frozenset()
 
-    @cached_property
-    def _stemmer(self) -> Any:
-        from averitec_tools.metrics._lean import import_lean
-        from averitec_tools.metrics.porter import linear_porter
-
-        # NLTK's rules, its consonant test in one pass (NLTK <= 3.9.1 recurses: see porter.py);
-        # imported without NLTK's package __init__, and only for a word outside the tables
-        return linear_porter(import_lean("nltk.stem.porter").PorterStemmer)()
-
     def load(self) -> None:
         """Resolve ``punkt_tab`` and open the lexical tables now (otherwise on first use)."""
         self.tokenizer.load()
         self.lexicon.load()
-
-    # --- words -> stems -> ids ---------------------------------------------------------
-    def _learn_words(self, words: Iterable[str], *, lists: Sequence[Sequence[str]] | None = None) -> None:
-        """Stem the words not stemmed yet (``lists``: the words of many strings, instead of ``words``)."""
-        stems = self._stems
-        new = text_accel.missing_many(lists, stems) if lists is not None else set(words).difference(stems)
-        if not new:
-            return
-        stems.update(zip(new, new, strict=True))  # what the stemmer leaves alone by rule
-        todo = [w for w in new if not stem_is_identity(w)]
-        for w, stem in zip(todo, self.lexicon.stems(todo), strict=True):
-            stems[w] = stem if stem is not None else self._stemmer.stem(w)
-
-    def _learn_stems(self, stems: Iterable[str]) -> None:
-        todo = list(set(stems).difference(self._sid))
-        if not todo:
-            return
-        if self._next_id is None:
-            self._next_id = self.lexicon.n_names
-        sid, grew = self._sid, False
-        for stem, name in zip(todo, self.lexicon.name_ids(todo), strict=True):
-            if name >= 0:
-                sid[stem] = name
-                self._present.add(name)
-                grew = True
-            else:
-                sid[stem] = self._next_id
-                self._next_id += 1
-        ids = [sid[s] for s in todo]
-        raw = self.lexicon.synonym_ids(todo)
-        self._raw_synonyms.update(zip(ids, raw, strict=True))
-        if self._accel is not None:
-            self._accel.ranges.add_many(ids, raw)
-        if grew:
-            self._epoch += 1
-
-    def stem(self, word: str) -> str:
-        """Porter stem (NLTK extensions mode) of a lower-cased word, cached."""
-        stem = self._stems.get(word)
-        if stem is None:
-            self._learn_words([word])
-            stem = self._stems[word]
-        return stem
 
     def _build(self, words: Sequence[str], stems: Sequence[str]) -> PreparedText:
         self._learn_stems(stems)
@@ -196,25 +143,7 @@ class MeteorEngine:
     def add_analysed_many(self, texts: Sequence[str], words: Sequence[Sequence[str]],
                           stems: Sequence[Sequence[str]] | None = None) -> None:
         """:meth:`add_analysed` for many strings (``stems`` ``None``: stem ``words`` here, in one batch)."""
-        packed: Sequence[bytes | None] = [None] * len(words)
-        if stems is None and self._accel is not None:  # one pass over the words (in C where built)
-            new = text_accel.missing_many(words, self._accel.info)
-            if new:
-                self._learn_words(new)
-                self._learn_stems({self._stems[w] for w in new})
-                self._accel.add_words(new, self._stems, self._sid)
-            stems, sids, packed = text_accel.analyse_many(words, self._accel.info)
-        else:
-            if stems is None:
-                self._learn_words((), lists=words)
-                stems = text_accel.lookup_many(words, self._stems)
-            else:
-                self._stems.update(zip(chain.from_iterable(words), chain.from_iterable(stems), strict=True))
-            self._learn_stems(text_accel.missing_many(stems, self._sid))
-            sids = text_accel.lookup_many(stems, self._sid)
-            if self._accel is not None:
-                self._accel.add_words(text_accel.missing_many(words, self._accel.codes), self._stems, self._sid)
-                packed = text_accel.join_many(words, self._accel.codes)
+        stems, sids, packed = self._intern_batch(words, stems)
         prepared = self._prepared
         for text, ws, ss, ids, p in zip(texts, words, stems, sids, packed, strict=True):
             if text not in prepared:
@@ -225,12 +154,10 @@ class MeteorEngine:
 
     def unprepared(self, texts: Iterable[str]) -> list[str]:
         """The strings of ``texts`` not prepared yet (in order, repeats kept)."""
-        prepared = self._prepared
-        return [t for t in texts if t not in prepared]
+        return [t for t in texts if t not in self._prepared]
 
     def prepared_many(self, texts: Iterable[str]) -> list[PreparedText]:
-        """The prepared form of each string of ``texts`` (every one prepared before)."""
-        return list(map(self._prepared.__getitem__, texts))
+        return list(map(self._prepared.__getitem__, texts))  # every one prepared before
 
     # --- synonyms ------------------------------------------------------------------------
     def _synonyms_of(self, hyp: PreparedText) -> tuple[list[tuple[int, frozenset[int]]], frozenset[int]]:
@@ -340,8 +267,7 @@ class MeteorEngine:
         return [memo[key] for key in keys]
 
     def score_distinct(self, pairs: Sequence[tuple[PreparedText, PreparedText]]) -> list[float]:
-        """:meth:`score_many` of pairs that hold no pair twice: with ``max_pairs`` through the
-        long-lived memo, else straight to the batch (a memo of one batch's distinct pairs only costs)."""
+        """:meth:`score_many` of pairs none of which repeats (no one-batch memo: it would only cost)."""
         return self.score_many(pairs) if self.max_pairs else self._score_batch(pairs)
 
     @contextmanager
