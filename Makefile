@@ -76,9 +76,11 @@ venv-device:
 gpu-check-device:
 	PYTHONPATH=$(CURDIR) NLTK_DATA=$(abspath $(DEVICE_VENV))/nltk_data $(DEVICE_VENV)/bin/python benchmarks/gpu_check.py
 
-# The optional C accelerator of METEOR (averitec_tools/metrics/_meteor_c.c) is built in place by
+# The optional C accelerators (averitec_tools/metrics/_meteor_c.c: METEOR alignment; _text_c.c, _chunks_c.c,
+# _lookup_c.c: tokenising and interning) are built in place by
 # the editable install; rebuilt when its source changes (no C compiler: pure Python, same scores).
-$(VENV)/.accel-stamp: $(VENV)/.core-stamp setup.py averitec_tools/metrics/_meteor_c.c
+$(VENV)/.accel-stamp: $(VENV)/.core-stamp setup.py averitec_tools/metrics/_meteor_c.c averitec_tools/metrics/_text_c.c \
+		averitec_tools/metrics/_chunks_c.c averitec_tools/metrics/_lookup_c.c averitec_tools/metrics/_text_c.h
 	$(PIP) install -q --no-deps -e .
 	touch $@
 
