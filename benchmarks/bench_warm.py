@@ -20,6 +20,8 @@ loading exact lexical tables 10-30 ms, alignment with interned ids 5-40 ms, the 
 Usage::
 
     python benchmarks/bench_warm.py --n 5        # make bench runs it after bench_scorer.py
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        python benchmarks/bench_warm.py --score-only 2   # and --score-only 0: instructions, not time
 """
 
 from __future__ import annotations
@@ -99,13 +101,35 @@ def phases(scorer: Any, path: Path) -> dict[str, float]:
     return {k: v * 1000 for k, v in out.items()}
 
 
+def score_only(base: Path, k: int) -> int:
+    """Prepare the gold, score the baseline, then ``k`` of three new submissions (all three written either way)."""
+    from averitec_tools.scoring.batch import BatchScorer
+
+    baseline = json.loads((base / "baseline_dev_predictions.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="bench-warm-") as tmp:
+        paths = [Path(tmp) / f"new{i}.json" for i in range(3)]
+        for i, path in enumerate(paths):
+            path.write_text(json.dumps(fresh_variant(baseline, f"t{i}x")), encoding="utf-8")
+        scorer = BatchScorer(profile="averitec2024", references=base / "dev.json", allow_download=False)
+        scorer.score(base / "baseline_dev_predictions.json")
+        for path in paths[:k]:
+            scorer.score(path)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=os.environ.get("AVERITEC_DATA_DIR", str(HERE.parent.parent / "shared" / "data")))
     parser.add_argument("--n", type=int, default=5, help="new submissions scored one after another")
     parser.add_argument("--json-out", default=None)
+    parser.add_argument("--score-only", type=int, choices=range(4), default=None, metavar="K",
+                        help="only prepare the gold, score the baseline and then K (0-3) new submissions, untimed: "
+                             "run under valgrind --tool=cachegrind with K=0 and K=2, half the difference is the "
+                             "instructions of one new submission, whatever the machine's load")
     args = parser.parse_args(argv)
     os.environ.setdefault("NLTK_DATA", str(Path(args.data_dir).parent / "nltk_data"))
+    if args.score_only is not None:
+        return score_only(Path(args.data_dir) / "averitec", args.score_only)
     load_start = os.getloadavg()
 
     from averitec_tools.metrics._gc import paused_gc
