@@ -204,11 +204,7 @@ PyObject *plan_sentences(PyObject *self, PyObject *args) {
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *sentence = PyList_GET_ITEM(sentences, i);
-        if (!PyUnicode_Check(sentence)) {
-            PyErr_SetString(PyExc_TypeError, "sentences must be str");
-            goto done;
-        }
-        PyObject *planned = plan_one(sentence, &m);
+        PyObject *planned = require_str(sentence, "sentences must be str") < 0 ? NULL : plan_one(sentence, &m);
         if (planned == NULL)
             goto done;
         PyList_SET_ITEM(out, i, planned);
@@ -261,12 +257,10 @@ PyObject *inert_many(PyObject *self, PyObject *args) {
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         PyObject *chunk = PyList_GET_ITEM(chunks, i);
-        if (!PyUnicode_Check(chunk)) {
-            PyErr_SetString(PyExc_TypeError, "chunks must be str");
+        if (require_str(chunk, "chunks must be str") < 0)
             Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, i, inert_one(chunk));
+        else
+            PyList_SET_ITEM(out, i, inert_one(chunk));
     }
     return out;
 }

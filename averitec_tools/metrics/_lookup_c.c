@@ -13,6 +13,13 @@
 #include <Python.h>
 #include "_text_c.h"
 
+int require_str(PyObject *item, const char *message) {
+    if (PyUnicode_Check(item))
+        return 0;
+    PyErr_SetString(PyExc_TypeError, message);
+    return -1;
+}
+
 /* b"".join(row), row a list of bytes. */
 static PyObject *joined(PyObject *row) {
     Py_ssize_t m = PyList_GET_SIZE(row), size = 0;

@@ -244,8 +244,7 @@ static PyObject *sentences_many(PyObject *self, PyObject *args) {
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         PyObject *text = PyList_GET_ITEM(texts, i);
-        if (!PyUnicode_Check(text)) {
-            PyErr_SetString(PyExc_TypeError, "texts must be str");
+        if (require_str(text, "texts must be str") < 0) {
             Py_CLEAR(out);
             break;
         }

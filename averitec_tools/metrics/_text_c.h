@@ -13,5 +13,7 @@ PyObject *join_many(PyObject *self, PyObject *args);
 PyObject *concat_many(PyObject *self, PyObject *args);
 PyObject *missing_many(PyObject *self, PyObject *args);
 PyObject *analyse_many(PyObject *self, PyObject *args);
+/* 0 when item is a str, else -1 with a TypeError saying message. */
+int require_str(PyObject *item, const char *message);
 
 #endif

@@ -80,11 +80,9 @@ class WordInterning:
 
     def stem(self, word: str) -> str:
         """Porter stem (NLTK extensions mode) of a lower-cased word, cached."""
-        stem = self._stems.get(word)
-        if stem is None:
+        if word not in self._stems:
             self._learn_words([word])
-            stem = self._stems[word]
-        return stem
+        return self._stems[word]
 
     def _intern_batch(self, words: Sequence[Sequence[str]], stems: Sequence[Sequence[str]] | None
                       ) -> tuple[Sequence[Sequence[str]], list[list[int]], Sequence[bytes | None]]:
