@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks
+from averitec_tools.metrics.hungarian_meteor import HungarianTask, score_tasks, solve_task
 from averitec_tools.metrics.meteor import MeteorEngine
 from averitec_tools.metrics.warm_pool import WarmPool
 
@@ -55,6 +55,8 @@ def test_rejects_no_processes() -> None:
 def test_helpers_score_exactly_like_one_process(shared_data: Path) -> None:
     tasks = _dev_tasks(shared_data, 120)
     expected = score_tasks(tasks, engine=MeteorEngine(allow_download=False), jobs=1)
+    one_by_one = MeteorEngine(allow_download=False)
+    assert expected == [solve_task(task, one_by_one) for task in tasks]  # the batch path is the per-pair one
     engine = MeteorEngine(allow_download=False)
     engine.pool = WarmPool(engine=engine, processes=3)
     try:
@@ -62,6 +64,8 @@ def test_helpers_score_exactly_like_one_process(shared_data: Path) -> None:
         assert len(set(engine.pool.helper_pids())) == 2
         assert score_tasks(tasks, engine=engine, jobs=1) == expected  # through the engine's pool
         assert score_tasks(tasks, engine=engine, jobs=1, n_claims=120) == expected  # a claim's tasks together
+        # past PARALLEL_MIN_TASKS score_tasks hands the tasks to the pool (each process solves its part in one batch)
+        assert score_tasks([*tasks, *tasks], engine=engine, jobs=1) == expected * 2
         groups = [7 - (i % 8) for i in range(len(tasks))]  # groups in any order
         assert engine.pool.solve(tasks, groups=groups) == expected
         with pytest.raises(ValueError, match="group ids"):

@@ -217,13 +217,14 @@ def _score_all(
     todo = engine.unprepared(texts)
     # Resources are resolved (and any download announced) once, in this process.
     engine.load()
+    if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
+        # a long-lived scorer's warm helper processes: each prepares and solves its own claims in one batch
+        return engine.pool.solve(tasks, groups=claims)
     bar = None
     try:
         _prepare(todo, engine, context, n_workers)
         # this process alone: every pair in one batch
         matrices = _matrices_at_once(tasks, engine, texts) if context is None and engine.pool is None else None
-        if engine.pool is not None and len(tasks) >= PARALLEL_MIN_TASKS:
-            return engine.pool.solve(tasks, groups=claims)  # a long-lived scorer's warm helper processes
         bar = _progress_bar(len(tasks), n_claims) if progress else None
         if context is None:
             results: list[float] = []
@@ -256,6 +257,22 @@ def _prepare(todo: list[str], engine: MeteorEngine, context: Any, n_workers: int
             for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
                 engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
     engine.prepare_many(todo)  # all at once: new sentences and words go through in one batch
+
+
+def solve_batch(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[float]:
+    """:func:`solve_task` of every task, in order, from one batch: the tasks' new strings
+    prepared at once and their distinct pairs aligned at once (:func:`_matrices_at_once`);
+    what a warm helper process runs on its part (:mod:`~averitec_tools.metrics.warm_pool`).
+
+    Example:
+        >>> solve_batch([HungarianTask(("a cat",), ("a cat", "a dog"))], default_engine())
+        [0.46875]
+    """
+    if not tasks:
+        return []
+    texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
+    engine.prepare_many(engine.unprepared(texts))
+    return [solve_matrix(m, t) for m, t in zip(_matrices_at_once(tasks, engine, texts), tasks, strict=True)]
 
 
 def _cell_keys(tasks: Sequence[HungarianTask], number: dict[str, int]) -> np.ndarray:
@@ -338,5 +355,5 @@ HU_METEOR = HungarianMeteor()
 
 __all__ = [
     "HungarianMeteor", "HungarianTask", "assignment_utility", "hungarian_assignment", "pairwise_matrix",
-    "resolve_jobs", "score_tasks", "solve_task",
+    "resolve_jobs", "score_tasks", "solve_batch", "solve_task",
 ]

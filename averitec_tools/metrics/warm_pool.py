@@ -6,7 +6,11 @@ copying or recomputing them, and keeping the helpers alive means no submission p
 a fork. Per call, the tasks' groups (their claims) are cut into contiguous ranges: the
 calling process solves the first range itself and helper ``k`` always gets range
 ``k + 1``, so a claim's strings are tokenised in one process, and a resubmission meets
-its remembered pair scores in the same process.
+its remembered pair scores in the same process. Each process solves its range in one
+batch (:func:`~averitec_tools.metrics.hungarian_meteor.solve_batch`: its new strings
+prepared at once, its distinct pairs aligned at once); the caller does not prepare the
+helpers' strings first (it once did, and each helper then tokenised them again one pair
+at a time: a warm board's new submission took 2.6 s instead of 0.7 s).
 Every task is a pure function of its strings, so the results are identical to solving
 everything in one process (tested).
 
@@ -60,7 +64,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 def _helper_main(conn: Connection, inherited: list[Connection], engine: MeteorEngine, parent_pid: int) -> None:
     """A helper's loop: receive a part, send back its scores; stop when the pipe closes."""
-    from averitec_tools.metrics.hungarian_meteor import solve_task
+    from averitec_tools.metrics.hungarian_meteor import solve_batch
 
     for other in inherited:  # the parent's ends of every pipe: EOF must reach each side
         other.close()
@@ -74,7 +78,7 @@ def _helper_main(conn: Connection, inherited: list[Connection], engine: MeteorEn
             return
         try:
             with paused_gc():
-                reply: tuple[str, Any] = ("ok", [solve_task(task, engine) for task in tasks])
+                reply: tuple[str, Any] = ("ok", solve_batch(tasks, engine))
         except Exception as exc:  # the caller re-solves the part and raises it there
             reply = ("error", repr(exc))
         conn.send(reply)
@@ -142,7 +146,7 @@ class WarmPool:
                 to one process, which then tokenises their shared strings once. Groups
                 are cut into contiguous ranges, one per process. Default: each task alone.
         """
-        from averitec_tools.metrics.hungarian_meteor import solve_task
+        from averitec_tools.metrics.hungarian_meteor import solve_batch
 
         if groups is None:
             groups = range(len(tasks))
@@ -161,8 +165,8 @@ class WarmPool:
             except OSError:
                 sent.append((pid, conn, indices, False))
         results: list[float] = [0.0] * len(tasks)
-        for i in parts[0]:
-            results[i] = solve_task(tasks[i], self.engine)
+        for i, value in zip(parts[0], solve_batch([tasks[i] for i in parts[0]], self.engine), strict=True):
+            results[i] = value
         dead = []
         for pid, conn, indices, ok in sent:
             reply: Any = None
@@ -174,7 +178,7 @@ class WarmPool:
             if reply is None:
                 dead.append((pid, conn))
             if reply is None or reply[0] != "ok":
-                reply = ("ok", [solve_task(tasks[i], self.engine) for i in indices])  # a real error raises here
+                reply = ("ok", solve_batch([tasks[i] for i in indices], self.engine))  # a real error raises here
             for i, value in zip(indices, reply[1], strict=True):
                 results[i] = value
         for pid, conn in dead:
