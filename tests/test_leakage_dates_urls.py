@@ -125,3 +125,20 @@ def test_shipped_misinfo_list_is_the_upstream_copy(shared_data) -> None:  # type
 
     shipped = resources.files("averitec_tools").joinpath("data", "misinfo_list.txt").read_text(encoding="utf-8")
     assert shipped == (shared_data / "averitec" / "misinfo_list.txt").read_text(encoding="utf-8")
+
+
+def test_memoised_parsing_is_bounded_and_returns_what_a_fresh_parse_does() -> None:
+    from averitec_tools.leakage import urls
+    from averitec_tools.leakage.dates import _date_from_path, date_from_url
+
+    short = "https://web.archive.org/web/20201101145631/https://www.nypost.com/2020/10/30/x/"
+    long = "https://a.org/2019/01/02/" + "y" * urls.MEMO_MAX_CHARS  # past the memo's bound: parsed each time
+    for raw in (short, long, "not a url"):
+        assert urls.parse_url(raw) == urls.parse_url(raw) == urls._parse_url(raw)
+    for raw in (short, long):
+        parsed = urls.parse_url(raw)
+        assert parsed is not None and date_from_url(parsed) == _date_from_path(parsed.host, parsed.path)
+    before = urls._parse_url_memo.cache_info().currsize
+    urls.parse_url(long)
+    assert urls._parse_url_memo.cache_info().currsize == before  # long strings are not kept
+    assert urls._parse_url_memo.cache_info().maxsize == urls.MEMO_ENTRIES

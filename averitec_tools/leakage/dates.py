@@ -15,10 +15,11 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any
 
-from averitec_tools.leakage.urls import ParsedUrl
+from averitec_tools.leakage.urls import MEMO_ENTRIES, MEMO_MAX_CHARS, ParsedUrl
 
 #: Plausible publication years (guards against ids that look like dates).
 MIN_YEAR, MAX_YEAR = 1990, 2035
@@ -93,10 +94,15 @@ def date_from_url(url: ParsedUrl) -> EvidenceDate | None:
         >>> date_from_url(parse_url("https://twitter.com/a/status/1320286665785704448")).iso()
         '2020-10-25'
     """
-    tweet = _tweet_date(url)
+    if len(url.host) + len(url.path) <= MEMO_MAX_CHARS:  # a pure function of host and path: once per process (bounded, urls.py)
+        return _date_from_path_memo(url.host, url.path)
+    return _date_from_path(url.host, url.path)
+
+
+def _date_from_path(host: str, path: str) -> EvidenceDate | None:
+    tweet = _tweet_date(host, path)
     if tweet is not None:
         return tweet
-    path = url.path
     for pattern, precision in _PATH_PATTERNS:
         for m in pattern.finditer(path):
             groups = m.groupdict()
@@ -110,14 +116,17 @@ def date_from_url(url: ParsedUrl) -> EvidenceDate | None:
     return None
 
 
+_date_from_path_memo = lru_cache(maxsize=MEMO_ENTRIES)(_date_from_path)
+
+
 _TWITTER_EPOCH_MS = 1288834974657
 _TWEET = re.compile(r"/status(?:es)?/(?P<id>\d{15,20})")
 
 
-def _tweet_date(url: ParsedUrl) -> EvidenceDate | None:
-    if url.host not in ("twitter.com", "mobile.twitter.com", "x.com"):
+def _tweet_date(host: str, path: str) -> EvidenceDate | None:
+    if host not in ("twitter.com", "mobile.twitter.com", "x.com"):
         return None
-    m = _TWEET.search(url.path)
+    m = _TWEET.search(path)
     if not m:
         return None
     ms = (int(m["id"]) >> 22) + _TWITTER_EPOCH_MS

@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from urllib.parse import urlsplit
 
@@ -63,6 +64,20 @@ def parse_url(raw: str) -> ParsedUrl | None:
     """
     if not isinstance(raw, str):
         return None
+    if len(raw) <= MEMO_MAX_CHARS:
+        return _parse_url_memo(raw)
+    return _parse_url(raw)
+
+
+#: URLs up to this long are parsed once per process (:func:`parse_url` is a pure function
+#: of the string, and a board's submissions cite the same knowledge-store pages again and
+#: again); the memo holds at most ``MEMO_ENTRIES``, so at most ~MEMO_ENTRIES × a few
+#: copies of MEMO_MAX_CHARS characters.
+MEMO_MAX_CHARS = 1024
+MEMO_ENTRIES = 8192
+
+
+def _parse_url(raw: str) -> ParsedUrl | None:
     text = raw.strip()
     snapshot = None
     inner = text
@@ -85,6 +100,9 @@ def parse_url(raw: str) -> ParsedUrl | None:
     if host.startswith("www."):
         host = host[4:]
     return ParsedUrl(raw=raw, url=inner, host=host, path=parts.path or "/", snapshot=snapshot)
+
+
+_parse_url_memo = lru_cache(maxsize=MEMO_ENTRIES)(_parse_url)
 
 
 def same_page(a: ParsedUrl, b: ParsedUrl) -> bool:
