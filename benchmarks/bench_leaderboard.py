@@ -6,7 +6,7 @@ In one run, on the 500-claim dev set (``baseline_dev_predictions.json`` vs ``dev
    a real NLTK 3.9.1 with ``--nltk-path``) runs once as a process: start-up, NLTK and
    WordNet loading, scoring;
 2. ``averitec leaderboard serve --workers 1`` starts on 127.0.0.1 with a fresh SQLite
-   database; one warm-up submission (the unmodified baseline; its figures are checked
+   database and the default ``--poll-seconds`` (an upload wakes the idle worker at once); one warm-up submission (the unmodified baseline; its figures are checked
    against the reference to 1e-9) is scored, then ``--n`` new submissions are uploaded
    one after another over HTTP and timed from upload to "finished". Each is the baseline
    with a submission-specific token appended to *every* predicted question and answer, so
@@ -97,7 +97,7 @@ class Server:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "averitec_tools.cli.main", "leaderboard", "serve", "--db", db, "--port", str(self.port),
-               "--workers", str(workers), "--poll-seconds", "0.02", "--jobs", jobs, *extra]
+               "--workers", str(workers), "--jobs", jobs, *extra]  # the default --poll-seconds: uploads wake the workers
         # the server log: a pipe nobody reads would fill up and block it (closed in stop())
         self.log = tempfile.TemporaryFile()  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=self.log)

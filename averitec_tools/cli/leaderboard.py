@@ -82,7 +82,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--port", type=PORT, default=8000)
     p.add_argument("--workers", type=NON_NEGATIVE, default=1, help="scoring worker processes (0: none)")
     p.add_argument("--lease-seconds", type=SECONDS, default=120.0, help="a running submission whose worker is silent this long is scored again")
-    p.add_argument("--poll-seconds", type=SECONDS, default=0.5, help="how often idle workers look for new submissions")
+    p.add_argument("--poll-seconds", type=SECONDS, default=0.5, help="how often idle workers look for new submissions (an upload to this server also wakes them at once)")
     p.add_argument("--jobs", type=_jobs, default=1, help="processes per submission, forked once per worker and kept warm: N or 'auto' (the cores "
                    "shared out among the workers, at most 4 each); default 1")
     add_secret_option(p)

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,14 @@ class SubmissionQueue:
     """The queue operations of a store (mixed into :class:`~averitec_tools.leaderboard.store.Store`)."""
 
     is_postgres: bool
+    #: Called after a submission became pending (``serve`` wakes its workers with it);
+    #: workers also poll, so a wake-up that is lost costs only the poll interval.
+    on_queued: Callable[[], None] | None = None
+
+    def queued(self) -> None:
+        """Tell this process's workers that a submission is pending (:attr:`on_queued`)."""
+        if self.on_queued is not None:
+            self.on_queued()
 
     def tx(self) -> AbstractContextManager[sa.Connection]:  # provided by Store
         raise NotImplementedError
@@ -198,7 +207,9 @@ class SubmissionQueue:
                 conn.execute(m.submissions.update().where(s.id.in_(ids)).values(
                     state="pending", attempts=0, lease_until=None, fresh_judge=fresh_judge))
                 record(conn, ids, "pending", "queued again by the organisers" + (" (a fresh judge)" if fresh_judge else ""))
-            return len(ids)
+        if ids:
+            self.queued()
+        return len(ids)
 
     @staticmethod
     def _complete(conn: sa.Connection, submission_id: int) -> bool:

@@ -299,6 +299,7 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
             )
             new_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]
             record(conn, new_id, "pending", "uploaded" + (" again after a failure" if twins else ""))
+        self.queued()  # after the commit: a woken worker finds it
         return NewSubmission(new_id, True, "pending", again=bool(twins))
 
     def _check_quota(self, team: str, phase: str, conn: sa.Connection) -> None:

@@ -193,8 +193,12 @@ def run_worker(
     jobs: int | None = 1,
     name: str | None = None,
     hard_exit: bool = False,
+    wake: Any | None = None,
 ) -> int:
     """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
+
+    Idle, the worker looks for new submissions every ``poll_seconds``, or at once when
+    ``wake`` (a ``multiprocessing`` event that ``serve`` sets on every upload) is set.
 
     With ``parent_pid`` the worker also stops when that process is gone (a server killed
     without cleaning up must not leave workers behind). With ``name`` it keeps that row of
@@ -221,6 +225,8 @@ def run_worker(
         while stop is None or not stop.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:
                 break
+            if wake is not None:
+                wake.clear()  # before claiming: an upload committed after this sets it again
             if health is not None:
                 health.beat(state="idle")
             if store.recover():
@@ -232,7 +238,10 @@ def run_worker(
                 continue
             if once:
                 break
-            time.sleep(poll_seconds)
+            if wake is None:
+                time.sleep(poll_seconds)
+            else:
+                wake.wait(poll_seconds)
     finally:
         scorer.close()
         if health is not None:
@@ -243,7 +252,7 @@ def run_worker(
 
 
 def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1,
-                name: str | None = None) -> None:
+                name: str | None = None, wake: Any | None = None) -> None:
     """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
     server process is gone)."""
     import signal
@@ -253,7 +262,7 @@ def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
     run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs,
-               name=name, hard_exit=True)
+               name=name, hard_exit=True, wake=wake)
 
 
 def describe_exit(code: Any) -> str:

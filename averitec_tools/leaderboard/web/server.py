@@ -67,6 +67,8 @@ class Supervisor:
         self.min_backoff, self.max_backoff, self.stable_after = min_backoff, max_backoff, stable_after
         self.slots = [_Slot(i, worker_name(i, server_pid=os.getpid())) for i in range(n)]
         self._context = multiprocessing.get_context("spawn")
+        #: Set on every upload (:meth:`notify`): an idle worker takes it at once instead of at its next poll.
+        self.wake = self._context.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._store: Store | None = None
@@ -81,11 +83,15 @@ class Supervisor:
     def _spawn(self, slot: _Slot) -> None:
         from averitec_tools.leaderboard.worker import worker_main
 
-        slot.proc = self._context.Process(target=worker_main, args=(self.url, *self.args, slot.name), daemon=True,
-                                          name=f"averitec-worker-{slot.index}")
+        slot.proc = self._context.Process(target=worker_main, args=(self.url, *self.args, slot.name), kwargs={"wake": self.wake},
+                                          daemon=True, name=f"averitec-worker-{slot.index}")
         slot.proc.start()
         slot.started = time.monotonic()
         slot.restart_at = None
+
+    def notify(self) -> None:
+        """Wake the idle workers: a submission is pending."""
+        self.wake.set()
 
     def start(self) -> None:
         """Start every worker and the thread that watches them (and runs the watchdog, also
@@ -207,7 +213,8 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     store.check_writable()  # before "serving": a read-only database would stop the server at once
     upgrade_schema(store.engine)
     store.close()
-    app = create_app(url, secret_file=secret_file)  # creates the session secret if absent
+    supervisor = Supervisor(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
+    app = create_app(url, secret_file=secret_file, on_queued=supervisor.notify)  # creates the session secret if absent
     config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
                             max_connections=max_connections, request_seconds=limits.request_seconds,
                             per_client=limits.connections_per_client)
@@ -217,7 +224,6 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     else:
         print(f"averitec leaderboard: serving {address} (database {url}, {workers} scoring worker(s)); Ctrl-C stops", flush=True)
     sys.stdout.flush()
-    supervisor = Supervisor(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
     supervisor.start()
     # uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler that
     # would end the process before `finally` stops the workers (they also watch our pid).
