@@ -212,16 +212,7 @@ def run_worker(
     done = 0
     try:
         if prepare:
-            for phase in store.competition().phases:
-                try:
-                    scorer.prepare_gold(phase)
-                except UserError as exc:
-                    logger.warning("%s", exc)
-            # The prepared gold side, WordNet and the code are kept for the process's life:
-            # take them out of the collector's walks (and out of the helpers' copy-on-write).
-            gc.collect()
-            gc.freeze()
-            scorer.start_helpers()
+            _warm_up(store, scorer)
         while stop is None or not stop.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:
                 break
@@ -238,10 +229,7 @@ def run_worker(
                 continue
             if once:
                 break
-            if wake is None:
-                time.sleep(poll_seconds)
-            else:
-                wake.wait(poll_seconds)
+            _wait_for_work(wake, poll_seconds)
     finally:
         scorer.close()
         if health is not None:
@@ -249,6 +237,28 @@ def run_worker(
                 health.beat(state="stopped", force=True)
         store.close()
     return done
+
+
+def _warm_up(store: Store, scorer: Scorer) -> None:
+    """Prepare every phase's gold side, freeze it out of the collector, fork the kept helpers."""
+    for phase in store.competition().phases:
+        try:
+            scorer.prepare_gold(phase)
+        except UserError as exc:
+            logger.warning("%s", exc)
+    # The prepared gold side, WordNet and the code are kept for the process's life:
+    # take them out of the collector's walks (and out of the helpers' copy-on-write).
+    gc.collect()
+    gc.freeze()
+    scorer.start_helpers()
+
+
+def _wait_for_work(wake: Any | None, poll_seconds: float) -> None:
+    """Sleep ``poll_seconds``, or until ``wake`` (set by ``serve`` on every upload) is set."""
+    if wake is None:
+        time.sleep(poll_seconds)
+    else:
+        wake.wait(poll_seconds)
 
 
 def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1,
