@@ -33,7 +33,7 @@ from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
 from averitec_tools.cli._baseline_shared import quiet_models
-from averitec_tools.cli._command import add_command
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.jsonio import print_json
 
 
@@ -104,7 +104,7 @@ def _common(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     p.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     p.add_argument("--rebuild-index", action="store_true", help="rebuild the retrieval indexes")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(p)
     p.add_argument("--candidates", metavar="DIR",
                    help="store every claim's candidates and NLI probabilities here (resumable; claims already "
                    "stored are replayed, not decoded again), for `averitec baseline r2vc ablations`")

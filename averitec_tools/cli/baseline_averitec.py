@@ -21,7 +21,7 @@ from typing import Any
 
 from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SEED
 from averitec_tools.cli._baseline_shared import quiet_models
-from averitec_tools.cli._command import add_command
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir
@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--no-stage-cache", action="store_true",
                    help="neither read nor write the per-claim stage cache (data.stage_cache: false)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(p)
     p.add_argument("--show-config", action="store_true",
                    help="print the resolved configuration of --config as JSON and exit")
     from averitec_tools.engines import add_engine_arguments
@@ -81,7 +81,7 @@ def _add_build_store(sub: Any) -> None:
                          "held out) instead of the other --claims' answers")
     bs.add_argument("--temporal-filter", action="store_true",
                     help="drop documents published after the claim date (URL dates)")
-    bs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(bs)
     bs.set_defaults(func=run_build_store)
 
 
@@ -94,7 +94,7 @@ def _add_train(sub: Any) -> None:
                     help="claims never to train on (e.g. the dev file you will score); repeatable")
     tr.add_argument("--no-progress", action="store_true")
     tr.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
-    tr.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(tr)
     tr.set_defaults(func=run_train)
 
 
@@ -114,7 +114,7 @@ def _add_reproduce(sub: Any) -> None:
     rp.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     rp.add_argument("--no-progress", action="store_true")
     rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
-    rp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(rp)
     rp.set_defaults(func=run_reproduce)
 
 

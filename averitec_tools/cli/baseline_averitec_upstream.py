@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
+from averitec_tools.cli._command import add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir, check_output_file
@@ -33,7 +34,7 @@ def add_upstream_subcommands(sub: Any) -> None:
     fs.add_argument("--no-progress", action="store_true")
     fs.add_argument("--allow-cpu", action="store_true",
                     help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
-    fs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(fs)
     fs.set_defaults(func=run_stage_file)
     cc = sub.add_parser("convert-checkpoint", help="write an upstream Lightning .ckpt as a checkpoint directory")
     cc.add_argument("ckpt", metavar="CKPT", help="bert_dual_encoder.ckpt (reranker) or bert_veracity.ckpt (verdict)")
@@ -42,7 +43,7 @@ def add_upstream_subcommands(sub: Any) -> None:
                     "(default bert-base-uncased, as upstream)")
     cc.add_argument("--out", required=True, metavar="DIR")
     cc.add_argument("--trust-pickle", action="store_true", help="unpickle objects beyond tensors (trusted files only)")
-    cc.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(cc)
     cc.set_defaults(func=run_convert)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
 from averitec_tools.cli._baseline_shared import quiet_models
+from averitec_tools.cli._command import add_json_flag
 from averitec_tools.jsonio import print_json
 
 
@@ -30,7 +31,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--resume", action="store_true", help="continue an interrupted run from OUT.partial.jsonl")
     p.add_argument("--overwrite", action="store_true", help="discard an interrupted run's progress and start over")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(p)
     p.set_defaults(func=run_claim_only)
 
 

@@ -29,6 +29,7 @@ import argparse
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE, SEED
+from averitec_tools.cli._command import add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -46,7 +47,7 @@ def add_paper_subcommands(sub: Any) -> None:
     sl.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
                     help="never put a group with a claim of FILE in the slice (e.g. the SFT data); repeatable")
     sl.add_argument("--seed", type=SEED, default=0, help="shuffle seed (default 0)")
-    sl.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(sl)
     sl.set_defaults(func=run_slice)
 
     tb = sub.add_parser("table", help="accuracy, macro-F1, Brier and ECE as the paper's tables print them",
@@ -57,7 +58,7 @@ def add_paper_subcommands(sub: Any) -> None:
                     help="ternary prediction file (JSONL, from averitec baseline r2vc); repeatable")
     tb.add_argument("--name", action="append", default=[], help="row name of each --predictions (default: file)")
     tb.add_argument("--dataset", default="FEVER", help="column group name (default FEVER)")
-    tb.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(tb)
     tb.set_defaults(func=run_table)
 
     pp = sub.add_parser("paper", help="one paper configuration end to end: data → SFT → DPO → calibrate → "
@@ -77,7 +78,7 @@ def add_paper_subcommands(sub: Any) -> None:
                     "(the batched retrieval pass; default 16)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
     pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
-    pp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(pp)
     pp.set_defaults(func=run_paper)
 
 

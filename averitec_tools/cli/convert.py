@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from averitec_tools.cli._command import emit
+from averitec_tools.cli._command import add_json_flag, emit
 
 FORMAT_CHOICES = ("2023", "2024", "evalai", "fever8")
 #: AVerImaTeC: the organisers' JSON (base64 images) and the variant with image files on disk.
@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
                         help="source format (default: recognised from the file)")
     parser.add_argument("--references", metavar="GOLD", default=None,
                         help="gold dev.json: claim texts for formats that lack them (EvalAI lines)")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_json_flag(parser)
     parser.set_defaults(func=run)
 
 

@@ -23,7 +23,7 @@ import json
 from typing import Any
 
 from averitec_tools.argtypes import LEVEL, POSITIVE, SEED, number
-from averitec_tools.cli._command import add_command
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.cli._judge_options import JUDGE_FLAGS
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
@@ -58,7 +58,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--cache-only", action="store_true", help="report from cached judgements only; send nothing")
     parser.add_argument("--no-download", action="store_true", help="never download (the official prompt); fail instead")
     parser.add_argument("--per-claim", metavar="FILE.jsonl", help="write one JSON line per claim, judge and run")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_json_flag(parser)
 
 
 def _specs(args: argparse.Namespace) -> list[Any]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from averitec_tools.argtypes import LEVEL, POSITIVE, SEED, count
-from averitec_tools.cli._command import add_command
+from averitec_tools.cli._command import add_command, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -46,7 +46,7 @@ def add_parser(subparsers: Any) -> None:
                         help="also report the lite-subset rule for N of 500 dev claims (team-ranking Kendall tau)")
     parser.add_argument("--no-reproduce", action="store_true", help="skip the 48 published figures")
     parser.add_argument("--plot", metavar="FILE.png", help="write the scorers x dimensions picture")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_json_flag(parser)
 
 
 def _data_dir(arg: str | None, *, needed: bool = True) -> Path:

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
+from averitec_tools.cli._command import add_json_flag
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import print_json
 
@@ -44,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
         default="all",
         help="'all' (every figure of the profile, default) or 'hu-meteor' (evidence scores only)",
     )
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_json_flag(parser)
     parser.add_argument("--per-claim", metavar="FILE.jsonl", help="write one JSON line of scores per claim")
     parser.add_argument("--subset", action="store_true",
                         help="score only the reference claims present in the predictions (a --limit run); "
