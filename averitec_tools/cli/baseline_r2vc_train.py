@@ -36,7 +36,7 @@ from averitec_tools.baselines.r2vc.training.run import STAGES
 from averitec_tools.cli.main import run_command
 from averitec_tools.errors import UserError
 
-PROG = "python -m averitec_tools.baselines.r2vc.training"
+PROG = "averitec baseline r2vc train"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,7 +116,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m averitec_tools.baselines.r2vc.training``: parse ``argv`` and run; bad input →
+    """``averitec baseline r2vc train`` alone: parse ``argv`` and run; bad input →
     one line on stderr and exit code 2."""
     parser = argparse.ArgumentParser(prog=PROG, description="Train the R2VC generator (SFT, DPO).")
     add_arguments(parser)
