@@ -133,7 +133,7 @@ def test_the_choice_keeps_the_probes_accuracy(monkeypatch: pytest.MonkeyPatch) -
     preds = {("none", 1.0): [1, 1, 1, 1, 0, 1, 1, 1],       # acc 5/8, macro-F1 (0.8 + 0.667)/4 = 0.367
              ("macro-f1", 1.0): [1, 1, 0, 0, 0, 0, 2, 3],   # acc 6/8, macro-F1 (0.667 + 0.667 + 1 + 1)/4
              ("macro-f1", 0.1): [0, 0, 0, 0, 0, 0, 2, 3]}   # acc 4/8 < the probe's: not eligible
-    monkeypatch.setattr(head_mod, "out_of_fold", lambda X, y, *, names, groups, c, objective, seed: (
+    monkeypatch.setattr(head_mod, "out_of_fold", lambda X, y, *, names, groups, c, objective, seed, **_: (
         np.array(preds[(objective, c)]), np.linspace(1.0, 0.3, 8)))
     monkeypatch.setattr(head_mod, "fit_head", lambda *a, **k: _head(w_ent=0.0, intercept=[0.0] * 4))
     X = np.zeros((8, len(NAMES)))
@@ -195,3 +195,63 @@ def test_the_head_settings_are_checked_and_fingerprinted() -> None:
         with pytest.raises(UserError, match=match):
             config_from_mapping({"base": "offline-minilm", "offline": bad}, source="c.yaml")
     assert resolve_config("offline-minilm-rules").offline.verdict_head == "off"
+
+
+def test_extra_fitting_claims_are_fitted_on_never_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``offline.head_extra_claims``: rows after ``n_slice`` enter every fold's fit, while the
+    choice, the probe's accuracy to keep, the gate and the offsets read the slice rows alone."""
+    y = np.array([1, 1, 0, 0, 2, 2, 2, 2])  # 4 slice rows, then 4 extra rows
+    probe = np.log(np.tile([0.1, 0.7, 0.1, 0.1], (8, 1)))  # Refuted: slice accuracy 0.5, extra rows 0
+    seen: dict[str, Any] = {}
+
+    def oof(X: np.ndarray, y: np.ndarray, *, offset_rows: np.ndarray, **_: Any) -> tuple[np.ndarray, np.ndarray]:
+        seen["oof_rows"] = offset_rows.tolist()
+        return np.array([1, 1, 0, 1, 0, 0, 0, 0]), np.array([0.9, 0.8, 0.7, 0.6, 1.0, 1.0, 1.0, 1.0])
+
+    def fit(*a: Any, offset_rows: np.ndarray, **_: Any) -> ClaimHead:
+        seen["fit_rows"] = offset_rows.tolist()
+        return _head(w_ent=0.0, intercept=[0.0] * 4)
+
+    monkeypatch.setattr(head_mod, "out_of_fold", oof)
+    monkeypatch.setattr(head_mod, "fit_head", fit)
+    got = head_mod.choose_head(np.zeros((8, len(NAMES))), y, names=NAMES, groups=np.arange(8), probe=probe,
+                               c_grid=(1.0,), objectives=("none",), seeds=1, target_coverage=0.5, n_slice=4)
+    cv = got.info["cross_validation"]
+    assert cv["probe"]["accuracy"] == 0.5 and cv["grid"][0]["accuracy"] == 0.75  # 3 of the 4 slice rows
+    assert cv["fitted_on_extra_claims"] == 4 and got.info["fit_claims"] == 8 and got.info["slice"]["claims"] == 4
+    assert got.tau == pytest.approx(0.8)  # the slice rows' 2nd highest confidence, not the extra rows' 1.0
+    assert seen["oof_rows"] == seen["fit_rows"] == [True] * 4 + [False] * 4
+
+
+def test_head_offsets_fit_on_the_rows_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from averitec_tools.baselines._run import claim_head
+
+    p = np.array([[0.45, 0.55, 0.0, 0.0]] * 2 + [[0.3, 0.7, 0.0, 0.0]] * 2)  # out of fold: Refuted everywhere
+    monkeypatch.setattr(claim_head, "out_of_fold_head_proba", lambda *a, **k: p)
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    every = claim_head.fit_head(X, y, names=("x",), groups=np.arange(4), objective="macro-f1")
+    first = claim_head.fit_head(X, y, names=("x",), groups=np.arange(4), objective="macro-f1",
+                                offset_rows=np.array([False, False, True, True]))
+    # every row: S's offset in (log 0.55/0.45, log 0.7/0.3) = (0.20, 0.85) separates S from R; the grid's smallest
+    assert every.offsets.tolist() == [0.25, 0.0, 0.0, 0.0]
+    assert first.offsets.tolist() == [0.0, 0.0, 0.0, 0.0]  # rows 2, 3 (both Refuted): the arg-max is already best
+
+
+def test_extra_head_claims_are_verifier_claims_only() -> None:
+    from averitec_tools.baselines.r2vc.config import config_from_mapping, resolve_config
+    from averitec_tools.baselines.r2vc.offline.inputs import training_plan
+    from averitec_tools.records.averitec import AVeriTeCClaim
+
+    train = [AVeriTeCClaim(claim=t, label="Refuted") for t in "abcdef"] + [AVeriTeCClaim(claim="g")]
+    plan = training_plan(train=train, scored=["B"], n_calibration=2, seed=0,
+                         pseudo_test=np.array([0, 0, 0, 0, 0, 1, 0], dtype=bool))
+    got = {c.claim for c in plan.head_claims(train, n=10, seed=0)}
+    held = {train[i].claim for i in np.flatnonzero(plan.held)}
+    assert got and got == set("acde") - held  # no twin of a scored claim (b), no pseudo-test (f), no unlabelled (g)
+    assert [c.claim for c in plan.head_claims(train, n=1, seed=0)] == [c.claim for c in plan.head_claims(
+        train, n=2, seed=0)][:1]  # a larger n extends the same seeded order
+    base = resolve_config("offline-minilm")
+    more = config_from_mapping({"base": "offline-minilm", "offline": {"head_extra_claims": 7}}, source="c.yaml")
+    assert more.offline.head_extra_claims == 7 and more.fingerprint() != base.fingerprint()
+    with pytest.raises(UserError, match="head_extra_claims must be at least 0"):
+        config_from_mapping({"base": "offline-minilm", "offline": {"head_extra_claims": -1}}, source="c.yaml")

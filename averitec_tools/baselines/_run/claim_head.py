@@ -155,15 +155,19 @@ def out_of_fold_head_proba(X: np.ndarray, y: np.ndarray, *, names: Sequence[str]
 
 def fit_head(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], groups: np.ndarray, c: float = 1.0,
              objective: str = "none", folds: int = 5, seed: int = 0,
-             labels: Sequence[str] = AVERITEC_LABELS) -> ClaimHead:
-    """Fit the head on every row, its offsets for ``objective`` on out-of-fold probabilities."""
+             labels: Sequence[str] = AVERITEC_LABELS, offset_rows: np.ndarray | None = None) -> ClaimHead:
+    """Fit the head on every row, its offsets for ``objective`` on out-of-fold probabilities.
+
+    ``offset_rows``: a mask of the rows the offsets are fitted on (default: every row).
+    """
     X = np.asarray(X, dtype=np.float64)
     head = _fit_raw(X, y, names=names, c=c, n_labels=len(labels))
     offsets = head.offsets
     if objective != "none":
         oof = out_of_fold_head_proba(X, y, names=names, groups=groups, c=c, folds=folds, seed=seed,
                                      n_labels=len(labels))
-        offsets = fit_offsets(oof, y, objective=objective)
+        rows = np.ones(len(y), dtype=bool) if offset_rows is None else np.asarray(offset_rows, dtype=bool)
+        offsets = fit_offsets(oof[rows], y[rows], objective=objective)
     return ClaimHead(features=head.features, mean=head.mean, scale=head.scale, coef=head.coef,
                      intercept=head.intercept, offsets=offsets, c=c, labels=tuple(labels),
                      info={"n": int(len(y)), "objective": objective, "folds": folds, "seed": seed,

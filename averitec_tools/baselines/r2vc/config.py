@@ -160,6 +160,10 @@ class R2VCConfig:
             # no verdict head (issue 37): the fingerprint a configuration had before the head's settings existed
             for key in ("verdict_head", "head_c_grid", "head_objectives", "head_cv_seeds"):
                 del settings["offline"][key]
+            settings["offline"].pop("head_extra_claims", None)
+        elif not settings["offline"].get("head_extra_claims"):
+            # the head fitted on the slice alone: the fingerprint it had before head_extra_claims existed
+            settings["offline"].pop("head_extra_claims", None)
         return json_digest(settings)
 
 
@@ -248,6 +252,8 @@ def _check_head(off: OfflineConfig, *, source: str) -> None:
         raise UserError(f"{source}: offline.head_objectives: {unknown or 'none given'} (use: {', '.join(OBJECTIVES)})")
     if off.head_cv_seeds < 1:
         raise UserError(f"{source}: offline.head_cv_seeds must be at least 1, got {off.head_cv_seeds}")
+    if off.head_extra_claims < 0:
+        raise UserError(f"{source}: offline.head_extra_claims must be at least 0, got {off.head_extra_claims}")
 
 
 def load_config(path: str | os.PathLike[str]) -> R2VCConfig:

@@ -175,6 +175,11 @@ class OfflineConfig:
     head_c_grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0)
     head_objectives: tuple[str, ...] = ("none", "macro-f1", "macro-f1-keep-accuracy")
     head_cv_seeds: int = 3
+    #: Verifier-training claims the head is fitted on beside the slice (``TrainingPlan.head_claims``:
+    #: seeded, never a scored claim's twin or the pseudo-test), their pools retrieved as a scored
+    #: claim's. Their NLI probabilities come from a verifier trained on their own answers, so the
+    #: head's settings and gate are still cross-validated and fitted on the slice claims alone.
+    head_extra_claims: int = 0
     cache_dir: str | None = None  #: where verifiers, corpus and indexes are cached (default: user cache)
     seed: int = 13
 

@@ -59,7 +59,8 @@ def data_dir() -> Path:
 #: Offline settings read only after decoding (what is fitted on the slice, and how): a stored
 #: decoding does not depend on them, so they stay out of the store key.
 DECISION_ONLY: tuple[str, ...] = ("fit_thresholds", "target_coverage", "gate_folds", "threshold_regimes",
-                                  "conflict_rule", "verdict_head", "head_c_grid", "head_objectives", "head_cv_seeds")
+                                  "conflict_rule", "verdict_head", "head_c_grid", "head_objectives", "head_cv_seeds",
+                                  "head_extra_claims")
 
 
 def offline_store_settings(cfg: R2VCConfig, components: dict[str, Any]

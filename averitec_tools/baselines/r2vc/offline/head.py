@@ -53,13 +53,18 @@ class HeadFit:
 
 
 def out_of_fold(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], groups: np.ndarray, c: float,
-                objective: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each slice claim's (label, confidence) from a head fitted without its fold (5 grouped folds)."""
+                objective: str, seed: int, offset_rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each slice claim's (label, confidence) from a head fitted without its fold (5 grouped folds).
+
+    ``offset_rows``: the rows whose out-of-fold probabilities fit the offsets (default: all).
+    """
     fold = group_folds(groups, folds=5, seed=seed)
     pred, conf = np.zeros(len(y), dtype=int), np.zeros(len(y))
+    rows = np.ones(len(y), dtype=bool) if offset_rows is None else offset_rows
     for f in np.unique(fold):
         fit, test = fold != f, fold == f
-        head = fit_head(X[fit], y[fit], names=names, groups=groups[fit], c=c, objective=objective, seed=seed)
+        head = fit_head(X[fit], y[fit], names=names, groups=groups[fit], c=c, objective=objective, seed=seed,
+                        offset_rows=rows[fit])
         pred[test], conf[test] = head.decide(X[test])
     return pred, conf
 
@@ -90,33 +95,42 @@ def _selective(pred: np.ndarray, conf: np.ndarray, gold: np.ndarray, tau: float)
 
 
 def choose_head(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], groups: np.ndarray, probe: np.ndarray,
-                c_grid: Sequence[float], objectives: Sequence[str], seeds: int, target_coverage: float) -> HeadFit:
+                c_grid: Sequence[float], objectives: Sequence[str], seeds: int, target_coverage: float,
+                n_slice: int | None = None) -> HeadFit:
     """Choose ``C`` and the objective by grouped cross-validation, fit on every row, gate on out-of-fold confidence.
 
     ``probe``: the rows' prior log-probabilities (its arg-max is the accuracy to keep).
+    ``n_slice``: only the first ``n_slice`` rows (the slice) are scored in the cross-validation
+    and set the gate; the rows after them (``offline.head_extra_claims``) are only fitted on,
+    in every fold (their groups' folds left out with the slice rows they share a group with).
     """
-    probe_acc = float(np.mean(np.asarray(probe).argmax(1) == y))
+    test = np.arange(len(y)) < (len(y) if n_slice is None else n_slice)
+    gold, probe_pred = y[test], np.asarray(probe)[test].argmax(1)
+    probe_acc = float(np.mean(probe_pred == gold))
     table: list[dict[str, Any]] = []
     for c, objective in itertools.product(c_grid, objectives):
-        runs = [out_of_fold(X, y, names=names, groups=groups, c=c, objective=objective, seed=s) for s in range(seeds)]
+        runs = [tuple(a[test] for a in out_of_fold(X, y, names=names, groups=groups, c=c, objective=objective,
+                                                   seed=s, offset_rows=test)) for s in range(seeds)]
         table.append({"c": float(c), "objective": objective,
-                      "accuracy": float(np.mean([np.mean(p == y) for p, _ in runs])),
-                      "macro_f1": float(np.mean([macro_f1_index(y, p) for p, _ in runs])), "runs": runs})
+                      "accuracy": float(np.mean([np.mean(p == gold) for p, _ in runs])),
+                      "macro_f1": float(np.mean([macro_f1_index(gold, p) for p, _ in runs])), "runs": runs})
     keep = [r for r in table if r["accuracy"] + 1e-12 >= probe_acc]
     best = max(keep, key=lambda r: r["macro_f1"]) if keep else max(table, key=lambda r: r["accuracy"])
     pred, conf = best["runs"][0]
     tau = gate_for(conf, target_coverage=target_coverage)
-    head = fit_head(X, y, names=names, groups=groups, c=best["c"], objective=best["objective"])
+    head = fit_head(X, y, names=names, groups=groups, c=best["c"], objective=best["objective"], offset_rows=test)
     rule = ("the highest mean macro-F1 among the settings whose mean accuracy is at least the probe's "
             "out-of-fold accuracy on the slice" if keep else "no setting kept the probe's accuracy: the most accurate")
     info = {"features": list(names), "c": best["c"], "objective": best["objective"], "tau": tau,
             "offsets": head.offsets.tolist(), "chosen": {k: best[k] for k in ("c", "objective")}, "rule": rule,
             "cross_validation": {"folds": 5, "seeds": seeds, "grouped": "normalised text and fact-checking article",
-                                 "probe": {"accuracy": probe_acc, "macro_f1": macro_f1_index(y, probe.argmax(1))},
+                                 "scored_on": "the slice claims", "fitted_on_extra_claims": int((~test).sum()),
+                                 "probe": {"accuracy": probe_acc, "macro_f1": macro_f1_index(gold, probe_pred)},
                                  "grid": [{k: round(r[k], 4) if isinstance(r[k], float) else r[k]
                                            for k in ("c", "objective", "accuracy", "macro_f1")} for r in table]},
-            "slice": {"claims": int(len(y)), "target_coverage": target_coverage,
-                      **_selective(pred, conf, y, tau)}}
+            "slice": {"claims": int(test.sum()), "target_coverage": target_coverage,
+                      **_selective(pred, conf, gold, tau)},
+            "fit_claims": int(len(y))}
     return HeadFit(head=head, tau=tau, info=info)
 
 
@@ -138,11 +152,12 @@ def check_unscored(slice_texts: Sequence[str], scored: Sequence[str]) -> None:
 
 
 def fit_slice_head(*, claims: Sequence[Any], pools: Sequence[np.ndarray | None], train: Sequence[Any], scored: Sequence[str],
-                   prior: Any, pool: int, off: Any, cache_file: Path) -> HeadFit:
+                   prior: Any, pool: int, off: Any, cache_file: Path, n_slice: int | None = None) -> HeadFit:
     """The head of the slice ``claims`` (ids ``train:<i>``) with their stored ``pools``, kept at ``cache_file``.
 
     ``prior``: the :class:`~averitec_tools.baselines._run.claim_prior.PriorFit` (out-of-fold rows);
-    ``off``: the offline settings (grid, objectives, seeds, target coverage).
+    ``off``: the offline settings (grid, objectives, seeds, target coverage); ``n_slice``: the
+    first ``n_slice`` claims are the slice, the rest ``offline.head_extra_claims`` (see :func:`choose_head`).
     """
     from averitec_tools.baselines._run.claim_prior import claim_groups
     from averitec_tools.baselines._run.decision_fit import cached_fit
@@ -155,7 +170,7 @@ def fit_slice_head(*, claims: Sequence[Any], pools: Sequence[np.ndarray | None],
     check_unscored([c.claim for c in claims], scored)
     missing = [c.claim_id for c, p in zip(claims, pools, strict=True) if p is None]
     if missing:
-        raise UserError(f"verdict head: slice claim {missing[0]} is not in the slice's candidate store")
+        raise UserError(f"verdict head: fitting claim {missing[0]} is not in the slice's candidate store")
     index = [int(str(c.claim_id).split(":", 1)[1]) for c in claims]
 
     def make() -> HeadFit:
@@ -165,7 +180,7 @@ def fit_slice_head(*, claims: Sequence[Any], pools: Sequence[np.ndarray | None],
         groups = claim_groups([train[i].claim for i in index], [train[i].fact_checking_article for i in index])
         return choose_head(X, y, names=HEAD_FEATURES[off.verdict_head], groups=groups, probe=probe,
                            c_grid=off.head_c_grid, objectives=off.head_objectives, seeds=off.head_cv_seeds,
-                           target_coverage=off.target_coverage)
+                           target_coverage=off.target_coverage, n_slice=n_slice)
 
     def write(fit: HeadFit, path: Path) -> None:
         import json

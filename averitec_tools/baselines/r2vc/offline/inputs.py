@@ -57,14 +57,26 @@ class TrainingPlan:
 
     def slice_claims(self, train: Sequence[AVeriTeCClaim]) -> list[ClaimInput]:
         """The labelled calibration-slice claims, in the pipeline's input form."""
-        from averitec_tools.labels import map_label
+        return [_claim_input(train, i) for i in map(int, np.flatnonzero(self.held & self.keep))
+                if train[i].label is not None]
 
-        return [
-            ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
-                       gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
-                       gold_label_raw=str(train[i].label))
-            for i in map(int, np.flatnonzero(self.held & self.keep)) if train[i].label is not None
-        ]
+    def head_claims(self, train: Sequence[AVeriTeCClaim], *, n: int, seed: int) -> list[ClaimInput]:
+        """``n`` labelled verifier-training claims the verdict head is also fitted on (``offline.head_extra_claims``).
+
+        Drawn in one seeded order over all of ``train`` (a claim another run drops leaves the
+        others' order unchanged); never a slice claim, a scored claim's twin or the pseudo-test.
+
+        Example:
+            >>> from averitec_tools.records.averitec import AVeriTeCClaim
+            >>> train = [AVeriTeCClaim(claim=t, label="Refuted") for t in "abcd"]
+            >>> plan = training_plan(train=train, scored=["b"], n_calibration=1, seed=0)
+            >>> [c.claim for c in plan.head_claims(train, n=5, seed=0)]
+            ['a', 'd']
+        """
+        order = np.random.default_rng(seed).permutation(len(train))
+        use = self.verifier_use
+        picked = [int(i) for i in order if use[i] and train[i].label is not None][:n]
+        return [_claim_input(train, i) for i in picked]
 
     def digests(self, *, train: Sequence[AVeriTeCClaim], passages: Sequence[tuple[int, Passage]],
                 epochs: int, seed: int, pair_labels: str, max_per_class: int | None) -> dict[str, str]:
@@ -74,6 +86,15 @@ class TrainingPlan:
         return {"verifier_pairs": rows_digest(p for epoch in pairs for p in epoch),
                 "calibration_slice": rows_digest((c.claim_id, c.claim, c.gold_label_raw)
                                                  for c in self.slice_claims(train))}
+
+
+def _claim_input(train: Sequence[AVeriTeCClaim], i: int) -> ClaimInput:
+    """Training claim ``i`` in the pipeline's input form (id ``train:<i>``, its gold label)."""
+    from averitec_tools.labels import map_label
+
+    return ClaimInput(claim_id=f"train:{i}", claim=train[i].claim,
+                      gold_label=map_label(str(train[i].label), source="averitec", target="r2vc"),
+                      gold_label_raw=str(train[i].label))
 
 
 def training_plan(*, train: Sequence[AVeriTeCClaim], scored: Sequence[str], n_calibration: int,

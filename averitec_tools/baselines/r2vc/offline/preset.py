@@ -43,11 +43,13 @@ the verifier (:mod:`.verifier`), the slice fit (:mod:`.fit`), then the pipeline,
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.baselines.r2vc.config import OFFLINE_DEPARTURES, R2VCConfig
+from averitec_tools.baselines.r2vc.io.claims import ClaimInput
 from averitec_tools.baselines.r2vc.offline.corpus import OfflineData, offline_data
 from averitec_tools.baselines.r2vc.offline.data import cache_root, offline_store_settings
 from averitec_tools.baselines.r2vc.offline.fit import (
@@ -130,16 +132,33 @@ def _verdict_head(base: R2VCConfig, data: OfflineData, verifier: OfflineVerifier
     scored = [c.claim for c in data.dev] + [c.claim for c in request.claims]
     prior = fitted_prior(train_path=data.train_path, scored=scored, pseudo_test_claims=off.pseudo_test_claims)
     claims = data.plan.slice_claims(data.train)
+    extra = data.plan.head_claims(data.train, n=off.head_extra_claims, seed=off.seed)
     store = open_slice_store(fit_cfg, nli=verifier.nli, retriever=data.retriever,
-                             directory=data.cache / "slice-candidates", replay_only=True)
-    pools = [None if stored is None else stored.probs for stored in map(store.get, claims)]
+                             directory=data.cache / "slice-candidates", replay_only=not extra)
+    _decode_missing(fit_cfg, data, verifier, store, extra, progress=request.progress)
+    pools = [None if stored is None else stored.probs for stored in map(store.get, [*claims, *extra])]
     key = json_digest(HEAD_VERSION, Path(calibrator.source or "").name, PRIOR_VERSION,
                       prior.prior.info.get("train_sha256"), prior.prior.c, sorted(prior.oof), off.verdict_head,
                       off.head_c_grid, off.head_objectives, off.head_cv_seeds, off.target_coverage,
-                      base.retrieval.top_m)
-    fit = fit_slice_head(claims=claims, pools=pools, train=data.train, scored=scored, prior=prior,
-                         pool=base.retrieval.top_m, off=off, cache_file=data.cache / f"head-{key}.json")
+                      base.retrieval.top_m, [c.claim_id for c in extra])
+    fit = fit_slice_head(claims=[*claims, *extra], pools=pools, train=data.train, scored=scored, prior=prior,
+                         pool=base.retrieval.top_m, off=off, cache_file=data.cache / f"head-{key}.json",
+                         n_slice=len(claims))
     return VerdictHead(head=fit.head, prior=prior.prior, tau=fit.tau, pool=base.retrieval.top_m, info=fit.info)
+
+
+def _decode_missing(fit_cfg: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, store: Any,
+                    claims: Sequence[ClaimInput], *, progress: bool) -> None:
+    """Retrieve and score the pools of the head's extra fitting claims the store lacks (as the slice's)."""
+    from tqdm.auto import tqdm
+
+    from averitec_tools.baselines.r2vc.offline.fit import nli_pipeline
+
+    missing = [c for c in claims if store.get(c) is None]
+    if missing:
+        decoder = nli_pipeline(fit_cfg, nli=verifier.nli, retriever=data.retriever, store=store)
+        for claim in tqdm(missing, desc="verdict head: extra claims", unit="claim", disable=not progress):
+            decoder.decode(claim)
 
 
 def _slice_fit(base: R2VCConfig, data: OfflineData, verifier: OfflineVerifier, *,
