@@ -242,12 +242,12 @@ def test_extra_head_claims_are_verifier_claims_only() -> None:
     from averitec_tools.baselines.r2vc.offline.inputs import training_plan
     from averitec_tools.records.averitec import AVeriTeCClaim
 
-    train = [AVeriTeCClaim(claim=t, label="Refuted") for t in "abcdef"] + [AVeriTeCClaim(claim="g")]
+    train = [AVeriTeCClaim(claim=t, label="Refuted") for t in [*"abcdef", " "]] + [AVeriTeCClaim(claim="g")]
     plan = training_plan(train=train, scored=["B"], n_calibration=2, seed=0,
-                         pseudo_test=np.array([0, 0, 0, 0, 0, 1, 0], dtype=bool))
+                         pseudo_test=np.array([0, 0, 0, 0, 0, 1, 0, 0], dtype=bool))
     got = {c.claim for c in plan.head_claims(train, n=10, seed=0)}
     held = {train[i].claim for i in np.flatnonzero(plan.held)}
-    assert got and got == set("acde") - held  # no twin of a scored claim (b), no pseudo-test (f), no unlabelled (g)
+    assert got and got == set("acde") - held  # no twin of a scored claim (b), no pseudo-test (f), no empty text, no unlabelled (g)
     assert [c.claim for c in plan.head_claims(train, n=1, seed=0)] == [c.claim for c in plan.head_claims(
         train, n=2, seed=0)][:1]  # a larger n extends the same seeded order
     base = resolve_config("offline-minilm")

@@ -64,7 +64,8 @@ class TrainingPlan:
         """``n`` labelled verifier-training claims the verdict head is also fitted on (``offline.head_extra_claims``).
 
         Drawn in one seeded order over all of ``train`` (a claim another run drops leaves the
-        others' order unchanged); never a slice claim, a scored claim's twin or the pseudo-test.
+        others' order unchanged); never a slice claim, a scored claim's twin, the pseudo-test, or
+        a claim without a label or text (the probe has no out-of-fold row for it).
 
         Example:
             >>> from averitec_tools.records.averitec import AVeriTeCClaim
@@ -75,7 +76,7 @@ class TrainingPlan:
         """
         order = np.random.default_rng(seed).permutation(len(train))
         use = self.verifier_use
-        picked = [int(i) for i in order if use[i] and train[i].label is not None][:n]
+        picked = [int(i) for i in order if use[i] and train[i].label is not None and train[i].claim.strip()][:n]
         return [_claim_input(train, i) for i in picked]
 
     def digests(self, *, train: Sequence[AVeriTeCClaim], passages: Sequence[tuple[int, Passage]],
