@@ -255,3 +255,26 @@ def test_extra_head_claims_are_verifier_claims_only() -> None:
     assert more.offline.head_extra_claims == 7 and more.fingerprint() != base.fingerprint()
     with pytest.raises(UserError, match="head_extra_claims must be at least 0"):
         config_from_mapping({"base": "offline-minilm", "offline": {"head_extra_claims": -1}}, source="c.yaml")
+
+
+def test_extra_pools_missing_from_the_store_are_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preset retrieves and scores only the extra claims the slice's store lacks."""
+    from averitec_tools.baselines.r2vc.offline import fit as fit_mod
+    from averitec_tools.baselines.r2vc.offline import preset
+
+    decoded: list[str] = []
+
+    class Decoder:
+        def decode(self, claim: ClaimInput) -> None:
+            decoded.append(str(claim.claim_id))
+
+    monkeypatch.setattr(fit_mod, "nli_pipeline", lambda *a, **k: Decoder())
+    store = SimpleNamespace(get=lambda c: None if c.claim_id == "train:2" else object())
+    claims = [ClaimInput(claim_id=f"train:{i}", claim=f"c{i}") for i in (1, 2, 3)]
+    env: Any = SimpleNamespace(retriever=None)
+    verifier: Any = SimpleNamespace(nli=None)
+    cfg: Any = None
+    preset._decode_missing(cfg, env, verifier, store, claims, progress=False)
+    assert decoded == ["train:2"]
+    preset._decode_missing(cfg, env, verifier, SimpleNamespace(get=lambda c: object()), claims, progress=False)
+    assert decoded == ["train:2"]  # all stored: nothing decoded, no pipeline built
