@@ -216,7 +216,10 @@ def test_extractive_justification() -> None:
 
 def test_config_builtins_and_errors(tmp_path: Path) -> None:
     off = builtin_config("offline-minilm")
-    assert off.verdict.train == replace(OFFLINE_TRAIN, select="claim-macro-f1", max_length=256)
+    # issue 37 item 4: the verdict caps lifted (3,000 pairs, nothing frozen), 15 % held out for the decision slice
+    assert off.verdict.train == replace(OFFLINE_TRAIN, select="claim-macro-f1", max_length=256, heldout=0.15,
+                                        max_pairs=3000, freeze_layers=0)
+    assert off.verdict.train_evidence == "gold+retrieved" and off.verdict.retrieved_per_claim == 3
     assert off.data.pseudo_test_claims == 500 and builtin_config("paper").data.pseudo_test_claims == 0
     assert off.reranker.train == replace(OFFLINE_TRAIN, batch_size=2) and off.justification.model == "extractive-fallback"
     paper = builtin_config("paper")

@@ -122,11 +122,16 @@ def test_decided_drops_the_reranker_and_sets_the_bias() -> None:
 
 
 def test_offline_minilm_chooses_on_the_slice_and_lists_the_departures() -> None:
+    # issue 37: the claim head replaced the issue-27 offsets; the BM25 order replaced the slice's reranker choice
     cfg = builtin_config("offline-minilm")
-    assert (cfg.decision.reranker, cfg.decision.label_bias) == ("slice-choice", "slice-fit")
+    assert (cfg.decision.reranker, cfg.decision.label_bias, cfg.decision.head) == ("bm25-order", "none", "claim-head")
     deps = cfg.departures()
-    assert "decision.reranker='slice-choice' (upstream: 'always')" in deps
-    assert "decision.label_bias='slice-fit' (upstream: 'none')" in deps
+    assert "decision.reranker='bm25-order' (upstream: 'always')" in deps
+    assert "decision.head='claim-head' (upstream: 'none')" in deps
+    assert "verdict.train_evidence='gold+retrieved' (upstream: 'gold')" in deps
+    issue27 = config_from_mapping({"base": "offline-minilm", "decision": {
+        "reranker": "slice-choice", "label_bias": "slice-fit", "head": "none"}}, source="c.yaml")
+    assert "decision.label_bias='slice-fit' (upstream: 'none')" in issue27.departures()
     for name in ("paper", "paper-bounded", "offline-minilm-ours"):
         assert not [d for d in builtin_config(name).departures() if d.startswith("decision.")], name
 
@@ -172,10 +177,12 @@ def test_fit_decision_runs_the_slice_both_ways_and_caches_the_result(tmp_path: P
     )
     from averitec_tools.baselines.averitec.variants import VARIANTS
 
-    base = builtin_config("offline-minilm")
+    base = builtin_config("offline-minilm")  # with the issue-27 decisions (the offsets, the slice's reranker choice)
     cfg = replace(base, data=replace(base.data, train=str(_train_file(tmp_path)), cache_dir=str(tmp_path / "cache"),
                                      pseudo_test_claims=0),
-                  decision=replace(base.decision, distractors=5))
+                  verdict=replace(base.verdict, train=replace(base.verdict.train, heldout=0.05)),
+                  decision=replace(base.decision, reranker="slice-choice", label_bias="slice-fit", head="none",
+                                   distractors=5))
     train, info = training_claims(cfg)
     sl = decision_slice(cfg, claims=train)
     assert len(sl) == 3  # 5 % of 60 claims, the same claims for both models

@@ -32,6 +32,8 @@ from averitec_tools.baselines.averitec.pipeline import AVeriTeCPipeline, NoReran
 from averitec_tools.baselines.averitec.variants import Variant
 from averitec_tools.errors import UserError
 
+#: The reranker's component under ``decision.reranker: bm25-order``.
+BM25_ORDER = "bm25-order (decision.reranker: bm25-order)"
 #: What the retrieval component is called, by ``retrieval.bm25``.
 RETRIEVAL_NAMES = {"upstream": "rank_bm25 Okapi over NLTK word_tokenize", "bm25s": "bm25s Lucene BM25"}
 
@@ -47,6 +49,8 @@ class Built:
     seconds: dict[str, float] = field(default_factory=dict)
     #: The training claims (and their file's facts) the question writer was given, for the decision slice.
     train: tuple[list[ClaimItem], dict[str, Any]] | None = None
+    #: The trained classifiers' checkpoint manifests, by stage.
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _identity(model: str) -> dict[str, str]:
@@ -104,18 +108,20 @@ def _classifier(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *,
     ckpt, _ = obtain_checkpoint(kind=kind, cfg=config, exclude=exclude, progress=progress)
     model = built.parts[kind] = PairClassifier(checkpoint=ckpt, device=section.train.device,
                                                batch_size=section.batch_size, max_length=section.max_length)
+    built.manifests[kind] = dict(getattr(model, "manifest", {}) or {})
     built.components[kind] = model.component
     built.settings[kind] = {**_identity(ckpt), **settings, "max_length": model.max_length}
     built.seconds[kind] = time.perf_counter() - t
 
 
 def _reranker(config: AVeriTeCConfig, built: Built, exclude: Sequence[str], *, rerank: bool, progress: bool) -> None:
-    if rerank:
+    if rerank and config.decision.reranker != "bm25-order":
         rc = config.reranker
         _classifier(config, built, exclude, kind="reranker", progress=progress,
                     settings={"input": rc.input, "keep": rc.keep})
     else:
-        built.components["reranker"] = NoReranker.component
+        built.components["reranker"] = BM25_ORDER if rerank else NoReranker.component
+        # the same evidence as the no-reranker variant's: the same stage-cache key
         built.settings["reranker"] = {"component": NoReranker.component, "keep": config.reranker.keep}
 
 
@@ -183,16 +189,38 @@ def build_pipeline(*, config: AVeriTeCConfig, variant: Variant, store: str | Non
         components=built.components, build_seconds={k: round(v, 2) for k, v in built.seconds.items()},
         cache=StageCache(cache_dir(config) / "stages" if config.data.stage_cache else None),
         stage_settings=built.settings,
-        leak_guard=_leak_guard(config, built, exclude, store))
+        leak_guard=_leak_guard(config, built, exclude, store), verdict_training=_verdict_training(built))
     dc = config.decision
-    if built.train is None or (dc.label_bias == "none" and (not variant.rerank or dc.reranker == "always")):
+    rerank = variant.rerank and dc.reranker != "bm25-order"
+    if built.train is None or (dc.label_bias == "none" and dc.head == "none" and (not rerank or dc.reranker == "always")):
         return pipe
-    from averitec_tools.baselines.averitec.training.decision_slice import decided, fit_decision
+    from averitec_tools.baselines.averitec.training.decision_slice import (
+        decided,
+        fit_decision,
+        slice_prior,
+    )
 
     t = time.perf_counter()
     train, info = built.train
-    fitted = fit_decision(pipe, train=train, train_info=info, reranker_variant=variant.rerank, progress=progress)
-    return decided(pipe, fitted, seconds=round(time.perf_counter() - t, 2))
+    fitted = fit_decision(pipe, train=train, train_info=info, reranker_variant=rerank, progress=progress,
+                          scored=exclude)
+    priors = None
+    if "head" in fitted:  # the scored claims' probe probabilities, from the probe the slice's came from
+        texts = sorted({c.claim for c in claims})
+        probe = slice_prior(config, train_info=info, scored=exclude).prior
+        priors = {t: [float(x) for x in row] for t, row in zip(texts, probe.predict_texts(texts), strict=True)}
+    return decided(pipe, fitted, seconds=round(time.perf_counter() - t, 2), priors=priors)
+
+
+def _verdict_training(built: Built) -> dict[str, Any]:
+    """The verdict model's training set as its manifest records it (claims, examples, what they hold)."""
+    data = built.manifests.get("verdict", {}).get("data", {})
+    keys = ("claims", "dropped_scored_claims", "pseudo_test_held_out", "train_examples", "heldout_examples",
+            "class_counts", "gold_examples", "retrieved_examples", "retrieved_per_claim", "retrieved_labels",
+            "retrieved_store")
+    out = {k: data[k] for k in keys if k in data}
+    settings = built.manifests.get("verdict", {}).get("settings", {})
+    return out | ({"settings": settings} if out and settings else {})
 
 
 __all__ = ["Built", "build_pipeline"]

@@ -100,7 +100,12 @@ class RerankerConfig:
 class VerdictConfig:
     """``input``: ``upstream`` ("[CLAIM] c [QUESTION] q a") or ``pair``; ``aggregation``:
     ``upstream`` (a pair predicted Not Enough Evidence *or* Conflicting makes the claim NEE)
-    or ``conflicting-pair`` (a pair predicted Conflicting makes the claim Conflicting)."""
+    or ``conflicting-pair`` (a pair predicted Conflicting makes the claim Conflicting).
+    ``train_evidence``: ``gold`` (upstream: the training claims' gold QA pairs) or
+    ``gold+retrieved`` (those plus each training claim's top ``retrieved_per_claim`` pairs
+    retrieved, in BM25 order, from a store of the *other* training claims' answers — its own,
+    its twins', its article's and its siblings' left out — labelled with the claim's verdict:
+    what the model reads at test time; :mod:`~averitec_tools.baselines.averitec.training.verdict_evidence`)."""
 
     base: str = "bert-base-uncased"
     checkpoint: str | None = None
@@ -109,6 +114,8 @@ class VerdictConfig:
     input: str = "upstream"
     aggregation: str = "upstream"
     max_length: int | None = 400
+    train_evidence: str = "gold"
+    retrieved_per_claim: int = 3
     train: TrainConfig = field(default_factory=lambda: TrainConfig(select="claim-macro-f1"))
 
 
@@ -150,10 +157,16 @@ class DecisionConfig:
     the slice); ``label_bias``: ``none`` (upstream) or ``slice-fit`` (per-label log offsets
     added to each QA pair's verdict log-probabilities, grid-searched for the slice's claim
     macro-F1). ``slice_claims`` caps the slice (None: every held-out claim);
-    ``distractors``: per claim in the slice's ``--exclude-own-evidence`` store."""
+    ``distractors``: per claim in the slice's ``--exclude-own-evidence`` store. ``reranker:
+    bm25-order`` never uses the reranker (the verdict model's retrieved training evidence is
+    in BM25 order: the scored claims' is too). ``head``: ``none`` (upstream: the aggregation
+    rule's label) or ``claim-head`` (the final label from a claim-level head over the
+    claim-only probe's log-probabilities and the verdict model's claim distribution, fitted
+    on the slice; :mod:`~averitec_tools.baselines.averitec.training.head_fit`)."""
 
     reranker: str = "always"
     label_bias: str = "none"
+    head: str = "none"
     slice_claims: int | None = None
     distractors: int = 200
 

@@ -62,7 +62,9 @@ class AVeriTeCPipeline:
                  reranker: Any, verdict: Any, justifier: Any, components: dict[str, str],
                  build_seconds: dict[str, float] | None = None, cache: StageCache | None = None,
                  stage_settings: dict[str, Any] | None = None, leak_guard: dict[str, Any] | None = None,
-                 label_bias: list[float] | None = None, decision: dict[str, Any] | None = None) -> None:
+                 label_bias: list[float] | None = None, decision: dict[str, Any] | None = None,
+                 head: Any = None, priors: dict[str, list[float]] | None = None,
+                 verdict_training: dict[str, Any] | None = None) -> None:
         self.config = config
         self.variant = variant
         self.store = store
@@ -81,6 +83,11 @@ class AVeriTeCPipeline:
         self.label_bias = label_bias
         #: What the decision slice chose (``decision``): listed in the run summary.
         self.decision: dict[str, Any] = decision or {}
+        #: The claim head (``decision.head: claim-head``) and the scored claims' probe probabilities, by text.
+        self.head = head
+        self.priors: dict[str, list[float]] = priors or {}
+        #: The verdict model's training set (its checkpoint manifest's ``data``): listed in the run summary.
+        self.verdict_training: dict[str, Any] = verdict_training or {}
 
     def _timed(self, stage: str, t0: float) -> float:
         now = time.perf_counter()
@@ -213,7 +220,13 @@ class AVeriTeCPipeline:
         probs, parent = self.verdict_probs(item, evidence, parent)
         if self.label_bias is not None:  # fitted on the decision slice (decision_slice.py)
             probs = apply_bias(probs, self.label_bias)
-        label, confidence, probabilities = decide(probs, rule=self.config.verdict.aggregation)
+        if self.head is not None:  # the claim head (training/head_fit.py); every scored claim has its prior
+            from averitec_tools.baselines.averitec.training.head_fit import head_decision
+
+            label, confidence, probabilities = head_decision(self.head, np.asarray(self.priors[item.claim]), probs,
+                                                             rule=self.config.verdict.aggregation)
+        else:
+            label, confidence, probabilities = decide(probs, rule=self.config.verdict.aggregation)
         t = self._timed("verdict", t)
         justified, _ = self._fetch("justification", parent,
                                    lambda: {"text": self.justifier.justify([(item.claim, evidence, label)])[0]})

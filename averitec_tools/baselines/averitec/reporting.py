@@ -95,7 +95,8 @@ def run_summary(pipe: Any, *, results: Sequence[ClaimResult], n_resumed: int, ou
     return RunSummary(out=out, config=pipe.config.name, output_format=output_format, n_claims=len(results),
                       n_resumed=n_resumed, labels=dict(Counter(r.label for r in results)), components=components,
                       fallbacks=counts["fallbacks"], figures=figures, layout=SUMMARY_LAYOUT,
-                      extra={"decision": dict(pipe.decision)} if pipe.decision else {})
+                      extra={**({"decision": dict(pipe.decision)} if pipe.decision else {}),
+                             **({"verdict_training": dict(pipe.verdict_training)} if pipe.verdict_training else {})})
 
 
 def timing_table(summary: RunSummary) -> str:

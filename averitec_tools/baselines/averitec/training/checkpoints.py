@@ -129,7 +129,19 @@ def _train_verdict(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: 
 
     sec, s = cfg.verdict, cfg.verdict.train
     train_c, held_c = _split(claims, s)
-    train_ex = cap_examples(verdict_examples(train_c, style=sec.input), cap=s.max_pairs, seed=s.seed)
+    gold = verdict_examples(train_c, style=sec.input)
+    extra: list[Any] = []
+    if sec.train_evidence == "gold+retrieved":  # issue 37: the evidence a scored claim gets, too
+        from averitec_tools.baselines.averitec.training.verdict_evidence import (
+            composition,
+            retrieved_examples,
+        )
+
+        extra, store = retrieved_examples(cfg, claims=train_c, writer_claims=claims,
+                                          train_sha=data_info.get("sha256"), progress=progress)
+        data_info = {**data_info, **composition(gold=len(gold), retrieved=extra, per_claim=sec.retrieved_per_claim,
+                                                store=store)}
+    train_ex = cap_examples(gold + extra, cap=s.max_pairs, seed=s.seed)
     held_ex = cap_examples(verdict_examples(held_c, style=sec.input), cap=_held_cap(s), seed=s.seed)
     if not train_ex:
         raise UserError(f"{data_info.get('path')}: no training examples for the verdict")
@@ -177,7 +189,12 @@ def training_settings(kind: str, cfg: AVeriTeCConfig) -> dict[str, Any]:
     section = getattr(cfg, kind)
     keys = {"reranker": ("base", "input", "negatives"), "verdict": ("base", "input", "aggregation"),
             "justification": ("model", "input", "decoder_start", "num_beams", "max_new_tokens")}[kind]
-    return {**{k: getattr(section, k) for k in keys}, "train": asdict(section.train)}
+    out = {**{k: getattr(section, k) for k in keys}, "train": asdict(section.train)}
+    if kind == "verdict" and section.train_evidence != "gold":  # gold: the keys of before issue 37
+        out |= {"train_evidence": section.train_evidence, "retrieved_per_claim": section.retrieved_per_claim,
+                "retrieved_from": {"bm25": cfg.retrieval.bm25, "questions": cfg.questions.model,
+                                   "prompt": cfg.questions.prompt, "distractors": cfg.decision.distractors}}
+    return out
 
 
 def obtain_checkpoint(*, kind: str, cfg: AVeriTeCConfig, exclude: Sequence[str], progress: bool) -> tuple[str, bool]:

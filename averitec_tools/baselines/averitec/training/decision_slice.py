@@ -46,21 +46,26 @@ def decision_slice(cfg: AVeriTeCConfig, *, claims: Sequence[ClaimItem]) -> list[
     """
     from averitec_tools.baselines.averitec.training.checkpoints import _split
 
-    held_r = {c.claim_id for c in _split(claims, cfg.reranker.train)[1]}
     held_v = {c.claim_id for c in _split(claims, cfg.verdict.train)[1]}
+    # bm25-order: no reranker is trained or used, its split holds nothing out
+    held_r = held_v if cfg.decision.reranker == "bm25-order" else {c.claim_id for c in _split(claims, cfg.reranker.train)[1]}
     out = [c for c in claims if c.claim_id in held_r and c.claim_id in held_v]
     cap = cfg.decision.slice_claims
     return out if cap is None else out[:cap]
 
 
-def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], key: str) -> Path:
+def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], key: str,
+                 pool: Sequence[ClaimItem] | None = None) -> Path:
+    """The slice's store; ``pool``: draw the distractors from these claims (the other training
+    claims, as a scored split's store draws from the training split), else from the slice's own."""
     from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.corpus.store import build_store
 
     out = cache_dir(cfg) / f"decision-store-{key}"
     if not (out / "leak_guard.info").is_file():
         build_store(claims=[c.record for c in items], claim_ids=[c.claim_id for c in items], out=out,
-                    distractors=cfg.decision.distractors, seed=0, exclude_own_evidence=True)
+                    distractors=cfg.decision.distractors, seed=0, exclude_own_evidence=True,
+                    pool_claims=None if pool is None else [c.record for c in pool])
     return out
 
 
@@ -108,9 +113,18 @@ def _slice_run(pipe: AVeriTeCPipeline, *, items: Sequence[ClaimItem], store: Pat
     return evidence, probs
 
 
+def slice_prior(cfg: AVeriTeCConfig, *, train_info: dict[str, Any], scored: Sequence[str]) -> Any:
+    """The claim-only probe of the run (:func:`~averitec_tools.baselines._run.claim_prior.fitted_prior`:
+    the training claims minus the scored claims' twins and the pseudo-test), fitted once, cached."""
+    from averitec_tools.baselines._run.claim_prior import fitted_prior
+
+    return fitted_prior(train_path=train_info["path"], scored=scored, pseudo_test_claims=cfg.data.pseudo_test_claims)
+
+
 def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_info: dict[str, Any], reranker_variant: bool,
-                 progress: bool = False) -> dict[str, Any]:
-    """Make (or read back from the cache) the ``decision`` settings' choices for ``pipe``."""
+                 progress: bool = False, scored: Sequence[str] = ()) -> dict[str, Any]:
+    """Make (or read back from the cache) the ``decision`` settings' choices for ``pipe`` (``scored``:
+    the scored claims' texts, whose twins the claim-head's probe leaves out)."""
     from averitec_tools.baselines._run.decision_fit import cached_fit
     from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.stages.decision import (
@@ -127,16 +141,20 @@ def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_in
     items = [c for c in decision_slice(cfg, claims=train) if c.record.label in LABELS]
     ids = [c.claim_id for c in items]
     choose = reranker_variant and dc.reranker == "slice-choice"
-    key = fingerprint("decision", FIT_VERSION, ids, train_info.get("sha256"), pipe.stage_settings, dc,
-                      cfg.verdict.aggregation, BIAS_GRID, FINE_STEP, choose, reranker_variant)
+    head = dc.head == "claim-head"
     if not items:
         return {"slice_claims": 0, "note": "empty decision slice: nothing chosen, nothing fitted"}
+    prior = slice_prior(cfg, train_info=train_info, scored=scored).training_proba(ids) if head else None
+    key = fingerprint("decision", FIT_VERSION, ids, train_info.get("sha256"), pipe.stage_settings, dc,
+                      cfg.verdict.aggregation, BIAS_GRID, FINE_STEP, choose, reranker_variant,
+                      *([_head_key(prior)] if prior is not None else []))
 
     def make() -> dict[str, Any]:
         t0 = time.perf_counter()
-        store = _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors))
         slice_ids = set(ids)
         rest = [c for c in train if c.claim_id not in slice_ids]
+        store = (_slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors, "pool"), rest)
+                 if head else _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors)))
         writer = build_question_writer(config=cfg.questions, train=rest)
         writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
                        "sha256": train_info.get("sha256")}
@@ -154,10 +172,24 @@ def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_in
             "reranker_used": bool(use)}
         if dc.label_bias == "slice-fit":
             out["label_bias"] = fit_label_bias(claim_probs=runs[use][1], gold=gold, rule=cfg.verdict.aggregation)
+        if prior is not None:
+            from averitec_tools.baselines.averitec.training.head_fit import fit_slice_head
+
+            out["head"] = fit_slice_head(prior=prior, claim_probs=runs[use][1], gold=gold, texts=[c.claim for c in items],
+                                         articles=[c.record.fact_checking_article for c in items],
+                                         rule=cfg.verdict.aggregation)
         out["seconds"] = round(time.perf_counter() - t0, 1)
         return out
 
     return cached_fit(cache_dir(cfg) / f"decision-{key}.json", make, read=_read_fit, write=_write_fit)
+
+
+def _head_key(prior: np.ndarray) -> list[Any]:
+    """What the claim head's fit depends on beyond the decision settings: its version, grid and the
+    slice claims' out-of-fold probe probabilities."""
+    from averitec_tools.baselines.averitec.training.head_fit import HEAD_C_GRID, HEAD_VERSION
+
+    return [HEAD_VERSION, HEAD_C_GRID, np.round(prior, 8).tolist()]
 
 
 def _read_fit(path: Path) -> dict[str, Any]:
@@ -171,10 +203,14 @@ def _write_fit(fit: dict[str, Any], path: Path) -> None:
         fh.write(json.dumps(fit, indent=1))
 
 
-def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float) -> AVeriTeCPipeline:
-    """``pipe`` as ``fitted`` says: BM25 order where the reranker lost, the label bias (a new pipeline;
+def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float,
+            priors: dict[str, list[float]] | None = None) -> AVeriTeCPipeline:
+    """``pipe`` as ``fitted`` says: BM25 order where the reranker lost, the label bias, the claim
+    head with the scored claims' ``priors`` (claim text → probe probabilities) (a new pipeline;
     ``seconds`` the fit took, listed with the build's)."""
+    from averitec_tools.baselines._run.claim_head import ClaimHead
     from averitec_tools.baselines.averitec.stages.decision import bias_vector
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     reranker, components, settings = pipe.reranker, dict(pipe.components), dict(pipe.stage_settings)
     if pipe.variant.rerank and fitted.get("reranker_used") is False:
@@ -186,12 +222,16 @@ def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float) -
         bias = bias_vector(fitted["label_bias"]["bias"])
         # the justification reads the label: its stage-cache key must see the offsets
         settings["justification"] = {**settings.get("justification", {}), "label_bias": bias}
+    head = ClaimHead.from_dict(fitted["head"]["model"]) if "head" in fitted else None
+    if head is not None:  # the label is the head's: the justification's key must see it
+        settings["justification"] = {**settings.get("justification", {}), "head": fingerprint(fitted["head"]["model"])}
     return AVeriTeCPipeline(config=pipe.config, variant=pipe.variant, store=pipe.store,
                             question_writer=pipe.question_writer, reranker=reranker, verdict=pipe.verdict,
                             justifier=pipe.justifier, components=components,
                             build_seconds={**pipe.build_seconds, "decision": seconds}, cache=pipe.cache,
                             stage_settings=settings, leak_guard=pipe.leak_guard, label_bias=bias,
-                            decision=dict(fitted))
+                            decision=dict(fitted), head=head, priors=priors if head is not None else None,
+                            verdict_training=pipe.verdict_training)
 
 
 __all__ = ["decided", "decision_slice", "fit_decision"]
