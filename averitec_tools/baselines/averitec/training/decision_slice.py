@@ -213,7 +213,7 @@ def decided(pipe: AVeriTeCPipeline, fitted: dict[str, Any], *, seconds: float,
     from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
     reranker, components, settings = pipe.reranker, dict(pipe.components), dict(pipe.stage_settings)
-    if pipe.variant.rerank and fitted.get("reranker_used") is False:
+    if pipe.variant.rerank and pipe.reranker is not None and fitted.get("reranker_used") is False:
         reranker = None
         components["reranker"] = "bm25-order (decision slice: the reranker did not beat BM25 order)"
         settings["reranker"] = {"component": NoReranker.component, "keep": pipe.config.reranker.keep}
