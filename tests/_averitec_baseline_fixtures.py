@@ -47,8 +47,8 @@ def tokenizer() -> Any:
     return tok
 
 
-def tiny_models(root: Path) -> dict[str, Path]:
-    """Save a tiny BERT classifier, BLOOM causal LM and BART seq2seq model under ``root``."""
+def tiny_models(root: Path, only: tuple[str, ...] = ("bert", "bloom", "bart")) -> dict[str, Path]:
+    """Save a tiny BERT classifier, BLOOM causal LM and BART seq2seq model under ``root`` (``only``: those)."""
     import torch
     from transformers import (
         BartConfig,
@@ -76,6 +76,8 @@ def tiny_models(root: Path) -> dict[str, Path]:
     }
     out = {}
     for name, model in models.items():
+        if name not in only:
+            continue
         path = root / f"tiny-{name}"
         model.save_pretrained(path)
         tok.save_pretrained(path)

@@ -36,7 +36,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                             "train": {"max_pairs": 6, "epochs": 1, "batch_size": 3, "max_length": 64,
                                       "device": "cpu"}},
           # the stage mechanics under test; the decision slice's choices: tests/test_averitec_decision.py
-          "decision": {"reranker": "always", "label_bias": "none"}}
+          "decision": {"reranker": "always", "label_bias": "none", "head": "none"}}
     fallback = {**hf, "questions": {"model": "retrieval-fallback"}, "justification": {"model": "extractive-fallback"}}
     import yaml
 

@@ -152,3 +152,44 @@ def test_bm25_order_slices_on_the_verdict_split_alone() -> None:
     sl = decision_slice(cfg, claims=cs)
     both = decision_slice(replace(cfg, decision=replace(cfg.decision, reranker="slice-choice")), claims=cs)
     assert len(sl) == 6 and set(c.claim_id for c in both) <= set(c.claim_id for c in sl)  # 15 % of 40
+
+
+def test_offline_minilm_end_to_end_with_retrieved_training_and_the_head(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from averitec_tools.baselines.averitec.build import BM25_ORDER
+    from averitec_tools.cli.main import main
+    from tests._averitec_baseline_fixtures import claims, tiny_models, write_json
+
+    monkeypatch.setattr(head_fit, "HEAD_SEEDS", 1)  # the choice's cost, not its rule (tested above)
+    monkeypatch.setattr(head_fit, "HEAD_C_GRID", (0.03,))  # strongly regularised: lbfgs converges at once
+    from averitec_tools.baselines._run import claim_prior
+
+    monkeypatch.setattr(claim_prior, "_MAX_ITER", 100)  # the probe on 100 separable fixture claims
+    monkeypatch.setattr(head_fit, "HEAD_FOLDS", 2)
+    models = tiny_models(tmp_path, only=("bert",))
+    train = write_json(tmp_path / "train.json", claims("train", 100))
+    dev = write_json(tmp_path / "dev.json", claims("dev", 4))
+    assert main(["baseline", "averitec", "build-store", "--claims", str(dev), "--out", str(tmp_path / "store"),
+                 "--distractors", "3", "--exclude-own-evidence", "--distractors-from", str(train)]) == 0
+    cfg = {"base": "offline-minilm", "data": {"train": str(train), "cache_dir": str(tmp_path / "cache"),
+                                              "pseudo_test_claims": 0},
+           "verdict": {"base": str(models["bert"]), "retrieved_per_claim": 2,
+                       "train": {"max_pairs": 24, "epochs": 1, "batch_size": 8, "max_length": 48, "device": "cpu"}},
+           "decision": {"distractors": 3}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
+    capsys.readouterr()
+    assert main(["baseline", "averitec", "--config", str(tmp_path / "c.yaml"), "--claims", str(dev), "--store",
+                 str(tmp_path / "store"), "--out", str(tmp_path / "p.json"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["components"]["reranker"] == BM25_ORDER
+    vt = summary["verdict_training"]
+    # 2 pairs for each of the 85 training claims left by the slice (15 %), the Conflicting ones excepted
+    assert vt["gold_examples"] > 0 and vt["retrieved_per_claim"] == 2
+    assert vt["retrieved_examples"] % 2 == 0 and 2 * 60 <= vt["retrieved_examples"] < 2 * 85
+    head = summary["decision"]["head"]
+    assert summary["decision"]["slice_claims"] == 15 and head["choice"]["c"] == 0.03
+    assert head["model"]["features"] == list(head_fit.HEAD_FEATURES)
+    preds = json.loads((tmp_path / "p.json").read_text())
+    assert len(preds) == 4 and all(abs(sum(p["probabilities"].values()) - 1) < 1e-9 for p in preds)
