@@ -13,6 +13,7 @@ import pytest
 
 from averitec_tools.baselines._run.claim_head import ClaimHead
 from averitec_tools.baselines.averitec.config import builtin_config, config_from_mapping
+from averitec_tools.baselines.averitec.stages import head as head_stage
 from averitec_tools.baselines.averitec.stages.verdict import LABELS, NEE, C, R, S
 from averitec_tools.baselines.averitec.training import head_fit
 
@@ -20,10 +21,10 @@ from averitec_tools.baselines.averitec.training import head_fit
 def test_head_features_are_the_log_prior_then_the_log_claim_distribution() -> None:
     prior = np.array([[0.2, 0.6, 0.1, 0.1]])
     # one pair: the upstream rule's distribution is the pair's own (S 0.5, R 0.3, NEE + C 0.2 -> NEE)
-    X = head_fit.head_features(prior, [np.array([[0.5, 0.3, 0.15, 0.05]])], rule="upstream")
+    X = head_stage.head_features(prior, [np.array([[0.5, 0.3, 0.15, 0.05]])], rule="upstream")
     assert X[0].tolist() == pytest.approx(np.log([0.2, 0.6, 0.1, 0.1, 0.5, 0.3, 0.2, 1e-6]).tolist())
     # no evidence pair: the rule says NEE with certainty
-    X = head_fit.head_features(prior, [np.zeros((0, 4))], rule="upstream")
+    X = head_stage.head_features(prior, [np.zeros((0, 4))], rule="upstream")
     assert X[0, 4:].tolist() == pytest.approx(np.log([1e-6, 1e-6, 1.0, 1e-6]).tolist())
 
 
@@ -41,16 +42,16 @@ def test_choice_is_the_best_macro_f1_among_settings_as_accurate_as_the_probe(mon
 def _head(offsets: list[float] | None = None) -> ClaimHead:
     """p = softmax(log prior): the head repeats the probe (the verdict part weighs nothing)."""
     coef = np.hstack([np.eye(4), np.zeros((4, 4))])
-    return ClaimHead(features=head_fit.HEAD_FEATURES, mean=np.zeros(8), scale=np.ones(8), coef=coef,
+    return ClaimHead(features=head_stage.HEAD_FEATURES, mean=np.zeros(8), scale=np.ones(8), coef=coef,
                      intercept=np.zeros(4), offsets=np.asarray(offsets or [0.0] * 4), c=1.0)
 
 
 def test_head_decision_reads_the_head_not_the_rule() -> None:
     probs = np.array([[0.9, 0.05, 0.05, 0.0]])  # the rule: Supported
-    label, conf, dist = head_fit.head_decision(_head(), np.array([0.1, 0.7, 0.1, 0.1]), probs, rule="upstream")
+    label, conf, dist = head_stage.head_decision(_head(), np.array([0.1, 0.7, 0.1, 0.1]), probs, rule="upstream")
     assert label == LABELS[R] and conf == pytest.approx(0.7) and sum(dist.values()) == pytest.approx(1.0)
     # an NEE offset of log 8: 0.1 * 8 = 0.8 > 0.7
-    label, conf, _ = head_fit.head_decision(_head([0, 0, np.log(8.0), 0]), np.array([0.1, 0.7, 0.1, 0.1]), probs,
+    label, conf, _ = head_stage.head_decision(_head([0, 0, np.log(8.0), 0]), np.array([0.1, 0.7, 0.1, 0.1]), probs,
                                             rule="upstream")
     assert label == LABELS[NEE] and conf == pytest.approx(0.1)
 
@@ -190,6 +191,6 @@ def test_offline_minilm_end_to_end_with_retrieved_training_and_the_head(
     assert vt["retrieved_examples"] % 2 == 0 and 2 * 60 <= vt["retrieved_examples"] < 2 * 85
     head = summary["decision"]["head"]
     assert summary["decision"]["slice_claims"] == 15 and head["choice"]["c"] == 0.03
-    assert head["model"]["features"] == list(head_fit.HEAD_FEATURES)
+    assert head["model"]["features"] == list(head_stage.HEAD_FEATURES)
     preds = json.loads((tmp_path / "p.json").read_text())
     assert len(preds) == 4 and all(abs(sum(p["probabilities"].values()) - 1) < 1e-9 for p in preds)

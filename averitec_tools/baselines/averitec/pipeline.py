@@ -220,8 +220,8 @@ class AVeriTeCPipeline:
         probs, parent = self.verdict_probs(item, evidence, parent)
         if self.label_bias is not None:  # fitted on the decision slice (decision_slice.py)
             probs = apply_bias(probs, self.label_bias)
-        if self.head is not None:  # the claim head (training/head_fit.py); every scored claim has its prior
-            from averitec_tools.baselines.averitec.training.head_fit import head_decision
+        if self.head is not None:  # the claim head (stages/head.py); every scored claim has its prior
+            from averitec_tools.baselines.averitec.stages.head import head_decision
 
             label, confidence, probabilities = head_decision(self.head, np.asarray(self.priors[item.claim]), probs,
                                                              rule=self.config.verdict.aggregation)

@@ -5,7 +5,8 @@ Each claim's features: the claim-only probe's log-probabilities
 slice claim is scored by a probe fitted on it) and the log of the verdict model's claim
 distribution (the aggregation rule's outcome distribution over its evidence pairs,
 :func:`~averitec_tools.baselines.averitec.stages.verdict.aggregate_probabilities`). The
-head (:mod:`averitec_tools.baselines._run.claim_head`: a multinomial logistic regression,
+head (:mod:`averitec_tools.baselines._run.claim_head`, its features
+:func:`~averitec_tools.baselines.averitec.stages.head.head_features`: a multinomial logistic regression,
 per-label offsets) is fitted on the slice claims, whose evidence came from a store built
 as a scored claim's is; its ``C`` and offsets objective are chosen by grouped 5-fold
 cross-validation on the slice (:func:`choose_head`): the highest mean macro-F1 among the
@@ -13,10 +14,8 @@ settings whose mean accuracy is at least the probe's on the same claims, else th
 accuracy. Training claims only: no scored label reaches it.
 
 Example:
-    >>> import numpy as np
-    >>> X = head_features(np.array([[0.2, 0.6, 0.1, 0.1]]), [np.array([[0.1, 0.8, 0.05, 0.05]])], rule="upstream")
-    >>> X.shape, HEAD_FEATURES[:2]
-    ((1, 8), ('prior:Supported', 'prior:Refuted'))
+    >>> HEAD_C_GRID, HEAD_FOLDS, HEAD_SEEDS
+    ((0.03, 0.1, 0.3, 1.0, 3.0), 5, 3)
 """
 
 from __future__ import annotations
@@ -27,25 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.labels import AVERITEC_LABELS
+from averitec_tools.baselines.averitec.stages.head import (  # noqa: F401
+    HEAD_FEATURES,
+    head_decision,
+    head_features,
+)
 
 #: ``C`` values the cross-validation chooses from.
 HEAD_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
 #: Folds and seeds of the grouped cross-validation on the slice.
 HEAD_FOLDS, HEAD_SEEDS = 5, 3
-#: Feature names: the probe's log-probabilities, then the verdict model's claim distribution.
-HEAD_FEATURES: tuple[str, ...] = tuple(f"{part}:{lab}" for part in ("prior", "verdict") for lab in AVERITEC_LABELS)
 #: Bumped when the features or the choice rule change in a way the settings do not show.
 HEAD_VERSION = "claim-head-v1"
-
-
-def head_features(prior: np.ndarray, claim_probs: Sequence[np.ndarray], *, rule: str) -> np.ndarray:
-    """``(n, 8)`` rows: log prior, log claim distribution (floored at 1e-6) of each claim's pairs."""
-    from averitec_tools.baselines.averitec.stages.verdict import aggregate_probabilities
-
-    dist = np.stack([aggregate_probabilities(np.asarray(p, dtype=float).reshape(-1, 4), rule=rule)
-                     for p in claim_probs]) if len(claim_probs) else np.zeros((0, 4))
-    return np.log(np.clip(np.hstack([np.asarray(prior, dtype=float).reshape(-1, 4), dist]), 1e-6, None))
 
 
 def _cv(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, c: float, objective: str, seed: int) -> tuple[float, float]:
@@ -94,12 +86,4 @@ def fit_slice_head(*, prior: np.ndarray, claim_probs: Sequence[np.ndarray], gold
                             "macro_f1": round(macro_f1_index(y, probe_pred), 4)}}
 
 
-def head_decision(head: Any, prior: np.ndarray, probs: np.ndarray, *, rule: str) -> tuple[str, float, dict[str, float]]:
-    """(label, confidence, probabilities) of one claim: the head's label over its features."""
-    x = head_features(np.asarray(prior).reshape(1, 4), [probs], rule=rule)
-    p, i = head.proba(x)[0], int(head.decide(x)[0][0])
-    return head.labels[i], float(p[i]), {lab: float(x) for lab, x in zip(head.labels, p, strict=True)}
-
-
-__all__ = ["HEAD_C_GRID", "HEAD_FEATURES", "HEAD_VERSION", "choose_head", "fit_slice_head", "head_decision",
-           "head_features"]
+__all__ = ["HEAD_C_GRID", "HEAD_VERSION", "choose_head", "fit_slice_head"]
