@@ -131,7 +131,7 @@ def _train_verdict(cfg: AVeriTeCConfig, claims: Sequence[ClaimItem], data_info: 
     train_c, held_c = _split(claims, s)
     gold = verdict_examples(train_c, style=sec.input)
     extra: list[Any] = []
-    if sec.train_evidence == "gold+retrieved":  # issue 37: the evidence a scored claim gets, too
+    if sec.train_evidence == "gold+retrieved" and train_c:  # issue 37: the evidence a scored claim gets, too
         from averitec_tools.baselines.averitec.training.verdict_evidence import (
             composition,
             retrieved_examples,
