@@ -62,9 +62,11 @@ FEATURE_SETS: dict[str, list[str]] = {"prior": ["prior"], "gold": ["gold"], "gol
 def configure(args: argparse.Namespace) -> Any:
     cfg = builtin_config("offline-minilm")
     r, v = cfg.reranker, cfg.verdict
+    # the prototype's own comparison: a gold-trained verdict model, the reranker, no head in the build
+    # (offline-minilm itself now trains on gold+retrieved evidence and decides with the claim head)
     return replace(cfg, reranker=replace(r, train=replace(r.train, heldout=args.heldout)),
-                   verdict=replace(v, train=replace(v.train, heldout=args.heldout)),
-                   decision=replace(cfg.decision, reranker="always", label_bias="none"))
+                   verdict=replace(v, train_evidence="gold", train=replace(v.train, heldout=args.heldout)),
+                   decision=replace(cfg.decision, reranker="always", label_bias="none", head="none"))
 
 
 def _store(cfg: Any, name: str, items: list[Any], pool: list[Any] | None) -> str:
