@@ -54,13 +54,16 @@ def decision_slice(cfg: AVeriTeCConfig, *, claims: Sequence[ClaimItem]) -> list[
     return out if cap is None else out[:cap]
 
 
-def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], key: str,
+def _slice_store(cfg: AVeriTeCConfig, items: Sequence[ClaimItem], train_sha: str | None,
                  pool: Sequence[ClaimItem] | None = None) -> Path:
     """The slice's store; ``pool``: draw the distractors from these claims (the other training
     claims, as a scored split's store draws from the training split), else from the slice's own."""
     from averitec_tools.baselines.averitec.config import cache_dir
     from averitec_tools.baselines.averitec.corpus.store import build_store
+    from averitec_tools.baselines.averitec.training.classifier import fingerprint
 
+    ids = [c.claim_id for c in items]
+    key = fingerprint(ids, train_sha, cfg.decision.distractors, *(["pool"] if pool is not None else []))
     out = cache_dir(cfg) / f"decision-store-{key}"
     if not (out / "leak_guard.info").is_file():
         build_store(claims=[c.record for c in items], claim_ids=[c.claim_id for c in items], out=out,
@@ -153,8 +156,7 @@ def fit_decision(pipe: AVeriTeCPipeline, *, train: Sequence[ClaimItem], train_in
         t0 = time.perf_counter()
         slice_ids = set(ids)
         rest = [c for c in train if c.claim_id not in slice_ids]
-        store = (_slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors, "pool"), rest)
-                 if head else _slice_store(cfg, items, fingerprint(ids, train_info.get("sha256"), dc.distractors)))
+        store = _slice_store(cfg, items, train_info.get("sha256"), rest if head else None)
         writer = build_question_writer(config=cfg.questions, train=rest)
         writer_info = {"claims": len(rest), "kept_ids_hash": fingerprint([c.claim_id for c in rest]),
                        "sha256": train_info.get("sha256")}
