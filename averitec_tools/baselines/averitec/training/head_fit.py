@@ -26,11 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines.averitec.stages.head import (  # noqa: F401
-    HEAD_FEATURES,
-    head_decision,
-    head_features,
-)
+from averitec_tools.baselines.averitec.stages.head import HEAD_FEATURES, head_features
 
 #: ``C`` values the cross-validation chooses from.
 HEAD_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
