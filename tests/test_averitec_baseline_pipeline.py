@@ -31,11 +31,12 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     hf = {"base": "offline-minilm", "data": {"train": str(train), "cache_dir": str(root / "cache")},
           "questions": {"model": str(models["bloom"]), "batch_size": 4, "max_new_tokens": 6, "few_shot": 2},
           "reranker": {"base": str(models["bert"]), "train": SMALL_TRAIN},
-          "verdict": {"base": str(models["bert"]), "train": SMALL_TRAIN},
+          "verdict": {"base": str(models["bert"]), "train": SMALL_TRAIN, "train_evidence": "gold"},
           "justification": {"model": str(models["bart"]), "max_new_tokens": 8, "untrained": True,
                             "train": {"max_pairs": 6, "epochs": 1, "batch_size": 3, "max_length": 64,
                                       "device": "cpu"}},
           # the stage mechanics under test; the decision slice's choices: tests/test_averitec_decision.py
+          # (the issue-37 settings, retrieved verdict training and the claim head: tests/test_averitec_claim_head.py)
           "decision": {"reranker": "always", "label_bias": "none", "head": "none"}}
     fallback = {**hf, "questions": {"model": "retrieval-fallback"}, "justification": {"model": "extractive-fallback"}}
     import yaml
