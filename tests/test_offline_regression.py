@@ -21,6 +21,7 @@ from averitec_tools.cli.main import main
 from tests._offline_ci import (
     AVERITEC_CI_DECISION,
     AVERITEC_CI_TRAIN,
+    AVERITEC_CI_VERDICT,
     GUARD_CLAIMS,
     R2VC_CI_SETTINGS,
     documented_guard,
@@ -58,7 +59,7 @@ def test_averitec_honest_slice_macro_f1(shared_data: Path, tmp_path: Path, capsy
                       "--exclude-own-evidence"], capsys)
     assert info["exclude_own_evidence"] is True and info["own_documents"] == 0
     cfg = {"base": "offline-minilm", "data": {"cache_dir": str(tmp_path / "cache")},
-           "reranker": {"train": AVERITEC_CI_TRAIN}, "verdict": {"train": {"max_pairs": AVERITEC_CI_TRAIN["max_pairs"]}},
+           "reranker": {"train": AVERITEC_CI_TRAIN}, "verdict": AVERITEC_CI_VERDICT,
            "decision": AVERITEC_CI_DECISION}
     (tmp_path / "ci.yaml").write_text(yaml.safe_dump(cfg))
     summary = _run_json(["baseline", "averitec", "--config", str(tmp_path / "ci.yaml"), "--claims", str(dev),
