@@ -39,6 +39,15 @@ def test_choice_is_the_best_macro_f1_among_settings_as_accurate_as_the_probe(mon
     assert (chosen["c"], chosen["objective"]) == (0.1, "none") and chosen["rule"].startswith("max accuracy")
 
 
+def test_a_slice_of_one_label_is_refused_in_one_line() -> None:
+    """Six claims, all Refuted: no head can be fitted; a UserError (exit 2), not scikit-learn's ValueError."""
+    from averitec_tools.errors import UserError
+
+    X, y, g = np.random.default_rng(0).normal(size=(6, 8)), np.full(6, R), np.arange(6)
+    with pytest.raises(UserError, match="too small for the claim head: .* of one label"):
+        head_fit.choose_head(X, y, g, probe_accuracy=0.5)
+
+
 def _head(offsets: list[float] | None = None) -> ClaimHead:
     """p = softmax(log prior): the head repeats the probe (the verdict part weighs nothing)."""
     coef = np.hstack([np.eye(4), np.zeros((4, 4))])

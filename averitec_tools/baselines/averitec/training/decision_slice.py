@@ -42,7 +42,7 @@ def decision_slice(cfg: AVeriTeCConfig, *, claims: Sequence[ClaimItem]) -> list[
         >>> from averitec_tools.records.averitec import AVeriTeCClaim
         >>> cs = [ClaimItem(i, AVeriTeCClaim(claim=f"c{i}")) for i in range(40)]
         >>> [c.claim_id for c in decision_slice(builtin_config("offline-minilm"), claims=cs)]
-        [11, 27]
+        [2, 4, 11, 23, 24, 27]
     """
     from averitec_tools.baselines.averitec.training.checkpoints import _split
 

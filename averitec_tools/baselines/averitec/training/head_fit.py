@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from averitec_tools.baselines.averitec.stages.head import HEAD_FEATURES, head_features
+from averitec_tools.errors import UserError
 
 #: ``C`` values the cross-validation chooses from.
 HEAD_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -44,9 +45,18 @@ def _cv(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, c: float, objective
     pred = np.zeros(len(y), dtype=int)
     for f in np.unique(fold):
         fit = fold != f
+        _two_labels(y[fit])
         head = fit_head(X[fit], y[fit], names=HEAD_FEATURES, groups=groups[fit], c=c, objective=objective, seed=seed)
         pred[~fit] = head.decide(X[~fit])[0]
     return float(np.mean(pred == y)), macro_f1_index(y, pred)
+
+
+def _two_labels(y: np.ndarray) -> None:
+    """Refuse, in one line, a slice (or a cross-validation fold of it) that holds one label only:
+    no head can be fitted on it (a training set too small for the claim head)."""
+    if len(np.unique(y)) < 2:
+        raise UserError(f"the decision slice is too small for the claim head: {len(y)} claims of one label "
+                        "in a cross-validation fold", hint="use more training claims, or decision.head: none")
 
 
 def choose_head(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, probe_accuracy: float) -> dict[str, Any]:
