@@ -21,7 +21,7 @@ cat <<EOF
 plan (2 quiet CPU cores, measured for docs/averitec_baseline.md):
   store for 997 claims, 200 training-claim distractors each     ~20 s, 0.8 GB disk
   first build: verdict model on gold + retrieved training pairs, the slice, the probe,
-    the claim head (cached under the cache root afterwards)     ~30 min, < 2 GiB RAM
+    the claim head (cached under the cache root afterwards)     ~8 min, ~4 GiB RAM
   997 claims: BM25 top 100, retrieval-fallback questions, verdict, head   ~0.5 s/claim
   the claim-only probe on both sets                              ~2 min
 EOF
