@@ -76,26 +76,25 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
     its time limit within :data:`HARD_STOP_GRACE` seconds is failed and the process
     exits, for its supervisor to replace.
     """
+    taken = None if health is None else (lambda conn, sid: health.beat_in(conn, state="scoring", submission_id=sid))
     sid = store.claim(lease_seconds=lease_seconds, submission_id=submission_id,
-                      by=health.name if health is not None else f"pid {os.getpid()}")
+                      by=health.name if health is not None else f"pid {os.getpid()}", also=taken)
     if sid is None:
         return None
     isolation = isolation if isolation is not None else _ISOLATION
     row = store.submission(sid)
     assert row is not None
     comp = store.competition()
-    if health is not None:
-        health.beat(state="scoring", submission_id=sid, force=True)
     deadline = _deadline(store, sid, row["file_name"], comp.scoring.timeout_seconds, hard_exit=hard_exit)
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(store, sid, lease_seconds, stop, deadline, health), name=f"lease-{sid}",
                             daemon=True)
-    interrupted = False
+    interrupted = idle_written = False
     started = time.monotonic()
     try:
         with deadline:
             beat.start()
-            results = _score_and_audit(store, scorer, sid, row, isolation)
+            results, audit = _score_and_audit(store, scorer, sid, row, isolation)
     except Interrupted as stopped:
         interrupted = True
         _record_stop(store, sid, row, stopped.kind, comp.scoring.timeout_seconds)
@@ -107,10 +106,14 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
         store.fail(sid, internal.team, server_reason=internal.server, charged=internal.charged)
         logger.error("submission %d: internal error while scoring:\n%s", sid, internal.server)
     else:
+        # the results, the audit and the worker's row in one commit
+        done = None if health is None else (lambda conn: health.beat_in(conn, state="idle", scored=1))
         try:
-            store.finish(sid, results)
+            store.finish(sid, results, audit=audit, also=done)
+            idle_written = True
             logger.info("submission %d (team %s) finished in %.2f s", sid, row["team"], time.monotonic() - started)
         except _LostLease:
+            store.save_audit(sid, audit)
             logger.warning("submission %d was taken back or cancelled while being scored; its result is dropped", sid)
     finally:
         stop.set()
@@ -118,7 +121,7 @@ def process_one(store: Store, scorer: Scorer, *, lease_seconds: float = 120.0, s
             beat.join()
         if interrupted or isolation.recycle_due():
             scorer.reset()  # after the heartbeat stopped: it forks new helpers
-    if health is not None:
+    if health is not None and not idle_written:
         health.beat(state="idle", scored=1, force=True)
     return sid
 
@@ -147,10 +150,12 @@ def _heartbeat(store: Store, sid: int, lease_seconds: float, stop: threading.Eve
             health.beat(state="scoring", submission_id=sid)
 
 
-def _score_and_audit(store: Store, scorer: Scorer, sid: int, row: dict[str, Any], isolation: Isolation) -> list[dict[str, Any]]:
+def _score_and_audit(store: Store, scorer: Scorer, sid: int, row: dict[str, Any],
+                     isolation: Isolation) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Score the submission (in this process or a memory-capped child), then audit its
-    evidence (:mod:`~averitec_tools.leaderboard.audit_flags`) and store the audit; a phase
-    rule the audit breaks refuses it (:class:`Failure`, charged, the reason shown to the team)."""
+    evidence (:mod:`~averitec_tools.leaderboard.audit_flags`): the results and the audit
+    (stored with them). A phase rule the audit breaks refuses it (:class:`Failure`,
+    charged, the reason shown to the team; the audit is stored)."""
     from averitec_tools.leaderboard.audit_flags import audit_submission, rejection
 
     comp = store.competition()
@@ -166,11 +171,11 @@ def _score_and_audit(store: Store, scorer: Scorer, sid: int, row: dict[str, Any]
         return results, audit_submission(content, gold=phase.gold)  # after validation: the file is within the limits
 
     results, audit = isolation.run(job, content=content, memory_bytes=comp.scoring.memory_bytes, file_name=file_name)
-    store.save_audit(sid, audit)
     reason = rejection(audit, rules=phase.reject, file_name=file_name)
     if reason is not None:
+        store.save_audit(sid, audit)
         raise Failure(reason, f"submission {sid}: {reason}", charged=True)
-    return results
+    return results, audit
 
 
 def _record_stop(store: Store, sid: int, row: dict[str, Any], kind: str, limit: float) -> None:
