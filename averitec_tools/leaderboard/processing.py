@@ -215,7 +215,7 @@ class Scorer:
             private = server_paths(tmp, phase.gold, self.cache_dir)
             try:
                 if limits is not None:
-                    check_submission(content, limits=limits, file_name=str(path))
+                    check_submission(content, limits=limits, file_name=str(path), stats=False)
             except UserError as exc:  # refused in validation: charged, its bytes not kept
                 failure = failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private)
                 failure.drop_content = failure.charged
