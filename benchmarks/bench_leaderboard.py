@@ -8,7 +8,8 @@ In one run, on the 500-claim dev set (``baseline_dev_predictions.json`` vs ``dev
 2. ``averitec leaderboard serve --workers 1`` starts on 127.0.0.1 with a fresh SQLite
    database and the default ``--poll-seconds`` (an upload wakes the idle worker at once); one warm-up submission (the unmodified baseline; its figures are checked
    against the reference to 1e-9) is scored, then ``--n`` new submissions are uploaded
-   one after another over HTTP and timed from upload to "finished". Each is the baseline
+   one after another over HTTP and timed from upload to "finished" (the client asks with
+   ``?wait=``: the server answers when the submission has its outcome). Each is the baseline
    with a submission-specific token appended to *every* predicted question and answer, so
    no prediction string was seen before: only the gold side and word-level caches are warm;
 3. resubmissions: the baseline's evidence with 100 other labels (a common pattern: a new
@@ -71,25 +72,26 @@ def post(base: str, token: str, system: str, content: bytes) -> int:
         return int(json.loads(r.read())["id"])
 
 
-def state(base: str, sid: int, token: str) -> str:
-    req = urllib.request.Request(f"{base}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(req, timeout=30) as r:
+def state(base: str, sid: int, token: str, wait: float = 0.0) -> str:
+    query = f"?wait={wait:g}" if wait else ""
+    req = urllib.request.Request(f"{base}/api/submissions/{sid}{query}", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=60) as r:
         return str(json.loads(r.read())["state"])
 
 
 def wait_finished(base: str, ids: list[int], token: str, timeout: float = 600) -> None:
+    """Until every submission is finished: one request per submission that the server
+    answers when it has an outcome (``?wait=``: no polling interval in the figures)."""
     deadline = time.monotonic() + timeout
-    todo = set(ids)
-    while todo:
-        for sid in list(todo):
-            s = state(base, sid, token)
+    for sid in ids:
+        while True:
+            s = state(base, sid, token, wait=30)
             if s == "failed":
                 raise SystemExit(f"submission {sid} failed")
             if s == "finished":
-                todo.discard(sid)
-        if time.monotonic() > deadline:
-            raise SystemExit("timed out waiting for the server")
-        time.sleep(0.05)  # polling faster only takes CPU from the worker on a 2-core machine
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit("timed out waiting for the server")
 
 
 class Server:
