@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
+import math
 import os
 import threading
 import time
@@ -42,6 +43,9 @@ logger = logging.getLogger("averitec.leaderboard")
 #: Seconds, past the time limit, after which a worker whose submission did not stop
 #: (stuck inside one C call) records the failure and exits for its supervisor to restart.
 HARD_STOP_GRACE = 30.0
+#: Seconds between two looks for submissions of stopped workers and past the watchdog (two
+#: transactions; leases and time limits are counted in seconds to minutes).
+UPKEEP_SECONDS = 0.5
 #: This process's :class:`Isolation` (what it scored in itself since it last forgot).
 _ISOLATION = Isolation()
 
@@ -215,6 +219,7 @@ def run_worker(
     if health is not None:
         health.started(pid=os.getpid())
     done = 0
+    upkeep = -math.inf
     try:
         if prepare:
             _warm_up(store, scorer)
@@ -225,10 +230,9 @@ def run_worker(
                 wake.clear()  # before claiming: an upload committed after this sets it again
             if health is not None:
                 health.beat(state="idle")
-            if store.recover():
-                logger.info("returned submissions of a stopped worker to the queue (or failed them after their last attempt)")
-            for stuck in store.watchdog():
-                logger.error("watchdog: submission %d ran past its time limit and was not stopped; failed (not charged)", stuck)
+            if time.monotonic() - upkeep >= UPKEEP_SECONDS:  # not between a wake-up and its claim every time
+                upkeep = time.monotonic()
+                _upkeep(store)
             if process_one(store, scorer, lease_seconds=lease_seconds, health=health, hard_exit=hard_exit) is not None:
                 done += 1
                 continue
@@ -242,6 +246,14 @@ def run_worker(
                 health.beat(state="stopped", force=True)
         store.close()
     return done
+
+
+def _upkeep(store: Store) -> None:
+    """Return submissions of stopped workers to the queue and fail those past the watchdog."""
+    if store.recover():
+        logger.info("returned submissions of a stopped worker to the queue (or failed them after their last attempt)")
+    for stuck in store.watchdog():
+        logger.error("watchdog: submission %d ran past its time limit and was not stopped; failed (not charged)", stuck)
 
 
 def _warm_up(store: Store, scorer: Scorer) -> None:
