@@ -8,11 +8,14 @@ In one run, on the 500-claim dev set (``baseline_dev_predictions.json`` vs ``dev
 2. ``averitec leaderboard serve --workers 1`` starts on 127.0.0.1 with a fresh SQLite
    database and the default ``--poll-seconds`` (an upload wakes the idle worker at once); one warm-up submission (the unmodified baseline; its figures are checked
    against the reference to 1e-9) is scored, then ``--n`` new submissions are uploaded
-   one after another over HTTP and timed from upload to "finished". Each is the baseline
+   one after another over HTTP and timed from upload to "finished" (the client asks with
+   ``?wait=``: the server answers when the submission has its outcome). Each is the baseline
    with a submission-specific token appended to *every* predicted question and answer, so
    no prediction string was seen before: only the gold side and word-level caches are warm;
 3. resubmissions: the baseline's evidence with 100 other labels (a common pattern: a new
    verdict model on the same retrieval), where remembered pair scores apply;
+   for 2 and 3 also the CPU the server's processes (server, worker, kept helpers) spent per
+   submission, beside the reference process's CPU (less moved by a loaded machine);
 4. throughput: ``--burst`` new submissions uploaded at once, with 1 and with 2 workers,
    timed until all are finished (submissions per minute).
 
@@ -39,7 +42,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_scorer import compare, timed  # noqa: E402
+from bench_scorer import CPU, compare, timed  # noqa: E402
 
 
 def free_port() -> int:
@@ -71,25 +74,26 @@ def post(base: str, token: str, system: str, content: bytes) -> int:
         return int(json.loads(r.read())["id"])
 
 
-def state(base: str, sid: int, token: str) -> str:
-    req = urllib.request.Request(f"{base}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(req, timeout=30) as r:
+def state(base: str, sid: int, token: str, wait: float = 0.0) -> str:
+    query = f"?wait={wait:g}" if wait else ""
+    req = urllib.request.Request(f"{base}/api/submissions/{sid}{query}", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=60) as r:
         return str(json.loads(r.read())["state"])
 
 
 def wait_finished(base: str, ids: list[int], token: str, timeout: float = 600) -> None:
+    """Until every submission is finished: one request per submission that the server
+    answers when it has an outcome (``?wait=``: no polling interval in the figures)."""
     deadline = time.monotonic() + timeout
-    todo = set(ids)
-    while todo:
-        for sid in list(todo):
-            s = state(base, sid, token)
+    for sid in ids:
+        while True:
+            s = state(base, sid, token, wait=30)
             if s == "failed":
                 raise SystemExit(f"submission {sid} failed")
             if s == "finished":
-                todo.discard(sid)
-        if time.monotonic() > deadline:
-            raise SystemExit("timed out waiting for the server")
-        time.sleep(0.05)  # polling faster only takes CPU from the worker on a 2-core machine
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit("timed out waiting for the server")
 
 
 class Server:
@@ -116,6 +120,48 @@ class Server:
         self.proc.terminate()
         self.proc.wait(timeout=30)
         self.log.close()
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its living descendants (Linux
+    ``/proc``; NaN elsewhere): the server, its workers and their kept helpers."""
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        stats[int(entry.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    if pid not in stats:
+        return float("nan")
+    tree, todo = {pid}, [pid]
+    while todo:
+        parent = todo.pop()
+        children = [p for p, (ppid, _) in stats.items() if ppid == parent and p not in tree]
+        tree.update(children)
+        todo.extend(children)
+    return sum(stats[p][1] for p in tree)
+
+
+def sequential(server: Server, token: str, contents: list[bytes], what: str, results: dict[str, Any], *, t_ref: float,
+               ref_cpu: float) -> float:
+    """Upload ``contents`` one after another, each timed from upload to "finished"; prints
+    and stores the latencies and the server's CPU per submission; returns the median."""
+    latencies = []
+    cpu0 = tree_cpu(server.proc.pid)
+    for i, content in enumerate(contents):
+        start = time.perf_counter()
+        sid = post(server.base, token, f"{what}{i}", content)
+        wait_finished(server.base, [sid], token)
+        latencies.append(time.perf_counter() - start)
+    cpu = (tree_cpu(server.proc.pid) - cpu0) / len(contents)
+    med = statistics.median(latencies)
+    results[f"{what}_latency_s"] = latencies
+    results[f"{what}_server_cpu_s"] = cpu
+    print(f"warm server, {what} 500-claim submissions, upload -> finished: median {med:.3f} s (min {min(latencies):.3f}, "
+          f"max {max(latencies):.3f}) = {t_ref / med:.1f}x; server CPU (all its processes) {1000 * cpu:.0f} ms per submission "
+          f"= {ref_cpu / cpu:.1f}x the reference's CPU", flush=True)
+    return med
 
 
 def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
@@ -145,10 +191,13 @@ def main(argv: list[str] | None = None) -> int:
     ref_cmd = [sys.executable, str(HERE / "reference_scorer.py"), "--profile", "averitec2024", str(preds_path), str(gold_path)]
     if args.nltk_path:
         ref_cmd += ["--nltk-path", args.nltk_path]
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"cores: {os.cpu_count()}; load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     t_ref, reference = timed(ref_cmd, env)
-    print(f"reference 2024 scorer (whole process, {reference.get('tokenizer')}): {t_ref:.2f} s", flush=True)
+    ref_cpu = CPU["last"]
+    print(f"reference 2024 scorer (whole process, {reference.get('tokenizer')}): {t_ref:.2f} s ({ref_cpu:.2f} s CPU)", flush=True)
 
-    results: dict[str, Any] = {"reference_s": t_ref}
+    results: dict[str, Any] = {"reference_s": t_ref, "reference_cpu_s": ref_cpu}
     with tempfile.TemporaryDirectory(prefix="bench-lb-") as tmp:
         env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
         import yaml
@@ -176,33 +225,18 @@ def main(argv: list[str] | None = None) -> int:
                     problems = compare(ours, reference)
                     print(f"warm-up submission vs reference: {'identical figures' if not problems else 'DIFFERENT: ' + '; '.join(problems[:5])}")
                     results["identical"] = not problems
-                    latencies = []
-                    for i in range(args.n):
-                        content = fresh_variant(baseline, f"s{i}")
-                        start = time.perf_counter()
-                        sid = post(server.base, token, f"seq{i}", content)
-                        wait_finished(server.base, [sid], token)
-                        latencies.append(time.perf_counter() - start)
-                    med = statistics.median(latencies)
-                    results["warm_latency_s"] = latencies
-                    print(f"warm server, upload -> finished, {args.n} new 500-claim submissions: median {med:.3f} s "
-                          f"(min {min(latencies):.3f}, max {max(latencies):.3f})")
+                    new = [fresh_variant(baseline, f"s{i}") for i in range(args.n)]
+                    med = sequential(server, token, new, "new", results, t_ref=t_ref, ref_cpu=ref_cpu)
                     print(f"speed-up vs the reference process: {t_ref / med:.1f}x", flush=True)
                     results["ratio"] = t_ref / med
-                    relabel_latencies = []
+                    relabelled = []
                     for i in range(args.n):  # same evidence as the baseline, 100 labels changed
-                        relabelled = json.loads(json.dumps(baseline))
-                        for k, p in enumerate(relabelled[i * 50 : i * 50 + 100]):
+                        preds = json.loads(json.dumps(baseline))
+                        for k, p in enumerate(preds[i * 50 : i * 50 + 100]):
                             p["pred_label"] = ("Refuted", "Supported", "Not Enough Evidence")[(k + i) % 3]
-                        start = time.perf_counter()
-                        sid = post(server.base, token, f"relabel{i}", json.dumps(relabelled).encode())
-                        wait_finished(server.base, [sid], token)
-                        relabel_latencies.append(time.perf_counter() - start)
-                    med_r = statistics.median(relabel_latencies)
-                    results["resubmission_latency_s"] = relabel_latencies
+                        relabelled.append(json.dumps(preds).encode())
+                    med_r = sequential(server, token, relabelled, "resubmission", results, t_ref=t_ref, ref_cpu=ref_cpu)
                     results["resubmission_ratio"] = t_ref / med_r
-                    print(f"warm server, resubmission of the baseline's evidence with other labels: median {med_r:.3f} s "
-                          f"= {t_ref / med_r:.1f}x (pair scores remembered)", flush=True)
                 contents = [fresh_variant(baseline, f"b{workers}x{i}") for i in range(args.burst)]
                 start = time.perf_counter()
                 ids = [post(server.base, token, f"burst{i}", c) for i, c in enumerate(contents)]
@@ -214,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 server.stop()
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    print(f"cores: {os.cpu_count()}; load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(json.dumps(results))
     return 0 if results.get("identical") else 1
 

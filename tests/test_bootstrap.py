@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score
 
-from averitec_tools.metrics.bootstrap import bootstrap_ci, mean_ci
+from averitec_tools.metrics import bootstrap
+from averitec_tools.metrics.bootstrap import bootstrap_ci, mean_ci, mean_cis
 from averitec_tools.metrics.label_codes import (
     accuracy_of_codes,
     encode_label_pairs,
@@ -53,6 +54,37 @@ def test_mean_ci_is_seeded_and_wires_scipy_bootstrap() -> None:
     assert a.low == pytest.approx(ref.confidence_interval.low)
     assert a.high == pytest.approx(ref.confidence_interval.high)
     assert mean_ci(values=VALUES, n_resamples=999, seed=4) != a
+
+
+def test_mean_cis_pinned_values() -> None:
+    # Values of mean_ci (scipy.stats.bootstrap, percentile, seed 0) when mean_cis was written.
+    values = [0.0, 0.25, 0.5, 1.0, 1.0, 0.75, 0.125, 0.0, 1.0, 0.5]
+    ci = mean_cis(columns={"a": values}, n_resamples=200, seed=0)["a"]
+    assert (ci.low, ci.high, ci.standard_error) == (0.2621875000000001, 0.7628125, 0.12631065387134624)
+
+
+@pytest.mark.parametrize("batch_elements", [bootstrap.BATCH_ELEMENTS, 3000, 1])
+@pytest.mark.parametrize("seed", [0, 11])
+def test_mean_cis_equal_separate_mean_ci_calls(batch_elements: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One resampling per column length must give, bit for bit, what each column's own
+    # mean_ci gives (the leaderboard stores these intervals): columns of one length, of
+    # other lengths, a single claim, a constant column; batches of every size.
+    monkeypatch.setattr(bootstrap, "BATCH_ELEMENTS", batch_elements)
+    rng = np.random.default_rng(1)
+    columns = {f"m{i}": rng.random(60) for i in range(4)}
+    columns.update(quarters=np.round(rng.random(60) * 4) / 4, short=rng.random(7), one=[0.3], constant=[1.0] * 9)
+    together = mean_cis(columns=columns, n_resamples=300, seed=seed)
+    assert list(together) == list(columns)
+    for name, values in columns.items():
+        assert together[name] == mean_ci(values=values, n_resamples=300, seed=seed), name
+
+
+def test_mean_cis_refuses_what_mean_ci_refuses() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        mean_cis(columns={"a": []})
+    with pytest.raises(ValueError, match="n_resamples"):
+        mean_cis(columns={"a": [1.0, 2.0]}, n_resamples=0)
+    assert mean_cis(columns={}) == {}
 
 
 @pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])

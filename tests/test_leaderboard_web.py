@@ -197,6 +197,36 @@ def test_submission_details_need_the_team_until_on_the_board(board) -> None:
     assert [r.status_code for r in (anonymous.get(f"/submission/{sid}/scores.json"), anonymous.get(f"/submission/{sid}/reliability.png"))] == [403, 403]
 
 
+def test_waiting_for_an_outcome_answers_when_it_comes(board) -> None:
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    store, client, token, xss_token, _ = board
+    auth = {"Authorization": f"Bearer {token}"}
+    sid = _api_upload(client, token, variant(0)).json()["id"]
+    watch = client.app.app.app.state.site.outcomes  # SecurityHeaders(BodySizeLimit(FastAPI))
+    # nothing scores it: the wait runs out and the answer is the state then
+    assert client.get(f"/api/submissions/{sid}?wait=0.1", headers=auth).json()["state"] == "pending"
+    # another team's submission: refused at once, nothing waits
+    assert client.get(f"/api/submissions/{sid}?wait=30", headers={"Authorization": f"Bearer {xss_token}"}).status_code == 403
+    assert watch.count == 0
+    for bad in ("-1", "31", "nan", "x", "1e400"):
+        r = client.get(f"/api/submissions/{sid}?wait={bad}", headers=auth)
+        assert r.status_code == 400 and r.json()["error"] == "wait must be a number of seconds from 0 to 30", bad
+    # scored while the request waits: the answer is the outcome
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(client.get, f"/api/submissions/{sid}?wait=30", headers=auth)
+        for _ in range(3000):  # until the request waits (or has failed)
+            if watch.count == 1 or waiting.done():
+                break
+            time.sleep(0.01)
+        assert watch.count == 1
+        _score(store)
+        answer = waiting.result()
+    assert answer.status_code == 200 and answer.json()["state"] == "finished"
+    assert watch.count == 0 and not watch._waiting
+
+
 def test_security_headers_on_every_response(board) -> None:
     _, client, _, _, _ = board
     for path in ("/phase/dev", "/submit", "/static/style.css", "/nope", "/api/submissions/1", "/admin"):

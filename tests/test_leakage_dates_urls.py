@@ -105,6 +105,17 @@ def test_domain_lists_match_subdomains_and_path_prefixes() -> None:
     assert raw.match(_url("https://r.com/article/other")) is None
 
 
+def test_remembered_matches_are_the_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # DomainList.match remembers answers per (host, path); a full memo starts over.
+    monkeypatch.setattr(DomainList, "MEMO_ENTRIES", 2)
+    lst = DomainList.from_lines(["snopes.com", "cato.org/blog"], name="t")
+    urls = ["https://media.snopes.com/a", "https://cato.org/blog/p", "https://cato.org/about", "https://x.org/" + "p" * 2000]
+    fresh = [DomainList.from_lines(["snopes.com", "cato.org/blog"], name="t")._match(_url(u)) for u in urls]
+    for _ in range(3):
+        assert [lst.match(_url(u)) for u in urls] == fresh
+        assert len(lst._memo) <= 2
+
+
 def test_shipped_lists_load() -> None:
     from averitec_tools.leakage.sources import shipped_fact_checkers, shipped_misinfo
 

@@ -53,11 +53,14 @@ class WorkerHealth:
         self._last_beat: dt.datetime | None = None
 
     def _upsert(self, **values: Any) -> None:
-        w = m.workers.c
         with self.store.tx() as conn:
-            updated = conn.execute(m.workers.update().where(w.name == self.name).values(**values)).rowcount
-            if not updated:
-                conn.execute(m.workers.insert().values(name=self.name, host=self.name.split("/", 1)[0], **{"state": "starting", **values}))
+            self._write(conn, **values)
+
+    def _write(self, conn: sa.Connection, **values: Any) -> None:
+        w = m.workers.c
+        updated = conn.execute(m.workers.update().where(w.name == self.name).values(**values)).rowcount
+        if not updated:
+            conn.execute(m.workers.insert().values(name=self.name, host=self.name.split("/", 1)[0], **{"state": "starting", **values}))
 
     def started(self, *, pid: int) -> None:
         now = utcnow()
@@ -70,10 +73,17 @@ class WorkerHealth:
         now = utcnow()
         if not force and not scored and self._last_beat is not None and (now - self._last_beat).total_seconds() < HEARTBEAT_SECONDS:
             return
+        with self.store.tx() as conn:
+            self.beat_in(conn, state=state, submission_id=submission_id, scored=scored)
+
+    def beat_in(self, conn: sa.Connection, *, state: str, submission_id: int | None = None, scored: int = 0) -> None:
+        """:meth:`beat` (forced) inside the caller's transaction ``conn``: the worker's row
+        changes with the submission it took or finished, one commit for both."""
+        now = utcnow()
         values: dict[str, Any] = {"state": state, "submission_id": submission_id, "last_seen": now}
         if scored:
             values["scored"] = m.workers.c.scored + scored
-        self._upsert(**values)
+        self._write(conn, **values)
         self._last_beat = now
 
     def exited(self, *, how: str, restarting: bool) -> None:

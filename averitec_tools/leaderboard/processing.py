@@ -215,7 +215,7 @@ class Scorer:
             private = server_paths(tmp, phase.gold, self.cache_dir)
             try:
                 if limits is not None:
-                    check_submission(content, limits=limits, file_name=str(path))
+                    check_submission(content, limits=limits, file_name=str(path), stats=False)
             except UserError as exc:  # refused in validation: charged, its bytes not kept
                 failure = failure_from_error(exc, submission_path=str(path), display_name=file_name, private=private)
                 failure.drop_content = failure.charged
@@ -255,16 +255,14 @@ class Scorer:
         return out
 
     def _cis(self, per_claim: list[dict[str, Any]], keys: list[str]) -> dict[str, list[float]]:
-        """95 % bootstrap CIs of the shown metrics over the scored claims (unscored ones: ``None``, left out)."""
-        from averitec_tools.metrics.bootstrap import mean_ci
+        """95 % bootstrap CIs of the shown metrics over the scored claims (unscored ones: ``None``, left out);
+        one resampling for all of them (:func:`~averitec_tools.metrics.bootstrap.mean_cis`: the
+        intervals of separate ``mean_ci`` calls)."""
+        from averitec_tools.metrics.bootstrap import mean_cis
 
-        cis = {}
-        for k in keys:
-            values = [c["values"][k] for c in per_claim if c["values"][k] is not None]
-            if values:
-                ci = mean_ci(values=values, n_resamples=self.n_resamples, seed=0)
-                cis[k] = [ci.low, ci.high]
-        return cis
+        columns = {k: values for k in keys if (values := [c["values"][k] for c in per_claim if c["values"][k] is not None])}
+        cis = mean_cis(columns=columns, n_resamples=self.n_resamples, seed=0) if columns else {}
+        return {k: [ci.low, ci.high] for k, ci in cis.items()}
 
 
 def _nan_to_none(obj: Any) -> Any:

@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -63,10 +63,12 @@ class SubmissionQueue:
     def competition(self) -> Competition:  # provided by Store
         raise NotImplementedError
 
-    def claim(self, *, lease_seconds: float, submission_id: int | None = None, by: str | None = None) -> int | None:
+    def claim(self, *, lease_seconds: float, submission_id: int | None = None, by: str | None = None,
+              also: Callable[[sa.Connection, int], None] | None = None) -> int | None:
         """Move the next pending submission (or ``submission_id``) to ``running``: fewest
         runs first, then the oldest, so a submission whose worker died waits behind the
-        fresh ones. ``by`` (the worker) goes into the event."""
+        fresh ones. ``by`` (the worker) goes into the event; ``also(conn, id)`` writes more
+        in the same transaction (the worker's health row)."""
         s = m.submissions.c
         with self.tx() as conn:
             query = sa.select(s.id).where(s.state == "pending").order_by(s.attempts, s.id).limit(1)
@@ -85,6 +87,8 @@ class SubmissionQueue:
             ).rowcount
             if done == 1:
                 record(conn, int(job), "running", f"taken by {by or 'a worker'}", at=now)
+                if also is not None:
+                    also(conn, int(job))
         return int(job) if done == 1 else None
 
     def _update_running(self, submission_id: int, *, note: str | None = None, **values: Any) -> bool:
@@ -123,15 +127,19 @@ class SubmissionQueue:
                 record(conn, back, "pending", "its worker stopped renewing the lease: queued again")
         return len(last) + len(back)
 
-    def finish(self, submission_id: int, results: list[dict[str, Any]]) -> bool:
-        """Store every profile's result and mark the submission finished, atomically."""
+    def finish(self, submission_id: int, results: list[dict[str, Any]], *, audit: Mapping[str, Any] | None = None,
+               also: Callable[[sa.Connection], None] | None = None) -> bool:
+        """Store every profile's result (and the evidence ``audit``) and mark the submission
+        finished, atomically; ``also(conn)`` writes more in the same transaction (the
+        worker's health row). One commit: the submission is finished when it returns."""
         s = m.submissions.c
+        extra: dict[str, Any] = {} if audit is None else {"audit": dict(audit)}
         with self.tx() as conn:
             now = utcnow()
             updated = conn.execute(
                 m.submissions.update()
                 .where(s.id == submission_id, s.state == "running")
-                .values(state="finished", finished_at=now, lease_until=None, reason=None, fresh_judge=False)
+                .values(state="finished", finished_at=now, lease_until=None, reason=None, fresh_judge=False, **extra)
             ).rowcount
             if updated != 1:
                 raise _LostLease()
@@ -144,6 +152,8 @@ class SubmissionQueue:
                     )
                 )
                 conn.execute(m.results.insert().values(submission_id=submission_id, created_at=now, **res))
+            if also is not None:
+                also(conn)
         return True
 
     def fail(self, submission_id: int, reason: str, *, server_reason: str | None = None, charged: bool = True,

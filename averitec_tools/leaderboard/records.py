@@ -62,7 +62,14 @@ class SubmissionRecords:
                 out.setdefault(int(row.submission_id), []).append(dict(row._mapping))
         return out
 
-
+    def settled(self, submission_ids: list[int]) -> set[int]:
+        """The ids among ``submission_ids`` that have an outcome (no longer pending or
+        running; unknown ids too): one query, for waiting requests
+        (:mod:`~averitec_tools.leaderboard.web.waits`)."""
+        s = m.submissions.c
+        with self.engine.connect() as conn:
+            waiting = set(conn.execute(sa.select(s.id).where(s.id.in_(submission_ids), s.state.in_(("pending", "running")))).scalars())
+        return {i for i in submission_ids if i not in waiting}
 
     def judge_snapshots(self, submission_id: int) -> dict[str, Any]:
         """The newest stored judge snapshot of the submission per profile (re-used by a rescore)."""

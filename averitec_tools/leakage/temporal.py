@@ -40,12 +40,25 @@ def publication_date(evidence: AuditEvidence) -> tuple[EvidenceDate | None, tupl
         >>> date.iso(), date.source, bad
         ('2020-11-02', 'url-path', ('soon',))
     """
+    global _LAST
+    last = _LAST
+    if last[0] is evidence:  # the audit asks once per item, then this rule again
+        return last[1]
     meta = date_from_metadata(metadata=evidence.metadata, html=evidence.html)
+    found: tuple[EvidenceDate | None, tuple[str, ...]]
     if meta.date is not None:
-        return meta.date, meta.unparseable
-    if evidence.parsed is None:
-        return None, meta.unparseable
-    return date_from_url(evidence.parsed), meta.unparseable
+        found = meta.date, meta.unparseable
+    elif evidence.parsed is None:
+        found = None, meta.unparseable
+    else:
+        found = date_from_url(evidence.parsed), meta.unparseable
+    _LAST = (evidence, found)  # one reference swap: a reader sees an item with its own date
+    return found
+
+
+#: The last evidence item :func:`publication_date` answered for, and the answer (items are
+#: frozen; the reference keeps the item alive, so its identity cannot be reused).
+_LAST: tuple[AuditEvidence | None, tuple[EvidenceDate | None, tuple[str, ...]]] = (None, (None, ()))
 
 
 class PublishedAfterClaim(Rule):

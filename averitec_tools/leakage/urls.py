@@ -169,11 +169,15 @@ class DomainList:
         True
     """
 
+    #: Answers of :meth:`match` kept per list (host and path: all it reads), at most this many.
+    MEMO_ENTRIES = 8192
+
     def __init__(self, entries: Iterable[DomainEntry], *, name: str) -> None:
         self.name = name
         self._by_host: dict[str, list[DomainEntry]] = {}
         for e in entries:
             self._by_host.setdefault(e.host, []).append(e)
+        self._memo: dict[tuple[str, str], DomainEntry | None] = {}
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], *, name: str) -> DomainList:
@@ -193,6 +197,17 @@ class DomainList:
 
     def match(self, url: ParsedUrl) -> DomainEntry | None:
         """The first entry matching ``url`` (checking the host and each parent domain)."""
+        key = (url.host, url.path)
+        if key in self._memo:
+            return self._memo[key]
+        found = self._match(url)
+        if len(url.path) <= 1024:  # bounded: at most MEMO_ENTRIES short keys
+            if len(self._memo) >= self.MEMO_ENTRIES:
+                self._memo.clear()
+            self._memo[key] = found
+        return found
+
+    def _match(self, url: ParsedUrl) -> DomainEntry | None:
         labels = url.host.split(".")
         for i in range(len(labels) - 1):
             for entry in self._by_host.get(".".join(labels[i:]), ()):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -223,7 +223,92 @@ def mean_ci(
     )
 
 
+def mean_cis(
+    *,
+    columns: Mapping[str, ArrayLike],
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, ConfidenceInterval]:
+    """Percentile bootstrap CIs of the means of several per-claim columns, each equal to
+    ``mean_ci(values=column, ...)`` with the same arguments, in one resampling per length.
+
+    Separate :func:`mean_ci` calls with one integer ``seed`` draw the same resample indices
+    for every column of one length; here they are drawn once and every column of that
+    length is resampled with them (the steps of ``scipy.stats.bootstrap``, see
+    :func:`_stacked_percentile`), so the intervals, estimates and standard errors are
+    identical (``tests/test_bootstrap.py`` pins them against :func:`mean_ci`); the draws,
+    ~40 % of a call, are made once. Memory: the stacked columns plus one :func:`mean_ci`
+    call's (batches of :data:`BATCH_ELEMENTS`).
+
+    Example:
+        >>> cis = mean_cis(columns={"a": [0.0, 1.0, 1.0, 1.0], "b": [1.0, 0.5]}, n_resamples=200, seed=3)
+        >>> cis["a"] == mean_ci(values=[0.0, 1.0, 1.0, 1.0], n_resamples=200, seed=3)
+        True
+    """
+    check_resampling(n_resamples, confidence_level, "percentile")
+    arrays = {name: as_data([np.asarray(values, dtype=np.float64)])[0] for name, values in columns.items()}
+    by_length: dict[int, list[str]] = {}
+    for name, arr in arrays.items():
+        by_length.setdefault(arr.size, []).append(name)
+    out: dict[str, ConfidenceInterval] = {}
+    for n, names in by_length.items():
+        if n == 1:  # a point mass, as mean_ci says it
+            out.update((name, mean_ci(values=arrays[name], n_resamples=n_resamples, confidence_level=confidence_level,
+                                      seed=seed)) for name in names)
+            continue
+        stacked = np.stack([arrays[name] for name in names])
+        estimates = np.mean(stacked, axis=-1)
+        lows, highs, used, dists = _stacked_percentile(stacked, n_resamples=n_resamples, confidence_level=confidence_level,
+                                                       seed=seed)
+        for row, name in enumerate(names):
+            dist = dists[row]
+            out[name] = ConfidenceInterval(
+                estimate=float(estimates[row]), low=lows[row], high=highs[row], confidence_level=confidence_level,
+                method=used[row], n_resamples=n_resamples,
+                standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+            )
+    return {name: out[name] for name in columns}
+
+
+def _stacked_percentile(
+    stacked: npt.NDArray[np.float64], *, n_resamples: int, confidence_level: float, seed: int,
+) -> tuple[list[float], list[float], list[str], npt.NDArray[np.float64]]:
+    """What :func:`run_scipy_bootstrap` finds for ``np.mean`` (percentile) of each row of
+    ``stacked``: the rows' lows, highs, methods as used and bootstrap distributions.
+
+    ``scipy.stats.bootstrap``'s percentile path with ``paired=True``, the index draws made
+    once for all rows: the same batches of ``rng.integers(0, n, (batch, n))``, each row
+    gathered as a C-ordered ``(batch, n)`` array and averaged along its last axis (a
+    gather of all rows at once is laid out otherwise and sums in another order), the
+    interval by ``scipy.stats.quantile``."""
+    from scipy import stats
+
+    rows, n = stacked.shape
+    rng = np.random.default_rng(seed)
+    batch = max(1, BATCH_ELEMENTS // n)  # mean_ci's batches: memory of one row at a time
+    parts: list[list[npt.NDArray[np.float64]]] = [[] for _ in range(rows)]
+    for start in range(0, n_resamples, batch):
+        index = rng.integers(0, n, size=(min(batch, n_resamples - start), n), dtype=np.int64)
+        for row in range(rows):
+            parts[row].append(np.mean(stacked[row][index], axis=-1))
+    dists = np.stack([np.concatenate(p) for p in parts])
+    alpha = np.asarray((1.0 - confidence_level) / 2.0, dtype=np.float64)
+    interval = np.stack((alpha, 1 - alpha), axis=-1)
+    out_low, out_high, used = [], [], []
+    for row in range(rows):
+        ci = stats.quantile(dists[row], interval, axis=-1)
+        low, high, method = float(ci[0]), float(ci[1]), "percentile"
+        if not (math.isfinite(low) and math.isfinite(high)):  # as run_scipy_bootstrap
+            low, high = (float(v) for v in np.quantile(dists[row], [float(alpha), 1.0 - float(alpha)]))
+            method = "percentile (fallback: percentile undefined for a degenerate distribution)"
+        out_low.append(low)
+        out_high.append(high)
+        used.append(method)
+    return out_low, out_high, used, dists
+
+
 __all__ = [
     "BATCH_ELEMENTS", "CIMethod", "ConfidenceInterval", "VectorStatistic", "as_data", "bootstrap_ci",
-    "check_resampling", "mean_ci", "run_scipy_bootstrap",
+    "check_resampling", "mean_ci", "mean_cis", "run_scipy_bootstrap",
 ]

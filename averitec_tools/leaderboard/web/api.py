@@ -1,6 +1,7 @@
 """The scripts' API: ``POST /api/submissions`` (``Authorization: Bearer TEAM_TOKEN``,
 checked before the body is read) and ``GET /api/submissions/{id}`` (public once on the
-board, else its team's token or the admin token); ``GET /api/submissions/{id}/claims``
+board, else its team's token or the admin token; ``?wait=SECONDS`` answers when the
+submission has its outcome, :mod:`~averitec_tools.leaderboard.web.waits`); ``GET /api/submissions/{id}/claims``
 (a page of its visible claims) and ``/claims/{claim_id}`` (one claim, as the per-claim
 viewer shows it: ``matrix``, ``assignment``, ``scores``, ...). Also :func:`receive_upload`, shared
 with the upload form.
@@ -24,6 +25,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.audit_flags import check_declaration
 from averitec_tools.leaderboard.store import PhaseClosed, QuotaExceeded, Store, StoreUnavailable
 from averitec_tools.leaderboard.web.site import SiteDep, parse_id
+from averitec_tools.leaderboard.web.waits import wait_seconds
 
 #: Form fields of an upload that are not disclosure metadata.
 UPLOAD_FIELDS = frozenset({"csrf", "token", "system", "phase", "file", "training_data", "dev_claims_used"})
@@ -115,16 +117,32 @@ async def submit_api(request: Request, site: SiteDep) -> Response:
 
 
 @router.get("/api/submissions/{sid}")
-def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
+async def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
+    """The submission's state (and, for its team and the organisers, its reason and events);
+    with ``?wait=SECONDS`` (at most 30) a pending or running submission is answered once it
+    has an outcome or the time is up (:mod:`~averitec_tools.leaderboard.web.waits`)."""
+    wait = wait_seconds(request.query_params.get("wait"))
+    if isinstance(wait, str):
+        return JSONResponse({"error": wait}, status_code=400)
+    response, unsettled = await run_in_threadpool(_submission_view, request, sid, site)
+    if unsettled is not None and wait:
+        await site.outcomes.wait(unsettled, wait)
+        response, _ = await run_in_threadpool(_submission_view, request, sid, site)
+    return response
+
+
+def _submission_view(request: Request, sid: str, site: Any) -> tuple[Response, int | None]:
+    """The answer of :func:`submission_api`, and the submission's id when the caller may
+    wait for its outcome (it is pending or running and the caller may see it)."""
     store = site.store
     number = parse_id(sid)
     row = store.submission(number) if number is not None else None
     if row is None:
-        return JSONResponse({"error": f"no submission {sid[:30]}"}, status_code=404)
+        return JSONResponse({"error": f"no submission {sid[:30]}"}, status_code=404), None
     owner = site.bearer(request) is not None and (site.is_admin(request) or site.team_of(request) == row["team"])
     if not owner and not site.on_board(row):
         return JSONResponse({"error": "this submission's details need its team's token (Authorization: Bearer TOKEN) "
-                                      "until it is on the board"}, status_code=403)
+                                      "until it is on the board"}, status_code=403), None
     out = {"id": row["id"], "team": row["team"], "system": row["system"], "phase": row["phase"], "state": row["state"],
            "late": bool(row.get("late")), "declaration": row["declaration"], "audit_url": f"/api/submissions/{row['id']}/audit"}
     if owner:
@@ -132,7 +150,7 @@ def submission_api(request: Request, sid: str, site: SiteDep) -> Response:
         out["events"] = [{"at": e["at"].isoformat() + "Z", "state": e["state"],
                           "note": e["note"] if site.is_admin(request) or e["state"] != "running" else None}
                          for e in store.events(row["id"])]
-    return JSONResponse(out)
+    return JSONResponse(out), (int(row["id"]) if row["state"] in ("pending", "running") else None)
 
 
 @router.get("/api/status")

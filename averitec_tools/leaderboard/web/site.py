@@ -53,6 +53,7 @@ from averitec_tools.leaderboard.web.security import (
     session_subject,
     sign_session,
 )
+from averitec_tools.leaderboard.web.waits import OutcomeWatch
 
 HERE = Path(__file__).parent
 TEAM_COOKIE = "lb_team"
@@ -119,6 +120,7 @@ class Site:
         self.auth_failures = RateLimiter(limit=limits.failed_tokens_per_client, window=AUTH_WINDOW)
         self.team_posts = RateLimiter(limit=limits.posts_per_team_per_minute, window=TEAM_WINDOW)
         self.uploads = InFlight(limit=limits.uploads_per_team)
+        self.outcomes = OutcomeWatch(self.store.settled)  # ?wait= of GET /api/submissions/{id}
         self._boards: dict[str, tuple[tuple[Any, ...], Board]] = {}
         self._plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
