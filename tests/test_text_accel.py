@@ -94,6 +94,28 @@ def test_chunk_planner_equals_the_rules(sentences: list[str]) -> None:
     assert chunks.tokenize_many(sentences) == expected  # everything remembered now
 
 
+@needs_native
+def test_holes_are_filled_once_learnt() -> None:
+    """``holes``: a sentence with a piece missing comes back as its pieces -- the tokens before
+    the first hole, then remembered tokens and holes (keys) -- and ``fill_plans`` fills them."""
+    native = text_accel.native
+    chunks = ChunkTokenizer()
+    chunks.tokenize_many(["Known words here end.", "x y"])
+    sentence = "Known words new-one here end!"
+    plans, missing, tails = native.plan_sentences([sentence, "Known words here end."], chunks._chunks, chunks._tails, True)
+    assert plans[1] == treebank_tokenize("Known words here end.")
+    assert plans[0] == (["Known", "words"], (1, 1, "new-one"), ("here",), (1, "end!"))
+    assert missing == {(1, 1, "new-one")} and tails == {(1, "end!", True)}
+    assert native.plan_sentences([sentence], chunks._chunks, chunks._tails)[0] == [None]  # without holes: None
+    with pytest.raises(KeyError):
+        native.fill_plans([plans[0]], chunks._chunks, chunks._tails)
+    chunks.tokenize_many([sentence])  # learns them
+    assert native.fill_plans([plans[0]], chunks._chunks, chunks._tails) == [treebank_tokenize(sentence)]
+    for bad in [((7, 1, "x"),), ((1, 1, "x", 0),), ["not a tuple"]]:
+        with pytest.raises((ValueError, TypeError)):
+            native.fill_plans([bad], chunks._chunks, chunks._tails)
+
+
 def test_pure_path_tokenises_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """``AVERITEC_PURE_PYTHON=1``: no C at all, the same tokens (test_tokenize.py checks them against NLTK 3.9.1),
     lower-cased per sentence as per token."""

@@ -271,15 +271,15 @@ class ChunkTokenizer:
             return self._tokenize_many(sentences)
         # planned and assembled in C (_chunks_c.c) from the remembered chunks; the new ones learnt here
         sentences = sentences if isinstance(sentences, list) else list(sentences)
-        out, chunks, tails = native.plan_sentences(sentences, self._chunks, self._tails)
+        out, chunks, tails = native.plan_sentences(sentences, self._chunks, self._tails, True)
         if chunks or tails:
             wanted: dict[tuple[int, int], set[str]] = {}
             for left, right, chunk in chunks:
                 wanted.setdefault((left, right), set()).add(chunk)
             self._learn(wanted, tails)
-            redo = [i for i, tokens in enumerate(out) if tokens is None]
-            for i, tokens in zip(redo, native.plan_sentences([sentences[i] for i in redo], self._chunks, self._tails)[0],
-                                 strict=True):
+            # a sentence with a piece missing came back as its pieces (a tuple): now filled in
+            holed = [i for i, tokens in enumerate(out) if type(tokens) is tuple]
+            for i, tokens in zip(holed, native.fill_plans([out[i] for i in holed], self._chunks, self._tails), strict=True):
                 out[i] = tokens
         rest = [i for i, tokens in enumerate(out) if tokens is None or tokens is False]  # False: its tail is all of it
         for i, tokens in zip(rest, self._tokenize_many([sentences[i] for i in rest]), strict=True):
