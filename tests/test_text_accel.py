@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from averitec_tools.metrics import text_accel
 from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV
 from averitec_tools.metrics.tokenize import WordTokenizer
-from averitec_tools.metrics.treebank import ChunkTokenizer, is_inert, treebank_tokenize
+from averitec_tools.metrics.treebank import ChunkTokenizer, is_inert, lower_all, treebank_tokenize
 
 needs_native = pytest.mark.skipif(text_accel.native is None, reason="the _text_c extension is not built")
 _PIECES = list("ab .?!,;:'\"()[]{}<>-*@`\n\t\u00a0\u2028”“’»«") + [
@@ -87,11 +87,14 @@ def test_sentences_equal_python_and_punkt(texts: list[str]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_TEXT, max_size=6))
 def test_chunk_planner_equals_the_rules(sentences: list[str]) -> None:
-    """Planned in C (remembered chunks, then the new ones learnt), twice: the Treebank rules' tokens."""
-    chunks = ChunkTokenizer()
+    """Planned in C (remembered chunks, then the new ones learnt), twice: the Treebank rules' tokens;
+    lower-cased (from the lower-cased chunks, learnt first or after): those tokens lower-cased."""
+    chunks, first_lower = ChunkTokenizer(), ChunkTokenizer()
     expected = [treebank_tokenize(s) for s in sentences]
+    assert first_lower.tokenize_many(sentences, lower=True) == [lower_all(t) for t in expected]
     assert chunks.tokenize_many(sentences) == expected
     assert chunks.tokenize_many(sentences) == expected  # everything remembered now
+    assert chunks.tokenize_many(sentences, lower=True) == [lower_all(t) for t in expected]
 
 
 @needs_native
@@ -137,6 +140,8 @@ def test_every_shared_string_alike_both_ways(shared_data: Path) -> None:
     strings = corpus_strings(shared_data)
     fast, slow = both(lambda: WordTokenizer(allow_download=False).tokenize_many(strings))
     assert fast == slow
+    fast_lower, slow_lower = both(lambda: WordTokenizer(allow_download=False).tokenize_many(strings, lower=True))
+    assert fast_lower == slow_lower == [lower_all(tokens) for tokens in fast]
 
 
 def test_cell_keys_as_pair_by_pair() -> None:
