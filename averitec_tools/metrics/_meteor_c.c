@@ -131,6 +131,10 @@ static void align(const Text *h, const Text *r, const Synonyms *syn, Scratch *sc
 static int read_texts(PyObject *list, Text *texts, Py_ssize_t *longest, int32_t *max_w, int32_t *max_s) {
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
         PyObject *item = PyList_GET_ITEM(list, k);
+        if (k > 0 && item == PyList_GET_ITEM(list, k - 1)) { /* a batch's pairs come grouped by hypothesis */
+            texts[k] = texts[k - 1];
+            continue;
+        }
         if (!PyBytes_Check(item) || PyBytes_GET_SIZE(item) % (Py_ssize_t)(2 * sizeof(int32_t)) != 0) {
             PyErr_Format(PyExc_ValueError, "string %zd is not packed int32 (stem id, word id) pairs", k);
             return -1;
