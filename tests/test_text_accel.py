@@ -30,7 +30,7 @@ from averitec_tools.metrics.treebank import ChunkTokenizer, is_inert, lower_all,
 needs_native = pytest.mark.skipif(text_accel.native is None, reason="the _text_c extension is not built")
 _PIECES = list("ab .?!,;:'\"()[]{}<>-*@`\n\t\u00a0\u2028”“’»«") + [
     "Mr.", "U.S.", "e.g.", "3.5", "No", "The", "J.", "Inc.", "--", "..", "can", "not", "gonna", "'s", "n't", "'t", "is",
-    "  ", ") ", "\") ", "İ", "ſ"]
+    "  ", ") ", "\") ", "İ", "ſ", "ΟΔΟΣ", "Σ", "ǅ"]
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 

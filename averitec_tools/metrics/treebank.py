@@ -260,10 +260,7 @@ class ChunkTokenizer:
         return self._lower if lower else (self._chunks, self._tails)
 
     def _memo(self, left: int, right: int) -> dict[str, Tokens]:
-        memo = self._chunks.get((left, right))
-        if memo is None:
-            memo = self._chunks[(left, right)] = {}
-        return memo
+        return self._chunks.setdefault((left, right), {})
 
     def tokenize_many(self, sentences: Sequence[str], *, lower: bool = False) -> list[list[str]]:
         """Treebank tokens of each sentence (equal to :func:`treebank_tokenize` of each; ``lower``:
@@ -358,12 +355,12 @@ class ChunkTokenizer:
             if batch:
                 memo.update(zip(batch, batch_chunk_tokens(batch, left, right), strict=True))
             lowered = self._lower[0].setdefault((left, right), {})
-            lowered.update((chunk, _lowered(memo[chunk])) for chunk in new)
+            lowered.update((chunk, _lowered(memo[chunk], chunk)) for chunk in new)
         known = self._tails
         for left, tail, one_chunk in tails:
             if (left, tail) not in known:
                 tokens = known[(left, tail)] = tail_tokens(tail, left, one_chunk=one_chunk)
-                self._lower[1][(left, tail)] = _lowered(tokens)
+                self._lower[1][(left, tail)] = _lowered(tokens, tail)
 
     def _assemble(self, plan: tuple, lower: bool) -> list[str]:
         chunks, tails = self._memos(lower)
@@ -390,8 +387,9 @@ def lower_all(tokens: Sequence[str]) -> list[str]:
     return " ".join(tokens).lower().split(" ") if tokens else []
 
 
-def _lowered(tokens: Tokens) -> Tokens:
-    return tokens if (low := tuple(lower_all(tokens))) == tokens else low  # the same tuple where nothing changes
+def _lowered(tokens: Tokens, text: str) -> Tokens:
+    # text's tokens are its pieces and letterless quote tokens: a lower-case text's are lower-case; same tuple then
+    return tokens if text.lower() == text or (low := tuple(lower_all(tokens))) == tokens else low
 
 
 __all__ = [
