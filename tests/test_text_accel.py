@@ -25,7 +25,14 @@ from hypothesis import strategies as st
 from averitec_tools.metrics import text_accel
 from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV
 from averitec_tools.metrics.tokenize import WordTokenizer
-from averitec_tools.metrics.treebank import ChunkTokenizer, is_inert, lower_all, treebank_tokenize
+from averitec_tools.metrics.treebank import (
+    SPACE,
+    ChunkTokenizer,
+    is_inert,
+    lower_all,
+    tail_tokens,
+    treebank_tokenize,
+)
 
 needs_native = pytest.mark.skipif(text_accel.native is None, reason="the _text_c extension is not built")
 _PIECES = list("ab .?!,;:'\"()[]{}<>-*@`\n\t\u00a0\u2028”“’»«") + [
@@ -95,6 +102,13 @@ def test_chunk_planner_equals_the_rules(sentences: list[str]) -> None:
     assert chunks.tokenize_many(sentences) == expected
     assert chunks.tokenize_many(sentences) == expected  # everything remembered now
     assert chunks.tokenize_many(sentences, lower=True) == [lower_all(t) for t in expected]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZn't.,:;?!\"'()«»”’İſΣ0-", min_size=1, max_size=8))
+def test_one_chunk_tails_as_the_whole_pipeline(tail: str) -> None:
+    """A one-chunk tail (its shortcuts for inert ones included) tokenises as at the end of a sentence."""
+    assert ["x", *tail_tokens(tail, SPACE, one_chunk=True)] == treebank_tokenize(f"x {tail}")
 
 
 @needs_native

@@ -205,6 +205,8 @@ def tail_tokens(tail: str, left: int, *, one_chunk: bool = False) -> Tokens:
         return tuple(treebank_tokenize(tail))
     if one_chunk and len(tail) > 1 and tail[-1] in _TAIL_PUNCTUATION and is_inert(tail[:-1]):
         return (tail[:-1], tail[-1])  # "claims." "now?" "Yes,": only the final-punctuation rules apply
+    if one_chunk and is_inert(tail):
+        return (tail,)  # "2019" "Biden": no rule touches it, last in its sentence either
     tokens = _strip_sentinels(treebank_tokenize(SENTINEL + _WHITESPACE[left] + tail), left=True, right=False)
     if tokens is None:  # pragma: no cover
         raise AssertionError(f"sentinel lost before {tail!r}")
