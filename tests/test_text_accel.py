@@ -111,6 +111,15 @@ def test_one_chunk_tails_as_the_whole_pipeline(tail: str) -> None:
     assert ["x", *tail_tokens(tail, SPACE, one_chunk=True)] == treebank_tokenize(f"x {tail}")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZn't\"'()«»”’İſΣ0-", min_size=1, max_size=8), st.sampled_from(",.:;?!"), st.sampled_from(" \n"))
+def test_word_and_mark_chunks_as_the_whole_pipeline(word: str, mark: str, space: str) -> None:
+    """A chunk of a word and one punctuation mark inside a sentence (its shortcut for inert words
+    included) tokenises as the whole pipeline does."""
+    sentence = f"x {word}{mark}{space}y z."
+    assert ChunkTokenizer().tokenize_many([sentence]) == [treebank_tokenize(sentence)]
+
+
 @needs_native
 def test_holes_are_filled_once_learnt() -> None:
     """``holes``: a sentence with a piece missing comes back as its pieces -- the tokens before

@@ -352,6 +352,8 @@ class ChunkTokenizer:
                     memo[chunk] = (chunk,)
                 elif left == START or SENTINEL in chunk:
                     memo[chunk] = chunk_tokens(chunk, left, right)
+                elif len(chunk) > 1 and chunk[-1] in _TAIL_PUNCTUATION and is_inert(chunk[:-1]):  # "said," "U.S"
+                    memo[chunk] = (chunk,) if chunk[-1] == "." else (chunk[:-1], chunk[-1])  # one rule, or none
                 else:
                     batch.append(chunk)
             if batch:
@@ -394,7 +396,5 @@ def _lowered(tokens: Tokens, text: str) -> Tokens:
     return tokens if text.lower() == text or (low := tuple(lower_all(tokens))) == tokens else low
 
 
-__all__ = [
-    "OTHER", "SENTINEL", "SPACE", "START", "ChunkTokenizer", "batch_chunk_tokens", "chunk_tokens",
-    "is_inert", "lower_all", "tail_tokens", "treebank_tokenize",
-]
+__all__ = ["OTHER", "SENTINEL", "SPACE", "START", "ChunkTokenizer", "batch_chunk_tokens", "chunk_tokens", "is_inert",
+           "lower_all", "tail_tokens", "treebank_tokenize"]
