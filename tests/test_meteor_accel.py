@@ -17,13 +17,14 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from averitec_tools.metrics import meteor_accel
 from averitec_tools.metrics.meteor import MeteorEngine, PreparedText
-from averitec_tools.metrics.meteor_align import general_matches
+from averitec_tools.metrics.meteor_align import general_matches, meteor_formula
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_native = pytest.mark.skipif(meteor_accel.native is None, reason=f"C accelerator {meteor_accel.missing}")
@@ -145,6 +146,27 @@ def test_pure_python_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> N
     assert not meteor_accel.enabled() and not MeteorEngine(allow_download=False).accelerated
 
 
+@needs_native
+def test_scores_are_the_python_formula_bit_for_bit() -> None:
+    """The C formula gives meteor_formula's floats exactly (``==``), over many distinct
+    (matches, lengths, chunks) and past 16-bit lengths, and 0.0 without a match."""
+    rng = np.random.default_rng(7)
+    ranges = meteor_accel.SynonymRanges()
+    ranges.add_many([1, 2], [(2,), (1,)])
+    hyps, refs = [], []
+    for _ in range(3000):
+        h, r = rng.integers(0, 9, rng.integers(1, 60)), rng.integers(0, 9, rng.integers(1, 60))
+        hyps.append(meteor_accel.pack(h.tolist(), (h % 5).tolist()))
+        refs.append(meteor_accel.pack(r.tolist(), (r % 5).tolist()))
+    long = rng.integers(0, 50, 70_000).tolist()
+    hyps += [meteor_accel.pack(long, long), meteor_accel.pack([3], [3])]
+    refs += [meteor_accel.pack(long[::-1], long[::-1]), meteor_accel.pack([4], [4])]
+    expected = [meteor_formula(m, len(h) // 8, len(r) // 8, c) if m else 0.0
+                for (m, c), h, r in zip(meteor_accel.counts(hyps, refs, ranges), hyps, refs, strict=True)]
+    assert meteor_accel.scores(hyps, refs, ranges) == expected
+    assert expected[-1] == 0.0 and len(set(expected)) > 1000
+
+
 def test_a_stale_build_is_not_used() -> None:
     """A build of an older source (another packed layout) left in place is ignored."""
     assert not meteor_accel.usable(types.SimpleNamespace())
@@ -160,6 +182,8 @@ def test_malformed_input_is_refused() -> None:
                                 ([good], [good, good], "one length"), (["text"], [good], "not packed")]:
         with pytest.raises(ValueError, match=message):
             meteor_accel.native.counts(hyps, refs, ranges.lo, ranges.hi, ranges.values)
+        with pytest.raises(ValueError, match=message):
+            meteor_accel.native.scores(hyps, refs, ranges.lo, ranges.hi, ranges.values)
     ranges.add_many([0], [(5,)])
     ranges.hi[0] = 9  # past the values
     with pytest.raises(ValueError, match="out of bounds"):

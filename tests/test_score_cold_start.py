@@ -88,3 +88,19 @@ def test_cli_uses_the_cache_unless_disabled(tmp_path: Path, no_cache: str, monke
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
     assert (tmp_path / "cache" / "prepared").exists() == (not no_cache)
+
+
+def test_prepared_cache_round_trips_any_string(tmp_path: Path) -> None:
+    """The cache file is ASCII JSON (non-ASCII characters escaped, a lone surrogate too) and reads
+    back into the same prepared strings."""
+    from averitec_tools.metrics.prepared_cache import load_prepared, save_prepared
+
+    texts = ["Was İstanbul’s mayor “elected”? Yes.", "Σ über naïve café \ud800 x", "plain words"]
+    engine = MeteorEngine(allow_download=False)
+    engine.prepare_many(texts)
+    path = tmp_path / "prepared.json"
+    save_prepared(engine, path, texts)
+    assert path.read_bytes().isascii()
+    fresh = MeteorEngine(allow_download=False)
+    assert load_prepared(fresh, path) == 3
+    assert [fresh._prepared[t] for t in texts] == [engine._prepared[t] for t in texts]

@@ -18,21 +18,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from averitec_tools.metrics import text_accel
-from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV, formula_many
-from averitec_tools.metrics.meteor_align import meteor_formula
+from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV
 from averitec_tools.metrics.tokenize import WordTokenizer
-from averitec_tools.metrics.treebank import ChunkTokenizer, is_inert, treebank_tokenize
+from averitec_tools.metrics.treebank import (
+    SPACE,
+    ChunkTokenizer,
+    is_inert,
+    lower_all,
+    tail_tokens,
+    treebank_tokenize,
+)
 
 needs_native = pytest.mark.skipif(text_accel.native is None, reason="the _text_c extension is not built")
 _PIECES = list("ab .?!,;:'\"()[]{}<>-*@`\n\t\u00a0\u2028”“’»«") + [
     "Mr.", "U.S.", "e.g.", "3.5", "No", "The", "J.", "Inc.", "--", "..", "can", "not", "gonna", "'s", "n't", "'t", "is",
-    "  ", ") ", "\") ", "İ", "ſ"]
+    "  ", ") ", "\") ", "İ", "ſ", "ΟΔΟΣ", "Σ", "ǅ"]
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
@@ -89,11 +94,52 @@ def test_sentences_equal_python_and_punkt(texts: list[str]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_TEXT, max_size=6))
 def test_chunk_planner_equals_the_rules(sentences: list[str]) -> None:
-    """Planned in C (remembered chunks, then the new ones learnt), twice: the Treebank rules' tokens."""
-    chunks = ChunkTokenizer()
+    """Planned in C (remembered chunks, then the new ones learnt), twice: the Treebank rules' tokens;
+    lower-cased (from the lower-cased chunks, learnt first or after): those tokens lower-cased."""
+    chunks, first_lower = ChunkTokenizer(), ChunkTokenizer()
     expected = [treebank_tokenize(s) for s in sentences]
+    assert first_lower.tokenize_many(sentences, lower=True) == [lower_all(t) for t in expected]
     assert chunks.tokenize_many(sentences) == expected
     assert chunks.tokenize_many(sentences) == expected  # everything remembered now
+    assert chunks.tokenize_many(sentences, lower=True) == [lower_all(t) for t in expected]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZn't.,:;?!\"'()«»”’İſΣ0-", min_size=1, max_size=8))
+def test_one_chunk_tails_as_the_whole_pipeline(tail: str) -> None:
+    """A one-chunk tail (its shortcuts for inert ones included) tokenises as at the end of a sentence."""
+    assert ["x", *tail_tokens(tail, SPACE, one_chunk=True)] == treebank_tokenize(f"x {tail}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZn't\"'()«»”’İſΣ0-", min_size=1, max_size=8), st.sampled_from(",.:;?!"), st.sampled_from(" \n"))
+def test_word_and_mark_chunks_as_the_whole_pipeline(word: str, mark: str, space: str) -> None:
+    """A chunk of a word and one punctuation mark inside a sentence (its shortcut for inert words
+    included) tokenises as the whole pipeline does."""
+    sentence = f"x {word}{mark}{space}y z."
+    assert ChunkTokenizer().tokenize_many([sentence]) == [treebank_tokenize(sentence)]
+
+
+@needs_native
+def test_holes_are_filled_once_learnt() -> None:
+    """``holes``: a sentence with a piece missing comes back as its pieces -- the tokens before
+    the first hole, then remembered tokens and holes (keys) -- and ``fill_plans`` fills them."""
+    native = text_accel.native
+    chunks = ChunkTokenizer()
+    chunks.tokenize_many(["Known words here end.", "x y"])
+    sentence = "Known words new-one here end!"
+    plans, missing, tails = native.plan_sentences([sentence, "Known words here end."], chunks._chunks, chunks._tails, True)
+    assert plans[1] == treebank_tokenize("Known words here end.")
+    assert plans[0] == (["Known", "words"], (1, 1, "new-one"), ("here",), (1, "end!"))
+    assert missing == {(1, 1, "new-one")} and tails == {(1, "end!", True)}
+    assert native.plan_sentences([sentence], chunks._chunks, chunks._tails)[0] == [None]  # without holes: None
+    with pytest.raises(KeyError):
+        native.fill_plans([plans[0]], chunks._chunks, chunks._tails)
+    chunks.tokenize_many([sentence])  # learns them
+    assert native.fill_plans([plans[0]], chunks._chunks, chunks._tails) == [treebank_tokenize(sentence)]
+    for bad in [((7, 1, "x"),), ((1, 1, "x", 0),), ["not a tuple"]]:
+        with pytest.raises((ValueError, TypeError)):
+            native.fill_plans([bad], chunks._chunks, chunks._tails)
 
 
 def test_pure_path_tokenises_alike(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,18 +163,8 @@ def test_every_shared_string_alike_both_ways(shared_data: Path) -> None:
     strings = corpus_strings(shared_data)
     fast, slow = both(lambda: WordTokenizer(allow_download=False).tokenize_many(strings))
     assert fast == slow
-
-
-def test_formula_once_per_distinct_counts() -> None:
-    rng = np.random.default_rng(0)
-    hyp, ref = rng.integers(1, 40, 500).astype(np.uint64), rng.integers(1, 40, 500).astype(np.uint64)
-    m = np.minimum(rng.integers(0, 40, 500).astype(np.uint64), np.minimum(hyp, ref))
-    chunks = np.minimum(rng.integers(1, 10, 500).astype(np.uint64), np.maximum(m, 1))
-    expected = [meteor_formula(a, b, c, d) if a else 0.0 for a, b, c, d in zip(m.tolist(), hyp.tolist(), ref.tolist(),
-                                                                               chunks.tolist(), strict=True)]
-    assert formula_many(m, hyp, ref, chunks) == expected
-    long = np.array([70_000], dtype=np.uint64)  # past the 16-bit key fields: pair by pair
-    assert formula_many(long // 2, long, long, long // 1000) == [meteor_formula(35_000, 70_000, 70_000, 70)]
+    fast_lower, slow_lower = both(lambda: WordTokenizer(allow_download=False).tokenize_many(strings, lower=True))
+    assert fast_lower == slow_lower == [lower_all(tokens) for tokens in fast]
 
 
 def test_cell_keys_as_pair_by_pair() -> None:

@@ -11,6 +11,14 @@
  * missing (left, right, chunk) and (left, tail, one_chunk) are reported); False: the tail is
  * the whole sentence (the Python planner takes it). tests/test_text_accel.py checks it
  * against the pure-Python path and the rules themselves.
+ *
+ * With a fourth argument ``holes`` true, a sentence with something missing is not None but a
+ * tuple of its pieces in order: the tokens assembled before the first missing piece (a list),
+ * then each later piece's remembered tokens or, where it is missing, its key -- (left, right,
+ * chunk) or (left, tail), an int first: a hole. Once the missing pieces are learnt,
+ * ``fill_plans(plans, chunks, tails)`` gives such sentences' tokens without scanning them again
+ * (a new submission's sentences mostly end in a new tail: planning them twice cost as much as
+ * the first plan).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -40,6 +48,8 @@ typedef struct {
     PyObject *memo[3][3]; /* chunks[(left, right)] (borrowed; NULL: none yet) */
     PyObject *tails;      /* tails[(left, tail)] */
     PyObject *missing_chunks, *missing_tails; /* sets of (left, right, chunk) and (left, tail, one_chunk) */
+    int holes;            /* an incomplete sentence's plan is its pieces (see the top) */
+    PyObject *pieces;     /* holes mode, from a sentence's first missing piece on: its pieces so far */
 } Memos;
 
 /* Extend tokens (NULL: only look) by memo[key]; 1: found, 0: missing, -1: error. */
@@ -63,14 +73,41 @@ static int report(PyObject *missing, PyObject *a, PyObject *b, PyObject *c) {
 
 static PyObject *CONTEXTS[3]; /* the ints START, SPACE, OTHER */
 
+/* extend(), or past a missing piece in holes mode, memo[key]'s tokens appended to the pieces. */
+static int lookup_piece(PyObject *tokens, PyObject *memo, PyObject *key, Memos *m) {
+    if (m->pieces == NULL)
+        return extend(tokens, memo, key);
+    PyObject *found = memo == NULL ? NULL : PyDict_GetItemWithError(memo, key);
+    if (found == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyList_Append(m->pieces, found) < 0 ? -1 : 1;
+}
+
+/* Holes mode: a missing piece's key goes on the pieces, which the first one starts with the
+ * tokens assembled before it. 0, or -1 on an error. */
+static int add_hole(PyObject *tokens, PyObject *hole, Memos *m) {
+    if (!m->holes)
+        return 0;
+    if (m->pieces == NULL) {
+        m->pieces = PyList_New(0);
+        if (m->pieces == NULL || PyList_Append(m->pieces, tokens) < 0)
+            return -1;
+    }
+    return PyList_Append(m->pieces, hole);
+}
+
 /* The chunk sentence[a:b] with its left and right context. */
 static int chunk_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t a, Py_ssize_t b, int left, int right, Memos *m) {
     PyObject *chunk = PyUnicode_Substring(sentence, a, b);
     if (chunk == NULL)
         return -1;
-    int got = extend(tokens, m->memo[left][right], chunk);
-    if (got == 0 && report(m->missing_chunks, CONTEXTS[left], CONTEXTS[right], chunk) < 0)
-        got = -1;
+    int got = lookup_piece(tokens, m->memo[left][right], chunk, m);
+    if (got == 0) {
+        PyObject *hole = PyTuple_Pack(3, CONTEXTS[left], CONTEXTS[right], chunk);
+        if (hole == NULL || PySet_Add(m->missing_chunks, hole) < 0 || add_hole(tokens, hole, m) < 0)
+            got = -1;
+        Py_XDECREF(hole);
+    }
     Py_DECREF(chunk);
     return got;
 }
@@ -79,8 +116,9 @@ static int chunk_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t a, Py_s
 static int tail_lookup(PyObject *tokens, PyObject *sentence, Py_ssize_t start, int left, int one_chunk, Memos *m) {
     PyObject *tail = PyUnicode_Substring(sentence, start, PyUnicode_GET_LENGTH(sentence));
     PyObject *key = tail == NULL ? NULL : PyTuple_Pack(2, CONTEXTS[left], tail);
-    int got = key == NULL ? -1 : extend(tokens, m->tails, key);
-    if (got == 0 && report(m->missing_tails, CONTEXTS[left], tail, one_chunk ? Py_True : Py_False) < 0)
+    int got = key == NULL ? -1 : lookup_piece(tokens, m->tails, key, m);
+    if (got == 0 && (report(m->missing_tails, CONTEXTS[left], tail, one_chunk ? Py_True : Py_False) < 0 ||
+                     add_hole(tokens, key, m) < 0))
         got = -1;
     Py_XDECREF(tail);
     Py_XDECREF(key);
@@ -125,7 +163,8 @@ static Py_ssize_t tail_start(int kind, const void *data, Py_ssize_t n, Py_ssize_
     return -1;
 }
 
-/* One sentence: a list of tokens, None (something missing) or False (the Python planner takes it). */
+/* One sentence: a list of tokens, None (something missing; in holes mode its pieces) or False
+ * (the Python planner takes it). */
 static PyObject *plan_one(PyObject *sentence, Memos *m) {
     int kind = PyUnicode_KIND(sentence);
     const void *data = PyUnicode_DATA(sentence);
@@ -147,22 +186,22 @@ static PyObject *plan_one(PyObject *sentence, Memos *m) {
         while (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b)))
             b++; /* a chunk before the tail always has whitespace after it */
         int left = a == 0 ? START : context(kind, data, a - 1);
-        got = chunk_lookup(complete ? tokens : NULL, sentence, a, b, left, context(kind, data, b), m);
+        got = chunk_lookup(complete || m->holes ? tokens : NULL, sentence, a, b, left, context(kind, data, b), m);
         complete &= got > 0;
         a = b;
     }
     if (got >= 0) {
         int one_chunk = tail == last_chunk && simple(kind, data, n);
-        got = tail_lookup(complete ? tokens : NULL, sentence, tail, context(kind, data, tail - 1), one_chunk, m);
+        got = tail_lookup(complete || m->holes ? tokens : NULL, sentence, tail, context(kind, data, tail - 1), one_chunk,
+                          m);
         complete &= got > 0;
     }
-    if (got < 0 || !complete) {
-        Py_DECREF(tokens);
-        if (got < 0)
-            return NULL;
-        Py_RETURN_NONE;
-    }
-    return tokens;
+    PyObject *plan = got >= 0 && complete ? Py_NewRef(tokens) : NULL;
+    if (got >= 0 && !complete)
+        plan = m->pieces != NULL ? PyList_AsTuple(m->pieces) : Py_NewRef(Py_None);
+    Py_CLEAR(m->pieces);
+    Py_DECREF(tokens);
+    return plan;
 }
 
 /* The inner memo dicts of chunks[(left, right)] for every pair of contexts. */
@@ -191,8 +230,9 @@ static int read_memos(PyObject *chunks, Memos *m) {
 
 PyObject *plan_sentences(PyObject *self, PyObject *args) {
     PyObject *sentences, *chunks;
-    Memos m;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &sentences, &PyDict_Type, &chunks, &PyDict_Type, &m.tails))
+    Memos m = {.holes = 0, .pieces = NULL};
+    if (!PyArg_ParseTuple(args, "O!O!O!|p", &PyList_Type, &sentences, &PyDict_Type, &chunks, &PyDict_Type, &m.tails,
+                          &m.holes))
         return NULL;
     if (read_memos(chunks, &m) < 0)
         return NULL;
@@ -215,6 +255,68 @@ done:
     Py_XDECREF(m.missing_chunks);
     Py_XDECREF(m.missing_tails);
     return result;
+}
+
+/* A hole's tokens: tails[(left, tail)] or chunks[(left, right)][chunk] (borrowed; NULL with an
+ * exception set when it is missing or malformed). */
+static PyObject *hole_tokens(PyObject *hole, Memos *m) {
+    PyObject *memo = m->tails, *key = hole;
+    if (PyTuple_GET_SIZE(hole) == 3) {
+        long left = PyLong_AsLong(PyTuple_GET_ITEM(hole, 0));
+        PyObject *right_obj = PyTuple_GET_ITEM(hole, 1);
+        long right = PyLong_Check(right_obj) ? PyLong_AsLong(right_obj) : -1;
+        if (left < 0 || left > 2 || right < 0 || right > 2) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a hole's contexts must be 0, 1 or 2");
+            return NULL;
+        }
+        memo = m->memo[left][right];
+        key = PyTuple_GET_ITEM(hole, 2);
+    } else if (PyTuple_GET_SIZE(hole) != 2) {
+        PyErr_SetString(PyExc_ValueError, "a hole is (left, right, chunk) or (left, tail)");
+        return NULL;
+    }
+    PyObject *found = memo == NULL ? NULL : PyDict_GetItemWithError(memo, key);
+    if (found == NULL && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_KeyError, hole);
+    return found;
+}
+
+/* One plan's tokens: its pieces chained, each hole's tokens looked up. */
+static PyObject *fill_one(PyObject *plan, Memos *m) {
+    if (!PyTuple_Check(plan)) {
+        PyErr_SetString(PyExc_TypeError, "plans must be tuples of pieces");
+        return NULL;
+    }
+    PyObject *tokens = PyList_New(0);
+    for (Py_ssize_t k = 0; tokens != NULL && k < PyTuple_GET_SIZE(plan); k++) {
+        PyObject *piece = PyTuple_GET_ITEM(plan, k);
+        int is_hole = PyTuple_Check(piece) && PyTuple_GET_SIZE(piece) > 0 && PyLong_Check(PyTuple_GET_ITEM(piece, 0));
+        PyObject *value = is_hole ? hole_tokens(piece, m) : piece;
+        Py_ssize_t at = PyList_GET_SIZE(tokens);
+        if (value == NULL || PyList_SetSlice(tokens, at, at, value) < 0)
+            Py_CLEAR(tokens);
+    }
+    return tokens;
+}
+
+PyObject *fill_plans(PyObject *self, PyObject *args) {
+    PyObject *plans, *chunks;
+    Memos m = {.holes = 0, .pieces = NULL};
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &plans, &PyDict_Type, &chunks, &PyDict_Type, &m.tails))
+        return NULL;
+    if (read_memos(chunks, &m) < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(plans);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *tokens = fill_one(PyList_GET_ITEM(plans, i), &m);
+        if (tokens == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, tokens);
+    }
+    return out;
 }
 
 /* treebank.is_inert's first two answers: False when a rule character (or "--") is in the chunk;

@@ -11,11 +11,16 @@
  * previous one -- with NLTK's scans replaced by per-key chains (see ``chain``), so the
  * time is linear in the two lengths however long they are.
  *
- * The score formula stays in Python (averitec_tools.metrics.meteor_align.meteor_formula).
+ * ``scores`` takes the same arguments and returns each pair's METEOR as a float64: the
+ * formula of averitec_tools.metrics.meteor_align.meteor_formula with the same IEEE double
+ * operations in the same order (each product stored before it is added, so that no compiler
+ * fuses a multiply-add, and pow() for the cube as Python's float ** does), so the values are
+ * those of the Python formula bit for bit.
  * tests/test_meteor_accel.py checks this against the pure-Python path and NLTK 3.9.1.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 
 /* A prepared string: per position its stem id then its word id (int32 pairs). */
@@ -126,6 +131,10 @@ static void align(const Text *h, const Text *r, const Synonyms *syn, Scratch *sc
 static int read_texts(PyObject *list, Text *texts, Py_ssize_t *longest, int32_t *max_w, int32_t *max_s) {
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
         PyObject *item = PyList_GET_ITEM(list, k);
+        if (k > 0 && item == PyList_GET_ITEM(list, k - 1)) { /* a batch's pairs come grouped by hypothesis */
+            texts[k] = texts[k - 1];
+            continue;
+        }
         if (!PyBytes_Check(item) || PyBytes_GET_SIZE(item) % (Py_ssize_t)(2 * sizeof(int32_t)) != 0) {
             PyErr_Format(PyExc_ValueError, "string %zd is not packed int32 (stem id, word id) pairs", k);
             return -1;
@@ -165,6 +174,24 @@ static int check_synonyms(const Synonyms *syn, Py_ssize_t hi_len, Py_ssize_t n_v
     return 0;
 }
 
+/* NLTK's score from the counts: meteor_formula's operations in its order (ALPHA 0.9, BETA 3.0,
+ * GAMMA 0.5); 0.0 without a match. The volatile stores round every product to a double
+ * before it is added or subtracted (no fused multiply-add) and keep pow() a call. */
+static double formula(int32_t matches, Py_ssize_t hyp_len, Py_ssize_t ref_len, int32_t chunks) {
+    if (matches == 0)
+        return 0.0;
+    const double alpha = 0.9, gamma = 0.5;
+    volatile double beta = 3.0;
+    double precision = (double)matches / (double)hyp_len;
+    double recall = (double)matches / (double)ref_len;
+    volatile double weighted_p = alpha * precision;
+    volatile double weighted_r = (1 - alpha) * recall;
+    double fmean = (precision * recall) / (weighted_p + weighted_r);
+    double frag_frac = (double)chunks / (double)matches;
+    volatile double penalty = gamma * pow(frag_frac, beta);
+    return (1 - penalty) * fmean;
+}
+
 /* Align hyps[p] with refs[p] for every p into out[2p], out[2p+1]. */
 static int run_pairs(const Text *hyps, const Text *refs, Py_ssize_t n_pairs, const Synonyms *syn, Py_ssize_t longest,
                      int32_t max_w, int32_t max_s, int32_t *out) {
@@ -192,13 +219,14 @@ static int run_pairs(const Text *hyps, const Text *refs, Py_ssize_t n_pairs, con
     return 0;
 }
 
-static PyObject *counts(PyObject *self, PyObject *args) {
-    (void)self;
+/* The pairs' (matches, chunks) as int32 pairs (as_scores 0), or their METEOR as float64 (1). */
+static PyObject *align_pairs(PyObject *args, int as_scores) {
     PyObject *hyp_list, *ref_list, *hyps = NULL, *refs = NULL, *result = NULL;
     Py_buffer lo, hi, values;
     Py_ssize_t longest = 0;
     int32_t max_w = 0, max_s = 0;
     Text *texts = NULL;
+    int32_t *raw = NULL;
     if (!PyArg_ParseTuple(args, "O!O!y*y*y*", &PyList_Type, &hyp_list, &PyList_Type, &ref_list, &lo, &hi, &values))
         return NULL;
     Synonyms syn = {lo.buf, hi.buf, values.buf, lo.len / (Py_ssize_t)sizeof(int32_t)};
@@ -213,18 +241,28 @@ static PyObject *counts(PyObject *self, PyObject *args) {
     hyps = PyList_GetSlice(hyp_list, 0, n);
     refs = PyList_GetSlice(ref_list, 0, n);
     texts = PyMem_Malloc(sizeof(Text) * (size_t)(2 * n + 1));
-    if (hyps == NULL || refs == NULL || texts == NULL) {
-        if (texts == NULL)
+    raw = PyMem_Malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
+    if (hyps == NULL || refs == NULL || texts == NULL || raw == NULL) {
+        if (texts == NULL || raw == NULL)
             PyErr_NoMemory();
         goto done;
     }
     if (read_texts(hyps, texts, &longest, &max_w, &max_s) < 0 || read_texts(refs, texts + n, &longest, &max_w, &max_s) < 0)
         goto done;
-    result = PyBytes_FromStringAndSize(NULL, 2 * n * (Py_ssize_t)sizeof(int32_t));
-    if (result != NULL &&
-        run_pairs(texts, texts + n, n, &syn, longest, max_w, max_s, (int32_t *)PyBytes_AS_STRING(result)) < 0)
-        Py_CLEAR(result);
+    if (run_pairs(texts, texts + n, n, &syn, longest, max_w, max_s, raw) < 0)
+        goto done;
+    if (!as_scores) {
+        result = PyBytes_FromStringAndSize((const char *)raw, 2 * n * (Py_ssize_t)sizeof(int32_t));
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (result != NULL) {
+        double *out = (double *)PyBytes_AS_STRING(result);
+        for (Py_ssize_t p = 0; p < n; p++)
+            out[p] = formula(raw[2 * p], texts[p].n, texts[n + p].n, raw[2 * p + 1]);
+    }
 done:
+    PyMem_Free(raw);
     PyMem_Free(texts);
     Py_XDECREF(hyps);
     Py_XDECREF(refs);
@@ -234,9 +272,21 @@ done:
     return result;
 }
 
+static PyObject *counts(PyObject *self, PyObject *args) {
+    (void)self;
+    return align_pairs(args, 0);
+}
+
+static PyObject *scores(PyObject *self, PyObject *args) {
+    (void)self;
+    return align_pairs(args, 1);
+}
+
 static PyMethodDef methods[] = {
     {"counts", counts, METH_VARARGS,
      "counts(hyps, refs, syn_lo, syn_hi, syn_values) -> bytes: int32 (matches, chunks) per pair."},
+    {"scores", scores, METH_VARARGS,
+     "scores(hyps, refs, syn_lo, syn_hi, syn_values) -> bytes: float64 METEOR per pair (NLTK's formula)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -244,11 +294,11 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_meteor_c", "NLTK 3.9.1 METEOR alignment in C.", -1, methods, NULL, NULL, NULL, NULL,
 };
 
-/* LAYOUT names what counts() reads; averitec_tools.metrics.meteor_accel uses a build only when
+/* LAYOUT names what counts() and scores() read (3: layout 2, with scores()); averitec_tools.metrics.meteor_accel uses a build only when
  * it expects this value, so a stale build left in place after the layout changed is never used. */
 PyMODINIT_FUNC PyInit__meteor_c(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "LAYOUT", 2) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "LAYOUT", 3) < 0)
         Py_CLEAR(m);
     return m;
 }

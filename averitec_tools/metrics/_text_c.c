@@ -270,7 +270,9 @@ static PyMethodDef methods[] = {
     {"analyse_many", analyse_many, METH_VARARGS, "analyse_many(lists, info) -> (stems, stem ids, packed codes) of each list."},
     {"inert_many", inert_many, METH_VARARGS, "inert_many(chunks) -> per chunk True/False (treebank.is_inert) or None (undecided)."},
     {"plan_sentences", plan_sentences, METH_VARARGS,
-     "plan_sentences(sentences, chunks, tails) -> (tokens|None|False per sentence, missing chunks, missing tails)."},
+     "plan_sentences(sentences, chunks, tails, holes=False) -> (tokens|None|False (holes: pieces instead of None) "
+     "per sentence, missing chunks, missing tails)."},
+    {"fill_plans", fill_plans, METH_VARARGS, "fill_plans(plans, chunks, tails) -> each plan's tokens (its holes filled)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -283,7 +285,7 @@ static struct PyModuleDef module = {
  * expects this value (a stale build left in place is never used). */
 PyMODINIT_FUNC PyInit__text_c(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "API", 6) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 7) < 0)
         Py_CLEAR(m);
     return m;
 }

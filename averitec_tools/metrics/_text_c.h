@@ -5,6 +5,7 @@
 
 /* _chunks_c.c: the Treebank chunk tokenizer's common case (see there). */
 PyObject *plan_sentences(PyObject *self, PyObject *args);
+PyObject *fill_plans(PyObject *self, PyObject *args);
 PyObject *inert_many(PyObject *self, PyObject *args);
 
 /* _lookup_c.c: table lookups over many token lists (see there). */

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -225,7 +226,7 @@ def _score_all(
 ) -> list[float]:
     n_workers = resolve_jobs(jobs, len(tasks))
     context = _fork_context() if n_workers > 1 else None
-    texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
+    texts = list(dict.fromkeys(chain.from_iterable(chain.from_iterable((t.candidates, t.references) for t in tasks))))
     todo = engine.unprepared(texts)
     # Resources are resolved (and any download announced) once, in this process.
     engine.load()
@@ -282,7 +283,7 @@ def solve_batch(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[fl
     """
     if not tasks:
         return []
-    texts = list(dict.fromkeys(s for t in tasks for s in (*t.candidates, *t.references)))
+    texts = list(dict.fromkeys(chain.from_iterable(chain.from_iterable((t.candidates, t.references) for t in tasks))))
     engine.prepare_many(engine.unprepared(texts))
     return [solve_matrix(m, t) for m, t in zip(_matrices_at_once(tasks, engine, texts), tasks, strict=True)]
 
@@ -290,10 +291,12 @@ def solve_batch(tasks: Sequence[HungarianTask], engine: MeteorEngine) -> list[fl
 def _cell_keys(tasks: Sequence[HungarianTask], number: dict[str, int]) -> np.ndarray:
     """Per matrix cell of every task, row by row: ``n * candidate number + reference number``
     (``n`` texts), built with array operations instead of a Python step per cell."""
-    n_cand = np.fromiter((len(t.candidates) for t in tasks), dtype=np.int64, count=len(tasks))
-    n_ref = np.fromiter((len(t.references) for t in tasks), dtype=np.int64, count=len(tasks))
-    cand = np.fromiter((number[s] for t in tasks for s in t.candidates), dtype=np.int64, count=int(n_cand.sum()))
-    ref = np.fromiter((number[s] for t in tasks for s in t.references), dtype=np.int64, count=int(n_ref.sum()))
+    candidates, references = [t.candidates for t in tasks], [t.references for t in tasks]
+    n_cand = np.fromiter(map(len, candidates), dtype=np.int64, count=len(tasks))
+    n_ref = np.fromiter(map(len, references), dtype=np.int64, count=len(tasks))
+    at_number = number.__getitem__  # every string through map, not a generator step each
+    cand = np.fromiter(map(at_number, chain.from_iterable(candidates)), dtype=np.int64, count=int(n_cand.sum()))
+    ref = np.fromiter(map(at_number, chain.from_iterable(references)), dtype=np.int64, count=int(n_ref.sum()))
     size = n_cand * n_ref
     task = np.repeat(np.arange(len(tasks), dtype=np.int64), size)  # each cell's task
     at = np.arange(task.size, dtype=np.int64) - (np.cumsum(size) - size)[task]  # the cell's place in its matrix

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import filterfalse
 from typing import Any, ClassVar
 
 from averitec_tools.metrics import meteor_accel
@@ -154,7 +155,7 @@ class MeteorEngine(WordInterning):
 
     def unprepared(self, texts: Iterable[str]) -> list[str]:
         """The strings of ``texts`` not prepared yet (in order, repeats kept)."""
-        return [t for t in texts if t not in self._prepared]
+        return list(filterfalse(self._prepared.__contains__, texts))
 
     def prepared_many(self, texts: Iterable[str]) -> list[PreparedText]:
         return list(map(self._prepared.__getitem__, texts))  # every one prepared before

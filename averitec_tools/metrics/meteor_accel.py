@@ -5,8 +5,9 @@ compiler is there (``setup.py``: an optional extension, so ``pip install .`` wit
 installs the pure-Python package, which scores identically). It aligns many
 (hypothesis, reference) pairs in one call, transcribing NLTK 3.9.1's greedy
 ``_enum_align_words`` -- exact stage on words, stem stage, WordNet stage, chunks -- on
-interned integer ids, and returns each pair's match and chunk counts; the score formula
-stays :func:`~averitec_tools.metrics.meteor_align.meteor_formula`. NLTK's scans are
+interned integer ids, and returns each pair's match and chunk counts (``counts``) or its
+score (``scores``: :func:`~averitec_tools.metrics.meteor_align.meteor_formula` transcribed,
+the same IEEE double operations in the same order, so the same floats). NLTK's scans are
 replaced by per-word and per-stem chains of the reference positions left (each stage
 takes a word's or stem's positions from the last one down), so a pair costs time linear
 in its two lengths.
@@ -40,10 +41,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-from averitec_tools.metrics.meteor_align import PreparedText, Synonyms, meteor_formula, score_pair
+from averitec_tools.metrics.meteor_align import PreparedText, Synonyms, score_pair
 
-#: The packed layout this module writes (the extension's ``LAYOUT`` must equal it).
-LAYOUT = 2
+#: The packed layout this module writes and the functions it calls (the extension's ``LAYOUT``
+#: must equal it; 3: layout 2 with ``scores``).
+LAYOUT = 3
 
 
 def usable(module: Any) -> bool:
@@ -164,6 +166,12 @@ def counts(hyps: list[bytes], refs: list[bytes], ranges: SynonymRanges) -> list[
     return list(zip(raw[0::2], raw[1::2], strict=True))
 
 
+def scores(hyps: list[bytes], refs: list[bytes], ranges: SynonymRanges) -> list[float]:
+    """NLTK's METEOR of each pair ``(hyps[i], refs[i])`` of packed strings (the counts and the
+    formula in C: the same floats as :func:`~averitec_tools.metrics.meteor_align.meteor_formula`)."""
+    return array("d", native.scores(hyps, refs, ranges.lo, ranges.hi, ranges.values)).tolist()
+
+
 def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, ranges: SynonymRanges,
                 synonyms: Synonyms | None) -> list[float]:
     """METEOR of each (hypothesis, reference) pair of prepared strings, aligned in C (strings
@@ -173,34 +181,8 @@ def score_pairs(pairs: Sequence[tuple[PreparedText, PreparedText]], *, ranges: S
     refs = [r.packed for _, r in pairs]
     if None in hyps or None in refs:  # strings prepared by an engine without the accelerator
         return [score_pair(h, r, synonyms=synonyms) for h, r in pairs]
-    import numpy as np  # imported by every scorer already; not at this module's import
-
-    raw = np.frombuffer(native.counts(hyps, refs, ranges.lo, ranges.hi, ranges.values), dtype=np.int32)
-    # 8 bytes a position
-    lengths = np.fromiter(map(len, hyps + refs), dtype=np.uint64, count=2 * len(pairs)) // 8  # type: ignore[arg-type]
-    return formula_many(raw[0::2].astype(np.uint64), lengths[:len(pairs)], lengths[len(pairs):],
-                        raw[1::2].astype(np.uint64))
+    return scores(hyps, refs, ranges)  # type: ignore[arg-type]
 
 
-def formula_many(m: Any, hyp_len: Any, ref_len: Any, chunks: Any) -> list[float]:
-    """:func:`~averitec_tools.metrics.meteor_align.meteor_formula` of each pair's counts (uint64 arrays;
-    0.0 without a match), computed in Python once per distinct (matches, lengths, chunks): the
-    same floats as pair by pair, without a Python step per pair."""
-    import numpy as np
-
-    if m.size == 0:
-        return []
-    if max(int(hyp_len.max()), int(ref_len.max())) >= 1 << 16:  # too long for one 64-bit key
-        return [meteor_formula(a, b, c, d) if a else 0.0
-                for a, b, c, d in zip(m.tolist(), hyp_len.tolist(), ref_len.tolist(), chunks.tolist(), strict=True)]
-    key = (((m << np.uint64(16) | hyp_len) << np.uint64(16) | ref_len) << np.uint64(16)) | chunks
-    distinct, inverse = np.unique(key, return_inverse=True)
-    values = []
-    for k in distinct.tolist():
-        a, b, c, d = k >> 48, (k >> 32) & 0xFFFF, (k >> 16) & 0xFFFF, k & 0xFFFF
-        values.append(meteor_formula(a, b, c, d) if a else 0.0)
-    return np.asarray(values, dtype=np.float64)[inverse.reshape(-1)].tolist()  # type: ignore[no-any-return]
-
-
-__all__ = ["LAYOUT", "PURE_PYTHON_ENV", "Interned", "SynonymRanges", "counts", "describe", "enabled", "formula_many", "native", "pack", "score_pairs",
+__all__ = ["LAYOUT", "PURE_PYTHON_ENV", "Interned", "SynonymRanges", "counts", "describe", "enabled", "native", "pack", "score_pairs", "scores",
            "usable", "word_code"]

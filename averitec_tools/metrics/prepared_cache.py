@@ -97,7 +97,10 @@ def save_prepared(engine: Any, path: Path | None, texts: Iterable[str]) -> None:
             entries.append([text, " ".join(prepared.words), " ".join(prepared.stems)])
     try:
         with atomic_writer(path) as fh:
-            fh.write(json.dumps(entries, ensure_ascii=False))  # dumps: the C encoder (dump streams in Python)
+            # dumps: the C encoder (dump streams in Python); ASCII output (non-ASCII characters
+            # escaped) is written without a UTF-8 encoding pass and read back faster, and lists of
+            # strings need no cycle check: half the time of ensure_ascii=False with the check
+            fh.write(json.dumps(entries, ensure_ascii=True, check_circular=False))
     except OSError:
         return
 

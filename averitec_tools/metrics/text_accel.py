@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from averitec_tools.metrics.meteor_accel import PURE_PYTHON_ENV
 
 #: What this module expects of the extension (its ``API`` constant).
-API = 6
+API = 7
 V = TypeVar("V")
 
 native: Any

@@ -30,7 +30,7 @@ from itertools import chain
 
 from averitec_tools.metrics import text_accel
 from averitec_tools.metrics.punkt import SentenceSplitter, one_sentence
-from averitec_tools.metrics.treebank import ChunkTokenizer, treebank_tokenize
+from averitec_tools.metrics.treebank import ChunkTokenizer, lower_all, treebank_tokenize
 
 #: Name recorded in score signatures.
 TOKENIZER_NAME = "nltk-3.9.1-word_tokenize"
@@ -95,30 +95,15 @@ class WordTokenizer:
     def tokenize_many(self, texts: Iterable[str], *, lower: bool = False) -> list[list[str]]:
         """Tokenize several texts (same result as :meth:`tokenize` on each, faster together:
         the new sentences of all of them go through the Treebank rules at once); ``lower``:
-        the tokens lower-cased (:func:`lower_all`, done once per distinct sentence)."""
+        the tokens lower-cased (:func:`lower_all`; sentences assembled from lower-cased chunks)."""
         split = self.sentences_many(texts if isinstance(texts, list) else list(texts))
-        tokens, lowered = self._sentence_tokens, self._sentence_lower
-        if len(tokens) > self.max_sentences or len(lowered) > self.max_sentences:
-            self._sentence_tokens.clear()
-            self._sentence_lower.clear()
-        known = lowered if lower else tokens
+        known = self._sentence_lower if lower else self._sentence_tokens
+        if len(known) > self.max_sentences:
+            known.clear()
         new = [s for s in dict.fromkeys(chain.from_iterable(split)) if s not in known]
-        unseen = [s for s in new if s not in tokens] if lower else new
-        if unseen:
-            tokens.update(zip(unseen, map(tuple, self.chunks.tokenize_many(unseen)), strict=True))
-        if lower:
-            lowered.update((s, tuple(lower_all(tokens[s]))) for s in new)
+        if new:  # lower-cased ones assembled from lower-cased chunks (never a sentence's tokens lower-cased)
+            known.update(zip(new, map(tuple, self.chunks.tokenize_many(new, lower=lower)), strict=True))
         return text_accel.concat_many(split, known)
-
-
-def lower_all(tokens: Sequence[str]) -> list[str]:
-    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
-
-    Example:
-        >>> lower_all(["The", "İstanbul", "U.S."])
-        ['the', 'i̇stanbul', 'u.s.']
-    """
-    return " ".join(tokens).lower().split(" ") if tokens else []
 
 
 __all__ = ["TOKENIZER_NAME", "WordTokenizer", "lower_all", "treebank_tokenize"]

@@ -89,8 +89,6 @@ _CONTRACTIONS: tuple[re.Pattern[str], ...] = tuple(
 
 # A substitution can only change the text where its pattern matches, and every pattern
 # below needs at least one of these characters; skipping the others is a pure speed-up.
-
-
 def _needs(table: tuple[tuple[re.Pattern[str], str], ...], chars: tuple[str | None, ...]) -> list[tuple[re.Pattern[str], str, str | None]]:
     return [(rx, sub, need) for (rx, sub), need in zip(table, chars, strict=True)]
 
@@ -130,7 +128,6 @@ def treebank_tokenize(sentence: str) -> list[str]:
     return text.split()
 
 
-
 # --- the chunk decomposition (module docstring) -------------------------------------------
 #: Characters some rule looks at, and ``--``: a chunk with none of them (and no contraction)
 #: is one token in any context.
@@ -148,7 +145,8 @@ _WHITESPACE = {SPACE: " ", OTHER: "\n"}  # every non-space whitespace character 
 _TAIL_PUNCTUATION = frozenset(".?!,:;")
 
 Tokens = tuple[str, ...]
-
+#: Remembered tokens: of chunks, by (left, right) context, and of tails, by (left, tail).
+Memos = tuple[dict[tuple[int, int], dict[str, Tokens]], dict[tuple[int, str], Tokens]]
 
 #: The contractions a chunk without quotes can hold (the others need an apostrophe, a special character).
 _LETTER_CONTRACTIONS = re.compile("cannot|gimme|gonna|gotta|lemme|wanna")
@@ -207,6 +205,8 @@ def tail_tokens(tail: str, left: int, *, one_chunk: bool = False) -> Tokens:
         return tuple(treebank_tokenize(tail))
     if one_chunk and len(tail) > 1 and tail[-1] in _TAIL_PUNCTUATION and is_inert(tail[:-1]):
         return (tail[:-1], tail[-1])  # "claims." "now?" "Yes,": only the final-punctuation rules apply
+    if one_chunk and is_inert(tail):
+        return (tail,)  # "2019" "Biden": no rule touches it, last in its sentence either
     tokens = _strip_sentinels(treebank_tokenize(SENTINEL + _WHITESPACE[left] + tail), left=True, right=False)
     if tokens is None:  # pragma: no cover
         raise AssertionError(f"sentinel lost before {tail!r}")
@@ -250,43 +250,47 @@ class ChunkTokenizer:
         self.max_chunks = max_chunks
         self._chunks: dict[tuple[int, int], dict[str, Tokens]] = {}
         self._tails: dict[tuple[int, str], Tokens] = {}
+        #: both lower-cased (:func:`lower_all`), learnt with them: lower-cased sentences come from them
+        self._lower: Memos = ({}, {})
 
     def clear(self) -> None:
         """Forget every remembered chunk."""
-        self._chunks.clear()
-        self._tails.clear()
+        for memo in (self._chunks, self._tails, *self._lower):
+            memo.clear()
+
+    def _memos(self, lower: bool) -> Memos:
+        return self._lower if lower else (self._chunks, self._tails)
 
     def _memo(self, left: int, right: int) -> dict[str, Tokens]:
-        memo = self._chunks.get((left, right))
-        if memo is None:
-            memo = self._chunks[(left, right)] = {}
-        return memo
+        return self._chunks.setdefault((left, right), {})
 
-    def tokenize_many(self, sentences: Sequence[str]) -> list[list[str]]:
-        """Treebank tokens of each sentence (equal to :func:`treebank_tokenize` of each)."""
+    def tokenize_many(self, sentences: Sequence[str], *, lower: bool = False) -> list[list[str]]:
+        """Treebank tokens of each sentence (equal to :func:`treebank_tokenize` of each; ``lower``:
+        lower-cased, equal to :func:`lower_all` of them)."""
         if sum(map(len, self._chunks.values())) + len(self._tails) > self.max_chunks:
             self.clear()
         native = text_accel.active()
         if native is None:
-            return self._tokenize_many(sentences)
+            return self._tokenize_many(sentences, lower)
         # planned and assembled in C (_chunks_c.c) from the remembered chunks; the new ones learnt here
         sentences = sentences if isinstance(sentences, list) else list(sentences)
-        out, chunks, tails = native.plan_sentences(sentences, self._chunks, self._tails)
+        chunk_memo, tail_memo = self._memos(lower)
+        out, chunks, tails = native.plan_sentences(sentences, chunk_memo, tail_memo, True)
         if chunks or tails:
             wanted: dict[tuple[int, int], set[str]] = {}
             for left, right, chunk in chunks:
                 wanted.setdefault((left, right), set()).add(chunk)
             self._learn(wanted, tails)
-            redo = [i for i, tokens in enumerate(out) if tokens is None]
-            for i, tokens in zip(redo, native.plan_sentences([sentences[i] for i in redo], self._chunks, self._tails)[0],
-                                 strict=True):
+            # a sentence with a piece missing came back as its pieces (a tuple): now filled in
+            holed = [i for i, tokens in enumerate(out) if type(tokens) is tuple]
+            for i, tokens in zip(holed, native.fill_plans([out[i] for i in holed], chunk_memo, tail_memo), strict=True):
                 out[i] = tokens
         rest = [i for i, tokens in enumerate(out) if tokens is None or tokens is False]  # False: its tail is all of it
-        for i, tokens in zip(rest, self._tokenize_many([sentences[i] for i in rest]), strict=True):
+        for i, tokens in zip(rest, self._tokenize_many([sentences[i] for i in rest], lower), strict=True):
             out[i] = tokens
         return out  # type: ignore[no-any-return]
 
-    def _tokenize_many(self, sentences: Sequence[str]) -> list[list[str]]:
+    def _tokenize_many(self, sentences: Sequence[str], lower: bool = False) -> list[list[str]]:
         firsts: list[str] = []
         middles: list[str] = []  # every chunk between single spaces, hashed once below
         wanted: dict[tuple[int, int], set[str]] = {}
@@ -311,7 +315,7 @@ class ChunkTokenizer:
         wanted.setdefault((START, SPACE), set()).update(firsts)
         wanted.setdefault((SPACE, SPACE), set()).update(middles)
         self._learn(wanted, tails)
-        return [self._assemble(plan) for plan in plans]
+        return [self._assemble(plan, lower) for plan in plans]
 
     def _plan_general(self, sentence: str, wanted: dict[tuple[int, int], set[str]],
                       tails: set[tuple[int, str, bool]]) -> tuple:
@@ -348,30 +352,49 @@ class ChunkTokenizer:
                     memo[chunk] = (chunk,)
                 elif left == START or SENTINEL in chunk:
                     memo[chunk] = chunk_tokens(chunk, left, right)
+                elif len(chunk) > 1 and chunk[-1] in _TAIL_PUNCTUATION and is_inert(chunk[:-1]):  # "said," "U.S"
+                    memo[chunk] = (chunk,) if chunk[-1] == "." else (chunk[:-1], chunk[-1])  # one rule, or none
                 else:
                     batch.append(chunk)
             if batch:
                 memo.update(zip(batch, batch_chunk_tokens(batch, left, right), strict=True))
+            lowered = self._lower[0].setdefault((left, right), {})
+            lowered.update((chunk, _lowered(memo[chunk], chunk)) for chunk in new)
         known = self._tails
         for left, tail, one_chunk in tails:
             if (left, tail) not in known:
-                known[(left, tail)] = tail_tokens(tail, left, one_chunk=one_chunk)
+                tokens = known[(left, tail)] = tail_tokens(tail, left, one_chunk=one_chunk)
+                self._lower[1][(left, tail)] = _lowered(tokens, tail)
 
-    def _assemble(self, plan: tuple) -> list[str]:
+    def _assemble(self, plan: tuple, lower: bool) -> list[str]:
+        chunks, tails = self._memos(lower)
         if len(plan) == 3:  # single spaces: first chunk, middle chunks, tail
             first, middle, (left, tail, _) = plan
-            out = list(self._chunks[(START, SPACE)][first])
-            mid = self._chunks[(SPACE, SPACE)]
+            out = list(chunks[(START, SPACE)][first])
+            mid = chunks[(SPACE, SPACE)]
             out.extend(chain.from_iterable(map(mid.__getitem__, middle)))
-            out.extend(self._tails[(left, tail)])
+            out.extend(tails[(left, tail)])
             return out
         head, (left, tail, _) = plan
-        out = [token for chunk, cl, cr in head for token in self._chunks[(cl, cr)][chunk]]
-        out.extend(self._tails[(left, tail)])
+        out = [token for chunk, cl, cr in head for token in chunks[(cl, cr)][chunk]]
+        out.extend(tails[(left, tail)])
         return out
 
 
-__all__ = [
-    "OTHER", "SENTINEL", "SPACE", "START", "ChunkTokenizer", "batch_chunk_tokens", "chunk_tokens",
-    "is_inert", "tail_tokens", "treebank_tokenize",
-]
+def lower_all(tokens: Sequence[str]) -> list[str]:
+    """``[t.lower() for t in tokens]`` in one call (tokens never hold whitespace, and lower-casing adds none).
+
+    Example:
+        >>> lower_all(["The", "İstanbul", "U.S."])
+        ['the', 'i̇stanbul', 'u.s.']
+    """
+    return " ".join(tokens).lower().split(" ") if tokens else []
+
+
+def _lowered(tokens: Tokens, text: str) -> Tokens:
+    # text's tokens are its pieces and letterless quote tokens: a lower-case text's are lower-case; same tuple then
+    return tokens if text.lower() == text or (low := tuple(lower_all(tokens))) == tokens else low
+
+
+__all__ = ["OTHER", "SENTINEL", "SPACE", "START", "ChunkTokenizer", "batch_chunk_tokens", "chunk_tokens", "is_inert",
+           "lower_all", "tail_tokens", "treebank_tokenize"]
