@@ -96,7 +96,7 @@ demo: $(VENV)/.core-stamp $(VENV)/.accel-stamp
 # worker at a time: tests/conftest.py); TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= 2
 test: $(VENV)/.all-stamp $(VENV)/.accel-stamp $(NLTK_REF)
-	bash .ci/with_services.sh $(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+	bash .ci/with_services.sh $(PY) -m pytest -q --durations=25 $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 lint: $(VENV)/.core-stamp
 	$(VENV)/bin/ruff check averitec_tools tests benchmarks
