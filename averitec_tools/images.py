@@ -110,6 +110,17 @@ def verify_bytes(data: bytes, *, where: str, limits: ImageLimits = DEFAULT_LIMIT
     return ImageInfo(hashlib.sha256(data).hexdigest(), FORMATS[fmt], width, height, len(data), encoded)
 
 
+def read_bounded(path: str | os.PathLike[str], *, limits: ImageLimits = DEFAULT_LIMITS) -> bytes:
+    """A file's bytes, read up to one byte past ``limits.max_bytes`` (so that
+    :func:`verify_bytes` sees an oversized file as oversized without reading all of it).
+
+    Raises:
+        OSError: the file cannot be read (callers word the error for their input).
+    """
+    with open(path, "rb") as fh:
+        return fh.read(limits.max_bytes + 1)
+
+
 def verify_file(path: str | os.PathLike[str], *, where: str, limits: ImageLimits = DEFAULT_LIMITS) -> ImageInfo:
     """:func:`verify_bytes` on a file, read up to one byte past the bound.
 
@@ -117,11 +128,10 @@ def verify_file(path: str | os.PathLike[str], *, where: str, limits: ImageLimits
         UserError: the file cannot be read, or its image is refused.
     """
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limits.max_bytes + 1)
+        data = read_bounded(path, limits=limits)
     except OSError as exc:
         raise UserError(f"{where}: cannot read image {path} ({exc.strerror or exc})") from None
     return verify_bytes(data, where=f"{where}: image {os.path.basename(str(path))}", limits=limits)
 
 
-__all__ = ["DEFAULT_LIMITS", "FORMATS", "ImageInfo", "ImageLimits", "verify_bytes", "verify_file"]
+__all__ = ["DEFAULT_LIMITS", "FORMATS", "ImageInfo", "ImageLimits", "read_bounded", "verify_bytes", "verify_file"]

@@ -28,7 +28,14 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from averitec_tools.errors import UserError
-from averitec_tools.images import DEFAULT_LIMITS, FORMATS, ImageInfo, ImageLimits, verify_bytes
+from averitec_tools.images import (
+    DEFAULT_LIMITS,
+    FORMATS,
+    ImageInfo,
+    ImageLimits,
+    read_bounded,
+    verify_bytes,
+)
 from averitec_tools.records.averimatec import AVerImaTeCPrediction, image_refs
 
 _DATA_URL = "data:image/"
@@ -156,8 +163,7 @@ class GoldImages:
         if name not in self._seen:
             path = self.root / safe_name(name, where=where)
             try:
-                with open(path, "rb") as fh:
-                    data = fh.read(self.limits.max_bytes + 1)
+                data = read_bounded(path, limits=self.limits)
             except FileNotFoundError:
                 raise UserError(f"{where}: gold image {path} not found",
                                 hint="give the dataset's images folder with --gold-images DIR") from None
