@@ -118,7 +118,10 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """The command; NumPy (loaded by the profile) starts no BLAS threads unless a model scores evidence."""
-    with one_blas_thread(wanted=not getattr(args, "evidence_scorer", None)):
+    from averitec_tools.metrics._gc import paused_gc
+
+    # importing, loading and scoring make few reference cycles (see metrics/_gc.py)
+    with one_blas_thread(wanted=not getattr(args, "evidence_scorer", None)), paused_gc():
         return _run(args)
 
 
@@ -146,18 +149,15 @@ def _run(args: argparse.Namespace) -> int:
         from averitec_tools.scoring.subset import score_subset
 
         score = partial(score_subset, profile)
-    from averitec_tools.metrics._gc import paused_gc
-
     _skip_final_collection()
     try:
-        with paused_gc():  # loading and scoring make few reference cycles (see metrics/_gc.py)
-            result = score(
-                predictions=args.predictions,
-                references=args.references,
-                jobs=args.jobs,
-                progress=not args.json and sys.stderr.isatty(),
-                **options,
-            )
+        result = score(
+            predictions=args.predictions,
+            references=args.references,
+            jobs=args.jobs,
+            progress=not args.json and sys.stderr.isatty(),
+            **options,
+        )
     except PredictionCountError as exc:
         if args.subset or exc.n_predictions >= exc.n_references:
             raise
