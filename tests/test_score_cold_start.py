@@ -35,6 +35,36 @@ def test_score_process_skips_nltk_init_and_scipy_optimize(tmp_path: Path) -> Non
     assert json.loads(proc.stdout)["n_claims"] == 3
 
 
+#: Prints what ``averitec score`` left: OPENBLAS_NUM_THREADS as NumPy began to load, then after the
+#: command, and whether the exit handlers freeze the collector's objects.
+BLAS_PROBE = """
+import atexit, gc, os, sys
+seen = []
+sys.addaudithook(lambda event, args: seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+                 if event == "import" and args[0] == "numpy" and not seen else None)
+from averitec_tools.cli.main import main
+rc = main(["score", sys.argv[1], sys.argv[2], "--json"])
+after = os.environ.get("OPENBLAS_NUM_THREADS")
+atexit._run_exitfuncs()
+print(rc, seen, after, gc.get_freeze_count() > 0, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("user", "expected"), [
+    ({}, "0 ['1'] None True"),  # no user setting: one thread while NumPy loads, removed afterwards
+    ({"OPENBLAS_NUM_THREADS": "3"}, "0 ['3'] 3 True"),  # the user's own value is kept
+    ({"OMP_NUM_THREADS": "2"}, "0 [None] None True"),  # a user's OpenMP cap is left to OpenBLAS
+])
+def test_score_caps_blas_threads_unless_the_user_set_them(tmp_path: Path, user: dict[str, str], expected: str) -> None:
+    files = make_files(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"}}
+    env.update(user, PYTHONPATH=str(ROOT), AVERITEC_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(files["pred2024"]), str(files["gold"])],
+                          capture_output=True, text=True, env=env, check=True)
+    assert proc.stderr.strip().splitlines()[-1] == expected
+    assert json.loads(proc.stdout)["n_claims"] == 3
+
+
 def test_lean_import_leaves_a_real_nltk_importable() -> None:
     code = (
         "from averitec_tools.metrics._lean import import_lean; import_lean('nltk.stem.porter'); "

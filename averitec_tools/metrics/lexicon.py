@@ -177,10 +177,11 @@ class Lexicon:
 
     def stems(self, words: Sequence[str]) -> list[str | None]:
         """Porter stem of each lower-cased word in the table (``None``: not in the vocabulary)."""
-        at = sorted_find(self._bands("stem_words"), _encoded(words)).tolist()
-        cut, add = self._array("stem_cut"), self._array("stem_add")
-        return [w[: len(w) - int(cut[i])] + add[i].decode("utf-8", "surrogatepass") if i >= 0 else None
-                for w, i in zip(words, at, strict=True)]
+        at = sorted_find(self._bands("stem_words"), _encoded(words))
+        found = at[at >= 0]  # the rows of the words found, read in one step each (not an element at a time)
+        cuts, adds = iter(self._array("stem_cut")[found].tolist()), iter(self._array("stem_add")[found].tolist())
+        return [w[: len(w) - next(cuts)] + next(adds).decode("utf-8", "surrogatepass") if i >= 0 else None
+                for w, i in zip(words, at.tolist(), strict=True)]
 
     def name_ids(self, stems: Sequence[str]) -> list[int]:
         """Each string's synonym-name id (``-1``: it is no synonym name of any word)."""
