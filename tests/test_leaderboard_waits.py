@@ -4,6 +4,7 @@ task left when nobody waits (a fake store: no server, no database)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from conftest import skip_or_fail
@@ -16,9 +17,8 @@ except ImportError:  # the leaderboard extra: a skip locally, a failure in CI
 from averitec_tools.leaderboard.web import waits  # noqa: E402
 
 
-def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
-    monkeypatch.setattr(waits, "MAX_WAITERS", 3)
+def _recording() -> tuple[list[list[int]], set[int], Callable[[list[int]], set[int]]]:
+    """A fake store's ``settled``: records each look-up's ids, answers with those in ``done``."""
     calls: list[list[int]] = []
     done: set[int] = set()
 
@@ -26,6 +26,13 @@ def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) 
         calls.append(sorted(ids))
         return done & set(ids)
 
+    return calls, done, settled
+
+
+def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
+    monkeypatch.setattr(waits, "MAX_WAITERS", 3)
+    calls, done, settled = _recording()
     watch = waits.OutcomeWatch(settled)
 
     async def scenario() -> list[str]:
@@ -60,13 +67,7 @@ def test_with_a_signal_the_watch_looks_when_signalled_not_every_interval(monkeyp
 
     monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
     monkeypatch.setattr(waits, "FALLBACK_SECONDS", 30.0)
-    calls: list[list[int]] = []
-    done: set[int] = set()
-
-    def settled(ids: list[int]) -> set[int]:
-        calls.append(sorted(ids))
-        return done & set(ids)
-
+    calls, done, settled = _recording()
     signal = threading.Event()  # the same wait/set/clear as the multiprocessing event
     watch = waits.OutcomeWatch(settled, signal)
 
