@@ -4,6 +4,7 @@ task left when nobody waits (a fake store: no server, no database)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from conftest import skip_or_fail
@@ -16,9 +17,8 @@ except ImportError:  # the leaderboard extra: a skip locally, a failure in CI
 from averitec_tools.leaderboard.web import waits  # noqa: E402
 
 
-def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
-    monkeypatch.setattr(waits, "MAX_WAITERS", 3)
+def _recording() -> tuple[list[list[int]], set[int], Callable[[list[int]], set[int]]]:
+    """A fake store's ``settled``: records each look-up's ids, answers with those in ``done``."""
     calls: list[list[int]] = []
     done: set[int] = set()
 
@@ -26,6 +26,13 @@ def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) 
         calls.append(sorted(ids))
         return done & set(ids)
 
+    return calls, done, settled
+
+
+def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
+    monkeypatch.setattr(waits, "MAX_WAITERS", 3)
+    calls, done, settled = _recording()
     watch = waits.OutcomeWatch(settled)
 
     async def scenario() -> list[str]:
@@ -51,3 +58,36 @@ def test_one_lookup_for_every_waiter_and_a_cap(monkeypatch: pytest.MonkeyPatch) 
     assert order[:3] == ["over the cap", "a", "b"] and set(order[3:]) == {"timed out", "c"}
     assert all(ids in ([1, 2], [2], [1], []) for ids in calls) and [1, 2] in calls  # both ids in one look-up
     assert watch.count == 0 and not watch._waiting and watch._task is None
+
+
+def test_with_a_signal_the_watch_looks_when_signalled_not_every_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve``'s workers set the signal after each outcome: one look when a request
+    starts waiting, one per signal, none in between (the fallback interval is long here)."""
+    import threading
+
+    monkeypatch.setattr(waits, "CHECK_SECONDS", 0.001)
+    monkeypatch.setattr(waits, "FALLBACK_SECONDS", 30.0)
+    calls, done, settled = _recording()
+    signal = threading.Event()  # the same wait/set/clear as the multiprocessing event
+    watch = waits.OutcomeWatch(settled, signal)
+
+    async def scenario() -> None:
+        first = asyncio.create_task(watch.wait(1, 30))
+        while len(calls) < 1:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.05)  # with 1 ms polling this would be ~50 look-ups
+        assert calls == [[1]]
+        second = asyncio.create_task(watch.wait(2, 30))  # a new waiter: looked up at once
+        while len(calls) < 2:
+            await asyncio.sleep(0.001)
+        assert calls[1] == [1, 2]
+        done.add(1)
+        signal.set()  # a worker committed an outcome
+        await first
+        assert len(calls) == 3 and not signal.is_set()
+        done.add(2)
+        signal.set()
+        await second
+
+    asyncio.run(scenario())
+    assert len(calls) == 4 and watch.count == 0 and not watch._waiting and watch._task is None

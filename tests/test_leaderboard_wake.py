@@ -64,3 +64,15 @@ def test_an_idle_worker_waits_on_its_wake_event_with_the_poll_interval_as_fallba
     assert run_worker(store.url, poll_seconds=7.5, stop=stop, prepare=False, wake=wake) == 0
     # cleared before looking for work (an upload after that sets it again), then waited on
     assert wake.calls == ["clear", ("wait", 7.5)]
+
+
+def test_a_worker_signals_each_outcome_after_its_commit(tmp_path: Path) -> None:
+    """The ``settled`` event wakes ``serve``'s ``?wait=`` watcher: set once the outcome (here
+    a failure: the file is no prediction list) is committed, not when nothing was taken."""
+    store = _store(tmp_path)
+    settled = threading.Event()
+    assert run_worker(store.url, once=True, prepare=False, settled=settled) == 0
+    assert not settled.is_set()
+    sid = store.submit(team="blue", system="s", phase="dev", content=b"[1]", file_name="p.json").id
+    assert run_worker(store.url, once=True, prepare=False, settled=settled) == 1
+    assert settled.is_set() and store.settled([sid]) == {sid}

@@ -209,11 +209,13 @@ def run_worker(
     name: str | None = None,
     hard_exit: bool = False,
     wake: Any | None = None,
+    settled: Any | None = None,
 ) -> int:
     """Score pending submissions until ``stop`` is set (or, with ``once``, none is left).
 
     Idle, the worker looks for new submissions every ``poll_seconds``, or at once when
-    ``wake`` (a ``multiprocessing`` event that ``serve`` sets on every upload) is set.
+    ``wake`` (a ``multiprocessing`` event that ``serve`` sets on every upload) is set; it sets
+    ``settled`` (another) after each submission it took, once its outcome is committed.
 
     With ``parent_pid`` the worker also stops when that process is gone (a server killed
     without cleaning up must not leave workers behind). With ``name`` it keeps that row of
@@ -241,6 +243,8 @@ def run_worker(
                 _upkeep(store)
             if process_one(store, scorer, lease_seconds=lease_seconds, health=health, hard_exit=hard_exit) is not None:
                 done += 1
+                if settled is not None:
+                    settled.set()
                 continue
             if once:
                 break
@@ -285,7 +289,7 @@ def _wait_for_work(wake: Any | None, poll_seconds: float) -> None:
 
 
 def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid: int, jobs: int | None = 1,
-                name: str | None = None, wake: Any | None = None) -> None:
+                name: str | None = None, wake: Any | None = None, settled: Any | None = None) -> None:
     """Entry point of a worker process started by ``serve`` (stops on SIGTERM or when the
     server process is gone)."""
     import signal
@@ -295,7 +299,7 @@ def worker_main(url: str, lease_seconds: float, poll_seconds: float, parent_pid:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops us
     run_worker(url, lease_seconds=lease_seconds, poll_seconds=poll_seconds, stop=stop, parent_pid=parent_pid, jobs=jobs,
-               name=name, hard_exit=True, wake=wake)
+               name=name, hard_exit=True, wake=wake, settled=settled)
 
 
 def describe_exit(code: Any) -> str:

@@ -92,15 +92,17 @@ def _add_error_handlers(app: FastAPI, site: Site, sized: BodySizeLimit) -> None:
 
 
 def create_app(url: str, *, max_upload_bytes: int | None = None, secret_file: str | None = None,
-               on_queued: Callable[[], None] | None = None) -> Any:
+               on_queued: Callable[[], None] | None = None, settled: Any | None = None) -> Any:
     """The ASGI app for the leaderboard stored at ``url`` (wrapped in the size limit and
     the security headers; the FastAPI app itself is ``.app.app``). Sessions are signed
     with the secret in ``secret_file`` (default: :func:`~averitec_tools.leaderboard.secret.secret_path`),
     created if absent. :func:`~averitec_tools.leaderboard.web.site.request_guard` runs
     before every route. ``on_queued`` is called after each upload is stored (``serve``
-    wakes its workers with it)."""
+    wakes its workers with it); ``settled``, a ``multiprocessing`` event its workers set after
+    each outcome, wakes the ``?wait=`` watcher (:mod:`~averitec_tools.leaderboard.web.waits`)."""
     site = Site(url, upload_limit=max_upload_bytes, secret_file=secret_file)
     site.store.on_queued = on_queued
+    site.outcomes.signal = settled
     app = FastAPI(title=site.comp.title, docs_url=None, redoc_url=None, openapi_url=None, dependencies=[Depends(request_guard)])
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.state.store = site.store

@@ -69,6 +69,8 @@ class Supervisor:
         self._context = multiprocessing.get_context("spawn")
         #: Set on every upload (:meth:`notify`): an idle worker takes it at once instead of at its next poll.
         self.wake = self._context.Event()
+        #: Set by a worker after each submission it settled: ``?wait=`` requests look then, not every 10 ms.
+        self.settled = self._context.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._store: Store | None = None
@@ -83,7 +85,7 @@ class Supervisor:
     def _spawn(self, slot: _Slot) -> None:
         from averitec_tools.leaderboard.worker import worker_main
 
-        slot.proc = self._context.Process(target=worker_main, args=(self.url, *self.args, slot.name), kwargs={"wake": self.wake},
+        slot.proc = self._context.Process(target=worker_main, args=(self.url, *self.args, slot.name), kwargs={"wake": self.wake, "settled": self.settled},
                                           daemon=True, name=f"averitec-worker-{slot.index}")
         slot.proc.start()
         slot.started = time.monotonic()
@@ -214,7 +216,8 @@ def serve(*, url: str, host: str = "127.0.0.1", port: int = 8000, workers: int =
     upgrade_schema(store.engine)
     store.close()
     supervisor = Supervisor(url, n=workers, lease_seconds=lease_seconds, poll_seconds=poll_seconds, jobs=jobs)
-    app = create_app(url, secret_file=secret_file, on_queued=supervisor.notify)  # creates the session secret if absent
+    app = create_app(url, secret_file=secret_file, on_queued=supervisor.notify,
+                     settled=supervisor.settled if workers > 0 else None)  # creates the session secret if absent
     config = uvicorn_config(app, host=host, port=port, trusted_proxies=trusted_proxies, header_timeout=header_timeout,
                             max_connections=max_connections, request_seconds=limits.request_seconds,
                             per_client=limits.connections_per_client)
