@@ -18,6 +18,7 @@ class _Node:
 @pytest.fixture(autouse=True)
 def _counter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_gc, "_AGED", [0])
+    monkeypatch.setattr(_gc, "_KEPT", [False])
 
 
 def test_survivors_are_aged_and_the_collector_resumes() -> None:
@@ -56,3 +57,29 @@ def test_frozen_objects_stay_frozen() -> None:
         if before == 0:
             gc.unfreeze()
     assert frozen
+
+
+def test_after_freeze_kept_survivors_are_frozen_and_cycles_collected_every_full_every() -> None:
+    before = gc.get_freeze_count()
+    kept: list[list[int]] = [[]]
+    _gc.freeze_kept()
+    try:
+        probes = []
+        for _ in range(_gc.FULL_EVERY - 1):  # each pause leaves a cycle: frozen, not yet freed
+            with _gc.paused_gc():
+                node = _Node()
+                node.other = node
+                probes.append(weakref.ref(node))
+                del node
+        assert all(p() is not None for p in probes)
+        assert gc.get_count()[0] < gc.get_threshold()[0]  # no young collection left pending
+        frozen = gc.get_freeze_count()
+        with _gc.paused_gc():  # the FULL_EVERY-th: everything collected, what is left frozen again
+            survivor: list[list[int]] = [[]]
+        assert all(p() is None for p in probes)
+        assert gc.get_freeze_count() < frozen
+        assert not any(o is survivor or o is kept for o in gc.get_objects())  # still frozen
+        assert gc.isenabled()
+    finally:
+        if before == 0:
+            gc.unfreeze()
