@@ -20,12 +20,12 @@ collection instead. Where objects are frozen already, nothing is unfrozen: the p
 as a plain one.
 
 A leaderboard worker freezes its warm state with :func:`freeze_kept` instead of
-``gc.freeze()``: its pauses then end by *freezing* the survivors too (one list splice),
-and every :data:`FULL_EVERY`-th by a full collection of everything (unfreeze, collect,
-freeze again), so cyclic garbage among the survivors lives at most that many jobs. The
-plain ending cost such a worker ~35 ms per new 500-claim submission: ``gc.get_freeze_count()``
-walks the whole frozen list (~14 ms), and the young collection over the job's survivors
-(~21 ms) freed nothing.
+``gc.freeze()``: its pauses then end as plain ones without asking ``gc.get_freeze_count()``,
+which walks the whole frozen list (~14 ms per new 500-claim submission in a worker). They
+still end with the young collection over the job's survivors (~10-20 ms, freeing little):
+freezing those survivors instead would leave their cycles uncollectable, and collecting
+them now and then would mean unfreezing -- and walking -- the warm state, which stays
+frozen so that the pages the worker shares with its forked helpers stay shared.
 """
 
 from __future__ import annotations
@@ -43,8 +43,7 @@ _KEPT = [False]
 
 def freeze_kept() -> None:
     """Collect, then freeze every object the collector tracks, as kept for the process's
-    life; later pauses freeze their survivors too, with a full collection every
-    :data:`FULL_EVERY`-th (see the module's text)."""
+    life; later pauses end as plain ones (see the module's text)."""
     gc.collect()
     gc.freeze()
     _KEPT[0] = True
@@ -61,9 +60,7 @@ def age_survivors() -> bool:
         >>> not aged or any(o is kept for o in gc.get_objects(generation=2))  # aged: in the oldest generation
         True
     """
-    if _KEPT[0]:
-        return _freeze_survivors()
-    if gc.get_freeze_count():
+    if _KEPT[0] or gc.get_freeze_count():
         return False
     _AGED[0] += 1
     if _AGED[0] % FULL_EVERY == 0:
@@ -72,19 +69,6 @@ def age_survivors() -> bool:
     gc.freeze()  # all generations into the permanent one ...
     gc.unfreeze()  # ... and the permanent one into the oldest: O(1) either way
     return True
-
-
-def _freeze_survivors() -> bool:
-    """After :func:`freeze_kept`: freeze the survivors (O(1)), or every :data:`FULL_EVERY`-th
-    call collect everything and freeze what is left; whether they were only frozen."""
-    _AGED[0] += 1
-    if _AGED[0] % FULL_EVERY:
-        gc.freeze()
-        return True
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    return False
 
 
 @contextlib.contextmanager
