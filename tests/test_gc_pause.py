@@ -18,6 +18,7 @@ class _Node:
 @pytest.fixture(autouse=True)
 def _counter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_gc, "_AGED", [0])
+    monkeypatch.setattr(_gc, "_KEPT", [False])
 
 
 def test_survivors_are_aged_and_the_collector_resumes() -> None:
@@ -56,3 +57,25 @@ def test_frozen_objects_stay_frozen() -> None:
         if before == 0:
             gc.unfreeze()
     assert frozen
+
+
+def test_after_freeze_kept_pauses_end_plainly_and_cycles_are_collected(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = gc.get_freeze_count()
+    kept: list[list[int]] = [[]]
+    _gc.freeze_kept()
+    try:
+        monkeypatch.setattr(gc, "get_freeze_count", lambda: pytest.fail("the frozen list was walked"))
+        with _gc.paused_gc():  # a cycle the job leaves behind: not frozen, so collectable
+            node = _Node()
+            node.other = node
+            probe = weakref.ref(node)
+            del node
+        assert _gc._AGED == [0]  # ended as a plain pause: nothing aged
+        gc.collect()
+        assert probe() is None
+        assert not any(o is kept for o in gc.get_objects())  # the kept state stays frozen
+        assert gc.isenabled()
+    finally:
+        monkeypatch.undo()
+        if before == 0:
+            gc.unfreeze()

@@ -22,7 +22,6 @@ The server log is the ``averitec.leaderboard`` logger (stderr under ``serve``/``
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import math
 import os
@@ -268,15 +267,17 @@ def _upkeep(store: Store) -> None:
 
 def _warm_up(store: Store, scorer: Scorer) -> None:
     """Prepare every phase's gold side, freeze it out of the collector, fork the kept helpers."""
+    from averitec_tools.metrics._gc import freeze_kept
+
     for phase in store.competition().phases:
         try:
             scorer.prepare_gold(phase)
         except UserError as exc:
             logger.warning("%s", exc)
     # The prepared gold side, WordNet and the code are kept for the process's life:
-    # take them out of the collector's walks (and out of the helpers' copy-on-write).
-    gc.collect()
-    gc.freeze()
+    # take them out of the collector's walks (and out of the helpers' copy-on-write);
+    # each job's pause then freezes its survivors too (metrics/_gc.py).
+    freeze_kept()
     scorer.start_helpers()
 
 
