@@ -31,12 +31,15 @@ SHARED_FIXTURE_GROUPS = {
     # the CI-sized offline R2VC build (offline_cache) is built once for both files
     "test_r2vc_pipeline.py": "offline_cache",
     "test_offline_regression.py": "offline_cache",
+    # the CI-sized AVeriTeC offline-minilm classifiers (averitec_ci_cache) are trained once for both
+    "test_averitec_baseline_shared.py": "averitec_ci_cache",
+    "test_offline_regression_averitec.py": "averitec_ci_cache",
 }
 #: Files of a few long tests (training, killed processes, full-dev reference comparisons),
 #: handed out first under ``-n N`` so that no worker is left running one of them alone at
 #: the end (xdist otherwise hands out the files with the most tests first). Order only.
 HEAVY_FIRST = (
-    "test_offline_regression.py", "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
+    "test_offline_regression.py", "test_offline_regression_averitec.py", "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
     "test_leaderboard_hostile_server.py", "test_leaderboard_reliability.py", "test_profiles_averitec.py",
     "test_r2vc_pipeline.py", "test_averitec_baseline_pipeline.py",
 )
@@ -159,6 +162,14 @@ def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (tests/_offline_ci.py); ``AVERITEC_TEST_CACHE=DIR`` keeps it between sessions."""
     env = os.environ.get("AVERITEC_TEST_CACHE")
     return Path(env) if env else tmp_path_factory.mktemp("r2vc-offline-cache")
+
+
+@pytest.fixture(scope="session")
+def averitec_ci_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the CI-sized AVeriTeC offline-minilm classifiers per session
+    (tests/_offline_ci.py ``averitec_ci_config``): the reranker and the verdict model the
+    regression guard and the dev test both use, trained by whichever runs first."""
+    return tmp_path_factory.mktemp("averitec-offline-cache")
 
 
 @pytest.fixture(scope="session")

@@ -252,8 +252,9 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     import numpy as np
 
     from averitec_tools.baselines.r2vc.corpus.averitec_answers import answer_passages
+    from averitec_tools.baselines.r2vc.offline.corpus import offline_data
     from averitec_tools.baselines.r2vc.offline.data import load_dev, split_train, verifier_epochs
-    from averitec_tools.baselines.r2vc.offline.preset import build_offline
+    from averitec_tools.baselines.r2vc.offline.preset import build_offline, describe
     from averitec_tools.baselines.r2vc.request import BuildRequest
     from averitec_tools.cli.main import main
     from averitec_tools.leakage.pseudo_test import pseudo_test_mask
@@ -310,8 +311,6 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     from averitec_tools.baselines.r2vc.offline import verifier as offline_module
     from averitec_tools.baselines.r2vc.stages.calibration import fitting as calibrator_module
 
-    fit_from_examples = calibrator_module.fit_from_examples
-
     def no_retraining(*args: object, **kwargs: object) -> None:
         raise AssertionError("the cached model was not reused")
 
@@ -349,18 +348,18 @@ def test_offline_minilm_cli_on_20_dev_claims(shared_data: Path, offline_cache: P
     assert rule["n_claims"] >= 20 and rule["macro_f1"] >= rule["macro_f1_without"]
     assert (rule["rule"] is None) == (rule["n_fired"] == 0)
     assert summary["decision"]["label_space"] == "averitec"
-    # exclude_own_evidence: no claim retrieves its own gold answers (same cached verifier; the
-    # calibrator is fitted anew, its key includes the corpus choice).
+    # exclude_own_evidence over the same cached corpus and indexes: no claim retrieves its own gold
+    # answers. (Building that pipeline would fit one more calibrator on the slice, a fifth of this
+    # test's time; a build with exclusion, its slice fit through the excluding retriever included,
+    # is the R2VC regression guard's, tests/test_offline_regression.py, on the same worker.)
     settings["offline"]["exclude_own_evidence"] = True
-    monkeypatch.setattr(calibrator_module, "fit_from_examples", fit_from_examples)
-    excl = build_offline(config_from_mapping(settings, source="test").effective(), BuildRequest(progress=False))
+    excl_cfg = config_from_mapping(settings, source="test").effective()
+    excl = offline_data(excl_cfg, progress=False)
     dev = load_dev(shared_data / "averitec" / "dev.json")
     own = {i: {p.doc_id for ci, p in answer_passages(dev) if dev[ci].claim == dev[i].claim} for i in range(20)}
-    for c in claims:
-        hits = excl.retrieve(c.claim)
-        assert len(hits) == cfg.retrieval.top_m and not {p.doc_id for p in hits} & own[c.claim_id]
-    assert excl.components["corpus"]["oracle_corpus"] is False
-    assert np.isfinite(excl.calibrator.fit_info["heldout_brier"])
+    for c, hits in zip(claims, excl.retriever.search([c.claim for c in claims], k=cfg.retrieval.top_m), strict=True):
+        assert len(hits) == cfg.retrieval.top_m and not {h.passage.doc_id for h in hits} & own[c.claim_id]
+    assert describe(excl_cfg)["oracle_corpus"] is False
 
 
 def test_lm_question_writer_uses_model_output_or_falls_back() -> None:

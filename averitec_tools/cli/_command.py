@@ -34,6 +34,12 @@ def add_json_flag(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> 
     parser.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
+def add_allow_cpu_flag(parser: argparse.ArgumentParser) -> None:
+    """``--allow-cpu``: run paper-scale models without a CUDA GPU (refused by default: :func:`~averitec_tools.doctor.refuse_cpu`)."""
+    parser.add_argument("--allow-cpu", action="store_true",
+                        help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+
+
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, examples: str) -> None:
     """NAME, ``--split``, ``--data-dir``, ``--hub-id`` and ``--revision``: a dataset split as the loaders read it."""
     parser.add_argument("name", metavar="NAME", help=f"dataset id ({examples}, ...)")

@@ -21,7 +21,7 @@ from typing import Any
 
 from averitec_tools.argtypes import NON_NEGATIVE, POSITIVE, SEED
 from averitec_tools.cli._baseline_shared import quiet_models
-from averitec_tools.cli._command import add_command, add_json_flag
+from averitec_tools.cli._command import add_allow_cpu_flag, add_command, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir
@@ -93,7 +93,7 @@ def _add_train(sub: Any) -> None:
     tr.add_argument("--exclude-claims", metavar="FILE", action="append", default=[],
                     help="claims never to train on (e.g. the dev file you will score); repeatable")
     tr.add_argument("--no-progress", action="store_true")
-    tr.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+    add_allow_cpu_flag(tr)
     add_json_flag(tr)
     tr.set_defaults(func=run_train)
 
@@ -113,7 +113,7 @@ def _add_reproduce(sub: Any) -> None:
                     help="comma-separated variants to run (default full)")
     rp.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     rp.add_argument("--no-progress", action="store_true")
-    rp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+    add_allow_cpu_flag(rp)
     add_json_flag(rp)
     rp.set_defaults(func=run_reproduce)
 

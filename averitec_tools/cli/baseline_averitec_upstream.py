@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
-from averitec_tools.cli._command import add_json_flag
+from averitec_tools.cli._command import add_allow_cpu_flag, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 from averitec_tools.outputs import check_output_dir, check_output_file
@@ -32,8 +32,7 @@ def add_upstream_subcommands(sub: Any) -> None:
     fs.add_argument("--out", required=True, metavar="PRED.json", help="predictions to write (2024 format)")
     fs.add_argument("--limit", type=POSITIVE, metavar="N", help="only the first N claims")
     fs.add_argument("--no-progress", action="store_true")
-    fs.add_argument("--allow-cpu", action="store_true",
-                    help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+    add_allow_cpu_flag(fs)
     add_json_flag(fs)
     fs.set_defaults(func=run_stage_file)
     cc = sub.add_parser("convert-checkpoint", help="write an upstream Lightning .ckpt as a checkpoint directory")

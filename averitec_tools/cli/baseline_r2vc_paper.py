@@ -29,7 +29,7 @@ import argparse
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE, SEED
-from averitec_tools.cli._command import add_json_flag
+from averitec_tools.cli._command import add_allow_cpu_flag, add_json_flag
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import print_json
 
@@ -77,7 +77,7 @@ def add_paper_subcommands(sub: Any) -> None:
     pp.add_argument("--cpu-threads", type=POSITIVE, metavar="N", help="host CPU threads the plan assumes for CPU work "
                     "(the batched retrieval pass; default 16)")
     pp.add_argument("--no-progress", action="store_true", help="no progress bars")
-    pp.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+    add_allow_cpu_flag(pp)
     add_json_flag(pp)
     pp.set_defaults(func=run_paper)
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
 from averitec_tools.baselines.r2vc.training.run import STAGES
+from averitec_tools.cli._command import add_allow_cpu_flag
 from averitec_tools.cli.main import run_command
 from averitec_tools.errors import UserError
 
@@ -57,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-claims", action="append", default=[], metavar="FILE",
                         help="drop rows whose claim appears in FILE (JSON/JSONL with 'claim'); repeatable")
     parser.add_argument("--json", action="store_true", help="print the run report as one JSON object")
-    parser.add_argument("--allow-cpu", action="store_true", help="run paper-scale models on CPU anyway (refused by default without a CUDA GPU)")
+    add_allow_cpu_flag(parser)
 
 
 def add_train_subcommand(r2vc_parser: argparse.ArgumentParser) -> Any:

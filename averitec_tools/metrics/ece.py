@@ -305,9 +305,18 @@ def classwise_calibration_error(
     return float(np.mean(per_class))
 
 
+@dataclass(frozen=True)
+class _Binned:
+    """The parameters of the binned calibration errors (:func:`~averitec_tools.metrics.binning.binned_sums`)."""
+
+    n_bins: int = DEFAULT_N_BINS
+    strategy: BinningStrategy = "uniform"
+
+
 @register_metric
 class ExpectedCalibrationError(
     ConfidenceMetric,
+    _Binned,
     name="ece",
     higher_is_better=False,
     description="Σ_b (n_b/N)·|acc_b − conf_b| over confidence bins (top label)",
@@ -321,13 +330,11 @@ class ExpectedCalibrationError(
         0.1
     """
 
-    n_bins: int = DEFAULT_N_BINS
-    strategy: BinningStrategy = "uniform"
-
 
 @register_metric
 class MaximumCalibrationError(
     ConfidenceMetric,
+    _Binned,
     name="mce",
     higher_is_better=False,
     description="max over non-empty confidence bins of |acc_b − conf_b| (top label)",
@@ -341,13 +348,11 @@ class MaximumCalibrationError(
         0.1
     """
 
-    n_bins: int = DEFAULT_N_BINS
-    strategy: BinningStrategy = "uniform"
-
 
 @register_metric
 class ClasswiseCalibrationError(
     ProbabilityMetric,
+    _Binned,
     name="ece-classwise",
     higher_is_better=False,
     description="mean over classes k of the ECE of p_k against 1[y = k]",
@@ -360,9 +365,6 @@ class ClasswiseCalibrationError(
         >>> ClasswiseCalibrationError()(probabilities=[[1.0, 0.0]], labels_true=[0])
         0.0
     """
-
-    n_bins: int = DEFAULT_N_BINS
-    strategy: BinningStrategy = "uniform"
 
 
 __all__ = [

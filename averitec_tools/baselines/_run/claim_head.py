@@ -123,6 +123,41 @@ class ClaimHead:
                    info=dict(raw.get("info", {})), **arr)
 
 
+@dataclass(frozen=True)
+class ChoiceRule:
+    """How a baseline picks its head's (``C``, objective) from the cross-validation grid: the
+    highest mean macro-F1 among the settings whose mean accuracy is at least the claim-only
+    probe's; where none is, the most accurate setting. Ties go to the first row in grid order.
+
+    Attributes:
+        decimals: Compare the figures rounded to this many decimals (the AVeriTeC baseline
+            compares its table as it prints it, 4 decimals: settings that differ past them tie);
+            ``None``: unrounded (R2VC).
+        tolerance: Accuracy slack against the probe's (R2VC: ``1e-12``, float noise of equal means).
+
+    Example:
+        >>> rows = [{"accuracy": 0.7, "macro_f1": 0.41231}, {"accuracy": 0.7, "macro_f1": 0.41234}]
+        >>> ChoiceRule().choose(rows, probe_accuracy=0.6), ChoiceRule(decimals=4).choose(rows, probe_accuracy=0.6)
+        ((1, True), (0, True))
+        >>> ChoiceRule().choose(rows, probe_accuracy=0.8)  # none as accurate as the probe: the most accurate
+        (0, False)
+    """
+
+    decimals: int | None = None
+    tolerance: float = 0.0
+
+    def _figure(self, row: dict[str, Any], key: str) -> float:
+        value = float(row[key])
+        return value if self.decimals is None else round(value, self.decimals)
+
+    def choose(self, rows: Sequence[dict[str, Any]], *, probe_accuracy: float) -> tuple[int, bool]:
+        """(index of the chosen row, whether any row was as accurate as the probe)."""
+        keep = [i for i, r in enumerate(rows) if self._figure(r, "accuracy") + self.tolerance >= probe_accuracy]
+        if keep:
+            return max(keep, key=lambda i: self._figure(rows[i], "macro_f1")), True
+        return max(range(len(rows)), key=lambda i: self._figure(rows[i], "accuracy")), False
+
+
 def _fit_raw(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], c: float, n_labels: int) -> ClaimHead:
     from sklearn.linear_model import LogisticRegression
 
@@ -174,5 +209,5 @@ def fit_head(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], groups: np.n
                            "label_counts": {lab: int((y == i).sum()) for i, lab in enumerate(labels)}})
 
 
-__all__ = ["OBJECTIVES", "OFFSET_GRID", "ClaimHead", "fit_head", "fit_offsets", "macro_f1_index",
+__all__ = ["OBJECTIVES", "OFFSET_GRID", "ChoiceRule", "ClaimHead", "fit_head", "fit_offsets", "macro_f1_index",
            "out_of_fold_head_proba"]

@@ -50,17 +50,7 @@ from averitec_tools.scoring.evidence_strings import (
     MAX_EVIDENCE,
     qa_strings,
 )
-from averitec_tools.scoring.profiles._averitec import (
-    averitec_signature,
-    gold_strings,
-    label_correctness,
-    level_means,
-    read_inputs,
-    result,
-    summary_head,
-    thresholded,
-    veracity,
-)
+from averitec_tools.scoring.profiles import _averitec as av
 from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS
 from averitec_tools.scoring.profiles.base import (
     PathLike,
@@ -95,7 +85,7 @@ class Profile(ScoringProfile):
     )
 
     def gold_strings(self, references: PathLike) -> list[str]:
-        return gold_strings(references, profile=self.name)
+        return av.gold_strings(references, profile=self.name)
 
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options = call.predictions, call.references, call.options
@@ -103,7 +93,7 @@ class Profile(ScoringProfile):
             if metric == "all" and g.justification is None:
                 raise UserError(f"{references}[{i}]: reference claim has no 'justification'")
 
-        inputs = read_inputs(
+        inputs = av.read_inputs(
             profile=self.name, predictions=predictions, references=references, options=options,
             warm=call.warm,
             load_predictions=load_predictions_2023, where=lambda i: f"{predictions}[{i}]",
@@ -117,26 +107,26 @@ class Profile(ScoringProfile):
         )
         q_scores, qa_scores, j_scores = values[:n], values[n : 2 * n], values[2 * n :]
 
-        sig = averitec_signature(profile=self.name, engine=engine, lenience=lenience)
-        summary = summary_head(profile=self.name, sig=sig, lenience=lenience,
+        sig = av.averitec_signature(profile=self.name, engine=engine, lenience=lenience)
+        summary = av.summary_head(profile=self.name, sig=sig, lenience=lenience,
                                means={"questions_only": q_scores, "questions_answers": qa_scores})
         pred_labels = [p.label for p in preds]
-        gold_labels, correct = label_correctness(gold, pred_labels)
+        gold_labels, correct = av.label_correctness(gold, pred_labels)
         per_claim: list[dict[str, float]] = [{"questions_only": q, "questions_answers": qa}
                                              for q, qa in zip(q_scores, qa_scores, strict=True)]
         if metric == "all":
-            per_level, per_level_j = thresholded(qa_scores, correct), thresholded(qa_scores, j_scores)
-            summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
+            per_level, per_level_j = av.thresholded(qa_scores, correct), av.thresholded(qa_scores, j_scores)
+            summary["veracity"] = av.veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
             summary["justification"] = float(np.mean(j_scores))
-            summary["averitec_score"] = level_means(per_level)
-            summary["justification_score"] = level_means(per_level_j)
+            summary["averitec_score"] = av.level_means(per_level)
+            summary["justification_score"] = av.level_means(per_level_j)
             types = [g.claim_types for g in gold]
             summary["by_claim_type"] = {
                 threshold_key(t): by_claim_type(evidence_scores=qa_scores, claim_types=types, threshold=t)
                 for t in TYPE_THRESHOLDS
             }
             _add_label_values(per_claim, correct=correct, j_scores=j_scores, per_level=per_level, per_level_j=per_level_j)
-        return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
+        return av.result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)
 
 

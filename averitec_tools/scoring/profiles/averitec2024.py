@@ -64,17 +64,7 @@ from averitec_tools.scoring.evidence_strings import (
     qa_strings,
     raw_answers,
 )
-from averitec_tools.scoring.profiles._averitec import (
-    averitec_signature,
-    gold_strings,
-    label_correctness,
-    level_means,
-    read_inputs,
-    result,
-    summary_head,
-    thresholded,
-    veracity,
-)
+from averitec_tools.scoring.profiles import _averitec as av
 from averitec_tools.scoring.profiles._meteor import METEOR_OPTIONS
 from averitec_tools.scoring.profiles.base import (
     PathLike,
@@ -115,12 +105,12 @@ class Profile(ScoringProfile):
     )
 
     def gold_strings(self, references: PathLike) -> list[str]:
-        return gold_strings(references, profile=self.name)
+        return av.gold_strings(references, profile=self.name)
 
     def _score(self, call: ScoreCall) -> ProfileResult:
         predictions, references, options, warm = call.predictions, call.references, call.options, call.warm
         jobs, progress = call.jobs, call.progress
-        inputs = read_inputs(
+        inputs = av.read_inputs(
             profile=self.name, predictions=predictions, references=references, options=options,
             warm=warm,
             load_predictions=load_predictions_2024, where=lambda i: f"{predictions} (claim_id {i})",
@@ -131,28 +121,28 @@ class Profile(ScoringProfile):
         evidence = _evidence_scores(tasks, engine=inputs.engine, jobs=jobs, progress=progress, n=n,
                                     reference_cache=prepared_cache_file(references=references,
                                                                         cache_dir=options.get("cache_dir")))
-        sig = averitec_signature(profile=self.name, engine=inputs.engine, lenience=lenience)
+        sig = av.averitec_signature(profile=self.name, engine=inputs.engine, lenience=lenience)
         extra = None
         if options.get("evidence_scorer"):  # never official: added beside the figures, named in the signature
             extra, extra_sig = _extra_evidence_scores(options["evidence_scorer"], tasks=tasks, gold=gold)
             sig = extend_signature(sig, embed_signature(EVIDENCE_SCORER, extra_sig))
-        summary = summary_head(profile=self.name, sig=sig, lenience=lenience, means=evidence.means())
+        summary = av.summary_head(profile=self.name, sig=sig, lenience=lenience, means=evidence.means())
         if extra is not None:
             summary["evidence_scorer"] = {"spec": options["evidence_scorer"], "signature": extra_sig,
                                           "mean": sum(extra) / n if n else 0.0, "official": False}
         pred_labels = [p.pred_label for p in preds]
-        gold_labels, correct = label_correctness(gold, pred_labels)
-        per_level = thresholded(evidence.qa, correct)
+        gold_labels, correct = av.label_correctness(gold, pred_labels)
+        per_level = av.thresholded(evidence.qa, correct)
         if metric == "all":
-            summary["veracity"] = veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
-            summary["averitec_score"] = level_means(per_level)
+            summary["veracity"] = av.veracity(gold_labels=gold_labels, pred_labels=pred_labels, correct=correct)
+            summary["averitec_score"] = av.level_means(per_level)
             summary["by_claim_type"] = {
                 threshold_key(TYPE_THRESHOLD): by_claim_type(
                     evidence_scores=evidence.qa, claim_types=[g.claim_types for g in gold], threshold=TYPE_THRESHOLD
                 )
             }
         per_claim = _per_claim(evidence, extra=extra, labels=(correct, per_level) if metric == "all" else None)
-        return result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
+        return av.result(profile=self.name, sig=sig, summary=summary, inputs=inputs,
                       pred_labels=pred_labels, values=per_claim)
 
 

@@ -26,6 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from averitec_tools.baselines._run.claim_head import (
+    OBJECTIVES,
+    ChoiceRule,
+    fit_head,
+    macro_f1_index,
+)
 from averitec_tools.baselines.averitec.stages.head import HEAD_FEATURES, head_features
 from averitec_tools.errors import UserError
 
@@ -35,10 +41,11 @@ HEAD_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0, 3.0)
 HEAD_FOLDS, HEAD_SEEDS = 5, 3
 #: Bumped when the features or the choice rule change in a way the settings do not show.
 HEAD_VERSION = "claim-head-v1"
+#: The grid choice compares the table's figures as it records them, rounded to 4 decimals.
+CHOICE = ChoiceRule(decimals=4)
 
 
 def _cv(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, c: float, objective: str, seed: int) -> tuple[float, float]:
-    from averitec_tools.baselines._run.claim_head import fit_head, macro_f1_index
     from averitec_tools.baselines._run.claim_prior import group_folds
 
     fold = group_folds(groups, folds=HEAD_FOLDS, seed=seed)
@@ -61,15 +68,13 @@ def _two_labels(y: np.ndarray) -> None:
 
 def choose_head(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, probe_accuracy: float) -> dict[str, Any]:
     """The (C, objective) the grouped cross-validation picks (see the module docs) and its table."""
-    from averitec_tools.baselines._run.claim_head import OBJECTIVES
-
     rows: list[dict[str, Any]] = []
     for c, objective in itertools.product(HEAD_C_GRID, OBJECTIVES):
         runs = [_cv(X, y, groups, c=c, objective=objective, seed=s) for s in range(HEAD_SEEDS)]
         rows.append({"c": c, "objective": objective, "accuracy": round(float(np.mean([a for a, _ in runs])), 4),
                      "macro_f1": round(float(np.mean([m for _, m in runs])), 4)})
-    ok = [r for r in rows if r["accuracy"] >= probe_accuracy]
-    best = max(ok, key=lambda r: r["macro_f1"]) if ok else max(rows, key=lambda r: r["accuracy"])
+    chosen, ok = CHOICE.choose(rows, probe_accuracy=probe_accuracy)
+    best = rows[chosen]
     rule = "max macro-F1 with accuracy >= the probe's" if ok else "max accuracy (none reached the probe's)"
     return {"c": best["c"], "objective": best["objective"], "rule": rule, "probe_accuracy": round(probe_accuracy, 4),
             "folds": HEAD_FOLDS, "seeds": HEAD_SEEDS, "grid": rows}
@@ -78,7 +83,6 @@ def choose_head(X: np.ndarray, y: np.ndarray, groups: np.ndarray, *, probe_accur
 def fit_slice_head(*, prior: np.ndarray, claim_probs: Sequence[np.ndarray], gold: Sequence[int],
                    texts: Sequence[str], articles: Sequence[str | None], rule: str) -> dict[str, Any]:
     """Choose and fit the head on the slice; the result (JSON-ready) for the decision cache and summary."""
-    from averitec_tools.baselines._run.claim_head import fit_head, macro_f1_index
     from averitec_tools.baselines._run.claim_prior import claim_groups
 
     X, y = head_features(prior, claim_probs, rule=rule), np.asarray(gold, dtype=int)

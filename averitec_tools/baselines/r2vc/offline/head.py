@@ -35,12 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from averitec_tools.baselines._run.claim_head import ClaimHead, fit_head, macro_f1_index
+from averitec_tools.baselines._run.claim_head import ChoiceRule, ClaimHead, fit_head, macro_f1_index
 from averitec_tools.baselines._run.claim_prior import group_folds
 from averitec_tools.errors import UserError
 from averitec_tools.labels import AVERITEC_LABELS
 
 HEAD_VERSION = "r2vc-verdict-head-v1"
+#: The grid choice compares unrounded means (a setting's accuracy may equal the probe's to float noise).
+CHOICE = ChoiceRule(tolerance=1e-12)
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,8 @@ def choose_head(X: np.ndarray, y: np.ndarray, *, names: Sequence[str], groups: n
         table.append({"c": float(c), "objective": objective,
                       "accuracy": float(np.mean([np.mean(p == gold) for p, _ in runs])),
                       "macro_f1": float(np.mean([macro_f1_index(gold, p) for p, _ in runs])), "runs": runs})
-    keep = [r for r in table if r["accuracy"] + 1e-12 >= probe_acc]
-    best = max(keep, key=lambda r: r["macro_f1"]) if keep else max(table, key=lambda r: r["accuracy"])
+    chosen, keep = CHOICE.choose(table, probe_accuracy=probe_acc)
+    best = table[chosen]
     pred, conf = best["runs"][0]
     tau = gate_for(conf, target_coverage=target_coverage)
     head = fit_head(X, y, names=names, groups=groups, c=best["c"], objective=best["objective"], offset_rows=test)
