@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypedDict
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.loaders import r2vc, stores
@@ -13,35 +13,10 @@ from averitec_tools.loaders.origin import Origin, find_origin
 from averitec_tools.loaders.provenance import Provenance
 
 if TYPE_CHECKING:
-    from typing import Unpack
-
     import datasets
     import polars
 
 PathArg = str | os.PathLike[str] | None
-
-
-class SourceOptions(TypedDict, total=False):
-    """Which split, and where from: the keywords of every loading function (:func:`iter_dataset` says each)."""
-
-    split: str | None
-    data_dir: PathArg
-    hub_id: str | None
-    revision: str | None
-
-
-class RecordOptions(SourceOptions, total=False):
-    """:class:`SourceOptions` and the two that shape the records: FEVER's ``wiki_dir``, a store's ``claim_ids``."""
-
-    wiki_dir: PathArg
-    claim_ids: Iterable[Any] | None
-
-
-def _checked(function: str, options: Mapping[str, Any], known: frozenset[str]) -> None:
-    """Refuse a keyword the options do not name, as Python refuses one a signature does not."""
-    for key in options:
-        if key not in known:
-            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}")
 
 
 def _records(
@@ -75,14 +50,23 @@ def _no_store_options(name: str, *, claim_ids: Any = None) -> None:
         raise UserError(f"claim_ids only applies to knowledge stores ({', '.join(STORES)}), not {name}")
 
 
-def _no_family_options(name: str, options: Mapping[str, Any]) -> None:
-    wrong = [k for k in ("hub_id", "wiki_dir", "revision") if options.get(k) is not None]
+def _no_family_options(name: str, **given: Any) -> None:
+    wrong = [k for k, v in given.items() if v is not None]
     if wrong:
         raise UserError(f"{name}: {', '.join(wrong)} do not apply to a knowledge store",
                         hint="data_dir= names the store folder; install it with averitec data download")
 
 
-def iter_dataset(name: str, **options: Unpack[RecordOptions]) -> Iterator[Any]:
+def iter_dataset(
+    name: str,
+    *,
+    split: str | None = None,
+    data_dir: PathArg = None,
+    hub_id: str | None = None,
+    wiki_dir: PathArg = None,
+    revision: str | None = None,
+    claim_ids: Iterable[Any] | None = None,
+) -> Iterator[Any]:
     """Iterate a dataset as typed records (no ``datasets`` needed).
 
     Records are :class:`~averitec_tools.records.AVeriTeCClaim`,
@@ -110,16 +94,13 @@ def iter_dataset(name: str, **options: Unpack[RecordOptions]) -> Iterator[Any]:
         >>> [r.label for r in iter_dataset("vitaminc/r2vc", split="dev", data_dir=d)]
         ['REFUTES']
     """
-    _checked("iter_dataset", options, RecordOptions.__optional_keys__)
-    split, data_dir = options.get("split"), options.get("data_dir")
     if name in STORES:
-        _no_family_options(name, options)
-        return stores.iter_store(name, split=split, data_dir=data_dir, claim_ids=options.get("claim_ids"))
-    _no_store_options(name, claim_ids=options.get("claim_ids"))
+        _no_family_options(name, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
+        return stores.iter_store(name, split=split, data_dir=data_dir, claim_ids=claim_ids)
+    _no_store_options(name, claim_ids=claim_ids)
     entry, concrete = resolve(name, split)
     family = FAMILIES.get(entry.family)
-    return _records(entry, family, concrete, data_dir=data_dir, hub_id=options.get("hub_id"),
-                    wiki_dir=options.get("wiki_dir"), revision=options.get("revision"))
+    return _records(entry, family, concrete, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
 
 
 def features_for(name: str, *, split: str | None = None) -> datasets.Features:
@@ -170,7 +151,16 @@ def generate_rows(name: str, split: str | None, origin: Origin, wiki_dir: PathAr
 
 
 def load(
-    name: str, *, streaming: bool = False, max_bytes: int = stores.DEFAULT_MAX_BYTES, **options: Unpack[RecordOptions]
+    name: str,
+    *,
+    split: str | None = None,
+    data_dir: PathArg = None,
+    hub_id: str | None = None,
+    wiki_dir: PathArg = None,
+    revision: str | None = None,
+    streaming: bool = False,
+    claim_ids: Iterable[Any] | None = None,
+    max_bytes: int = stores.DEFAULT_MAX_BYTES,
 ) -> datasets.Dataset | datasets.IterableDataset:
     """Load a split as a ``datasets.Dataset`` (``streaming``: an ``IterableDataset``) with
     explicit nested ``Features``; ``ds.info`` says which bytes were read (repository, commit,
@@ -195,16 +185,13 @@ def load(
     """
     import datasets
 
-    _checked("load", options, RecordOptions.__optional_keys__)
-    split, data_dir, wiki_dir = options.get("split"), options.get("data_dir"), options.get("wiki_dir")
     if name in STORES:
-        _no_family_options(name, options)
-        return stores.load_store(name, split=split, data_dir=data_dir, streaming=streaming,
-                                 claim_ids=options.get("claim_ids"), max_bytes=max_bytes)
-    _no_store_options(name, claim_ids=options.get("claim_ids"))
+        _no_family_options(name, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision)
+        return stores.load_store(name, split=split, data_dir=data_dir, streaming=streaming, claim_ids=claim_ids,
+                                 max_bytes=max_bytes)
+    _no_store_options(name, claim_ids=claim_ids)
     entry, concrete = resolve(name, split)
-    origin = find_origin(FAMILIES.get(entry.family), concrete, data_dir=data_dir, hub_id=options.get("hub_id"),
-                         revision=options.get("revision"))
+    origin = find_origin(FAMILIES.get(entry.family), concrete, data_dir=data_dir, hub_id=hub_id, revision=revision)
     features = features_for(name, split=split)
     info = dataset_info(name, concrete, origin.provenance)
     if streaming:
@@ -219,7 +206,14 @@ def load(
     return datasets.Dataset.from_list(rows, features=features, info=info)
 
 
-def provenance(name: str, **options: Unpack[SourceOptions]) -> Provenance:
+def provenance(
+    name: str,
+    *,
+    split: str | None = None,
+    data_dir: PathArg = None,
+    hub_id: str | None = None,
+    revision: str | None = None,
+) -> Provenance:
     """Which bytes ``load(name, split=...)`` reads: repository, commit (when known), sha256.
 
     Example:
@@ -228,18 +222,16 @@ def provenance(name: str, **options: Unpack[SourceOptions]) -> Provenance:
         >>> provenance("averitec/dev", data_dir=d).signature_value()
         'sha256.4f53cda18c2b'
     """
-    _checked("provenance", options, SourceOptions.__optional_keys__)
-    split, data_dir = options.get("split"), options.get("data_dir")
     if name in STORES:
-        _no_family_options(name, options)
+        _no_family_options(name, hub_id=hub_id, revision=revision)
         spec = STORES.get(name)
         folder = stores.find_split_folder(spec, split or "", data_dir)
         from averitec_tools.loaders.provenance import store_provenance
 
         return store_provenance(f"{name}:{split}", folder)
     entry, concrete = resolve(name, split)
-    return find_origin(FAMILIES.get(entry.family), concrete, data_dir=data_dir, hub_id=options.get("hub_id"),
-                       revision=options.get("revision")).provenance
+    return find_origin(FAMILIES.get(entry.family), concrete, data_dir=data_dir, hub_id=hub_id,
+                       revision=revision).provenance
 
 
 def records_from_dataset(dataset: datasets.Dataset, *, name: str, split: str | None = None) -> Iterator[Any]:
@@ -266,9 +258,17 @@ def _undecoded_rows(dataset: Any, *, name: str, split: str | None) -> Iterator[A
         yield from batch.to_pylist()
 
 
-def to_polars(name: str, **options: Unpack[RecordOptions]) -> polars.DataFrame:
-    """The dataset as a polars ``DataFrame`` (nested lists/structs kept as polars types); ``options``
-    as :func:`iter_dataset`'s.
+def to_polars(
+    name: str,
+    *,
+    split: str | None = None,
+    data_dir: PathArg = None,
+    hub_id: str | None = None,
+    wiki_dir: PathArg = None,
+    revision: str | None = None,
+    claim_ids: Iterable[Any] | None = None,
+) -> polars.DataFrame:
+    """The dataset as a polars ``DataFrame`` (nested lists/structs kept as polars types).
 
     Example:
         >>> import json, pathlib, tempfile
@@ -279,14 +279,21 @@ def to_polars(name: str, **options: Unpack[RecordOptions]) -> polars.DataFrame:
     """
     import polars as pl
 
-    _checked("to_polars", options, RecordOptions.__optional_keys__)
-    ds = load(name, **options)
+    ds = load(name, split=split, data_dir=data_dir, hub_id=hub_id, wiki_dir=wiki_dir, revision=revision,
+              claim_ids=claim_ids)
     frame = pl.from_arrow(ds.data.table)  # type: ignore[union-attr]
     assert isinstance(frame, pl.DataFrame)
     return frame
 
 
-def dataset_stats(name: str, **options: Unpack[SourceOptions]) -> dict[str, Any]:
+def dataset_stats(
+    name: str,
+    *,
+    split: str | None = None,
+    data_dir: PathArg = None,
+    hub_id: str | None = None,
+    revision: str | None = None,
+) -> dict[str, Any]:
     """Statistics of one split (AVeriTeC: the paper's §5 figures; see each family's ``stats``),
     and ``source``: which bytes were read (:func:`provenance`).
 
@@ -297,11 +304,9 @@ def dataset_stats(name: str, **options: Unpack[SourceOptions]) -> dict[str, Any]
         >>> dataset_stats("vitaminc/dev", data_dir=d)["labels"]
         {'SUPPORTS': 1}
     """
-    _checked("dataset_stats", options, SourceOptions.__optional_keys__)
-    entry, concrete = resolve(name, options.get("split"))
+    entry, concrete = resolve(name, split)
     family = FAMILIES.get(entry.family)
-    origin = find_origin(family, concrete, data_dir=options.get("data_dir"), hub_id=options.get("hub_id"),
-                         revision=options.get("revision"))
+    origin = find_origin(family, concrete, data_dir=data_dir, hub_id=hub_id, revision=revision)
     records = _records(entry, family, concrete, origin=origin)
     body = r2vc.stats(records) if entry.view == r2vc.VIEW else family.stats(records)
     published = family.published_sizes.get(concrete) if entry.view != r2vc.VIEW else None
@@ -312,5 +317,5 @@ def dataset_stats(name: str, **options: Unpack[SourceOptions]) -> dict[str, Any]
             "source": origin.provenance.to_dict()}
 
 
-__all__ = ["RecordOptions", "SourceOptions", "dataset_info", "dataset_stats", "features_for", "iter_dataset",
-           "load", "provenance", "records_from_dataset", "to_polars"]
+__all__ = ["dataset_info", "dataset_stats", "features_for", "iter_dataset", "load", "provenance",
+           "records_from_dataset", "to_polars"]
