@@ -56,6 +56,19 @@ def test_local_sparse_index_equals_the_retrievers_own(tmp_path: Path) -> None:
     assert tree_digest(tmp_path / "engine") == tree_digest(tmp_path / "ref")
 
 
+@pytest.mark.parametrize("builder", ["build_bm25s", "build_pyserini"])
+def test_a_block_size_below_one_is_refused_in_one_line(tmp_path: Path, builder: str) -> None:
+    import importlib
+
+    from averitec_tools.errors import UserError
+
+    module = "sparse_build" if builder == "build_bm25s" else "lucene_build"
+    build = getattr(importlib.import_module(f"averitec_tools.baselines.r2vc.stages.retrieval.{module}"), builder)
+    with pytest.raises(UserError, match="block size must be at least 1, got 0"):
+        build(corpus=tiny_corpus(tmp_path), out_dir=tmp_path / "out", block_rows=0)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.java
 def test_local_pyserini_index_searches_as_the_retrievers_own(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,7 +36,13 @@ SHARD_SIZE = 8192
 
 
 def shard_specs(*, num_rows: int, shard_size: int) -> list[tuple[int, int, int]]:
-    """``(shard, start, stop)`` row ranges covering ``num_rows`` rows."""
+    """``(shard, start, stop)`` row ranges covering ``num_rows`` rows.
+
+    Raises:
+        UserError: ``shard_size`` is below 1.
+    """
+    if shard_size < 1:
+        raise UserError(f"block size must be at least 1, got {shard_size}")
     return [(i, start, min(start + shard_size, num_rows))
             for i, start in enumerate(range(0, num_rows, shard_size))]
 

@@ -104,10 +104,7 @@ def build_pyserini(
     from averitec_tools.baselines.r2vc.corpus.store import ParagraphStore
     from averitec_tools.baselines.r2vc.stages.retrieval.pyserini_backend import index_json_documents
     from averitec_tools.engines import get_engine
-    from averitec_tools.errors import UserError
 
-    if block_rows < 1:
-        raise UserError(f"block size must be at least 1, got {block_rows}")
     engine = engine or get_engine("local")
     store = ParagraphStore.open(corpus)
     blocks = shard_specs(num_rows=len(store), shard_size=block_rows)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from averitec_tools.baselines.r2vc.stages.retrieval.encode import shard_specs
 from averitec_tools.errors import UserError
 
 #: Rows analysed per work item.
@@ -84,7 +85,7 @@ def build_bm25s(
 
     engine = engine or get_engine("local")
     store = ParagraphStore.open(corpus)
-    blocks = [(s, min(s + block_rows, len(store))) for s in range(0, len(store), block_rows)]
+    blocks = [(start, stop) for _, start, stop in shard_specs(num_rows=len(store), shard_size=block_rows)]
     vocab: dict[str, int] = {}
     ids: list[list[int]] = []
     for block in engine.map_batches(blocks, worker=TokenizeWorker(corpus=str(corpus), include_title=include_title),
