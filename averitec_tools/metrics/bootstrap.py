@@ -132,13 +132,21 @@ def run_scipy_bootstrap(
         )
     dist = np.asarray(res.bootstrap_distribution, dtype=np.float64)
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    used = use_method
-    if not (math.isfinite(low) and math.isfinite(high)):
-        # Degenerate distribution (e.g. all resamples equal): BCa is undefined.
-        alpha = (1.0 - confidence_level) / 2.0
-        low, high = (float(v) for v in np.quantile(dist, [alpha, 1.0 - alpha]))
-        used = f"percentile (fallback: {use_method} undefined for a degenerate distribution)"
+    low, high, used = _finite_interval(low, high, dist, confidence_level=confidence_level, method=use_method)
     return low, high, used, dist
+
+
+def _finite_interval(
+    low: float, high: float, dist: npt.NDArray[np.float64], *, confidence_level: float, method: str,
+) -> tuple[float, float, str]:
+    """``(low, high, method)`` as found, or, where a bound is not finite (a degenerate
+    distribution, e.g. all resamples equal: BCa is undefined there), the percentile
+    interval of ``dist`` and the method saying so."""
+    if math.isfinite(low) and math.isfinite(high):
+        return low, high, method
+    alpha = (1.0 - confidence_level) / 2.0
+    low, high = (float(v) for v in np.quantile(dist, [alpha, 1.0 - alpha]))
+    return low, high, f"percentile (fallback: {method} undefined for a degenerate distribution)"
 
 
 def bootstrap_ci(
@@ -298,10 +306,8 @@ def _stacked_percentile(
     out_low, out_high, used = [], [], []
     for row in range(rows):
         ci = stats.quantile(dists[row], interval, axis=-1)
-        low, high, method = float(ci[0]), float(ci[1]), "percentile"
-        if not (math.isfinite(low) and math.isfinite(high)):  # as run_scipy_bootstrap
-            low, high = (float(v) for v in np.quantile(dists[row], [float(alpha), 1.0 - float(alpha)]))
-            method = "percentile (fallback: percentile undefined for a degenerate distribution)"
+        low, high, method = _finite_interval(float(ci[0]), float(ci[1]), dists[row], confidence_level=confidence_level,
+                                             method="percentile")
         out_low.append(low)
         out_high.append(high)
         used.append(method)
