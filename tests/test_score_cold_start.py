@@ -35,25 +35,26 @@ def test_score_process_skips_nltk_init_and_scipy_optimize(tmp_path: Path) -> Non
     assert json.loads(proc.stdout)["n_claims"] == 3
 
 
-#: Prints what ``averitec score`` left: OPENBLAS_NUM_THREADS as NumPy began to load, then after the
+#: Prints what ``averitec score`` left: OPENBLAS_NUM_THREADS as NumPy began to load, as the scoring
+#: profiles began to load (after NumPy: the variable is set for NumPy's import alone), then after the
 #: command, and whether the exit handlers freeze the collector's objects.
 BLAS_PROBE = """
 import atexit, gc, os, sys
-seen = []
-sys.addaudithook(lambda event, args: seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
-                 if event == "import" and args[0] == "numpy" and not seen else None)
+seen = {}
+sys.addaudithook(lambda event, args: seen.setdefault(args[0], os.environ.get("OPENBLAS_NUM_THREADS"))
+                 if event == "import" and args[0] in {"numpy", "averitec_tools.scoring.profiles"} else None)
 from averitec_tools.cli.main import main
 rc = main(["score", sys.argv[1], sys.argv[2], "--json"])
 after = os.environ.get("OPENBLAS_NUM_THREADS")
 atexit._run_exitfuncs()
-print(rc, seen, after, gc.get_freeze_count() > 0, file=sys.stderr)
+print(rc, [seen["numpy"], seen["averitec_tools.scoring.profiles"]], after, gc.get_freeze_count() > 0, file=sys.stderr)
 """
 
 
 @pytest.mark.parametrize(("user", "expected"), [
-    ({}, "0 ['1'] None True"),  # no user setting: one thread while NumPy loads, removed afterwards
-    ({"OPENBLAS_NUM_THREADS": "3"}, "0 ['3'] 3 True"),  # the user's own value is kept
-    ({"OMP_NUM_THREADS": "2"}, "0 [None] None True"),  # a user's OpenMP cap is left to OpenBLAS
+    ({}, "0 ['1', None] None True"),  # no user setting: one thread while NumPy loads, removed at once
+    ({"OPENBLAS_NUM_THREADS": "3"}, "0 ['3', '3'] 3 True"),  # the user's own value is kept
+    ({"OMP_NUM_THREADS": "2"}, "0 [None, None] None True"),  # a user's OpenMP cap is left to OpenBLAS
 ])
 def test_score_caps_blas_threads_unless_the_user_set_them(tmp_path: Path, user: dict[str, str], expected: str) -> None:
     files = make_files(tmp_path)

@@ -90,13 +90,11 @@ def _on_signals() -> dict[int, Any]:
     import signal
     import threading
 
+    from averitec_tools.forking import termination_signals
+
     if threading.current_thread() is not threading.main_thread():
         return {}
-    old: dict[int, Any] = {}
-    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if sig is not None:
-            old[int(sig)] = signal.signal(sig, _raise_terminated)
-    return old
+    return {int(sig): signal.signal(sig, _raise_terminated) for sig in termination_signals()}
 
 
 def run_command(label: str, func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:

@@ -16,7 +16,6 @@ import math
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
@@ -121,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     from averitec_tools.metrics._gc import paused_gc
 
     # importing, loading and scoring make few reference cycles (see metrics/_gc.py)
-    with one_blas_thread(wanted=not getattr(args, "evidence_scorer", None)), paused_gc():
+    with paused_gc():
+        import_numpy_with_one_blas_thread(wanted=not getattr(args, "evidence_scorer", None))
         return _run(args)
 
 
@@ -182,28 +182,26 @@ def _run(args: argparse.Namespace) -> int:
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
-@contextmanager
-def one_blas_thread(*, wanted: bool = True) -> Iterator[None]:
-    """Have NumPy's OpenBLAS, when NumPy loads in the block, start no worker threads (issue 42's cold
-    start): the scorer does no linear algebra, and the threads OpenBLAS starts as NumPy loads spin
-    for about 0.05-0.08 CPU s of a 0.6 CPU s first run. ``OPENBLAS_NUM_THREADS=1`` is set only where
-    ``wanted``, NumPy is not loaded yet (it would not take effect) and the user set none of
-    :data:`BLAS_THREAD_VARIABLES`; it is removed again when the block ends, so later child processes
-    and an in-process caller see the environment they had.
+def import_numpy_with_one_blas_thread(*, wanted: bool = True) -> None:
+    """Import NumPy with its OpenBLAS starting no worker threads (issue 42's cold start): the scorer
+    does no linear algebra, and the threads OpenBLAS starts as NumPy loads spin for about
+    0.05-0.08 CPU s of a 0.6 CPU s first run. OpenBLAS reads its thread count once, as its library
+    loads, so ``OPENBLAS_NUM_THREADS=1`` is set for the import alone and removed at once: later
+    child processes, and other threads of an in-process caller, see the environment they had.
+    Nothing is done unless ``wanted``, NumPy is not loaded yet (the variable would not take effect)
+    and the user set none of :data:`BLAS_THREAD_VARIABLES`.
 
     Example:
         >>> before = dict(os.environ)
-        >>> with one_blas_thread():
-        ...     import numpy
-        >>> dict(os.environ) == before
-        True
+        >>> import_numpy_with_one_blas_thread()
+        >>> "numpy" in sys.modules, dict(os.environ) == before
+        (True, True)
     """
     if not wanted or "numpy" in sys.modules or any(name in os.environ for name in BLAS_THREAD_VARIABLES):
-        yield
         return
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     try:
-        yield
+        import numpy  # noqa: F401
     finally:
         os.environ.pop("OPENBLAS_NUM_THREADS", None)
 
@@ -281,4 +279,4 @@ def print_table(summary: Mapping[str, Any]) -> None:
     Console().print(f"signature: {summary.get('signature')}", soft_wrap=True, markup=False)
 
 
-__all__ = ["BLAS_THREAD_VARIABLES", "add_parser", "one_blas_thread", "run"]
+__all__ = ["BLAS_THREAD_VARIABLES", "add_parser", "import_numpy_with_one_blas_thread", "run"]

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from averitec_tools.forking import fork_is_safe
+from averitec_tools.forking import default_termination_handlers, fork_is_safe
 from averitec_tools.metrics._gc import paused_gc
 from averitec_tools.metrics.base import register_metric
 from averitec_tools.metrics.evidence_scorer import qa_strings
@@ -158,18 +158,6 @@ def _fork_context() -> Any | None:
         return None
 
 
-def _default_signals() -> None:
-    """A pool helper dies at once on SIGTERM and SIGHUP (``Pool.terminate`` sends SIGTERM): a
-    command's own handler, inherited through fork, would raise in the helper instead, and a
-    helper waiting for the task queue's lock (which ``terminate`` holds) then outlived its pool
-    and hung the caller's exit from the pool (seen once in a test run)."""
-    import signal
-
-    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if sig is not None:
-            signal.signal(sig, signal.SIG_DFL)
-
-
 def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
     size = max(1, -(-n // parts))
     return [(i, min(n, i + size)) for i in range(0, n, size)]
@@ -249,7 +237,7 @@ def _score_all(
         _WORKER["engine"] = engine
         _WORKER["tasks"] = tasks
         results = []
-        with context.Pool(n_workers, initializer=_default_signals) as pool:
+        with context.Pool(n_workers, initializer=default_termination_handlers) as pool:
             for values in pool.imap(_solve_range, _chunks(len(tasks), n_workers * 8)):
                 results.extend(values)
                 if bar is not None:
@@ -265,7 +253,7 @@ def _prepare(todo: list[str], engine: MeteorEngine, context: Any, n_workers: int
     """Prepare the new strings: a very large batch analysed in forked workers, else here at once."""
     if context is not None and len(todo) > PARALLEL_MIN_STRINGS:
         _WORKER["engine"] = engine
-        with context.Pool(n_workers, initializer=_default_signals) as pool:
+        with context.Pool(n_workers, initializer=default_termination_handlers) as pool:
             parts = [todo[a:b] for a, b in _chunks(len(todo), n_workers * 4)]
             for part, analysed in zip(parts, pool.map(_analyse_chunk, parts), strict=True):
                 engine.add_analysed_many(part, [w for w, _ in analysed], [s for _, s in analysed])
