@@ -29,7 +29,7 @@ SHARED_FIXTURE_GROUPS = {
     "test_engines_ray.py": "encoded_tiny_corpus",
     "test_index_threads.py": "encoded_tiny_corpus",
     # the CI-sized offline R2VC build (offline_cache) is built once for both files
-    "test_r2vc_pipeline.py": "offline_cache",
+    "test_r2vc_offline_dev.py": "offline_cache",
     "test_offline_regression.py": "offline_cache",
     # the CI-sized AVeriTeC offline-minilm classifiers (averitec_ci_cache) are trained once for both
     "test_averitec_baseline_shared.py": "averitec_ci_cache",
@@ -41,7 +41,7 @@ SHARED_FIXTURE_GROUPS = {
 HEAVY_FIRST = (
     "test_offline_regression.py", "test_offline_regression_averitec.py", "test_r2vc_resume.py", "test_r2vc_training.py", "test_r2vc_paper.py", "test_r2vc_gpu_recipe.py",
     "test_leaderboard_hostile_server.py", "test_leaderboard_reliability.py", "test_profiles_averitec.py",
-    "test_r2vc_pipeline.py", "test_averitec_baseline_pipeline.py",
+    "test_r2vc_offline_dev.py", "test_averitec_baseline_pipeline.py",
 )
 
 # Tests must never download: point NLTK at the shared data before anything imports nltk.

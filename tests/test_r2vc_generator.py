@@ -318,6 +318,18 @@ def test_uncached_hub_id_offline_fails_fast_with_a_hint(monkeypatch: pytest.Monk
         load_causal_lm("no-such-org/no-such-model-r2vc", local_files_only=True)
 
 
+def test_tokenizer_errors_name_the_tokenizer(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A server generator loads only the tokenizer: its failures must not blame a causal LM."""
+    from averitec_tools.baselines.r2vc.stages.generation.lm_loading import load_tokenizer
+
+    with pytest.raises(ResourceError, match=r"^cannot load tokenizer .*no config.json"):
+        load_tokenizer(str(tmp_path / "nope"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ResourceError, match="^cannot load tokenizer 'no-such-org/no-such-model-r2vc'") as info:
+        load_tokenizer("no-such-org/no-such-model-r2vc")
+    assert "offline mode is on" in str(info.value) and "causal LM" not in str(info.value)
+
+
 def test_device_and_dtype_selection() -> None:
     import torch
 

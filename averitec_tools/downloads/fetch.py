@@ -10,7 +10,8 @@ id of small files) to catch a damaged transfer. A file that fails any check is d
 and nothing is installed. Claims files are then parsed once with the loaders' reader.
 Archives are unpacked together into one folder, swapped in atomically, then deleted
 unless ``keep_archives``. ``from_dir`` installs files a user already has (same checks,
-inputs never modified).
+inputs never modified). Where the files come from, and the plan itself, is
+:func:`~averitec_tools.downloads.prepare.prepare`'s (re-exported here).
 
 Example:
     >>> import json, pathlib, tempfile
@@ -37,19 +38,13 @@ from typing import Any
 from averitec_tools.downloads import manifest
 from averitec_tools.downloads.archive import Extracted, extract_all, install_tree
 from averitec_tools.downloads.hub import fetch_to_part, progress_bars
-from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free, plan
-from averitec_tools.downloads.sources import DataSource, HubLocation, require_revision
+from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, check_space, disk_free
+from averitec_tools.downloads.prepare import hub_offline, local_copy, on_github, prepare
+from averitec_tools.downloads.sources import DataSource, HubLocation
 from averitec_tools.errors import UserError
 from averitec_tools.hashing import file_sha256
 
 _GIT_BLOB_MAX = 64 << 20  # the hub keeps files above 10 MB in LFS; hash small ones as git does
-
-
-def hub_offline() -> bool:
-    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``, or ``TRANSFORMERS_OFFLINE``, which
-    huggingface_hub reads as ``HF_HUB_OFFLINE``) is set."""
-    return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"}
-               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 @dataclass
@@ -140,13 +135,6 @@ def _verify(pf: PlannedFile, path: Path, source: DataSource, out: Path, *, delet
     return got, status, match
 
 
-def _local_copy(from_dir: Path, pf: PlannedFile) -> Path:
-    for candidate in (from_dir / pf.spec.path, from_dir / pf.spec.path.rsplit("/", 1)[-1], from_dir / pf.dest.name):
-        if candidate.is_file():
-            return candidate
-    raise UserError(f"{from_dir}: no {pf.spec.path} (or {pf.dest.name}) to install")
-
-
 def _copy_into(src: Path, dest: Path) -> None:
     from averitec_tools.jsonio import atomic_writer
 
@@ -177,7 +165,7 @@ def _result(pf: PlannedFile, path: Path, verdict: tuple[str, str, bool | None], 
 def _fetch(pf: PlannedFile, source: DataSource, out: Path, from_dir: Path | None) -> tuple[Path, FileResult]:
     """Bring one file to where it is used (an archive: where it waits to be unpacked), verified."""
     if from_dir is not None:
-        local = _local_copy(from_dir, pf)
+        local = local_copy(from_dir, pf)
         verdict = _verify(pf, local, source, out, delete=False)
         contents = _check(source, local, delete=False)
         if pf.archive:
@@ -199,97 +187,6 @@ def _fetch(pf: PlannedFile, source: DataSource, out: Path, from_dir: Path | None
 def _present(pf: PlannedFile, source: DataSource, out: Path) -> FileResult:
     verdict = _verify(pf, pf.dest, source, out, delete=False, installed=True)
     return _result(pf, pf.dest, verdict, "present", _check(source, pf.dest, delete=False))
-
-
-def _check_fetchable(source: DataSource, *, online: bool) -> None:
-    """Refuse a download with no hub copy, no pinned revision, or the hub disabled (one line each)."""
-    if source.hub is None:
-        raise UserError(f"{source.key}: no hub copy of these files is known",
-                        hint="name a mirror with --repo OWNER/NAME, or install files you have with --from DIR")
-    require_revision(source.key, source.hub)
-    if not online:
-        raise UserError(f"{source.key}: the hub is disabled (HF_HUB_OFFLINE=1)",
-                        hint="unset HF_HUB_OFFLINE, or install files you have with --from DIR")
-
-
-def prepare(
-    source: DataSource,
-    *,
-    out: str | os.PathLike[str],
-    dry_run: bool = False,
-    reserve: int = 0,
-    from_dir: str | os.PathLike[str] | None = None,
-    repo: HubLocation | None = None,
-    free_space: FreeSpace = disk_free,
-    reachable: bool = True,
-) -> Plan:
-    """The plan of downloading ``source`` (see :func:`download` for the arguments;
-    ``reachable=False``: the hub did not answer, plan from the package's records).
-
-    A source with mirrors (:attr:`DataSource.mirrors`) is tried at each location in order until
-    one answers for every file; the plan's notes name the locations that did not. ``repo`` (the
-    user's ``--repo``) and ``from_dir`` replace them.
-
-    Raises:
-        UserError: no hub copy known or the hub disabled (unless ``dry_run`` or ``from_dir``),
-            or every location refused a metadata request (each one named).
-    """
-    if repo is not None:
-        source = source.with_hub(repo)
-    candidates = source.locations() if from_dir is None else [source]
-    if not reachable:  # the Hugging Face hub did not answer: only off-hub locations are worth a request
-        candidates = [c for c in candidates if _on_github(c)] or candidates[:1]
-    failed: list[str] = []
-    for i, candidate in enumerate(candidates):
-        try:
-            p = _prepare_at(candidate, out=out, dry_run=dry_run and i == len(candidates) - 1, reserve=reserve,
-                            from_dir=from_dir, free_space=free_space, reachable=reachable)
-        except UserError as exc:
-            if i == len(candidates) - 1:
-                if not failed:
-                    raise
-                raise UserError(f"{source.key}: no location served the files: {'; '.join([*failed, str(exc)])}",
-                                hint="install files you have with --from DIR, or name another mirror with --repo") \
-                    from None
-            failed.append(f"{candidate.hub.describe() if candidate.hub else '(none)'}: {exc}")
-            continue
-        p.notes.extend(f"tried first, not served: {f}" for f in failed)
-        return p
-    raise AssertionError("unreachable")  # pragma: no cover - locations() is never empty
-
-
-def _prepare_at(source: DataSource, *, out: str | os.PathLike[str], dry_run: bool, reserve: int,
-                from_dir: str | os.PathLike[str] | None, free_space: FreeSpace, reachable: bool) -> Plan:
-    """:func:`prepare` at one location (``reachable``: the Hugging Face hub answers; off-hub locations
-    are asked whatever it says)."""
-    local = Path(from_dir) if from_dir is not None else None
-    unpinned = source.hub is not None and source.hub.revision is None and not source.hub.unversioned
-    if unpinned and dry_run and local is None and source.hub is not None:
-        source = source.with_hub(source.hub.at("main"))  # sizes as the repository holds them today
-    online = local is None and not hub_offline() and (reachable or _on_github(source))
-    if not dry_run and local is None:
-        _check_fetchable(source, online=online)
-    try:
-        p = plan(source, out=Path(out), online=online, reserve=reserve, free_space=free_space, local=local)
-    except UserError as exc:
-        if not (dry_run and online):
-            raise
-        # a dry run over many names reports a refusing source instead of stopping at it
-        p = plan(source, out=Path(out), online=False, reserve=reserve, free_space=free_space)
-        p.notes.append(f"the hub was not consulted for this source: {exc}")
-    _finish_plan(p, source, unpinned=unpinned, local=local)
-    return p
-
-
-def _finish_plan(p: Plan, source: DataSource, *, unpinned: bool, local: Path | None) -> None:
-    """The notes of a prepared plan, and the sizes of what ``local`` (``--from``) holds."""
-    if unpinned and local is None:
-        repo = source.hub.repo_id  # type: ignore[union-attr]
-        p.notes.append(f"no commit of {repo} is pinned: sizes are those of main today; downloading needs --revision")
-    if local is not None:
-        p.notes.append(f"installing from {local}")
-        for pf in (pf for pf in p.files if not pf.present):
-            pf.size = _local_copy(local, pf).stat().st_size
 
 
 def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str] | None = None,
@@ -330,13 +227,6 @@ def execute(p: Plan, *, progress: bool = False, from_dir: str | os.PathLike[str]
     return report
 
 
-def _on_github(source: Any) -> bool:
-    """The source's first location is off the Hugging Face hub (GitHub, a plain HTTPS folder)."""
-    from averitec_tools.downloads.sources import OFF_HUB_TYPES
-
-    return source.hub is not None and source.hub.repo_type in OFF_HUB_TYPES
-
-
 def download_all(
     sources: list[DataSource],
     *,
@@ -372,7 +262,7 @@ def download_all(
     """
     down = None
     # Only Hugging Face sources need the hub; a GitHub source (meta-eval) has its own host.
-    on_hub = [s for s in sources if not _on_github(s)]
+    on_hub = [s for s in sources if not on_github(s)]
     if from_dir is None and on_hub and not hub_offline():
         from averitec_tools.downloads.hub import endpoint, unreachable
 

@@ -52,13 +52,13 @@ def select_device_dtype(*, device: str = "auto", dtype: str = "auto") -> tuple[s
     return device, dtypes[dtype]
 
 
-def _source(model_id: str) -> tuple[str, bool]:
+def _source(model_id: str, *, what: str) -> tuple[str, bool]:
     """Where ``model_id`` loads from, and whether it is a local directory (one with a ``config.json``)."""
     path = Path(model_id).expanduser()
     looks_local = path.exists() or model_id.startswith((".", "/", "~"))
     if looks_local and not (path / "config.json").exists():
         raise ResourceError(
-            f"cannot load causal LM {model_id!r}: no config.json in that directory",
+            f"cannot load {what} {model_id!r}: no config.json in that directory",
             hint="pass a directory saved with save_pretrained() or a hub id",
         )
     return (str(path) if looks_local else model_id), looks_local
@@ -92,11 +92,13 @@ def load_causal_lm(
     where the model cannot be found or loaded.
 
     Example:
+        A local path without a saved model fails before transformers is asked:
+
         >>> try:
         ...     load_causal_lm("/nonexistent/model", local_files_only=True)
         ... except ResourceError as exc:
-        ...     print(str(exc).split(":")[0])
-        cannot load causal LM '/nonexistent/model'
+        ...     print(exc.message)
+        cannot load causal LM '/nonexistent/model': no config.json in that directory
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -107,7 +109,7 @@ def load_causal_lm(
         )
         return model, tokenizer
 
-    model, tokenizer = _local_first(model_id, load, local_files_only=local_files_only,
+    model, tokenizer = _local_first(model_id, load, what="causal LM", local_files_only=local_files_only,
                                     trust_remote_code=trust_remote_code)
     if device is not None:
         model.to(device)
@@ -116,27 +118,31 @@ def load_causal_lm(
 
 
 def load_tokenizer(model_id: str, *, local_files_only: bool | None = None, trust_remote_code: bool = False) -> Any:
-    """The tokenizer of a causal LM (a server decodes with it; :func:`load_causal_lm`'s sources and errors).
+    """The tokenizer of a causal LM (a server decodes with it), from :func:`load_causal_lm`'s
+    sources; its errors name the tokenizer.
 
     Example:
+        A hub id that is not in the local cache, with downloads off, fails with the offline hint:
+
         >>> try:
-        ...     load_tokenizer("/nonexistent/model", local_files_only=True)
+        ...     load_tokenizer("no-such-org/no-such-model", local_files_only=True)
         ... except ResourceError as exc:
-        ...     print(str(exc).split(":")[0])
-        cannot load causal LM '/nonexistent/model'
+        ...     print(str(exc).split(":")[0], "/", "offline mode is on" in str(exc.hint))
+        cannot load tokenizer 'no-such-org/no-such-model' / True
     """
     from transformers import AutoTokenizer
 
     return _local_first(model_id, lambda source, local_only, kwargs: AutoTokenizer.from_pretrained(
-        source, local_files_only=local_only, **kwargs), local_files_only=local_files_only,
+        source, local_files_only=local_only, **kwargs), what="tokenizer", local_files_only=local_files_only,
         trust_remote_code=trust_remote_code)
 
 
-def _local_first(model_id: str, load: Callable[[str, bool, dict[str, Any]], Any], *, local_files_only: bool | None,
-                 trust_remote_code: bool) -> Any:
-    """``load(source, local_only, kwargs)`` from local files first, then (downloads allowed) the hub."""
+def _local_first(model_id: str, load: Callable[[str, bool, dict[str, Any]], Any], *, what: str,
+                 local_files_only: bool | None, trust_remote_code: bool) -> Any:
+    """``load(source, local_only, kwargs)`` from local files first, then (downloads allowed) the hub;
+    ``what`` (``"causal LM"``, ``"tokenizer"``) names the thing in the errors."""
     offline = _offline_env() if local_files_only is None else local_files_only
-    source, looks_local = _source(model_id)
+    source, looks_local = _source(model_id, what=what)
     kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
     attempts = [True] if (offline or looks_local) else [True, False]
     last_error: Exception | None = None
@@ -145,11 +151,11 @@ def _local_first(model_id: str, load: Callable[[str, bool, dict[str, Any]], Any]
             return load(source, local_only, kwargs)
         except (OSError, ValueError, KeyError) as exc:
             last_error = exc
-    raise _not_loaded(model_id, last_error, offline=offline)
+    raise _not_loaded(model_id, last_error, what=what, offline=offline)
 
 
-def _not_loaded(model_id: str, error: Exception | None, *, offline: bool) -> ResourceError:
-    """The one-line error of a causal LM that could not be loaded, saying how to fix it."""
+def _not_loaded(model_id: str, error: Exception | None, *, what: str, offline: bool) -> ResourceError:
+    """The one-line error of a ``what`` (causal LM, tokenizer) that could not be loaded, saying how to fix it."""
     reason = str(error).splitlines()[0] if error else "unknown error"
     hint = (
         "download it first on a machine with internet (huggingface-cli download ID) or "
@@ -158,7 +164,7 @@ def _not_loaded(model_id: str, error: Exception | None, *, offline: bool) -> Res
         if offline
         else "check the model id and your network / HF token"
     )
-    return ResourceError(f"cannot load causal LM {model_id!r}: {reason}", hint=hint)
+    return ResourceError(f"cannot load {what} {model_id!r}: {reason}", hint=hint)
 
 
 __all__ = ["load_causal_lm", "load_tokenizer", "select_device_dtype"]
