@@ -20,10 +20,9 @@ from averitec_tools.downloads.fetch import (
     download,
     download_all,
     execute,
-    hub_offline,
-    prepare,
 )
 from averitec_tools.downloads.plan import Plan, PlannedFile, check_space, disk_free, human, plan
+from averitec_tools.downloads.prepare import hub_offline, prepare
 from averitec_tools.downloads.sources import (
     SOURCES,
     DataSource,

@@ -11,7 +11,7 @@ and nothing is installed. Claims files are then parsed once with the loaders' re
 Archives are unpacked together into one folder, swapped in atomically, then deleted
 unless ``keep_archives``. ``from_dir`` installs files a user already has (same checks,
 inputs never modified). Where the files come from, and the plan itself, is
-:func:`~averitec_tools.downloads.prepare.prepare`'s (re-exported here).
+:func:`~averitec_tools.downloads.prepare.prepare`'s.
 
 Example:
     >>> import json, pathlib, tempfile
@@ -288,4 +288,4 @@ def download(source: DataSource, **options: Any) -> DownloadReport:
     return download_all([source], **options)[0]
 
 
-__all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute", "hub_offline", "prepare"]
+__all__ = ["DownloadReport", "FileResult", "download", "download_all", "execute"]
