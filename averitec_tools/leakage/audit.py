@@ -12,7 +12,7 @@ from averitec_tools.errors import UserError
 from averitec_tools.leakage import sources as _sources
 from averitec_tools.leakage import temporal as _temporal
 from averitec_tools.leakage.inputs import AuditClaim, AuditInput, read_audit_input
-from averitec_tools.leakage.rules import RULES, AuditContext, Rule
+from averitec_tools.leakage.rules import RULES, AuditContext, DatedEvidence, Rule
 from averitec_tools.leakage.splits import SplitOverlap, SplitRange, split_overlaps, split_ranges
 from averitec_tools.leakage.urls import DomainEntry, DomainList, parse_url
 from averitec_tools.registry import Registry
@@ -160,11 +160,12 @@ def audit_claims(
             if ev.parsed is None:
                 invalid.append(Row(claim.claim_index, ev.url, None, "not an http(s) URL"))
                 continue
-            published, bad = _temporal.publication_date(ev)
+            published, bad = _temporal.publication_date(ev)  # once per item: the rules are handed it
             n_dated += published is not None
             unparseable.extend(Row(claim.claim_index, ev.url, b, "metadata date does not parse") for b in bad)
+            item = DatedEvidence(ev, published)
             for rule in selected:
-                finding = rule.check(claim, ev, context)
+                finding = rule.check(claim, item, context)
                 if finding is not None:
                     rows[rule.name].append(Row(claim.claim_index, ev.url, finding.date, finding.detail))
     results = {
