@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -96,6 +97,15 @@ def wants_json(request: Request) -> bool:
         return True
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
+
+
+@dataclass(frozen=True)
+class FormRefusals:
+    """The messages of a form post's two 403s (:meth:`Site.guarded_form`): posted from
+    another site (``Origin``), or without the page's CSRF token."""
+
+    origin: str
+    csrf: str
 
 
 def site_of(request: Request) -> Site:
@@ -249,6 +259,21 @@ class Site:
     def csrf_ok(request: Request, form: Any) -> bool:
         return csrf_ok(request.cookies.get(CSRF_COOKIE), str(form.get("csrf", "")))
 
+    async def guarded_form(self, request: Request, refusals: FormRefusals, *,
+                           before_body: Callable[[], Response | None] | None = None) -> tuple[Any, Response | None]:
+        """A browser form post's form, or the 403 refusing it: the ``Origin`` check, then
+        ``before_body`` (its refusal, if any: a check that must pass before the body is read),
+        then the form is read and its CSRF token checked."""
+        if not self.form_origin_ok(request):
+            return None, self.error(request, refusals.origin, 403)
+        refusal = before_body() if before_body is not None else None
+        if refusal is not None:
+            return None, refusal
+        form = await request.form()
+        if not self.csrf_ok(request, form):
+            return None, self.error(request, refusals.csrf, 403)
+        return form, None
+
     # ------------------------------------------------------------------ boards
 
     def board(self, phase: str) -> Board:
@@ -320,4 +345,4 @@ async def request_guard(request: Request) -> None:
 SiteDep = Annotated[Site, Depends(site_of)]
 
 
-__all__ = ["ADMIN_COOKIE", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]
+__all__ = ["ADMIN_COOKIE", "FormRefusals", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]
