@@ -68,10 +68,7 @@ def admin_page(request: Request, site: SiteDep) -> Response:
 
 @router.post("/admin/login")
 async def admin_login(request: Request, site: SiteDep) -> Response:
-    form, refusal = await site.guarded_form(request, ADMIN_FORM)
-    if refusal is not None:
-        return refusal
-    ok, refusal = await run_in_threadpool(site.check_token, request, str(form.get("token", "")).strip(), site.store.check_admin)
+    _, refusal = await site.form_token(request, ADMIN_FORM, site.store.check_admin)
     if refusal is not None:
         return refusal
     response = RedirectResponse("/admin", status_code=303)

@@ -36,6 +36,7 @@ from typing import Annotated, Any
 
 import jinja2
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -274,6 +275,14 @@ class Site:
             return None, self.error(request, refusals.csrf, 403)
         return form, None
 
+    async def form_token(self, request: Request, refusals: FormRefusals, lookup: Callable[[str], Any]) -> tuple[Any, Response | None]:
+        """A sign-in form post: its guarded form (:meth:`guarded_form`), then the form's
+        ``token`` field checked with ``lookup`` (:meth:`check_token`)."""
+        form, refusal = await self.guarded_form(request, refusals)
+        if refusal is not None:
+            return None, refusal
+        return await run_in_threadpool(self.check_token, request, str(form.get("token", "")).strip(), lookup)
+
     # ------------------------------------------------------------------ boards
 
     def board(self, phase: str) -> Board:
@@ -330,8 +339,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 async def request_guard(request: Request) -> None:
     """Run before every route (a dependency of the app): a bearer token is checked (and
     counted) here; a state-changing request without one must come from this site."""
-    from fastapi.concurrency import run_in_threadpool
-
     site = site_of(request)
     if site.bearer(request) is not None:
         _, refusal = await run_in_threadpool(site.bearer_identity, request)

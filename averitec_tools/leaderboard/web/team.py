@@ -41,10 +41,7 @@ async def form_guard(site: Site, request: Request) -> tuple[Any, Response | None
 
 @router.post("/login")
 async def login(request: Request, site: SiteDep) -> Response:
-    form, refusal = await form_guard(site, request)
-    if refusal is not None:
-        return refusal
-    team, refusal = await run_in_threadpool(site.check_token, request, str(form.get("token", "")).strip(), site.store.team_by_token)
+    team, refusal = await site.form_token(request, TEAM_FORM, site.store.team_by_token)
     if refusal is not None:
         return refusal
     response = RedirectResponse("/submit", status_code=303)
