@@ -37,6 +37,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -170,87 +171,150 @@ def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
     return dict(json.loads(out))
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclass
+class Run:
+    """What every stage of one benchmark run reads: the inputs, the environment of the
+    processes it starts, the reference's figures, and the results it gathers."""
+
+    args: argparse.Namespace
+    preds_path: Path
+    gold_path: Path
+    env: dict[str, str]
+    baseline: list[dict[str, Any]]
+    results: dict[str, Any] = field(default_factory=dict)
+    t_ref: float = float("nan")
+    ref_cpu: float = float("nan")
+    reference: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="warm leaderboard server vs the reference 2024 scorer process")
     parser.add_argument("--data-dir", default=os.environ.get("AVERITEC_DATA_DIR", str(HERE.parent.parent / "shared" / "data")))
     parser.add_argument("--nltk-path", default=None, help="folder with NLTK 3.9.1 for the reference")
     parser.add_argument("--n", type=int, default=5, help="sequential timed submissions")
     parser.add_argument("--burst", type=int, default=8, help="submissions uploaded at once for the throughput runs")
     parser.add_argument("--jobs", default="auto", help="--jobs of the server's workers (N or auto: the idle cores)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def new_run(args: argparse.Namespace) -> Run:
+    """The run's inputs and the environment of the processes it starts (this checkout's package, no downloads)."""
     data = Path(args.data_dir)
-    preds_path, gold_path = data / "averitec/baseline_dev_predictions.json", data / "averitec/dev.json"
     env = dict(os.environ)
     env.setdefault("NLTK_DATA", str(data.parent / "nltk_data"))
     env["AVERITEC_DATA_DIR"] = str(data)
     env["AVERITEC_NO_DOWNLOAD"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), *filter(None, [env.get("PYTHONPATH")])])
-    baseline = json.loads(preds_path.read_text())
+    preds_path = data / "averitec/baseline_dev_predictions.json"
+    return Run(args=args, preds_path=preds_path, gold_path=data / "averitec/dev.json", env=env,
+               baseline=json.loads(preds_path.read_text()))
 
-    ref_cmd = [sys.executable, str(HERE / "reference_scorer.py"), "--profile", "averitec2024", str(preds_path), str(gold_path)]
-    if args.nltk_path:
-        ref_cmd += ["--nltk-path", args.nltk_path]
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages (NaN where the system has none)."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    print(f"cores: {os.cpu_count()}; load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    t_ref, reference = timed(ref_cmd, env)
-    ref_cpu = CPU["last"]
-    print(f"reference 2024 scorer (whole process, {reference.get('tokenizer')}): {t_ref:.2f} s ({ref_cpu:.2f} s CPU)", flush=True)
+    return f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
 
-    results: dict[str, Any] = {"reference_s": t_ref, "reference_cpu_s": ref_cpu}
+
+def run_reference(run: Run) -> None:
+    """The reference 2024 scorer once, as a whole process: its wall and CPU time and figures."""
+    ref_cmd = [sys.executable, str(HERE / "reference_scorer.py"), "--profile", "averitec2024", str(run.preds_path), str(run.gold_path)]
+    if run.args.nltk_path:
+        ref_cmd += ["--nltk-path", run.args.nltk_path]
+    run.t_ref, run.reference = timed(ref_cmd, run.env)
+    run.ref_cpu = CPU["last"]
+    print(f"reference 2024 scorer (whole process, {run.reference.get('tokenizer')}): {run.t_ref:.2f} s ({run.ref_cpu:.2f} s CPU)",
+          flush=True)
+    run.results.update({"reference_s": run.t_ref, "reference_cpu_s": run.ref_cpu})
+
+
+def write_competition(tmp: str) -> Path:
+    """The example competition without the limits that would stop the benchmark."""
+    import yaml
+
+    spec = yaml.safe_load((HERE.parent / "examples/leaderboard/averitec-dev.yaml").read_text())
+    spec["phases"][0].pop("limits", None)  # the example's quota would stop the benchmark
+    # and so would the per-team post rate, uploads in flight and connections from one address
+    spec["rate_limits"] = {"posts_per_team_per_minute": 10_000, "uploads_per_team": 100, "connections_per_client": 1000}
+    comp_path = Path(tmp) / "bench.yaml"
+    comp_path.write_text(yaml.safe_dump(spec))
+    return comp_path
+
+
+def check_warm_up(run: Run, db: str, sid: int) -> None:
+    """The warm-up submission's figures against the reference's (to 1e-9)."""
+    from averitec_tools.leaderboard.store import Store
+
+    ours = Store(db).results([sid])[sid][0]["summary"]
+    problems = compare(ours, run.reference)
+    print(f"warm-up submission vs reference: {'identical figures' if not problems else 'DIFFERENT: ' + '; '.join(problems[:5])}")
+    run.results["identical"] = not problems
+
+
+def relabelled_variants(baseline: list[dict[str, Any]], n: int) -> list[bytes]:
+    """``n`` resubmissions: the baseline's evidence with 100 labels changed in each."""
+    relabelled = []
+    for i in range(n):
+        preds = json.loads(json.dumps(baseline))
+        for k, p in enumerate(preds[i * 50 : i * 50 + 100]):
+            p["pred_label"] = ("Refuted", "Supported", "Not Enough Evidence")[(k + i) % 3]
+        relabelled.append(json.dumps(preds).encode())
+    return relabelled
+
+
+def latency_runs(run: Run, server: Server, token: str) -> None:
+    """New submissions, then resubmissions, one after another (one worker)."""
+    new = [fresh_variant(run.baseline, f"s{i}") for i in range(run.args.n)]
+    med = sequential(server, token, new, "new", run.results, t_ref=run.t_ref, ref_cpu=run.ref_cpu)
+    print(f"speed-up vs the reference process: {run.t_ref / med:.1f}x", flush=True)
+    run.results["ratio"] = run.t_ref / med
+    relabelled = relabelled_variants(run.baseline, run.args.n)
+    med_r = sequential(server, token, relabelled, "resubmission", run.results, t_ref=run.t_ref, ref_cpu=run.ref_cpu)
+    run.results["resubmission_ratio"] = run.t_ref / med_r
+
+
+def burst(run: Run, server: Server, token: str, workers: int) -> None:
+    """``--burst`` new submissions uploaded at once, timed until all are finished."""
+    contents = [fresh_variant(run.baseline, f"b{workers}x{i}") for i in range(run.args.burst)]
+    start = time.perf_counter()
+    ids = [post(server.base, token, f"burst{i}", c) for i, c in enumerate(contents)]
+    wait_finished(server.base, ids, token)
+    elapsed = time.perf_counter() - start
+    per_min = 60.0 * run.args.burst / elapsed
+    run.results[f"per_minute_{workers}_workers"] = per_min
+    print(f"{workers} worker(s): {run.args.burst} submissions in {elapsed:.2f} s = {per_min:.1f} submissions/minute", flush=True)
+
+
+def server_runs(run: Run, tmp: str, comp_path: Path, workers: int) -> None:
+    """A fresh board served with ``workers`` workers: warm-up, the latency runs (one worker), the burst."""
+    db = f"sqlite:///{tmp}/lb{workers}.db"
+    cli(run.env, "init", str(comp_path), "--db", db)
+    token = cli(run.env, "team", "add", "bench", "--db", db)["token"]
+    server = Server(db, workers, run.env, run.args.jobs)
+    try:
+        warm = [post(server.base, token, "baseline", run.preds_path.read_bytes())]
+        warm += [post(server.base, token, f"warm{i}", fresh_variant(run.baseline, f"w{workers}x{i}")) for i in range(workers - 1)]
+        wait_finished(server.base, warm, token)
+        if workers == 1:
+            check_warm_up(run, db, warm[0])
+            latency_runs(run, server, token)
+        burst(run, server, token, workers)
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    run = new_run(parse_args(argv))
+    print(f"cores: {os.cpu_count()}; load average at the start: {load_average()}")
+    run_reference(run)
     with tempfile.TemporaryDirectory(prefix="bench-lb-") as tmp:
-        env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
-        import yaml
-
-        spec = yaml.safe_load((HERE.parent / "examples/leaderboard/averitec-dev.yaml").read_text())
-        spec["phases"][0].pop("limits", None)  # the example's quota would stop the benchmark
-        # and so would the per-team post rate, uploads in flight and connections from one address
-        spec["rate_limits"] = {"posts_per_team_per_minute": 10_000, "uploads_per_team": 100, "connections_per_client": 1000}
-        comp_path = Path(tmp) / "bench.yaml"
-        comp_path.write_text(yaml.safe_dump(spec))
+        run.env["AVERITEC_CACHE_DIR"] = str(Path(tmp) / "cache")
+        comp_path = write_competition(tmp)
         for workers in (1, 2):
-            db = f"sqlite:///{tmp}/lb{workers}.db"
-            cli(env, "init", str(comp_path), "--db", db)
-            token = cli(env, "team", "add", "bench", "--db", db)["token"]
-            server = Server(db, workers, env, args.jobs)
-            try:
-                warm = [post(server.base, token, "baseline", preds_path.read_bytes())]
-                warm += [post(server.base, token, f"warm{i}", fresh_variant(baseline, f"w{workers}x{i}")) for i in range(workers - 1)]
-                wait_finished(server.base, warm, token)
-                if workers == 1:
-                    from averitec_tools.leaderboard.store import Store
-
-                    store = Store(db)
-                    ours = store.results([warm[0]])[warm[0]][0]["summary"]
-                    problems = compare(ours, reference)
-                    print(f"warm-up submission vs reference: {'identical figures' if not problems else 'DIFFERENT: ' + '; '.join(problems[:5])}")
-                    results["identical"] = not problems
-                    new = [fresh_variant(baseline, f"s{i}") for i in range(args.n)]
-                    med = sequential(server, token, new, "new", results, t_ref=t_ref, ref_cpu=ref_cpu)
-                    print(f"speed-up vs the reference process: {t_ref / med:.1f}x", flush=True)
-                    results["ratio"] = t_ref / med
-                    relabelled = []
-                    for i in range(args.n):  # same evidence as the baseline, 100 labels changed
-                        preds = json.loads(json.dumps(baseline))
-                        for k, p in enumerate(preds[i * 50 : i * 50 + 100]):
-                            p["pred_label"] = ("Refuted", "Supported", "Not Enough Evidence")[(k + i) % 3]
-                        relabelled.append(json.dumps(preds).encode())
-                    med_r = sequential(server, token, relabelled, "resubmission", results, t_ref=t_ref, ref_cpu=ref_cpu)
-                    results["resubmission_ratio"] = t_ref / med_r
-                contents = [fresh_variant(baseline, f"b{workers}x{i}") for i in range(args.burst)]
-                start = time.perf_counter()
-                ids = [post(server.base, token, f"burst{i}", c) for i, c in enumerate(contents)]
-                wait_finished(server.base, ids, token)
-                elapsed = time.perf_counter() - start
-                per_min = 60.0 * args.burst / elapsed
-                results[f"per_minute_{workers}_workers"] = per_min
-                print(f"{workers} worker(s): {args.burst} submissions in {elapsed:.2f} s = {per_min:.1f} submissions/minute", flush=True)
-            finally:
-                server.stop()
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print(json.dumps(results))
-    return 0 if results.get("identical") else 1
+            server_runs(run, tmp, comp_path, workers)
+    print(f"load average at the end: {load_average()}")
+    print(json.dumps(run.results))
+    return 0 if run.results.get("identical") else 1
 
 
 if __name__ == "__main__":

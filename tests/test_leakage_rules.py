@@ -13,6 +13,7 @@ import pytest
 from averitec_tools.errors import UserError
 from averitec_tools.leakage import RULE_ORDER, run_audit
 from averitec_tools.leakage.html_report import render_html
+from averitec_tools.leakage.inputs import read_audit_input
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -159,6 +160,21 @@ def test_split_level_checks(tmp_path: Path) -> None:
     assert report.fired("split_overlap")
     clean = run_audit(dev, references=[_write(tmp_path / "train2.json", [_claim("01-01-2020", [])])])
     assert clean.split_overlaps == () and not clean.fired("split_overlap")
+
+
+def test_reference_domains_live_with_the_gold_file(tmp_path: Path) -> None:
+    """The fact-checking domains of a reference are built once per gold file version and
+    kept with its claims (a worker audits every submission against one gold file)."""
+    gold = _write(tmp_path / "dev.json", GOLD)
+    sub = _write(tmp_path / "sub.json", [{"claim_id": 4, "evidence": [{"url": "https://regional-checker.example.net/x"}]}])
+    first, again = (read_audit_input(sub, references=[gold]) for _ in range(2))
+    assert first.split_fact_checkers is again.split_fact_checkers
+    assert sorted(map(str, first.split_fact_checkers.entries())) == ["leadstories.com", "regional-checker.example.net"]
+    both = read_audit_input(sub, references=[gold, _write(tmp_path / "train.json", [_claim("01-01-2020", [], fca="https://b.example/f")])])
+    assert sorted(map(str, both.split_fact_checkers.entries())) == ["b.example", "leadstories.com", "regional-checker.example.net"]
+    report = run_audit(sub, references=[gold])
+    assert [r.detail for r in report.rules["fact_checker_source"].rows] == [
+        "regional-checker.example.net: domain of a fact_checking_article in the loaded splits"]
 
 
 @pytest.mark.parametrize(

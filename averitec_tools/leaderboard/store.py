@@ -23,7 +23,7 @@ phase's reference file unreadable, an internal error) and organiser cancellation
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -269,12 +269,9 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
             raise UserError(f"{display_name}: the file is empty")
         meta = check_meta(meta or {}, allowed=comp.disclosure)
         digest = sha256_hex(content)
-        s = m.submissions.c
         with self.tx() as conn:
             team_id = self._team_id(conn, team, lock=True)
-            twins = conn.execute(
-                sa.select(s.id, s.state).where(s.team_id == team_id, s.phase == phase, s.content_hash == digest)
-            ).all()
+            twins = self._twins(conn, team_id=team_id, phase=phase, digest=digest)
             live = [t for t in twins if t.state in LIVE_STATES]
             if live:
                 return NewSubmission(int(live[0].id), False, live[0].state)
@@ -301,6 +298,12 @@ class Store(SubmissionQueue, SubmissionRecords, TeamRecords, SubmissionEvents):
             record(conn, new_id, "pending", "uploaded" + (" again after a failure" if twins else ""))
         self.queued()  # after the commit: a woken worker finds it
         return NewSubmission(new_id, True, "pending", again=bool(twins))
+
+    @staticmethod
+    def _twins(conn: sa.Connection, *, team_id: int, phase: str, digest: str) -> Sequence[sa.Row[int, str]]:
+        """The team's earlier submissions of the same bytes (SHA-256 ``digest``) to ``phase``: their ids and states."""
+        s = m.submissions.c
+        return conn.execute(sa.select(s.id, s.state).where(s.team_id == team_id, s.phase == phase, s.content_hash == digest)).all()
 
     def _check_quota(self, team: str, phase: str, conn: sa.Connection) -> None:
         q = self.quota(team, phase, conn)

@@ -12,9 +12,9 @@ from averitec_tools.errors import UserError
 from averitec_tools.leakage import sources as _sources
 from averitec_tools.leakage import temporal as _temporal
 from averitec_tools.leakage.inputs import AuditClaim, AuditInput, read_audit_input
-from averitec_tools.leakage.rules import RULES, AuditContext, Rule
+from averitec_tools.leakage.rules import RULES, AuditContext, DatedEvidence, Rule
 from averitec_tools.leakage.splits import SplitOverlap, SplitRange, split_overlaps, split_ranges
-from averitec_tools.leakage.urls import DomainEntry, DomainList, parse_url
+from averitec_tools.leakage.urls import DomainEntry, DomainList
 from averitec_tools.registry import Registry
 
 #: Rules in report order (the ``--json`` ``rules`` keys).
@@ -126,16 +126,6 @@ def check_fail_on(rules: Iterable[str]) -> tuple[str, ...]:
     return tuple(known.get(name) for name in rules)
 
 
-def _split_fact_checkers(audit_input: AuditInput) -> DomainList:
-    entries = []
-    for claims in audit_input.splits.values():
-        for c in claims:
-            parsed = parse_url(c.fact_checking_article) if c.fact_checking_article else None
-            if parsed is not None:
-                entries.append(DomainEntry(parsed.host))
-    return DomainList(set(entries), name="fact_checking_article domains of the loaded splits")
-
-
 def audit_claims(
     claims: Sequence[AuditClaim],
     *,
@@ -160,11 +150,12 @@ def audit_claims(
             if ev.parsed is None:
                 invalid.append(Row(claim.claim_index, ev.url, None, "not an http(s) URL"))
                 continue
-            published, bad = _temporal.publication_date(ev)
+            published, bad = _temporal.publication_date(ev)  # once per item: the rules are handed it
             n_dated += published is not None
             unparseable.extend(Row(claim.claim_index, ev.url, b, "metadata date does not parse") for b in bad)
+            item = DatedEvidence(ev, published)
             for rule in selected:
-                finding = rule.check(claim, ev, context)
+                finding = rule.check(claim, item, context)
                 if finding is not None:
                     rows[rule.name].append(Row(claim.claim_index, ev.url, finding.date, finding.detail))
     results = {
@@ -174,28 +165,18 @@ def audit_claims(
 
 
 def _context(audit_input: AuditInput, extra_fact_checkers: Iterable[str]) -> AuditContext:
-    """The domain lists the rules read: the shipped fact-checkers with ``extra_fact_checkers``, the
-    references' own fact-checking domains, the shipped misinformation list.
+    """The domain lists the rules read: the shipped fact-checkers with ``extra_fact_checkers``,
+    the references' own fact-checking domains, the shipped misinformation list.
 
-    Kept for the last few (loaded gold claims, extra domains): a process that audits many
-    submissions against one cached gold file (the leaderboard's worker) builds them once,
-    and their matches are remembered (:meth:`DomainList.match`)."""
-    extra = tuple(extra_fact_checkers)
-    splits = tuple(audit_input.splits.items())
-    for known, known_extra, context in _CONTEXTS:
-        if known_extra == extra and len(known) == len(splits) and all(
-                a[0] == b[0] and a[1] is b[1] for a, b in zip(known, splits, strict=True)):  # the very same gold records
-            return context
-    fact_checkers = [*_sources.shipped_fact_checkers().entries(),
-                     *(e for e in map(DomainEntry.parse, extra) if e is not None)]
-    context = AuditContext(fact_checkers=DomainList(fact_checkers, name="fact-checkers"),
-                           split_fact_checkers=_split_fact_checkers(audit_input), misinfo=_sources.shipped_misinfo())
-    _CONTEXTS.insert(0, (splits, extra, context))  # holds the records: their identity stays theirs
-    del _CONTEXTS[4:]
-    return context
-
-
-_CONTEXTS: list[tuple[tuple[tuple[str, Any], ...], tuple[str, ...], AuditContext]] = []
+    Without extra domains the shipped lists are the process's own (read once), and a
+    reference file's domains are kept with its claims (:class:`~averitec_tools.leakage.inputs.GoldFile`):
+    a process that audits many submissions against one gold file (the leaderboard's worker)
+    builds each list once, and their matches are remembered (:meth:`DomainList.match`)."""
+    shipped = _sources.shipped_fact_checkers()
+    extra = [e for e in map(DomainEntry.parse, extra_fact_checkers) if e is not None]
+    fact_checkers = DomainList([*shipped.entries(), *extra], name="fact-checkers") if extra else shipped
+    return AuditContext(fact_checkers=fact_checkers, split_fact_checkers=audit_input.split_fact_checkers,
+                        misinfo=_sources.shipped_misinfo())
 
 
 def run_audit(

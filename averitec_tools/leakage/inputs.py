@@ -14,14 +14,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.leakage.dates import PUBLISHED_KEYS
-from averitec_tools.leakage.urls import ParsedUrl, parse_url
+from averitec_tools.leakage.urls import DomainEntry, DomainList, ParsedUrl, parse_url
 from averitec_tools.records.averitec import AVeriTeCClaim, parse_claim_date
 
 
@@ -67,6 +68,43 @@ class AuditInput:
     #: Gold claims loaded (FILE if gold, plus references): for fact-checker domains and
     #: split-level checks, keyed by split name (file stem).
     splits: Mapping[str, tuple[AVeriTeCClaim, ...]]
+    #: The domains of the ``fact_checking_article`` of every claim in :attr:`splits`.
+    split_fact_checkers: DomainList
+
+
+#: The name of a :class:`DomainList` of ``fact_checking_article`` domains.
+SPLIT_FACT_CHECKERS = "fact_checking_article domains of the loaded splits"
+
+
+def article_domains(claims: Iterable[AVeriTeCClaim]) -> set[DomainEntry]:
+    """The domains of the claims' ``fact_checking_article`` URLs.
+
+    Example:
+        >>> sorted(str(e) for e in article_domains([AVeriTeCClaim(claim="x", fact_checking_article="https://www.snopes.com/f/x")]))
+        ['snopes.com']
+    """
+    entries = set()
+    for c in claims:
+        parsed = parse_url(c.fact_checking_article) if c.fact_checking_article else None
+        if parsed is not None:
+            entries.add(DomainEntry(parsed.host))
+    return entries
+
+
+class GoldFile:
+    """One gold file's claims (read once per file version and process: :func:`load_gold`)
+    and what the audit derives from them alone, built on first use and kept with them: a
+    process that audits many submissions against one gold file (the leaderboard's worker)
+    builds it once, and the list's remembered matches (:meth:`DomainList.match`) stay warm.
+    """
+
+    def __init__(self, claims: tuple[AVeriTeCClaim, ...]) -> None:
+        self.claims = claims
+
+    @cached_property
+    def fact_checkers(self) -> DomainList:
+        """The domains of the claims' ``fact_checking_article`` URLs."""
+        return DomainList(article_domains(self.claims), name=SPLIT_FACT_CHECKERS)
 
 
 def _evidence(url: Any, *, cached: Any = None, metadata: Any = None, html: Any = None, where: str) -> AuditEvidence:
@@ -198,10 +236,10 @@ def _claim_from_submission(
 
 #: Parsed gold files by (path, mtime, size): a long-running process (the leaderboard's
 #: worker audits every submission against one gold file) parses each once. Frozen records.
-_GOLD_CACHE: dict[tuple[str, int, int], tuple[AVeriTeCClaim, ...]] = {}
+_GOLD_CACHE: dict[tuple[str, int, int], GoldFile] = {}
 
 
-def read_gold(path: str | os.PathLike[str]) -> tuple[AVeriTeCClaim, ...]:
+def load_gold(path: str | os.PathLike[str]) -> GoldFile:
     """AVeriTeC gold claims from ``path`` (parsed once per file version and process)."""
     try:
         st = os.stat(path)
@@ -210,9 +248,9 @@ def read_gold(path: str | os.PathLike[str]) -> tuple[AVeriTeCClaim, ...]:
         key = None  # iter_records says what is wrong with the path
     if key is not None and key in _GOLD_CACHE:
         return _GOLD_CACHE[key]
-    gold = tuple(
+    gold = GoldFile(tuple(
         AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index) for loc in iter_records(path)
-    )
+    ))
     if key is not None:
         if len(_GOLD_CACHE) >= 8:
             _GOLD_CACHE.pop(next(iter(_GOLD_CACHE)))
@@ -246,44 +284,66 @@ def read_audit_input(
         >>> audit.kind, audit.claims[0].claim_date.isoformat(), sorted(audit.splits)
         ('submission', '2020-10-31', ['dev'])
     """
-    ref_splits = {_split_name(p): read_gold(p) for p in references}
-    first_ref = next(iter(ref_splits.values()), None)
+    ref_files = {_split_name(p): load_gold(p) for p in references}
+    splits = {name: gold_file.claims for name, gold_file in ref_files.items()}
     items = list(iter_records(path))
-    kind = "gold"
-    if items:
-        first = items[0].value
-        if not isinstance(first, Mapping):
-            raise UserError(f"{items[0].where}: expected a JSON object, found {type(first).__name__}")
-        if "questions" in first:
-            kind = "gold"
-        elif "evidence" in first:
-            kind = "submission"
-        else:
-            raise UserError(
-                f"{items[0].where}: neither an AVeriTeC gold claim ('questions') nor a 2024 submission ('evidence')",
-                hint="audit takes dev.json-style gold files or 2024-format predictions",
-            )
-    claims: list[AuditClaim] = []
-    splits: dict[str, tuple[AVeriTeCClaim, ...]] = dict(ref_splits)
+    kind = _file_kind(items)
     if kind == "gold":
         gold = tuple(AVeriTeCClaim.from_dict(loc.value, where=loc.where, claim_id=loc.index) for loc in items)
-        claims = [claim_from_gold(g, index=i, where=items[i].where) for i, g in enumerate(gold)]
+        claims = tuple(claim_from_gold(g, index=i, where=items[i].where) for i, g in enumerate(gold))
         splits.setdefault(_split_name(path), gold)
     else:
-        first_seen: dict[int, str] = {}
-        for loc in items:
-            if not isinstance(loc.value, Mapping) or "evidence" not in loc.value:
-                raise UserError(f"{loc.where}: expected a submission object with 'evidence'")
-            claim = _claim_from_submission(loc.value, position=loc.index, where=loc.where, references=first_ref)
-            if claim.claim_index in first_seen:
-                # two items aligned on one gold claim would be audited with each other's date
-                raise UserError(
-                    f"{loc.where}: duplicate claim_id {claim.claim_index} (first at {first_seen[claim.claim_index]})",
-                    hint="each claim must appear once",
-                )
-            first_seen[claim.claim_index] = loc.where
-            claims.append(claim)
-    return AuditInput(path=str(path), kind=kind, claims=tuple(claims), splits=splits)
+        claims = _submission_claims(items, references=next(iter(splits.values()), None))
+    return AuditInput(path=str(path), kind=kind, claims=claims, splits=splits,
+                      split_fact_checkers=_split_fact_checkers(ref_files, splits))
 
 
-__all__ = ["AuditClaim", "AuditEvidence", "AuditInput", "claim_from_gold", "read_audit_input"]
+def _file_kind(items: Sequence[Any]) -> str:
+    """``gold`` (AVeriTeC claims with ``questions``; also an empty file) or ``submission``
+    (2024 format, ``evidence``), as the first item says."""
+    if not items:
+        return "gold"
+    first = items[0].value
+    if not isinstance(first, Mapping):
+        raise UserError(f"{items[0].where}: expected a JSON object, found {type(first).__name__}")
+    if "questions" in first:
+        return "gold"
+    if "evidence" in first:
+        return "submission"
+    raise UserError(
+        f"{items[0].where}: neither an AVeriTeC gold claim ('questions') nor a 2024 submission ('evidence')",
+        hint="audit takes dev.json-style gold files or 2024-format predictions",
+    )
+
+
+def _submission_claims(items: Sequence[Any], *, references: Sequence[AVeriTeCClaim] | None) -> tuple[AuditClaim, ...]:
+    """A submission's claims, aligned on ``claim_id`` with ``references`` (each claim once)."""
+    claims: list[AuditClaim] = []
+    first_seen: dict[int, str] = {}
+    for loc in items:
+        if not isinstance(loc.value, Mapping) or "evidence" not in loc.value:
+            raise UserError(f"{loc.where}: expected a submission object with 'evidence'")
+        claim = _claim_from_submission(loc.value, position=loc.index, where=loc.where, references=references)
+        if claim.claim_index in first_seen:
+            # two items aligned on one gold claim would be audited with each other's date
+            raise UserError(
+                f"{loc.where}: duplicate claim_id {claim.claim_index} (first at {first_seen[claim.claim_index]})",
+                hint="each claim must appear once",
+            )
+        first_seen[claim.claim_index] = loc.where
+        claims.append(claim)
+    return tuple(claims)
+
+
+def _split_fact_checkers(files: Mapping[str, GoldFile], splits: Mapping[str, Sequence[AVeriTeCClaim]]) -> DomainList:
+    """The ``fact_checking_article`` domains of ``splits``: when they are one gold file's
+    claims, that file's own list (kept with it, :class:`GoldFile`), else built here."""
+    if len(splits) == 1 and len(files) == 1:
+        return next(iter(files.values())).fact_checkers
+    return DomainList(article_domains(c for claims in splits.values() for c in claims), name=SPLIT_FACT_CHECKERS)
+
+
+__all__ = [
+    "SPLIT_FACT_CHECKERS", "AuditClaim", "AuditEvidence", "AuditInput", "GoldFile", "article_domains", "claim_from_gold",
+    "load_gold", "read_audit_input",
+]

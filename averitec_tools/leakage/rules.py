@@ -1,7 +1,9 @@
 """The rule contract and registry. One module per rule family registers its rules.
 
 A rule looks at one evidence item of one claim and returns a :class:`Finding` when it
-fires. ``count`` in reports is the number of evidence items flagged.
+fires. It receives the item as a :class:`DatedEvidence`: what the audit found about the
+item once (its publication date) travels with it, so no rule finds it again. ``count``
+in reports is the number of evidence items flagged.
 
 Example:
     >>> import averitec_tools.leakage  # registers the built-in rules
@@ -13,7 +15,7 @@ Example:
     ...                    split_fact_checkers=none, misinfo=none)
     >>> claim = claim_from_gold(AVeriTeCClaim(claim="x"), index=0, where="x")
     >>> url = "https://www.snopes.com/fact-check/x/"
-    >>> evidence = AuditEvidence(url, parse_url(url))
+    >>> evidence = DatedEvidence(AuditEvidence(url, parse_url(url)), published=None)
     >>> RULES.get("fact_checker_source").check(claim, evidence, ctx)
     Finding(date=None, detail='fact-checker snopes.com (shipped list)')
     >>> RULES.get("misinfo_source").check(claim, evidence, ctx) is None
@@ -26,6 +28,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from averitec_tools.leakage.dates import EvidenceDate
 from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
 from averitec_tools.leakage.urls import DomainList, ParsedUrl
 from averitec_tools.registry import Registry
@@ -40,6 +43,20 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class DatedEvidence:
+    """One evidence item as the rules receive it, with its publication date found once.
+
+    Attributes:
+        evidence: The item.
+        published: Its publication date (:func:`~averitec_tools.leakage.temporal.publication_date`:
+            page metadata, else the URL), ``None`` when none is known.
+    """
+
+    evidence: AuditEvidence
+    published: EvidenceDate | None
+
+
+@dataclass(frozen=True)
 class AuditContext:
     """Lists and derived data shared by the rules of one audit."""
 
@@ -49,21 +66,22 @@ class AuditContext:
 
 
 class Rule(ABC):
-    """One audit rule."""
+    """One audit rule: :meth:`check` is called once per evidence item whose URL parses."""
 
     name: ClassVar[str]
     description: ClassVar[str]
 
     @abstractmethod
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        """A finding if ``evidence`` breaks the rule for ``claim``."""
+    def check(self, claim: AuditClaim, item: DatedEvidence, ctx: AuditContext) -> Finding | None:
+        """A finding if ``item`` (an evidence item of ``claim`` and its publication date) breaks the rule."""
 
 
 class SourceRule(Rule):
     """A rule about where evidence comes from: evidence whose URL does not parse never breaks it."""
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        return None if evidence.parsed is None else self.check_source(claim, evidence.parsed, ctx)
+    def check(self, claim: AuditClaim, item: DatedEvidence, ctx: AuditContext) -> Finding | None:
+        parsed = item.evidence.parsed
+        return None if parsed is None else self.check_source(claim, parsed, ctx)
 
     @abstractmethod
     def check_source(self, claim: AuditClaim, url: ParsedUrl, ctx: AuditContext) -> Finding | None:
@@ -78,4 +96,4 @@ def register_rule(rule: Rule) -> Rule:
     return rule
 
 
-__all__ = ["RULES", "AuditContext", "Finding", "Rule", "SourceRule", "register_rule"]
+__all__ = ["RULES", "AuditContext", "DatedEvidence", "Finding", "Rule", "SourceRule", "register_rule"]

@@ -5,6 +5,7 @@ the open web often retrieve them (the verdict is then copied, not inferred).
 
 Example:
     >>> from averitec_tools.leakage.inputs import claim_from_gold
+    >>> from averitec_tools.leakage.rules import DatedEvidence
     >>> from averitec_tools.leakage.urls import DomainList
     >>> from averitec_tools.records.averitec import AVeriTeCClaim
     >>> gold = AVeriTeCClaim.from_dict({"claim": "x", "fact_checking_article": "https://www.politifact.com/f/x/",
@@ -14,9 +15,10 @@ Example:
     >>> claim = claim_from_gold(gold, index=0, where="x")
     >>> none = DomainList([], name="empty")
     >>> ctx = AuditContext(fact_checkers=shipped_fact_checkers(), split_fact_checkers=none, misinfo=shipped_misinfo())
-    >>> OWN_FACT_CHECK_ARTICLE.check(claim, claim.evidence[0], ctx).detail
+    >>> item = DatedEvidence(claim.evidence[0], published=None)  # source rules read no date
+    >>> OWN_FACT_CHECK_ARTICLE.check(claim, item, ctx).detail
     "is the claim's fact_checking_article https://www.politifact.com/f/x/"
-    >>> FACT_CHECKER_SOURCE.check(claim, claim.evidence[0], ctx).detail
+    >>> FACT_CHECKER_SOURCE.check(claim, item, ctx).detail
     'fact-checker politifact.com (shipped list)'
 """
 

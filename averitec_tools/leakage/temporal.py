@@ -14,9 +14,10 @@ Example:
     ...      "cached_source_url": "https://web.archive.org/web/20201105000000/https://a.org/2020/11/02/story"}]}]},
     ...     where="x")
     >>> claim = claim_from_gold(gold, index=0, where="x")
-    >>> PUBLISHED_AFTER_CLAIM.check(claim, claim.evidence[0], None).detail  # dates need no lists: ctx=None
+    >>> item = DatedEvidence(claim.evidence[0], published=publication_date(claim.evidence[0])[0])
+    >>> PUBLISHED_AFTER_CLAIM.check(claim, item, None).detail  # dates need no lists: ctx=None
     "published 2020-11-02 (URL path '2020/11/02'), 2 day(s) after the claim date 2020-10-31"
-    >>> ARCHIVED_AFTER_CLAIM.check(claim, claim.evidence[0], None).date
+    >>> ARCHIVED_AFTER_CLAIM.check(claim, item, None).date
     '2020-11-05'
 """
 
@@ -26,11 +27,13 @@ from typing import ClassVar
 
 from averitec_tools.leakage.dates import EvidenceDate, date_from_metadata, date_from_url
 from averitec_tools.leakage.inputs import AuditClaim, AuditEvidence
-from averitec_tools.leakage.rules import AuditContext, Finding, Rule, register_rule
+from averitec_tools.leakage.rules import AuditContext, DatedEvidence, Finding, Rule, register_rule
 
 
 def publication_date(evidence: AuditEvidence) -> tuple[EvidenceDate | None, tuple[str, ...]]:
     """The evidence's publication date (metadata first, then URL) and unparseable metadata dates.
+
+    The audit finds it once per item and hands it to the rules (:class:`DatedEvidence`).
 
     Example:
         >>> from averitec_tools.leakage.inputs import AuditEvidence
@@ -40,36 +43,21 @@ def publication_date(evidence: AuditEvidence) -> tuple[EvidenceDate | None, tupl
         >>> date.iso(), date.source, bad
         ('2020-11-02', 'url-path', ('soon',))
     """
-    global _LAST
-    last = _LAST
-    if last[0] is evidence:  # the audit asks once per item, then this rule again
-        return last[1]
     meta = date_from_metadata(metadata=evidence.metadata, html=evidence.html)
-    found: tuple[EvidenceDate | None, tuple[str, ...]]
     if meta.date is not None:
-        found = meta.date, meta.unparseable
-    elif evidence.parsed is None:
-        found = None, meta.unparseable
-    else:
-        found = date_from_url(evidence.parsed), meta.unparseable
-    _LAST = (evidence, found)  # one reference swap: a reader sees an item with its own date
-    return found
-
-
-#: The last evidence item :func:`publication_date` answered for, and the answer (items are
-#: frozen; the reference keeps the item alive, so its identity cannot be reused).
-_LAST: tuple[AuditEvidence | None, tuple[EvidenceDate | None, tuple[str, ...]]] = (None, (None, ()))
+        return meta.date, meta.unparseable
+    if evidence.parsed is None:
+        return None, meta.unparseable
+    return date_from_url(evidence.parsed), meta.unparseable
 
 
 class PublishedAfterClaim(Rule):
     name: ClassVar[str] = "published_after_claim"
     description: ClassVar[str] = "evidence published after the claim date (URL path, tweet id or page metadata)"
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        if claim.claim_date is None:
-            return None
-        date, _ = publication_date(evidence)
-        if date is None or not date.after(claim.claim_date):
+    def check(self, claim: AuditClaim, item: DatedEvidence, ctx: AuditContext) -> Finding | None:
+        date = item.published
+        if claim.claim_date is None or date is None or not date.after(claim.claim_date):
             return None
         days = (date.date - claim.claim_date).days
         where = {"url-path": "URL path", "tweet-id": "tweet id"}.get(date.source, date.source)
@@ -86,12 +74,13 @@ class ArchivedAfterClaim(Rule):
         "archive.org snapshot taken after the claim date (upper bound on publication only; not leakage by itself)"
     )
 
-    def check(self, claim: AuditClaim, evidence: AuditEvidence, ctx: AuditContext) -> Finding | None:
-        if claim.claim_date is None or evidence.snapshot is None or evidence.snapshot <= claim.claim_date:
+    def check(self, claim: AuditClaim, item: DatedEvidence, ctx: AuditContext) -> Finding | None:
+        snapshot = item.evidence.snapshot
+        if claim.claim_date is None or snapshot is None or snapshot <= claim.claim_date:
             return None
         return Finding(
-            evidence.snapshot.isoformat(),
-            f"archived {evidence.snapshot.isoformat()}, after the claim date {claim.claim_date.isoformat()} "
+            snapshot.isoformat(),
+            f"archived {snapshot.isoformat()}, after the claim date {claim.claim_date.isoformat()} "
             "(upper bound: the page may have been published before the claim)",
         )
 

@@ -24,10 +24,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from averitec_tools.errors import UserError
 from averitec_tools.leaderboard.health import queue, workers
 from averitec_tools.leaderboard.web.security import CSRF_COOKIE, new_csrf_token
-from averitec_tools.leaderboard.web.site import ADMIN_COOKIE, Site, SiteDep, parse_id
+from averitec_tools.leaderboard.web.site import ADMIN_COOKIE, FormRefusals, Site, SiteDep, parse_id
 
 RECENT = 50
 router = APIRouter()
+#: The refusals of the admin page's forms (sign-in and buttons).
+ADMIN_FORM = FormRefusals(origin="this form was posted from another site (Origin check failed)",
+                          csrf="the form expired (CSRF check failed); reload the page")
 
 
 def need_admin(site: Site, request: Request) -> Response | None:
@@ -41,14 +44,11 @@ async def admin_form(site: Site, request: Request) -> tuple[Any, Response | None
     """A page post: an admin session, from this site, with its CSRF token; or a bearer call."""
     if site.bearer(request) is not None:
         return None, need_admin(site, request)
-    if not site.form_origin_ok(request):
-        return None, site.error(request, "this form was posted from another site (Origin check failed)", 403)
-    if not site.is_admin(request):
-        return None, site.error(request, "sign in with the admin token first (/admin)", 403)
-    form = await request.form()
-    if not site.csrf_ok(request, form):
-        return None, site.error(request, "the form expired (CSRF check failed); reload the page", 403)
-    return form, None
+
+    def signed_in() -> Response | None:
+        return None if site.is_admin(request) else site.error(request, "sign in with the admin token first (/admin)", 403)
+
+    return await site.guarded_form(request, ADMIN_FORM, before_body=signed_in)
 
 
 @router.get("/admin", response_class=HTMLResponse)
@@ -68,12 +68,7 @@ def admin_page(request: Request, site: SiteDep) -> Response:
 
 @router.post("/admin/login")
 async def admin_login(request: Request, site: SiteDep) -> Response:
-    if not site.form_origin_ok(request):
-        return site.error(request, "this form was posted from another site (Origin check failed)", 403)
-    form = await request.form()
-    if not site.csrf_ok(request, form):
-        return site.error(request, "the form expired (CSRF check failed); reload the page", 403)
-    ok, refusal = await run_in_threadpool(site.check_token, request, str(form.get("token", "")).strip(), site.store.check_admin)
+    _, refusal = await site.form_token(request, ADMIN_FORM, site.store.check_admin)
     if refusal is not None:
         return refusal
     response = RedirectResponse("/admin", status_code=303)

@@ -30,11 +30,13 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import jinja2
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -96,6 +98,15 @@ def wants_json(request: Request) -> bool:
         return True
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
+
+
+@dataclass(frozen=True)
+class FormRefusals:
+    """The messages of a form post's two 403s (:meth:`Site.guarded_form`): posted from
+    another site (``Origin``), or without the page's CSRF token."""
+
+    origin: str
+    csrf: str
 
 
 def site_of(request: Request) -> Site:
@@ -249,6 +260,29 @@ class Site:
     def csrf_ok(request: Request, form: Any) -> bool:
         return csrf_ok(request.cookies.get(CSRF_COOKIE), str(form.get("csrf", "")))
 
+    async def guarded_form(self, request: Request, refusals: FormRefusals, *,
+                           before_body: Callable[[], Response | None] | None = None) -> tuple[Any, Response | None]:
+        """A browser form post's form, or the 403 refusing it: the ``Origin`` check, then
+        ``before_body`` (its refusal, if any: a check that must pass before the body is read),
+        then the form is read and its CSRF token checked."""
+        if not self.form_origin_ok(request):
+            return None, self.error(request, refusals.origin, 403)
+        refusal = before_body() if before_body is not None else None
+        if refusal is not None:
+            return None, refusal
+        form = await request.form()
+        if not self.csrf_ok(request, form):
+            return None, self.error(request, refusals.csrf, 403)
+        return form, None
+
+    async def form_token(self, request: Request, refusals: FormRefusals, lookup: Callable[[str], Any]) -> tuple[Any, Response | None]:
+        """A sign-in form post: its guarded form (:meth:`guarded_form`), then the form's
+        ``token`` field checked with ``lookup`` (:meth:`check_token`)."""
+        form, refusal = await self.guarded_form(request, refusals)
+        if refusal is not None:
+            return None, refusal
+        return await run_in_threadpool(self.check_token, request, str(form.get("token", "")).strip(), lookup)
+
     # ------------------------------------------------------------------ boards
 
     def board(self, phase: str) -> Board:
@@ -305,8 +339,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 async def request_guard(request: Request) -> None:
     """Run before every route (a dependency of the app): a bearer token is checked (and
     counted) here; a state-changing request without one must come from this site."""
-    from fastapi.concurrency import run_in_threadpool
-
     site = site_of(request)
     if site.bearer(request) is not None:
         _, refusal = await run_in_threadpool(site.bearer_identity, request)
@@ -320,4 +352,4 @@ async def request_guard(request: Request) -> None:
 SiteDep = Annotated[Site, Depends(site_of)]
 
 
-__all__ = ["ADMIN_COOKIE", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]
+__all__ = ["ADMIN_COOKIE", "FormRefusals", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]

@@ -17,9 +17,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from averitec_tools.leaderboard.web.api import receive_upload
 from averitec_tools.leaderboard.web.security import CSRF_COOKIE, new_csrf_token
-from averitec_tools.leaderboard.web.site import TEAM_COOKIE, Site, SiteDep
+from averitec_tools.leaderboard.web.site import TEAM_COOKIE, FormRefusals, Site, SiteDep
 
 router = APIRouter()
+#: The refusals of a team's forms (sign-in, sign-out, upload).
+TEAM_FORM = FormRefusals(origin="this form was posted from another site (Origin check failed); reload the form",
+                         csrf="the form expired or came from another site (CSRF check failed); reload the form")
 
 
 @router.get("/submit", response_class=HTMLResponse)
@@ -33,20 +36,12 @@ def submit_form(request: Request, site: SiteDep) -> Response:
 
 async def form_guard(site: Site, request: Request) -> tuple[Any, Response | None]:
     """A browser form post: from this site (checked before the body is read), then its CSRF token."""
-    if not site.form_origin_ok(request):
-        return None, site.error(request, "this form was posted from another site (Origin check failed); reload the form", 403)
-    form = await request.form()
-    if not site.csrf_ok(request, form):
-        return None, site.error(request, "the form expired or came from another site (CSRF check failed); reload the form", 403)
-    return form, None
+    return await site.guarded_form(request, TEAM_FORM)
 
 
 @router.post("/login")
 async def login(request: Request, site: SiteDep) -> Response:
-    form, refusal = await form_guard(site, request)
-    if refusal is not None:
-        return refusal
-    team, refusal = await run_in_threadpool(site.check_token, request, str(form.get("token", "")).strip(), site.store.team_by_token)
+    team, refusal = await site.form_token(request, TEAM_FORM, site.store.team_by_token)
     if refusal is not None:
         return refusal
     response = RedirectResponse("/submit", status_code=303)
@@ -69,7 +64,7 @@ async def logout(request: Request, site: SiteDep) -> Response:
 @router.post("/submit", response_class=HTMLResponse)
 async def submit_post(request: Request, site: SiteDep) -> Response:
     if not site.form_origin_ok(request):
-        return site.error(request, "this form was posted from another site (Origin check failed); reload the form", 403)
+        return site.error(request, TEAM_FORM.origin, 403)
     team = await run_in_threadpool(site.team_of, request)  # the session, before the body is read
     if team is None:
         return site.error(request, "sign in with your team token first (Submit page)", 403)
