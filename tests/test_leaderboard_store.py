@@ -350,3 +350,26 @@ def test_warm_scorer_equals_a_cold_profile_run(tmp_path) -> None:
         assert [c["values"] for c in warm["per_claim"]] == [
             {k: round(v, 12) for k, v in c.values.items()} for c in cold.per_claim
         ]
+
+
+def test_scorer_keeps_each_gold_files_current_version_bounded(tmp_path) -> None:
+    import hashlib
+    import os
+
+    from averitec_tools.leaderboard.processing import GOLD_FILES_KEPT
+
+    scorer = Scorer(cache_dir=False)
+    gold = tmp_path / "gold.json"
+    gold.write_bytes(b"[]")
+    kept = scorer.gold_file(gold)
+    kept.claims["parsed"] = 1
+    assert scorer.gold_file(gold) is kept and kept.sha256 == hashlib.sha256(b"[]").hexdigest()
+    gold.write_bytes(b"[ ]")  # a new version: digest and parsed claims built again, the old dropped
+    os.utime(gold, ns=(1, 1))
+    new = scorer.gold_file(gold)
+    assert new.sha256 == hashlib.sha256(b"[ ]").hexdigest() and new.claims == {}
+    others = [tmp_path / f"g{i}.json" for i in range(GOLD_FILES_KEPT)]
+    for path in others:
+        path.write_bytes(b"[]")
+        scorer.gold_file(path)
+    assert list(scorer._gold) == [str(p) for p in others]  # the least recently checked went first

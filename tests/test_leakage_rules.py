@@ -177,6 +177,29 @@ def test_reference_domains_live_with_the_gold_file(tmp_path: Path) -> None:
         "regional-checker.example.net: domain of a fact_checking_article in the loaded splits"]
 
 
+def test_reference_date_range_lives_with_the_gold_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One reference's claim-date range is computed once per gold file version (named
+    after the path it is read through); several splits are compared on every call."""
+    from averitec_tools.leakage import inputs, splits
+
+    calls: list[list[str]] = []
+
+    def counted(claims_by_split: Any) -> Any:
+        calls.append(list(claims_by_split))
+        return splits.split_ranges(claims_by_split)
+
+    monkeypatch.setattr(inputs, "split_ranges", counted)
+    gold = _write(tmp_path / "dev.json", GOLD)
+    (tmp_path / "test.json").symlink_to(gold)
+    sub = _write(tmp_path / "sub.json", [{"claim_id": 4, "evidence": []}])
+    first, again, linked = (read_audit_input(sub, references=[p]) for p in (gold, gold, tmp_path / "test.json"))
+    assert first.split_ranges == again.split_ranges == splits.split_ranges(first.splits) and first.split_overlaps == ()
+    assert [r.split for r in linked.split_ranges] == ["test"] and linked.split_ranges[0].last == first.split_ranges[0].last
+    assert len(calls) == 1
+    read_audit_input(sub, references=[gold, tmp_path / "test.json"])
+    assert calls[1:] == [["dev", "test"]]
+
+
 @pytest.mark.parametrize(
     ("content", "match"),
     [

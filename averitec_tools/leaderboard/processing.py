@@ -6,9 +6,9 @@ tokenised and stemmed once (and cached on disk, keyed by the gold file's SHA-256
 tokenizer), and the engine's stem and WordNet-synonym caches stay warm between
 submissions, so a warm worker pays only for the new prediction strings.
 
-Each profile is scored with an explicit :class:`~averitec_tools.scoring.warm.WarmScoring`
-(:func:`pinned_engine`): the warm engine and the parsed gold kept by this process, lent to
-that profile only. Which gold strings to prepare is the profile's own answer
+Each profile is scored with an explicit :class:`~averitec_tools.scoring.warm.WarmScoring`:
+the warm engine and the parsed gold the scorer keeps (:class:`KeptGold`, per gold file its
+current version only), lent to that profile only. Which gold strings to prepare is the profile's own answer
 (``ScoringProfile.gold_strings``). Scores are identical either way (the engine's caches
 hold exactly what it would compute), which ``tests/test_leaderboard_store.py`` checks.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,40 +39,25 @@ from averitec_tools.leaderboard.limits import SubmissionLimits, check_submission
 #: Per-claim metric values are rounded to this many digits in the store (well below the
 #: reproducibility tolerance of 1e-9 for the summary, which is stored exactly).
 _PER_CLAIM_DIGITS = 12
-_GOLD_FILE_CACHE: dict[tuple[str, float, int], str] = {}
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of a file, cached by (path, mtime, size)."""
-    st = os.stat(path)
-    key = (str(path), st.st_mtime, st.st_size)
-    if key not in _GOLD_FILE_CACHE:
-        _GOLD_FILE_CACHE[key] = hashing.file_sha256(path)
-    return _GOLD_FILE_CACHE[key]
+#: Gold files a :class:`Scorer` keeps (:class:`KeptGold`), the least recently checked dropped
+#: beyond: a competition's phases name a few; more only as an admin changes the file.
+GOLD_FILES_KEPT = 16
 
 
 def default_cache_dir() -> Path:
     return cache_root("leaderboard")
 
 
-_GOLD_CLAIMS: dict[tuple[str, str, str], list[Any]] = {}
-
-
-@contextmanager
-def pinned_engine(profile: str, engine: Any) -> Iterator[Any]:
-    """The warm state to score ``profile`` with: ``engine`` and this process's parsed gold.
-
-    The :class:`~averitec_tools.scoring.warm.WarmScoring` it yields is lent to ``profile``
-    alone (another profile refuses it).
-
-    Example:
-        >>> with pinned_engine("averitec2024", "E") as warm:
-        ...     warm.profile, warm.engine
-        ('averitec2024', 'E')
+@dataclass
+class KeptGold:
+    """What a :class:`Scorer` keeps of one gold file's current version: its ``(mtime,
+    size)``, its SHA-256 and the parsed gold claims the profiles fill (the ``gold_cache``
+    of :class:`~averitec_tools.scoring.warm.WarmScoring`). A new version replaces it whole.
     """
-    from averitec_tools.scoring.warm import WarmScoring
 
-    yield WarmScoring(profile=profile, engine=engine, gold_cache=_GOLD_CLAIMS)
+    stat: tuple[float, int]
+    sha256: str
+    claims: dict[Any, Any] = field(default_factory=dict)
 
 
 def warm_engine(*, max_pairs: int = 500_000) -> Any:
@@ -105,6 +90,20 @@ class Scorer:
         self.n_resamples = n_resamples
         self.jobs = jobs
         self._prepared_gold: set[str] = set()
+        self._gold: dict[str, KeptGold] = {}  # by path, the least recently checked first
+
+    def gold_file(self, path: str | os.PathLike[str]) -> KeptGold:
+        """The kept state of the gold file at ``path``, built again when its ``(mtime, size)``
+        changed (at most :data:`GOLD_FILES_KEPT` files are kept)."""
+        st = os.stat(path)
+        stat = (st.st_mtime, st.st_size)
+        kept = self._gold.pop(str(path), None)
+        if kept is None or kept.stat != stat:
+            kept = KeptGold(stat=stat, sha256=hashing.file_sha256(path))
+        self._gold[str(path)] = kept
+        while len(self._gold) > GOLD_FILES_KEPT:
+            del self._gold[next(iter(self._gold))]
+        return kept
 
     def start_helpers(self) -> int:
         """Fork the ``jobs - 1`` kept helper processes now (call after :meth:`prepare_gold`,
@@ -140,7 +139,7 @@ class Scorer:
 
         if not Path(phase.gold).is_file():
             raise UserError(f"phase {phase.name!r}: gold file {phase.gold} not found")
-        digest = file_sha256(phase.gold)
+        digest = self.gold_file(phase.gold).sha256
         if digest in self._prepared_gold:
             return 0
         from averitec_tools.scoring.profiles import get_profile
@@ -230,17 +229,19 @@ class Scorer:
         from averitec_tools.leaderboard.judging import judged_profile, read_snapshot, snapshot_file
         from averitec_tools.leaderboard.phase_rules import score_options
         from averitec_tools.scoring.profiles import get_profile
+        from averitec_tools.scoring.warm import WarmScoring
 
+        gold = self.gold_file(phase.gold)
         out = []
         for name in phase.profiles:
             options = score_options(profile=name, options=phase.options, judge_failures=phase.judge_failures, limits=limits)
             snapshot = snapshot_file(path.parent, name, snapshots.get(name)) if judged_profile(name) else None
             if snapshot is not None:
                 options["judge_snapshot"] = str(snapshot)
-            with pinned_engine(name, self.engine) as warm:
-                jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
-                result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
-                                                 allow_download=True, **options)
+            warm = WarmScoring(profile=name, engine=self.engine, gold_cache=gold.claims)  # lent to this profile alone
+            jobs = 1 if self.engine.pool is not None else self.jobs  # the kept helpers do the rest
+            result = get_profile(name).score(predictions=path, references=phase.gold, jobs=jobs, warm=warm,
+                                             allow_download=True, **options)
             per_claim = [stored_claim(c) for c in result.per_claim]
             keys = list(result.per_claim[0].values) if result.per_claim else []
             if name == phase.profile and phase.primary_metric not in keys:
@@ -317,4 +318,4 @@ def _looks_jsonl(content: bytes) -> bool:
     return first.startswith(b"{") and first.endswith(b"}") and content.strip().count(b"\n") > 0
 
 
-__all__ = ["Scorer", "file_sha256", "warm_engine", "worker_jobs"]
+__all__ = ["GOLD_FILES_KEPT", "KeptGold", "Scorer", "warm_engine", "worker_jobs"]

@@ -13,7 +13,7 @@ from averitec_tools.leakage import sources as _sources
 from averitec_tools.leakage import temporal as _temporal
 from averitec_tools.leakage.inputs import AuditClaim, AuditInput, read_audit_input
 from averitec_tools.leakage.rules import RULES, AuditContext, DatedEvidence, Rule
-from averitec_tools.leakage.splits import SplitOverlap, SplitRange, split_overlaps, split_ranges
+from averitec_tools.leakage.splits import SplitOverlap, SplitRange
 from averitec_tools.leakage.urls import DomainEntry, DomainList
 from averitec_tools.registry import Registry
 
@@ -208,7 +208,7 @@ def run_audit(
         raise UserError(f"{path}: no claims to audit")
     context = _context(audit_input, extra_fact_checkers)
     results, invalid, unparseable, n_evidence, n_dated = audit_claims(audit_input.claims, context=context)
-    ranges = split_ranges(audit_input.splits)
+    ranges = audit_input.split_ranges
     if audit_input.kind == "submission":  # a gold FILE's own dates are already counted
         for r in ranges:
             unparseable += tuple(
@@ -226,7 +226,7 @@ def run_audit(
         invalid_urls=invalid,
         unparseable_dates=unparseable,
         split_ranges=ranges,
-        split_overlaps=split_overlaps(audit_input.splits),
+        split_overlaps=audit_input.split_overlaps,
         lists={
             "fact_checkers": len(context.fact_checkers),
             "split_fact_checker_domains": len(context.split_fact_checkers),

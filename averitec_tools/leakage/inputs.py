@@ -11,6 +11,7 @@ Accepted files (JSON array or JSONL):
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -22,6 +23,7 @@ from typing import Any
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
 from averitec_tools.leakage.dates import PUBLISHED_KEYS
+from averitec_tools.leakage.splits import SplitOverlap, SplitRange, split_overlaps, split_ranges
 from averitec_tools.leakage.urls import DomainEntry, DomainList, ParsedUrl, parse_url
 from averitec_tools.records.averitec import AVeriTeCClaim, parse_claim_date
 
@@ -70,6 +72,10 @@ class AuditInput:
     splits: Mapping[str, tuple[AVeriTeCClaim, ...]]
     #: The domains of the ``fact_checking_article`` of every claim in :attr:`splits`.
     split_fact_checkers: DomainList
+    #: The claim-date range of each split (:func:`~averitec_tools.leakage.splits.split_ranges`).
+    split_ranges: tuple[SplitRange, ...]
+    #: The splits whose ranges intersect (:func:`~averitec_tools.leakage.splits.split_overlaps`).
+    split_overlaps: tuple[SplitOverlap, ...]
 
 
 #: The name of a :class:`DomainList` of ``fact_checking_article`` domains.
@@ -93,9 +99,10 @@ def article_domains(claims: Iterable[AVeriTeCClaim]) -> set[DomainEntry]:
 
 class GoldFile:
     """One gold file's claims (read once per file version and process: :func:`load_gold`)
-    and what the audit derives from them alone, built on first use and kept with them: a
-    process that audits many submissions against one gold file (the leaderboard's worker)
-    builds it once, and the list's remembered matches (:meth:`DomainList.match`) stay warm.
+    and what the audit derives from them alone (their fact-checking domains, their
+    claim-date range), built on first use and kept with them: a process that audits many
+    submissions against one gold file (the leaderboard's worker) builds them once, and the
+    list's remembered matches (:meth:`DomainList.match`) stay warm.
     """
 
     def __init__(self, claims: tuple[AVeriTeCClaim, ...]) -> None:
@@ -105,6 +112,15 @@ class GoldFile:
     def fact_checkers(self) -> DomainList:
         """The domains of the claims' ``fact_checking_article`` URLs."""
         return DomainList(article_domains(self.claims), name=SPLIT_FACT_CHECKERS)
+
+    @cached_property
+    def _date_range(self) -> SplitRange:
+        return split_ranges({"": self.claims})[0]
+
+    def split_range(self, split: str) -> SplitRange:
+        """The claims' date range as split ``split`` (the split's name is the path's, which
+        a file read through another path may not share)."""
+        return dataclasses.replace(self._date_range, split=split)
 
 
 def _evidence(url: Any, *, cached: Any = None, metadata: Any = None, html: Any = None, where: str) -> AuditEvidence:
@@ -294,8 +310,9 @@ def read_audit_input(
         splits.setdefault(_split_name(path), gold)
     else:
         claims = _submission_claims(items, references=next(iter(splits.values()), None))
-    return AuditInput(path=str(path), kind=kind, claims=claims, splits=splits,
-                      split_fact_checkers=_split_fact_checkers(ref_files, splits))
+    fact_checkers, ranges, overlaps = _split_checks(ref_files, splits)
+    return AuditInput(path=str(path), kind=kind, claims=claims, splits=splits, split_fact_checkers=fact_checkers,
+                      split_ranges=ranges, split_overlaps=overlaps)
 
 
 def _file_kind(items: Sequence[Any]) -> str:
@@ -335,12 +352,16 @@ def _submission_claims(items: Sequence[Any], *, references: Sequence[AVeriTeCCla
     return tuple(claims)
 
 
-def _split_fact_checkers(files: Mapping[str, GoldFile], splits: Mapping[str, Sequence[AVeriTeCClaim]]) -> DomainList:
-    """The ``fact_checking_article`` domains of ``splits``: when they are one gold file's
-    claims, that file's own list (kept with it, :class:`GoldFile`), else built here."""
+def _split_checks(files: Mapping[str, GoldFile], splits: Mapping[str, Sequence[AVeriTeCClaim]]
+                  ) -> tuple[DomainList, tuple[SplitRange, ...], tuple[SplitOverlap, ...]]:
+    """The ``fact_checking_article`` domains, the claim-date ranges and the overlapping
+    ranges of ``splits``: when they are one gold file's claims, that file's own (kept with
+    it, :class:`GoldFile`; one split overlaps none), else built here."""
     if len(splits) == 1 and len(files) == 1:
-        return next(iter(files.values())).fact_checkers
-    return DomainList(article_domains(c for claims in splits.values() for c in claims), name=SPLIT_FACT_CHECKERS)
+        ((split, gold),) = files.items()
+        return gold.fact_checkers, (gold.split_range(split),), ()
+    fact_checkers = DomainList(article_domains(c for claims in splits.values() for c in claims), name=SPLIT_FACT_CHECKERS)
+    return fact_checkers, split_ranges(splits), split_overlaps(splits)
 
 
 __all__ = [

@@ -334,6 +334,9 @@ class Refused(Exception):  # noqa: N818 (a refusal, not an error)
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The 403 message of a state-changing request from another site without a bearer token
+#: (:func:`request_guard`); the team forms' ``Origin`` refusal too.
+FOREIGN_POST = "this form was posted from another site (Origin check failed); reload the form"
 
 
 async def request_guard(request: Request) -> None:
@@ -345,11 +348,11 @@ async def request_guard(request: Request) -> None:
         if refusal is not None:
             raise Refused(refusal)
     elif request.method not in SAFE_METHODS and not site.form_origin_ok(request):
-        raise Refused(site.error(request, "this form was posted from another site (Origin check failed); reload the form", 403))
+        raise Refused(site.error(request, FOREIGN_POST, 403))
 
 
 #: A route parameter ``site: SiteDep`` receives the app's :class:`Site`.
 SiteDep = Annotated[Site, Depends(site_of)]
 
 
-__all__ = ["ADMIN_COOKIE", "FormRefusals", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]
+__all__ = ["ADMIN_COOKIE", "FOREIGN_POST", "FormRefusals", "Refused", "SiteDep", "request_guard", "TEAM_COOKIE", "Site", "parse_id"]

@@ -17,11 +17,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from averitec_tools.leaderboard.web.api import receive_upload
 from averitec_tools.leaderboard.web.security import CSRF_COOKIE, new_csrf_token
-from averitec_tools.leaderboard.web.site import TEAM_COOKIE, FormRefusals, Site, SiteDep
+from averitec_tools.leaderboard.web.site import (
+    FOREIGN_POST,
+    TEAM_COOKIE,
+    FormRefusals,
+    Site,
+    SiteDep,
+)
 
 router = APIRouter()
 #: The refusals of a team's forms (sign-in, sign-out, upload).
-TEAM_FORM = FormRefusals(origin="this form was posted from another site (Origin check failed); reload the form",
+TEAM_FORM = FormRefusals(origin=FOREIGN_POST,
                          csrf="the form expired or came from another site (CSRF check failed); reload the form")
 
 
