@@ -361,7 +361,8 @@ def _split_checks(files: Mapping[str, GoldFile], splits: Mapping[str, Sequence[A
         ((split, gold),) = files.items()
         return gold.fact_checkers, (gold.split_range(split),), ()
     fact_checkers = DomainList(article_domains(c for claims in splits.values() for c in claims), name=SPLIT_FACT_CHECKERS)
-    return fact_checkers, split_ranges(splits), split_overlaps(splits)
+    ranges = split_ranges(splits)
+    return fact_checkers, ranges, split_overlaps(splits, ranges=ranges)
 
 
 __all__ = [

@@ -79,8 +79,11 @@ def split_ranges(splits: Mapping[str, Sequence[AVeriTeCClaim]]) -> tuple[SplitRa
     return tuple(out)
 
 
-def split_overlaps(splits: Mapping[str, Sequence[AVeriTeCClaim]]) -> tuple[SplitOverlap, ...]:
-    """Every pair of splits with intersecting claim-date ranges.
+def split_overlaps(
+    splits: Mapping[str, Sequence[AVeriTeCClaim]], *, ranges: Sequence[SplitRange] | None = None
+) -> tuple[SplitOverlap, ...]:
+    """Every pair of splits with intersecting claim-date ranges (``ranges``: the splits'
+    :func:`split_ranges` where the caller has them already).
 
     Example:
         >>> a = [AVeriTeCClaim(claim="x", claim_date="01-01-2020"), AVeriTeCClaim(claim="y", claim_date="01-03-2020")]
@@ -89,12 +92,12 @@ def split_overlaps(splits: Mapping[str, Sequence[AVeriTeCClaim]]) -> tuple[Split
         >>> (o.start.isoformat(), o.end.isoformat(), o.n_claims_in_overlap)
         ('2020-02-01', '2020-02-01', 1)
     """
-    ranges = {r.split: r for r in split_ranges(splits)}
+    by_split = {r.split: r for r in (split_ranges(splits) if ranges is None else ranges)}
     names = list(splits)
     out = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            ra, rb = ranges[a], ranges[b]
+            ra, rb = by_split[a], by_split[b]
             if ra.first is None or ra.last is None or rb.first is None or rb.last is None:
                 continue
             start = max(ra.first, rb.first)
