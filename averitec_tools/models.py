@@ -45,9 +45,27 @@ class ResolvedModel:
     location: str
 
 
-def hub_offline() -> bool:
-    """Whether the Hugging Face hub must not be contacted."""
-    return any(os.environ.get(v, "").strip().lower() in _TRUE for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+def hub_offline(*, datasets: bool = False) -> bool:
+    """Whether the Hugging Face hub must not be contacted, read as huggingface_hub reads it:
+    ``HF_HUB_OFFLINE`` where set, else ``TRANSFORMERS_OFFLINE`` (so ``HF_HUB_OFFLINE=0``, as the
+    make paper targets set, wins over a ``TRANSFORMERS_OFFLINE=1`` in the shell); for dataset
+    files (``datasets``) ``HF_DATASETS_OFFLINE`` too. The one reading of these variables: model
+    loaders, dataset loaders, downloads and ``averitec doctor`` agree.
+
+    Example:
+        >>> saved = {v: os.environ.pop(v, None) for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+        >>> os.environ.update(HF_HUB_OFFLINE="0", TRANSFORMERS_OFFLINE="1")
+        >>> hub_offline()
+        False
+        >>> os.environ["HF_HUB_OFFLINE"] = "On"
+        >>> hub_offline()
+        True
+        >>> for v, value in saved.items():
+        ...     _ = os.environ.pop(v) if value is None else os.environ.update({v: value})
+    """
+    hub = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE", "")
+    values = (hub, os.environ.get("HF_DATASETS_OFFLINE", "")) if datasets else (hub,)
+    return any(value.strip().lower() in _TRUE for value in values)
 
 
 def packaged_minilm_path() -> Path | None:

@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from averitec_tools.errors import ResourceError
+from averitec_tools.models import hub_offline
 
 #: Column order of every probability array in this module.
 NLI_COLUMNS: tuple[str, str, str] = ("contradiction", "neutral", "entailment")
@@ -91,12 +92,6 @@ def label_order_from_id2label(id2label: dict[Any, str], *, model_id: str) -> lis
     return [found[CONTR], found[NEUT], found[ENT]]
 
 
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"} or os.environ.get(
-        "TRANSFORMERS_OFFLINE", ""
-    ).lower() in {"1", "true", "yes"}
-
-
 def load_sequence_classifier(model_id: str, *, what: str, device: str | None = None) -> tuple[Any, Any]:
     """Load a tokenizer and sequence-classification model, failing with a clear message.
 
@@ -109,7 +104,7 @@ def load_sequence_classifier(model_id: str, *, what: str, device: str | None = N
         raise ResourceError(
             f"{what}: transformers is not installed", hint="pip install 'averitec-tools[models]'"
         ) from exc
-    local_only = _offline() or os.path.isdir(model_id)
+    local_only = hub_offline() or os.path.isdir(model_id)
     try:
         tokenizer = AutoTokenizer.from_pretrained(model_id, local_files_only=local_only)
         model = AutoModelForSequenceClassification.from_pretrained(model_id, local_files_only=local_only)

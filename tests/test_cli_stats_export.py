@@ -126,7 +126,8 @@ def test_hub_unreachable_fails_fast_with_the_fix(tmp_path: Path, capsys, monkeyp
     """Issue 12: no data dir and no network: one line naming AVERITEC_DATA_DIR, no retries."""
     from averitec_tools.loaders import base
 
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "AVERITEC_DATA_DIR"):
+    # the hub is on (TRANSFORMERS_OFFLINE, set for the whole suite, disables it as huggingface_hub reads it)
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "AVERITEC_DATA_DIR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(base, "hub_reachable", lambda timeout=3.0: False)
     assert main(["stats", "averitec", "--split", "dev"]) == 2

@@ -50,6 +50,7 @@ from averitec_tools.doctor.targets import (
     Target,
 )
 from averitec_tools.errors import UserError
+from averitec_tools.models import hub_offline
 
 #: Models at or above this many parameters are paper scale: refused on CPU without ``--allow-cpu``.
 PAPER_SCALE_PARAMS = 100_000_000
@@ -116,7 +117,7 @@ def hub_status(timeout: float = HUB_TIMEOUT_S) -> dict[str, Any]:
     url = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
     parsed = urlparse(url)
     host, port = parsed.hostname or "huggingface.co", parsed.port or (80 if parsed.scheme == "http" else 443)
-    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
+    offline = hub_offline()
     try:
         with socket.create_connection((host, port), timeout=timeout):
             reachable = True
@@ -197,7 +198,8 @@ def _checks(info: Mapping[str, Any], *, ram: int | None, disk: int, disk_path: P
                   if info.get("installed") else "torch not installed")
     hub_line = "not probed" if hub is None else (
         f"{'reachable' if hub['reachable'] else 'unreachable'} at {hub['endpoint']}"
-        + (" (HF_HUB_OFFLINE=1 in this environment)" if hub["offline_env"] else ""))
+        + (" (disabled in this environment: HF_HUB_OFFLINE, or TRANSFORMERS_OFFLINE where it is unset)"
+           if hub["offline_env"] else ""))
     return [{"name": "torch", "value": torch_line},
             *({"name": f"GPU {g['index']}", "value": f"{g['name']}, {g['memory_gib']} GiB, bf16 "
                f"{'yes' if g['bf16'] else 'no'}"} for g in info.get("gpus") or []),

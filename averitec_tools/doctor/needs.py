@@ -57,9 +57,9 @@ def hub_needs(target: Target, hub: Mapping[str, Any] | None) -> list[Need]:
     if not target.hub or hub is None:
         return []
     ok = hub["reachable"] and not hub["offline_env"]
-    have = ("disabled (HF_HUB_OFFLINE=1)" if hub["offline_env"] else
+    have = ("disabled (HF_HUB_OFFLINE, or TRANSFORMERS_OFFLINE where it is unset)" if hub["offline_env"] else
             "reachable" if hub["reachable"] else "unreachable") + f" at {hub['endpoint']}"
-    fix = ("unset HF_HUB_OFFLINE (the make paper targets set HF_HUB_OFFLINE=0)" if hub["offline_env"]
+    fix = ("HF_HUB_OFFLINE=0 (as the make paper targets set it; it overrides TRANSFORMERS_OFFLINE)" if hub["offline_env"]
            else "" if ok else "a network route to the hub, or HF_ENDPOINT=<mirror>")
     return [Need("hub", "ok" if ok else "missing", have, "the model hub (model downloads)", fix)]
 

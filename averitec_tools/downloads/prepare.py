@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from averitec_tools import models
 from averitec_tools.downloads.plan import FreeSpace, Plan, PlannedFile, disk_free, plan
 from averitec_tools.downloads.sources import (
     OFF_HUB_TYPES,
@@ -33,10 +34,9 @@ from averitec_tools.errors import UserError
 
 
 def hub_offline() -> bool:
-    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``, or ``TRANSFORMERS_OFFLINE``, which
-    huggingface_hub reads as ``HF_HUB_OFFLINE``) is set."""
-    return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"}
-               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    """Whether downloads must not contact the hub (:func:`averitec_tools.models.hub_offline`
+    for dataset files: ``HF_HUB_OFFLINE``, ``TRANSFORMERS_OFFLINE`` or ``HF_DATASETS_OFFLINE``)."""
+    return models.hub_offline(datasets=True)
 
 
 def local_copy(from_dir: Path, pf: PlannedFile) -> Path:

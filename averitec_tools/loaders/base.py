@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from averitec_tools.errors import UserError
 from averitec_tools.jsonio import iter_records
+from averitec_tools.models import hub_offline
 from averitec_tools.records.standardized import StandardizedExample
 from averitec_tools.registry import Registry
 
@@ -200,10 +201,8 @@ def find_local_file(family: DatasetFamily, split: str, data_dir: str | os.PathLi
 
 
 def offline() -> bool:
-    return any(
-        os.environ.get(var, "").lower() in {"1", "true", "yes", "on"}
-        for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
-    )
+    """Whether dataset files must not be fetched from the hub (:func:`averitec_tools.models.hub_offline`)."""
+    return hub_offline(datasets=True)
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:

@@ -5,19 +5,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from averitec_tools.errors import ResourceError, UserError
-
-
-def _offline_env() -> bool:
-    return any(
-        os.environ.get(var, "").lower() in {"1", "true", "yes", "on"}
-        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    )
+from averitec_tools.models import hub_offline
 
 
 def select_device_dtype(*, device: str = "auto", dtype: str = "auto") -> tuple[str, Any]:
@@ -141,7 +134,7 @@ def _local_first(model_id: str, load: Callable[[str, bool, dict[str, Any]], Any]
                  local_files_only: bool | None, trust_remote_code: bool) -> Any:
     """``load(source, local_only, kwargs)`` from local files first, then (downloads allowed) the hub;
     ``what`` (``"causal LM"``, ``"tokenizer"``) names the thing in the errors."""
-    offline = _offline_env() if local_files_only is None else local_files_only
+    offline = hub_offline() if local_files_only is None else local_files_only
     source, looks_local = _source(model_id, what=what)
     kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
     attempts = [True] if (offline or looks_local) else [True, False]
