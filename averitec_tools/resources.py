@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from averitec_tools.environment import env_flag
 from averitec_tools.errors import ResourceError
 
 
@@ -51,7 +52,7 @@ def downloads_allowed(*, allow_download: bool = True) -> bool:
     """
     if not allow_download:
         return False
-    return os.environ.get("AVERITEC_NO_DOWNLOAD", "").strip().lower() not in {"1", "true", "yes"}
+    return not env_flag("AVERITEC_NO_DOWNLOAD")
 
 
 class DirPointer:

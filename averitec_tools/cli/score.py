@@ -20,6 +20,7 @@ from typing import Any
 
 from averitec_tools.argtypes import POSITIVE
 from averitec_tools.cli._command import add_json_flag
+from averitec_tools.environment import env_flag
 from averitec_tools.errors import PredictionCountError, UserError
 from averitec_tools.jsonio import print_json
 
@@ -107,7 +108,7 @@ def _options(args: argparse.Namespace, profile: Any) -> dict[str, Any]:
         from averitec_tools.scoring.averimatec_images import default_gold_images
 
         options["gold_images"] = str(default_gold_images(args.references))
-    if "cache_dir" in accepted and os.environ.get("AVERITEC_NO_CACHE", "") not in {"1", "true", "yes"}:
+    if "cache_dir" in accepted and not env_flag("AVERITEC_NO_CACHE"):
         from averitec_tools.cache import cache_root
 
         options["cache_dir"] = str(cache_root())  # prepared gold strings, keyed by the gold file's hash
